@@ -1,0 +1,1 @@
+# bench: files of this area (owned by its issue's work).

@@ -1,0 +1,1 @@
+# engine: files of this area (owned by its issue's work).

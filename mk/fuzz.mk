@@ -1,0 +1,1 @@
+# fuzz: files of this area (owned by its issue's work).

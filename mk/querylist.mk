@@ -1,0 +1,1 @@
+# querylist: files of this area (owned by its issue's work).

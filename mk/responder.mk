@@ -1,0 +1,1 @@
+# responder: files of this area (owned by its issue's work).

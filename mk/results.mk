@@ -1,0 +1,1 @@
+# results: files of this area (owned by its issue's work).

@@ -1,0 +1,1 @@
+# study: files of this area (owned by its issue's work).

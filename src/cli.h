@@ -1,0 +1,29 @@
+/* cli: command line -> dv_config_t. dnsperf's short flags where they overlap. No I/O but messages. */
+#ifndef DV_CLI_H
+#define DV_CLI_H
+
+#include <stdbool.h>
+
+#include "gates.h"
+#include "study.h"
+#include "util.h"
+
+typedef struct dv_config {
+	dv_study_t study;   /* targets, lists (paths, not yet loaded), plan, run and ql options */
+	char *flush_all;    /* --flush CMD without a label */
+	char *json_path;    /* --json FILE|- */
+	char *csv_path;     /* --csv FILE */
+	char *metrics_path; /* --dns-metrics FILE|- (DNS-OARC dns-metrics JSON lines) */
+	dv_gates_t gates;
+	bool quiet;         /* no per-pass text report */
+} dv_config_t;
+
+/*
+ * Parse argv. Returns 0 to run, 1 when --help/--version was printed (exit 0),
+ * or -EINVAL with err filled ("dnsvolley: -q: ...") for a usage error (exit 2).
+ */
+int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err);
+void dv_config_free(dv_config_t *cfg);
+void dv_cli_usage(FILE *out);
+
+#endif

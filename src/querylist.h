@@ -1,0 +1,69 @@
+/* querylist: read dnsperf-format query lists and compile them to wire format once. */
+#ifndef DV_QUERYLIST_H
+#define DV_QUERYLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+/*
+ * Input: one query per line, "NAME TYPE" or "NAME CLASS TYPE" / "NAME TYPE CLASS"
+ * (class IN implied; an explicit class is accepted), '#' comments (whole line or
+ * trailing), blank lines. Names are absolute or relative (relative = absolute).
+ * TYPE is any mnemonic ldns knows, or TYPEnnn (RFC 3597).
+ *
+ * Output: every query compiled to a complete DNS message with ID 0:
+ *   header (RD set unless opts.rd is false, QDCOUNT 1, ARCOUNT 1 with EDNS),
+ *   question, and an OPT RR when opts.edns is set.
+ * All messages live in one arena; query i is arena[off[i] .. off[i + 1]).
+ * The hot path only copies these bytes and writes the 2-byte ID.
+ */
+
+typedef struct dv_ql_options {
+	bool rd;               /* set RD (default true, as dnsperf does) */
+	bool edns;             /* append an OPT RR */
+	uint16_t edns_bufsize; /* OPT UDP payload size (default 1232 when 0) */
+	bool dnssec_ok;        /* set DO in the OPT RR (implies edns) */
+	bool skip_bad;         /* count and skip malformed lines instead of failing */
+} dv_ql_options_t;
+
+/* Defaults: rd = true, everything else off. */
+void dv_ql_options_init(dv_ql_options_t *opts);
+
+typedef struct dv_querylist {
+	uint8_t *arena;  /* wire bytes of all queries, back to back */
+	size_t arena_len;
+	uint32_t *off;   /* count + 1 offsets into arena */
+	size_t count;    /* number of queries */
+	size_t lines;    /* lines read, including comments and blanks */
+	size_t skipped;  /* malformed lines skipped (only with skip_bad) */
+	char *source;    /* file name as given, "-" for stdin (owned) */
+} dv_querylist_t;
+
+/*
+ * Load and compile a list from PATH ("-" = stdin). On error returns a negative
+ * code and fills err with "FILE:LINE: what is wrong" (or "FILE: why" for I/O
+ * errors and for an empty list). ql is left empty on error.
+ */
+int dv_querylist_load(dv_querylist_t *ql, const char *path, const dv_ql_options_t *opts,
+		      dv_err_t *err);
+/* The same from an open stream; name is used in messages and kept as source. */
+int dv_querylist_load_stream(dv_querylist_t *ql, FILE *in, const char *name,
+			     const dv_ql_options_t *opts, dv_err_t *err);
+/* The same from memory (tests, fuzzing). */
+int dv_querylist_load_buffer(dv_querylist_t *ql, const char *buf, size_t len, const char *name,
+			     const dv_ql_options_t *opts, dv_err_t *err);
+
+/* Free everything; accepts NULL and an already freed/zeroed list. */
+void dv_querylist_free(dv_querylist_t *ql);
+
+static inline const uint8_t *dv_querylist_get(const dv_querylist_t *ql, size_t i, size_t *len)
+{
+	*len = ql->off[i + 1] - ql->off[i];
+	return ql->arena + ql->off[i];
+}
+
+#endif

@@ -1,0 +1,44 @@
+/* util: small helpers shared by every module: error values, clocks, parsing of numbers. */
+#ifndef DV_UTIL_H
+#define DV_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Error convention (doc/architecture.md): functions return 0 on success or a
+ * negative errno-style code. Where the user needs a sentence, the caller passes a
+ * dv_err_t that the callee fills; only main() prints it and decides the exit status.
+ */
+typedef struct dv_err {
+	char msg[512];
+} dv_err_t;
+
+/* Fill err (may be NULL) with a printf-style message; returns code unchanged. */
+int dv_err_set(dv_err_t *err, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Monotonic clock in nanoseconds (CLOCK_MONOTONIC). For intervals only. */
+uint64_t dv_now_ns(void);
+/* Wall clock in nanoseconds since the epoch (CLOCK_REALTIME). For timestamps only. */
+uint64_t dv_wall_ns(void);
+
+#define DV_NS_PER_US 1000ULL
+#define DV_NS_PER_MS 1000000ULL
+#define DV_NS_PER_S  1000000000ULL
+
+/*
+ * Strict number parsing for flags: the whole string must be a number in range.
+ * Return 0 or -EINVAL / -ERANGE.
+ */
+int dv_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int dv_parse_double(const char *s, double min, double max, double *out);
+/* Seconds with fractions ("0.5", "5", "250ms", "2s") into nanoseconds. */
+int dv_parse_duration_ns(const char *s, uint64_t *out_ns);
+
+#define DV_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define DV_MIN(a, b)     ((a) < (b) ? (a) : (b))
+#define DV_MAX(a, b)     ((a) > (b) ? (a) : (b))
+
+#endif

@@ -1,0 +1,76 @@
+# Shared helpers for the integration tests (bash). Source it; it sets -euo pipefail.
+# Exit 77 = skip (automake). Every process started is killed on exit.
+set -euo pipefail
+: "${top_builddir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+DV="$top_builddir/dnsvolley"
+RESPONDER="$top_builddir/dnsvolley-responder"
+GENLIST="$top_builddir/dnsvolley-genlist"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/dvtest.XXXXXX")
+_pids=()
+cleanup() {
+	local p
+	for p in "${_pids[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null || true; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+assert_eq() { # NAME EXPECTED ACTUAL
+	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+	echo "ok: $1 = $3"
+}
+assert_le() { # NAME BOUND ACTUAL (integers)
+	[ "$3" -le "$2" ] || fail "$1: expected <= $2, got $3"
+	echo "ok: $1 = $3 (<= $2)"
+}
+assert_ge() { # NAME BOUND ACTUAL (integers)
+	[ "$3" -ge "$2" ] || fail "$1: expected >= $2, got $3"
+	echo "ok: $1 = $3 (>= $2)"
+}
+
+# start_responder NAME [responder flags...]: starts it on 127.0.0.1, free port.
+# Sets ${NAME}_PID, ${NAME}_PORT and ${NAME}_OUT (its stdout file).
+start_responder() {
+	local name=$1
+	shift
+	local pf="$TMP/$name.port" out="$TMP/$name.out"
+	"$RESPONDER" -a 127.0.0.1 -p 0 --port-file "$pf" "$@" >"$out" 2>"$TMP/$name.err" &
+	local pid=$!
+	_pids+=("$pid")
+	local i
+	for i in $(seq 200); do
+		[ -s "$pf" ] && break
+		kill -0 "$pid" 2>/dev/null || fail "responder $name exited: $(cat "$TMP/$name.err")"
+		sleep 0.025
+	done
+	[ -s "$pf" ] || fail "responder $name did not start"
+	printf -v "${name}_PID" '%s' "$pid"
+	printf -v "${name}_PORT" '%s' "$(cat "$pf")"
+	printf -v "${name}_OUT" '%s' "$out"
+}
+
+# stop_responder NAME: SIGINT, wait; its final counts are then in ${NAME}_OUT.
+stop_responder() {
+	local name=$1 pidvar="${1}_PID"
+	kill -INT "${!pidvar}" 2>/dev/null || true
+	wait "${!pidvar}" 2>/dev/null || true
+}
+
+# resp_count NAME KEY: a count the responder printed at exit ("received 100000").
+resp_count() {
+	local outvar="${1}_OUT"
+	awk -v k="$2" '$1 == k { print $2 }' "${!outvar}"
+}
+
+# report_field FILE "Queries sent": the first number after "LABEL:" in a text report.
+report_field() {
+	awk -v k="$2" 'index($0, k ":") { sub(".*" k ":[ \t]*", ""); split($0, a, /[ \t(]/); print a[1]; exit }' "$1"
+}
