@@ -1,6 +1,6 @@
 # core: shared helpers, the main binary and its man page.
 libdnsvolley_la_SOURCES += src/util.c src/util.h src/atomicfile.c src/atomicfile.h \
-	src/report.h src/cli.h src/study.h src/gates.h src/run.h src/stats.h src/querylist.h
+	src/report.h src/cli.h src/study.h src/gates.h src/run.h src/stats.h
 
 bin_PROGRAMS += dnsvolley
 dnsvolley_SOURCES = src/main.c
