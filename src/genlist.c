@@ -396,9 +396,10 @@ int dv_genlist_check(const dv_domains_t *d, const dv_genlist_spec_t *spec, dv_er
 		snprintf(text, sizeof(text), "%s%s", spec->prefix, out_name(d, i, spec));
 		rc = name_to_wire(text, &rdf, &why);
 		if (rc != 0)
-			return dv_err_set(err, rc, "%s:%u: %s with prefix '%s': '%.64s'",
+			return dv_err_set(err, rc, "%s:%u: %s with prefix '%s': '%.64s%s'",
 					  display_name(d->source), (unsigned)d->line[i], why,
-					  spec->prefix, dv_domains_get(d, i));
+					  spec->prefix, dv_domains_get(d, i),
+					  strlen(dv_domains_get(d, i)) > 64 ? "..." : "");
 		ldns_rdf_deep_free(rdf);
 	}
 	return 0;
