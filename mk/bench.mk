@@ -16,3 +16,10 @@ tests_unit_test_pacer_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
 tests_unit_test_pacer_LDADD = $(DV_LIBS) $(CMOCKA_LIBS)
 TESTS += tests/unit/test_histogram tests/unit/test_window tests/unit/test_pacer
 endif
+
+# The kernel-floor client for bench/replay.sh. Built with `make` (quickstart demo)
+# but not installed. If another fragment ever needs noinst_PROGRAMS too, one of
+# the two "=" below must become "+=" in the fragment included later.
+noinst_PROGRAMS = bench/floor
+bench_floor_SOURCES = bench/floor.c
+EXTRA_DIST += bench/replay.sh
