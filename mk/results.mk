@@ -1,1 +1,11 @@
-# results: files of this area (owned by its issue's work).
+# results: history CSV, dns-metrics JSON lines, gates, JUnit, compare and plot (issue 5).
+libdnsvolley_la_SOURCES += src/gates.c src/csv.c src/csv.h src/metrics.c src/metrics.h \
+	src/compare.c src/compare.h src/junit.c src/junit.h
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_gates
+tests_unit_test_gates_SOURCES = tests/unit/test_gates.c
+tests_unit_test_gates_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_gates_LDADD = $(DV_LIBS) $(CMOCKA_LIBS)
+TESTS += tests/unit/test_gates
+endif
