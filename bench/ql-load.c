@@ -104,8 +104,8 @@ int main(int argc, char **argv)
 	       (double)load_ns / (double)(ql.lines ? ql.lines : 1));
 	printf("maxrss_before_kb %ld\nmaxrss_after_kb %ld\n", rss0, rss1);
 	if (pkt_n > 0) {
-		uint64_t pkt_ns, ours_ns;
-		size_t done;
+		uint64_t pkt_ns = 0, ours_ns;
+		size_t done = 0;
 		dv_querylist_t q2;
 
 		/* Ours again on the same file, so both figures come from this moment. */

@@ -273,24 +273,31 @@ static int grow(ql_builder_t *b)
 	return 0;
 }
 
+/* Byte classes for the tokenizer: one table lookup per byte. */
+enum { CH_WORD = 0, CH_SPACE = 1, CH_NUL = 2 };
+static const uint8_t ch_class[256] = {
+	['\0'] = CH_NUL, [' '] = CH_SPACE, ['\t'] = CH_SPACE, ['\r'] = CH_SPACE,
+	['\v'] = CH_SPACE, ['\f'] = CH_SPACE,
+};
+
 /* Split into tokens; stop at a token starting with '#' or ';'. Returns the count (<= max). */
 static size_t tokenize(const char *p, size_t len, ql_tok_t *tok, size_t max, bool *nul)
 {
+	const uint8_t *u = (const uint8_t *)p;
 	size_t n = 0, i = 0;
 
 	*nul = false;
 	while (i < len) {
-		char c = p[i];
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+		if (ch_class[u[i]] == CH_SPACE) {
 			i++;
 			continue;
 		}
-		if (c == '#' || c == ';')
+		if (u[i] == '#' || u[i] == ';')
 			break;
 		size_t start = i;
-		while (i < len && p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\v' &&
-		       p[i] != '\f') {
-			if (p[i] == '\0')
+		uint8_t c;
+		while (i < len && (c = ch_class[u[i]]) != CH_SPACE) {
+			if (c == CH_NUL)
 				*nul = true;
 			i++;
 		}

@@ -39,6 +39,7 @@ typedef struct dv_counters {
 	uint64_t bytes_received; /* DNS payload bytes of completed answers */
 	uint64_t send_calls;  /* sendmmsg/sendto system calls */
 	uint64_t recv_calls;  /* recvmmsg/recvfrom system calls */
+	uint64_t wait_calls;  /* event-loop waits (epoll_wait) */
 	uint64_t inflight_peak; /* highest in flight (merged: sum of per-worker peaks) */
 	uint64_t qtype_other_sent;
 	uint64_t qtype_other_completed;
