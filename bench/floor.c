@@ -1,4 +1,4 @@
-/* floor: the kernel's floor for UDP query replay: batched sendmmsg/recvmmsg, a fixed window, no accounting. */
+/* floor: the kernel floor for UDP replay: batched sendmmsg/recvmmsg, fixed window. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -49,10 +49,11 @@ static uint64_t now_ns(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: floor -p PORT [-s 127.0.0.1] [-q WINDOW=100] [-l SECONDS=5] [-b BATCH=64]\n"
-		   "             [-t LOSS_TIMEOUT_MS=100] [-n QNAME=d1.example]\n"
-		   "Sends SOA queries for QNAME on one connected UDP socket with batched\n"
-		   "sendmmsg/recvmmsg and prints qps, CPU and system calls per answer.\n");
+	fprintf(f,
+	        "usage: floor -p PORT [-s 127.0.0.1] [-q WINDOW=100] [-l SECONDS=5] [-b BATCH=64]\n"
+	        "             [-t LOSS_TIMEOUT_MS=100] [-n QNAME=d1.example]\n"
+	        "Sends SOA queries for QNAME on one connected UDP socket with batched\n"
+	        "sendmmsg/recvmmsg and prints qps, CPU and system calls per answer.\n");
 }
 
 /* A DNS query for qname/SOA/IN with RD set; returns its length or -1. */
@@ -155,7 +156,7 @@ static int open_socket(const struct opts *o)
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	struct timeval tv = {.tv_sec = o->timeout_ms / 1000,
-			     .tv_usec = (suseconds_t)(o->timeout_ms % 1000) * 1000};
+	                     .tv_usec = (suseconds_t)(o->timeout_ms % 1000) * 1000};
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		perror("floor: connect");
@@ -236,10 +237,10 @@ int main(int argc, char **argv)
 		if (r > 0) {
 			received += (uint64_t)r;
 		} else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) &&
-			   flags == MSG_WAITFORONE) {
+		           flags == MSG_WAITFORONE) {
 			lost += inflight; /* nothing for timeout_ms: write the window off */
 		} else if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-			   errno != ECONNREFUSED) {
+		           errno != ECONNREFUSED) {
 			perror("floor: recvmmsg");
 			break;
 		}
@@ -250,11 +251,11 @@ int main(int argc, char **argv)
 
 	double secs = (double)(t - t0) / 1e9;
 	double cpu_us = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) * 1e6 +
-			(double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) +
-			(double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1e6 +
-			(double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec);
+	                (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) +
+	                (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1e6 +
+	                (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec);
 	double user_us = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) * 1e6 +
-			 (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec);
+	                 (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec);
 	double per = received ? (double)received : 1;
 	printf("Floor client: window %u, batch %u, %.3f s\n", o.window, o.batch, secs);
 	printf("Queries sent: %llu\n", (unsigned long long)sent);

@@ -22,4 +22,4 @@ endif
 # the two "=" below must become "+=" in the fragment included later.
 noinst_PROGRAMS = bench/floor
 bench_floor_SOURCES = bench/floor.c
-EXTRA_DIST += bench/replay.sh
+EXTRA_DIST += bench/replay.sh doc/benchmarks.md

@@ -1,4 +1,4 @@
-/* histogram: log-linear latency histogram (HdrHistogram-like); add is O(1), quantiles walk buckets. */
+/* histogram: log-linear latency histogram (HdrHistogram-like): O(1) add, mergeable. */
 #include "config.h"
 
 #include "histogram.h"

@@ -1,4 +1,4 @@
-/* pacer: open-loop rate control: query k is due at start + k / rate, computed without accumulated rounding. */
+/* pacer: open-loop rate control: query k is due at start + k / rate, no drift. */
 #include "config.h"
 
 #include "pacer.h"

@@ -1,4 +1,4 @@
-/* window: the outstanding-query table: 65536 slots by DNS ID, a free-ID FIFO and an in-flight list. */
+/* window: outstanding-query table: 65536 slots by DNS ID, free-ID FIFO, in-flight list. */
 #include "config.h"
 
 #include "window.h"

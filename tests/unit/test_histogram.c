@@ -1,4 +1,5 @@
-/* test_histogram: bucket layout, <= 1% quantile error over many magnitudes, merge, diff, moments. */
+/* test_histogram: bucket layout, <= 1% quantile error over many magnitudes, merge, diff, moments.
+ */
 #include "config.h"
 
 #include <setjmp.h>
@@ -111,14 +112,15 @@ static void check_quantiles(const uint64_t *v, size_t n)
 	assert_int_equal(h->count, n);
 	assert_int_equal(h->min_ns, s[0]);
 	assert_int_equal(h->max_ns, s[n - 1]);
-	static const double qs[] = {0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 0.9999, 1.0};
+	static const double qs[] = {0.001, 0.01, 0.1,   0.25,   0.5, 0.75,
+	                            0.9,   0.99, 0.999, 0.9999, 1.0};
 	for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
 		uint64_t want = true_quantile(s, n, qs[k]);
 		uint64_t got = dv_hist_quantile_ns(h, qs[k]);
 		double err = want ? fabs((double)got - (double)want) / (double)want : (double)got;
 		if (err > 0.01)
-			fail_msg("q=%g: got %llu, true %llu, error %.4f", qs[k], (unsigned long long)got,
-				 (unsigned long long)want, err);
+			fail_msg("q=%g: got %llu, true %llu, error %.4f", qs[k],
+			         (unsigned long long)got, (unsigned long long)want, err);
 	}
 	/* The extremes stay inside [min, max] (the midpoint is clamped). */
 	assert_true(dv_hist_quantile_ns(h, 1.0) <= s[n - 1]);
@@ -270,12 +272,12 @@ static void test_merge_diff(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_layout),
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_quantile_error_many_magnitudes),
-		cmocka_unit_test(test_quantile_definition),
-		cmocka_unit_test(test_mean_stddev),
-		cmocka_unit_test(test_merge_diff),
+	    cmocka_unit_test(test_layout),
+	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_quantile_error_many_magnitudes),
+	    cmocka_unit_test(test_quantile_definition),
+	    cmocka_unit_test(test_mean_stddev),
+	    cmocka_unit_test(test_merge_diff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,4 @@
-/* test_pacer: exact counts on a fake clock with irregular polling, next-due agreement, backlog cap, unlimited. */
+/* test_pacer: exact counts on a fake clock, next-due agreement, backlog cap, unlimited. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -79,7 +79,7 @@ static void run_sim(double rate, int use_next_due)
 	uint64_t want = expected_due(rate, end - start);
 	if (sent != want)
 		fail_msg("rate %g: sent %llu, schedule %llu", rate, (unsigned long long)sent,
-			 (unsigned long long)want);
+		         (unsigned long long)want);
 	/* Within one query of rate * elapsed (hence far inside 0.1%). */
 	assert_true(fabs((double)sent - rate * 5.0) <= 1.0 + 1e-9);
 	assert_int_equal(p.forfeited, 0);
@@ -206,12 +206,12 @@ static void test_long_run_no_drift(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact_schedule),
-		cmocka_unit_test(test_rates_polling),
-		cmocka_unit_test(test_rates_sleeping_to_next_due),
-		cmocka_unit_test(test_backlog_cap),
-		cmocka_unit_test(test_unlimited),
-		cmocka_unit_test(test_long_run_no_drift),
+	    cmocka_unit_test(test_exact_schedule),
+	    cmocka_unit_test(test_rates_polling),
+	    cmocka_unit_test(test_rates_sleeping_to_next_due),
+	    cmocka_unit_test(test_backlog_cap),
+	    cmocka_unit_test(test_unlimited),
+	    cmocka_unit_test(test_long_run_no_drift),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -264,7 +264,7 @@ static void test_random_against_model(void **state)
 	const uint32_t cap = 500;
 	assert_int_equal(dv_window_init(&w, cap), 0);
 	uint16_t *order = malloc(DV_WINDOW_IDS * sizeof(*order)); /* model of the free FIFO */
-	uint16_t *fly = malloc(cap * sizeof(*fly));              /* model of flight, send order */
+	uint16_t *fly = malloc(cap * sizeof(*fly));               /* model of flight, send order */
 	assert_non_null(order);
 	assert_non_null(fly);
 	uint32_t qh = 0, qn = DV_WINDOW_IDS, nf = 0;
@@ -311,15 +311,15 @@ static void test_random_against_model(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_init_errors),
-		cmocka_unit_test(test_initial_order_and_fields),
-		cmocka_unit_test(test_reuse_oldest_freed_first),
-		cmocka_unit_test(test_timed_out_id_reused_last),
-		cmocka_unit_test(test_expiry_order),
-		cmocka_unit_test(test_cancel),
-		cmocka_unit_test(test_complete_out_of_order),
-		cmocka_unit_test(test_capacity_and_peak),
-		cmocka_unit_test(test_random_against_model),
+	    cmocka_unit_test(test_init_errors),
+	    cmocka_unit_test(test_initial_order_and_fields),
+	    cmocka_unit_test(test_reuse_oldest_freed_first),
+	    cmocka_unit_test(test_timed_out_id_reused_last),
+	    cmocka_unit_test(test_expiry_order),
+	    cmocka_unit_test(test_cancel),
+	    cmocka_unit_test(test_complete_out_of_order),
+	    cmocka_unit_test(test_capacity_and_peak),
+	    cmocka_unit_test(test_random_against_model),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
