@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# responder: dnsvolley-responder on loopback, queried with kdig and raw datagrams; every
+# fault mode and the exact counts it prints at exit.
+. "$(dirname "$0")/lib.sh"
+
+command -v kdig >/dev/null || skip "kdig (knot-dnsutils) not installed"
+[ -x "$RESPONDER" ] || fail "$RESPONDER not built"
+
+# q NAME [kdig args...]: one query to responder NAME, kdig's output on stdout (never fails).
+q() {
+	local portvar="${1}_PORT"
+	shift
+	kdig @127.0.0.1 -p "${!portvar}" +retry=0 +timeout=1 +ignore "$@" 2>&1 || true
+}
+
+# counts NAME: all eight counts on one line, for one exact comparison.
+counts() {
+	local k out=""
+	for k in received answered dropped faulty duplicates malformed send-errors source-ports; do
+		out+="$k=$(resp_count "$1" "$k") "
+	done
+	echo "${out% }"
+}
+
+status_of() { sed -n 's/.*status: \([A-Z]*\);.*/\1/p' | head -1; }
+flags_of() { sed -n 's/^;; Flags: \([a-z ]*\);.*/\1/p' | head -1; }
+
+# udp_exchange PORT HEXBYTES: send one datagram from a fresh socket, print the reply in hex.
+udp_exchange() {
+	local port=$1 hex=$2
+	(
+		exec 3<>"/dev/udp/127.0.0.1/$port"
+		printf "$(sed 's/\([0-9a-f][0-9a-f]\)/\\x\1/g' <<<"$hex")" >&3
+		timeout 1 dd bs=4096 count=1 <&3 2>/dev/null | od -An -v -tx1 | tr -d ' \n'
+	) || true
+}
+
+# A query for "Ab.c." type A, ID 0x1234, RD, no EDNS.
+QUERY_HEX=123401000001000000000000024162016300''0001''0001
+
+echo "== flags"
+"$RESPONDER" --help | grep -q -- '--wrong-question-every' || fail "--help lacks a flag"
+"$RESPONDER" --version | grep -q '^dnsvolley-responder ' || fail "--version"
+for bad in "--drop-every x" "--delay -1" "--rcode BOGUS" "--rcode 16" "-p 65536" "-T 0" \
+	"-a localhost" "--no-such-flag" "extra-argument" "-p"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$RESPONDER" $bad >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
+	assert_eq "exit status for '$bad'" 2 "$rc"
+	[ -s "$TMP/bad.err" ] || fail "no message for '$bad'"
+done
+
+echo "== plain answers, port file, start-up line"
+start_responder plain
+[ "$(cat "$TMP/plain.port")" = "$plain_PORT" ] || fail "port file"
+printf '%s\n' "$plain_PORT" | cmp -s - "$TMP/plain.port" || fail "port file is not 'PORT\\n'"
+grep -q "^dnsvolley-responder: listening on 127.0.0.1:$plain_PORT (1 thread)$" "$TMP/plain.err" ||
+	fail "start-up line: $(cat "$TMP/plain.err")"
+out=$(q plain example.com SOA)
+assert_eq "SOA status" NOERROR "$(status_of <<<"$out")"
+assert_eq "SOA flags" "qr aa rd" "$(flags_of <<<"$out")"
+grep -Eq '^example\.com\.[[:space:]]+300[[:space:]]+IN[[:space:]]+SOA[[:space:]]+ns1\.example\.com\. hostmaster\.example\.com\. 1 ' <<<"$out" ||
+	fail "SOA record: $out"
+out=$(q plain +short www.example.com A)
+[[ $out =~ ^198\.1[89]\.[0-9]+\.[0-9]+$ ]] || fail "A record: $out"
+assert_eq "A is deterministic" "$out" "$(q plain +short www.example.com A)"
+out=$(q plain +short www.example.com AAAA)
+[[ $out =~ ^2001:db8: ]] || fail "AAAA record: $out"
+out=$(q plain +norecurse +edns www.example.com MX)
+assert_eq "MX status (NODATA)" NOERROR "$(status_of <<<"$out")"
+assert_eq "MX flags (RD not set: not copied)" "qr aa" "$(flags_of <<<"$out")"
+grep -q 'ANSWER: 0; AUTHORITY: 1; ADDITIONAL: 1' <<<"$out" || fail "NODATA sections: $out"
+grep -q 'UDP size: 1232 B' <<<"$out" || fail "EDNS echo: $out"
+# Raw datagrams from one socket each: a too short one, a response (FORMERR), a real query.
+assert_eq "raw: 3 bytes get nothing" "" "$(udp_exchange "$plain_PORT" 616263)"
+formerr=$(udp_exchange "$plain_PORT" "${QUERY_HEX:0:4}81${QUERY_HEX:6}")
+assert_eq "raw: QR set gets FORMERR" "123481010000000000000000" "$formerr"
+reply=$(udp_exchange "$plain_PORT" "$QUERY_HEX")
+assert_eq "raw: question echoed with case" "${QUERY_HEX:24}" "${reply:24:${#QUERY_HEX}-24}"
+assert_eq "raw: header" "123485000001000100000000" "${reply:0:24}"
+stop_responder plain
+assert_eq "plain counts" \
+	"received=8 answered=7 dropped=0 faulty=0 duplicates=0 malformed=1 send-errors=0 source-ports=8" \
+	"$(counts plain)"
+
+echo "== --drop-every 2 over 4 queries"
+start_responder drop --drop-every 2 -q
+[ ! -s "$TMP/drop.err" ] || fail "-q printed: $(cat "$TMP/drop.err")"
+answered=0
+for i in 1 2 3 4; do
+	out=$(q drop "d$i.example" A)
+	[ "$(status_of <<<"$out")" = NOERROR ] && answered=$((answered + 1))
+	case $i in
+	1 | 3) grep -q 'status: NOERROR' <<<"$out" || fail "query $i should be answered: $out" ;;
+	2 | 4) grep -q 'timeout' <<<"$out" || fail "query $i should be dropped: $out" ;;
+	esac
+done
+assert_eq "kdig got answers" 2 "$answered"
+stop_responder drop
+assert_eq "drop counts" \
+	"received=4 answered=2 dropped=2 faulty=0 duplicates=0 malformed=0 send-errors=0 source-ports=4" \
+	"$(counts drop)"
+
+echo "== --rcode"
+start_responder rc_nx --rcode nxdomain
+assert_eq "NXDOMAIN" NXDOMAIN "$(q rc_nx x.example A | status_of)"
+stop_responder rc_nx
+start_responder rc_5 --rcode 5
+assert_eq "rcode 5" REFUSED "$(q rc_5 x.example A | status_of)"
+stop_responder rc_5
+assert_eq "rcode counts" "received=1 answered=1" "$(counts rc_5 | cut -d' ' -f1-2)"
+
+echo "== --tc-every 2"
+start_responder tc --tc-every 2
+assert_eq "answer 1 flags" "qr aa rd" "$(q tc t1.example A | flags_of)"
+assert_eq "answer 2 flags" "qr aa tc rd" "$(q tc t2.example A | flags_of)"
+assert_eq "answer 3 flags" "qr aa rd" "$(q tc t3.example A | flags_of)"
+stop_responder tc
+assert_eq "tc counts" \
+	"received=3 answered=3 dropped=0 faulty=0 duplicates=0 malformed=0 send-errors=0 source-ports=3" \
+	"$(counts tc)"
+
+echo "== --delay 120.5"
+start_responder delay --delay 120.5
+out=$(q delay slow.example A)
+assert_eq "delayed status" NOERROR "$(status_of <<<"$out")"
+ms=$(sed -n 's/^;; From .* in \([0-9]*\)\.[0-9]* ms$/\1/p' <<<"$out")
+[ -n "$ms" ] || fail "no time in: $out"
+assert_ge "kdig's time (ms)" 120 "$ms"
+stop_responder delay
+assert_eq "delay counts" "received=1 answered=1 dropped=0" "$(counts delay | cut -d' ' -f1-3)"
+
+echo "== faults: garbage, wrong id, wrong question, duplicate"
+start_responder garbage --garbage-every 1
+out=$(q garbage g.example A)
+! grep -q 'status:' <<<"$out" || fail "garbage taken for an answer: $out"
+grep -Eq 'malformed|timeout|ERROR' <<<"$out" || fail "kdig did not complain: $out"
+stop_responder garbage
+assert_eq "garbage counts" \
+	"received=1 answered=0 dropped=0 faulty=1 duplicates=0 malformed=0 send-errors=0 source-ports=1" \
+	"$(counts garbage)"
+
+start_responder wrongid --wrong-id-every 1
+out=$(q wrongid w.example A)
+grep -q 'reply ID .* is different' <<<"$out" || fail "kdig did not see the wrong ID: $out"
+! grep -q 'status:' <<<"$out" || fail "wrong ID taken for an answer: $out"
+stop_responder wrongid
+assert_eq "wrong-id counts" "received=1 answered=0 dropped=0 faulty=1" \
+	"$(counts wrongid | cut -d' ' -f1-4)"
+
+start_responder wrongq --wrong-question-every 2
+out=$(q wrongq first.example A)
+! grep -q 'question sections are different' <<<"$out" || fail "query 1 is not faulty: $out"
+out=$(q wrongq second.example A)
+grep -q 'question sections are different' <<<"$out" || fail "kdig did not see it: $out"
+grep -Eq '^;; x\.second\.example\.' <<<"$out" || fail "question is not x.<qname>: $out"
+stop_responder wrongq
+assert_eq "wrong-question counts" "received=2 answered=1 dropped=0 faulty=1" \
+	"$(counts wrongq | cut -d' ' -f1-4)"
+
+start_responder dup --duplicate-every 1
+assert_eq "duplicated answer" NOERROR "$(q dup twice.example A | status_of)"
+reply=$(udp_exchange "$dup_PORT" "$QUERY_HEX")
+assert_eq "raw: first copy" "123485000001000100000000" "${reply:0:24}"
+stop_responder dup
+assert_eq "duplicate counts" \
+	"received=2 answered=2 dropped=0 faulty=0 duplicates=2 malformed=0 send-errors=0 source-ports=2" \
+	"$(counts dup)"
+
+echo "== --reflect"
+start_responder reflect --reflect
+reply=$(udp_exchange "$reflect_PORT" "$QUERY_HEX")
+assert_eq "reflected bytes" "${QUERY_HEX:0:4}81${QUERY_HEX:6}" "$reply"
+stop_responder reflect
+assert_eq "reflect counts" "received=1 answered=1" "$(counts reflect | cut -d' ' -f1-2)"
+
+echo "== -T 3: counts merged over threads, every thread stops"
+start_responder threads -T 3
+grep -q "(3 threads)" "$TMP/threads.err" || fail "start-up line: $(cat "$TMP/threads.err")"
+for i in 1 2 3 4 5 6; do
+	assert_eq "threaded answer $i" NOERROR "$(q threads "t$i.example" SOA | status_of)"
+done
+stop_responder threads
+assert_eq "threaded counts" \
+	"received=6 answered=6 dropped=0 faulty=0 duplicates=0 malformed=0 send-errors=0 source-ports=6" \
+	"$(counts threads)"
+
+if ip -6 addr show dev lo 2>/dev/null | grep -q '::1'; then
+	echo "== IPv6 ::1"
+	"$RESPONDER" -a ::1 -p 0 --port-file "$TMP/v6.port" >"$TMP/v6.out" 2>"$TMP/v6.err" &
+	v6=$!
+	_pids+=("$v6")
+	for _ in $(seq 200); do [ -s "$TMP/v6.port" ] && break; sleep 0.025; done
+	grep -q "listening on \[::1\]:$(cat "$TMP/v6.port")" "$TMP/v6.err" || fail "v6 start-up line"
+	out=$(kdig @::1 -p "$(cat "$TMP/v6.port")" +retry=0 +timeout=1 v6.example AAAA 2>&1 || true)
+	assert_eq "IPv6 status" NOERROR "$(status_of <<<"$out")"
+	kill -TERM "$v6"
+	wait "$v6" || fail "SIGTERM exit status"
+	grep -qx 'answered 1' "$TMP/v6.out" || fail "v6 counts: $(cat "$TMP/v6.out")"
+fi
+echo "PASS"
