@@ -17,3 +17,5 @@ endif
 
 TESTS += tests/integration/responder.sh
 EXTRA_DIST += tests/integration/responder.sh bench/responder-ceiling.sh
+# The responder runs threads (-T 3 in the integration test): checked under TSan too.
+TSAN_TESTS += tests/integration/responder.sh

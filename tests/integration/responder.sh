@@ -22,6 +22,15 @@ counts() {
 	echo "${out% }"
 }
 
+# stop NAME: SIGINT; the responder must exit 0 with no sanitizer report.
+stop() {
+	local pidvar="${1}_PID" rc=0
+	kill -INT "${!pidvar}"
+	wait "${!pidvar}" || rc=$?
+	assert_eq "$1: exit status" 0 "$rc"
+	! grep -Eq 'Sanitizer|runtime error' "$TMP/$1.err" || fail "$1: $(cat "$TMP/$1.err")"
+}
+
 status_of() { sed -n 's/.*status: \([A-Z]*\);.*/\1/p' | head -1; }
 flags_of() { sed -n 's/^;; Flags: \([a-z ]*\);.*/\1/p' | head -1; }
 
@@ -78,7 +87,7 @@ assert_eq "raw: QR set gets FORMERR" "123481010000000000000000" "$formerr"
 reply=$(udp_exchange "$plain_PORT" "$QUERY_HEX")
 assert_eq "raw: question echoed with case" "${QUERY_HEX:24}" "${reply:24:${#QUERY_HEX}-24}"
 assert_eq "raw: header" "123485000001000100000000" "${reply:0:24}"
-stop_responder plain
+stop plain
 assert_eq "plain counts" \
 	"received=8 answered=7 dropped=0 faulty=0 duplicates=0 malformed=1 send-errors=0 source-ports=8" \
 	"$(counts plain)"
@@ -96,7 +105,7 @@ for i in 1 2 3 4; do
 	esac
 done
 assert_eq "kdig got answers" 2 "$answered"
-stop_responder drop
+stop drop
 assert_eq "drop counts" \
 	"received=4 answered=2 dropped=2 faulty=0 duplicates=0 malformed=0 send-errors=0 source-ports=4" \
 	"$(counts drop)"
@@ -104,10 +113,10 @@ assert_eq "drop counts" \
 echo "== --rcode"
 start_responder rc_nx --rcode nxdomain
 assert_eq "NXDOMAIN" NXDOMAIN "$(q rc_nx x.example A | status_of)"
-stop_responder rc_nx
+stop rc_nx
 start_responder rc_5 --rcode 5
 assert_eq "rcode 5" REFUSED "$(q rc_5 x.example A | status_of)"
-stop_responder rc_5
+stop rc_5
 assert_eq "rcode counts" "received=1 answered=1" "$(counts rc_5 | cut -d' ' -f1-2)"
 
 echo "== --tc-every 2"
@@ -115,7 +124,7 @@ start_responder tc --tc-every 2
 assert_eq "answer 1 flags" "qr aa rd" "$(q tc t1.example A | flags_of)"
 assert_eq "answer 2 flags" "qr aa tc rd" "$(q tc t2.example A | flags_of)"
 assert_eq "answer 3 flags" "qr aa rd" "$(q tc t3.example A | flags_of)"
-stop_responder tc
+stop tc
 assert_eq "tc counts" \
 	"received=3 answered=3 dropped=0 faulty=0 duplicates=0 malformed=0 send-errors=0 source-ports=3" \
 	"$(counts tc)"
@@ -127,7 +136,7 @@ assert_eq "delayed status" NOERROR "$(status_of <<<"$out")"
 ms=$(sed -n 's/^;; From .* in \([0-9]*\)\.[0-9]* ms$/\1/p' <<<"$out")
 [ -n "$ms" ] || fail "no time in: $out"
 assert_ge "kdig's time (ms)" 120 "$ms"
-stop_responder delay
+stop delay
 assert_eq "delay counts" "received=1 answered=1 dropped=0" "$(counts delay | cut -d' ' -f1-3)"
 
 echo "== faults: garbage, wrong id, wrong question, duplicate"
@@ -135,7 +144,7 @@ start_responder garbage --garbage-every 1
 out=$(q garbage g.example A)
 ! grep -q 'status:' <<<"$out" || fail "garbage taken for an answer: $out"
 grep -Eq 'malformed|timeout|ERROR' <<<"$out" || fail "kdig did not complain: $out"
-stop_responder garbage
+stop garbage
 assert_eq "garbage counts" \
 	"received=1 answered=0 dropped=0 faulty=1 duplicates=0 malformed=0 send-errors=0 source-ports=1" \
 	"$(counts garbage)"
@@ -144,7 +153,7 @@ start_responder wrongid --wrong-id-every 1
 out=$(q wrongid w.example A)
 grep -q 'reply ID .* is different' <<<"$out" || fail "kdig did not see the wrong ID: $out"
 ! grep -q 'status:' <<<"$out" || fail "wrong ID taken for an answer: $out"
-stop_responder wrongid
+stop wrongid
 assert_eq "wrong-id counts" "received=1 answered=0 dropped=0 faulty=1" \
 	"$(counts wrongid | cut -d' ' -f1-4)"
 
@@ -154,7 +163,7 @@ out=$(q wrongq first.example A)
 out=$(q wrongq second.example A)
 grep -q 'question sections are different' <<<"$out" || fail "kdig did not see it: $out"
 grep -Eq '^;; x\.second\.example\.' <<<"$out" || fail "question is not x.<qname>: $out"
-stop_responder wrongq
+stop wrongq
 assert_eq "wrong-question counts" "received=2 answered=1 dropped=0 faulty=1" \
 	"$(counts wrongq | cut -d' ' -f1-4)"
 
@@ -162,7 +171,7 @@ start_responder dup --duplicate-every 1
 assert_eq "duplicated answer" NOERROR "$(q dup twice.example A | status_of)"
 reply=$(udp_exchange "$dup_PORT" "$QUERY_HEX")
 assert_eq "raw: first copy" "123485000001000100000000" "${reply:0:24}"
-stop_responder dup
+stop dup
 assert_eq "duplicate counts" \
 	"received=2 answered=2 dropped=0 faulty=0 duplicates=2 malformed=0 send-errors=0 source-ports=2" \
 	"$(counts dup)"
@@ -171,7 +180,7 @@ echo "== --reflect"
 start_responder reflect --reflect
 reply=$(udp_exchange "$reflect_PORT" "$QUERY_HEX")
 assert_eq "reflected bytes" "${QUERY_HEX:0:4}81${QUERY_HEX:6}" "$reply"
-stop_responder reflect
+stop reflect
 assert_eq "reflect counts" "received=1 answered=1" "$(counts reflect | cut -d' ' -f1-2)"
 
 echo "== -T 3: counts merged over threads, every thread stops"
@@ -180,7 +189,7 @@ grep -q "(3 threads)" "$TMP/threads.err" || fail "start-up line: $(cat "$TMP/thr
 for i in 1 2 3 4 5 6; do
 	assert_eq "threaded answer $i" NOERROR "$(q threads "t$i.example" SOA | status_of)"
 done
-stop_responder threads
+stop threads
 assert_eq "threaded counts" \
 	"received=6 answered=6 dropped=0 faulty=0 duplicates=0 malformed=0 send-errors=0 source-ports=6" \
 	"$(counts threads)"

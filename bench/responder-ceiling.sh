@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# responder-ceiling: how many queries/s dnsvolley-responder answers, and its CPU cost per
+# answer, against a bare sendmmsg/recvmmsg flood client and against dnsperf; responder
+# pinned to one core, client to the other. Figures for doc/performance.md.
+#
+# usage: bench/responder-ceiling.sh [BUILD_DIR] [SECONDS] [ROUNDS]
+#   BUILD_DIR  where dnsvolley-responder was built (default: build)
+#   SECONDS    length of each measurement (default 4)
+#   ROUNDS     the whole set is run ROUNDS times, interleaved (default 2)
+# Env: RESP_CPU (default 1), CLIENT_CPU (default 0), WINDOW (flood client, default 256).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+secs=${2:-4}
+rounds=${3:-2}
+resp_cpu=${RESP_CPU:-1}
+client_cpu=${CLIENT_CPU:-0}
+window=${WINDOW:-256}
+responder="$build/dnsvolley-responder"
+[ -x "$responder" ] || { echo "no $responder: build first" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvceiling.XXXXXX")
+rpid=""
+trap '[ -n "$rpid" ] && kill -9 "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+# The bare client: one connected UDP socket, a closed loop of WINDOW queries in flight,
+# sendmmsg/recvmmsg in batches of 64. The floor any generator can reach on this host.
+cat >"$tmp/flood.c" <<'EOF'
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#define B 64
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+int main(int argc, char **argv)
+{
+	/* www.example.com SOA, EDNS 1232 */
+	static const uint8_t q[] = {0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 3, 'w', 'w', 'w', 7, 'e',
+				    'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 6, 0, 1,
+				    0, 0, 41, 4, 208, 0, 0, 0, 0, 0, 0};
+	uint8_t sbuf[B][sizeof(q)], rbuf[B][512];
+	struct mmsghdr sm[B], rm[B];
+	struct iovec si[B], ri[B];
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), buf = 8 << 20, i;
+	double secs = atof(argv[2]), t0, t1, last_rx;
+	long window = atol(argv[3]);
+	uint64_t sent = 0, rcvd = 0, lost = 0, id = 0;
+	struct rusage ru;
+
+	a.sin_port = htons((uint16_t)atoi(argv[1]));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf));
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+		return perror("connect"), 1;
+	for (i = 0; i < B; i++) {
+		memcpy(sbuf[i], q, sizeof(q));
+		si[i] = (struct iovec){sbuf[i], sizeof(q)};
+		ri[i] = (struct iovec){rbuf[i], sizeof(rbuf[i])};
+		sm[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &si[i], .msg_iovlen = 1}};
+		rm[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &ri[i], .msg_iovlen = 1}};
+	}
+	t0 = last_rx = now();
+	while ((t1 = now()) - t0 < secs) {
+		long room = window - (long)(sent - rcvd - lost);
+		int n, k;
+		if (room > 0) {
+			n = room < B ? (int)room : B;
+			for (i = 0; i < n; i++) {
+				sbuf[i][0] = (uint8_t)(id >> 8);
+				sbuf[i][1] = (uint8_t)id++;
+			}
+			k = sendmmsg(fd, sm, n, MSG_DONTWAIT);
+			if (k > 0)
+				sent += k;
+		}
+		k = recvmmsg(fd, rm, B, MSG_DONTWAIT, NULL);
+		if (k > 0) {
+			rcvd += k;
+			last_rx = t1;
+		} else if (t1 - last_rx > 0.2) { /* a lost batch must not shrink the window */
+			lost = sent - rcvd;
+			last_rx = t1;
+		} else if (room <= 0) {
+			struct pollfd p = {.fd = fd, .events = POLLIN};
+			poll(&p, 1, 10);
+		}
+	}
+	t1 = now();
+	getrusage(RUSAGE_SELF, &ru);
+	printf("sent %llu received %llu qps %.0f client_cpu_us_per_query %.2f\n",
+	       (unsigned long long)sent, (unsigned long long)rcvd, rcvd / (t1 - t0),
+	       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+		(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6) * 1e6 / (rcvd ? rcvd : 1));
+	return 0;
+}
+EOF
+cc -O2 -o "$tmp/flood" "$tmp/flood.c"
+
+printf 'www.example.com SOA\nexample.com A\nmail.example.com AAAA\n' >"$tmp/queries.txt"
+hz=$(getconf CLK_TCK)
+
+# cpu_ticks PID: utime + stime of a process (all its threads), in clock ticks.
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# measure LABEL CLIENT RESPONDER_FLAGS...: one run; prints a result line.
+measure() {
+	local label=$1 client=$2
+	shift 2
+	local pf="$tmp/port" out="$tmp/resp.out" cout="$tmp/client.out" c0 c1 t0 t1 port
+	rm -f "$pf"
+	taskset -c "$resp_cpu" "$responder" -a 127.0.0.1 -p 0 --port-file "$pf" -q "$@" >"$out" &
+	rpid=$!
+	for _ in $(seq 200); do [ -s "$pf" ] && break; sleep 0.025; done
+	port=$(cat "$pf")
+	c0=$(cpu_ticks "$rpid")
+	t0=$(date +%s.%N)
+	case $client in
+	flood) taskset -c "$client_cpu" "$tmp/flood" "$port" "$secs" "$window" >"$cout" ;;
+	dnsperf)
+		taskset -c "$client_cpu" dnsperf -s 127.0.0.1 -p "$port" -d "$tmp/queries.txt" \
+			-l "$secs" -c 1 -q "$window" >"$cout" 2>&1
+		;;
+	esac
+	t1=$(date +%s.%N)
+	c1=$(cpu_ticks "$rpid")
+	kill -INT "$rpid"
+	wait "$rpid" || true
+	rpid=""
+	local answered client_qps client_cpu_us
+	answered=$(awk '$1 == "answered" { print $2 }' "$out")
+	if [ "$client" = flood ]; then
+		client_qps=$(awk '{ print $6 }' "$cout")
+		client_cpu_us=$(awk '{ print $8 }' "$cout")
+	else
+		client_qps=$(awk '/Queries per second:/ { printf "%.0f", $4 }' "$cout")
+		client_cpu_us="-"
+	fi
+	awk -v l="$label" -v a="$answered" -v c="$((c1 - c0))" -v hz="$hz" -v t0="$t0" -v t1="$t1" \
+		-v q="$client_qps" -v cu="$client_cpu_us" 'BEGIN {
+		cpu = c / hz; el = t1 - t0
+		printf "%-28s %9.0f qps  responder %5.2f us/answer  %3.0f%% of its core  client %s us/query\n",
+			l, q, (a > 0 ? cpu * 1e6 / a : 0), 100 * cpu / el, cu
+	}'
+}
+
+echo "# responder on CPU $resp_cpu, client on CPU $client_cpu, ${secs}s each, window $window, $rounds rounds"
+echo "# $(uname -r); $(nproc) cores; $(dnsperf -h 2>&1 | grep -m1 -o 'DNS Performance Testing Tool version [0-9.]*' || true)"
+for r in $(seq "$rounds"); do
+	echo "# round $r"
+	measure "flood  -> --reflect" flood --reflect
+	measure "flood  -> answers (SOA)" flood
+	measure "dnsperf -> answers" dnsperf
+done
