@@ -1,6 +1,6 @@
 # results: history CSV, dns-metrics JSON lines, gates, JUnit, compare and plot (issue 5).
 libdnsvolley_la_SOURCES += src/gates.c src/csv.c src/csv.h src/metrics.c src/metrics.h \
-	src/compare.c src/compare.h src/junit.c src/junit.h
+	src/compare.c src/compare.h src/junit.c src/junit.h src/plot.c src/plot.h
 
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/test_gates tests/unit/test_csv tests/unit/test_compare \

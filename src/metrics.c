@@ -231,7 +231,7 @@ static int emit(FILE *fp, json_t *o)
 
 	if (o == NULL)
 		return -ENOMEM;
-	rc = json_dumpf(o, fp, JSON_COMPACT | JSON_ENSURE_ASCII);
+	rc = json_dumpf(o, fp, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12));
 	json_decref(o);
 	if (rc != 0 || fputc('\n', fp) == EOF)
 		return -EIO;
