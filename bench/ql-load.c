@@ -57,7 +57,7 @@ static int ldns_pkt_baseline(const char *path, size_t n, uint64_t *ns, size_t *d
 		if (ldns_str2rdf_dname(&dname, name) != LDNS_STATUS_OK)
 			continue;
 		pkt = ldns_pkt_query_new(dname, ldns_get_rr_type_by_name(type), LDNS_RR_CLASS_IN,
-					 LDNS_RD);
+		                         LDNS_RD);
 		ldns_pkt_set_id(pkt, 0);
 		if (ldns_pkt2wire(&wire, pkt, &wlen) == LDNS_STATUS_OK)
 			(*done)++;

@@ -123,21 +123,22 @@ static int domain_line(dv_domains_t *d, const char *p, size_t len, size_t line, 
 		size_t e = i;
 		while (e < len && !is_space(p[e]))
 			e++;
-		return dv_err_set(err, -EINVAL,
-				  "%s:%zu: stray extra field (expected one domain per line): '%.*s'",
-				  name, line, (int)DV_MIN(e - i, (size_t)32), p + i);
+		return dv_err_set(
+		    err, -EINVAL,
+		    "%s:%zu: stray extra field (expected one domain per line): '%.*s'", name, line,
+		    (int)DV_MIN(e - i, (size_t)32), p + i);
 	}
 	if (memchr(p + start, '\0', nlen) != NULL)
 		return dv_err_set(err, -EINVAL, "%s:%zu: NUL byte in line", name, line);
 	if (nlen > GL_NAME_TEXT_MAX)
 		return dv_err_set(err, -EINVAL, "%s:%zu: name longer than 255 octets: '%.32s...'",
-				  name, line, p + start);
+		                  name, line, p + start);
 	memcpy(text, p + start, nlen);
 	text[nlen] = '\0';
 	rc = name_to_wire(text, &rdf, &why);
 	if (rc != 0)
 		return dv_err_set(err, rc, "%s:%zu: %s in domain '%.64s%s'", name, line, why, text,
-				  nlen > 64 ? "..." : "");
+		                  nlen > 64 ? "..." : "");
 	ldns_rdf_deep_free(rdf);
 	rc = push(d, p + start, nlen, line);
 	if (rc != 0)
@@ -162,7 +163,7 @@ static int load_begin(dv_domains_t *d, const char *name, dv_err_t *err)
 }
 
 int dv_domains_load_buffer(dv_domains_t *d, const char *buf, size_t len, const char *name,
-			   dv_err_t *err)
+                           dv_err_t *err)
 {
 	size_t pos = 0, line = 0;
 	int rc = load_begin(d, name, err);
@@ -325,7 +326,7 @@ static int check_type(const char *type)
 }
 
 int dv_genlist_spec_set(dv_genlist_spec_t *spec, const char *type, const char *prefix,
-			const char *path, dv_err_t *err)
+                        const char *path, dv_err_t *err)
 {
 	size_t plen = strlen(prefix);
 
@@ -397,9 +398,9 @@ int dv_genlist_check(const dv_domains_t *d, const dv_genlist_spec_t *spec, dv_er
 		rc = name_to_wire(text, &rdf, &why);
 		if (rc != 0)
 			return dv_err_set(err, rc, "%s:%u: %s with prefix '%s': '%.64s%s'",
-					  display_name(d->source), (unsigned)d->line[i], why,
-					  spec->prefix, dv_domains_get(d, i),
-					  strlen(dv_domains_get(d, i)) > 64 ? "..." : "");
+			                  display_name(d->source), (unsigned)d->line[i], why,
+			                  spec->prefix, dv_domains_get(d, i),
+			                  strlen(dv_domains_get(d, i)) > 64 ? "..." : "");
 		ldns_rdf_deep_free(rdf);
 	}
 	return 0;

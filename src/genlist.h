@@ -16,21 +16,21 @@
  * Domains are kept as written (case, trailing dot) in one arena.
  */
 typedef struct dv_domains {
-	char *arena;     /* NUL-terminated names back to back */
+	char *arena; /* NUL-terminated names back to back */
 	size_t arena_len;
 	size_t arena_cap;
-	uint32_t *off;   /* count offsets into arena, in output order */
-	uint32_t *line;  /* the input line of each name, same order as off */
+	uint32_t *off;  /* count offsets into arena, in output order */
+	uint32_t *line; /* the input line of each name, same order as off */
 	size_t count;
 	size_t cap;
-	char *source;    /* input name as given, "-" for stdin (owned) */
+	char *source; /* input name as given, "-" for stdin (owned) */
 } dv_domains_t;
 
 /* Load from an open stream; name is used in messages. d is left empty on error. */
 int dv_domains_load_stream(dv_domains_t *d, FILE *in, const char *name, dv_err_t *err);
 /* The same from memory (tests). */
 int dv_domains_load_buffer(dv_domains_t *d, const char *buf, size_t len, const char *name,
-			   dv_err_t *err);
+                           dv_err_t *err);
 /* Free everything; accepts NULL and a zeroed value. */
 void dv_domains_free(dv_domains_t *d);
 
@@ -63,7 +63,7 @@ typedef struct dv_genlist_spec {
 int dv_genlist_spec_parse(dv_genlist_spec_t *spec, const char *arg, dv_err_t *err);
 /* Fill spec directly (--soa and --www-a); the same checks. */
 int dv_genlist_spec_set(dv_genlist_spec_t *spec, const char *type, const char *prefix,
-			const char *path, dv_err_t *err);
+                        const char *path, dv_err_t *err);
 
 /*
  * Check that PREFIX + every domain is a valid name (length limits). On failure

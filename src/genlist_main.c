@@ -14,18 +14,19 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: dnsvolley-genlist [options] DOMAINS\n"
-		"Make query lists from a list of domains (one per line, '#' comments; '-' = stdin).\n"
-		"  --soa FILE            write 'DOMAIN SOA' for every domain ('-' = stdout)\n"
-		"  --www-a FILE          write 'www.DOMAIN A' for every domain\n"
-		"  --type T[:P]=FILE     write 'P.DOMAIN T' (or 'DOMAIN T' without P); repeatable\n"
-		"  --dedupe              drop repeated domains (case-insensitive), keep the first\n"
-		"  --shuffle             shuffle the domains (the same order for every output)\n"
-		"  --seed N              seed of the shuffle (default 1); implies --shuffle\n"
-		"  -h, --help            this help\n"
-		"  -V, --version         print the version\n"
-		"Exit status: 0 done, 1 an output could not be written, 2 bad usage or input.\n");
+	fprintf(
+	    f,
+	    "usage: dnsvolley-genlist [options] DOMAINS\n"
+	    "Make query lists from a list of domains (one per line, '#' comments; '-' = stdin).\n"
+	    "  --soa FILE            write 'DOMAIN SOA' for every domain ('-' = stdout)\n"
+	    "  --www-a FILE          write 'www.DOMAIN A' for every domain\n"
+	    "  --type T[:P]=FILE     write 'P.DOMAIN T' (or 'DOMAIN T' without P); repeatable\n"
+	    "  --dedupe              drop repeated domains (case-insensitive), keep the first\n"
+	    "  --shuffle             shuffle the domains (the same order for every output)\n"
+	    "  --seed N              seed of the shuffle (default 1); implies --shuffle\n"
+	    "  -h, --help            this help\n"
+	    "  -V, --version         print the version\n"
+	    "Exit status: 0 done, 1 an output could not be written, 2 bad usage or input.\n");
 }
 
 static int write_one(const dv_domains_t *d, const dv_genlist_spec_t *spec)
@@ -50,15 +51,15 @@ static int write_one(const dv_domains_t *d, const dv_genlist_spec_t *spec)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "soa", required_argument, NULL, 's' },
-		{ "www-a", required_argument, NULL, 'w' },
-		{ "type", required_argument, NULL, 't' },
-		{ "dedupe", no_argument, NULL, 'd' },
-		{ "shuffle", no_argument, NULL, 'S' },
-		{ "seed", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	    {"soa", required_argument, NULL, 's'},
+	    {"www-a", required_argument, NULL, 'w'},
+	    {"type", required_argument, NULL, 't'},
+	    {"dedupe", no_argument, NULL, 'd'},
+	    {"shuffle", no_argument, NULL, 'S'},
+	    {"seed", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	dv_genlist_spec_t *specs;
 	size_t nspecs = 0, nstdout = 0;
@@ -98,8 +99,9 @@ int main(int argc, char **argv)
 			continue;
 		case 'r':
 			if (dv_parse_u64(optarg, 0, UINT64_MAX, &seed) != 0) {
-				fprintf(stderr, "dnsvolley-genlist: --seed wants a number, got '%s'\n",
-					optarg);
+				fprintf(stderr,
+				        "dnsvolley-genlist: --seed wants a number, got '%s'\n",
+				        optarg);
 				goto out;
 			}
 			shuffle = true;

@@ -276,8 +276,8 @@ static int grow(ql_builder_t *b)
 /* Byte classes for the tokenizer: one table lookup per byte. */
 enum { CH_WORD = 0, CH_SPACE = 1, CH_NUL = 2 };
 static const uint8_t ch_class[256] = {
-	['\0'] = CH_NUL, [' '] = CH_SPACE, ['\t'] = CH_SPACE, ['\r'] = CH_SPACE,
-	['\v'] = CH_SPACE, ['\f'] = CH_SPACE,
+    ['\0'] = CH_NUL,   [' '] = CH_SPACE,  ['\t'] = CH_SPACE,
+    ['\r'] = CH_SPACE, ['\v'] = CH_SPACE, ['\f'] = CH_SPACE,
 };
 
 /* Split into tokens; stop at a token starting with '#' or ';'. Returns the count (<= max). */
@@ -342,8 +342,9 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 	if (ntok == 1)
 		return fail_tok(msg, msgsz, "missing query type after name", tok[0].p, tok[0].len);
 	if (ntok > 3)
-		return fail_tok(msg, msgsz, "stray extra field (expected NAME TYPE [CLASS]):",
-				tok[3].p, tok[3].len);
+		return fail_tok(msg, msgsz,
+		                "stray extra field (expected NAME TYPE [CLASS]):", tok[3].p,
+		                tok[3].len);
 	if (ntok == 2) {
 		if (lookup_type(b, tok[1].p, tok[1].len, &type) != 0)
 			return fail_tok(msg, msgsz, "unknown type", tok[1].p, tok[1].len);
@@ -357,8 +358,8 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 		if (lookup_class(tok[2].p, tok[2].len, &cls) != 0) {
 			if (lookup_type(b, tok[2].p, tok[2].len, &other) == 0)
 				return fail_tok(msg, msgsz,
-						"stray extra field (expected NAME TYPE [CLASS]):",
-						tok[2].p, tok[2].len);
+				                "stray extra field (expected NAME TYPE [CLASS]):",
+				                tok[2].p, tok[2].len);
 			return fail_tok(msg, msgsz, "unknown class", tok[2].p, tok[2].len);
 		}
 	} else {
@@ -397,9 +398,11 @@ static void builder_init(ql_builder_t *b, const char *name, const dv_ql_options_
 	if (edns) {
 		/* root owner, TYPE OPT (41), CLASS = UDP payload size, TTL = ext-rcode
 		 * 0, version 0, flags (DO = 0x8000), RDLEN 0 (RFC 6891 section 6.1.2). */
-		uint8_t opt[QL_OPT_LEN] = { 0, 0, 41, (uint8_t)(bufsize >> 8), (uint8_t)bufsize,
-					    0, 0, opts->dnssec_ok ? 0x80 : 0, 0, 0, 0 };
-		memcpy(b->opt_rr, opt, sizeof(opt));
+		memset(b->opt_rr, 0, sizeof(b->opt_rr));
+		b->opt_rr[2] = 41;
+		b->opt_rr[3] = (uint8_t)(bufsize >> 8);
+		b->opt_rr[4] = (uint8_t)bufsize;
+		b->opt_rr[7] = opts->dnssec_ok ? 0x80 : 0;
 		b->opt_len = QL_OPT_LEN;
 	}
 }
@@ -436,8 +439,9 @@ static int builder_finish(ql_builder_t *b, dv_querylist_t *ql, dv_err_t *err)
 
 	if (b->count == 0) {
 		if (b->skipped > 0)
-			return dv_err_set(err, -EINVAL, "%s: no queries (%zu malformed lines skipped)",
-					  display_name(b->name), b->skipped);
+			return dv_err_set(err, -EINVAL,
+			                  "%s: no queries (%zu malformed lines skipped)",
+			                  display_name(b->name), b->skipped);
 		return dv_err_set(err, -EINVAL, "%s: no queries", display_name(b->name));
 	}
 	b->off[b->count] = (uint32_t)b->arena_len;
@@ -464,7 +468,7 @@ static int builder_finish(ql_builder_t *b, dv_querylist_t *ql, dv_err_t *err)
 }
 
 int dv_querylist_load_buffer(dv_querylist_t *ql, const char *buf, size_t len, const char *name,
-			     const dv_ql_options_t *opts, dv_err_t *err)
+                             const dv_ql_options_t *opts, dv_err_t *err)
 {
 	ql_builder_t b;
 	size_t pos = 0;
@@ -488,7 +492,7 @@ out:
 }
 
 int dv_querylist_load_stream(dv_querylist_t *ql, FILE *in, const char *name,
-			     const dv_ql_options_t *opts, dv_err_t *err)
+                             const dv_ql_options_t *opts, dv_err_t *err)
 {
 	ql_builder_t b;
 	char *line = NULL;
@@ -521,7 +525,7 @@ out:
 }
 
 int dv_querylist_load(dv_querylist_t *ql, const char *path, const dv_ql_options_t *opts,
-		      dv_err_t *err)
+                      dv_err_t *err)
 {
 	FILE *in;
 	int rc;

@@ -38,15 +38,15 @@ static void test_load(void **state)
 	dv_err_t err;
 
 	assert_int_equal(load(&d,
-			      "# domains\n"
-			      "\n"
-			      "Example.COM\n"
-			      "  b.org.   # trailing\n"
-			      "c.net\r\n"
-			      "; another comment\n"
-			      "\\065.de",
-			      &err),
-			 0);
+	                      "# domains\n"
+	                      "\n"
+	                      "Example.COM\n"
+	                      "  b.org.   # trailing\n"
+	                      "c.net\r\n"
+	                      "; another comment\n"
+	                      "\\065.de",
+	                      &err),
+	                 0);
 	assert_int_equal(d.count, 4);
 	assert_string_equal(dv_domains_get(&d, 0), "Example.COM");
 	assert_string_equal(dv_domains_get(&d, 1), "b.org.");
@@ -66,14 +66,14 @@ static void test_bad_lines(void **state)
 		const char *text;
 		const char *msg;
 	} cases[] = {
-		{ "a.com\n\nbad..com\n", "dom.txt:3: empty label in domain 'bad..com'" },
-		{ "a.com SOA\n", "dom.txt:1: stray extra field (expected one domain per line): 'SOA'" },
-		{ "a.com\nb\\999.com\n", "dom.txt:2: bad escape in domain 'b\\999.com'" },
-		{ "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.com\n",
-		  "dom.txt:1: label longer than 63 octets in domain "
-		  "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'" },
-		{ "", "dom.txt: no domains" },
-		{ "# nothing\n\n", "dom.txt: no domains" },
+	    {"a.com\n\nbad..com\n", "dom.txt:3: empty label in domain 'bad..com'"},
+	    {"a.com SOA\n", "dom.txt:1: stray extra field (expected one domain per line): 'SOA'"},
+	    {"a.com\nb\\999.com\n", "dom.txt:2: bad escape in domain 'b\\999.com'"},
+	    {"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx.com\n",
+	     "dom.txt:1: label longer than 63 octets in domain "
+	     "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"},
+	    {"", "dom.txt: no domains"},
+	    {"# nothing\n\n", "dom.txt: no domains"},
 	};
 	dv_domains_t d;
 	dv_err_t err;
@@ -92,7 +92,7 @@ static void test_dedupe(void **state)
 	dv_err_t err;
 
 	assert_int_equal(load(&d, "a.com\nB.com\nA.COM.\nb.com\nc.com\n\\097.com\nc.com.x\n", &err),
-			 0);
+	                 0);
 	assert_int_equal(d.count, 7);
 	assert_int_equal(dv_domains_dedupe(&d), 3);
 	assert_int_equal(d.count, 4);
@@ -243,22 +243,23 @@ static void test_check_prefix_length(void **state)
 	assert_int_equal(dv_genlist_spec_set(&sp, "A", "www", "-", &err), 0);
 	assert_string_equal(sp.prefix, "www.");
 	assert_int_equal(dv_genlist_check(&d, &sp, &err), -EINVAL);
-	assert_string_equal(err.msg, "dom.txt:2: name longer than 255 octets with prefix 'www.': "
-				     "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx....'");
+	assert_string_equal(
+	    err.msg, "dom.txt:2: name longer than 255 octets with prefix 'www.': "
+	             "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx....'");
 	dv_domains_free(&d);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_load),
-		cmocka_unit_test(test_bad_lines),
-		cmocka_unit_test(test_dedupe),
-		cmocka_unit_test(test_dedupe_many),
-		cmocka_unit_test(test_shuffle),
-		cmocka_unit_test(test_splitmix),
-		cmocka_unit_test(test_specs_and_write),
-		cmocka_unit_test(test_check_prefix_length),
+	    cmocka_unit_test(test_load),
+	    cmocka_unit_test(test_bad_lines),
+	    cmocka_unit_test(test_dedupe),
+	    cmocka_unit_test(test_dedupe_many),
+	    cmocka_unit_test(test_shuffle),
+	    cmocka_unit_test(test_splitmix),
+	    cmocka_unit_test(test_specs_and_write),
+	    cmocka_unit_test(test_check_prefix_length),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,7 @@
 #define SRC "lists/a.txt"
 
 static int load_text(dv_querylist_t *ql, const char *text, const dv_ql_options_t *opts,
-		     dv_err_t *err)
+                     dv_err_t *err)
 {
 	dv_ql_options_t def;
 
@@ -59,7 +59,7 @@ static void expect_bad(const char *text, const char *want)
 	if (want[wl - 1] == '*') {
 		if (strncmp(err.msg, want, wl - 1) != 0)
 			fail_msg("input '%s': message '%s', want prefix '%.*s'", text, err.msg,
-				 (int)(wl - 1), want);
+			         (int)(wl - 1), want);
 	} else if (strcmp(err.msg, want) != 0) {
 		fail_msg("input '%s': message '%s', want '%s'", text, err.msg, want);
 	}
@@ -73,29 +73,28 @@ static void expect_bad(const char *text, const char *want)
 static void test_bad_lines(void **state)
 {
 	static const bad_case_t cases[] = {
-		{ "example.com A\nexample..com A\n", SRC ":2: empty label in name 'example..com'" },
-		{ ".example.com A\n", SRC ":1: empty label in name '.example.com'" },
-		{ "..\tA\n", SRC ":1: empty label in name '..'" },
-		{ "example.com FOO\n", SRC ":1: unknown type 'FOO'" },
-		{ "example.com TYPE\n", SRC ":1: unknown type 'TYPE'" },
-		{ "example.com TYPE65536\n", SRC ":1: unknown type 'TYPE65536'" },
-		{ "example.com TYPE1x\n", SRC ":1: unknown type 'TYPE1x'" },
-		{ "example.com XX A\n", SRC ":1: unknown type or class 'XX'" },
-		{ "example.com CLASS70000 A\n", SRC ":1: unknown type or class 'CLASS70000'" },
-		{ "example.com A XX\n", SRC ":1: unknown class 'XX'" },
-		{ "example.com IN FOO\n", SRC ":1: unknown type 'FOO'" },
-		{ "example.com A AAAA\n",
-		  SRC ":1: stray extra field (expected NAME TYPE [CLASS]): 'AAAA'" },
-		{ "example.com A IN x\n",
-		  SRC ":1: stray extra field (expected NAME TYPE [CLASS]): 'x'" },
-		{ "example.com\n", SRC ":1: missing query type after name 'example.com'" },
-		{ "example.com # A\n", SRC ":1: missing query type after name 'example.com'" },
-		{ "a\\256.com A\n", SRC ":1: bad escape in name 'a\\256.com'" },
-		{ "a\\ A\n", SRC ":1: bad escape in name 'a\\'" },
-		{ "a\\0.com A\n", SRC ":1: bad escape in name 'a\\0.com'" },
-		{ "a..b\\.c A\n", SRC ":1: empty label in name 'a..b\\.c'" },
-		/* line numbers count comments, blanks and CRLF lines */
-		{ "# c\n\n  \nexample.com A\r\n; z\nbad..com A\n", SRC ":6: empty label*" },
+	    {"example.com A\nexample..com A\n", SRC ":2: empty label in name 'example..com'"},
+	    {".example.com A\n", SRC ":1: empty label in name '.example.com'"},
+	    {"..\tA\n", SRC ":1: empty label in name '..'"},
+	    {"example.com FOO\n", SRC ":1: unknown type 'FOO'"},
+	    {"example.com TYPE\n", SRC ":1: unknown type 'TYPE'"},
+	    {"example.com TYPE65536\n", SRC ":1: unknown type 'TYPE65536'"},
+	    {"example.com TYPE1x\n", SRC ":1: unknown type 'TYPE1x'"},
+	    {"example.com XX A\n", SRC ":1: unknown type or class 'XX'"},
+	    {"example.com CLASS70000 A\n", SRC ":1: unknown type or class 'CLASS70000'"},
+	    {"example.com A XX\n", SRC ":1: unknown class 'XX'"},
+	    {"example.com IN FOO\n", SRC ":1: unknown type 'FOO'"},
+	    {"example.com A AAAA\n",
+	     SRC ":1: stray extra field (expected NAME TYPE [CLASS]): 'AAAA'"},
+	    {"example.com A IN x\n", SRC ":1: stray extra field (expected NAME TYPE [CLASS]): 'x'"},
+	    {"example.com\n", SRC ":1: missing query type after name 'example.com'"},
+	    {"example.com # A\n", SRC ":1: missing query type after name 'example.com'"},
+	    {"a\\256.com A\n", SRC ":1: bad escape in name 'a\\256.com'"},
+	    {"a\\ A\n", SRC ":1: bad escape in name 'a\\'"},
+	    {"a\\0.com A\n", SRC ":1: bad escape in name 'a\\0.com'"},
+	    {"a..b\\.c A\n", SRC ":1: empty label in name 'a..b\\.c'"},
+	    /* line numbers count comments, blanks and CRLF lines */
+	    {"# c\n\n  \nexample.com A\r\n; z\nbad..com A\n", SRC ":6: empty label*"},
 	};
 	char buf[2048];
 
@@ -105,7 +104,8 @@ static void test_bad_lines(void **state)
 	/* label of 64 octets: plain and escaped */
 	char *l64 = repeat('x', 64), *l63 = repeat('y', 63);
 	snprintf(buf, sizeof(buf), "ok.com A\n%s.com A\n", l64);
-	expect_bad(buf, SRC ":2: label longer than 63 octets: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'");
+	expect_bad(buf,
+	           SRC ":2: label longer than 63 octets: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'");
 	snprintf(buf, sizeof(buf), "%s.com A\n", l63);
 	{
 		dv_querylist_t ql;
@@ -146,7 +146,7 @@ static void test_bad_lines(void **state)
 		dv_ql_options_t o;
 		dv_ql_options_init(&o);
 		assert_int_equal(dv_querylist_load_buffer(&ql, nul, sizeof(nul) - 1, SRC, &o, &err),
-				 -EINVAL);
+		                 -EINVAL);
 		assert_string_equal(err.msg, SRC ":2: NUL byte in line");
 	}
 	free(l64);
@@ -181,17 +181,17 @@ static void test_skip_bad(void **state)
 	dv_ql_options_init(&o);
 	o.skip_bad = true;
 	assert_int_equal(load_text(&ql,
-				   "a.com A\n"
-				   "a..com A\n"
-				   "# comment\n"
-				   "b.com FOO\n"
-				   "\n"
-				   "c.com MX\n"
-				   "d.com A IN extra\n"
-				   "e.com\n"
-				   "f.com AAAA",
-				   &o, &err),
-			 0);
+	                           "a.com A\n"
+	                           "a..com A\n"
+	                           "# comment\n"
+	                           "b.com FOO\n"
+	                           "\n"
+	                           "c.com MX\n"
+	                           "d.com A IN extra\n"
+	                           "e.com\n"
+	                           "f.com AAAA",
+	                           &o, &err),
+	                 0);
 	assert_int_equal(ql.count, 3);
 	assert_int_equal(ql.skipped, 4);
 	assert_int_equal(ql.lines, 9);
@@ -223,25 +223,33 @@ static void test_comments_and_classes(void **state)
 	const uint8_t *m;
 
 	assert_int_equal(load_text(&ql,
-				   "# header\n"
-				   "\n"
-				   "a.com A # trailing\n"
-				   "\tb.com\tIN\tMX\t\r\n"
-				   "c.com AAAA IN ; zone style\n"
-				   "version.bind CH TXT\n"
-				   "hostname.bind TXT ch\n"
-				   "d.com CLASS1 TYPE65\n"
-				   "e#x.com A\n"
-				   "   \n"
-				   "# end",
-				   NULL, &err),
-			 0);
+	                           "# header\n"
+	                           "\n"
+	                           "a.com A # trailing\n"
+	                           "\tb.com\tIN\tMX\t\r\n"
+	                           "c.com AAAA IN ; zone style\n"
+	                           "version.bind CH TXT\n"
+	                           "hostname.bind TXT ch\n"
+	                           "d.com CLASS1 TYPE65\n"
+	                           "e#x.com A\n"
+	                           "   \n"
+	                           "# end",
+	                           NULL, &err),
+	                 0);
 	assert_int_equal(ql.count, 7);
 	assert_int_equal(ql.lines, 11);
 	assert_int_equal(ql.skipped, 0);
 	m = dv_querylist_get(&ql, 1, &len);
 	assert_int_equal(len, 12 + 7 + 4);
-	assert_memory_equal(m + 12, "\x01" "b" "\x03" "com" "\x00" "\x00\x0f" "\x00\x01", 11);
+	assert_memory_equal(m + 12,
+	                    "\x01"
+	                    "b"
+	                    "\x03"
+	                    "com"
+	                    "\x00"
+	                    "\x00\x0f"
+	                    "\x00\x01",
+	                    11);
 	m = dv_querylist_get(&ql, 3, &len);
 	assert_memory_equal(m + 12 + 14, "\x00\x10\x00\x03", 4); /* TXT CH */
 	m = dv_querylist_get(&ql, 4, &len);
@@ -249,7 +257,13 @@ static void test_comments_and_classes(void **state)
 	m = dv_querylist_get(&ql, 5, &len);
 	assert_memory_equal(m + 12 + 7, "\x00\x41\x00\x01", 4);
 	m = dv_querylist_get(&ql, 6, &len); /* '#' inside a token is part of the name */
-	assert_memory_equal(m + 12, "\x03" "e#x" "\x03" "com" "\x00", 9);
+	assert_memory_equal(m + 12,
+	                    "\x03"
+	                    "e#x"
+	                    "\x03"
+	                    "com"
+	                    "\x00",
+	                    9);
 	dv_querylist_free(&ql);
 }
 
@@ -258,9 +272,8 @@ static void test_comments_and_classes(void **state)
 static void test_header_default(void **state)
 {
 	static const uint8_t want[] = {
-		0,    0, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, /* ID 0, RD, QD 1 */
-		7,    'E', 'x', 'A', 'm', 'p', 'l', 'e', 3, 'C', 'O', 'm', 0,
-		0,    1, 0, 1, /* A IN */
+	    0, 0,   0x01, 0x00, 0,   1,   0,   0,   0, 0,   0,   0, /* ID 0, RD, QD 1 */
+	    7, 'E', 'x',  'A',  'm', 'p', 'l', 'e', 3, 'C', 'O', 'm', 0, 0, 1, 0, 1, /* A IN */
 	};
 	dv_querylist_t ql;
 	dv_err_t err;
@@ -283,8 +296,8 @@ static void test_header_default(void **state)
 
 static void test_header_options(void **state)
 {
-	static const uint8_t opt_1232[] = { 0, 0, 41, 0x04, 0xd0, 0, 0, 0x00, 0, 0, 0 };
-	static const uint8_t opt_4096_do[] = { 0, 0, 41, 0x10, 0x00, 0, 0, 0x80, 0, 0, 0 };
+	static const uint8_t opt_1232[] = {0, 0, 41, 0x04, 0xd0, 0, 0, 0x00, 0, 0, 0};
+	static const uint8_t opt_4096_do[] = {0, 0, 41, 0x10, 0x00, 0, 0, 0x80, 0, 0, 0};
 	dv_querylist_t ql;
 	dv_err_t err;
 	dv_ql_options_t o;
@@ -347,7 +360,7 @@ static void compare_with_ldns(const char *name)
 	if (st != LDNS_STATUS_OK) {
 		if (rc != -EINVAL)
 			fail_msg("'%s': ldns rejects (%s), we accept", name,
-				 ldns_get_errorstr_by_id(st));
+			         ldns_get_errorstr_by_id(st));
 		return;
 	}
 	if (rc != 0)
@@ -363,12 +376,33 @@ static void compare_with_ldns(const char *name)
 static void test_fast_path_matches_ldns(void **state)
 {
 	static const char *names[] = {
-		".", "a", "a.", "com.", "www.example.com", "WWW.Example.COM.", "a.b.c.d.e.f.g",
-		"*.wild.example", "_srv._tcp.x", "@", "a@b.c", "h-y_p#e.n", "\xc3\xa9t\xc3\xa9.fr",
-		"x..y", ".x", "x.", "..", "a...",
-		/* escapes (ldns path) against the same names spelled plainly */
-		"\\119ww.example.com", "w\\.w.x", "\\000.x", "\\255\\032.y", "a\\", "a\\25",
-		"\\.", "\\\\.z",
+	    ".",
+	    "a",
+	    "a.",
+	    "com.",
+	    "www.example.com",
+	    "WWW.Example.COM.",
+	    "a.b.c.d.e.f.g",
+	    "*.wild.example",
+	    "_srv._tcp.x",
+	    "@",
+	    "a@b.c",
+	    "h-y_p#e.n",
+	    "\xc3\xa9t\xc3\xa9.fr",
+	    "x..y",
+	    ".x",
+	    "x.",
+	    "..",
+	    "a...",
+	    /* escapes (ldns path) against the same names spelled plainly */
+	    "\\119ww.example.com",
+	    "w\\.w.x",
+	    "\\000.x",
+	    "\\255\\032.y",
+	    "a\\",
+	    "a\\25",
+	    "\\.",
+	    "\\\\.z",
 	};
 	char buf[1200];
 	char *l63 = repeat('q', 63), *l64 = repeat('q', 64);
@@ -536,13 +570,13 @@ static void round_trip(const char *file, const dv_ql_options_t *o, size_t want_c
 		/* exact bytes: case kept as written */
 		assert_int_equal(ldns_rdf_size(owner), ldns_rdf_size(q.name));
 		assert_memory_equal(ldns_rdf_data(owner), ldns_rdf_data(q.name),
-				    ldns_rdf_size(q.name));
+		                    ldns_rdf_size(q.name));
 		assert_int_equal(ldns_rr_get_type(qr), q.type);
 		assert_int_equal(ldns_rr_get_class(qr), q.cls);
 		assert_int_equal(ldns_pkt_edns(pkt), edns);
 		if (edns) {
 			assert_int_equal(ldns_pkt_edns_udp_size(pkt),
-					 o->edns_bufsize ? o->edns_bufsize : 1232);
+			                 o->edns_bufsize ? o->edns_bufsize : 1232);
 			assert_int_equal(ldns_pkt_edns_do(pkt), o->dnssec_ok);
 			assert_int_equal(ldns_pkt_edns_version(pkt), 0);
 			assert_int_equal(ldns_pkt_edns_extended_rcode(pkt), 0);
@@ -578,16 +612,16 @@ static void test_round_trip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad_lines),
-		cmocka_unit_test(test_empty_list),
-		cmocka_unit_test(test_skip_bad),
-		cmocka_unit_test(test_io_errors),
-		cmocka_unit_test(test_comments_and_classes),
-		cmocka_unit_test(test_header_default),
-		cmocka_unit_test(test_header_options),
-		cmocka_unit_test(test_fast_path_matches_ldns),
-		cmocka_unit_test(test_stream_and_stdin),
-		cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_bad_lines),
+	    cmocka_unit_test(test_empty_list),
+	    cmocka_unit_test(test_skip_bad),
+	    cmocka_unit_test(test_io_errors),
+	    cmocka_unit_test(test_comments_and_classes),
+	    cmocka_unit_test(test_header_default),
+	    cmocka_unit_test(test_header_options),
+	    cmocka_unit_test(test_fast_path_matches_ldns),
+	    cmocka_unit_test(test_stream_and_stdin),
+	    cmocka_unit_test(test_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
