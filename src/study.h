@@ -68,6 +68,7 @@ typedef struct dv_study {
 	size_t n_plan;
 	unsigned repeat;
 	bool warmup;
+	bool query_version;    /* ask each target for version.bind CH TXT before the first pass */
 	uint64_t ready_timeout_ns;
 	/* results, in the order run */
 	dv_pass_record_t *passes;
