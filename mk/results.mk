@@ -20,3 +20,6 @@ tests_unit_test_metrics_LDADD = $(DV_LIBS) $(CMOCKA_LIBS)
 TESTS += tests/unit/test_gates tests/unit/test_csv tests/unit/test_compare \
 	tests/unit/test_metrics
 endif
+
+TESTS += tests/integration/nightly.sh tests/integration/plot.sh
+EXTRA_DIST += tests/integration/nightly.sh tests/integration/plot.sh doc/nightly.md

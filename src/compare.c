@@ -320,7 +320,7 @@ int dv_compare_main(int argc, char **argv)
 	dv_gates_init(&g);
 	optind = 0; /* GNU: full reinitialisation, main may have used getopt */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
 		switch (c) {
 		case 'g':
 			if (dv_gates_parse_opt(&g, opts[idx].name, optarg, &err) != 0) {

@@ -812,7 +812,7 @@ int dv_plot_main(int argc, char **argv)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			dir = optarg;
@@ -830,9 +830,6 @@ int dv_plot_main(int argc, char **argv)
 			return 2;
 		}
 	}
-	/* Allow the input before -o too: plot FILE -o DIR. */
-	if (optind < argc && dir == NULL && argc - optind == 3 && strcmp(argv[optind + 1], "-o") == 0)
-		dir = argv[optind + 2], argc -= 2;
 	if (argc - optind != 1 || dir == NULL || *dir == '\0') {
 		fprintf(stderr, "dnsvolley plot: needs one input file and -o DIR\n");
 		plot_usage(stderr);

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# nightly: the issue's "done when": scripts/nightly-example.sh (documented commands only) against
+# the bundled responder: a first night makes the baseline, a second holds its gates (exit 0), a
+# night with an injected delay fails them (exit 1, report with figures, JUnit); history, plots
+# and the HTML pages are left behind and are valid.
+source "$(dirname "$0")/lib.sh"
+[ -x "$DV" ] || skip "no dnsvolley binary"
+[ -x "$RESPONDER" ] || skip "no responder"
+command -v gnuplot >/dev/null || skip "gnuplot not installed"
+
+NIGHTLY="$top_srcdir/scripts/nightly-example.sh"
+W="$TMP/nightly"
+# 50 names; every pass lasts 1 s (-l 1) whatever the responder's speed.
+for i in $(seq 50); do echo "n$i.example. A"; done >"$TMP/list.txt"
+
+night() { # NAME PORT: one night; prints its status
+	local st=0
+	DV="$DV" DV_TARGET="r=127.0.0.1:$2" DV_LIST="L=$TMP/list.txt" DV_DIR="$W" \
+		DV_FLUSH=true DV_LOAD="-l 1 -q 20 -t 2" DV_REPEAT=1 DV_DATE="$1" \
+		DV_GATES="--max-loss 1% --max-qps-drop 90%" \
+		bash "$NIGHTLY" >"$TMP/$1.out" 2>"$TMP/$1.err" || st=$?
+	echo "$st"
+}
+
+png_ok() { # FILE: PNG magic bytes (and file(1) when present)
+	[ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e47" ] || fail "$1: not a PNG"
+	if command -v file >/dev/null; then
+		file "$1" | grep -q 'PNG image data' || fail "$1: file(1) says $(file "$1")"
+	fi
+}
+svg_ok() { # FILE: well-formed XML with an <svg> root
+	if command -v xmllint >/dev/null; then
+		xmllint --noout "$1" || fail "$1: not well-formed XML"
+	fi
+	grep -q '<svg' "$1" || fail "$1: no <svg> element"
+}
+
+start_responder fast
+# Night 1: no baseline yet; it becomes the baseline. Night 2: same server, gates hold.
+assert_eq "night 1 status" 0 "$(night n1 "$fast_PORT")"
+[ -f "$W/baseline.json" ] || fail "night 1 made no baseline"
+grep -q "no baseline yet" "$TMP/n1.err" || fail "night 1 did not say it made the baseline"
+assert_eq "night 2 status" 0 "$(night n2 "$fast_PORT")"
+grep -q '^gate max-qps-drop ok   r/L/cold: qps' "$W/gates.txt" || fail "night 2: $(cat "$W/gates.txt")"
+assert_eq "night 2 gates line" "gates: 4 checked, 0 failed, 0 skipped" "$(tail -1 "$W/gates.txt")"
+stop_responder fast
+
+# Night 3: the server got slow (100 ms per answer: at most 20 / 0.1 s = 200 answers/s).
+start_responder slow --delay 100
+assert_eq "night 3 status (regression)" 1 "$(night n3 "$slow_PORT")"
+grep -E '^gate max-qps-drop FAIL r/L/cold: qps [0-9.]+ vs baseline [0-9.]+: drop [0-9.]+% > 90%$' \
+	"$W/gates.txt" >/dev/null || fail "night 3 report: $(cat "$W/gates.txt")"
+grep -q '^gate max-qps-drop FAIL r/L/hot: ' "$W/gates.txt" || fail "night 3: hot pass not failed"
+grep -q '^gate max-loss     ok   r/L/hot: lost 0.0000% <= 1%$' "$W/gates.txt" ||
+	fail "night 3: loss gate: $(cat "$W/gates.txt")"
+assert_eq "night 3 gates line" "gates: 4 checked, 2 failed, 0 skipped" "$(tail -1 "$W/gates.txt")"
+stop_responder slow
+qps3=$(awk -F, 'NR > 1 { q = $15 } END { printf "%d", q }' "$W/history.csv")
+assert_le "night 3 hot qps (bounded by the delay)" 200 "$qps3"
+
+# JUnit of the last night: one testcase per gate and group, the failures carry the figures.
+if command -v xmllint >/dev/null; then xmllint --noout "$W/junit.xml" || fail "junit.xml not XML"; fi
+grep -q '<testsuites tests="4" failures="2" errors="0" skipped="0">' "$W/junit.xml" ||
+	fail "junit counts: $(head -3 "$W/junit.xml")"
+assert_eq "junit testcases" 4 "$(grep -c '<testcase ' "$W/junit.xml")"
+grep -q '<failure type="gate" message="r/L/cold: qps [0-9.]* vs baseline' "$W/junit.xml" ||
+	fail "junit failure without figures"
+
+# History: one header, then one row per pass and night (cold + hot, three nights).
+assert_eq "history header lines" 1 "$(grep -c '^date,host,' "$W/history.csv")"
+assert_eq "history rows" 7 "$(wc -l <"$W/history.csv" | tr -d ' ')"
+assert_eq "history cold rows" 3 "$(awk -F, '$8 == "cold"' "$W/history.csv" | wc -l | tr -d ' ')"
+# Every row: sent = completed + lost, nothing lost.
+bad=$(awk -F, 'NR > 1 && ($9 != $10 + $11 || $11 != 0)' "$W/history.csv" | wc -l | tr -d ' ')
+assert_eq "history rows with sent != completed + lost or losses" 0 "$bad"
+
+# Plots and pages of the last night and of the history.
+for c in latency bars-qps bars-p99; do
+	png_ok "$W/www/latest/$c.png"
+	svg_ok "$W/www/latest/$c.svg"
+	grep -q "<img src=\"$c.png\"" "$W/www/latest/index.html" || fail "latest page lacks $c"
+done
+for c in trend-qps trend-p99; do
+	png_ok "$W/www/history/$c.png"
+	svg_ok "$W/www/history/$c.svg"
+	grep -q "<img src=\"$c.png\"" "$W/www/history/index.html" || fail "history page lacks $c"
+done
+grep -q '<td class="l">r</td><td class="l">L</td><td class="l">cold</td><td>1</td>' \
+	"$W/www/latest/index.html" || fail "latest page: no summary row"
+grep -q '<td class="l">r</td><td class="l">L</td><td class="l">hot</td><td>3</td>' \
+	"$W/www/history/index.html" || fail "history page: hot row should count 3 nights"
+grep -q '^r/L/cold (repeats: base 1, new 1)$' "$W/www/compare.txt" ||
+	fail "compare.txt: $(cat "$W/www/compare.txt")"
+ls "$W/runs" | sort | tr '\n' ' ' | grep -q '^n1.json n2.json n3.json $' || fail "runs: $(ls "$W/runs")"
+echo "PASS: nightly"
