@@ -15,13 +15,6 @@
 
 #include "compare.h"
 
-/* Until study.c is in libdnsvolley (weak: the library's definition wins). TODO remove then. */
-__attribute__((weak)) const char *dv_pass_kind_name(dv_pass_kind_t k)
-{
-	static const char *const names[] = {"plain", "cold", "hot", "warmup"};
-	return (unsigned)k < 4 ? names[k] : "?";
-}
-
 typedef struct pass_spec {
 	size_t target;
 	dv_pass_kind_t kind;

@@ -15,13 +15,6 @@
 
 #include "csv.h"
 
-/* Until study.c is in libdnsvolley (weak: the library's definition wins). TODO remove then. */
-__attribute__((weak)) const char *dv_pass_kind_name(dv_pass_kind_t k)
-{
-	static const char *const names[] = {"plain", "cold", "hot", "warmup"};
-	return (unsigned)k < 4 ? names[k] : "?";
-}
-
 static char dir[64];
 static char path[128];
 

@@ -16,16 +16,6 @@
 #include "compare.h"
 #include "gates.h"
 
-/*
- * Until study.c is in libdnsvolley: the names study.h documents. Weak, so the
- * library's own definition wins as soon as it is linked. (TODO remove then.)
- */
-__attribute__((weak)) const char *dv_pass_kind_name(dv_pass_kind_t k)
-{
-	static const char *const names[] = {"plain", "cold", "hot", "warmup"};
-	return (unsigned)k < 4 ? names[k] : "?";
-}
-
 /* ---- a hand-made study: one target "t1", one list "SOA", passes as given ---- */
 
 typedef struct pass_spec {

@@ -16,13 +16,6 @@
 
 #include "metrics.h"
 
-/* Until study.c is in libdnsvolley (weak: the library's definition wins). TODO remove then. */
-__attribute__((weak)) const char *dv_pass_kind_name(dv_pass_kind_t k)
-{
-	static const char *const names[] = {"plain", "cold", "hot", "warmup"};
-	return (unsigned)k < 4 ? names[k] : "?";
-}
-
 #define T0 (1717200000ULL * DV_NS_PER_S)
 
 static dv_study_t *make_study(void)
