@@ -7,3 +7,17 @@ ENGINE_ITESTS = tests/integration/engine-counts.sh tests/integration/engine-wind
 TESTS += $(ENGINE_ITESTS)
 TSAN_TESTS += tests/integration/engine-window.sh tests/integration/engine-errors.sh
 EXTRA_DIST += $(ENGINE_ITESTS) tests/integration/lib.sh
+
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/test_engine tests/unit/test_wire tests/unit/test_cli
+tests_unit_test_engine_SOURCES = tests/unit/test_engine.c
+tests_unit_test_engine_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_engine_LDADD = $(DV_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_wire_SOURCES = tests/unit/test_wire.c
+tests_unit_test_wire_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_wire_LDADD = $(DV_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_cli_SOURCES = tests/unit/test_cli.c
+tests_unit_test_cli_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_unit_test_cli_LDADD = $(DV_LIBS) $(CMOCKA_LIBS)
+TESTS += tests/unit/test_engine tests/unit/test_wire tests/unit/test_cli
+endif
