@@ -15,15 +15,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 /*
  * Shape (NSD, wrk): one worker per thread owns its socket, its buffers (allocated
  * once), its hold queue and its counts; main sums the counts after join. The loop
- * is recvmmsg (non-blocking) -> build answers in place -> one sendmmsg; only when
- * the socket is empty does it sleep in ppoll on the socket and a stop pipe, with
- * a timeout when --delay holds answers.
+ * is recvmmsg -> build answers in place -> one sendmmsg (loop_direct); with
+ * --delay the answers wait in a FIFO and the thread sleeps in ppoll until the
+ * next one is due (loop_delayed).
  */
 
 #define RECV_BATCH 128
@@ -303,11 +304,15 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 	size_t qlen = w->rmsg[i].msg_len;
 	uint8_t *a = w->abuf + (size_t)i * ABUF_LEN;
 	dv_answer_opts_t o;
-	uint64_t n = ++w->nq;
+	uint64_t n;
 	uint8_t kind = OUT_ANSWER, copies = 1;
 	int len;
 
+	/* After shutdown() (stop) recvmmsg reports an empty "datagram" with no source. */
+	if (mh->msg_namelen == 0)
+		return;
 	w->c.received++;
+	n = ++w->nq;
 	mark_port(w, &w->raddr[i]);
 	if ((mh->msg_flags & MSG_TRUNC) != 0) {
 		w->c.malformed++;
@@ -367,49 +372,88 @@ static void recv_reset(worker_t *w, unsigned n)
 	}
 }
 
-static void *worker_main(void *arg)
+static bool recv_error_is_transient(int e)
 {
-	worker_t *w = arg;
+	return e == EAGAIN || e == EWOULDBLOCK || e == EINTR || e == ENOMEM || e == ENOBUFS;
+}
+
+static void handle_batch(worker_t *w, int n, uint64_t now_ns)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		handle(w, (unsigned)i, now_ns);
+	recv_reset(w, (unsigned)n);
+	out_flush(w);
+}
+
+/*
+ * Without --delay: a blocking recvmmsg (MSG_WAITFORONE: it returns as soon as one
+ * datagram is there, with all that came with it) and one sendmmsg, two system calls
+ * per batch. dv_responder_stop() wakes it with shutdown(); SO_RCVTIMEO is the net.
+ */
+static void loop_direct(worker_t *w)
+{
 	dv_responder_t *r = w->r;
-	const uint64_t delay_ns = r->cfg.delay_ns;
-	struct pollfd pfd[2] = {{.fd = w->fd, .events = POLLIN}, {.fd = r->stop_pipe[0], .events = POLLIN}};
+
+	while (atomic_load_explicit(&r->stop, memory_order_relaxed) == 0) {
+		int n = recvmmsg(w->fd, w->rmsg, RECV_BATCH, MSG_WAITFORONE, NULL);
+
+		if (n > 0) {
+			handle_batch(w, n, 0);
+		} else if (n < 0 && !recv_error_is_transient(errno)) {
+			w->err = -errno;
+			return;
+		}
+	}
+}
+
+/* With --delay: non-blocking receive, held datagrams sent when due, ppoll in between. */
+static void loop_delayed(worker_t *w)
+{
+	dv_responder_t *r = w->r;
+	struct pollfd pfd[2] = {{.fd = w->fd, .events = POLLIN},
+				{.fd = r->stop_pipe[0], .events = POLLIN}};
 
 	while (atomic_load_explicit(&r->stop, memory_order_relaxed) == 0) {
 		int n = recvmmsg(w->fd, w->rmsg, RECV_BATCH, MSG_DONTWAIT, NULL);
-		uint64_t now_ns = delay_ns != 0 ? dv_now_ns() : 0;
+		uint64_t now_ns = dv_now_ns();
 		struct timespec ts, *tsp = NULL;
 		hold_entry_t *head;
 
 		if (n > 0) {
-			int i;
-			for (i = 0; i < n; i++)
-				handle(w, (unsigned)i, now_ns);
-			recv_reset(w, (unsigned)n);
-			out_flush(w);
-			if (delay_ns != 0)
-				hold_flush(w, dv_now_ns());
+			handle_batch(w, n, now_ns);
+			hold_flush(w, dv_now_ns());
 			continue;
 		}
-		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-		    errno != ENOMEM && errno != ENOBUFS) {
+		if (n < 0 && !recv_error_is_transient(errno)) {
 			w->err = -errno;
-			break;
+			return;
 		}
-		if (delay_ns != 0) {
-			hold_flush(w, now_ns);
-			head = hold_head(&w->hold);
-			if (head != NULL) {
-				uint64_t wait_ns = head->due_ns > now_ns ? head->due_ns - now_ns : 0;
-				ts.tv_sec = (time_t)(wait_ns / DV_NS_PER_S);
-				ts.tv_nsec = (long)(wait_ns % DV_NS_PER_S);
-				tsp = &ts;
-			}
+		hold_flush(w, now_ns);
+		head = hold_head(&w->hold);
+		if (head != NULL) {
+			uint64_t wait_ns = head->due_ns > now_ns ? head->due_ns - now_ns : 0;
+			ts.tv_sec = (time_t)(wait_ns / DV_NS_PER_S);
+			ts.tv_nsec = (long)(wait_ns % DV_NS_PER_S);
+			tsp = &ts;
 		}
 		if (ppoll(pfd, 2, tsp, NULL) < 0 && errno != EINTR) {
 			w->err = -errno;
-			break;
+			return;
 		}
 	}
+}
+
+static void *worker_main(void *arg)
+{
+	worker_t *w = arg;
+	dv_responder_t *r = w->r;
+
+	if (r->cfg.delay_ns == 0)
+		loop_direct(w);
+	else
+		loop_delayed(w);
 	/* What is still held at stop was never answered: count it as dropped. */
 	w->c.dropped += w->hold.count;
 	if (w->err != 0) {
@@ -438,6 +482,7 @@ static void set_buffer(int fd, int force_opt, int opt, int bytes)
 static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool reuseport,
 		       int *out, dv_err_t *err)
 {
+	const struct timeval rcv_timeout = {.tv_sec = 0, .tv_usec = 100 * 1000};
 	int one = 1, fd;
 	char host[INET6_ADDRSTRLEN] = "?";
 	const void *ip = addr->ss_family == AF_INET6
@@ -453,6 +498,7 @@ static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool 
 		close(fd);
 		return dv_err_set(err, -e, "SO_REUSEPORT: %s", strerror(e));
 	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rcv_timeout, sizeof(rcv_timeout));
 	set_buffer(fd, SO_RCVBUFFORCE, SO_RCVBUF, SOCK_RCVBUF);
 	set_buffer(fd, SO_SNDBUFFORCE, SO_SNDBUF, SOCK_SNDBUF);
 	if (bind(fd, (const struct sockaddr *)addr, len) != 0) {
@@ -611,9 +657,15 @@ void dv_responder_stop(dv_responder_t *r)
 	char b = 1;
 	ssize_t rc;
 
+	unsigned i;
+
 	atomic_store(&r->stop, 1);
-	rc = write(r->stop_pipe[1], &b, 1); /* stays readable: wakes every thread */
+	rc = write(r->stop_pipe[1], &b, 1); /* stays readable: wakes every ppoll */
 	(void)rc;
+	/* Wakes a blocked recvmmsg at once (Linux does it for unconnected UDP too). */
+	for (i = 0; i < r->nw; i++)
+		if (r->w[i] != NULL && r->w[i]->fd >= 0)
+			(void)shutdown(r->w[i]->fd, SHUT_RD);
 }
 
 bool dv_responder_failed(const dv_responder_t *r)
