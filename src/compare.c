@@ -1,4 +1,5 @@
-/* compare: groups of repeats, the run-to-run spread rule, the side-by-side table and `dnsvolley compare`. */
+/* compare: groups of repeats, the run-to-run spread rule, the side-by-side table and `dnsvolley
+ * compare`. */
 #include "config.h"
 
 #include "compare.h"
@@ -11,9 +12,9 @@
 #include <string.h>
 
 static const char *const metric_labels[DV_M_COUNT] = {
-	[DV_M_QPS] = "qps",       [DV_M_LOST_PCT] = "lost %", [DV_M_P50_MS] = "p50 ms",
-	[DV_M_P90_MS] = "p90 ms", [DV_M_P99_MS] = "p99 ms",   [DV_M_P999_MS] = "p99.9 ms",
-	[DV_M_MEAN_MS] = "mean ms",
+    [DV_M_QPS] = "qps",         [DV_M_LOST_PCT] = "lost %", [DV_M_P50_MS] = "p50 ms",
+    [DV_M_P90_MS] = "p90 ms",   [DV_M_P99_MS] = "p99 ms",   [DV_M_P999_MS] = "p99.9 ms",
+    [DV_M_MEAN_MS] = "mean ms",
 };
 
 const char *dv_metric_label(dv_metric_t m)
@@ -29,7 +30,8 @@ double dv_pass_metric(const dv_pass_result_t *r, dv_metric_t m)
 	case DV_M_QPS:
 		return r->qps;
 	case DV_M_LOST_PCT:
-		return r->stats.c.sent ? 100.0 * (double)r->stats.c.lost / (double)r->stats.c.sent : 0;
+		return r->stats.c.sent ? 100.0 * (double)r->stats.c.lost / (double)r->stats.c.sent
+		                       : 0;
 	case DV_M_P50_MS:
 		return (double)dv_hist_quantile_ns(h, 0.50) / 1e6;
 	case DV_M_P90_MS:
@@ -46,7 +48,7 @@ double dv_pass_metric(const dv_pass_result_t *r, dv_metric_t m)
 }
 
 static bool same_group(const dv_group_t *g, const char *target, const char *list,
-		       dv_pass_kind_t kind)
+                       dv_pass_kind_t kind)
 {
 	return g->kind == kind && strcmp(g->target, target) == 0 && strcmp(g->list, list) == 0;
 }
@@ -92,7 +94,9 @@ static const char *target_label(const dv_study_t *s, size_t i)
 {
 	if (i >= s->n_targets)
 		return "?";
-	return s->targets[i].label ? s->targets[i].label : s->targets[i].spec ? s->targets[i].spec : "?";
+	return s->targets[i].label  ? s->targets[i].label
+	       : s->targets[i].spec ? s->targets[i].spec
+	                            : "?";
 }
 
 static const char *list_label(const dv_study_t *s, size_t i)
@@ -182,7 +186,7 @@ double dv_pooled_sd(const double *a, size_t na, const double *b, size_t nb)
 	mean_sd(a, na, &ma, &sa);
 	mean_sd(b, nb, &mb, &sb);
 	return sqrt(((double)(na - 1) * sa * sa + (double)(nb - 1) * sb * sb) /
-		    (double)(na + nb - 2));
+	            (double)(na + nb - 2));
 }
 
 int dv_compare_significant(const double *a, size_t na, const double *b, size_t nb)
@@ -213,10 +217,10 @@ static void fmt_num(char *buf, size_t len, dv_metric_t m, double v, bool sign)
 static void print_group_rows(const dv_group_t *b, const dv_group_t *c, FILE *out)
 {
 	static const dv_metric_t shown[] = {DV_M_QPS, DV_M_LOST_PCT, DV_M_P50_MS, DV_M_P90_MS,
-					    DV_M_P99_MS};
+	                                    DV_M_P99_MS};
 
-	fprintf(out, "  %-9s %14s %14s %14s %9s  %s\n", "metric", "base", "new", "delta",
-		"delta %", "beyond spread");
+	fprintf(out, "  %-9s %14s %14s %14s %9s  %s\n", "metric", "base", "new", "delta", "delta %",
+	        "beyond spread");
 	for (size_t i = 0; i < DV_ARRAY_SIZE(shown); i++) {
 		dv_metric_t m = shown[i];
 		char sb[32], sc[32], sd[32], sr[32];
@@ -242,12 +246,12 @@ static void print_group_rows(const dv_group_t *b, const dv_group_t *c, FILE *out
 			break;
 		}
 		fprintf(out, "  %-9s %14s %14s %14s %9s  %s\n", dv_metric_label(m), sb, sc, sd, sr,
-			sig);
+		        sig);
 	}
 }
 
 size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_study_t *cur,
-			const char *cur_name, FILE *out)
+                        const char *cur_name, FILE *out)
 {
 	dv_groups_t gb = {0}, gc = {0};
 	size_t matched = 0;
@@ -274,11 +278,11 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 	}
 	for (size_t i = 0; i < gb.n; i++)
 		if (dv_groups_find(&gc, &gb.g[i]) == NULL)
-			fprintf(out, "\n%s: only in %s\n", dv_group_name(&gb.g[i], name, sizeof(name)),
-				base_name);
+			fprintf(out, "\n%s: only in %s\n",
+			        dv_group_name(&gb.g[i], name, sizeof(name)), base_name);
 	if (gb.n > 0 || gc.n > 0)
 		fprintf(out, "\nbeyond spread: |delta of means| > 2 x pooled sample standard "
-			     "deviation of the repeats (doc/nightly.md)\n");
+		             "deviation of the repeats (doc/nightly.md)\n");
 	dv_groups_free(&gb);
 	dv_groups_free(&gc);
 	return matched;
@@ -302,14 +306,14 @@ static void compare_usage(FILE *out)
 int dv_compare_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"max-loss", required_argument, NULL, 'g'},
-		{"max-p99", required_argument, NULL, 'g'},
-		{"min-qps", required_argument, NULL, 'g'},
-		{"max-qps-drop", required_argument, NULL, 'g'},
-		{"max-p99-rise", required_argument, NULL, 'g'},
-		{"junit", required_argument, NULL, 'g'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"max-loss", required_argument, NULL, 'g'},
+	    {"max-p99", required_argument, NULL, 'g'},
+	    {"min-qps", required_argument, NULL, 'g'},
+	    {"max-qps-drop", required_argument, NULL, 'g'},
+	    {"max-p99-rise", required_argument, NULL, 'g'},
+	    {"junit", required_argument, NULL, 'g'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	dv_gates_t g;
 	dv_study_t base, cur;
@@ -335,11 +339,13 @@ int dv_compare_main(int argc, char **argv)
 			return 0;
 		default:
 			if (optopt != 0)
-				fprintf(stderr, "dnsvolley compare: -%c: unknown option or missing value\n",
-					optopt);
+				fprintf(stderr,
+				        "dnsvolley compare: -%c: unknown option or missing value\n",
+				        optopt);
 			else
-				fprintf(stderr, "dnsvolley compare: %s: unknown option or missing value\n",
-					argv[optind - 1]);
+				fprintf(stderr,
+				        "dnsvolley compare: %s: unknown option or missing value\n",
+				        argv[optind - 1]);
 			compare_usage(stderr);
 			dv_gates_free(&g);
 			return 2;
@@ -369,7 +375,7 @@ int dv_compare_main(int argc, char **argv)
 		snprintf(prefix, sizeof(prefix), "%s: ", argv[i]);
 		if (dv_gates_any(&g) &&
 		    dv_gates_collect(&g, &cur, &base, argc - optind > 2 ? prefix : NULL, &rep,
-				     &err) != 0) {
+		                     &err) != 0) {
 			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
 			status = 2;
 		}

@@ -1,4 +1,5 @@
-/* compare: group the passes of results files by target x list x kind, set two studies side by side. */
+/* compare: group the passes of results files by target x list x kind, set two studies side by side.
+ */
 #ifndef DV_COMPARE_H
 #define DV_COMPARE_H
 
@@ -36,12 +37,12 @@ typedef struct dv_group {
 	const char *target; /* target label */
 	const char *list;   /* list label */
 	dv_pass_kind_t kind;
-	size_t n;           /* repeats */
+	size_t n;                /* repeats */
 	double *val[DV_M_COUNT]; /* val[m][i]: figure m of the i-th repeat (owned) */
 	double mean[DV_M_COUNT];
-	double sd[DV_M_COUNT];   /* sample standard deviation (n - 1); 0 when n < 2 */
-	uint64_t sent, completed, lost; /* summed over the repeats */
-	dv_hist_t *latency;      /* merged over the repeats (owned) */
+	double sd[DV_M_COUNT];           /* sample standard deviation (n - 1); 0 when n < 2 */
+	uint64_t sent, completed, lost;  /* summed over the repeats */
+	dv_hist_t *latency;              /* merged over the repeats (owned) */
 	const dv_pass_record_t **passes; /* the repeats in run order (owned array) */
 } dv_group_t;
 
@@ -75,7 +76,7 @@ double dv_pooled_sd(const double *a, size_t na, const double *b, size_t nb);
  * Returns the number of groups found in both.
  */
 size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_study_t *cur,
-			const char *cur_name, FILE *out);
+                        const char *cur_name, FILE *out);
 
 /* ---- gates (src/gates.c): thresholds over groups -> exit status 1 ---- */
 
@@ -96,13 +97,13 @@ int dv_parse_latency_ns(const char *s, double *out_ns);
 
 /* One gate checked on one group. */
 typedef struct dv_gate_check {
-	char gate[16];      /* "max-loss", "max-p99", "min-qps", "max-qps-drop", "max-p99-rise" */
-	char group[384];    /* "[FILE: ]target/list/kind" */
+	char gate[16];   /* "max-loss", "max-p99", "min-qps", "max-qps-drop", "max-p99-rise" */
+	char group[384]; /* "[FILE: ]target/list/kind" */
 	bool failed;
-	bool skipped;       /* relative gate with no baseline figure to compare with */
-	double value;       /* the figure checked (percent, ms, qps) */
+	bool skipped; /* relative gate with no baseline figure to compare with */
+	double value; /* the figure checked (percent, ms, qps) */
 	double limit;
-	char msg[1024];     /* the sentence printed and put in the JUnit failure */
+	char msg[1024]; /* the sentence printed and put in the JUnit failure */
 } dv_gate_check_t;
 
 typedef struct dv_gate_report {
@@ -119,7 +120,7 @@ typedef struct dv_gate_report {
  * a baseline, a study with no reported pass, a baseline with no matching pass.
  */
 int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *baseline,
-		     const char *prefix, dv_gate_report_t *rep, dv_err_t *err);
+                     const char *prefix, dv_gate_report_t *rep, dv_err_t *err);
 /* One line per check, then a summary line. Returns 1 when a gate failed, else 0. */
 int dv_gates_print(const dv_gate_report_t *rep, FILE *out);
 /* JUnit XML: one testcase per check. 0 or a negative errno with err filled. */
@@ -132,7 +133,7 @@ void dv_gate_report_free(dv_gate_report_t *rep);
  * status 2). baseline may be NULL when no relative gate is set.
  */
 int dv_gates_eval(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *baseline, FILE *out,
-		  dv_err_t *err);
+                  dv_err_t *err);
 
 /*
  * dnsvolley compare [gates] [--junit FILE] BASE.json NEW.json [NEW2.json ...]

@@ -14,12 +14,11 @@
 #include <time.h>
 
 const char *const dv_csv_columns[] = {
-	"date",	      "host",	   "tool_version", "target",   "target_addr",
-	"list",	      "repeat",	   "pass",	   "sent",     "completed",
-	"lost",	      "lost_pct",  "not_sent",	   "late",     "qps",
-	"p50_ms",     "p90_ms",	   "p99_ms",	   "p999_ms",  "mean_ms",
-	"max_ms",     "stddev_ms", "run_time_s",   "cpu_us_per_query",
-	"interrupted",
+    "date",        "host",    "tool_version", "target",    "target_addr", "list",
+    "repeat",      "pass",    "sent",         "completed", "lost",        "lost_pct",
+    "not_sent",    "late",    "qps",          "p50_ms",    "p90_ms",      "p99_ms",
+    "p999_ms",     "mean_ms", "max_ms",       "stddev_ms", "run_time_s",  "cpu_us_per_query",
+    "interrupted",
 };
 const size_t dv_csv_ncolumns = DV_ARRAY_SIZE(dv_csv_columns);
 
@@ -31,7 +30,7 @@ const char *dv_csv_header(void)
 		size_t off = 0;
 		for (size_t i = 0; i < dv_csv_ncolumns; i++)
 			off += (size_t)snprintf(hdr + off, sizeof(hdr) - off, "%s%s", i ? "," : "",
-						dv_csv_columns[i]);
+			                        dv_csv_columns[i]);
 	}
 	return hdr;
 }
@@ -153,9 +152,9 @@ static int existing_state(const char *path, bool *nl_missing, dv_err_t *err)
 	} else {
 		line[n] = '\0';
 		rc = dv_err_set(err, -EPROTO,
-				"%s: not a dnsvolley history file of this version: its first line "
-				"is \"%.80s%s\", expected \"%s\"; start a new file",
-				path, line, n > 80 ? "..." : "", dv_csv_header());
+		                "%s: not a dnsvolley history file of this version: its first line "
+		                "is \"%.80s%s\", expected \"%s\"; start a new file",
+		                path, line, n > 80 ? "..." : "", dv_csv_header());
 	}
 	fclose(fp);
 	return rc;
@@ -238,7 +237,7 @@ static char *slurp(const char *path, size_t *len, dv_err_t *err, int *rc)
 
 /* Parse one record starting at *pos; fields (malloc'd) into fv (up to max); returns count or -1. */
 static int parse_record(const char *buf, size_t len, size_t *pos, char **fv, size_t max,
-			size_t *line)
+                        size_t *line)
 {
 	size_t i = *pos, nf = 0;
 
@@ -326,8 +325,8 @@ int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
 	    (buf[hl] != '\n' && buf[hl] != '\r' && buf[hl] != '\0')) {
 		free(buf);
 		return dv_err_set(err, -EPROTO,
-				  "%s: not a dnsvolley history file: the first line is not \"%s\"",
-				  path, dv_csv_header());
+		                  "%s: not a dnsvolley history file: the first line is not \"%s\"",
+		                  path, dv_csv_header());
 	}
 	pos = hl;
 	if (pos < len && buf[pos] == '\r')
@@ -354,8 +353,8 @@ int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
 				free(fv[c]);
 			free(fv);
 			rc = dv_err_set(err, -EPROTO, "%s:%zu: %s", path, start_line,
-					nf < 0 ? "unterminated quoted field"
-					       : "wrong number of fields");
+			                nf < 0 ? "unterminated quoted field"
+			                       : "wrong number of fields");
 			goto fail;
 		}
 		if (t->n == cap) {

@@ -1,4 +1,5 @@
-/* gates: parse thresholds, check them on a study's groups (and against a baseline), report, JUnit. */
+/* gates: parse thresholds, check them on a study's groups (and against a baseline), report, JUnit.
+ */
 #include "config.h"
 
 #include "gates.h"
@@ -119,15 +120,17 @@ int dv_gates_parse_opt(dv_gates_t *g, const char *opt, const char *val, dv_err_t
 	    strcmp(opt, "max-p99-rise") == 0) {
 		if (dv_parse_percent(val, &v) != 0)
 			return dv_err_set(err, -EINVAL,
-					  "--%s: '%s' is not a percentage (e.g. 0.1%% or 5%%)", opt,
-					  val ? val : "");
+			                  "--%s: '%s' is not a percentage (e.g. 0.1%% or 5%%)", opt,
+			                  val ? val : "");
 		if (strcmp(opt, "max-loss") == 0) {
 			if (v > 100)
-				return dv_err_set(err, -EINVAL, "--%s: %s is above 100%%", opt, val);
+				return dv_err_set(err, -EINVAL, "--%s: %s is above 100%%", opt,
+				                  val);
 			g->max_loss_pct = v;
 		} else if (strcmp(opt, "max-qps-drop") == 0) {
 			if (v > 100)
-				return dv_err_set(err, -EINVAL, "--%s: %s is above 100%%", opt, val);
+				return dv_err_set(err, -EINVAL, "--%s: %s is above 100%%", opt,
+				                  val);
 			g->max_qps_drop_pct = v;
 		} else {
 			g->max_p99_rise_pct = v;
@@ -136,10 +139,11 @@ int dv_gates_parse_opt(dv_gates_t *g, const char *opt, const char *val, dv_err_t
 	}
 	if (strcmp(opt, "max-p99") == 0) {
 		if (dv_parse_latency_ns(val, &v) != 0)
-			return dv_err_set(err, -EINVAL,
-					  "--%s: '%s' is not a latency with a unit (e.g. 5ms, 800us, "
-					  "2.5s)",
-					  opt, val ? val : "");
+			return dv_err_set(
+			    err, -EINVAL,
+			    "--%s: '%s' is not a latency with a unit (e.g. 5ms, 800us, "
+			    "2.5s)",
+			    opt, val ? val : "");
 		g->max_p99_ns = v;
 		return 0;
 	}
@@ -147,8 +151,8 @@ int dv_gates_parse_opt(dv_gates_t *g, const char *opt, const char *val, dv_err_t
 		const char *u;
 		if (parse_num_unit(val, &v, &u) != 0 || *u != '\0')
 			return dv_err_set(err, -EINVAL,
-					  "--%s: '%s' is not a number of queries per second", opt,
-					  val ? val : "");
+			                  "--%s: '%s' is not a number of queries per second", opt,
+			                  val ? val : "");
 		g->min_qps = v;
 		return 0;
 	}
@@ -156,7 +160,7 @@ int dv_gates_parse_opt(dv_gates_t *g, const char *opt, const char *val, dv_err_t
 }
 
 static dv_gate_check_t *add_check(dv_gate_report_t *rep, const char *gate, const char *prefix,
-				  const dv_group_t *grp)
+                                  const dv_group_t *grp)
 {
 	dv_gate_check_t *c = realloc(rep->c, (rep->n + 1) * sizeof(*rep->c));
 	char name[320];
@@ -168,7 +172,7 @@ static dv_gate_check_t *add_check(dv_gate_report_t *rep, const char *gate, const
 	memset(c, 0, sizeof(*c));
 	snprintf(c->gate, sizeof(c->gate), "%s", gate);
 	snprintf(c->group, sizeof(c->group), "%s%s", prefix ? prefix : "",
-		 dv_group_name(grp, name, sizeof(name)));
+	         dv_group_name(grp, name, sizeof(name)));
 	return c;
 }
 
@@ -188,7 +192,7 @@ static bool pct_change(double base, double cur, double *pct)
 }
 
 static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_group_t *b,
-			  const char *prefix, dv_gate_report_t *rep)
+                          const char *prefix, dv_gate_report_t *rep)
 {
 	dv_gate_check_t *c;
 	double pct;
@@ -201,15 +205,15 @@ static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 		if (b == NULL || !pct_change(b->mean[DV_M_QPS], grp->mean[DV_M_QPS], &pct)) {
 			c->skipped = true;
 			snprintf(c->msg, sizeof(c->msg), "%s: %s", c->group,
-				 b ? "baseline qps is 0, no drop to compute"
-				   : "no pass with this target/list/kind in the baseline");
+			         b ? "baseline qps is 0, no drop to compute"
+			           : "no pass with this target/list/kind in the baseline");
 		} else {
 			c->value = -pct; /* the drop, positive when qps went down */
 			c->failed = c->value > c->limit;
 			snprintf(c->msg, sizeof(c->msg),
-				 "%s: qps %.1f vs baseline %.1f: drop %.2f%% %s %g%%", c->group,
-				 grp->mean[DV_M_QPS], b->mean[DV_M_QPS], c->value,
-				 c->failed ? ">" : "<=", c->limit);
+			         "%s: qps %.1f vs baseline %.1f: drop %.2f%% %s %g%%", c->group,
+			         grp->mean[DV_M_QPS], b->mean[DV_M_QPS], c->value,
+			         c->failed ? ">" : "<=", c->limit);
 		}
 		finish(rep, c);
 	}
@@ -221,15 +225,15 @@ static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 		if (b == NULL || !pct_change(b->mean[DV_M_P99_MS], grp->mean[DV_M_P99_MS], &pct)) {
 			c->skipped = true;
 			snprintf(c->msg, sizeof(c->msg), "%s: %s", c->group,
-				 b ? "baseline p99 is 0, no rise to compute"
-				   : "no pass with this target/list/kind in the baseline");
+			         b ? "baseline p99 is 0, no rise to compute"
+			           : "no pass with this target/list/kind in the baseline");
 		} else {
 			c->value = pct;
 			c->failed = c->value > c->limit;
 			snprintf(c->msg, sizeof(c->msg),
-				 "%s: p99 %.4f ms vs baseline %.4f ms: rise %.2f%% %s %g%%",
-				 c->group, grp->mean[DV_M_P99_MS], b->mean[DV_M_P99_MS], c->value,
-				 c->failed ? ">" : "<=", c->limit);
+			         "%s: p99 %.4f ms vs baseline %.4f ms: rise %.2f%% %s %g%%",
+			         c->group, grp->mean[DV_M_P99_MS], b->mean[DV_M_P99_MS], c->value,
+			         c->failed ? ">" : "<=", c->limit);
 		}
 		finish(rep, c);
 	}
@@ -237,7 +241,7 @@ static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 }
 
 static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char *prefix,
-			  dv_gate_report_t *rep)
+                          dv_gate_report_t *rep)
 {
 	dv_gate_check_t *c;
 
@@ -248,7 +252,7 @@ static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char
 		c->limit = g->max_loss_pct;
 		c->failed = c->value > c->limit;
 		snprintf(c->msg, sizeof(c->msg), "%s: lost %.4f%% %s %g%%", c->group, c->value,
-			 c->failed ? ">" : "<=", c->limit);
+		         c->failed ? ">" : "<=", c->limit);
 		finish(rep, c);
 	}
 	if (g->max_p99_ns >= 0) {
@@ -258,7 +262,7 @@ static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char
 		c->limit = g->max_p99_ns / 1e6;
 		c->failed = c->value > c->limit;
 		snprintf(c->msg, sizeof(c->msg), "%s: p99 %.4f ms %s %g ms", c->group, c->value,
-			 c->failed ? ">" : "<=", c->limit);
+		         c->failed ? ">" : "<=", c->limit);
 		finish(rep, c);
 	}
 	if (g->min_qps >= 0) {
@@ -268,14 +272,14 @@ static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char
 		c->limit = g->min_qps;
 		c->failed = c->value < c->limit;
 		snprintf(c->msg, sizeof(c->msg), "%s: qps %.1f %s %g", c->group, c->value,
-			 c->failed ? "<" : ">=", c->limit);
+		         c->failed ? "<" : ">=", c->limit);
 		finish(rep, c);
 	}
 	return 0;
 }
 
 int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *baseline,
-		     const char *prefix, dv_gate_report_t *rep, dv_err_t *err)
+                     const char *prefix, dv_gate_report_t *rep, dv_err_t *err)
 {
 	dv_groups_t gs = {0}, gb = {0};
 	size_t matched = 0;
@@ -283,12 +287,12 @@ int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t 
 
 	if (relative_gates(g) && baseline == NULL)
 		return dv_err_set(err, -EINVAL, "--%s needs a baseline: --baseline FILE",
-				  g->max_qps_drop_pct >= 0 ? "max-qps-drop" : "max-p99-rise");
+		                  g->max_qps_drop_pct >= 0 ? "max-qps-drop" : "max-p99-rise");
 	if ((rc = dv_groups_build(s, &gs)) != 0)
 		return dv_err_set(err, rc, "gates: out of memory");
 	if (gs.n == 0 && dv_gates_any(g)) {
 		rc = dv_err_set(err, -ENODATA, "gates: %sno reported pass to check",
-				prefix ? prefix : "");
+		                prefix ? prefix : "");
 		goto out;
 	}
 	if (relative_gates(g) && (rc = dv_groups_build(baseline, &gb)) != 0) {
@@ -310,9 +314,9 @@ int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t 
 	/* A baseline that matches nothing would let every relative gate pass unseen. */
 	if (relative_gates(g) && matched == 0)
 		rc = dv_err_set(err, -ENOENT,
-				"gates: %sthe baseline has no pass with the same target, list and "
-				"pass kind labels",
-				prefix ? prefix : "");
+		                "gates: %sthe baseline has no pass with the same target, list and "
+		                "pass kind labels",
+		                prefix ? prefix : "");
 out:
 	dv_groups_free(&gs);
 	dv_groups_free(&gb);
@@ -324,10 +328,13 @@ int dv_gates_print(const dv_gate_report_t *rep, FILE *out)
 	for (size_t i = 0; i < rep->n; i++) {
 		const dv_gate_check_t *c = &rep->c[i];
 		fprintf(out, "gate %-12s %-4s %s\n", c->gate,
-			c->failed ? "FAIL" : c->skipped ? "skip" : "ok", c->msg);
+		        c->failed    ? "FAIL"
+		        : c->skipped ? "skip"
+		                     : "ok",
+		        c->msg);
 	}
 	fprintf(out, "gates: %zu checked, %zu failed, %zu skipped\n", rep->n, rep->failed,
-		rep->skipped);
+	        rep->skipped);
 	return rep->failed > 0 ? 1 : 0;
 }
 
@@ -365,7 +372,7 @@ void dv_gate_report_free(dv_gate_report_t *rep)
 }
 
 int dv_gates_eval(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *baseline, FILE *out,
-		  dv_err_t *err)
+                  dv_err_t *err)
 {
 	dv_gate_report_t rep = {0};
 	int rc = dv_gates_collect(g, s, baseline, NULL, &rep, err);

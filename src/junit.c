@@ -1,4 +1,5 @@
-/* junit: JUnit XML (the subset Jenkins, GitLab and GitHub reporters read) written through atomicfile. */
+/* junit: JUnit XML (the subset Jenkins, GitLab and GitHub reporters read) written through
+ * atomicfile. */
 #include "config.h"
 
 #include "junit.h"
@@ -38,7 +39,7 @@ void dv_xml_escape(FILE *out, const char *s)
 }
 
 int dv_junit_write(const char *path, const char *suite, const dv_junit_case_t *cases, size_t n,
-		   dv_err_t *err)
+                   dv_err_t *err)
 {
 	dv_afile_t f;
 	size_t failures = 0, skipped = 0;
@@ -52,11 +53,11 @@ int dv_junit_write(const char *path, const char *suite, const dv_junit_case_t *c
 	}
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f.fp);
 	fprintf(f.fp, "<testsuites tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
-		n, failures, skipped);
+	        n, failures, skipped);
 	fputs("  <testsuite name=\"", f.fp);
 	dv_xml_escape(f.fp, suite);
 	fprintf(f.fp, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n", n,
-		failures, skipped);
+	        failures, skipped);
 	for (size_t i = 0; i < n; i++) {
 		const dv_junit_case_t *c = &cases[i];
 

@@ -13,7 +13,7 @@ typedef struct dv_junit_case {
 	const char *name;      /* "host1/SOA/hot" */
 	bool failed;
 	bool skipped;
-	const char *message;   /* failure or skip message (one line); may be NULL */
+	const char *message; /* failure or skip message (one line); may be NULL */
 } dv_junit_case_t;
 
 /*
@@ -22,7 +22,7 @@ typedef struct dv_junit_case {
  * negative errno with err filled ("FILE: why").
  */
 int dv_junit_write(const char *path, const char *suite, const dv_junit_case_t *cases, size_t n,
-		   dv_err_t *err);
+                   dv_err_t *err);
 
 /*
  * Write s escaped for XML/HTML text and attribute values: & < > " ' become

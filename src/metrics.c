@@ -1,4 +1,5 @@
-/* metrics: a study as DNS-OARC dns-metrics JSON lines, built with jansson and written through atomicfile. */
+/* metrics: a study as DNS-OARC dns-metrics JSON lines, built with jansson and written through
+ * atomicfile. */
 #include "config.h"
 
 #include "metrics.h"
@@ -124,7 +125,7 @@ static json_t *header_obj(const dv_study_t *s, const char *runid)
 	json_object_set_new(h, "schema_version", json_integer(DV_METRICS_SCHEMA_VERSION));
 	json_object_set_new(h, "generator", json_string("dnsvolley"));
 	json_object_set_new(h, "generator_version",
-			    json_string(s->tool_version ? s->tool_version : PACKAGE_VERSION));
+	                    json_string(s->tool_version ? s->tool_version : PACKAGE_VERSION));
 	for (char **a = argv; *a; a++)
 		json_array_append_new(params, json_string(*a));
 	dv_argv_free(argv);
@@ -193,7 +194,7 @@ static json_t *latency_obj(const dv_hist_t *h, bool with_buckets)
 }
 
 static json_t *sum_obj(const char *runid, const char *subid, uint64_t since, uint64_t until,
-		       const dv_stats_t *st)
+                       const dv_stats_t *st)
 {
 	const dv_counters_t *c = &st->c;
 	json_t *o = json_object(), *rc = json_object(), *conn = json_object();
@@ -219,7 +220,7 @@ static json_t *sum_obj(const char *runid, const char *subid, uint64_t since, uin
 	json_object_set_new(conn, "type", json_string("udp"));
 	json_object_set_new(conn, "packets_sent", jint(c->sent));
 	json_object_set_new(conn, "packets_received",
-			    jint(c->completed + c->late + c->unexpected + c->malformed));
+	                    jint(c->completed + c->late + c->unexpected + c->malformed));
 	json_object_set_new(conn, "socket_errors", jint(c->not_sent + c->icmp_errors));
 	json_object_set_new(o, "conn_info", conn);
 	return o;
@@ -244,7 +245,7 @@ static uint64_t pass_start(const dv_study_t *s, const dv_pass_record_t *p)
 }
 
 static int write_pass(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, const char *runid,
-		      unsigned n)
+                      unsigned n)
 {
 	const dv_pass_result_t *r = &p->res;
 	uint64_t t0 = pass_start(s, p), prev = t0;
@@ -254,12 +255,12 @@ static int write_pass(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, 
 
 	snprintf(subid, sizeof(subid), "pass%u", n);
 	snprintf(msg, sizeof(msg), "pass %u: target %s (%s), list %s, repeat %u, %s%s", n,
-		 target_label(s, p->target),
-		 p->target < s->n_targets && s->targets[p->target].addr_text
-			 ? s->targets[p->target].addr_text
-			 : "?",
-		 list_label(s, p->list), p->repeat + 1, dv_pass_kind_name(p->kind),
-		 r->interrupted ? ", interrupted" : "");
+	         target_label(s, p->target),
+	         p->target < s->n_targets && s->targets[p->target].addr_text
+	             ? s->targets[p->target].addr_text
+	             : "?",
+	         list_label(s, p->list), p->repeat + 1, dv_pass_kind_name(p->kind),
+	         r->interrupted ? ", interrupted" : "");
 	json_object_set_new(ev, "runid", json_string(runid));
 	json_object_set_new(ev, "subid", json_string(subid));
 	json_object_set_new(ev, "type", json_string("event"));
@@ -298,8 +299,8 @@ static int write_pass(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, 
 			return rc;
 		prev = until;
 	}
-	return emit(fp, sum_obj(runid, subid, t0, t0 + (uint64_t)(r->elapsed_s * 1e9 + 0.5),
-				&r->stats));
+	return emit(
+	    fp, sum_obj(runid, subid, t0, t0 + (uint64_t)(r->elapsed_s * 1e9 + 0.5), &r->stats));
 }
 
 int dv_metrics_write(const dv_study_t *s, const char *path, dv_err_t *err)
@@ -333,12 +334,12 @@ int dv_metrics_write(const dv_study_t *s, const char *path, dv_err_t *err)
 	}
 	if (rc == 0)
 		rc = emit(f.fp, sum_obj(runid, NULL, n ? since : s->start_wall_ns,
-					n ? until : s->start_wall_ns, total));
+		                        n ? until : s->start_wall_ns, total));
 	free(total);
 	if (rc != 0) {
 		dv_afile_abort(&f);
 		return dv_err_set(err, rc, "%s: %s", path,
-				  rc == -ENOMEM ? "out of memory" : "write failed");
+		                  rc == -ENOMEM ? "out of memory" : "write failed");
 	}
 	return dv_afile_commit(&f, err);
 }

@@ -1,4 +1,5 @@
-/* metrics: DNS-OARC dns-metrics JSON lines (header / event / stats_periodic / stats_sum), as kxdpgun writes them. */
+/* metrics: DNS-OARC dns-metrics JSON lines (header / event / stats_periodic / stats_sum), as
+ * kxdpgun writes them. */
 #ifndef DV_METRICS_H
 #define DV_METRICS_H
 

@@ -1,4 +1,5 @@
-/* plot: data files + gnuplot scripts into a directory, gnuplot run on each, index.html over them all. */
+/* plot: data files + gnuplot scripts into a directory, gnuplot run on each, index.html over them
+ * all. */
 #include "config.h"
 
 #include "plot.h"
@@ -19,14 +20,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CHARTS 8
+#define MAX_CHARTS         8
 #define GNUPLOT_TIMEOUT_MS 60000 /* one chart; a hung gnuplot is killed */
 
 typedef struct chart {
-	char name[32];   /* file stem: NAME.gp, NAME.png, NAME.svg */
+	char name[32]; /* file stem: NAME.gp, NAME.png, NAME.svg */
 	char title[128];
 	bool made;
-	char note[256];  /* why it was not drawn */
+	char note[256]; /* why it was not drawn */
 } chart_t;
 
 typedef struct plot_ctx {
@@ -82,7 +83,7 @@ static chart_t *chart_new(plot_ctx_t *p, const char *name, const char *title)
 static void gp_begin(FILE *fp, const chart_t *c)
 {
 	fprintf(fp, "# %s: written by dnsvolley plot; run with: gnuplot %s.gp\n", c->title,
-		c->name);
+	        c->name);
 	fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
 	      "\tset terminal pngcairo size 960,560 noenhanced\n"
 	      "} else {\n"
@@ -97,9 +98,10 @@ static void gp_begin(FILE *fp, const chart_t *c)
 
 static void gp_end(FILE *fp, const chart_t *c)
 {
-	fprintf(fp, "set terminal svg size 960,560 noenhanced\nset output '%s.svg'\nreplot\n"
-		    "unset output\n",
-		c->name);
+	fprintf(fp,
+	        "set terminal svg size 960,560 noenhanced\nset output '%s.svg'\nreplot\n"
+	        "unset output\n",
+	        c->name);
 }
 
 static int file_nonempty(const char *dir, const char *name, const char *ext)
@@ -123,7 +125,8 @@ static int run_gnuplot(plot_ctx_t *p, chart_t *c)
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
-		return dv_err_set(p->err, -errno, "cannot start %s: %s", p->gnuplot, strerror(errno));
+		return dv_err_set(p->err, -errno, "cannot start %s: %s", p->gnuplot,
+		                  strerror(errno));
 	if (pid == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
 		int nul = open("/dev/null", O_RDWR);
@@ -144,29 +147,30 @@ static int run_gnuplot(plot_ctx_t *p, chart_t *c)
 			break;
 		if (r < 0 && errno != EINTR)
 			return dv_err_set(p->err, -errno, "waiting for %s: %s", p->gnuplot,
-					  strerror(errno));
+			                  strerror(errno));
 		if (waited_ms >= GNUPLOT_TIMEOUT_MS) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
 			return dv_err_set(p->err, -ETIMEDOUT, "%s/%s: %s took longer than %d s",
-					  p->dir, script, p->gnuplot, GNUPLOT_TIMEOUT_MS / 1000);
+			                  p->dir, script, p->gnuplot, GNUPLOT_TIMEOUT_MS / 1000);
 		}
 		struct timespec ts = {0, 10 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 		waited_ms += 10;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return dv_err_set(p->err, -ENOENT,
-				  "%s: not found (install gnuplot; Debian: apt-get install gnuplot-nox)",
-				  p->gnuplot);
+		return dv_err_set(
+		    p->err, -ENOENT,
+		    "%s: not found (install gnuplot; Debian: apt-get install gnuplot-nox)",
+		    p->gnuplot);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return dv_err_set(p->err, -EIO, "%s/%s: %s failed (status %d); see %s", p->dir,
-				  script, p->gnuplot,
-				  WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-				  log);
+		                  script, p->gnuplot,
+		                  WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+		                  log);
 	if (!file_nonempty(p->dir, c->name, "png") || !file_nonempty(p->dir, c->name, "svg"))
 		return dv_err_set(p->err, -EIO, "%s/%s: %s wrote no %s.png/.svg; see %s", p->dir,
-				  script, p->gnuplot, c->name, log);
+		                  script, p->gnuplot, c->name, log);
 	c->made = true;
 	return 0;
 }
@@ -194,7 +198,7 @@ static int draw(plot_ctx_t *p, chart_t *c, gp_body_fn body, const void *arg)
 /* ---- results file charts ---- */
 
 typedef struct series {
-	const char *file;  /* data file */
+	const char *file; /* data file */
 	char title[320];
 	int ycol;
 } series_t;
@@ -221,7 +225,7 @@ static void lines_body(FILE *fp, const void *argp)
 	fputs("plot ", fp);
 	for (size_t i = 0; i < a->n; i++) {
 		fprintf(fp, "%s'%s' using 1:%d with %s lw 2 title ", i ? ", \\\n     " : "",
-			a->s[i].file, a->s[i].ycol, a->style);
+		        a->s[i].file, a->s[i].ycol, a->style);
 		gp_str(fp, a->s[i].title);
 	}
 	fputs("\n", fp);
@@ -262,7 +266,7 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 			if (low < h->min_ns)
 				low = h->min_ns;
 			fprintf(f.fp, "%.9g %.9g\n", 100.0 * (n - (double)before) / n,
-				DV_MAX((double)low, 1.0) / 1e6);
+			        DV_MAX((double)low, 1.0) / 1e6);
 			before += h->bucket[b];
 		}
 		fprintf(f.fp, "%.9g %.9g\n", 100.0 / n, DV_MAX((double)h->max_ns, 1.0) / 1e6);
@@ -281,9 +285,10 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 	{
 		char extra[256];
 		double lo = pow(10, floor(log10(xmin)));
-		snprintf(extra, sizeof(extra),
-			 "set logscale x\nset logscale y\nset xrange [100:%g]\nset format x '%%g'\n",
-			 lo < 100 ? lo : 1);
+		snprintf(
+		    extra, sizeof(extra),
+		    "set logscale x\nset logscale y\nset xrange [100:%g]\nset format x '%%g'\n",
+		    lo < 100 ? lo : 1);
 		lines_arg_t a = {"slowest percentile (%)", "latency (ms)", extra, s, ns, "lines"};
 		rc = draw(p, c, lines_body, &a);
 	}
@@ -297,7 +302,8 @@ out:
 static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 {
 	chart_t *cq = chart_new(p, "qps-time", "Answers per second over time (interval snapshots)");
-	chart_t *cl = chart_new(p, "loss-time", "Lost queries over time, % of sent (interval snapshots)");
+	chart_t *cl =
+	    chart_new(p, "loss-time", "Lost queries over time, % of sent (interval snapshots)");
 	size_t np = st->n_passes, ns = 0;
 	series_t *sq = calloc(np ? np : 1, sizeof(*sq)), *sl = calloc(np ? np : 1, sizeof(*sl));
 	char(*files)[48] = calloc(np ? np : 1, sizeof(*files));
@@ -324,16 +330,16 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 		for (size_t k = 0; k < pr->res.n_intervals; k++) {
 			const dv_interval_t *iv = &pr->res.intervals[k];
 			fprintf(f.fp, "%.6f %.3f %.6f %llu %llu %llu\n", iv->t_s, iv->qps,
-				iv->sent ? 100.0 * (double)iv->lost / (double)iv->sent : 0.0,
-				(unsigned long long)iv->sent, (unsigned long long)iv->completed,
-				(unsigned long long)iv->lost);
+			        iv->sent ? 100.0 * (double)iv->lost / (double)iv->sent : 0.0,
+			        (unsigned long long)iv->sent, (unsigned long long)iv->completed,
+			        (unsigned long long)iv->lost);
 		}
 		if ((rc = dv_afile_commit(&f, p->err)) != 0)
 			goto out;
 		const char *tl = pr->target < st->n_targets ? st->targets[pr->target].label : "?";
 		const char *ll = pr->list < st->n_lists ? st->lists[pr->list].label : "?";
 		snprintf(sq[ns].title, sizeof(sq[ns].title), "%s/%s/%s r%u", tl ? tl : "?",
-			 ll ? ll : "?", dv_pass_kind_name(pr->kind), pr->repeat + 1);
+		         ll ? ll : "?", dv_pass_kind_name(pr->kind), pr->repeat + 1);
 		sq[ns].file = sl[ns].file = files[ns];
 		sq[ns].ycol = 2;
 		sl[ns].ycol = 3;
@@ -342,17 +348,25 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 	}
 	if (ns == 0) {
 		snprintf(cq->note, sizeof(cq->note),
-			 "no interval snapshots in this file (they are taken with -S or an "
-			 "interval)");
+		         "no interval snapshots in this file (they are taken with -S or an "
+		         "interval)");
 		memcpy(cl->note, cq->note, sizeof(cl->note));
 		goto out;
 	}
-	lines_arg_t aq = {"time since the pass started (s)", "answers per second",
-			  "set yrange [0:*]\n", sq, ns, "linespoints"};
+	lines_arg_t aq = {"time since the pass started (s)",
+	                  "answers per second",
+	                  "set yrange [0:*]\n",
+	                  sq,
+	                  ns,
+	                  "linespoints"};
 	if ((rc = draw(p, cq, lines_body, &aq)) != 0)
 		goto out;
-	lines_arg_t al = {"time since the pass started (s)", "lost (% of sent)",
-			  "set yrange [0:*]\n", sl, ns, "linespoints"};
+	lines_arg_t al = {"time since the pass started (s)",
+	                  "lost (% of sent)",
+	                  "set yrange [0:*]\n",
+	                  sl,
+	                  ns,
+	                  "linespoints"};
 	rc = draw(p, cl, lines_body, &al);
 out:
 	free(sq);
@@ -363,7 +377,7 @@ out:
 
 typedef struct bars_arg {
 	const char *ylabel;
-	size_t col;        /* 0: qps columns, 1: p99 columns of bars.dat */
+	size_t col; /* 0: qps columns, 1: p99 columns of bars.dat */
 	const char *kinds[3];
 	size_t nk;
 } bars_arg_t;
@@ -380,7 +394,7 @@ static void bars_body(FILE *fp, const void *argp)
 	fputs("\nplot ", fp);
 	for (size_t k = 0; k < a->nk; k++) {
 		fprintf(fp, "%s'bars.dat' using %zu%s title ", k ? ", " : "", 2 + k * 2 + a->col,
-			k == 0 ? ":xtic(1)" : "");
+		        k == 0 ? ":xtic(1)" : "");
 		gp_str(fp, a->kinds[k]);
 	}
 	fputs("\n", fp);
@@ -424,11 +438,12 @@ static int bar_charts(plot_ctx_t *p, const dv_groups_t *gs)
 		snprintf(label, sizeof(label), "%s/%s", gs->g[i].target, gs->g[i].list);
 		dat_label(f.fp, label);
 		for (size_t k = 0; k < a.nk; k++) {
-			dv_group_t key = {.target = gs->g[i].target, .list = gs->g[i].list,
-					  .kind = kinds[k]};
+			dv_group_t key = {
+			    .target = gs->g[i].target, .list = gs->g[i].list, .kind = kinds[k]};
 			const dv_group_t *g = dv_groups_find(gs, &key);
 			if (g)
-				fprintf(f.fp, " %.3f %.6f", g->mean[DV_M_QPS], g->mean[DV_M_P99_MS]);
+				fprintf(f.fp, " %.3f %.6f", g->mean[DV_M_QPS],
+				        g->mean[DV_M_P99_MS]);
 			else
 				fputs(" - -", f.fp);
 		}
@@ -476,9 +491,10 @@ static void html_charts(FILE *fp, const plot_ctx_t *p)
 		}
 		fprintf(fp, "<p><a href=\"%s.svg\"><img src=\"%s.png\" alt=\"", c->name, c->name);
 		dv_xml_escape(fp, c->title);
-		fprintf(fp, "\"></a><br><a href=\"%s.svg\">SVG</a> &middot; <a href=\"%s.gp\">gnuplot "
-			    "script</a></p>\n",
-			c->name, c->name);
+		fprintf(fp,
+		        "\"></a><br><a href=\"%s.svg\">SVG</a> &middot; <a href=\"%s.gp\">gnuplot "
+		        "script</a></p>\n",
+		        c->name, c->name);
 	}
 	fputs("</body>\n</html>\n", fp);
 }
@@ -527,11 +543,12 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 		dv_xml_escape(f.fp, s->fail_msg);
 		fputs("</p>\n", f.fp);
 	}
-	fputs("<h2>Summary</h2>\n<p>Means over the repeats of each target, list and pass kind.</p>\n"
-	      "<table>\n<tr><th class=\"l\">target</th><th class=\"l\">list</th>"
-	      "<th class=\"l\">pass</th><th>repeats</th><th>qps</th><th>lost %</th>"
-	      "<th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th></tr>\n",
-	      f.fp);
+	fputs(
+	    "<h2>Summary</h2>\n<p>Means over the repeats of each target, list and pass kind.</p>\n"
+	    "<table>\n<tr><th class=\"l\">target</th><th class=\"l\">list</th>"
+	    "<th class=\"l\">pass</th><th>repeats</th><th>qps</th><th>lost %</th>"
+	    "<th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th></tr>\n",
+	    f.fp);
 	for (size_t i = 0; i < gs->n; i++) {
 		const dv_group_t *g = &gs->g[i];
 		fputs("<tr>", f.fp);
@@ -561,11 +578,11 @@ static int make_dir(const char *dir, dv_err_t *err)
 	if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 		return 0;
 	return dv_err_set(err, -errno, "%s: cannot create the directory: %s", dir,
-			  strerror(errno == EEXIST ? ENOTDIR : errno));
+	                  strerror(errno == EEXIST ? ENOTDIR : errno));
 }
 
 int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, const char *gnuplot,
-		  dv_err_t *err)
+                  dv_err_t *err)
 {
 	plot_ctx_t p = {.dir = dir, .gnuplot = gnuplot, .err = err};
 	dv_groups_t gs = {0};
@@ -635,8 +652,8 @@ static void hgroups_free(hgroup_t *g, size_t n)
 	free(g);
 }
 
-static int history_index(plot_ctx_t *p, const dv_csv_table_t *t, const char *src,
-			 const hgroup_t *g, size_t ng)
+static int history_index(plot_ctx_t *p, const dv_csv_table_t *t, const char *src, const hgroup_t *g,
+                         size_t ng)
 {
 	dv_afile_t f;
 	char title[512];
@@ -648,9 +665,10 @@ static int history_index(plot_ctx_t *p, const dv_csv_table_t *t, const char *src
 		return rc;
 	snprintf(title, sizeof(title), "dnsvolley history: %s", src);
 	html_begin(f.fp, title);
-	fprintf(f.fp, "<p>%zu rows.</p>\n<h2>Summary</h2>\n<p>The latest run of each target, list "
-		      "and pass kind, and the mean over all runs in the file.</p>\n",
-		t->n);
+	fprintf(f.fp,
+	        "<p>%zu rows.</p>\n<h2>Summary</h2>\n<p>The latest run of each target, list "
+	        "and pass kind, and the mean over all runs in the file.</p>\n",
+	        t->n);
 	fputs("<table>\n<tr><th class=\"l\">target</th><th class=\"l\">list</th><th "
 	      "class=\"l\">pass</th><th>rows</th><th class=\"l\">latest</th><th>qps</th>"
 	      "<th>lost %</th><th>p99 ms</th><th>mean qps</th><th>mean p99 ms</th></tr>\n",
@@ -681,7 +699,7 @@ static int history_index(plot_ctx_t *p, const dv_csv_table_t *t, const char *src
 }
 
 int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *dir,
-		    const char *gnuplot, dv_err_t *err)
+                    const char *gnuplot, dv_err_t *err)
 {
 	plot_ctx_t p = {.dir = dir, .gnuplot = gnuplot, .err = err};
 	int cd = dv_csv_column("date"), cq = dv_csv_column("qps"), c99 = dv_csv_column("p99_ms");
@@ -720,18 +738,18 @@ int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *d
 		sq[i].ycol = 2;
 		s99[i].ycol = 3;
 		snprintf(sq[i].title, sizeof(sq[i].title), "%s/%s/%s", g[i].target, g[i].list,
-			 g[i].pass);
+		         g[i].pass);
 		memcpy(s99[i].title, sq[i].title, sizeof(s99[i].title));
 	}
 	static const char timex[] = "set xdata time\nset timefmt '%Y-%m-%dT%H:%M:%SZ'\n"
-				    "set format x \"%Y-%m-%d\\n%H:%M\"\nset yrange [0:*]\n";
+	                            "set format x \"%Y-%m-%d\\n%H:%M\"\nset yrange [0:*]\n";
 	lines_arg_t aq = {"date (UTC)", "answers per second", timex, sq, ng, "linespoints"};
 	lines_arg_t a99 = {"date (UTC)", "p99 latency (ms)", timex, s99, ng, "linespoints"};
 	if ((rc = draw(&p, chart_new(&p, "trend-qps", "Nightly trend: answers per second"),
-		       lines_body, &aq)) != 0)
+	               lines_body, &aq)) != 0)
 		goto out;
 	if ((rc = draw(&p, chart_new(&p, "trend-p99", "Nightly trend: p99 latency (ms)"),
-		       lines_body, &a99)) != 0)
+	               lines_body, &a99)) != 0)
 		goto out;
 	rc = history_index(&p, t, src_name, g, ng);
 out:
@@ -757,7 +775,7 @@ static bool have_program(const char *prog)
 	while (*path) {
 		size_t n = strcspn(path, ":");
 		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(n ? n : 1), n ? path : ".",
-				     prog) < sizeof(buf) &&
+		                     prog) < sizeof(buf) &&
 		    access(buf, X_OK) == 0)
 			return true;
 		path += n;
@@ -794,17 +812,17 @@ static int sniff(const char *path, dv_err_t *err)
 	if (strncmp(buf, "date,host,", 10) == 0)
 		return 0;
 	return dv_err_set(err, -EPROTO,
-			  "%s: neither a dnsvolley results file (JSON) nor a history file (CSV)",
-			  path);
+	                  "%s: neither a dnsvolley results file (JSON) nor a history file (CSV)",
+	                  path);
 }
 
 int dv_plot_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"gnuplot", required_argument, NULL, 'g'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"gnuplot", required_argument, NULL, 'g'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *dir = NULL, *gnuplot = "gnuplot", *src;
 	dv_err_t err = {{0}};
@@ -825,7 +843,7 @@ int dv_plot_main(int argc, char **argv)
 			return 0;
 		default:
 			fprintf(stderr, "dnsvolley plot: %s: unknown option or missing value\n",
-				argv[optind - 1]);
+			        argv[optind - 1]);
 			plot_usage(stderr);
 			return 2;
 		}
@@ -838,9 +856,9 @@ int dv_plot_main(int argc, char **argv)
 	src = argv[optind];
 	if (!have_program(gnuplot)) {
 		fprintf(stderr,
-			"dnsvolley plot: %s: not found in PATH; plots need gnuplot (Debian: "
-			"apt-get install gnuplot-nox)\n",
-			gnuplot);
+		        "dnsvolley plot: %s: not found in PATH; plots need gnuplot (Debian: "
+		        "apt-get install gnuplot-nox)\n",
+		        gnuplot);
 		return 2;
 	}
 	if ((kind = sniff(src, &err)) < 0) {

@@ -20,9 +20,9 @@
 int dv_plot_main(int argc, char **argv);
 
 /* The same, as functions (tests): gnuplot is the program to run ("gnuplot"). */
-int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir,
-		  const char *gnuplot, dv_err_t *err);
+int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, const char *gnuplot,
+                  dv_err_t *err);
 int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *dir,
-		    const char *gnuplot, dv_err_t *err);
+                    const char *gnuplot, dv_err_t *err);
 
 #endif

@@ -1,4 +1,5 @@
-/* test_compare: grouping of repeats, the spread rule (2 x pooled sd), deltas in the side-by-side table. */
+/* test_compare: grouping of repeats, the spread rule (2 x pooled sd), deltas in the side-by-side
+ * table. */
 #include "config.h"
 
 #include <errno.h>
@@ -62,7 +63,8 @@ static void free_study(dv_study_t *s)
 
 static void test_spread_rule(void **state)
 {
-	/* a: mean 10, sd 1; b: mean 12, sd 1 -> pooled sd 1, delta 2: not beyond (2 > 2 is false). */
+	/* a: mean 10, sd 1; b: mean 12, sd 1 -> pooled sd 1, delta 2: not beyond (2 > 2 is false).
+	 */
 	static const double a[] = {9, 10, 11}, b[] = {11, 12, 13}, c[] = {11.5, 12.5, 13.5};
 	static const double one[] = {5}, flat[] = {4, 4}, flat2[] = {4, 4}, flat3[] = {4.5, 4.5};
 	(void)state;
@@ -84,9 +86,9 @@ static void test_spread_rule(void **state)
 static void test_groups(void **state)
 {
 	static const pass_spec_t ps[] = {
-		{0, DV_PASS_WARMUP, 0, 1, 10, 10, 1},	   {0, DV_PASS_COLD, 0, 100, 1000, 10, 1000},
-		{0, DV_PASS_HOT, 0, 200, 1000, 0, 500},	   {1, DV_PASS_COLD, 0, 50, 1000, 0, 3000},
-		{0, DV_PASS_COLD, 1, 300, 1000, 30, 3000}, {0, DV_PASS_HOT, 1, 400, 1000, 0, 700},
+	    {0, DV_PASS_WARMUP, 0, 1, 10, 10, 1},      {0, DV_PASS_COLD, 0, 100, 1000, 10, 1000},
+	    {0, DV_PASS_HOT, 0, 200, 1000, 0, 500},    {1, DV_PASS_COLD, 0, 50, 1000, 0, 3000},
+	    {0, DV_PASS_COLD, 1, 300, 1000, 30, 3000}, {0, DV_PASS_HOT, 1, 400, 1000, 0, 700},
 	};
 	dv_study_t *s = make_study(ps, DV_ARRAY_SIZE(ps));
 	dv_groups_t gs;
@@ -139,12 +141,16 @@ static char *print_to_string(const dv_study_t *b, const dv_study_t *c, size_t *m
 static void test_table(void **state)
 {
 	static const pass_spec_t base_ps[] = {
-		{0, DV_PASS_HOT, 0, 1000, 1000, 0, 1000000}, {0, DV_PASS_HOT, 1, 1010, 1000, 0, 1000000},
-		{0, DV_PASS_HOT, 2, 990, 1000, 0, 1000000},  {1, DV_PASS_HOT, 0, 500, 1000, 0, 2000000},
+	    {0, DV_PASS_HOT, 0, 1000, 1000, 0, 1000000},
+	    {0, DV_PASS_HOT, 1, 1010, 1000, 0, 1000000},
+	    {0, DV_PASS_HOT, 2, 990, 1000, 0, 1000000},
+	    {1, DV_PASS_HOT, 0, 500, 1000, 0, 2000000},
 	};
 	static const pass_spec_t new_ps[] = {
-		{0, DV_PASS_HOT, 0, 900, 1000, 10, 1500000}, {0, DV_PASS_HOT, 1, 905, 1000, 10, 1500000},
-		{0, DV_PASS_HOT, 2, 895, 1000, 10, 1500000}, {0, DV_PASS_COLD, 0, 50, 1000, 0, 9000000},
+	    {0, DV_PASS_HOT, 0, 900, 1000, 10, 1500000},
+	    {0, DV_PASS_HOT, 1, 905, 1000, 10, 1500000},
+	    {0, DV_PASS_HOT, 2, 895, 1000, 10, 1500000},
+	    {0, DV_PASS_COLD, 0, 50, 1000, 0, 9000000},
 	};
 	dv_study_t *b = make_study(base_ps, DV_ARRAY_SIZE(base_ps));
 	dv_study_t *c = make_study(new_ps, DV_ARRAY_SIZE(new_ps));
@@ -157,11 +163,11 @@ static void test_table(void **state)
 	assert_non_null(strstr(t, "\na/SOA/hot (repeats: base 3, new 3)\n"));
 	/* qps: 1000 -> 900, -100 (-10.00%); sd 10 and 5, pooled 7.9: beyond the spread. */
 	assert_non_null(strstr(t, "  qps               1000.0          900.0         -100.0   "
-				  "-10.00%  YES\n"));
+	                          "-10.00%  YES\n"));
 	assert_non_null(strstr(t, "  lost %             0.000          1.000         +1.000       "
-				  "n/a  YES\n"));
+	                          "n/a  YES\n"));
 	assert_non_null(strstr(t, "  p99 ms            1.0000         1.5000        +0.5000   "
-				  "+50.00%  YES\n"));
+	                          "+50.00%  YES\n"));
 	assert_non_null(strstr(t, "\na/SOA/cold: only in new.json\n"));
 	assert_non_null(strstr(t, "\nb/SOA/hot: only in base.json\n"));
 	free(t);
@@ -170,7 +176,7 @@ static void test_table(void **state)
 	t = print_to_string(b, b, &matched);
 	assert_int_equal(matched, 2);
 	assert_non_null(strstr(t, "  qps               1000.0         1000.0           +0.0    "
-				  "+0.00%  no\n"));
+	                          "+0.00%  no\n"));
 	/* One repeat: no spread to compare with. */
 	assert_non_null(strstr(t, "+0.00%  n/a (< 2 repeats)\n"));
 	free(t);
@@ -181,9 +187,9 @@ static void test_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spread_rule),
-		cmocka_unit_test(test_groups),
-		cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_spread_rule),
+	    cmocka_unit_test(test_groups),
+	    cmocka_unit_test(test_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* test_csv: history rows appended with the header once, a foreign header refused, quoting round trip. */
+/* test_csv: history rows appended with the header once, a foreign header refused, quoting round
+ * trip. */
 #include "config.h"
 
 #include <errno.h>
@@ -122,20 +123,20 @@ static void test_header_once(void **state)
 	(void)state;
 
 	assert_string_equal(dv_csv_header(),
-			    "date,host,tool_version,target,target_addr,list,repeat,pass,sent,"
-			    "completed,lost,lost_pct,not_sent,late,qps,p50_ms,p90_ms,p99_ms,"
-			    "p999_ms,mean_ms,max_ms,stddev_ms,run_time_s,cpu_us_per_query,"
-			    "interrupted");
+	                    "date,host,tool_version,target,target_addr,list,repeat,pass,sent,"
+	                    "completed,lost,lost_pct,not_sent,late,qps,p50_ms,p90_ms,p99_ms,"
+	                    "p999_ms,mean_ms,max_ms,stddev_ms,run_time_s,cpu_us_per_query,"
+	                    "interrupted");
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_non_null(strstr(text, dv_csv_header()));
 	assert_string_equal(strstr(text, "\n") + 1,
-			    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
-			    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
-			    "0.500000,0.500000,0.000000,2.500000,2.000,0\n"
-			    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
-			    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
-			    "0.750000,0.750000,0.000000,2.500000,2.000,0\n");
+	                    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
+	                    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
+	                    "0.500000,0.500000,0.000000,2.500000,2.000,0\n"
+	                    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
+	                    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
+	                    "0.750000,0.750000,0.000000,2.500000,2.000,0\n");
 	/* Append again: the header is not repeated, rows follow. */
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	second = read_all(path);
@@ -249,12 +250,12 @@ static void test_unwritable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_header_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_empty_file_gets_header, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_header_mismatch_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_quoting_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_header_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_empty_file_gets_header, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_header_mismatch_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_quoting_round_trip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

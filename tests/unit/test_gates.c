@@ -1,4 +1,5 @@
-/* test_gates: option parsing (percent, latency units), each gate, baseline-relative gates, JUnit XML. */
+/* test_gates: option parsing (percent, latency units), each gate, baseline-relative gates, JUnit
+ * XML. */
 #include "config.h"
 
 #include <errno.h>
@@ -77,7 +78,7 @@ static char *slurp(FILE *fp)
 
 /* Evaluate g on s (and base), return the status and the report text in *text. */
 static int eval(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *base, char **text,
-		dv_err_t *err)
+                dv_err_t *err)
 {
 	FILE *fp = tmpfile();
 	int rc;
@@ -173,8 +174,8 @@ static void test_parse_opt(void **state)
 }
 
 static const pass_spec_t good[] = {
-	{DV_PASS_COLD, 0, 10000, 1000, 1, 2000000}, /* lost 0.1%, p99 2 ms */
-	{DV_PASS_HOT, 0, 20000, 1000, 0, 500000},   /* lost 0%, p99 0.5 ms */
+    {DV_PASS_COLD, 0, 10000, 1000, 1, 2000000}, /* lost 0.1%, p99 2 ms */
+    {DV_PASS_HOT, 0, 20000, 1000, 0, 500000},   /* lost 0%, p99 0.5 ms */
 };
 
 static void test_each_absolute_gate(void **state)
@@ -226,9 +227,9 @@ static void test_each_absolute_gate(void **state)
 static void test_repeats_use_mean(void **state)
 {
 	static const pass_spec_t reps[] = {
-		{DV_PASS_HOT, 0, 9000, 1000, 0, 1000000},
-		{DV_PASS_HOT, 1, 11000, 1000, 0, 3000000},
-		{DV_PASS_WARMUP, 0, 1, 1000, 1000, 1}, /* never gated */
+	    {DV_PASS_HOT, 0, 9000, 1000, 0, 1000000},
+	    {DV_PASS_HOT, 1, 11000, 1000, 0, 3000000},
+	    {DV_PASS_WARMUP, 0, 1, 1000, 1000, 1}, /* never gated */
 	};
 	dv_study_t *s = make_study(reps, 3);
 	dv_gates_t g;
@@ -252,12 +253,12 @@ static void test_repeats_use_mean(void **state)
 static void test_relative_gates(void **state)
 {
 	static const pass_spec_t base_spec[] = {
-		{DV_PASS_COLD, 0, 10000, 1000, 0, 1000000},
-		{DV_PASS_HOT, 0, 20000, 1000, 0, 500000},
+	    {DV_PASS_COLD, 0, 10000, 1000, 0, 1000000},
+	    {DV_PASS_HOT, 0, 20000, 1000, 0, 500000},
 	};
 	static const pass_spec_t slow_spec[] = {
-		{DV_PASS_COLD, 0, 9600, 1000, 0, 1050000}, /* -4% qps, +5% p99 */
-		{DV_PASS_HOT, 0, 18000, 1000, 0, 600000},  /* -10% qps, +20% p99 */
+	    {DV_PASS_COLD, 0, 9600, 1000, 0, 1050000}, /* -4% qps, +5% p99 */
+	    {DV_PASS_HOT, 0, 18000, 1000, 0, 600000},  /* -10% qps, +20% p99 */
 	};
 	dv_study_t *base = make_study(base_spec, 2), *slow = make_study(slow_spec, 2);
 	dv_gates_t g;
@@ -274,9 +275,9 @@ static void test_relative_gates(void **state)
 
 	assert_int_equal(eval(&g, slow, base, &text, &err), 1);
 	assert_non_null(strstr(text, "ok   t1/SOA/cold: qps 9600.0 vs baseline 10000.0: drop "
-				     "4.00% <= 5%"));
+	                             "4.00% <= 5%"));
 	assert_non_null(strstr(text, "FAIL t1/SOA/hot: qps 18000.0 vs baseline 20000.0: drop "
-				     "10.00% > 5%"));
+	                             "10.00% > 5%"));
 	free(text);
 	/* Same study as its own baseline: no drop. */
 	assert_int_equal(eval(&g, base, base, &text, &err), 0);
@@ -286,9 +287,9 @@ static void test_relative_gates(void **state)
 	g.max_p99_rise_pct = 10;
 	assert_int_equal(eval(&g, slow, base, &text, &err), 1);
 	assert_non_null(strstr(text, "ok   t1/SOA/cold: p99 1.0500 ms vs baseline 1.0000 ms: "
-				     "rise 5.00% <= 10%"));
+	                             "rise 5.00% <= 10%"));
 	assert_non_null(strstr(text, "FAIL t1/SOA/hot: p99 0.6000 ms vs baseline 0.5000 ms: "
-				     "rise 20.00% > 10%"));
+	                             "rise 20.00% > 10%"));
 	free(text);
 	/* Faster than the baseline: a negative rise holds. */
 	assert_int_equal(eval(&g, base, slow, &text, &err), 0);
@@ -330,7 +331,7 @@ static void test_no_passes(void **state)
 static void test_junit(void **state)
 {
 	static const pass_spec_t spec[] = {{DV_PASS_COLD, 0, 10000, 1000, 0, 2000000},
-					   {DV_PASS_HOT, 0, 20000, 1000, 0, 500000}};
+	                                   {DV_PASS_HOT, 0, 20000, 1000, 0, 500000}};
 	dv_study_t *s = make_study(spec, 2);
 	dv_gates_t g;
 	dv_err_t err = {{0}};
@@ -354,11 +355,11 @@ static void test_junit(void **state)
 	fclose(fp);
 	assert_non_null(strstr(text, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"));
 	assert_non_null(strstr(text, "<testsuites tests=\"2\" failures=\"1\" errors=\"0\" "
-				     "skipped=\"0\">"));
+	                             "skipped=\"0\">"));
 	assert_non_null(strstr(text, "<testcase classname=\"dnsvolley.gates.max-p99\" "
-				     "name=\"a&lt;b&gt;&amp;&quot;c&#39;/SOA/cold\" time=\"0\">"));
+	                             "name=\"a&lt;b&gt;&amp;&quot;c&#39;/SOA/cold\" time=\"0\">"));
 	assert_non_null(strstr(text, "<failure type=\"gate\" message=\"a&lt;b&gt;&amp;&quot;c&#39;"
-				     "/SOA/cold: p99 2.0000 ms &gt; 1 ms\">"));
+	                             "/SOA/cold: p99 2.0000 ms &gt; 1 ms\">"));
 	assert_non_null(strstr(text, "name=\"a&lt;b&gt;&amp;&quot;c&#39;/SOA/hot\" time=\"0\"/>"));
 	assert_null(strstr(text, "a<b"));
 	assert_non_null(strstr(text, "</testsuites>\n"));
@@ -378,10 +379,10 @@ static void test_junit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_percent),	   cmocka_unit_test(test_parse_latency),
-		cmocka_unit_test(test_parse_opt),	   cmocka_unit_test(test_each_absolute_gate),
-		cmocka_unit_test(test_repeats_use_mean), cmocka_unit_test(test_relative_gates),
-		cmocka_unit_test(test_no_passes),	   cmocka_unit_test(test_junit),
+	    cmocka_unit_test(test_parse_percent),    cmocka_unit_test(test_parse_latency),
+	    cmocka_unit_test(test_parse_opt),        cmocka_unit_test(test_each_absolute_gate),
+	    cmocka_unit_test(test_repeats_use_mean), cmocka_unit_test(test_relative_gates),
+	    cmocka_unit_test(test_no_passes),        cmocka_unit_test(test_junit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

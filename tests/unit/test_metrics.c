@@ -1,4 +1,5 @@
-/* test_metrics: dns-metrics JSON lines: one object per line, types in order, fields parse back with jansson. */
+/* test_metrics: dns-metrics JSON lines: one object per line, types in order, fields parse back with
+ * jansson. */
 #include "config.h"
 
 #include <errno.h>
@@ -62,10 +63,10 @@ static dv_study_t *make_study(void)
 			dv_hist_add(&p->res.stats.latency, k < 900 ? 100 : 1000000);
 		p->res.n_intervals = 2;
 		p->res.intervals = calloc(2, sizeof(dv_interval_t));
-		p->res.intervals[0] = (dv_interval_t){.t_s = 0.5, .sent = 600, .completed = 598,
-						      .lost = 0, .lat_mean_ns = 1234.4};
-		p->res.intervals[1] = (dv_interval_t){.t_s = 1.0, .sent = 400, .completed = 398,
-						      .lost = 4, .lat_mean_ns = 99.6};
+		p->res.intervals[0] = (dv_interval_t){
+		    .t_s = 0.5, .sent = 600, .completed = 598, .lost = 0, .lat_mean_ns = 1234.4};
+		p->res.intervals[1] = (dv_interval_t){
+		    .t_s = 1.0, .sent = 400, .completed = 398, .lost = 4, .lat_mean_ns = 99.6};
 	}
 	return s;
 }
@@ -161,9 +162,9 @@ static void test_lines(void **state)
 	assert_string_equal(json_string_value(json_array_get(params, 6)), "a b");
 	assert_string_equal(json_string_value(json_array_get(params, 7)), "x y");
 	json_t *info = json_object_get(o[0], "additional_info");
-	assert_string_equal(gets(json_array_get(json_object_get(info, "targets"), 0),
-				 "server_version"),
-			    "responder 1");
+	assert_string_equal(
+	    gets(json_array_get(json_object_get(info, "targets"), 0), "server_version"),
+	    "responder 1");
 	assert_int_equal(geti(json_array_get(json_object_get(info, "lists"), 0), "queries"), 1000);
 
 	/* The first reported pass is the cold one (the warmup is not reported). */
@@ -171,7 +172,7 @@ static void test_lines(void **state)
 	assert_string_equal(gets(o[1], "subid"), "pass1");
 	assert_string_equal(gets(o[1], "pass"), "cold");
 	assert_string_equal(gets(o[1], "msg"),
-			    "pass 1: target t1 (127.0.0.1:5300), list SOA, repeat 1, cold");
+	                    "pass 1: target t1 (127.0.0.1:5300), list SOA, repeat 1, cold");
 	uint64_t t1 = T0 + 10 * DV_NS_PER_S;
 	assert_string_equal(gets(o[2], "type"), "stats_periodic");
 	assert_string_equal(gets(o[2], "subid"), "pass1");
@@ -246,9 +247,9 @@ static void test_unwritable(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_split_cmdline),
-		cmocka_unit_test(test_lines),
-		cmocka_unit_test(test_unwritable),
+	    cmocka_unit_test(test_split_cmdline),
+	    cmocka_unit_test(test_lines),
+	    cmocka_unit_test(test_unwritable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
