@@ -202,9 +202,13 @@ static void pump(dv_worker_t *w, uint64_t now)
 	dv_batch_t *b = tl_batch;
 	unsigned round;
 
+	uint64_t pace_now;
+
 	if (!w->sending)
 		return;
-	if (now >= w->send_end_ns) {
+	/* At the time limit, still send what the schedule had due before it. */
+	pace_now = now < w->send_end_ns ? now : w->send_end_ns - 1;
+	if (now >= w->send_end_ns && w->rate_qps <= 0) {
 		end_sending(w, now, w->cfg->timeout_ns);
 		return;
 	}
@@ -218,7 +222,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 		if (n == 0)
 			break;
 		if (w->rate_qps > 0) {
-			uint64_t a = dv_pacer_allowance(&w->pacer, now);
+			uint64_t a = dv_pacer_allowance(&w->pacer, pace_now);
 			if (a == 0)
 				break;
 			n = DV_MIN(n, a);
@@ -250,7 +254,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 		if (r == 0 && !wait && err != 0 && err != EINTR)
 			continue; /* a hard error skipped one query; go on with the next */
 	}
-	if (dv_engine_list_done(&w->eng))
+	if (dv_engine_list_done(&w->eng) || now >= w->send_end_ns)
 		end_sending(w, now, w->cfg->timeout_ns);
 }
 
@@ -505,8 +509,11 @@ static void *worker_main(void *arg)
 	w->sending = true;
 	w->drain_end_ns = UINT64_MAX;
 	if (w->rate_qps > 0) {
-		/* Catch up at most 10 ms of schedule after a stall (at least one batch). */
-		uint64_t backlog = (uint64_t)(w->rate_qps * 0.010);
+		/*
+		 * Catch up at most 1 s of schedule after a stall (a busy machine can
+		 * deschedule us for tens of ms); the window still bounds any burst.
+		 */
+		uint64_t backlog = (uint64_t)(w->rate_qps * 1.0);
 		dv_pacer_init(&w->pacer, w->rate_qps, now, DV_MAX(backlog, DV_BATCH));
 	}
 	check_stop(w, now);

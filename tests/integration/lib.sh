@@ -42,6 +42,7 @@ start_responder() {
 	local name=$1
 	shift
 	local pf="$TMP/$name.port" out="$TMP/$name.out"
+	rm -f "$pf"
 	"$RESPONDER" -a 127.0.0.1 -p 0 --port-file "$pf" "$@" >"$out" 2>"$TMP/$name.err" &
 	local pid=$!
 	_pids+=("$pid")
