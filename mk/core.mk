@@ -5,3 +5,5 @@ libdnsvolley_la_SOURCES += src/util.c src/util.h src/atomicfile.c src/atomicfile
 bin_PROGRAMS += dnsvolley
 dnsvolley_SOURCES = src/main.c
 dnsvolley_LDADD = $(DV_LIBS)
+dist_man_MANS += doc/dnsvolley.1
+EXTRA_DIST += doc/numbers.md doc/architecture.md doc/performance.md doc/benchmarks.md
