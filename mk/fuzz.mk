@@ -1,1 +1,69 @@
-# fuzz: files of this area (owned by its issue's work).
+# fuzz: libFuzzer targets, their seed corpora (replayed by make check), the
+# hostile test server and the robustness tests (issue 6; doc/fuzzing.md,
+# doc/robustness.md).
+#
+# Without --enable-fuzzing each target is linked with tests/fuzz/replay_main.c
+# and make check runs it once over its corpus (any compiler, no clang runtime).
+# With ./configure CC=clang --enable-fuzzing [--enable-sanitizers] the same
+# sources link with -fsanitize=fuzzer; `make fuzz FUZZ_SECONDS=300` then fuzzes
+# every target (new inputs go to fuzz-work/TARGET, crashes to fuzz-work/).
+FUZZ_TARGETS = querylist response results answer
+FUZZ_PROGS = tests/fuzz/fuzz_querylist tests/fuzz/fuzz_response tests/fuzz/fuzz_results \
+	tests/fuzz/fuzz_answer
+check_PROGRAMS += $(FUZZ_PROGS)
+
+if FUZZING
+# Coverage for the whole library, not only the target files.
+AM_CFLAGS += -fsanitize=fuzzer-no-link
+fuzz_link_flags = $(AM_LDFLAGS) -fsanitize=fuzzer
+FUZZ_DRIVER =
+else
+fuzz_link_flags = $(AM_LDFLAGS)
+FUZZ_DRIVER = tests/fuzz/replay_main.c
+endif
+
+tests_fuzz_fuzz_querylist_SOURCES = tests/fuzz/fuzz_querylist.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_querylist_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_querylist_LDADD = $(DV_LIBS)
+tests_fuzz_fuzz_response_SOURCES = tests/fuzz/fuzz_response.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_response_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_response_LDADD = $(DV_LIBS)
+tests_fuzz_fuzz_results_SOURCES = tests/fuzz/fuzz_results.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_results_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_results_LDADD = $(DV_LIBS)
+tests_fuzz_fuzz_answer_SOURCES = tests/fuzz/fuzz_answer.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_answer_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_answer_LDADD = $(DV_LIBS)
+EXTRA_DIST += tests/fuzz/replay_main.c tests/fuzz/corpus
+
+# make check: every corpus replayed (tests/fuzz/replay.sh TARGET, one wrapper each).
+FUZZ_TESTS = tests/fuzz/replay-querylist.sh tests/fuzz/replay-response.sh \
+	tests/fuzz/replay-results.sh tests/fuzz/replay-answer.sh
+TESTS += $(FUZZ_TESTS)
+EXTRA_DIST += $(FUZZ_TESTS) tests/fuzz/replay.sh
+
+FUZZ_SECONDS = 60
+fuzz: $(FUZZ_PROGS)
+if FUZZING
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p fuzz-work/$$t && \
+		echo "== fuzz_$$t for $(FUZZ_SECONDS) s" && \
+		./tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix=fuzz-work/$$t- fuzz-work/$$t $(srcdir)/tests/fuzz/corpus/$$t \
+			|| exit 1; \
+	done
+else
+	@echo "make fuzz needs: ./configure CC=clang --enable-fuzzing --enable-sanitizers" >&2; exit 2
+endif
+.PHONY: fuzz
+
+# Test helpers: a misbehaving DNS server and a peak-RSS wrapper.
+check_PROGRAMS += tests/helpers/hostile tests/helpers/maxrss
+tests_helpers_hostile_SOURCES = tests/helpers/hostile.c
+tests_helpers_hostile_LDADD = $(DV_LIBS)
+tests_helpers_maxrss_SOURCES = tests/helpers/maxrss.c
+
+ROBUST_ITESTS = tests/integration/hostile.sh tests/integration/limits.sh \
+	tests/integration/bad-input.sh tests/integration/server-restart.sh
+TESTS += $(ROBUST_ITESTS)
+EXTRA_DIST += $(ROBUST_ITESTS) bench/rss-soak.sh doc/robustness.md doc/fuzzing.md
