@@ -109,6 +109,71 @@ int main(int argc, char **argv)
 EOF
 cc -O2 -o "$tmp/flood" "$tmp/flood.c"
 
+# The bare reflector: the least a UDP responder can do (recvmmsg, set QR, sendmmsg), as
+# the yardstick for "keeps up": the responder's qps over this one's, same client, same run.
+cat >"$tmp/bare.c" <<'EOF'
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#define B 64
+static volatile sig_atomic_t stop;
+static void on_sig(int s)
+{
+	(void)s;
+	stop = 1;
+}
+int main(int argc, char **argv)
+{
+	static uint8_t buf[B][512];
+	struct mmsghdr m[B];
+	struct iovec io[B];
+	struct sockaddr_in src[B], a = {.sin_family = AF_INET};
+	struct timeval tv = {0, 100000};
+	socklen_t al = sizeof(a);
+	unsigned long long answered = 0;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), big = 8 << 20, i, n;
+	FILE *f;
+
+	signal(SIGINT, on_sig);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+		return perror("bind"), 1;
+	getsockname(fd, (struct sockaddr *)&a, &al);
+	f = fopen(argv[1], "w");
+	fprintf(f, "%u\n", ntohs(a.sin_port));
+	fclose(f);
+	while (!stop) {
+		for (i = 0; i < B; i++) {
+			io[i] = (struct iovec){buf[i], sizeof(buf[i])};
+			m[i] = (struct mmsghdr){.msg_hdr = {.msg_name = &src[i],
+							    .msg_namelen = sizeof(src[i]),
+							    .msg_iov = &io[i], .msg_iovlen = 1}};
+		}
+		n = recvmmsg(fd, m, B, MSG_WAITFORONE, NULL);
+		if (n <= 0)
+			continue;
+		for (i = 0; i < n; i++) {
+			buf[i][2] |= 0x80;
+			io[i].iov_len = m[i].msg_len;
+		}
+		n = sendmmsg(fd, m, n, 0);
+		if (n > 0)
+			answered += n;
+	}
+	printf("answered %llu\n", answered);
+	return 0;
+}
+EOF
+cc -O2 -o "$tmp/bare" "$tmp/bare.c"
+
 printf 'www.example.com SOA\nexample.com A\nmail.example.com AAAA\n' >"$tmp/queries.txt"
 hz=$(getconf CLK_TCK)
 
@@ -121,7 +186,11 @@ measure() {
 	shift 2
 	local pf="$tmp/port" out="$tmp/resp.out" cout="$tmp/client.out" c0 c1 t0 t1 port
 	rm -f "$pf"
-	taskset -c "$resp_cpu" "$responder" -a 127.0.0.1 -p 0 --port-file "$pf" -q "$@" >"$out" &
+	if [ "${1:-}" = bare ]; then
+		taskset -c "$resp_cpu" "$tmp/bare" "$pf" >"$out" &
+	else
+		taskset -c "$resp_cpu" "$responder" -a 127.0.0.1 -p 0 --port-file "$pf" -q "$@" >"$out" &
+	fi
 	rpid=$!
 	for _ in $(seq 200); do [ -s "$pf" ] && break; sleep 0.025; done
 	port=$(cat "$pf")
@@ -151,7 +220,7 @@ measure() {
 	awk -v l="$label" -v a="$answered" -v c="$((c1 - c0))" -v hz="$hz" -v t0="$t0" -v t1="$t1" \
 		-v q="$client_qps" -v cu="$client_cpu_us" 'BEGIN {
 		cpu = c / hz; el = t1 - t0
-		printf "%-28s %9.0f qps  responder %5.2f us/answer  %3.0f%% of its core  client %s us/query\n",
+		printf "%-30s %9.0f qps  server %5.2f us/answer  %3.0f%% of its core  client %s us/query\n",
 			l, q, (a > 0 ? cpu * 1e6 / a : 0), 100 * cpu / el, cu
 	}'
 }
@@ -160,7 +229,36 @@ echo "# responder on CPU $resp_cpu, client on CPU $client_cpu, ${secs}s each, wi
 echo "# $(uname -r); $(nproc) cores; $(dnsperf -h 2>&1 | grep -m1 -o 'DNS Performance Testing Tool version [0-9.]*' || true)"
 for r in $(seq "$rounds"); do
 	echo "# round $r"
-	measure "flood  -> --reflect" flood --reflect
-	measure "flood  -> answers (SOA)" flood
-	measure "dnsperf -> answers" dnsperf
-done
+	measure "flood   -> bare reflector" flood bare
+	measure "flood   -> responder --reflect" flood --reflect
+	measure "flood   -> responder (SOA)" flood
+	measure "dnsperf -> bare reflector" dnsperf bare
+	measure "dnsperf -> responder (SOA)" dnsperf
+done | tee "$tmp/lines"
+
+# Medians over the rounds, and the responder's CPU per answer over the bare reflector's
+# for the same client (the figure that survives a noisy machine: it is a ratio).
+echo "# medians over $rounds rounds"
+awk '
+	!/^#/ {
+		l = substr($0, 1, 30); sub(/ +$/, "", l); n[l]++
+		match($0, /[0-9]+ qps/); q[l, n[l]] = substr($0, RSTART, RLENGTH - 4) + 0
+		match($0, /[0-9.]+ us\/answer/); u[l, n[l]] = substr($0, RSTART, RLENGTH - 10) + 0
+		if (!(l in seen)) { seen[l] = 1; order[++k] = l }
+	}
+	function med(a, l, cnt,   i, j, t, v) {
+		for (i = 1; i <= cnt; i++) v[i] = a[l, i]
+		for (i = 1; i <= cnt; i++) for (j = i + 1; j <= cnt; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+		return cnt % 2 ? v[(cnt + 1) / 2] : (v[cnt / 2] + v[cnt / 2 + 1]) / 2
+	}
+	END {
+		for (i = 1; i <= k; i++) {
+			l = order[i]; mq[l] = med(q, l, n[l]); mu[l] = med(u, l, n[l])
+			printf "%-30s %9.0f qps  server %5.2f us/answer\n", l, mq[l], mu[l]
+		}
+		for (i = 1; i <= k; i++) {
+			l = order[i]; c = substr(l, 1, 8); b = c "-> bare reflector"
+			if (l != b && (b in mu) && mu[b] > 0)
+				printf "ratio %-24s cpu/answer %.2f x bare, qps %.2f x bare\n", l, mu[l] / mu[b], mq[l] / mq[b]
+		}
+	}' "$tmp/lines"

@@ -128,10 +128,9 @@ static size_t hold_entry_size(size_t len)
 
 static hold_entry_t *hold_head(hold_fifo_t *h)
 {
+	/* hold_pop() never leaves an emptied chunk at the front while entries remain. */
 	if (h->count == 0)
 		return NULL;
-	while (h->first->head == h->first->tail) /* an emptied chunk at the front */
-		h->first = h->first->next;
 	return (hold_entry_t *)(h->first->bytes + h->first->head);
 }
 

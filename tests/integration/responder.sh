@@ -139,6 +139,31 @@ assert_ge "kdig's time (ms)" 120 "$ms"
 stop delay
 assert_eq "delay counts" "received=1 answered=1 dropped=0" "$(counts delay | cut -d' ' -f1-3)"
 
+echo "== --delay: many held at once (several chunks of the hold queue), then held at stop"
+# One socket sends N copies of a query with a 60-byte label (answers of ~180 bytes held).
+long_query=1234010000010000000000003c$(printf '61%.0s' $(seq 60))0000060001
+fmt=$(sed 's/\([0-9a-f][0-9a-f]\)/\\x\1/g' <<<"$long_query")
+send_many() { # PORT COUNT
+	(
+		exec 3<>"/dev/udp/127.0.0.1/$1"
+		for _ in $(seq "$2"); do printf "$fmt" >&3; done
+	)
+}
+start_responder held --delay 300
+send_many "$held_PORT" 12000
+sleep 1.5
+stop held
+assert_eq "held counts" \
+	"received=12000 answered=12000 dropped=0 faulty=0 duplicates=0 malformed=0 send-errors=0 source-ports=1" \
+	"$(counts held)"
+start_responder held_at_stop --delay 60000
+send_many "$held_at_stop_PORT" 100
+sleep 0.5
+stop held_at_stop
+assert_eq "held at stop: dropped" \
+	"received=100 answered=0 dropped=100 faulty=0 duplicates=0 malformed=0 send-errors=0 source-ports=1" \
+	"$(counts held_at_stop)"
+
 echo "== faults: garbage, wrong id, wrong question, duplicate"
 start_responder garbage --garbage-every 1
 out=$(q garbage g.example A)
