@@ -7,20 +7,20 @@
 #include <string.h>
 #include <strings.h>
 
-#define DNS_HDR_LEN    12
-#define DNS_NAME_MAX   255
-#define DNS_LABEL_MAX  63
-#define T_A            1
-#define T_SOA          6
-#define T_AAAA         28
-#define T_OPT          41
-#define C_IN           1
-#define RC_FORMERR     1
-#define RC_NXDOMAIN    3
-#define RC_NOTIMP      4
-#define RC_BADVERS_HI  1 /* BADVERS = 16: upper 8 bits of the 12-bit rcode = 1 */
-#define RECORD_TTL     300
-#define OFFSET_QNAME   12 /* the question name always starts right after the header */
+#define DNS_HDR_LEN   12
+#define DNS_NAME_MAX  255
+#define DNS_LABEL_MAX 63
+#define T_A           1
+#define T_SOA         6
+#define T_AAAA        28
+#define T_OPT         41
+#define C_IN          1
+#define RC_FORMERR    1
+#define RC_NXDOMAIN   3
+#define RC_NOTIMP     4
+#define RC_BADVERS_HI 1 /* BADVERS = 16: upper 8 bits of the 12-bit rcode = 1 */
+#define RECORD_TTL    300
+#define OFFSET_QNAME  12 /* the question name always starts right after the header */
 
 /* Reading cursor: every read checks the bound; the first failure sticks (knot's wire_ctx). */
 typedef struct rcur {
@@ -176,16 +176,16 @@ static void wr_rr_head(wcur_t *w, uint16_t type, uint16_t cls, uint16_t rdlen)
 static void wr_soa(wcur_t *w, uint16_t cls)
 {
 	static const uint8_t mname[] = {3, 'n', 's', '1', 0xc0, OFFSET_QNAME};
-	static const uint8_t rname[] = {10, 'h', 'o', 's', 't', 'm', 'a', 's', 't', 'e', 'r',
-					0xc0, OFFSET_QNAME};
+	static const uint8_t rname[] = {10,  'h', 'o', 's', 't',  'm',         'a',
+	                                's', 't', 'e', 'r', 0xc0, OFFSET_QNAME};
 
 	wr_rr_head(w, T_SOA, cls, (uint16_t)(sizeof(mname) + sizeof(rname) + 20));
 	wr(w, mname, sizeof(mname));
 	wr(w, rname, sizeof(rname));
-	wr_u32(w, 1);      /* serial */
-	wr_u32(w, 3600);   /* refresh */
-	wr_u32(w, 900);    /* retry */
-	wr_u32(w, 604800); /* expire */
+	wr_u32(w, 1);          /* serial */
+	wr_u32(w, 3600);       /* refresh */
+	wr_u32(w, 900);        /* retry */
+	wr_u32(w, 604800);     /* expire */
 	wr_u32(w, RECORD_TTL); /* minimum (negative caching TTL) */
 }
 
@@ -195,7 +195,7 @@ static void wr_soa(wcur_t *w, uint16_t cls)
  * changed to another letter, not merely another case).
  */
 static void wr_question(wcur_t *w, const uint8_t *qname, size_t namelen, const uint8_t *tail4,
-			bool wrong)
+                        bool wrong)
 {
 	if (!wrong) {
 		wr(w, qname, namelen);
@@ -240,7 +240,7 @@ static int build_formerr(const uint8_t *q, wcur_t *w, bool wrong_id)
 }
 
 int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
-		    const dv_answer_opts_t *o)
+                    const dv_answer_opts_t *o)
 {
 	dv_answer_opts_t defaults;
 	rcur_t c = {.p = q, .len = qlen, .off = DNS_HDR_LEN, .err = false};
@@ -313,7 +313,7 @@ int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
 		wr_u8(&w, o->rcode >= 0 ? (uint8_t)((q[3] & 0xf0) | o->rcode) : q[3]);
 		wr(&w, q + 4, 8);
 		wr_question(&w, q + DNS_HDR_LEN, namelen, q + DNS_HDR_LEN + namelen,
-			    o->wrong_question);
+		            o->wrong_question);
 		wr(&w, q + qend, qlen - qend);
 		return finish(&w, o->wrong_id);
 	}
@@ -399,8 +399,8 @@ int dv_answer_garbage(uint64_t seq, uint8_t *out, size_t cap)
 int dv_rcode_parse(const char *s, int *out)
 {
 	static const char *const names[] = {"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN",
-					    "NOTIMP",  "REFUSED", "YXDOMAIN", "YXRRSET",
-					    "NXRRSET", "NOTAUTH", "NOTZONE"};
+	                                    "NOTIMP",  "REFUSED", "YXDOMAIN", "YXRRSET",
+	                                    "NXRRSET", "NOTAUTH", "NOTZONE"};
 	size_t i;
 	int v = 0;
 

@@ -44,7 +44,7 @@ void dv_answer_opts_init(dv_answer_opts_t *o);
  *   -ENOSPC   cap too small (DV_ANSWER_MAX is always enough).
  */
 int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
-		    const dv_answer_opts_t *o);
+                    const dv_answer_opts_t *o);
 
 /*
  * Fault datagram number seq (deterministic): 1..100 bytes of pseudo-random data

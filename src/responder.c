@@ -27,11 +27,11 @@
  * next one is due (loop_delayed).
  */
 
-#define RECV_BATCH 128
-#define OUT_MAX    (2 * RECV_BATCH)     /* an answer and its duplicate per query */
-#define RBUF_LEN   4096                 /* larger queries are truncated: malformed */
-#define ABUF_LEN   (RBUF_LEN + 16)      /* reflect may add 2 bytes ("x" label) */
-#define HOLD_CHUNK (1u << 20)           /* the hold queue grows in chunks of this many bytes */
+#define RECV_BATCH  128
+#define OUT_MAX     (2 * RECV_BATCH) /* an answer and its duplicate per query */
+#define RBUF_LEN    4096             /* larger queries are truncated: malformed */
+#define ABUF_LEN    (RBUF_LEN + 16)  /* reflect may add 2 bytes ("x" label) */
+#define HOLD_CHUNK  (1u << 20)       /* the hold queue grows in chunks of this many bytes */
 #define SOCK_RCVBUF (8 << 20)
 #define SOCK_SNDBUF (4 << 20)
 
@@ -134,9 +134,8 @@ static hold_entry_t *hold_head(hold_fifo_t *h)
 	return (hold_entry_t *)(h->first->bytes + h->first->head);
 }
 
-static int hold_push(hold_fifo_t *h, uint64_t due_ns, const dv_sockaddr_t *addr,
-		     socklen_t addr_len, const uint8_t *data, size_t len, uint8_t kind,
-		     uint8_t copies)
+static int hold_push(hold_fifo_t *h, uint64_t due_ns, const dv_sockaddr_t *addr, socklen_t addr_len,
+                     const uint8_t *data, size_t len, uint8_t kind, uint8_t copies)
 {
 	size_t need = hold_entry_size(len);
 	hold_chunk_t *c = h->last;
@@ -208,7 +207,7 @@ static void hold_free(hold_fifo_t *h)
 /* ---- sending ---- */
 
 static void out_add(worker_t *w, const uint8_t *data, size_t len, void *addr, socklen_t addr_len,
-		    uint8_t kind)
+                    uint8_t kind)
 {
 	unsigned i = w->on++;
 
@@ -290,7 +289,8 @@ static void hold_flush(worker_t *w, uint64_t now_ns)
 
 static void mark_port(worker_t *w, const dv_sockaddr_t *a)
 {
-	uint16_t port = a->sa.sa_family == AF_INET6 ? ntohs(a->in6.sin6_port) : ntohs(a->in.sin_port);
+	uint16_t port =
+	    a->sa.sa_family == AF_INET6 ? ntohs(a->in6.sin6_port) : ntohs(a->in.sin_port);
 
 	w->ports[port >> 6] |= 1ULL << (port & 63);
 }
@@ -357,7 +357,7 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 	}
 	if (w->hold.count >= cfg->hold_max ||
 	    hold_push(&w->hold, now_ns + cfg->delay_ns, &w->raddr[i], mh->msg_namelen, a,
-		      (size_t)len, kind, copies) != 0)
+	              (size_t)len, kind, copies) != 0)
 		w->c.dropped++;
 }
 
@@ -412,7 +412,7 @@ static void loop_delayed(worker_t *w)
 {
 	dv_responder_t *r = w->r;
 	struct pollfd pfd[2] = {{.fd = w->fd, .events = POLLIN},
-				{.fd = r->stop_pipe[0], .events = POLLIN}};
+	                        {.fd = r->stop_pipe[0], .events = POLLIN}};
 
 	while (atomic_load_explicit(&r->stop, memory_order_relaxed) == 0) {
 		int n = recvmmsg(w->fd, w->rmsg, RECV_BATCH, MSG_DONTWAIT, NULL);
@@ -478,15 +478,15 @@ static void set_buffer(int fd, int force_opt, int opt, int bytes)
 		(void)setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof(bytes));
 }
 
-static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool reuseport,
-		       int *out, dv_err_t *err)
+static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool reuseport, int *out,
+                       dv_err_t *err)
 {
 	const struct timeval rcv_timeout = {.tv_sec = 0, .tv_usec = 100 * 1000};
 	int one = 1, fd;
 	char host[INET6_ADDRSTRLEN] = "?";
 	const void *ip = addr->ss_family == AF_INET6
-				 ? (const void *)&((const struct sockaddr_in6 *)addr)->sin6_addr
-				 : (const void *)&((const struct sockaddr_in *)addr)->sin_addr;
+	                     ? (const void *)&((const struct sockaddr_in6 *)addr)->sin6_addr
+	                     : (const void *)&((const struct sockaddr_in *)addr)->sin_addr;
 	uint16_t port = get_port(addr);
 
 	fd = socket(addr->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -505,8 +505,8 @@ static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool 
 		close(fd);
 		inet_ntop(addr->ss_family, ip, host, sizeof(host));
 		return dv_err_set(err, -e, "cannot bind %s%s%s:%u: %s",
-				  addr->ss_family == AF_INET6 ? "[" : "", host,
-				  addr->ss_family == AF_INET6 ? "]" : "", port, strerror(e));
+		                  addr->ss_family == AF_INET6 ? "[" : "", host,
+		                  addr->ss_family == AF_INET6 ? "]" : "", port, strerror(e));
 	}
 	*out = fd;
 	return 0;
@@ -688,7 +688,7 @@ int dv_responder_join(dv_responder_t *r, dv_responder_counts_t *counts, dv_err_t
 		w->started = false;
 		if (w->err != 0 && rc == 0)
 			rc = dv_err_set(err, w->err, "thread %u: receive failed: %s", i,
-					strerror(-w->err));
+			                strerror(-w->err));
 		counts->received += w->c.received;
 		counts->answered += w->c.answered;
 		counts->dropped += w->c.dropped;

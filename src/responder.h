@@ -1,4 +1,4 @@
-/* responder: the bundled loopback DNS responder: sockets, worker threads, fault injection, counts. */
+/* responder: the bundled loopback DNS responder: sockets, threads, fault injection, counts. */
 #ifndef DV_RESPONDER_H
 #define DV_RESPONDER_H
 
@@ -9,13 +9,13 @@
 #include "util.h"
 
 /* Answers a thread may hold for --delay before dropping (and counting) more. */
-#define DV_RESPONDER_HOLD_MAX (1u << 20)
+#define DV_RESPONDER_HOLD_MAX    (1u << 20)
 #define DV_RESPONDER_THREADS_MAX 256
 
 typedef struct dv_responder_config {
 	struct sockaddr_storage addr; /* address and port to bind (port 0 = any free port) */
 	socklen_t addr_len;
-	unsigned threads;             /* worker threads, one SO_REUSEPORT socket each */
+	unsigned threads; /* worker threads, one SO_REUSEPORT socket each */
 	/* "every N" options: 0 = off; counted per thread on the received queries 1, 2, 3...
 	 * (tc_every on the answers built). When several hit the same query, the first in
 	 * this order wins: drop, garbage, wrong_id, wrong_question; duplicate applies to
@@ -26,10 +26,10 @@ typedef struct dv_responder_config {
 	uint64_t wrong_question_every;
 	uint64_t duplicate_every;
 	uint64_t tc_every;
-	uint64_t delay_ns;            /* hold every outgoing datagram this long, 0 = none */
-	uint32_t hold_max;            /* per thread; DV_RESPONDER_HOLD_MAX by default */
-	int rcode;                    /* -1 = natural, else 0..15 */
-	bool reflect;                 /* echo queries with QR set */
+	uint64_t delay_ns; /* hold every outgoing datagram this long, 0 = none */
+	uint32_t hold_max; /* per thread; DV_RESPONDER_HOLD_MAX by default */
+	int rcode;         /* -1 = natural, else 0..15 */
+	bool reflect;      /* echo queries with QR set */
 } dv_responder_config_t;
 
 /* Defaults: 127.0.0.1:53, one thread, no faults. */
@@ -37,10 +37,10 @@ void dv_responder_config_init(dv_responder_config_t *cfg);
 
 /* The counts printed at exit, summed over threads (see doc/dnsvolley-responder.1). */
 typedef struct dv_responder_counts {
-	uint64_t received;     /* query datagrams received */
-	uint64_t answered;     /* correct answers the kernel accepted (a duplicate counts once) */
-	uint64_t dropped;      /* not answered on purpose: --drop-every, hold overflow, held at stop */
-	uint64_t faulty;       /* garbage / wrong-id / wrong-question datagrams sent instead */
+	uint64_t received; /* query datagrams received */
+	uint64_t answered; /* correct answers the kernel accepted (a duplicate counts once) */
+	uint64_t dropped;  /* not answered on purpose: --drop-every, hold overflow, held at stop */
+	uint64_t faulty;   /* garbage / wrong-id / wrong-question datagrams sent instead */
 	uint64_t duplicates;   /* extra copies sent by --duplicate-every */
 	uint64_t malformed;    /* datagrams that got no response at all (< 12 bytes, truncated) */
 	uint64_t send_errors;  /* datagrams the kernel refused */

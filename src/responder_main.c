@@ -35,51 +35,53 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"address", required_argument, NULL, 'a'},
-	{"port", required_argument, NULL, 'p'},
-	{"port-file", required_argument, NULL, OPT_PORT_FILE},
-	{"threads", required_argument, NULL, 'T'},
-	{"drop-every", required_argument, NULL, OPT_DROP_EVERY},
-	{"delay", required_argument, NULL, OPT_DELAY},
-	{"rcode", required_argument, NULL, OPT_RCODE},
-	{"tc-every", required_argument, NULL, OPT_TC_EVERY},
-	{"garbage-every", required_argument, NULL, OPT_GARBAGE_EVERY},
-	{"wrong-id-every", required_argument, NULL, OPT_WRONG_ID_EVERY},
-	{"wrong-question-every", required_argument, NULL, OPT_WRONG_QUESTION_EVERY},
-	{"duplicate-every", required_argument, NULL, OPT_DUPLICATE_EVERY},
-	{"reflect", no_argument, NULL, OPT_REFLECT},
-	{"quiet", no_argument, NULL, 'q'},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, OPT_VERSION},
-	{NULL, 0, NULL, 0},
+    {"address", required_argument, NULL, 'a'},
+    {"port", required_argument, NULL, 'p'},
+    {"port-file", required_argument, NULL, OPT_PORT_FILE},
+    {"threads", required_argument, NULL, 'T'},
+    {"drop-every", required_argument, NULL, OPT_DROP_EVERY},
+    {"delay", required_argument, NULL, OPT_DELAY},
+    {"rcode", required_argument, NULL, OPT_RCODE},
+    {"tc-every", required_argument, NULL, OPT_TC_EVERY},
+    {"garbage-every", required_argument, NULL, OPT_GARBAGE_EVERY},
+    {"wrong-id-every", required_argument, NULL, OPT_WRONG_ID_EVERY},
+    {"wrong-question-every", required_argument, NULL, OPT_WRONG_QUESTION_EVERY},
+    {"duplicate-every", required_argument, NULL, OPT_DUPLICATE_EVERY},
+    {"reflect", no_argument, NULL, OPT_REFLECT},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: " PROG " [OPTIONS]\n"
-		"A fast loopback DNS responder: the target of the dnsvolley quick start and tests.\n"
-		"\n"
-		"  -a, --address ADDR          bind address (default 127.0.0.1; IPv6 like ::1 too)\n"
-		"  -p, --port PORT             port (default 53; 0 = any free port)\n"
-		"      --port-file FILE        write the bound port (number and newline) when listening\n"
-		"  -T, --threads N             N threads, each with its own SO_REUSEPORT socket (1)\n"
-		"      --drop-every N          do not answer queries N, 2N, 3N... (per thread)\n"
-		"      --delay MS              hold every answer MS milliseconds (fractions allowed)\n"
-		"      --rcode R               answer with rcode R (NXDOMAIN, SERVFAIL... or 0-15)\n"
-		"      --tc-every N            set TC on every Nth answer (1 = all)\n"
-		"      --garbage-every N       every Nth query: send garbage instead of the answer\n"
-		"      --wrong-id-every N      every Nth query: send the answer with ID ^ 0x8000\n"
-		"      --wrong-question-every N every Nth query: answer for \"x.<qname>\" instead\n"
-		"      --duplicate-every N     every Nth query: send the answer twice\n"
-		"      --reflect               echo queries back with QR set (fastest)\n"
-		"  -q, --quiet                 no start-up line\n"
-		"  -h, --help                  this help\n"
-		"      --version               print the version\n"
-		"\n"
-		"Stops on SIGINT/SIGTERM and prints its counts on stdout: received, answered,\n"
-		"dropped, faulty, duplicates, malformed, send-errors, source-ports.\n"
-		"See dnsvolley-responder(1).\n");
+	fprintf(
+	    f,
+	    "Usage: " PROG " [OPTIONS]\n"
+	    "A fast loopback DNS responder: the target of the dnsvolley quick start and tests.\n"
+	    "\n"
+	    "  -a, --address ADDR          bind address (default 127.0.0.1; IPv6 like ::1 too)\n"
+	    "  -p, --port PORT             port (default 53; 0 = any free port)\n"
+	    "      --port-file FILE        write the bound port (number and newline) when "
+	    "listening\n"
+	    "  -T, --threads N             N threads, each with its own SO_REUSEPORT socket (1)\n"
+	    "      --drop-every N          do not answer queries N, 2N, 3N... (per thread)\n"
+	    "      --delay MS              hold every answer MS milliseconds (fractions allowed)\n"
+	    "      --rcode R               answer with rcode R (NXDOMAIN, SERVFAIL... or 0-15)\n"
+	    "      --tc-every N            set TC on every Nth answer (1 = all)\n"
+	    "      --garbage-every N       every Nth query: send garbage instead of the answer\n"
+	    "      --wrong-id-every N      every Nth query: send the answer with ID ^ 0x8000\n"
+	    "      --wrong-question-every N every Nth query: answer for \"x.<qname>\" instead\n"
+	    "      --duplicate-every N     every Nth query: send the answer twice\n"
+	    "      --reflect               echo queries back with QR set (fastest)\n"
+	    "  -q, --quiet                 no start-up line\n"
+	    "  -h, --help                  this help\n"
+	    "      --version               print the version\n"
+	    "\n"
+	    "Stops on SIGINT/SIGTERM and prints its counts on stdout: received, answered,\n"
+	    "dropped, faulty, duplicates, malformed, send-errors, source-ports.\n"
+	    "See dnsvolley-responder(1).\n");
 }
 
 /* "--drop-every" for the option code c (the flag as the user knows it). */
@@ -218,7 +220,8 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			if (dv_parse_u64(optarg, 0, 65535, &port) != 0)
-				return bad("--port", optarg, "is not a port number from 0 to 65535");
+				return bad("--port", optarg,
+				           "is not a port number from 0 to 65535");
 			break;
 		case OPT_PORT_FILE:
 			port_file = optarg;
@@ -249,14 +252,15 @@ int main(int argc, char **argv)
 		case OPT_DELAY:
 			if (dv_parse_double(optarg, 0.0, 3600.0 * 1000.0, &ms) != 0)
 				return bad("--delay", optarg,
-					   "is not a number of milliseconds from 0 to 3600000");
+				           "is not a number of milliseconds from 0 to 3600000");
 			cfg.delay_ns = (uint64_t)llround(ms * (double)DV_NS_PER_MS);
 			break;
 		case OPT_RCODE:
 			if (dv_rcode_parse(optarg, &cfg.rcode) != 0)
-				return bad("--rcode", optarg,
-					   "is not an rcode name (NOERROR, FORMERR, SERVFAIL, "
-					   "NXDOMAIN, NOTIMP, REFUSED, ...) or a number from 0 to 15");
+				return bad(
+				    "--rcode", optarg,
+				    "is not an rcode name (NOERROR, FORMERR, SERVFAIL, "
+				    "NXDOMAIN, NOTIMP, REFUSED, ...) or a number from 0 to 15");
 			break;
 		case OPT_REFLECT:
 			cfg.reflect = true;
@@ -271,8 +275,8 @@ int main(int argc, char **argv)
 			printf(PROG " %s\n", PACKAGE_VERSION);
 			return 0;
 		case ':':
-			fprintf(stderr, PROG ": option '%s' needs a value\nTry '" PROG " --help'.\n",
-				flag);
+			fprintf(stderr,
+			        PROG ": option '%s' needs a value\nTry '" PROG " --help'.\n", flag);
 			return 2;
 		default:
 			if (optopt > 0 && optopt < 128)
@@ -287,7 +291,7 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument '%s'\nTry '" PROG " --help'.\n",
-			argv[optind]);
+		        argv[optind]);
 		return 2;
 	}
 	if (parse_address(address, (uint16_t)port, &cfg) != 0)
@@ -299,16 +303,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	inet_ntop(cfg.addr.ss_family,
-		  cfg.addr.ss_family == AF_INET6
-			  ? (const void *)&((const struct sockaddr_in6 *)&cfg.addr)->sin6_addr
-			  : (const void *)&((const struct sockaddr_in *)&cfg.addr)->sin_addr,
-		  host, sizeof(host));
+	          cfg.addr.ss_family == AF_INET6
+	              ? (const void *)&((const struct sockaddr_in6 *)&cfg.addr)->sin6_addr
+	              : (const void *)&((const struct sockaddr_in *)&cfg.addr)->sin_addr,
+	          host, sizeof(host));
 	/* The sockets are bound: queries sent from now on wait in their buffers. */
 	if (!quiet)
 		fprintf(stderr, PROG ": listening on %s%s%s:%u (%u thread%s)\n",
-			cfg.addr.ss_family == AF_INET6 ? "[" : "", host,
-			cfg.addr.ss_family == AF_INET6 ? "]" : "", dv_responder_port(r),
-			cfg.threads, cfg.threads == 1 ? "" : "s");
+		        cfg.addr.ss_family == AF_INET6 ? "[" : "", host,
+		        cfg.addr.ss_family == AF_INET6 ? "]" : "", dv_responder_port(r),
+		        cfg.threads, cfg.threads == 1 ? "" : "s");
 	if (port_file != NULL && write_port_file(port_file, dv_responder_port(r), &err) != 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		dv_responder_free(r);

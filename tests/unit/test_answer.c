@@ -60,8 +60,17 @@ static void make_query(query_t *q, uint16_t id, const char *name, uint16_t type,
 	p[q->len++] = 0;
 	p[q->len++] = 1;
 	if (edns) {
-		uint8_t opt[11] = {0, 0, 41, 0x10, 0x00, 0, (uint8_t)(edns == 3 ? 1 : 0),
-				   (uint8_t)(edns == 2 ? 0x80 : 0), 0, 0, 0};
+		uint8_t opt[11] = {0,
+		                   0,
+		                   41,
+		                   0x10,
+		                   0x00,
+		                   0,
+		                   (uint8_t)(edns == 3 ? 1 : 0),
+		                   (uint8_t)(edns == 2 ? 0x80 : 0),
+		                   0,
+		                   0,
+		                   0};
 		memcpy(p + q->len, opt, sizeof(opt));
 		q->len += sizeof(opt);
 	}
@@ -168,11 +177,11 @@ static uint32_t a_record(const char *name)
 static void test_a(void **state)
 {
 	uint32_t a1 = a_record("www.example.org."), a2 = a_record("WWW.Example.ORG."),
-		 a3 = a_record("mail.example.org.");
+	         a3 = a_record("mail.example.org.");
 
 	(void)state;
 	assert_int_equal(a1 & 0xfffe0000u, 0xc6120000u); /* 198.18.0.0/15 */
-	assert_int_equal(a1, a2);                         /* case does not change the address */
+	assert_int_equal(a1, a2);                        /* case does not change the address */
 	assert_int_not_equal(a1, a3);
 	assert_int_equal(a_record(".") & 0xfffe0000u, 0xc6120000u);
 }
@@ -209,7 +218,7 @@ static void test_aaaa(void **state)
 static void test_other_type_nodata(void **state)
 {
 	static const ldns_rr_type types[] = {LDNS_RR_TYPE_MX, LDNS_RR_TYPE_TXT, LDNS_RR_TYPE_NS,
-					     LDNS_RR_TYPE_ANY, 65000};
+	                                     LDNS_RR_TYPE_ANY, 65000};
 	uint8_t out[DV_ANSWER_MAX];
 	query_t q;
 	size_t i;
@@ -703,24 +712,15 @@ static void test_rcode_parse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_soa),
-		cmocka_unit_test(test_a),
-		cmocka_unit_test(test_aaaa),
-		cmocka_unit_test(test_other_type_nodata),
-		cmocka_unit_test(test_edns_echo),
-		cmocka_unit_test(test_rcode_option),
-		cmocka_unit_test(test_tc_option),
-		cmocka_unit_test(test_reflect),
-		cmocka_unit_test(test_faults),
-		cmocka_unit_test(test_wrong_question_long_name),
-		cmocka_unit_test(test_formerr),
-		cmocka_unit_test(test_opcode_notimp),
-		cmocka_unit_test(test_skip_sections),
-		cmocka_unit_test(test_capacity),
-		cmocka_unit_test(test_truncations),
-		cmocka_unit_test(test_fuzz_inputs),
-		cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_rcode_parse),
+	    cmocka_unit_test(test_soa),           cmocka_unit_test(test_a),
+	    cmocka_unit_test(test_aaaa),          cmocka_unit_test(test_other_type_nodata),
+	    cmocka_unit_test(test_edns_echo),     cmocka_unit_test(test_rcode_option),
+	    cmocka_unit_test(test_tc_option),     cmocka_unit_test(test_reflect),
+	    cmocka_unit_test(test_faults),        cmocka_unit_test(test_wrong_question_long_name),
+	    cmocka_unit_test(test_formerr),       cmocka_unit_test(test_opcode_notimp),
+	    cmocka_unit_test(test_skip_sections), cmocka_unit_test(test_capacity),
+	    cmocka_unit_test(test_truncations),   cmocka_unit_test(test_fuzz_inputs),
+	    cmocka_unit_test(test_garbage),       cmocka_unit_test(test_rcode_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
