@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <ldns/ldns.h>
+
 #include "wire.h"
 
 int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity,
@@ -77,18 +79,24 @@ static void verbose_line(dv_engine_t *e, const char *status, uint32_t qidx, doub
 {
 	size_t len, ql;
 	const uint8_t *q = dv_querylist_get(e->ql, qidx, &len);
-	char name[1024];
+	const ldns_rr_descriptor *d;
+	char name[1024], type[16];
+	uint16_t qtype = 0;
 
 	ql = dv_wire_question_len(q, len);
-	dv_wire_name_to_text(q, len, DV_DNS_HEADER_LEN, name, sizeof(name));
-	flockfile(e->verbose);
-	if (latency_s >= 0)
-		fprintf(e->verbose, "> %s %s TYPE%u %.6f\n", status, name,
-			ql >= 5 ? dv_wire_get16(q + DV_DNS_HEADER_LEN + ql - 4) : 0, latency_s);
+	if (ql >= 5)
+		qtype = dv_wire_get16(q + DV_DNS_HEADER_LEN + ql - 4);
+	d = ldns_rr_descript(qtype);
+	if (d != NULL && d->_name != NULL)
+		snprintf(type, sizeof(type), "%s", d->_name);
 	else
-		fprintf(e->verbose, "> %s %s TYPE%u\n", status, name,
-			ql >= 5 ? dv_wire_get16(q + DV_DNS_HEADER_LEN + ql - 4) : 0);
-	funlockfile(e->verbose);
+		snprintf(type, sizeof(type), "TYPE%u", qtype);
+	dv_wire_name_to_text(q, len, DV_DNS_HEADER_LEN, name, sizeof(name));
+	/* One fprintf per line: stdio locks the stream, so worker lines never interleave. */
+	if (latency_s >= 0)
+		fprintf(e->verbose, "> %s %s %s %.6f\n", status, name, type, latency_s);
+	else
+		fprintf(e->verbose, "> %s %s %s\n", status, name, type);
 }
 
 static bool retry_later(int err)
