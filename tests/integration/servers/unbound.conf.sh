@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# unbound.conf.sh DIR PORT AUTH_PORT ZONE...: an unbound.conf for a test resolver on
+# 127.0.0.1:PORT that stubs each ZONE to the authoritative server on 127.0.0.1:AUTH_PORT.
+# Chosen so that one cache miss is one query to the authoritative server: no qname
+# minimisation, no validator, no prefetch, no fetching of name-server addresses.
+# Control over a unix socket in DIR (no certificates): unbound-control -c CONF ...
+set -euo pipefail
+dir=$1 port=$2 auth=$3
+shift 3
+cat <<C
+server:
+	interface: 127.0.0.1
+	port: $port
+	do-ip6: no
+	num-threads: 1
+	username: ""
+	chroot: ""
+	directory: "$dir"
+	pidfile: "$dir/unbound.pid"
+	logfile: "$dir/unbound.log"
+	use-syslog: no
+	verbosity: 1
+	do-daemonize: no
+	do-not-query-localhost: no
+	access-control: 127.0.0.0/8 allow
+	module-config: "iterator"
+	qname-minimisation: no
+	prefetch: no
+	target-fetch-policy: "0 0 0 0 0"
+	hide-version: no
+	num-queries-per-thread: 1024
+	outgoing-range: 1024
+	# RFC 6761 names: unbound answers "test." itself unless told not to.
+	local-zone: "test." nodefault
+remote-control:
+	control-enable: yes
+	control-interface: "$dir/unbound.ctl"
+C
+for z in "$@"; do
+	printf 'stub-zone:\n\tname: "%s"\n\tstub-addr: 127.0.0.1@%s\n' "$z" "$auth"
+done

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# study-real-servers: a cold/hot study against a real cache. nsd (authoritative) serves
+# zones built from the bundled domain list; unbound (resolver) stubs them to nsd; both on
+# loopback high ports, run from this test's directory. dnsvolley runs cold,hot x 2 repeats
+# x 2 lists (SOA, www A) with --flush emptying unbound's cache. Ground truth from nsd's own
+# query counter: each cold+hot pair costs about one authoritative query per distinct name,
+# hot passes on the warm cache cost about none; and hot p50 latency is below cold p50.
+. "$(dirname "$0")/lib.sh"
+[ -x "$DV" ] || skip "dnsvolley not built"
+for t in nsd nsd-control nsd-checkconf unbound unbound-control unbound-checkconf ss; do
+	command -v "$t" >/dev/null 2>&1 || [ -x "/usr/sbin/$t" ] || skip "$t not installed (scripts/install-deps)"
+done
+PATH=$PATH:/usr/sbin
+SERVERS="$top_srcdir/tests/integration/servers"
+
+# A free UDP+TCP port on 127.0.0.1 above 20000 (never 53).
+free_port() {
+	local p i
+	for i in $(seq 100); do
+		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+		if [ -z "$(ss -Hlnu "sport = :$p" 2>/dev/null)" ] && [ -z "$(ss -Hlnt "sport = :$p" 2>/dev/null)" ]; then
+			echo "$p"
+			return 0
+		fi
+	done
+	fail "no free port"
+}
+
+# Names: the bundled domain list (dots made dashes) spread over 4 zones, else generated.
+N_PER_ZONE=500
+ZONES="z0.test z1.test z2.test z3.test"
+if [ -s "$top_srcdir/querylists/domains.txt" ]; then
+	awk -v max=$((4 * N_PER_ZONE)) '/^#/ || !NF { next } { l = $1; gsub(/\./, "-", l) }
+		!seen[l]++ { print l; if (++n == max) exit }' "$top_srcdir/querylists/domains.txt" >"$TMP/labels"
+else
+	seq -f 'd%g' $((4 * N_PER_ZONE)) >"$TMP/labels"
+fi
+N=$(wc -l <"$TMP/labels")
+assert_eq "distinct names" $((4 * N_PER_ZONE)) "$N"
+k=0
+: >"$TMP/soa.txt"
+: >"$TMP/a.txt"
+for z in $ZONES; do
+	sed -n "$((k * N_PER_ZONE + 1)),$(((k + 1) * N_PER_ZONE))p" "$TMP/labels" >"$TMP/labels.$z"
+	bash "$SERVERS/zone.sh" "$z" <"$TMP/labels.$z" >"$TMP/$z.zone"
+	awk -v z="$z" '{ print $1 "." z " SOA" }' "$TMP/labels.$z" >>"$TMP/soa.txt"
+	awk -v z="$z" '{ print "www." $1 "." z " A" }' "$TMP/labels.$z" >>"$TMP/a.txt"
+	k=$((k + 1))
+done
+
+NPORT=$(free_port)
+UPORT=$(free_port)
+[ "$NPORT" != "$UPORT" ] || UPORT=$((NPORT + 1))
+# shellcheck disable=SC2086
+bash "$SERVERS/nsd.conf.sh" "$TMP" "$NPORT" $ZONES >"$TMP/nsd.conf"
+# shellcheck disable=SC2086
+bash "$SERVERS/unbound.conf.sh" "$TMP" "$UPORT" "$NPORT" $ZONES >"$TMP/unbound.conf"
+nsd-checkconf "$TMP/nsd.conf" || fail "nsd.conf rejected"
+unbound-checkconf "$TMP/unbound.conf" >/dev/null || fail "unbound.conf rejected"
+
+NSD_PID= UNBOUND_PID=
+stop_servers() {
+	local p i
+	[ -n "$UNBOUND_PID$NSD_PID" ] || return 0
+	for p in $UNBOUND_PID $NSD_PID; do kill -TERM "$p" 2>/dev/null || true; done
+	for i in $(seq 100); do
+		{ kill -0 "$UNBOUND_PID" || kill -0 "$NSD_PID"; } 2>/dev/null || break
+		sleep 0.05
+	done
+	for p in $UNBOUND_PID $NSD_PID; do kill -KILL "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+}
+trap 'stop_servers; cleanup' EXIT
+
+nsd -d -c "$TMP/nsd.conf" >"$TMP/nsd.out" 2>&1 &
+NSD_PID=$!
+unbound -d -c "$TMP/unbound.conf" >"$TMP/unbound.out" 2>&1 &
+UNBOUND_PID=$!
+nsd_queries() {
+	nsd-control -c "$TMP/nsd.conf" stats_noreset | awk -F= '$1 == "num.queries" { print $2 }'
+}
+for i in $(seq 200); do
+	if nsd-control -c "$TMP/nsd.conf" status >/dev/null 2>&1 &&
+		unbound-control -c "$TMP/unbound.conf" status >/dev/null 2>&1; then
+		break
+	fi
+	kill -0 "$NSD_PID" 2>/dev/null || fail "nsd exited: $(cat "$TMP/nsd.out" "$TMP/nsd.log" 2>/dev/null)"
+	kill -0 "$UNBOUND_PID" 2>/dev/null || fail "unbound exited: $(cat "$TMP/unbound.out" "$TMP/unbound.log" 2>/dev/null)"
+	sleep 0.05
+done
+unbound-control -c "$TMP/unbound.conf" status >/dev/null || fail "unbound not ready"
+assert_eq "nsd queries before the study" 0 "$(nsd_queries)"
+
+# The flush: empty unbound's cache for the zones, then note nsd's counter (one line per
+# cold pass, so the difference between lines is the cost of one cold+hot pair).
+UC="unbound-control -c $TMP/unbound.conf"
+FLUSH="$UC flush_zone test >/dev/null && $UC flush_requestlist >/dev/null && $UC flush_infra all >/dev/null && nsd-control -c $TMP/nsd.conf stats_noreset | awk -F= '\$1 == \"num.queries\" { print \$2 }' >> $TMP/nsd-counts"
+rc=0
+"$DV" -s "unbound=127.0.0.1:$UPORT" -d "SOA=$TMP/soa.txt" -d "A=$TMP/a.txt" --passes cold,hot \
+	--repeat 2 --flush "$FLUSH" --json "$TMP/r.json" -q 50 -t 5 --no-progress \
+	>"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
+[ "$rc" = 0 ] || fail "study exited $rc: $(cat "$TMP/err.txt")"
+nsd_queries >>"$TMP/nsd-counts"
+assert_eq "nsd counter snapshots (4 cold passes + end)" 5 "$(wc -l <"$TMP/nsd-counts")"
+
+# Each cold pass and the hot pass after it: between 0.9 and 1.5 authoritative queries per
+# distinct name (the readiness probe's one query is the list's first name, so included).
+lo=$((N * 9 / 10))
+hi=$((N * 3 / 2))
+awk 'NR > 1 { print $1 - prev } { prev = $1 }' "$TMP/nsd-counts" >"$TMP/deltas"
+i=0
+while read -r d; do
+	i=$((i + 1))
+	assert_ge "cold+hot pair $i: nsd queries (>= 0.9 x $N names)" "$lo" "$d"
+	assert_le "cold+hot pair $i: nsd queries (<= 1.5 x $N names)" "$hi" "$d"
+done <"$TMP/deltas"
+
+# Hot passes on the warm cache, alone: about nothing reaches nsd (< 1% of the names). The
+# study's last flush emptied the cache before list A's cold pass, so A is the warm list.
+before=$(nsd_queries)
+rc=0
+"$DV" -s "unbound=127.0.0.1:$UPORT" -d "A=$TMP/a.txt" --passes hot --repeat 2 \
+	--json "$TMP/hot.json" -q 50 -t 5 --no-progress >"$TMP/hot.txt" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "hot study exited $rc: $(tail -n 5 "$TMP/hot.txt")"
+after=$(nsd_queries)
+assert_le "hot passes x 2: nsd queries (< 1% of $N names)" $((N / 100)) $((after - before))
+
+# Latency: each hot pass's p50 is below the cold pass's before it (same list and repeat).
+awk -F': ' '/^   "kind"/ { gsub(/[",]/, "", $2); kind = $2 } /^    "p50_ns"/ { v = $2 + 0; if (kind == "cold") c = v; else if (kind == "hot") printf "%d %d\n", c, v }' \
+	"$TMP/r.json" >"$TMP/p50"
+assert_eq "cold/hot p50 pairs" 4 "$(wc -l <"$TMP/p50")"
+i=0
+while read -r cold hot; do
+	i=$((i + 1))
+	[ "$hot" -lt "$cold" ] || fail "pair $i: hot p50 ${hot} ns is not below cold p50 ${cold} ns"
+	echo "ok: pair $i: hot p50 $hot ns < cold p50 $cold ns"
+done <"$TMP/p50"
+
+# Every query answered NOERROR, nothing lost; the table has its 2 rows x 4 cells.
+awk '/^Comparison table/ { on = 1; next } on && NF == 0 { exit } on { print }' "$TMP/out.txt" >"$TMP/table.txt"
+assert_eq "table header" "Target List Run1 cold Run1 hot Run2 cold Run2 hot" "$(head -n 1 "$TMP/table.txt" | tr -s ' ')"
+assert_eq "table rows" "unbound SOA,unbound A," "$(awk 'NR > 1 { printf "%s %s,", $1, $2 }' "$TMP/table.txt")"
+assert_eq "cells without loss" 8 "$(grep -o '(lost0)' "$TMP/table.txt" | wc -l)"
+sent=$(awk -F': ' '/^   "target"/ { want = 1 } /"sent": / && want { s += $2 + 0; want = 0 } END { print s + 0 }' "$TMP/r.json")
+assert_eq "queries sent (8 passes of $N)" $((8 * N)) "$sent"
+noerror=$(awk '/"rcode": \[/ { getline; s += $1 + 0 } END { print s + 0 }' "$TMP/r.json")
+assert_eq "NOERROR answers" $((8 * N)) "$noerror"
+# The resolver said who it is (version.bind), and the results file kept it.
+grep -q '^   "server_version": "unbound ' "$TMP/r.json" || fail "server version not recorded"
+echo "ok: server version recorded: $(grep -m1 '"server_version"' "$TMP/r.json")"
+"$DV" report "$TMP/r.json" >"$TMP/report.txt" || fail "report failed"
+grep -q "^unbound  SOA " "$TMP/report.txt" || fail "report lacks the table"
+echo "PASS"
