@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,13 +28,15 @@
  * next one is due (loop_delayed).
  */
 
-#define RECV_BATCH  128
-#define OUT_MAX     (2 * RECV_BATCH) /* an answer and its duplicate per query */
-#define RBUF_LEN    4096             /* larger queries are truncated: malformed */
-#define ABUF_LEN    (RBUF_LEN + 16)  /* reflect may add 2 bytes ("x" label) */
-#define HOLD_CHUNK  (1u << 20)       /* the hold queue grows in chunks of this many bytes */
-#define SOCK_RCVBUF (8 << 20)
-#define SOCK_SNDBUF (4 << 20)
+#define RECV_BATCH    128
+#define OUT_MAX       (2 * RECV_BATCH) /* an answer and its duplicate per query */
+#define RBUF_LEN      4096             /* larger queries are truncated: malformed */
+#define ABUF_LEN      (RBUF_LEN + 16)  /* reflect may add 2 bytes ("x" label) */
+#define HOLD_CHUNK    (1u << 20)       /* the hold queue grows in chunks of this many bytes */
+#define GSO_SEGS_MAX  64               /* UDP_MAX_SEGMENTS is 64 on older kernels */
+#define GSO_BYTES_MAX 60000            /* a GSO message is one UDP datagram before it is split */
+#define SOCK_RCVBUF   (8 << 20)
+#define SOCK_SNDBUF   (4 << 20)
 
 typedef union dv_sockaddr {
 	struct sockaddr sa;
@@ -84,6 +87,14 @@ typedef struct worker {
 	struct iovec oiov[OUT_MAX];
 	uint8_t okind[OUT_MAX];
 	unsigned on;
+	/* The same batch grouped for UDP GSO (out_flush). */
+	bool gso;
+	struct mmsghdr gmsg[OUT_MAX];
+	unsigned gfirst[OUT_MAX], gcount[OUT_MAX];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align;
+	} gctl[OUT_MAX];
 	uint8_t *rbuf; /* RECV_BATCH * RBUF_LEN */
 	uint8_t *abuf; /* RECV_BATCH * ABUF_LEN */
 	hold_fifo_t hold;
@@ -232,10 +243,10 @@ static void out_count(worker_t *w, unsigned i, bool ok)
 		w->c.faulty++;
 }
 
-/* Send everything in the out batch; a datagram the kernel refuses is counted and skipped. */
-static void out_flush(worker_t *w)
+/* Send out[from..on) one datagram per message; one the kernel refuses is counted and skipped. */
+static void out_flush_plain(worker_t *w, unsigned from)
 {
-	unsigned i = 0, j;
+	unsigned i = from, j;
 	int k;
 
 	while (i < w->on) {
@@ -250,6 +261,84 @@ static void out_flush(worker_t *w)
 		for (j = i; j < i + (unsigned)k; j++)
 			out_count(w, j, true);
 		i += (unsigned)k;
+	}
+	w->on = 0;
+}
+
+static bool same_dest(const struct msghdr *a, const struct msghdr *b)
+{
+	return a->msg_namelen == b->msg_namelen &&
+	       memcmp(a->msg_name, b->msg_name, a->msg_namelen) == 0;
+}
+
+/*
+ * Send the out batch. Runs of datagrams for the same address with the same length
+ * (a client socket asking the same kind of question, a duplicate) leave as one UDP
+ * GSO message (UDP_SEGMENT): the kernel walks its send path once per run instead of
+ * once per datagram and splits it on the way; the receiver still gets separate
+ * datagrams. Where the kernel refuses GSO, the worker falls back to one datagram per
+ * message for good.
+ */
+static void out_flush(worker_t *w)
+{
+	unsigned i, j, g, ng = 0;
+	int k;
+
+	if (!w->gso) {
+		out_flush_plain(w, 0);
+		return;
+	}
+	for (i = 0; i < w->on; ng++) {
+		const struct msghdr *first = &w->omsg[i].msg_hdr;
+		struct msghdr *m = &w->gmsg[ng].msg_hdr;
+		size_t seg = w->oiov[i].iov_len, total = seg;
+		unsigned n = 1;
+
+		while (i + n < w->on && n < GSO_SEGS_MAX && w->oiov[i + n].iov_len == seg &&
+		       total + seg <= GSO_BYTES_MAX && same_dest(first, &w->omsg[i + n].msg_hdr)) {
+			total += seg;
+			n++;
+		}
+		memset(m, 0, sizeof(*m));
+		m->msg_name = first->msg_name;
+		m->msg_namelen = first->msg_namelen;
+		m->msg_iov = &w->oiov[i];
+		m->msg_iovlen = n;
+		if (n > 1) {
+			uint16_t seg16 = (uint16_t)seg;
+			struct cmsghdr *cm;
+
+			m->msg_control = w->gctl[ng].buf;
+			m->msg_controllen = sizeof(w->gctl[ng].buf);
+			cm = CMSG_FIRSTHDR(m);
+			cm->cmsg_level = SOL_UDP;
+			cm->cmsg_type = UDP_SEGMENT;
+			cm->cmsg_len = CMSG_LEN(sizeof(seg16));
+			memcpy(CMSG_DATA(cm), &seg16, sizeof(seg16));
+		}
+		w->gfirst[ng] = i;
+		w->gcount[ng] = n;
+		i += n;
+	}
+	for (g = 0; g < ng;) {
+		k = sendmmsg(w->fd, w->gmsg + g, ng - g, 0);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			if (w->gcount[g] > 1 && (errno == EINVAL || errno == EIO ||
+			                         errno == ENOPROTOOPT || errno == EOPNOTSUPP)) {
+				w->gso = false;
+				out_flush_plain(w, w->gfirst[g]);
+				return;
+			}
+			for (j = 0; j < w->gcount[g]; j++)
+				out_count(w, w->gfirst[g] + j, false);
+			g++;
+			continue;
+		}
+		for (; k > 0; k--, g++)
+			for (j = 0; j < w->gcount[g]; j++)
+				out_count(w, w->gfirst[g] + j, true);
 	}
 	w->on = 0;
 }
@@ -601,6 +690,7 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 		w->r = r;
 		w->idx = i;
 		w->fd = -1;
+		w->gso = !cfg->no_gso;
 		w->rbuf = malloc((size_t)RECV_BATCH * RBUF_LEN);
 		w->abuf = malloc((size_t)RECV_BATCH * ABUF_LEN);
 		if (w->rbuf == NULL || w->abuf == NULL) {

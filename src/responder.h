@@ -30,6 +30,7 @@ typedef struct dv_responder_config {
 	uint32_t hold_max; /* per thread; DV_RESPONDER_HOLD_MAX by default */
 	int rcode;         /* -1 = natural, else 0..15 */
 	bool reflect;      /* echo queries with QR set */
+	bool no_gso;       /* one datagram per send, never UDP GSO (for comparisons) */
 } dv_responder_config_t;
 
 /* Defaults: 127.0.0.1:53, one thread, no faults. */

@@ -31,6 +31,7 @@ enum {
 	OPT_WRONG_QUESTION_EVERY,
 	OPT_DUPLICATE_EVERY,
 	OPT_REFLECT,
+	OPT_NO_GSO,
 	OPT_VERSION,
 };
 
@@ -48,6 +49,7 @@ static const struct option long_opts[] = {
     {"wrong-question-every", required_argument, NULL, OPT_WRONG_QUESTION_EVERY},
     {"duplicate-every", required_argument, NULL, OPT_DUPLICATE_EVERY},
     {"reflect", no_argument, NULL, OPT_REFLECT},
+    {"no-gso", no_argument, NULL, OPT_NO_GSO},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -75,6 +77,7 @@ static void usage(FILE *f)
 	    "      --wrong-question-every N every Nth query: answer for \"x.<qname>\" instead\n"
 	    "      --duplicate-every N     every Nth query: send the answer twice\n"
 	    "      --reflect               echo queries back with QR set (fastest)\n"
+	    "      --no-gso                one datagram per send (no UDP GSO batching)\n"
 	    "  -q, --quiet                 no start-up line\n"
 	    "  -h, --help                  this help\n"
 	    "      --version               print the version\n"
@@ -206,6 +209,8 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGINT, SIG_DFL); /* an inherited SIG_IGN must not hide them */
+	signal(SIGTERM, SIG_DFL);
 
 	dv_responder_config_init(&cfg);
 	opterr = 0;
@@ -264,6 +269,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_REFLECT:
 			cfg.reflect = true;
+			break;
+		case OPT_NO_GSO:
+			cfg.no_gso = true;
 			break;
 		case 'q':
 			quiet = true;

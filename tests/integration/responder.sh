@@ -156,6 +156,22 @@ stop held
 assert_eq "held counts" \
 	"received=12000 answered=12000 dropped=0 faulty=0 duplicates=0 malformed=0 send-errors=0 source-ports=1" \
 	"$(counts held)"
+# Released together, 50 answers to one socket leave as one UDP GSO message: the
+# client must still read 50 datagrams of 38 bytes, not one of 1900.
+start_responder gso --delay 200
+qfmt=$(sed 's/\([0-9a-f][0-9a-f]\)/\\x\1/g' <<<"$QUERY_HEX")
+(
+	exec 3<>"/dev/udp/127.0.0.1/$gso_PORT"
+	for _ in $(seq 50); do printf "$qfmt" >&3; done
+	timeout 5 dd bs=65536 count=50 <&3 2>"$TMP/dd.err" | wc -c >"$TMP/dd.bytes"
+) || true
+assert_eq "GSO: bytes read" 1900 "$(tr -d ' ' <"$TMP/dd.bytes")"
+assert_eq "GSO: datagrams read" "0+50" "$(sed -n 's/ records in//p' "$TMP/dd.err")"
+stop gso
+assert_eq "GSO counts" \
+	"received=50 answered=50 dropped=0 faulty=0 duplicates=0 malformed=0 send-errors=0 source-ports=1" \
+	"$(counts gso)"
+
 start_responder held_at_stop --delay 60000
 send_many "$held_at_stop_PORT" 100
 sleep 0.5
