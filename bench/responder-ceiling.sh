@@ -178,7 +178,7 @@ printf 'www.example.com SOA\nexample.com A\nmail.example.com AAAA\n' >"$tmp/quer
 hz=$(getconf CLK_TCK)
 
 # cpu_ticks PID: utime + stime of a process (all its threads), in clock ticks.
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 # measure LABEL CLIENT RESPONDER_FLAGS...: one run; prints a result line.
 measure() {
@@ -205,9 +205,14 @@ measure() {
 	esac
 	t1=$(date +%s.%N)
 	c1=$(cpu_ticks "$rpid")
-	kill -INT "$rpid"
-	wait "$rpid" || true
+	local st=0
+	kill -INT "$rpid" 2>/dev/null || true
+	wait "$rpid" || st=$?
 	rpid=""
+	if [ "$st" != 0 ]; then
+		echo "$label: server exited with status $st (ignored)" >&2
+		return 0
+	fi
 	local answered client_qps client_cpu_us
 	answered=$(awk '$1 == "answered" { print $2 }' "$out")
 	if [ "$client" = flood ]; then
@@ -232,6 +237,7 @@ for r in $(seq "$rounds"); do
 	measure "flood   -> bare reflector" flood bare
 	measure "flood   -> responder --reflect" flood --reflect
 	measure "flood   -> responder (SOA)" flood
+	measure "flood   -> responder --no-gso" flood --no-gso
 	measure "dnsperf -> bare reflector" dnsperf bare
 	measure "dnsperf -> responder (SOA)" dnsperf
 done | tee "$tmp/lines"
