@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#define PROBE_MAX_IDS   64     /* IDs remembered per probe: answers to older tries still count */
-#define PROBE_MAX_SENDS 100000 /* a hard bound on the loop, whatever the timeouts */
+#define PROBE_MAX_IDS     64     /* IDs remembered per probe: answers to older tries still count */
+#define PROBE_MAX_SENDS   100000 /* a hard bound on the loop, whatever the timeouts */
 #define PROBE_MAX_STEP_NS DV_NS_PER_S
 
 size_t dv_probe_build_query(uint8_t *buf, size_t cap, const char *name, uint16_t qtype,
-			    uint16_t qclass, bool rd)
+                            uint16_t qclass, bool rd)
 {
 	ldns_rdf *dn = NULL;
 	size_t len;
@@ -132,7 +132,7 @@ static uint16_t next_id(uint64_t *state)
  * On success copies the answer into ans (cap bytes) and returns its length.
  */
 static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, uint64_t step_ns,
-			unsigned max_sends, uint8_t *ans, size_t cap, dv_probe_result_t *res)
+                        unsigned max_sends, uint8_t *ans, size_t cap, dv_probe_result_t *res)
 {
 	uint16_t ids[PROBE_MAX_IDS];
 	unsigned n_ids = 0;
@@ -199,8 +199,8 @@ static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, ui
 }
 
 int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const uint8_t *query,
-		   size_t query_len, uint64_t timeout_ns, uint64_t attempt_ns,
-		   dv_probe_result_t *res, dv_err_t *err)
+                   size_t query_len, uint64_t timeout_ns, uint64_t attempt_ns,
+                   dv_probe_result_t *res, dv_err_t *err)
 {
 	uint8_t q[65535], ans[65535];
 	char at[80];
@@ -217,12 +217,13 @@ int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const uint8_t *q
 		return fd;
 	memcpy(q, query, query_len);
 	n = exchange(fd, q, query_len, timeout_ns, attempt_ns, PROBE_MAX_SENDS, ans, sizeof(ans),
-		     res);
+	             res);
 	close(fd);
 	if (n == -ETIMEDOUT)
 		return dv_err_set(err, -ETIMEDOUT,
-				  "%s: target not ready: no answer to the readiness probe after %.1f s (%u queries)",
-				  at, res->wait_s, res->attempts);
+		                  "%s: target not ready: no answer to the readiness probe after "
+		                  "%.1f s (%u queries)",
+		                  at, res->wait_s, res->attempts);
 	if (n < 0)
 		return dv_err_set(err, (int)n, "%s: readiness probe: %s", at, strerror((int)-n));
 	return 0;
@@ -256,7 +257,7 @@ static char *txt_text(const uint8_t *d, size_t len)
 }
 
 int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, unsigned attempts,
-		     uint64_t attempt_ns, char **version, dv_err_t *err)
+                     uint64_t attempt_ns, char **version, dv_err_t *err)
 {
 	uint8_t q[512], ans[65535];
 	dv_probe_result_t res;
@@ -269,7 +270,7 @@ int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, unsigned attem
 	*version = NULL;
 	addr_text(sa, at, sizeof(at));
 	qlen = dv_probe_build_query(q, sizeof(q), "version.bind.", LDNS_RR_TYPE_TXT,
-				    LDNS_RR_CLASS_CH, false);
+	                            LDNS_RR_CLASS_CH, false);
 	if (qlen == 0)
 		return dv_err_set(err, -EINVAL, "version.bind: cannot build the query");
 	fd = open_connected(sa, sa_len, err);
@@ -279,7 +280,7 @@ int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, unsigned attem
 		attempts = 1;
 	/* Fixed step: the exchange doubles it, so give the whole budget as the total. */
 	n = exchange(fd, q, qlen, attempt_ns * attempts, attempt_ns, attempts, ans, sizeof(ans),
-		     &res);
+	             &res);
 	close(fd);
 	if (n == -ETIMEDOUT)
 		return dv_err_set(err, -ETIMEDOUT, "%s: no answer to version.bind", at);

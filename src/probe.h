@@ -1,4 +1,5 @@
-/* probe: readiness probe before a cold pass, and the version.bind CH TXT query; one blocking UDP socket. */
+/* probe: readiness probe before a cold pass, and the version.bind CH TXT query; one blocking UDP
+ * socket. */
 #ifndef DV_PROBE_H
 #define DV_PROBE_H
 
@@ -21,7 +22,7 @@ typedef struct dv_probe_result {
  * Returns its length, or 0 when NAME is not a valid domain name or buf is too small.
  */
 size_t dv_probe_build_query(uint8_t *buf, size_t cap, const char *name, uint16_t qtype,
-			    uint16_t qclass, bool rd);
+                            uint16_t qclass, bool rd);
 
 /*
  * Query the target until it answers: send QUERY (a complete DNS message; its ID is
@@ -33,8 +34,8 @@ size_t dv_probe_build_query(uint8_t *buf, size_t cap, const char *name, uint16_t
  * ("no answer from ADDR after 30.0 s (12 queries)") or another negative errno.
  */
 int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const uint8_t *query,
-		   size_t query_len, uint64_t timeout_ns, uint64_t attempt_ns,
-		   dv_probe_result_t *res, dv_err_t *err);
+                   size_t query_len, uint64_t timeout_ns, uint64_t attempt_ns,
+                   dv_probe_result_t *res, dv_err_t *err);
 
 /*
  * Ask "version.bind CH TXT" (RD clear), at most `attempts` tries of attempt_ns each.
@@ -44,6 +45,6 @@ int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const uint8_t *q
  * one (hidden version, REFUSED...), -ETIMEDOUT, or another negative errno.
  */
 int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, unsigned attempts,
-		     uint64_t attempt_ns, char **version, dv_err_t *err);
+                     uint64_t attempt_ns, char **version, dv_err_t *err);
 
 #endif

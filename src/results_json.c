@@ -1,4 +1,5 @@
-/* results_json: writes a whole study to one JSON results file with jansson, and reads it back exactly (strictly validated). */
+/* results_json: writes a whole study to one JSON results file with jansson, and reads it back
+ * exactly (strictly validated). */
 #include "config.h"
 
 #include "results_json.h"
@@ -20,8 +21,8 @@
 /* ================================================================ writing */
 
 typedef struct wctx {
-	int rc;          /* first error */
-	char what[128];  /* its field */
+	int rc;         /* first error */
+	char what[128]; /* its field */
 } wctx_t;
 
 static void w_fail(wctx_t *w, int rc, const char *what)
@@ -88,9 +89,9 @@ static void iso_time(uint64_t wall_ns, char *buf, size_t cap)
 	struct tm tm;
 
 	if (gmtime_r(&secs, &tm) == NULL ||
-	    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ", tm.tm_year + 1900, tm.tm_mon + 1,
-		     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		     (unsigned)(wall_ns % DV_NS_PER_S / 1000)) < 0)
+	    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ", tm.tm_year + 1900,
+	             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+	             (unsigned)(wall_ns % DV_NS_PER_S / 1000)) < 0)
 		snprintf(buf, cap, "?");
 }
 
@@ -248,7 +249,8 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 static json_t *study_to_json(const dv_study_t *s, wctx_t *w)
 {
 	json_t *root = json_object(), *tool = json_object(), *host = json_object();
-	json_t *cfg = json_object(), *run = json_object(), *qo = json_object(), *plan = json_array();
+	json_t *cfg = json_object(), *run = json_object(), *qo = json_object(),
+	       *plan = json_array();
 	json_t *targets = json_array(), *lists = json_array(), *passes = json_array();
 	json_t *status = json_object();
 	char when[64];
@@ -347,7 +349,7 @@ static int w_error(const wctx_t *w, const char *name, dv_err_t *err)
 {
 	if (w->rc == -ERANGE)
 		return dv_err_set(err, w->rc, "%s: value of %s too large for a results file", name,
-				  w->what);
+		                  w->what);
 	return dv_err_set(err, w->rc, "%s: out of memory while writing %s", name, w->what);
 }
 
@@ -398,7 +400,7 @@ int dv_results_write_json(const dv_study_t *s, const char *path, dv_err_t *err)
 typedef struct rctx {
 	const char *name; /* file name for messages */
 	dv_err_t *err;
-	char where[96];   /* "passes[3]" */
+	char where[96]; /* "passes[3]" */
 } rctx_t;
 
 static int r_bad(rctx_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -412,7 +414,7 @@ static int r_bad(rctx_t *r, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	return dv_err_set(r->err, -EINVAL, "%s: %s%s%s", r->name, r->where, r->where[0] ? ": " : "",
-			  what);
+	                  what);
 }
 
 static json_t *r_need(rctx_t *r, json_t *o, const char *k, int *rc)
@@ -432,18 +434,18 @@ static int r_u64(rctx_t *r, json_t *o, const char *k, uint64_t max, uint64_t *ou
 	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 	    (uint64_t)json_integer_value(v) > max)
 		return r_bad(r, "\"%s\" must be an integer from 0 to %llu", k,
-			     (unsigned long long)max);
+		             (unsigned long long)max);
 	*out = (uint64_t)json_integer_value(v);
 	return 0;
 }
 
-#define R_U64(r, o, k, field, max)                                                             \
-	do {                                                                                   \
-		uint64_t v_;                                                                   \
-		int rc_ = r_u64((r), (o), (k), (max), &v_);                                    \
-		if (rc_ != 0)                                                                  \
-			return rc_;                                                            \
-		(field) = v_;                                                                  \
+#define R_U64(r, o, k, field, max)                                                                 \
+	do {                                                                                       \
+		uint64_t v_;                                                                       \
+		int rc_ = r_u64((r), (o), (k), (max), &v_);                                        \
+		if (rc_ != 0)                                                                      \
+			return rc_;                                                                \
+		(field) = v_;                                                                      \
 	} while (0)
 
 /* A number (integer or real); null reads back as NaN (non-finite values are written as null). */
@@ -564,7 +566,7 @@ static int r_counters(rctx_t *r, json_t *o, dv_counters_t *c)
 			return r_bad(r, "\"qtypes\"[%zu]: qtype 0 is not a type", i);
 		if (c->qtype[slot].qtype != 0)
 			return r_bad(r, "\"qtypes\"[%zu]: slot %llu used twice", i,
-				     (unsigned long long)slot);
+			             (unsigned long long)slot);
 		c->qtype[slot].qtype = (uint16_t)qtype;
 		R_U64(r, e, "sent", c->qtype[slot].sent, INT64_MAX);
 		R_U64(r, e, "completed", c->qtype[slot].completed, INT64_MAX);
@@ -608,8 +610,10 @@ static int r_latency(rctx_t *r, json_t *o, dv_hist_t *h)
 		uint64_t low = (uint64_t)json_integer_value(lo);
 		int idx = dv_hist_bucket_of(low);
 		if (low > DV_HIST_MAX_NS || dv_hist_bucket_low(idx) != low)
-			return r_bad(r, "latency bucket %zu: %llu ns is not a bucket boundary of this "
-					"histogram layout", i, (unsigned long long)low);
+			return r_bad(r,
+			             "latency bucket %zu: %llu ns is not a bucket boundary of this "
+			             "histogram layout",
+			             i, (unsigned long long)low);
 		if (idx <= last)
 			return r_bad(r, "latency buckets must be in increasing order");
 		last = idx;
@@ -620,7 +624,7 @@ static int r_latency(rctx_t *r, json_t *o, dv_hist_t *h)
 	}
 	if (total != h->count)
 		return r_bad(r, "latency buckets add up to %llu, count says %llu",
-			     (unsigned long long)total, (unsigned long long)h->count);
+		             (unsigned long long)total, (unsigned long long)h->count);
 	return 0;
 }
 
@@ -687,9 +691,10 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		return rc;
 	if (res->stats.latency.count != res->stats.c.completed)
 		return r_bad(r, "latency count %llu differs from completed %llu",
-			     (unsigned long long)res->stats.latency.count,
-			     (unsigned long long)res->stats.c.completed);
-	if ((rc = r_obj(r, o, "udp_snmp", &udp)) != 0 || (rc = r_bool(r, udp, "valid", &valid)) != 0)
+		             (unsigned long long)res->stats.latency.count,
+		             (unsigned long long)res->stats.c.completed);
+	if ((rc = r_obj(r, o, "udp_snmp", &udp)) != 0 ||
+	    (rc = r_bool(r, udp, "valid", &valid)) != 0)
 		return rc;
 	res->udp.valid = valid;
 	R_U64(r, udp, "in_datagrams", res->udp.in_datagrams, INT64_MAX);
@@ -781,12 +786,12 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 	v = json_object_get(root, "schema");
 	if (!json_is_string(v) || strcmp(json_string_value(v), DV_RESULTS_SCHEMA_NAME) != 0)
 		return r_bad(r, "not a dnsvolley results file (\"schema\" is not \"%s\")",
-			     DV_RESULTS_SCHEMA_NAME);
+		             DV_RESULTS_SCHEMA_NAME);
 	v = json_object_get(root, "schema_version");
 	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 	    json_integer_value(v) > DV_RESULTS_SCHEMA_VERSION)
 		return r_bad(r, "unsupported schema_version (this dnsvolley reads 1 to %d)",
-			     DV_RESULTS_SCHEMA_VERSION);
+		             DV_RESULTS_SCHEMA_VERSION);
 	if ((rc = r_obj(r, root, "tool", &tool)) != 0 ||
 	    (rc = r_str(r, tool, "version", false, &s->tool_version)) != 0 ||
 	    (rc = r_str(r, root, "command_line", false, &s->cmdline)) != 0)
@@ -891,12 +896,14 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 			size_t n = strlen(sha);
 			bool hex = n == 0 || n == 64;
 			for (size_t k = 0; k < n; k++)
-				hex = hex && ((sha[k] >= '0' && sha[k] <= '9') || (sha[k] >= 'a' && sha[k] <= 'f'));
+				hex = hex && ((sha[k] >= '0' && sha[k] <= '9') ||
+				              (sha[k] >= 'a' && sha[k] <= 'f'));
 			if (hex)
 				memcpy(l->sha256, sha, n + 1);
 			free(sha);
 			if (!hex)
-				return r_bad(r, "\"sha256\" must be 64 lower-case hex digits or \"\"");
+				return r_bad(r,
+				             "\"sha256\" must be 64 lower-case hex digits or \"\"");
 		}
 	}
 	if (json_array_size(passes) > 0) {
@@ -926,7 +933,7 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 }
 
 int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_study_t *s,
-			   dv_err_t *err)
+                           dv_err_t *err)
 {
 	rctx_t r = {.name = name, .err = err};
 	json_error_t jerr;
@@ -937,7 +944,7 @@ int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_stu
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL)
 		return dv_err_set(err, -EINVAL, "%s:%d: not valid JSON: %s", name, jerr.line,
-				  jerr.text);
+		                  jerr.text);
 	rc = study_from_json(&r, root, s);
 	json_decref(root);
 	if (rc != 0) {

@@ -1,4 +1,5 @@
-/* results_json: the whole study (metadata, configuration, every pass) as one versioned JSON results file. */
+/* results_json: the whole study (metadata, configuration, every pass) as one versioned JSON results
+ * file. */
 #ifndef DV_RESULTS_JSON_H
 #define DV_RESULTS_JSON_H
 
@@ -35,6 +36,6 @@ char *dv_results_dump_json(const dv_study_t *s, dv_err_t *err);
 int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err);
 /* The same from memory; name is used in messages (tests, fuzzing). */
 int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_study_t *s,
-			   dv_err_t *err);
+                           dv_err_t *err);
 
 #endif

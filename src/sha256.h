@@ -11,9 +11,9 @@
 
 typedef struct dv_sha256 {
 	uint32_t h[8];
-	uint64_t total;     /* bytes hashed so far */
-	uint8_t buf[64];    /* pending partial block */
-	size_t n;           /* bytes in buf */
+	uint64_t total;  /* bytes hashed so far */
+	uint8_t buf[64]; /* pending partial block */
+	size_t n;        /* bytes in buf */
 } dv_sha256_t;
 
 void dv_sha256_init(dv_sha256_t *c);

@@ -1,4 +1,5 @@
-/* study: runs the pass plan (repeats x lists x targets x cold/hot) with flush hooks and readiness probes, and prints the comparison table and summary. */
+/* study: runs the pass plan (repeats x lists x targets x cold/hot) with flush hooks and readiness
+ * probes, and prints the comparison table and summary. */
 #include "config.h"
 
 #include "study.h"
@@ -81,7 +82,8 @@ static void complete_metadata(dv_study_t *s)
 		s->hostname = xstrdup(buf);
 	}
 	if (s->kernel == NULL && uname(&u) == 0) {
-		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.release, u.version, u.machine);
+		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.release, u.version,
+		         u.machine);
 		s->kernel = xstrdup(buf);
 	}
 	if (s->ncpu == 0) {
@@ -94,8 +96,8 @@ static void complete_metadata(dv_study_t *s)
 			char ip[INET6_ADDRSTRLEN];
 			unsigned port;
 			sockaddr_split(&t->addr, ip, sizeof(ip), &port);
-			snprintf(buf, sizeof(buf), t->addr.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u",
-				 ip, port);
+			snprintf(buf, sizeof(buf),
+			         t->addr.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
 			t->addr_text = xstrdup(buf);
 		}
 		if (t->label == NULL)
@@ -119,7 +121,7 @@ static void complete_metadata(dv_study_t *s)
 /* ---------------------------------------------------------------- flush hook */
 
 static int fail(dv_study_t *s, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int fail(dv_study_t *s, int code, const char *fmt, ...)
 {
@@ -153,7 +155,7 @@ static int run_flush(dv_study_t *s, size_t ti, size_t li, unsigned r, double *to
 	snprintf(e_addr, sizeof(e_addr), "DV_TARGET_ADDR=%s", ip);
 	snprintf(e_port, sizeof(e_port), "DV_TARGET_PORT=%u", port);
 	snprintf(e_list, sizeof(e_list), "DV_LIST_LABEL=%s",
-		 s->lists[li].label ? s->lists[li].label : "");
+	         s->lists[li].label ? s->lists[li].label : "");
 	snprintf(e_rep, sizeof(e_rep), "DV_REPEAT=%u", r + 1);
 	while (environ != NULL && environ[n_env] != NULL)
 		n_env++;
@@ -175,7 +177,7 @@ static int run_flush(dv_study_t *s, size_t ti, size_t li, unsigned r, double *to
 	if (pid < 0) {
 		free(envp);
 		return fail(s, -errno, "target %s: cannot start the flush command: %s", t->label,
-			    strerror(errno));
+		            strerror(errno));
 	}
 	if (pid == 0) {
 		char *const args[] = {"sh", "-c", t->flush_cmd, NULL};
@@ -194,8 +196,8 @@ static int run_flush(dv_study_t *s, size_t ti, size_t li, unsigned r, double *to
 			waitpid(pid, &status, 0);
 			*took_s = (double)(dv_now_ns() - start) / 1e9;
 			return fail(s, -ETIMEDOUT,
-				    "target %s: flush command did not finish within %.0f s: %s",
-				    t->label, (double)DV_FLUSH_TIMEOUT_NS / 1e9, t->flush_cmd);
+			            "target %s: flush command did not finish within %.0f s: %s",
+			            t->label, (double)DV_FLUSH_TIMEOUT_NS / 1e9, t->flush_cmd);
 		}
 		struct timespec ts = {0, turn < 100 ? 1000000L : 10000000L};
 		nanosleep(&ts, NULL);
@@ -203,13 +205,13 @@ static int run_flush(dv_study_t *s, size_t ti, size_t li, unsigned r, double *to
 	*took_s = (double)(dv_now_ns() - start) / 1e9;
 	if (w < 0)
 		return fail(s, -ECHILD, "target %s: flush command: waitpid: %s", t->label,
-			    strerror(errno));
+		            strerror(errno));
 	if (WIFSIGNALED(status))
 		rc = fail(s, -ECANCELED, "target %s: flush command killed by signal %d: %s",
-			  t->label, WTERMSIG(status), t->flush_cmd);
+		          t->label, WTERMSIG(status), t->flush_cmd);
 	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
 		rc = fail(s, -ECANCELED, "target %s: flush command failed with exit status %d: %s",
-			  t->label, WEXITSTATUS(status), t->flush_cmd);
+		          t->label, WEXITSTATUS(status), t->flush_cmd);
 	return rc;
 }
 
@@ -233,8 +235,8 @@ static int wait_ready(dv_study_t *s, size_t ti, size_t li, dv_probe_result_t *pr
 		q = root_soa;
 	}
 	rc = dv_probe_ready((const struct sockaddr *)&t->addr, t->addr_len, q, qlen,
-			    s->ready_timeout_ns ? s->ready_timeout_ns : DV_READY_DEFAULT_NS,
-			    DV_PROBE_FIRST_TRY_NS, pr, &err);
+	                    s->ready_timeout_ns ? s->ready_timeout_ns : DV_READY_DEFAULT_NS,
+	                    DV_PROBE_FIRST_TRY_NS, pr, &err);
 	if (rc != 0)
 		return fail(s, rc, "target %s: %s", t->label, err.msg);
 	return 0;
@@ -251,7 +253,7 @@ static int grow_passes(dv_study_t *s)
 }
 
 static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, unsigned r,
-		    dv_pass_kind_t kind)
+                    dv_pass_kind_t kind)
 {
 	dv_target_t *t = &s->targets[ti];
 	dv_list_t *l = &s->lists[li];
@@ -265,8 +267,8 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, 
 
 	if (!quiet) {
 		fprintf(out, "\n== Run %u/%u, target %s (%s), list %s (%s), pass %s\n", r + 1, reps,
-			t->label, t->addr_text ? t->addr_text : "?", l->label,
-			l->path ? l->path : "?", dv_pass_kind_name(kind));
+		        t->label, t->addr_text ? t->addr_text : "?", l->label,
+		        l->path ? l->path : "?", dv_pass_kind_name(kind));
 		fflush(out);
 	}
 	if (kind == DV_PASS_COLD) {
@@ -285,7 +287,7 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, 
 			else
 				fprintf(out, "No flush command; ");
 			fprintf(out, "target ready after %.3f s (%u probe quer%s, rcode %d)\n",
-				ready_s, pr.attempts, pr.attempts == 1 ? "y" : "ies", pr.rcode);
+			        ready_s, pr.attempts, pr.attempts == 1 ? "y" : "ies", pr.rcode);
 		}
 	}
 	memcpy(&cfg.server, &t->addr, sizeof(cfg.server));
@@ -297,8 +299,8 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, 
 	if (kind == DV_PASS_WARMUP) {
 		if (!quiet)
 			fprintf(out, "Warm-up pass (not reported): %llu sent, %llu completed\n",
-				(unsigned long long)res.stats.c.sent,
-				(unsigned long long)res.stats.c.completed);
+			        (unsigned long long)res.stats.c.sent,
+			        (unsigned long long)res.stats.c.completed);
 		if (res.interrupted)
 			s->interrupted = true;
 		dv_pass_result_free(&res);
@@ -339,7 +341,7 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet)
 		dv_target_t *tg = &s->targets[t];
 		if (tg->server_version == NULL && tg->addr.ss_family != AF_UNSPEC)
 			(void)dv_probe_version((const struct sockaddr *)&tg->addr, tg->addr_len, 2,
-					       250 * DV_NS_PER_MS, &tg->server_version, NULL);
+			                       250 * DV_NS_PER_MS, &tg->server_version, NULL);
 	}
 	for (unsigned r = 0; r < reps; r++) {
 		for (size_t l = 0; l < s->n_lists; l++) {
@@ -389,7 +391,7 @@ static int grid_init(grid_t *g, size_t rows, size_t cols, size_t left)
 }
 
 static void grid_set(grid_t *g, size_t r, size_t c, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static void grid_set(grid_t *g, size_t r, size_t c, const char *fmt, ...)
 {
@@ -502,7 +504,8 @@ static size_t *index_passes(const dv_study_t *s, size_t n_plan, unsigned reps)
 		if (rec->kind == DV_PASS_WARMUP || rec->target >= s->n_targets ||
 		    rec->list >= s->n_lists || rec->repeat >= reps)
 			continue;
-		size_t base = ((rec->target * s->n_lists + rec->list) * reps + rec->repeat) * n_plan;
+		size_t base =
+		    ((rec->target * s->n_lists + rec->list) * reps + rec->repeat) * n_plan;
 		for (size_t j = 0; j < n_plan; j++) {
 			if (idx[base + j] == SIZE_MAX) {
 				idx[base + j] = p;
@@ -533,7 +536,8 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 
 	plan_of(s, &plan, &n_plan);
 	size_t *idx = index_passes(s, n_plan, reps);
-	if (idx == NULL || grid_init(&g, 1 + s->n_targets * s->n_lists, 2 + reps * n_plan, 2) != 0) {
+	if (idx == NULL ||
+	    grid_init(&g, 1 + s->n_targets * s->n_lists, 2 + reps * n_plan, 2) != 0) {
 		free(idx);
 		return;
 	}
@@ -552,7 +556,8 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 			grid_set(&g, row, 1, "%s", s->lists[l].label ? s->lists[l].label : "?");
 			for (unsigned r = 0; r < reps; r++)
 				for (size_t j = 0; j < n_plan; j++) {
-					size_t p = idx[((t * s->n_lists + l) * reps + r) * n_plan + j];
+					size_t p =
+					    idx[((t * s->n_lists + l) * reps + r) * n_plan + j];
 					size_t col = 2 + r * n_plan + j;
 					if (p == SIZE_MAX) {
 						grid_set(&g, row, col, "-");
@@ -561,8 +566,8 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 					const dv_pass_result_t *res = &s->passes[p].res;
 					any_interrupted |= res->interrupted;
 					grid_set(&g, row, col, "%.0f (lost%llu)%s", res->qps,
-						 (unsigned long long)res->stats.c.lost,
-						 res->interrupted ? "*" : "");
+					         (unsigned long long)res->stats.c.lost,
+					         res->interrupted ? "*" : "");
 				}
 		}
 	fprintf(out, "\nComparison table (queries per second, lost queries in brackets):\n");
@@ -607,9 +612,10 @@ static series_t series_of(const double *v, size_t n)
 
 enum { M_QPS = 0, M_P50, M_P99, M_COUNT };
 
-/* The three series of one (target, list, plan position) over the repeats; interrupted passes left out. */
+/* The three series of one (target, list, plan position) over the repeats; interrupted passes left
+ * out. */
 static void cell_series(const dv_study_t *s, const size_t *idx, unsigned reps, size_t n_plan,
-			size_t t, size_t l, size_t j, series_t out[M_COUNT])
+                        size_t t, size_t l, size_t j, series_t out[M_COUNT])
 {
 	double *v[M_COUNT];
 	size_t n = 0;
@@ -644,8 +650,9 @@ static void fmt_series(char *buf, size_t cap, const series_t *st, double scale, 
 	else if (st->n == 1)
 		snprintf(buf, cap, "%.*f", decimals, st->mean / scale);
 	else
-		snprintf(buf, cap, "%.*f +- %.*f (%.*f..%.*f)", decimals, st->mean / scale, decimals,
-			 st->sd / scale, decimals, st->min / scale, decimals, st->max / scale);
+		snprintf(buf, cap, "%.*f +- %.*f (%.*f..%.*f)", decimals, st->mean / scale,
+		         decimals, st->sd / scale, decimals, st->min / scale, decimals,
+		         st->max / scale);
 }
 
 /*
@@ -670,9 +677,11 @@ static void fmt_change(char *buf, size_t cap, const series_t *a, const series_t 
 		snprintf(buf, cap, "%s (one repeat: spread unknown)", pct);
 		return;
 	}
-	double pooled = sqrt(((double)(a->n - 1) * a->sd * a->sd + (double)(b->n - 1) * b->sd * b->sd) /
-			     (double)(a->n + b->n - 2));
-	snprintf(buf, cap, "%s (%s)", pct, fabs(diff) > 2 * pooled ? "significant" : "within noise");
+	double pooled =
+	    sqrt(((double)(a->n - 1) * a->sd * a->sd + (double)(b->n - 1) * b->sd * b->sd) /
+	         (double)(a->n + b->n - 2));
+	snprintf(buf, cap, "%s (%s)", pct,
+	         fabs(diff) > 2 * pooled ? "significant" : "within noise");
 }
 
 void dv_study_print_summary(const dv_study_t *s, FILE *out)
@@ -693,11 +702,11 @@ void dv_study_print_summary(const dv_study_t *s, FILE *out)
 		for (size_t l = 0; l < s->n_lists; l++)
 			for (size_t j = 0; j < n_plan; j++)
 				cell_series(s, idx, reps, n_plan, t, l, j,
-					    &ser[((t * s->n_lists + l) * n_plan + j) * M_COUNT]);
-#define SER(t, l, j) (&ser[(((t) * s->n_lists + (l)) * n_plan + (j)) * M_COUNT])
+				            &ser[((t * s->n_lists + l) * n_plan + j) * M_COUNT]);
+#define SER(t, l, j) (&ser[(((t)*s->n_lists + (l)) * n_plan + (j)) * M_COUNT])
 
 	fprintf(out, "\nSummary per target, list and pass (mean +- sample stddev (min..max) over "
-		     "the repeats; latency in ms):\n");
+	             "the repeats; latency in ms):\n");
 	if (grid_init(&g, 1 + n_rows * n_plan, 7, 3) != 0)
 		goto out;
 	grid_set(&g, 0, 0, "Target");
@@ -712,8 +721,10 @@ void dv_study_print_summary(const dv_study_t *s, FILE *out)
 			for (size_t j = 0; j < n_plan; j++) {
 				size_t row = 1 + (t * s->n_lists + l) * n_plan + j;
 				series_t *m = SER(t, l, j);
-				grid_set(&g, row, 0, "%s", s->targets[t].label ? s->targets[t].label : "?");
-				grid_set(&g, row, 1, "%s", s->lists[l].label ? s->lists[l].label : "?");
+				grid_set(&g, row, 0, "%s",
+				         s->targets[t].label ? s->targets[t].label : "?");
+				grid_set(&g, row, 1, "%s",
+				         s->lists[l].label ? s->lists[l].label : "?");
 				plan_col_name(plan, j, a, sizeof(a));
 				grid_set(&g, row, 2, "%s", a);
 				grid_set(&g, row, 3, "%zu", m[M_QPS].n);
@@ -736,7 +747,8 @@ void dv_study_print_summary(const dv_study_t *s, FILE *out)
 			jh = j;
 	}
 	if (jc != SIZE_MAX && jh != SIZE_MAX) {
-		fprintf(out, "\nHot/cold ratio (mean hot qps / mean cold qps; mean cold p50 / mean hot p50):\n");
+		fprintf(out, "\nHot/cold ratio (mean hot qps / mean cold qps; mean cold p50 / mean "
+		             "hot p50):\n");
 		if (grid_init(&g, 1 + n_rows, 4, 2) != 0)
 			goto out;
 		grid_set(&g, 0, 0, "Target");
@@ -747,14 +759,18 @@ void dv_study_print_summary(const dv_study_t *s, FILE *out)
 			for (size_t l = 0; l < s->n_lists; l++) {
 				size_t row = 1 + t * s->n_lists + l;
 				series_t *mc = SER(t, l, jc), *mh = SER(t, l, jh);
-				grid_set(&g, row, 0, "%s", s->targets[t].label ? s->targets[t].label : "?");
-				grid_set(&g, row, 1, "%s", s->lists[l].label ? s->lists[l].label : "?");
+				grid_set(&g, row, 0, "%s",
+				         s->targets[t].label ? s->targets[t].label : "?");
+				grid_set(&g, row, 1, "%s",
+				         s->lists[l].label ? s->lists[l].label : "?");
 				if (mc[M_QPS].n && mh[M_QPS].n && mc[M_QPS].mean > 0)
-					grid_set(&g, row, 2, "%.2f", mh[M_QPS].mean / mc[M_QPS].mean);
+					grid_set(&g, row, 2, "%.2f",
+					         mh[M_QPS].mean / mc[M_QPS].mean);
 				else
 					grid_set(&g, row, 2, "-");
 				if (mc[M_P50].n && mh[M_P50].n && mh[M_P50].mean > 0)
-					grid_set(&g, row, 3, "%.2f", mc[M_P50].mean / mh[M_P50].mean);
+					grid_set(&g, row, 3, "%.2f",
+					         mc[M_P50].mean / mh[M_P50].mean);
 				else
 					grid_set(&g, row, 3, "-");
 			}
@@ -763,9 +779,10 @@ void dv_study_print_summary(const dv_study_t *s, FILE *out)
 	}
 
 	if (s->n_targets > 1) {
-		fprintf(out, "\nChange against the first target, %s (significant: |difference of "
-			     "means| > 2 x pooled sample stddev; see doc/methodology.md):\n",
-			s->targets[0].label ? s->targets[0].label : "?");
+		fprintf(out,
+		        "\nChange against the first target, %s (significant: |difference of "
+		        "means| > 2 x pooled sample stddev; see doc/methodology.md):\n",
+		        s->targets[0].label ? s->targets[0].label : "?");
 		if (grid_init(&g, 1 + (s->n_targets - 1) * s->n_lists * n_plan, 6, 6) != 0)
 			goto out;
 		grid_set(&g, 0, 0, "Target");
@@ -779,8 +796,10 @@ void dv_study_print_summary(const dv_study_t *s, FILE *out)
 				for (size_t j = 0; j < n_plan; j++) {
 					size_t row = 1 + ((t - 1) * s->n_lists + l) * n_plan + j;
 					series_t *m0 = SER(0, l, j), *m = SER(t, l, j);
-					grid_set(&g, row, 0, "%s", s->targets[t].label ? s->targets[t].label : "?");
-					grid_set(&g, row, 1, "%s", s->lists[l].label ? s->lists[l].label : "?");
+					grid_set(&g, row, 0, "%s",
+					         s->targets[t].label ? s->targets[t].label : "?");
+					grid_set(&g, row, 1, "%s",
+					         s->lists[l].label ? s->lists[l].label : "?");
 					plan_col_name(plan, j, a, sizeof(a));
 					grid_set(&g, row, 2, "%s", a);
 					fmt_change(a, sizeof(a), &m0[M_QPS], &m[M_QPS]);
@@ -843,7 +862,7 @@ void dv_study_free(dv_study_t *s)
 static void report_usage(FILE *out)
 {
 	fprintf(out, "usage: dnsvolley report [--table | --summary] FILE.json\n"
-		     "Print the comparison table and the summary of a results file again.\n");
+	             "Print the comparison table and the summary of a results file again.\n");
 }
 
 int dv_study_report_main(int argc, char **argv)
@@ -900,7 +919,8 @@ int dv_study_report_main(int argc, char **argv)
 		       s.targets[t].server_version ? s.targets[t].server_version : "");
 	for (size_t l = 0; l < s.n_lists; l++)
 		printf("List %s: %s, %llu queries, sha256 %s\n",
-		       s.lists[l].label ? s.lists[l].label : "?", s.lists[l].path ? s.lists[l].path : "?",
+		       s.lists[l].label ? s.lists[l].label : "?",
+		       s.lists[l].path ? s.lists[l].path : "?",
 		       (unsigned long long)s.lists[l].queries,
 		       s.lists[l].sha256[0] ? s.lists[l].sha256 : "-");
 	if (table)

@@ -1,4 +1,5 @@
-/* study_report: the `dnsvolley report FILE.json` subcommand: the table and summary again from a results file. */
+/* study_report: the `dnsvolley report FILE.json` subcommand: the table and summary again from a
+ * results file. */
 #ifndef DV_STUDY_REPORT_H
 #define DV_STUDY_REPORT_H
 

@@ -1,4 +1,5 @@
-/* test_results_json: a study written to JSON reads back exactly; bad files are rejected with "FILE: ..." and never crash. */
+/* test_results_json: a study written to JSON reads back exactly; bad files are rejected with "FILE:
+ * ..." and never crash. */
 #include "config.h"
 
 #include <errno.h>
@@ -68,7 +69,8 @@ static void build(dv_study_t *s)
 	s->lists[0].path = xs("querylists/soa.txt");
 	s->lists[0].queries = 1000;
 	s->lists[0].lines = 1003;
-	strcpy(s->lists[0].sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	strcpy(s->lists[0].sha256,
+	       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	s->n_passes = 8;
 	s->passes = calloc(8, sizeof(*s->passes));
 	for (size_t i = 0; i < 8; i++) {
@@ -120,7 +122,8 @@ static void build(dv_study_t *s)
 		r->threads = 2;
 		r->max_outstanding = 200;
 		r->n_intervals = i % 3;
-		r->intervals = r->n_intervals ? calloc(r->n_intervals, sizeof(dv_interval_t)) : NULL;
+		r->intervals =
+		    r->n_intervals ? calloc(r->n_intervals, sizeof(dv_interval_t)) : NULL;
 		for (size_t k = 0; k < r->n_intervals; k++) {
 			dv_interval_t *x = &r->intervals[k];
 			x->t_s = 1.0 + (double)k;
@@ -194,7 +197,8 @@ static void assert_same(const dv_study_t *a, const dv_study_t *b)
 		assert_true(p->ready_wait_s == q->ready_wait_s);
 		/* Counters and the whole histogram, byte for byte (both zero-initialised). */
 		assert_memory_equal(&p->res.stats.c, &q->res.stats.c, sizeof(dv_counters_t));
-		assert_memory_equal(&p->res.stats.latency, &q->res.stats.latency, sizeof(dv_hist_t));
+		assert_memory_equal(&p->res.stats.latency, &q->res.stats.latency,
+		                    sizeof(dv_hist_t));
 		assert_int_equal(p->res.end, q->res.end);
 		assert_int_equal(p->res.interrupted, q->res.interrupted);
 		assert_true(p->res.start_wall_ns == q->res.start_wall_ns);
@@ -210,7 +214,7 @@ static void assert_same(const dv_study_t *a, const dv_study_t *b)
 		assert_int_equal(p->res.n_intervals, q->res.n_intervals);
 		if (p->res.n_intervals)
 			assert_memory_equal(p->res.intervals, q->res.intervals,
-					    p->res.n_intervals * sizeof(dv_interval_t));
+			                    p->res.n_intervals * sizeof(dv_interval_t));
 	}
 	assert_int_equal(a->interrupted, b->interrupted);
 	assert_int_equal(a->failed, b->failed);
@@ -225,7 +229,8 @@ static void test_round_trip(void **state)
 	build(&a);
 	a.interrupted = true;
 	a.failed = -ECANCELED;
-	snprintf(a.fail_msg, sizeof(a.fail_msg), "target a: flush command failed with exit status 1");
+	snprintf(a.fail_msg, sizeof(a.fail_msg),
+	         "target a: flush command failed with exit status 1");
 
 	char *text = dv_results_dump_json(&a, &err);
 	assert_non_null(text);
@@ -333,11 +338,11 @@ static void test_rejects(void **state)
 	bad = strndup(good, strlen(good) / 2);
 	expect_reject(bad, "not valid JSON");
 	free(bad);
-#define REJECT(from, to, needle)                                                               \
-	do {                                                                                   \
-		bad = subst(good, from, to);                                                   \
-		expect_reject(bad, needle);                                                    \
-		free(bad);                                                                     \
+#define REJECT(from, to, needle)                                                                   \
+	do {                                                                                       \
+		bad = subst(good, from, to);                                                       \
+		expect_reject(bad, needle);                                                        \
+		free(bad);                                                                         \
 	} while (0)
 	REJECT("\"schema_version\": 1", "\"schema_version\": 99", "unsupported schema_version");
 	REJECT("\"schema_version\": 1", "\"schema_version\": \"1\"", "unsupported schema_version");
@@ -345,12 +350,14 @@ static void test_rejects(void **state)
 	REJECT("\"list\": 0", "\"list\": -1", "passes[0]: \"list\" must be an integer");
 	REJECT("\"kind\": \"hot\"", "\"kind\": \"tepid\"", "passes[1]: \"kind\" must be one of");
 	REJECT("\"sent\": 1000", "\"sent\": 1e3", "passes[0]: \"sent\" must be an integer");
-	REJECT("\"completed\": 990", "\"completed\": 991", "latency count 990 differs from completed 991");
+	REJECT("\"completed\": 990", "\"completed\": 991",
+	       "latency count 990 differs from completed 991");
 	REJECT("\"count\": 990", "\"count\": 989", "buckets add up to 990, count says 989");
 	REJECT("\"buckets\": [\n     [\n      19968", "\"buckets\": [\n     [\n      19969",
 	       "not a bucket boundary");
 	REJECT("\"end_reason\": \"list\"", "\"end_reason\": 3", "\"end_reason\" must be a string");
-	REJECT("\"interrupted\": false", "\"interrupted\": 0", "\"interrupted\" must be true or false");
+	REJECT("\"interrupted\": false", "\"interrupted\": 0",
+	       "\"interrupted\" must be true or false");
 	REJECT("\"label\": \"a\"", "\"label\": 5", "targets[0]: \"label\" must be a string");
 	REJECT("\"sha256\": \"ba78", "\"sha256\": \"BA78", "\"sha256\" must be 64 lower-case hex");
 	REJECT("\"rcode\": [", "\"rcode\": [1,", "\"rcode\" must hold 16 counts");
@@ -361,7 +368,8 @@ static void test_rejects(void **state)
 	REJECT("\"t_s\": 1.0", "\"t_s\": \"1\"", "\"t_s\" must be a number");
 	REJECT("\"qtype_other\": {", "\"qtype_other_\": {", "missing \"qtype_other\"");
 	REJECT("\"failed\": 0", "\"failed\": 3", "\"failed\" must be 0 or a negative");
-	REJECT("\"plan\": [\n   \"cold\"", "\"plan\": [\n   \"lukewarm\"", "\"kind\" must be one of");
+	REJECT("\"plan\": [\n   \"cold\"", "\"plan\": [\n   \"lukewarm\"",
+	       "\"kind\" must be one of");
 	REJECT("\"udp_snmp\": {", "\"udp_snmp\": [", "not valid JSON");
 #undef REJECT
 	free(good);
@@ -425,10 +433,10 @@ static void test_mutations(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_empty_and_nonfinite),
-		cmocka_unit_test(test_rejects),
-		cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_empty_and_nonfinite),
+	    cmocka_unit_test(test_rejects),
+	    cmocka_unit_test(test_mutations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,4 +1,5 @@
-/* test_study: the comparison table and summary from hand-built studies; flush failures, readiness and version probes against an in-process UDP peer. */
+/* test_study: the comparison table and summary from hand-built studies; flush failures, readiness
+ * and version probes against an in-process UDP peer. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -29,7 +30,7 @@ static char *xs(const char *s)
 
 /* A pass with this qps, lost count and a constant latency (every answer takes lat_ns). */
 static void add_pass(dv_study_t *s, size_t t, size_t l, unsigned r, dv_pass_kind_t k, double qps,
-		     uint64_t lost, uint64_t lat_ns)
+                     uint64_t lost, uint64_t lat_ns)
 {
 	s->passes = realloc(s->passes, (s->n_passes + 1) * sizeof(*s->passes));
 	assert_non_null(s->passes);
@@ -97,12 +98,12 @@ static void test_table_shape(void **state)
 			}
 	char *out = capture(&s, true);
 	const char *want =
-		"\nComparison table (queries per second, lost queries in brackets):\n"
-		"Target  List       Run1 cold      Run1 hot       Run2 cold      Run2 hot\n"
-		"3.4.11  SOA   1000 (lost500)  1000 (lost7)  1445 (lost722)  1446 (lost7)\n"
-		"3.4.11  A     1222 (lost611)  1223 (lost7)  1668 (lost833)  1668 (lost7)\n"
-		"4.0.4   SOA   1111 (lost555)  1112 (lost7)  1556 (lost778)  1557 (lost7)\n"
-		"4.0.4   A     1334 (lost666)  1334 (lost7)  1779 (lost889)  1779 (lost7)\n";
+	    "\nComparison table (queries per second, lost queries in brackets):\n"
+	    "Target  List       Run1 cold      Run1 hot       Run2 cold      Run2 hot\n"
+	    "3.4.11  SOA   1000 (lost500)  1000 (lost7)  1445 (lost722)  1446 (lost7)\n"
+	    "3.4.11  A     1222 (lost611)  1223 (lost7)  1668 (lost833)  1668 (lost7)\n"
+	    "4.0.4   SOA   1111 (lost555)  1112 (lost7)  1556 (lost778)  1557 (lost7)\n"
+	    "4.0.4   A     1334 (lost666)  1334 (lost7)  1779 (lost889)  1779 (lost7)\n";
 	assert_string_equal(out, want);
 	free(out);
 	dv_study_free(&s);
@@ -127,11 +128,11 @@ static void test_table_partial_and_repeated_kind(void **state)
 	s.interrupted = true;
 	char *out = capture(&s, true);
 	const char *want =
-		"\nComparison table (queries per second, lost queries in brackets):\n"
-		"Target  List   Run1 cold    Run1 hot   Run1 hot2    Run2 cold  Run2 hot  Run2 hot2\n"
-		"x       SOA   10 (lost1)  20 (lost2)  30 (lost3)  40 (lost4)*         -          -\n"
-		"* interrupted pass: partial figures\n"
-		"The study was interrupted; '-' marks passes not run.\n";
+	    "\nComparison table (queries per second, lost queries in brackets):\n"
+	    "Target  List   Run1 cold    Run1 hot   Run1 hot2    Run2 cold  Run2 hot  Run2 hot2\n"
+	    "x       SOA   10 (lost1)  20 (lost2)  30 (lost3)  40 (lost4)*         -          -\n"
+	    "* interrupted pass: partial figures\n"
+	    "The study was interrupted; '-' marks passes not run.\n";
 	assert_string_equal(out, want);
 	free(out);
 	s.failed = -ECANCELED;
@@ -164,25 +165,36 @@ static void test_summary(void **state)
 	/* list A of "new" never ran (study stopped) */
 	char *out = capture(&s, false);
 	const char *lines[] = {
-		"Target  List  Pass  N                      qps                         p50 ms                         p99 ms\n",
-		"old     SOA   cold  2   1005 +- 7 (1000..1010)  2.000 +- 0.000 (2.000..2.000)  2.000 +- 0.000 (2.000..2.000)\n",
-		"old     SOA   hot   2  2050 +- 71 (2000..2100)  0.100 +- 0.000 (0.100..0.100)  0.100 +- 0.000 (0.100..0.100)\n",
-		"old     A     cold  1                      500                          1.000                          1.000\n",
-		"new     SOA   cold  2   1105 +- 7 (1100..1110)  2.000 +- 1.414 (1.000..3.000)  2.000 +- 1.414 (1.000..3.000)\n",
-		"new     SOA   hot   2  2060 +- 71 (2010..2110)  0.100 +- 0.000 (0.100..0.100)  0.100 +- 0.000 (0.100..0.100)\n",
-		"new     A     hot   0                        -                              -                              -\n",
-		"Target  List  qps hot/cold  p50 cold/hot\n",
-		"old     SOA           2.04         20.00\n",
-		"old     A             2.00         10.00\n",
-		"new     A                -             -\n",
-		"\nChange against the first target, old (significant: |difference of means| > 2 x pooled sample stddev; see doc/methodology.md):\n",
-		"new     SOA   cold  +10.0% (significant)  +0.0% (within noise)  +0.0% (within noise)\n",
-		"new     SOA   hot   +0.5% (within noise)  +0.0% (within noise)  +0.0% (within noise)\n",
-		"new     A     cold  -                     -                     -\n",
+	    "Target  List  Pass  N                      qps                         p50 ms         "
+	    "                p99 ms\n",
+	    "old     SOA   cold  2   1005 +- 7 (1000..1010)  2.000 +- 0.000 (2.000..2.000)  2.000 "
+	    "+- 0.000 (2.000..2.000)\n",
+	    "old     SOA   hot   2  2050 +- 71 (2000..2100)  0.100 +- 0.000 (0.100..0.100)  0.100 "
+	    "+- 0.000 (0.100..0.100)\n",
+	    "old     A     cold  1                      500                          1.000         "
+	    "                 1.000\n",
+	    "new     SOA   cold  2   1105 +- 7 (1100..1110)  2.000 +- 1.414 (1.000..3.000)  2.000 "
+	    "+- 1.414 (1.000..3.000)\n",
+	    "new     SOA   hot   2  2060 +- 71 (2010..2110)  0.100 +- 0.000 (0.100..0.100)  0.100 "
+	    "+- 0.000 (0.100..0.100)\n",
+	    "new     A     hot   0                        -                              -         "
+	    "                     -\n",
+	    "Target  List  qps hot/cold  p50 cold/hot\n",
+	    "old     SOA           2.04         20.00\n",
+	    "old     A             2.00         10.00\n",
+	    "new     A                -             -\n",
+	    "\nChange against the first target, old (significant: |difference of means| > 2 x "
+	    "pooled sample stddev; see doc/methodology.md):\n",
+	    "new     SOA   cold  +10.0% (significant)  +0.0% (within noise)  +0.0% (within "
+	    "noise)\n",
+	    "new     SOA   hot   +0.5% (within noise)  +0.0% (within noise)  +0.0% (within "
+	    "noise)\n",
+	    "new     A     cold  -                     -                     -\n",
 	};
 	for (size_t i = 0; i < DV_ARRAY_SIZE(lines); i++)
 		if (strstr(out, lines[i]) == NULL) {
-			fprintf(stderr, "summary lacks line %zu:\n%s\n--- got:\n%s", i, lines[i], out);
+			fprintf(stderr, "summary lacks line %zu:\n%s\n--- got:\n%s", i, lines[i],
+			        out);
 			fail();
 		}
 	free(out);
@@ -219,7 +231,8 @@ static void *peer_main(void *arg)
 			continue;
 		struct sockaddr_storage from;
 		socklen_t fl = sizeof(from);
-		ssize_t n = recvfrom(p->fd, buf, sizeof(buf) - 64, 0, (struct sockaddr *)&from, &fl);
+		ssize_t n =
+		    recvfrom(p->fd, buf, sizeof(buf) - 64, 0, (struct sockaddr *)&from, &fl);
 		if (n < 12)
 			continue;
 		if (buf[0] == 0xff && buf[1] == 0xff && n == 12)
@@ -229,8 +242,9 @@ static void *peer_main(void *arg)
 			continue;
 		buf[2] |= 0x80;
 		if (p->version) {
-			static const uint8_t rr[] = {0xc0, 0x0c, 0, 16, 0, 3, 0, 0, 0, 0, 0, 12,
-						     4, 't', 'e', 's', 't', 6, 'v', '1', '.', '2', '"', 1};
+			static const uint8_t rr[] = {0xc0, 0x0c, 0,   16,  0,   3,   0,   0,
+			                             0,    0,    0,   12,  4,   't', 'e', 's',
+			                             't',  6,    'v', '1', '.', '2', '"', 1};
 			memcpy(buf + n, rr, sizeof(rr));
 			n += (ssize_t)sizeof(rr);
 			buf[7] = 1; /* ANCOUNT */
@@ -294,7 +308,7 @@ static void test_probe_ready_retries(void **state)
 	loopback(&ss, &len, p.port);
 	/* Tries every 10, 20, 40 ms...: the third is answered. */
 	int rc = dv_probe_ready((struct sockaddr *)&ss, len, q, qlen, 3 * DV_NS_PER_S,
-				10 * DV_NS_PER_MS, &res, &err);
+	                        10 * DV_NS_PER_MS, &res, &err);
 	peer_stop(&p);
 	if (rc != 0)
 		fail_msg("%s", err.msg);
@@ -306,12 +320,13 @@ static void test_probe_ready_retries(void **state)
 	peer_start(&p, 0, 0);
 	loopback(&ss, &len, p.port);
 	rc = dv_probe_ready((struct sockaddr *)&ss, len, q, qlen, 300 * DV_NS_PER_MS,
-			    20 * DV_NS_PER_MS, &res, &err);
+	                    20 * DV_NS_PER_MS, &res, &err);
 	peer_stop(&p);
 	assert_int_equal(rc, -ETIMEDOUT);
 	assert_true(res.attempts >= 3 && res.attempts <= 6);
 	assert_int_equal(p.received, (int)res.attempts);
-	assert_non_null(strstr(err.msg, "target not ready: no answer to the readiness probe after"));
+	assert_non_null(
+	    strstr(err.msg, "target not ready: no answer to the readiness probe after"));
 	assert_true(res.wait_s >= 0.3 && res.wait_s < 5);
 }
 
@@ -372,9 +387,10 @@ static void test_flush_failure_stops(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/env", dir);
 	snprintf(cmd, sizeof(cmd),
-		 "echo \"$DV_TARGET_LABEL $DV_TARGET_ADDR $DV_TARGET_PORT $DV_LIST_LABEL $DV_REPEAT\" > %s; "
-		 "echo to-stderr-not-stdout; exit 3",
-		 path);
+	         "echo \"$DV_TARGET_LABEL $DV_TARGET_ADDR $DV_TARGET_PORT $DV_LIST_LABEL "
+	         "$DV_REPEAT\" > %s; "
+	         "echo to-stderr-not-stdout; exit 3",
+	         path);
 	peer_start(&p, 1, 0);
 	study_for(&s, p.port, cmd, DV_NS_PER_S);
 	FILE *devnull = fopen("/dev/null", "w");
@@ -384,7 +400,8 @@ static void test_flush_failure_stops(void **state)
 	assert_int_equal(rc, -ECANCELED);
 	assert_int_equal(s.failed, -ECANCELED);
 	assert_int_equal(s.n_passes, 0);
-	assert_non_null(strstr(s.fail_msg, "target lbl: flush command failed with exit status 3: echo"));
+	assert_non_null(
+	    strstr(s.fail_msg, "target lbl: flush command failed with exit status 3: echo"));
 	FILE *f = fopen(path, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(line, sizeof(line), f));
@@ -435,13 +452,13 @@ static void test_never_ready_stops(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table_shape),
-		cmocka_unit_test(test_table_partial_and_repeated_kind),
-		cmocka_unit_test(test_summary),
-		cmocka_unit_test(test_probe_ready_retries),
-		cmocka_unit_test(test_probe_version),
-		cmocka_unit_test(test_flush_failure_stops),
-		cmocka_unit_test(test_never_ready_stops),
+	    cmocka_unit_test(test_table_shape),
+	    cmocka_unit_test(test_table_partial_and_repeated_kind),
+	    cmocka_unit_test(test_summary),
+	    cmocka_unit_test(test_probe_ready_retries),
+	    cmocka_unit_test(test_probe_version),
+	    cmocka_unit_test(test_flush_failure_stops),
+	    cmocka_unit_test(test_never_ready_stops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
