@@ -61,34 +61,73 @@ static const uint8_t *next_datagram(const uint8_t *p, const uint8_t *end, size_t
 	return q;
 }
 
+/*
+ * The engine with its 12 queries in flight is built once; each input starts from
+ * a copy of it (the window's two ID tables are copied back, 1.6 MB, instead of
+ * being allocated and initialised again: 100x faster under ASan).
+ */
+static dv_engine_t pristine, e;
+static dv_slot_t *pristine_slot;
+static uint16_t *pristine_freeq;
+static uint16_t ids[12];
+
+static void setup(void)
+{
+	static uint8_t bufs[12][DV_MAX_QUERY_LEN];
+	unsigned lens[12], n, i;
+
+	load_list();
+	if (dv_engine_init(&pristine, &ql, 16, 100000000ULL, 0, 1, 12) != 0)
+		abort();
+	/* 12 queries: 6 on socket 0, 6 on socket 1 (two passes through the list). */
+	for (i = 0; i < 2; i++) {
+		unsigned k;
+		n = dv_engine_prepare(&pristine, (uint16_t)i, 1000000000ULL, 6, &bufs[i * 6],
+				      &lens[i * 6]);
+		if (n != 6)
+			abort();
+		dv_engine_sent(&pristine, &bufs[i * 6], n, n, 0, 1000000000ULL);
+		for (k = 0; k < 6; k++)
+			ids[i * 6 + k] = dv_wire_get16(bufs[i * 6 + k]);
+	}
+	pristine_slot = malloc(DV_WINDOW_IDS * sizeof(*pristine_slot));
+	pristine_freeq = malloc(DV_WINDOW_IDS * sizeof(*pristine_freeq));
+	e = pristine;
+	e.win.slot = malloc(DV_WINDOW_IDS * sizeof(*e.win.slot));
+	e.win.freeq = malloc(DV_WINDOW_IDS * sizeof(*e.win.freeq));
+	if (pristine_slot == NULL || pristine_freeq == NULL || e.win.slot == NULL ||
+	    e.win.freeq == NULL)
+		abort();
+	memcpy(pristine_slot, pristine.win.slot, DV_WINDOW_IDS * sizeof(*pristine_slot));
+	memcpy(pristine_freeq, pristine.win.freeq, DV_WINDOW_IDS * sizeof(*pristine_freeq));
+}
+
+static void reset(void)
+{
+	dv_slot_t *slot = e.win.slot;
+	uint16_t *freeq = e.win.freeq;
+
+	e = pristine;
+	e.win.slot = slot;
+	e.win.freeq = freeq;
+	memcpy(slot, pristine_slot, DV_WINDOW_IDS * sizeof(*slot));
+	memcpy(freeq, pristine_freeq, DV_WINDOW_IDS * sizeof(*freeq));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t bufs[16][DV_MAX_QUERY_LEN];
 	static uint8_t dgram[65536];
-	unsigned lens[16], n, i;
-	uint16_t ids[16];
 	const uint8_t *p, *end = data + size;
-	dv_engine_t e;
 	uint64_t now = 1000000000ULL, datagrams = 0, before;
 	uint8_t flags, pick;
 
 	if (size < 2)
 		return 0;
-	load_list();
+	if (pristine_slot == NULL)
+		setup();
+	reset();
 	flags = data[0];
 	pick = data[1];
-	if (dv_engine_init(&e, &ql, 16, 100000000ULL, 0, 1, 12) != 0)
-		abort();
-	/* 12 queries: 6 on socket 0, 6 on socket 1 (two passes through the list). */
-	for (i = 0; i < 2; i++) {
-		unsigned k;
-		n = dv_engine_prepare(&e, (uint16_t)i, now, 6, &bufs[i * 6], &lens[i * 6]);
-		if (n != 6)
-			abort();
-		dv_engine_sent(&e, &bufs[i * 6], n, n, 0, now);
-		for (k = 0; k < 6; k++)
-			ids[i * 6 + k] = dv_wire_get16(bufs[i * 6 + k]);
-	}
 	if (flags & 8) {
 		now += 200000000ULL;
 		dv_engine_expire(&e, now);
@@ -121,6 +160,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (e.stats.c.sent != 12 || e.stats.c.completed + e.stats.c.lost != e.stats.c.sent ||
 	    e.stats.c.late > e.stats.c.lost)
 		abort();
-	dv_engine_free(&e);
 	return 0;
 }

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Bad input: every row of doc/robustness.md's table, with the exact exit status and the
+# message's key words. Malformed lists, bad flags and values, unreadable files, bad
+# results files for compare, failing flush commands, unwritable outputs, a full disk.
+. "$(dirname "$0")/lib.sh"
+[ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
+cd "$TMP"
+head -20 "$top_srcdir/querylists/soa.txt" >l.txt
+start_responder R -T 1
+S="127.0.0.1:$R_PORT"
+rows=0
+
+# expect STATUS 'KEY WORDS' ARGS...: run dnsvolley, check status and that stderr has the words.
+expect() {
+	local want=$1 words=$2 rc
+	shift 2
+	set +e
+	"$DV" "$@" </dev/null >out.txt 2>err.txt
+	rc=$?
+	set -e
+	[ "$rc" = "$want" ] || fail "dnsvolley $*: exit $rc, expected $want: $(cat err.txt)"
+	grep -qF -- "$words" err.txt || fail "dnsvolley $*: message lacks '$words': $(cat err.txt)"
+	grep -q 'ERROR: AddressSanitizer\|runtime error:' err.txt && fail "sanitizer report: $(cat err.txt)"
+	rows=$((rows + 1))
+	echo "ok: [$rc] dnsvolley $* -> $(head -1 err.txt)"
+}
+
+# Malformed list lines: FILE:LINE and what is wrong, exit 2.
+printf 'example.com A\nexample.com BOGUS\n' >bad-type.txt
+printf 'example.com A\n%s.com A\n' "$(printf 'a%.0s' $(seq 64))" >long-label.txt
+printf '%s A\n' "$(for _ in 1 2 3 4 5; do printf 'a%.0s' $(seq 60); printf .; done)" >long-name.txt
+printf 'a..b A\n' >empty-label.txt
+printf 'example.com A IN extra\n' >extra.txt
+printf 'example.com\n' >no-type.txt
+printf 'exam\0ple.com A\n' >nul.txt
+printf 'example.com A XX\n' >bad-class.txt
+printf '# only a comment\n\n' >empty.txt
+: >zero.txt
+expect 2 "bad-type.txt:2: unknown type 'BOGUS'" -s "$S" -d bad-type.txt
+expect 2 "long-label.txt:2: label longer than 63 octets" -s "$S" -d long-label.txt
+expect 2 "long-name.txt:1: name longer than 255 octets" -s "$S" -d long-name.txt
+expect 2 "empty-label.txt:1: empty label in name 'a..b'" -s "$S" -d empty-label.txt
+expect 2 "extra.txt:1: stray extra field" -s "$S" -d extra.txt
+expect 2 "no-type.txt:1: missing query type after name 'example.com'" -s "$S" -d no-type.txt
+expect 2 "nul.txt:1: NUL byte in line" -s "$S" -d nul.txt
+expect 2 "bad-class.txt:1:" -s "$S" -d bad-class.txt
+expect 2 "empty.txt: no queries" -s "$S" -d empty.txt
+expect 2 "zero.txt: no queries" -s "$S" -d zero.txt
+# --skip-bad: skipped and counted, the rest runs.
+printf 'example.com A\nexample.com BOGUS\nexample.net SOA\n' >mixed-bad.txt
+expect 0 "mixed-bad.txt: 1 malformed line skipped (--skip-bad)" --no-progress -s "$S" -d mixed-bad.txt --skip-bad
+assert_eq "--skip-bad: completed" 2 "$(report_field out.txt "Queries completed")"
+
+# Unreadable files.
+expect 2 "/nonexistent/list.txt: No such file or directory" -s "$S" -d /nonexistent/list.txt
+expect 2 "$TMP: Is a directory" -s "$S" -d "$TMP"
+expect 2 "--baseline: /nonexistent.json: No such file or directory" -s "$S" -d l.txt --baseline /nonexistent.json
+expect 2 "--baseline: l.txt:1: not valid JSON" -s "$S" -d l.txt --baseline l.txt
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 711 "$TMP"
+	cp l.txt secret.txt
+	chmod 600 secret.txt
+	set +e
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$DV" -s "$S" -d "$TMP/secret.txt" >out.txt 2>err.txt
+	rc=$?
+	set -e
+	assert_eq "unreadable list (as nobody): exit status" 2 "$rc"
+	grep -qF "secret.txt: Permission denied" err.txt || fail "unreadable: $(cat err.txt)"
+	rows=$((rows + 1))
+fi
+
+# Bad flags and values: exit 2, a message naming the flag.
+expect 2 "-q: '0' is out of range" -s "$S" -d l.txt -q 0
+expect 2 "-c: 'abc' is not a whole number" -s "$S" -d l.txt -c abc
+expect 2 "-c: '100001' is out of range" -s "$S" -d l.txt -c 100001
+expect 2 "-t: '-1' is not a duration" -s "$S" -d l.txt -t -1
+expect 2 "-l: '0' must be greater than zero" -s "$S" -d l.txt -l 0
+expect 2 "-Q: '0' is not a rate" -s "$S" -d l.txt -Q 0
+expect 2 "-p: '70000' is out of range" -s "$S" -d l.txt -p 70000
+expect 2 "unknown option '--bogus'" -s "$S" -d l.txt --bogus
+expect 2 "-s needs a value" -d l.txt -s
+expect 2 "-T 4 needs at least as many sockets (-c 2)" -s "$S" -d l.txt -T 4 -c 2
+expect 2 "at most 65536 queries in flight per thread" -s "$S" -d l.txt -q 70000
+expect 2 "-x 65535 with -c 2 runs past port 65535" -s "$S" -d l.txt -x 65535 -c 2
+expect 2 "--edns-bufsize: '100' is out of range (512-65535)" -s "$S" -d l.txt --edns-bufsize 100
+expect 2 "--repeat: '0' is out of range" -s "$S" -d l.txt --repeat 0
+expect 2 "-a: 'notanaddr' is not a numeric IPv4 or IPv6 address" -s "$S" -d l.txt -a notanaddr
+expect 2 "of different address families" -s "$S" -d l.txt -a ::1
+expect 2 "-d -: standard input can be read once" -s "$S" -d - -d -
+expect 2 "-d: two lists are labelled 'l.txt'" -s "$S" -d l.txt -d l.txt
+expect 2 "--passes: 'warm' is not a pass kind" -s "$S" -d l.txt --passes warm
+expect 2 "--max-qps-drop and --max-p99-rise need --baseline FILE" -s "$S" -d l.txt --max-qps-drop 5
+expect 2 "unexpected argument 'extra'" -s "$S" -d l.txt extra
+
+# Flush commands: a cold pass without one is refused; one that fails stops the study.
+expect 2 "--passes cold: target '$S' has no --flush command" -s "$S" -d l.txt --passes cold,hot
+expect 3 "flush command failed with exit status 1: false" --no-progress -s "$S" -d l.txt --passes cold,hot --flush false
+expect 3 "flush command failed with exit status 127: /nonexistent/flush" --no-progress -s "$S" -d l.txt --passes cold,hot --flush /nonexistent/flush
+
+# Bad results files for compare: exit 2, the file named and what is wrong.
+"$DV" --no-progress --quiet -s "$S" -d l.txt --json good.json >/dev/null 2>&1 || fail "cannot write good.json"
+printf '{\n' >trunc.json
+: >empty.json
+echo '[1, 2]' >array.json
+sed 's/"schema_version": 1/"schema_version": 99/' good.json >v99.json
+sed 's/"schema": "dnsvolley-results"/"schema": "other"/' good.json >other.json
+sed 's/"sent": 20/"sent": -5/' good.json >negative.json
+expect 2 "/nonexistent.json: No such file or directory" compare /nonexistent.json good.json
+expect 2 "trunc.json:2: not valid JSON" compare trunc.json good.json
+expect 2 "empty.json:1: not valid JSON" compare empty.json good.json
+expect 2 "array.json: not a dnsvolley results file (the top level is not an object)" compare array.json good.json
+expect 2 "v99.json: unsupported schema_version (this dnsvolley reads 1 to 1)" compare v99.json good.json
+expect 2 "other.json: not a dnsvolley results file" compare other.json good.json
+expect 2 "negative.json:" compare good.json negative.json
+expect 2 "l.txt:1: not valid JSON" compare l.txt good.json
+expect 2 "$TMP: read failed" compare good.json "$TMP"
+expect 2 "needs a BASE file and at least one NEW file" compare good.json
+
+# Unwritable output paths: a message, exit 2, and nothing (half-)written.
+for opt in --json --csv --dns-metrics; do
+	expect 2 "$opt: /nonexistent/out: cannot create a file there: No such file or directory" \
+		--no-progress --quiet -s "$S" -d l.txt "$opt" /nonexistent/out
+done
+expect 2 "/nonexistent/junit.xml: cannot create a file there" --no-progress --quiet -s "$S" -d l.txt \
+	--junit /nonexistent/junit.xml --max-loss 1
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	mkdir -m 755 ro
+	set +e
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$DV" --no-progress --quiet -s "$S" \
+		-d "$TMP/l.txt" --json "$TMP/ro/r.json" >out.txt 2>err.txt
+	rc=$?
+	set -e
+	assert_eq "--json in a directory nobody may write: exit status" 2 "$rc"
+	grep -qF -- "--json: $TMP/ro/r.json: cannot create a file there: Permission denied" err.txt ||
+		fail "ro dir: $(cat err.txt)"
+	assert_eq "--json in a read-only directory: files left" 0 "$(find ro -type f | wc -l)"
+	rows=$((rows + 1))
+fi
+
+# A full disk (a 64 KiB tmpfs, filled up): ENOSPC named, exit 2, the previous file intact,
+# no temporary file left behind.
+mkdir full
+if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+	trap 'umount "$TMP/full" 2>/dev/null || true; cleanup' EXIT
+	echo previous >full/r.json
+	"$DV" --no-progress --quiet -s "$S" -d l.txt --csv full/h.csv >/dev/null 2>&1 || fail "csv on tmpfs"
+	cp full/h.csv h.before
+	dd if=/dev/zero of=full/fill bs=4k count=64 2>/dev/null || true # until the disk is full
+	expect 2 "--json: full/r.json:" --no-progress --quiet -s "$S" -d l.txt --json full/r.json
+	grep -qF "No space left on device" err.txt || fail "full disk json: $(cat err.txt)"
+	assert_eq "full disk: previous results file intact" previous "$(cat full/r.json)"
+	assert_eq "full disk: files on the tmpfs (r.json, h.csv, fill)" 3 "$(find full -type f | wc -l)"
+	expect 2 "--csv: full/h.csv: write failed: No space left on device" --no-progress --quiet -s "$S" -d l.txt --csv full/h.csv
+	cmp -s full/h.csv h.before || fail "full disk: the history CSV changed"
+	expect 2 "--dns-metrics: full/m.jsonl: write failed: No space left on device" --no-progress --quiet -s "$S" -d l.txt --dns-metrics full/m.jsonl
+	umount full
+else
+	echo "note: cannot mount a tmpfs here (not root?): full-disk rows not checked"
+fi
+stop_responder R
+echo "bad-input: $rows rows, all assertions hold"

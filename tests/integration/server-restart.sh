@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The server stops mid-run (SIGTERM, then SIGKILL) and comes back on the same port:
+# the run goes on to its limit, the counts add up, the ICMP errors are counted and shown.
+. "$(dirname "$0")/lib.sh"
+LIST="$top_srcdir/querylists/soa.txt"
+f() { report_field "$1" "$2"; }
+[ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
+
+# A port to reuse: the first responder binds any free port and keeps it.
+start_responder R1 -T 1
+PORT=$R1_PORT
+
+# 1. Stopped after ~1.5 s, back after ~3 s, run of 6 s at 1,000 qps.
+"$DV" --no-progress -s 127.0.0.1 -p "$PORT" -d "$LIST" -Q 1000 -l 6 -t 0.5 -c 4 -q 2000 \
+	>"$TMP/restart" 2>&1 &
+dv=$!
+_pids+=("$dv")
+sleep 1.5
+stop_responder R1 # SIGINT: it prints its counts
+sleep 1.5
+"$RESPONDER" -a 127.0.0.1 -p "$PORT" -T 1 >"$TMP/R2.out" 2>&1 &
+R2_PID=$!
+R2_OUT="$TMP/R2.out"
+_pids+=("$R2_PID")
+set +e
+timeout 60 tail --pid="$dv" -f /dev/null
+wait "$dv"
+rc=$?
+set -e
+stop_responder R2
+assert_eq "restart: exit status" 0 "$rc"
+sent=$(f "$TMP/restart" "Queries sent")
+notsent=$(f "$TMP/restart" "Queries not sent")
+notsent=${notsent:-0}
+completed=$(f "$TMP/restart" "Queries completed")
+lost=$(f "$TMP/restart" "Queries lost")
+icmp=$(f "$TMP/restart" "ICMP errors")
+a1=$(resp_count R1 answered)
+a2=$(resp_count R2 answered)
+r1=$(resp_count R1 received)
+r2=$(resp_count R2 received)
+# 1,000 qps for 6 s: every query is either sent or (refused locally) not sent.
+assert_ge "restart: sent + not sent" 5900 "$((sent + notsent))"
+assert_le "restart: sent + not sent" 6100 "$((sent + notsent))"
+assert_eq "restart: sent = completed + lost" "$sent" "$((completed + lost))"
+assert_eq "restart: completed = answers of both servers" "$((a1 + a2))" "$completed"
+assert_ge "restart: the first server answered" 500 "$a1"
+assert_ge "restart: the second server answered (the run went on)" 500 "$a2"
+assert_eq "restart: lost = sent to nobody" "$((sent - r1 - r2))" "$lost"
+assert_ge "restart: queries lost while down" 500 "$lost"
+assert_ge "restart: ICMP errors counted" 1 "${icmp:-0}"
+grep -q '^  ICMP errors: ' "$TMP/restart" || fail "restart: no ICMP line in the report"
+
+# 2. Killed (SIGKILL, like a crash) after ~1 s and never back (-q 2000 so the window,
+#    full of queries to nobody, does not slow the schedule): the run still ends at
+#    its limit plus the timeout, with the same sums.
+start_responder K -T 1
+"$DV" --no-progress -s 127.0.0.1 -p "$K_PORT" -d "$LIST" -Q 1000 -l 3 -t 0.5 -c 4 -q 2000 \
+	>"$TMP/killed" 2>&1 &
+dv=$!
+_pids+=("$dv")
+sleep 1
+kill -9 "$K_PID"
+set +e
+timeout 60 tail --pid="$dv" -f /dev/null
+wait "$dv"
+rc=$?
+set -e
+assert_eq "killed: exit status" 0 "$rc"
+sent=$(f "$TMP/killed" "Queries sent")
+completed=$(f "$TMP/killed" "Queries completed")
+lost=$(f "$TMP/killed" "Queries lost")
+notsent=$(f "$TMP/killed" "Queries not sent")
+assert_eq "killed: sent = completed + lost" "$sent" "$((completed + lost))"
+assert_ge "killed: completed before the crash" 500 "$completed"
+assert_ge "killed: sent + not sent" 2900 "$((sent + ${notsent:-0}))"
+assert_ge "killed: lost after the crash" 500 "$((lost + ${notsent:-0}))"
+assert_ge "killed: ICMP errors counted" 1 "$(f "$TMP/killed" "ICMP errors")"
+echo "server-restart: all assertions hold"
