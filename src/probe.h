@@ -1,5 +1,4 @@
-/* probe: readiness probe before a cold pass, and the version.bind CH TXT query; one blocking UDP
- * socket. */
+/* probe: the readiness probe before a cold pass and the version.bind CH TXT query (UDP). */
 #ifndef DV_PROBE_H
 #define DV_PROBE_H
 

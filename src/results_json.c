@@ -1,5 +1,4 @@
-/* results_json: writes a whole study to one JSON results file with jansson, and reads it back
- * exactly (strictly validated). */
+/* results_json: a whole study to one JSON file with jansson, and read back exactly and strictly. */
 #include "config.h"
 
 #include "results_json.h"

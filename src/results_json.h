@@ -1,5 +1,4 @@
-/* results_json: the whole study (metadata, configuration, every pass) as one versioned JSON results
- * file. */
+/* results_json: the whole study (metadata, configuration, passes) as one versioned JSON file. */
 #ifndef DV_RESULTS_JSON_H
 #define DV_RESULTS_JSON_H
 

@@ -1,5 +1,4 @@
-/* sha256: a small SHA-256 (FIPS 180-4), written for this project so libcrypto is not a dependency.
- */
+/* sha256: a small SHA-256 (FIPS 180-4) written here, so libcrypto is not a dependency. */
 #include "config.h"
 
 #include "sha256.h"

@@ -1,5 +1,4 @@
-/* study: runs the pass plan (repeats x lists x targets x cold/hot) with flush hooks and readiness
- * probes, and prints the comparison table and summary. */
+/* study: the pass plan with flush hooks and readiness probes; the comparison table and summary. */
 #include "config.h"
 
 #include "study.h"

@@ -1,5 +1,4 @@
-/* study_report: the `dnsvolley report FILE.json` subcommand: the table and summary again from a
- * results file. */
+/* study_report: `dnsvolley report FILE.json`: the table and summary again from a results file. */
 #ifndef DV_STUDY_REPORT_H
 #define DV_STUDY_REPORT_H
 

@@ -1,5 +1,4 @@
-/* test_results_json: a study written to JSON reads back exactly; bad files are rejected with "FILE:
- * ..." and never crash. */
+/* test_results_json: JSON round trip is exact; bad files are rejected with "FILE: ...". */
 #include "config.h"
 
 #include <errno.h>

@@ -1,5 +1,4 @@
-/* test_sha256: SHA-256 against the FIPS 180-4 / NIST known-answer vectors, in one and in many
- * updates. */
+/* test_sha256: SHA-256 against the FIPS 180-4 known-answer vectors, whole and in pieces. */
 #include "config.h"
 
 #include <setjmp.h>

@@ -1,5 +1,4 @@
-/* test_study: the comparison table and summary from hand-built studies; flush failures, readiness
- * and version probes against an in-process UDP peer. */
+/* test_study: table and summary from hand-built studies; flush failures; probes against a peer. */
 #include "config.h"
 
 #include <arpa/inet.h>
