@@ -231,7 +231,7 @@ measure() {
 }
 
 echo "# responder on CPU $resp_cpu, client on CPU $client_cpu, ${secs}s each, window $window, $rounds rounds"
-echo "# $(uname -r); $(nproc) cores; $(dnsperf -h 2>&1 | grep -m1 -o 'DNS Performance Testing Tool version [0-9.]*' || true)"
+echo "# $(uname -r); $(nproc) cores; dnsperf $(dpkg-query -W -f='${Version}' dnsperf 2>/dev/null || echo "?")"
 for r in $(seq "$rounds"); do
 	echo "# round $r"
 	measure "flood   -> bare reflector" flood bare
