@@ -31,6 +31,7 @@ enum {
 	OPT_INTERRUPT_DRAIN,
 	OPT_VERSION,
 	OPT_QUERY_VERSION,
+	OPT_AFTER_PASS,
 	OPT_NO_QUERY_VERSION,
 };
 
@@ -60,6 +61,7 @@ static const struct option long_opts[] = {
 	{"repeat", required_argument, NULL, OPT_REPEAT},
 	{"flush", required_argument, NULL, OPT_FLUSH},
 	{"warmup", no_argument, NULL, OPT_WARMUP},
+	{"after-pass", required_argument, NULL, OPT_AFTER_PASS},
 	{"ready-timeout", required_argument, NULL, OPT_READY_TIMEOUT},
 	{"json", required_argument, NULL, OPT_JSON},
 	{"csv", required_argument, NULL, OPT_CSV},
@@ -110,6 +112,7 @@ void dv_cli_usage(FILE *out)
 	      "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)\n"
 	      "  --flush [LABEL=]CMD    cache flush before each cold pass\n"
 	      "  --warmup               an unreported pass first        --ready-timeout S (30)\n"
+	      "  --after-pass CMD       shell command after every pass (DV_PASS_KIND etc. set)\n"
 	      "Output:\n"
 	      "  -S, --stats-interval S  interval lines           -v, --verbose  a line per query\n"
 	      "  --json FILE|-   results file    --csv FILE   history row per pass\n"
@@ -451,6 +454,9 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 			break;
 		case OPT_WARMUP:
 			st->warmup = true;
+			break;
+		case OPT_AFTER_PASS:
+			set_path(&st->after_pass_cmd, optarg);
 			break;
 		case OPT_READY_TIMEOUT:
 			rc = parse_seconds("--ready-timeout", optarg, &st->ready_timeout_ns, err);

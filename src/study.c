@@ -138,10 +138,12 @@ static int fail(dv_study_t *s, int code, const char *fmt, ...)
  * our standard error so the report on stdout stays clean. The environment is
  * built before fork so the child only calls async-signal-safe functions.
  */
-static int run_flush(dv_study_t *s, size_t ti, size_t li, unsigned r, double *took_s)
+static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_kind_t kind,
+		       const char *cmd, const char *what, double *took_s)
 {
 	const dv_target_t *t = &s->targets[ti];
 	char ip[INET6_ADDRSTRLEN], e_label[600], e_addr[80], e_port[32], e_list[600], e_rep[32];
+	char e_kind[32];
 	unsigned port;
 	size_t n_env = 0, k;
 	char **envp;
@@ -156,11 +158,12 @@ static int run_flush(dv_study_t *s, size_t ti, size_t li, unsigned r, double *to
 	snprintf(e_list, sizeof(e_list), "DV_LIST_LABEL=%s",
 	         s->lists[li].label ? s->lists[li].label : "");
 	snprintf(e_rep, sizeof(e_rep), "DV_REPEAT=%u", r + 1);
+	snprintf(e_kind, sizeof(e_kind), "DV_PASS_KIND=%s", dv_pass_kind_name(kind));
 	while (environ != NULL && environ[n_env] != NULL)
 		n_env++;
-	envp = calloc(n_env + 6, sizeof(*envp));
+	envp = calloc(n_env + 7, sizeof(*envp));
 	if (envp == NULL)
-		return fail(s, -ENOMEM, "flush command: out of memory");
+		return fail(s, -ENOMEM, "%s command: out of memory", what);
 	for (k = 0; k < n_env; k++)
 		envp[k] = environ[k];
 	envp[k++] = e_label;
@@ -168,6 +171,7 @@ static int run_flush(dv_study_t *s, size_t ti, size_t li, unsigned r, double *to
 	envp[k++] = e_port;
 	envp[k++] = e_list;
 	envp[k++] = e_rep;
+	envp[k++] = e_kind;
 	envp[k] = NULL;
 
 	start = dv_now_ns();
@@ -175,11 +179,11 @@ static int run_flush(dv_study_t *s, size_t ti, size_t li, unsigned r, double *to
 	pid = fork();
 	if (pid < 0) {
 		free(envp);
-		return fail(s, -errno, "target %s: cannot start the flush command: %s", t->label,
-		            strerror(errno));
+		return fail(s, -errno, "target %s: cannot start the %s command: %s", t->label,
+		            what, strerror(errno));
 	}
 	if (pid == 0) {
-		char *const args[] = {"sh", "-c", t->flush_cmd, NULL};
+		char *const args[] = {"sh", "-c", (char *)cmd, NULL};
 		dup2(2, 1);
 		execve("/bin/sh", args, envp);
 		_exit(127);
@@ -195,22 +199,22 @@ static int run_flush(dv_study_t *s, size_t ti, size_t li, unsigned r, double *to
 			waitpid(pid, &status, 0);
 			*took_s = (double)(dv_now_ns() - start) / 1e9;
 			return fail(s, -ETIMEDOUT,
-			            "target %s: flush command did not finish within %.0f s: %s",
-			            t->label, (double)DV_FLUSH_TIMEOUT_NS / 1e9, t->flush_cmd);
+			            "target %s: %s command did not finish within %.0f s: %s",
+			            t->label, what, (double)DV_FLUSH_TIMEOUT_NS / 1e9, cmd);
 		}
 		struct timespec ts = {0, turn < 100 ? 1000000L : 10000000L};
 		nanosleep(&ts, NULL);
 	}
 	*took_s = (double)(dv_now_ns() - start) / 1e9;
 	if (w < 0)
-		return fail(s, -ECHILD, "target %s: flush command: waitpid: %s", t->label,
+		return fail(s, -ECHILD, "target %s: %s command: waitpid: %s", t->label, what,
 		            strerror(errno));
 	if (WIFSIGNALED(status))
-		rc = fail(s, -ECANCELED, "target %s: flush command killed by signal %d: %s",
-		          t->label, WTERMSIG(status), t->flush_cmd);
+		rc = fail(s, -ECANCELED, "target %s: %s command killed by signal %d: %s",
+		          t->label, what, WTERMSIG(status), cmd);
 	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-		rc = fail(s, -ECANCELED, "target %s: flush command failed with exit status %d: %s",
-		          t->label, WEXITSTATUS(status), t->flush_cmd);
+		rc = fail(s, -ECANCELED, "target %s: %s command failed with exit status %d: %s",
+		          t->label, what, WEXITSTATUS(status), cmd);
 	return rc;
 }
 
@@ -251,6 +255,16 @@ static int grow_passes(dv_study_t *s)
 	return 0;
 }
 
+/* --after-pass: a user command after every pass (e.g. to read the server's counters). */
+static int after_pass(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_kind_t kind)
+{
+	double took_s;
+
+	if (s->after_pass_cmd == NULL || s->interrupted)
+		return 0;
+	return run_command(s, ti, li, r, kind, s->after_pass_cmd, "after-pass", &took_s);
+}
+
 static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, unsigned r,
                     dv_pass_kind_t kind)
 {
@@ -272,7 +286,7 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, 
 	}
 	if (kind == DV_PASS_COLD) {
 		if (t->flush_cmd != NULL) {
-			rc = run_flush(s, ti, li, r, &flush_s);
+			rc = run_command(s, ti, li, r, kind, t->flush_cmd, "flush", &flush_s);
 			if (rc != 0)
 				return rc;
 		}
@@ -295,6 +309,7 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, 
 	rc = dv_run_pass(&cfg, &l->ql, &res, &err);
 	if (rc != 0)
 		return fail(s, rc, "target %s, list %s: %s", t->label, l->label, err.msg);
+
 	if (kind == DV_PASS_WARMUP) {
 		if (!quiet)
 			fprintf(out, "Warm-up pass (not reported): %llu sent, %llu completed\n",
@@ -303,7 +318,7 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, 
 		if (res.interrupted)
 			s->interrupted = true;
 		dv_pass_result_free(&res);
-		return 0;
+		return after_pass(s, ti, li, r, kind);
 	}
 	if (grow_passes(s) != 0) {
 		dv_pass_result_free(&res);
@@ -323,7 +338,7 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, 
 	}
 	if (res.interrupted)
 		s->interrupted = true;
-	return 0;
+	return after_pass(s, ti, li, r, kind);
 }
 
 int dv_study_run(dv_study_t *s, FILE *out, bool quiet)
@@ -826,6 +841,7 @@ void dv_study_free(dv_study_t *s)
 		return;
 	free(s->tool_version);
 	free(s->cmdline);
+	free(s->after_pass_cmd);
 	free(s->hostname);
 	free(s->kernel);
 	for (size_t i = 0; i < s->n_targets; i++) {

@@ -69,6 +69,7 @@ typedef struct dv_study {
 	unsigned repeat;
 	bool warmup;
 	bool query_version;    /* ask each target for version.bind CH TXT before the first pass */
+	char *after_pass_cmd;  /* --after-pass: shell command run after every pass, or NULL */
 	uint64_t ready_timeout_ns;
 	/* results, in the order run */
 	dv_pass_record_t *passes;
