@@ -153,6 +153,7 @@ if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
 	expect 2 "--csv: full/h.csv: write failed: No space left on device" --no-progress --quiet -s "$S" -d l.txt --csv full/h.csv
 	cmp -s full/h.csv h.before || fail "full disk: the history CSV changed"
 	expect 2 "--dns-metrics: full/m.jsonl: write failed: No space left on device" --no-progress --quiet -s "$S" -d l.txt --dns-metrics full/m.jsonl
+	[ ! -e full/m.jsonl ] || fail "full disk: a partial dns-metrics file was left"
 	umount full
 else
 	echo "note: cannot mount a tmpfs here (not root?): full-disk rows not checked"
