@@ -168,6 +168,16 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 		e->stats.c.unexpected++;
 		return;
 	}
+	/* Arrival times come from the kernel; never before the send (clock steps). */
+	if (now_ns < s->sent_ns)
+		now_ns = s->sent_ns;
+	if (s->state == DV_SLOT_INFLIGHT && now_ns - s->sent_ns > e->timeout_ns) {
+		/* Arrived after its deadline but read before expiry ran: lost, and late. */
+		e->stats.c.lost++;
+		if (e->verbose != NULL)
+			verbose_line(e, "T", s->qidx, -1);
+		dv_window_expire(&e->win, id);
+	}
 	if (s->state == DV_SLOT_TIMEDOUT) {
 		e->stats.c.late++;
 		dv_window_mark_late(&e->win, id);

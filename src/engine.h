@@ -68,9 +68,12 @@ bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned 
 		    unsigned sent, int err, uint64_t now_ns);
 
 /*
- * One datagram received on socket sock at now_ns. from_ok is false when it did
- * not come from the server's address and port. Counts it as completed, late,
- * unexpected or malformed (see doc/numbers.md).
+ * One datagram received on socket sock; now_ns is its arrival time (the kernel's
+ * receive timestamp on the monotonic clock, or the time it was read). from_ok is
+ * false when it did not come from the server's address and port. Counts it as
+ * completed, late, unexpected or malformed (see doc/numbers.md). An answer that
+ * arrived after its query's deadline is late (and the query lost) even if expiry
+ * has not run yet.
  */
 void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t len,
 		       bool from_ok, uint64_t now_ns);

@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "wire.h"
@@ -38,6 +40,10 @@ typedef struct dv_batch {
 	struct iovec riov[DV_BATCH];
 	struct mmsghdr rmsg[DV_BATCH];
 	struct sockaddr_storage rname[DV_BATCH];
+	union { /* SCM_TIMESTAMPNS: the kernel's receive time of each datagram */
+		char buf[CMSG_SPACE(sizeof(struct timespec))];
+		struct cmsghdr align;
+	} rctl[DV_BATCH];
 	uint8_t *rbuf; /* DV_BATCH * DV_RECV_BUF */
 } dv_batch_t;
 
@@ -46,7 +52,7 @@ static _Thread_local dv_batch_t *tl_batch;
 static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_err_t *err)
 {
 	const dv_run_config_t *cfg = w->cfg;
-	int fd, bufsize = 4 * 1024 * 1024, rc;
+	int fd, bufsize = 4 * 1024 * 1024, one = 1, rc;
 
 	fd = socket(cfg->server.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -55,6 +61,8 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 	/* Ask for large buffers; the kernel caps them at net.core.[rw]mem_max. */
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsize, sizeof(bufsize));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof(bufsize));
+	/* Receive timestamps: latency ends when the answer reached us, not when we read it. */
+	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	if (cfg->local.ss_family != AF_UNSPEC || cfg->local_port != 0) {
 		struct sockaddr_storage local;
 		socklen_t llen;
@@ -172,7 +180,16 @@ static void set_events(dv_sock_t *s, int events)
 	if (s->events == events)
 		return;
 	s->events = events;
-	uv_poll_start(&s->poll, events, on_poll);
+	if (events == 0)
+		uv_poll_stop(&s->poll);
+	else
+		uv_poll_start(&s->poll, events, on_poll);
+}
+
+/* The events a socket is watched for: readable unless answers are coalesced. */
+static int sock_events(const dv_worker_t *w, const dv_sock_t *s)
+{
+	return (w->coalesce ? 0 : UV_READABLE) | (s->want_write ? UV_WRITABLE : 0);
 }
 
 static dv_sock_t *pick_socket(dv_worker_t *w)
@@ -190,10 +207,18 @@ static dv_sock_t *pick_socket(dv_worker_t *w)
 
 static void end_sending(dv_worker_t *w, uint64_t now, uint64_t drain_ns)
 {
+	uint32_t i;
+
 	if (!w->sending)
 		return;
 	w->sending = false;
 	w->drain_end_ns = now + drain_ns;
+	if (w->coalesce) {
+		/* Draining: take each answer as it comes, so the pass ends as soon as it can. */
+		w->coalesce = false;
+		for (i = 0; i < w->nsocks; i++)
+			set_events(&w->socks[i], sock_events(w, &w->socks[i]));
+	}
 }
 
 /* Send as much as the window, the pacer and the list allow, in batches. */
@@ -249,13 +274,32 @@ static void pump(dv_worker_t *w, uint64_t now)
 				      w->eng.stats.c.sent + w->eng.stats.c.not_sent - before);
 		if (wait) {
 			s->want_write = true;
-			set_events(s, UV_READABLE | UV_WRITABLE);
+			set_events(s, sock_events(w, s));
 		}
 		if (r == 0 && !wait && err != 0 && err != EINTR)
 			continue; /* a hard error skipped one query; go on with the next */
 	}
 	if (dv_engine_list_done(&w->eng) || now >= w->send_end_ns)
 		end_sending(w, now, w->cfg->timeout_ns);
+}
+
+/* Monotonic arrival time of a received datagram from its SCM_TIMESTAMPNS, else now. */
+static uint64_t arrival_ns(struct msghdr *h, int64_t wall_minus_mono, uint64_t now)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(h); c != NULL; c = CMSG_NXTHDR(h, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+			int64_t mono;
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			mono = (int64_t)ts.tv_sec * (int64_t)DV_NS_PER_S + ts.tv_nsec -
+			       wall_minus_mono;
+			/* A stepped wall clock must not produce times from the future. */
+			return mono > 0 && (uint64_t)mono <= now ? (uint64_t)mono : now;
+		}
+	}
+	return now;
 }
 
 static void do_recv(dv_worker_t *w, dv_sock_t *s)
@@ -267,9 +311,12 @@ static void do_recv(dv_worker_t *w, dv_sock_t *s)
 	for (round = 0; round < DV_RECV_ROUNDS; round++) {
 		int r, i;
 		uint64_t now;
+		int64_t offset;
 
-		for (i = 0; i < DV_BATCH; i++)
+		for (i = 0; i < DV_BATCH; i++) {
 			b->rmsg[i].msg_hdr.msg_namelen = sizeof(b->rname[i]);
+			b->rmsg[i].msg_hdr.msg_controllen = sizeof(b->rctl[i].buf);
+		}
 		r = recvmmsg(s->fd, b->rmsg, DV_BATCH, MSG_DONTWAIT, NULL);
 		w->eng.stats.c.recv_calls++;
 		if (r < 0) {
@@ -282,6 +329,7 @@ static void do_recv(dv_worker_t *w, dv_sock_t *s)
 			continue;
 		}
 		now = dv_now_ns();
+		offset = (int64_t)dv_wall_ns() - (int64_t)now;
 		for (i = 0; i < r; i++) {
 			const struct sockaddr_storage *from = &b->rname[i];
 			bool from_ok;
@@ -303,11 +351,30 @@ static void do_recv(dv_worker_t *w, dv_sock_t *s)
 				continue;
 			}
 			dv_engine_receive(&w->eng, s->index, b->rbuf + (size_t)i * DV_RECV_BUF,
-					  b->rmsg[i].msg_len, from_ok, now);
+					  b->rmsg[i].msg_len, from_ok,
+					  arrival_ns(&b->rmsg[i].msg_hdr, offset, now));
 		}
 		if (r < DV_BATCH)
 			break;
 	}
+}
+
+/*
+ * Coalesced receiving (paced runs): the sockets sit in a private epoll set and
+ * are read on the pacer's ticks instead of waking the loop for every answer;
+ * the kernel's receive timestamps keep the latencies exact.
+ */
+static void coalesced_recv(dv_worker_t *w)
+{
+	struct epoll_event ev[64];
+	int n, i;
+
+	if (w->epfd < 0)
+		return;
+	n = epoll_wait(w->epfd, ev, (int)DV_ARRAY_SIZE(ev), 0);
+	w->eng.stats.c.wait_calls++;
+	for (i = 0; i < n; i++)
+		do_recv(w, &w->socks[ev[i].data.u32]);
 }
 
 static void close_all(dv_worker_t *w);
@@ -360,11 +427,11 @@ static void on_poll(uv_poll_t *h, int status, int events)
 		 */
 		s->events = 0;
 		do_recv(w, s);
-		set_events(s, s->want_write ? UV_READABLE | UV_WRITABLE : UV_READABLE);
+		set_events(s, sock_events(w, s));
 	} else {
 		if (events & UV_WRITABLE) {
 			s->want_write = false;
-			set_events(s, UV_READABLE);
+			set_events(s, sock_events(w, s));
 		}
 		if (events & UV_READABLE)
 			do_recv(w, s);
@@ -383,6 +450,10 @@ static void on_timer(uv_timer_t *t)
 	uint64_t now = dv_now_ns();
 
 	check_stop(w, now);
+	if (w->coalesce) {
+		coalesced_recv(w);
+		now = dv_now_ns();
+	}
 	dv_engine_expire(&w->eng, now);
 	pump(w, now);
 	if (now >= w->next_publish_ns) {
@@ -412,6 +483,8 @@ static void reschedule(dv_worker_t *w, uint64_t now)
 		next = DV_MIN(next, w->drain_end_ns);
 	}
 	next = DV_MIN(next, dv_engine_next_deadline(&w->eng));
+	if (w->coalesce && w->eng.win.inflight > 0)
+		next = DV_MIN(next, now + DV_NS_PER_MS); /* collect answers every tick */
 	/* Millisecond timers: never less than 1 ms, so a due-now item cannot spin. */
 	delay_ms = next > now ? (next - now + DV_NS_PER_MS - 1) / DV_NS_PER_MS : 0;
 	if (delay_ms == 0)
@@ -483,6 +556,7 @@ static void *worker_main(void *arg)
 		b->rmsg[i].msg_hdr.msg_iov = &b->riov[i];
 		b->rmsg[i].msg_hdr.msg_iovlen = 1;
 		b->rmsg[i].msg_hdr.msg_name = &b->rname[i];
+		b->rmsg[i].msg_hdr.msg_control = b->rctl[i].buf;
 	}
 	tl_batch = b;
 
@@ -491,10 +565,28 @@ static void *worker_main(void *arg)
 	uv_prepare_init(&w->loop, &w->prepare);
 	w->prepare.data = w;
 	uv_prepare_start(&w->prepare, on_prepare);
+	/*
+	 * Paced runs collect answers on the pacer's 1 ms ticks when the window holds
+	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
+	 * and always while draining, each answer wakes the loop.
+	 */
+	w->epfd = -1;
+	w->coalesce = w->rate_qps >= 1000 && (double)w->capacity >= 4 * w->rate_qps / 1000;
+	if (w->coalesce) {
+		w->epfd = epoll_create1(EPOLL_CLOEXEC);
+		for (i = 0; w->epfd >= 0 && i < w->nsocks; i++) {
+			struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
+			if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->socks[i].fd, &ev) != 0) {
+				close(w->epfd);
+				w->epfd = -1;
+			}
+		}
+		w->coalesce = w->epfd >= 0;
+	}
 	for (i = 0; i < w->nsocks; i++) {
 		uv_poll_init(&w->loop, &w->socks[i].poll, w->socks[i].fd);
 		w->socks[i].events = 0;
-		set_events(&w->socks[i], UV_READABLE);
+		set_events(&w->socks[i], sock_events(w, &w->socks[i]));
 	}
 
 	if (gate_wait(w->gate) < 0) {
@@ -524,6 +616,8 @@ static void *worker_main(void *arg)
 
 	dv_engine_finish(&w->eng, w->interrupted);
 out:
+	if (w->epfd >= 0)
+		close(w->epfd);
 	publish(w);
 	tl_batch = NULL;
 	free(b->rbuf);

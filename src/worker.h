@@ -61,6 +61,8 @@ typedef struct dv_worker {
 	uint64_t drain_end_ns; /* give up waiting for answers at this time */
 	uint64_t next_publish_ns;
 	bool sending;          /* still in the sending phase */
+	bool coalesce;         /* paced: read answers on timer ticks (private epoll set) */
+	int epfd;              /* that epoll set, -1 when not coalescing */
 	bool interrupted;
 
 	/* main <-> worker */

@@ -21,4 +21,16 @@ sent=$(f "$TMP/slow" "Queries sent")
 # 7 qps for 3 s: queries are due at 0, 1/7, ... so 21 fall inside the limit.
 assert_ge "Q7: sent" 20 "$sent"
 assert_le "Q7: sent" 22 "$sent"
+# Paced runs read answers on the pacer's ticks; the kernel's receive timestamps keep the
+# latency exact: answers delayed 20 ms by the responder show a p50 of 20 ms, not more
+# by a tick, and none is lost or late.
+start_responder D -T 1 --delay 20
+"$DV" --no-progress -s 127.0.0.1 -p "$D_PORT" -d "$LIST" -Q 5000 -l 2 -q 500 >"$TMP/paced" 2>&1 ||
+	fail "dnsvolley failed: $(cat "$TMP/paced")"
+stop_responder D
+assert_eq "paced: lost" 0 "$(f "$TMP/paced" "Queries lost")"
+assert_eq "paced: completed" 10000 "$(f "$TMP/paced" "Queries completed")"
+p50_us=$(awk '/Latency percentiles/ { sub(/,/, "", $5); printf "%d", $5 * 1e6 }' "$TMP/paced")
+assert_ge "paced: p50 latency (us) at least the 20 ms delay" 20000 "$p50_us"
+assert_le "paced: p50 latency (us) within a tick of it" 21500 "$p50_us"
 echo "engine-rate: all assertions hold"

@@ -60,9 +60,12 @@ start_responder() {
 
 # stop_responder NAME: SIGINT, wait; its final counts are then in ${NAME}_OUT.
 stop_responder() {
-	local name=$1 pidvar="${1}_PID"
+	local name=$1 pidvar="${1}_PID" p keep=()
 	kill -INT "${!pidvar}" 2>/dev/null || true
 	wait "${!pidvar}" 2>/dev/null || true
+	# Forget the pid: cleanup must never signal a recycled pid.
+	for p in "${_pids[@]:-}"; do [ "$p" = "${!pidvar}" ] || keep+=("$p"); done
+	_pids=("${keep[@]:-}")
 }
 
 # resp_count NAME KEY: a count the responder printed at exit ("received 100000").

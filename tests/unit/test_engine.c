@@ -179,6 +179,31 @@ static void test_timeout_then_late(void **state)
 	assert_int_equal(f->e.stats.c.unexpected, 1);
 }
 
+static void test_after_deadline_before_expiry(void **state)
+{
+	fixture_t *f = *state;
+	uint8_t r[DV_MAX_QUERY_LEN];
+	size_t n;
+
+	/* Answers read late (coalesced receiving) are judged by their arrival time. */
+	send_all(f, 2, 100);
+	n = answer(f, 0, r, 0);
+	dv_engine_receive(&f->e, 0, r, n, true, 1100); /* arrived at the deadline: in time */
+	assert_int_equal(f->e.stats.c.completed, 1);
+	n = answer(f, 1, r, 0);
+	dv_engine_receive(&f->e, 0, r, n, true, 1101); /* 1 ns past it: lost, late */
+	assert_int_equal(f->e.stats.c.completed, 1);
+	assert_int_equal(f->e.stats.c.lost, 1);
+	assert_int_equal(f->e.stats.c.late, 1);
+	assert_int_equal(f->e.win.inflight, 0);
+	/* an arrival time before the send (a stepped clock) counts as latency 0 */
+	send_all(f, 1, 5000);
+	n = answer(f, 0, r, 0);
+	dv_engine_receive(&f->e, 0, r, n, true, 4000);
+	assert_int_equal(f->e.stats.c.completed, 2);
+	assert_int_equal(f->e.stats.latency.min_ns, 0);
+}
+
 static void test_ids_not_reused_early(void **state)
 {
 	fixture_t *f = *state;
@@ -250,6 +275,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_case_insensitive_question, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeout_then_late, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_after_deadline_before_expiry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ids_not_reused_early, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_failures, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_finish_counts, setup, teardown),
