@@ -34,7 +34,7 @@ tests_fuzz_fuzz_results_LDADD = $(DV_LIBS)
 tests_fuzz_fuzz_answer_SOURCES = tests/fuzz/fuzz_answer.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_answer_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_answer_LDADD = $(DV_LIBS)
-EXTRA_DIST += tests/fuzz/replay_main.c tests/fuzz/corpus
+EXTRA_DIST += tests/fuzz/replay_main.c tests/fuzz/corpus tests/fuzz/make-seeds.py
 
 # make check: every corpus replayed (tests/fuzz/replay.sh TARGET, one wrapper each).
 FUZZ_TESTS = tests/fuzz/replay-querylist.sh tests/fuzz/replay-response.sh \
