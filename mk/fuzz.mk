@@ -70,5 +70,4 @@ TESTS += $(ROBUST_ITESTS) tests/integration/unsafe-outputs.sh
 TSAN_TESTS += tests/integration/server-restart.sh
 # Expected to fail until src/cli.c refuses an output path that is also an input
 # (doc/robustness.md, "Unsafe combinations"); remove it from here when it passes.
-XFAIL_TESTS = tests/integration/unsafe-outputs.sh
 EXTRA_DIST += $(ROBUST_ITESTS) tests/integration/unsafe-outputs.sh bench/rss-soak.sh doc/robustness.md doc/fuzzing.md

@@ -5,9 +5,12 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "compare.h"
@@ -328,6 +331,69 @@ static int parse_local_address(dv_run_config_t *run, const char *val, dv_err_t *
 	return 0;
 }
 
+/* Do two path names name the same file (existing or about to be created)? */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *da, *db, ra[PATH_MAX], rb[PATH_MAX], *ba, *bb;
+	bool same = false;
+
+	if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	/* Not both there yet: the same directory and the same last component. */
+	da = strdup(a);
+	db = strdup(b);
+	ba = strdup(a);
+	bb = strdup(b);
+	if (da != NULL && db != NULL && ba != NULL && bb != NULL &&
+	    realpath(dirname(da), ra) != NULL && realpath(dirname(db), rb) != NULL)
+		same = strcmp(ra, rb) == 0 && strcmp(basename(ba), basename(bb)) == 0;
+	free(da);
+	free(db);
+	free(ba);
+	free(bb);
+	return same;
+}
+
+/* An output file that is also an input (or another output) would destroy it: refuse. */
+static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
+{
+	const struct {
+		const char *flag;
+		const char *path;
+	} out[] = {
+		{"--json", cfg->json_path},
+		{"--csv", cfg->csv_path},
+		{"--dns-metrics", cfg->metrics_path},
+		{"--junit", cfg->gates.junit_path},
+	};
+	size_t i, j;
+
+	for (i = 0; i < DV_ARRAY_SIZE(out); i++) {
+		if (out[i].path == NULL)
+			continue;
+		for (j = 0; j < cfg->study.n_lists; j++)
+			if (same_file(out[i].path, cfg->study.lists[j].path))
+				return dv_err_set(err, -EINVAL,
+						  "%s: '%s' is also a query list (-d); refusing to "
+						  "overwrite it",
+						  out[i].flag, out[i].path);
+		if (cfg->gates.baseline_path != NULL &&
+		    same_file(out[i].path, cfg->gates.baseline_path))
+			return dv_err_set(err, -EINVAL,
+					  "%s: '%s' is also the --baseline file; refusing to "
+					  "overwrite it",
+					  out[i].flag, out[i].path);
+		for (j = 0; j < i; j++)
+			if (out[j].path != NULL && same_file(out[i].path, out[j].path))
+				return dv_err_set(err, -EINVAL, "%s: '%s' is also the %s output",
+						  out[i].flag, out[i].path, out[j].flag);
+	}
+	return 0;
+}
+
 void dv_config_free(dv_config_t *cfg)
 {
 	if (cfg == NULL)
@@ -640,6 +706,9 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 			}
 		break;
 	}
+	rc = check_outputs(cfg, err);
+	if (rc != 0)
+		goto out;
 	if ((cfg->gates.max_qps_drop_pct >= 0 || cfg->gates.max_p99_rise_pct >= 0) &&
 	    cfg->gates.baseline_path == NULL) {
 		rc = dv_err_set(err, -EINVAL,

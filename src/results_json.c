@@ -964,6 +964,7 @@ int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err)
 	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (f == NULL)
 		return dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	errno = 0;
 	for (;;) {
 		if (cap - len < 65536) {
 			if (cap > ((size_t)1 << 34)) {
@@ -984,7 +985,8 @@ int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err)
 			break;
 	}
 	if (ferror(f)) {
-		rc = dv_err_set(err, -EIO, "%s: read failed", path);
+		int e = errno ? errno : EIO;
+		rc = dv_err_set(err, -e, "%s: read failed: %s", path, strerror(e));
 		goto out;
 	}
 	rc = dv_results_read_buffer(buf, len, path, s, err);

@@ -113,16 +113,18 @@ expect 2 "v99.json: unsupported schema_version (this dnsvolley reads 1 to 1)" co
 expect 2 "other.json: not a dnsvolley results file" compare other.json good.json
 expect 2 "negative.json:" compare good.json negative.json
 expect 2 "l.txt:1: not valid JSON" compare l.txt good.json
-expect 2 "$TMP: read failed" compare good.json "$TMP"
+expect 2 "$TMP: read failed: Is a directory" compare good.json "$TMP"
 expect 2 "needs a BASE file and at least one NEW file" compare good.json
 
-# Unwritable output paths: a message, exit 2, and nothing (half-)written.
+# Unwritable output paths: refused before the run (a study can take hours), exit 2,
+# and nothing (half-)written.
 for opt in --json --csv --dns-metrics; do
-	expect 2 "$opt: /nonexistent/out: cannot create a file there: No such file or directory" \
+	expect 2 "$opt: cannot write '/nonexistent/out': No such file or directory" \
 		--no-progress --quiet -s "$S" -d l.txt "$opt" /nonexistent/out
 done
-expect 2 "/nonexistent/junit.xml: cannot create a file there" --no-progress --quiet -s "$S" -d l.txt \
+expect 2 "--junit: cannot write '/nonexistent/junit.xml'" --no-progress --quiet -s "$S" -d l.txt \
 	--junit /nonexistent/junit.xml --max-loss 1
+expect 2 "--json: '$TMP' is a directory" --no-progress --quiet -s "$S" -d l.txt --json "$TMP"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	mkdir -m 755 ro
 	set +e
@@ -131,7 +133,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	rc=$?
 	set -e
 	assert_eq "--json in a directory nobody may write: exit status" 2 "$rc"
-	grep -qF -- "--json: $TMP/ro/r.json: cannot create a file there: Permission denied" err.txt ||
+	grep -qF -- "--json: cannot write '$TMP/ro/r.json': Permission denied" err.txt ||
 		fail "ro dir: $(cat err.txt)"
 	assert_eq "--json in a read-only directory: files left" 0 "$(find ro -type f | wc -l)"
 	rows=$((rows + 1))

@@ -128,6 +128,9 @@ static void test_bad_values(void **state)
 	EXPECT_ERROR("unexpected argument 'extra'", "extra");
 	EXPECT_ERROR("need --baseline", "--max-qps-drop", "5%");
 	EXPECT_ERROR("-a: 'nowhere' is not a numeric", "-a", "nowhere");
+	EXPECT_ERROR("--json: './x.txt' is also a query list", "-d", "x.txt", "--json", "./x.txt");
+	EXPECT_ERROR("--csv: 'o' is also the --json output", "--json", "o", "--csv", "o");
+	EXPECT_ERROR("--junit: 'b' is also the --baseline file", "--baseline", "b", "--junit", "b");
 }
 
 int main(void)
