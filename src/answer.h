@@ -41,7 +41,8 @@ void dv_answer_opts_init(dv_answer_opts_t *o);
  *
  * Returns the response length (> 0), or
  *   -EBADMSG  fewer than 12 bytes: no response possible (the caller drops it);
- *   -ENOSPC   cap too small (DV_ANSWER_MAX is always enough).
+ *   -ENOSPC   cap too small (DV_ANSWER_MAX is always enough for synthesized answers;
+ *             with reflect the answer is as long as the query, so give qlen bytes).
  */
 int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
                     const dv_answer_opts_t *o);
