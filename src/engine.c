@@ -43,7 +43,8 @@ uint64_t dv_engine_sendable(const dv_engine_t *e)
 
 	if (e->next_seq >= e->end_seq)
 		return 0;
-	left = (e->end_seq - e->next_seq + e->step - 1) / e->step;
+	/* Sequences next, next + step, ... below end: no overflow when end is UINT64_MAX. */
+	left = (e->end_seq - e->next_seq - 1) / e->step + 1;
 	return left < room ? left : room;
 }
 

@@ -18,7 +18,7 @@
 
 #include "worker.h"
 
-#define DV_MAIN_TICK_MS 50
+#define DV_MAIN_TICK_MS 10
 
 /* SIGINT/SIGTERM: counted here by a process-wide handler; passes poll the count. */
 static volatile sig_atomic_t stop_signals;
@@ -204,6 +204,9 @@ typedef struct dv_pass {
 	uint64_t t0_ns;
 	uint64_t next_interval_ns;
 	uint64_t next_progress_ns;
+	uint64_t epoch;          /* snapshot requests sent to the workers */
+	bool interval_pending;   /* waiting for the workers' snapshots of this boundary */
+	uint64_t pending_t_ns;   /* the boundary they were asked at */
 	dv_stats_t prev;     /* merged snapshot at the previous interval */
 	uint64_t prev_t_ns;
 	dv_pass_result_t *res;
@@ -332,11 +335,31 @@ static void on_tick(uv_timer_t *t)
 			if (!atomic_load(&p->w[i].finished))
 				dv_worker_request_stop(&p->w[i], sigs >= 2 ? 2 : 1);
 	}
-	if (p->cfg->interval_ns > 0 && now >= p->next_interval_ns) {
-		record_interval(p, now, p->cfg->interval_print);
+	/*
+	 * Interval boundary: ask every worker for a snapshot now, and record the
+	 * interval once all have answered (or finished), so each line holds exactly
+	 * what happened up to the boundary.
+	 */
+	if (p->cfg->interval_ns > 0 && !p->interval_pending && now >= p->next_interval_ns) {
+		p->epoch++;
+		for (i = 0; i < p->nw; i++)
+			if (!atomic_load(&p->w[i].finished))
+				dv_worker_request_snapshot(&p->w[i], p->epoch);
+		p->interval_pending = true;
+		p->pending_t_ns = now;
 		p->next_interval_ns += p->cfg->interval_ns;
 		if (p->next_interval_ns <= now)
 			p->next_interval_ns = now + p->cfg->interval_ns;
+	}
+	if (p->interval_pending) {
+		bool ready = true;
+		for (i = 0; i < p->nw && ready; i++)
+			ready = atomic_load(&p->w[i].finished) ||
+				dv_worker_epoch(&p->w[i]) >= p->epoch;
+		if (ready) {
+			record_interval(p, p->pending_t_ns, p->cfg->interval_print);
+			p->interval_pending = false;
+		}
 	}
 	if (p->cfg->progress && now >= p->next_progress_ns) {
 		show_progress(p, now);

@@ -102,12 +102,22 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 
 static void on_timer(uv_timer_t *t);
 
-/* Main asked to stop: run the timer callback (it reads stop_level) at once. */
+static void publish(dv_worker_t *w);
+static void coalesced_recv(dv_worker_t *w);
+
+/* Main asked for a snapshot or a stop: publish now; the timer callback reads stop_level. */
 static void on_wake(uv_async_t *a)
 {
 	dv_worker_t *w = a->data;
 
-	if (!uv_is_closing((uv_handle_t *)&w->timer))
+	if (uv_is_closing((uv_handle_t *)&w->timer))
+		return;
+	if (atomic_load(&w->publish_req) > w->snap_epoch_seen) {
+		if (w->coalesce)
+			coalesced_recv(w); /* count what has arrived by now */
+		publish(w);
+	}
+	if (atomic_load(&w->stop_level) > 0)
 		uv_timer_start(&w->timer, on_timer, 0, 0);
 }
 
@@ -146,7 +156,12 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 
 static void publish(dv_worker_t *w)
 {
+	uint64_t req = atomic_load(&w->publish_req);
+
+	w->snap_epoch_seen = req;
 	pthread_mutex_lock(&w->snap_lock);
+	if (req > w->snap_epoch)
+		w->snap_epoch = req;
 	w->eng.stats.c.inflight_peak = w->eng.win.peak;
 	w->snap = w->eng.stats;
 	w->snap_inflight = w->eng.win.inflight;
@@ -161,6 +176,22 @@ void dv_worker_snapshot(dv_worker_t *w, dv_stats_t *out, uint64_t *inflight, boo
 	*inflight = w->snap_inflight;
 	*sending = w->snap_sending;
 	pthread_mutex_unlock(&w->snap_lock);
+}
+
+void dv_worker_request_snapshot(dv_worker_t *w, uint64_t epoch)
+{
+	atomic_store(&w->publish_req, epoch);
+	uv_async_send(&w->wake);
+}
+
+uint64_t dv_worker_epoch(dv_worker_t *w)
+{
+	uint64_t e;
+
+	pthread_mutex_lock(&w->snap_lock);
+	e = w->snap_epoch;
+	pthread_mutex_unlock(&w->snap_lock);
+	return e;
 }
 
 void dv_worker_request_stop(dv_worker_t *w, int level)

@@ -62,13 +62,16 @@ typedef struct dv_worker {
 	uint64_t next_publish_ns;
 	bool sending;          /* still in the sending phase */
 	bool coalesce;         /* paced: read answers on timer ticks (private epoll set) */
+	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
 	int epfd;              /* that epoll set, -1 when not coalescing */
 	bool interrupted;
 
 	/* main <-> worker */
 	_Atomic int stop_level; /* 0 run, 1 stop sending and drain briefly, 2 stop now */
 	_Atomic int finished;
+	_Atomic uint64_t publish_req; /* main asks for a snapshot numbered this (intervals) */
 	pthread_mutex_t snap_lock;
+	uint64_t snap_epoch;    /* the request the snapshot answers, under snap_lock */
 	dv_stats_t snap;        /* published copy of eng.stats, under snap_lock */
 	uint64_t snap_inflight;
 	bool snap_sending;
@@ -86,6 +89,9 @@ int dv_worker_start(dv_worker_t *w);
 void dv_worker_request_stop(dv_worker_t *w, int level);
 /* Copy the published snapshot (thread-safe). */
 void dv_worker_snapshot(dv_worker_t *w, dv_stats_t *out, uint64_t *inflight, bool *sending);
+/* Ask for a fresh snapshot numbered epoch (thread-safe); done when dv_worker_epoch() reaches it. */
+void dv_worker_request_snapshot(dv_worker_t *w, uint64_t epoch);
+uint64_t dv_worker_epoch(dv_worker_t *w);
 void dv_worker_cleanup(dv_worker_t *w);
 
 #endif

@@ -13,6 +13,21 @@ assert_ge "Q20000: sent" 99900 "$sent"
 assert_le "Q20000: sent" 100100 "$sent"
 assert_eq "Q20000: completed" "$sent" "$(f "$TMP/rate" "Queries completed")"
 
+# Two workers share the rate and the time limit: 2 x 10,000 qps for 2 s.
+start_responder T2 -T 1
+"$DV" --no-progress -s 127.0.0.1 -p "$T2_PORT" -d "$LIST" -Q 20000 -l 2 -T 2 -c 4 -S 0.5 >"$TMP/rate2" 2>&1 ||
+	fail "dnsvolley failed: $(cat "$TMP/rate2")"
+stop_responder T2
+sent=$(f "$TMP/rate2" "Queries sent")
+assert_ge "Q20000 T2: sent" 39960 "$sent"
+assert_le "Q20000 T2: sent" 40040 "$sent"
+assert_eq "Q20000 T2: responder received" "$sent" "$(resp_count T2 received)"
+# -S lines: each holds what happened in its interval; together they hold the pass.
+assert_ge "Q20000 T2: interval lines" 4 "$(grep -c '^\[Interval\]' "$TMP/rate2")"
+assert_eq "Q20000 T2: sum of interval sent" "$sent" "$(awk '/^\[Interval\]/ { s += $5 } END { print s }' "$TMP/rate2")"
+assert_eq "Q20000 T2: sum of interval completed" "$(f "$TMP/rate2" "Queries completed")" \
+	"$(awk '/^\[Interval\]/ { s += $7 } END { print s }' "$TMP/rate2")"
+
 start_responder S -T 1
 "$DV" --no-progress -s 127.0.0.1 -p "$S_PORT" -d "$LIST" -Q 7 -l 3 >"$TMP/slow" 2>&1 ||
 	fail "dnsvolley failed: $(cat "$TMP/slow")"

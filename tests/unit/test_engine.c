@@ -264,6 +264,10 @@ static void test_striping(void **state)
 	assert_int_equal(dv_engine_prepare(&w1, 0, 0, 8, f->bufs, f->lens), 3);
 	assert_true(dv_engine_list_done(&w1));
 	dv_engine_free(&w1);
+	/* Unbounded (time-limited runs): worker 0 of 2 still has work. */
+	assert_int_equal(dv_engine_init(&w1, &f->ql, 8, 1000, 0, 2, UINT64_MAX), 0);
+	assert_int_equal(dv_engine_sendable(&w1), 8);
+	dv_engine_free(&w1);
 }
 
 int main(void)
