@@ -357,7 +357,28 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
-/* An output file that is also an input (or another output) would destroy it: refuse. */
+/* Is PATH a place a results file can be written (before a run that may take hours)? */
+static int check_writable(const char *flag, const char *path, dv_err_t *err)
+{
+	struct stat st;
+	char *copy;
+	int e = 0;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return dv_err_set(err, -EISDIR, "%s: '%s' is a directory", flag, path);
+	copy = xstrdup(path);
+	if (access(dirname(copy), W_OK | X_OK) != 0)
+		e = errno;
+	free(copy);
+	if (e != 0)
+		return dv_err_set(err, -e, "%s: cannot write '%s': %s", flag, path, strerror(e));
+	return 0;
+}
+
+/*
+ * Outputs must be writable, and none may be an input (or another output): that
+ * would destroy it. Both are refused before anything runs.
+ */
 static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 {
 	const struct {
@@ -370,9 +391,10 @@ static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 		{"--junit", cfg->gates.junit_path},
 	};
 	size_t i, j;
+	int rc;
 
 	for (i = 0; i < DV_ARRAY_SIZE(out); i++) {
-		if (out[i].path == NULL)
+		if (out[i].path == NULL || strcmp(out[i].path, "-") == 0)
 			continue;
 		for (j = 0; j < cfg->study.n_lists; j++)
 			if (same_file(out[i].path, cfg->study.lists[j].path))
@@ -390,6 +412,9 @@ static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 			if (out[j].path != NULL && same_file(out[i].path, out[j].path))
 				return dv_err_set(err, -EINVAL, "%s: '%s' is also the %s output",
 						  out[i].flag, out[i].path, out[j].flag);
+		rc = check_writable(out[i].flag, out[i].path, err);
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* cli: command line -> dv_config_t. dnsperf's short flags where they overlap. No I/O but messages. */
+/* cli: command line -> dv_config_t. dnsperf's short flags where they overlap. */
 #ifndef DV_CLI_H
 #define DV_CLI_H
 
@@ -20,7 +20,9 @@ typedef struct dv_config {
 
 /*
  * Parse argv. Returns 0 to run, 1 when --help/--version was printed (exit 0),
- * or -EINVAL with err filled ("dnsvolley: -q: ...") for a usage error (exit 2).
+ * or a negative code with err filled ("-q: ...") for a usage error (exit 2).
+ * Besides parsing it resolves target names and checks that output files can be
+ * written and are not inputs; it reads no list and sends nothing.
  */
 int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err);
 void dv_config_free(dv_config_t *cfg);

@@ -2,11 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -77,47 +75,6 @@ static int load_lists(dv_study_t *st, dv_err_t *err)
 	return 0;
 }
 
-/*
- * Before a run that may take hours: every output must be writable (its directory
- * exists and accepts new files, and it is not a directory itself).
- */
-static int check_output_paths(const dv_config_t *cfg, dv_err_t *err)
-{
-	const struct {
-		const char *flag;
-		const char *path;
-	} out[] = {
-		{"--json", cfg->json_path},
-		{"--csv", cfg->csv_path},
-		{"--dns-metrics", cfg->metrics_path},
-		{"--junit", cfg->gates.junit_path},
-	};
-	size_t i;
-
-	for (i = 0; i < DV_ARRAY_SIZE(out); i++) {
-		char *copy, *dir;
-		struct stat st;
-		int e = 0;
-
-		if (out[i].path == NULL || strcmp(out[i].path, "-") == 0)
-			continue;
-		if (stat(out[i].path, &st) == 0 && S_ISDIR(st.st_mode))
-			return dv_err_set(err, -EISDIR, "%s: '%s' is a directory", out[i].flag,
-					  out[i].path);
-		copy = strdup(out[i].path);
-		if (copy == NULL)
-			return dv_err_set(err, -ENOMEM, "out of memory");
-		dir = dirname(copy);
-		if (access(dir, W_OK | X_OK) != 0)
-			e = errno;
-		free(copy);
-		if (e != 0)
-			return dv_err_set(err, -e, "%s: cannot write '%s': %s", out[i].flag,
-					  out[i].path, strerror(e));
-	}
-	return 0;
-}
-
 static size_t reported_passes(const dv_study_t *st)
 {
 	size_t i, n = 0;
@@ -148,11 +105,6 @@ static int run_main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	fill_metadata(&cfg.study);
-	if (check_output_paths(&cfg, &err) != 0) {
-		fprintf(stderr, "dnsvolley: %s\n", err.msg);
-		dv_config_free(&cfg);
-		return EXIT_USAGE;
-	}
 	if (load_lists(&cfg.study, &err) != 0) {
 		fprintf(stderr, "dnsvolley: %s\n", err.msg);
 		dv_config_free(&cfg);
