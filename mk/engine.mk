@@ -5,7 +5,8 @@ libdnsvolley_la_SOURCES += src/stats.c src/wire.c src/wire.h src/engine.c src/en
 ENGINE_ITESTS = tests/integration/engine-counts.sh tests/integration/engine-window.sh \
 	tests/integration/engine-rate.sh tests/integration/engine-errors.sh
 TESTS += $(ENGINE_ITESTS)
-TSAN_TESTS += tests/integration/engine-window.sh tests/integration/engine-errors.sh
+TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window.sh \
+	tests/integration/engine-rate.sh tests/integration/engine-errors.sh
 EXTRA_DIST += $(ENGINE_ITESTS) tests/integration/lib.sh
 
 if HAVE_CMOCKA
