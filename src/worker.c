@@ -39,7 +39,6 @@ typedef struct dv_batch {
 	struct mmsghdr smsg[DV_BATCH];
 	struct iovec riov[DV_BATCH];
 	struct mmsghdr rmsg[DV_BATCH];
-	struct sockaddr_storage rname[DV_BATCH];
 	union { /* SCM_TIMESTAMPNS: the kernel's receive time of each datagram */
 		char buf[CMSG_SPACE(sizeof(struct timespec))];
 		struct cmsghdr align;
@@ -336,18 +335,20 @@ static uint64_t arrival_ns(struct msghdr *h, int64_t wall_minus_mono, uint64_t n
 static void do_recv(dv_worker_t *w, dv_sock_t *s)
 {
 	dv_batch_t *b = tl_batch;
-	const struct sockaddr_storage *srv = &w->cfg->server;
 	unsigned round;
 
+	/*
+	 * The sockets are connected: the kernel hands them only datagrams from the
+	 * server's address and port (others go to no socket and count as NoPorts),
+	 * so the source is not fetched per datagram.
+	 */
 	for (round = 0; round < DV_RECV_ROUNDS; round++) {
 		int r, i;
 		uint64_t now;
 		int64_t offset;
 
-		for (i = 0; i < DV_BATCH; i++) {
-			b->rmsg[i].msg_hdr.msg_namelen = sizeof(b->rname[i]);
+		for (i = 0; i < DV_BATCH; i++)
 			b->rmsg[i].msg_hdr.msg_controllen = sizeof(b->rctl[i].buf);
-		}
 		r = recvmmsg(s->fd, b->rmsg, DV_BATCH, MSG_DONTWAIT, NULL);
 		w->eng.stats.c.recv_calls++;
 		if (r < 0) {
@@ -362,27 +363,12 @@ static void do_recv(dv_worker_t *w, dv_sock_t *s)
 		now = dv_now_ns();
 		offset = (int64_t)dv_wall_ns() - (int64_t)now;
 		for (i = 0; i < r; i++) {
-			const struct sockaddr_storage *from = &b->rname[i];
-			bool from_ok;
-			if (srv->ss_family == AF_INET6)
-				from_ok = from->ss_family == AF_INET6 &&
-					  memcmp(&((const struct sockaddr_in6 *)from)->sin6_addr,
-						 &((const struct sockaddr_in6 *)srv)->sin6_addr,
-						 16) == 0 &&
-					  ((const struct sockaddr_in6 *)from)->sin6_port ==
-						  ((const struct sockaddr_in6 *)srv)->sin6_port;
-			else
-				from_ok = from->ss_family == AF_INET &&
-					  ((const struct sockaddr_in *)from)->sin_addr.s_addr ==
-						  ((const struct sockaddr_in *)srv)->sin_addr.s_addr &&
-					  ((const struct sockaddr_in *)from)->sin_port ==
-						  ((const struct sockaddr_in *)srv)->sin_port;
 			if (b->rmsg[i].msg_hdr.msg_flags & MSG_TRUNC) {
 				w->eng.stats.c.malformed++; /* larger than any UDP datagram */
 				continue;
 			}
 			dv_engine_receive(&w->eng, s->index, b->rbuf + (size_t)i * DV_RECV_BUF,
-					  b->rmsg[i].msg_len, from_ok,
+					  b->rmsg[i].msg_len, true,
 					  arrival_ns(&b->rmsg[i].msg_hdr, offset, now));
 		}
 		if (r < DV_BATCH)
@@ -586,7 +572,6 @@ static void *worker_main(void *arg)
 		b->riov[i].iov_len = DV_RECV_BUF;
 		b->rmsg[i].msg_hdr.msg_iov = &b->riov[i];
 		b->rmsg[i].msg_hdr.msg_iovlen = 1;
-		b->rmsg[i].msg_hdr.msg_name = &b->rname[i];
 		b->rmsg[i].msg_hdr.msg_control = b->rctl[i].buf;
 	}
 	tl_batch = b;
