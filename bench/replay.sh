@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # replay.sh: replay throughput and CPU cost of dnsvolley, dnsperf and the kernel floor, interleaved on loopback.
 #
-# The bundled responder (--reflect) runs pinned to one core, each client pinned
-# to the other. Rounds interleave dnsperf, dnsvolley and bench/floor with the
+# The bundled responder (--reflect --no-gso) runs pinned to one core, each client
+# pinned to the other. --no-gso: DNS servers answer one datagram per sendmmsg
+# entry; with UDP GSO the responder would glue equal-length answers together,
+# which favours a client that repeats one query (the floor) over real lists. Rounds interleave dnsperf, dnsvolley and bench/floor with the
 # same list, one socket and the same window, so machine noise hits all three
 # alike; the ratios printed at the end are the figures to trust. See
 # doc/benchmarks.md for what each column means.
@@ -84,7 +86,7 @@ else
 fi
 
 "${server_pin[@]}" "$responder" -a 127.0.0.1 -p 0 --port-file "$tmp/port" --reflect \
-	>"$tmp/responder.out" 2>"$tmp/responder.err" &
+	--no-gso >"$tmp/responder.out" 2>"$tmp/responder.err" &
 rpid=$!
 for _ in $(seq 200); do
 	[ -s "$tmp/port" ] && break
@@ -191,7 +193,7 @@ tools=()
 tools+=(floor)
 
 echo "== replay benchmark: $(basename "$list") ($(wc -l <"$list") lines), window $window, 1 socket, $rounds x ${secs}s rounds"
-echo "== responder $responder --reflect on 127.0.0.1:$port; $pin_note"
+echo "== responder $responder --reflect --no-gso on 127.0.0.1:$port; $pin_note"
 [ -n "$dv_note" ] && echo "== NOTE: $dv_note"
 [ "$have_dnsperf" = 1 ] || echo "== NOTE: dnsperf is not installed; its column is skipped"
 : >"$tmp/results"

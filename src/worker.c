@@ -60,8 +60,15 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 	/* Ask for large buffers; the kernel caps them at net.core.[rw]mem_max. */
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsize, sizeof(bufsize));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof(bufsize));
-	/* Receive timestamps: latency ends when the answer reached us, not when we read it. */
-	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	/*
+	 * Receive timestamps where answers are read on ticks (coalesced), so latency
+	 * ends when the answer arrived, not when the tick came. Not otherwise: any
+	 * socket asking for them makes the kernel stamp every packet on the host,
+	 * which cost 15-20% more CPU per query at saturation (doc/performance.md),
+	 * and a worker that wakes per answer reads it within its batch anyway.
+	 */
+	if (w->coalesce)
+		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	if (cfg->local.ss_family != AF_UNSPEC || cfg->local_port != 0) {
 		struct sockaddr_storage local;
 		socklen_t llen;
@@ -126,6 +133,12 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	int rc;
 
 	pthread_mutex_init(&w->snap_lock, NULL);
+	/*
+	 * Paced runs collect answers on the pacer's 1 ms ticks when the window holds
+	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
+	 * and always while draining, each answer wakes the loop.
+	 */
+	w->coalesce = w->rate_qps >= 1000 && (double)w->capacity >= 4 * w->rate_qps / 1000;
 	rc = uv_loop_init(&w->loop);
 	if (rc != 0)
 		return dv_err_set(err, -ENOMEM, "cannot create an event loop: %s", uv_strerror(rc));
@@ -581,13 +594,7 @@ static void *worker_main(void *arg)
 	uv_prepare_init(&w->loop, &w->prepare);
 	w->prepare.data = w;
 	uv_prepare_start(&w->prepare, on_prepare);
-	/*
-	 * Paced runs collect answers on the pacer's 1 ms ticks when the window holds
-	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
-	 * and always while draining, each answer wakes the loop.
-	 */
 	w->epfd = -1;
-	w->coalesce = w->rate_qps >= 1000 && (double)w->capacity >= 4 * w->rate_qps / 1000;
 	if (w->coalesce) {
 		w->epfd = epoll_create1(EPOLL_CLOEXEC);
 		for (i = 0; w->epfd >= 0 && i < w->nsocks; i++) {
