@@ -117,6 +117,7 @@ static json_t *w_counters(wctx_t *w, const dv_counters_t *c)
 	w_u64(w, o, "bytes_received", c->bytes_received);
 	w_u64(w, o, "send_calls", c->send_calls);
 	w_u64(w, o, "recv_calls", c->recv_calls);
+	w_u64(w, o, "wait_calls", c->wait_calls);
 	w_u64(w, o, "inflight_peak", c->inflight_peak);
 	for (int i = 0; i < DV_RCODES; i++) {
 		if (c->rcode[i] > (uint64_t)INT64_MAX)
@@ -538,6 +539,8 @@ static int r_counters(rctx_t *r, json_t *o, dv_counters_t *c)
 	R_U64(r, o, "bytes_received", c->bytes_received, INT64_MAX);
 	R_U64(r, o, "send_calls", c->send_calls, INT64_MAX);
 	R_U64(r, o, "recv_calls", c->recv_calls, INT64_MAX);
+	if (json_object_get(o, "wait_calls") != NULL) /* optional: absent in early files */
+		R_U64(r, o, "wait_calls", c->wait_calls, INT64_MAX);
 	R_U64(r, o, "inflight_peak", c->inflight_peak, INT64_MAX);
 	if ((rc = r_arr(r, o, "rcode", &rc_arr)) != 0)
 		return rc;

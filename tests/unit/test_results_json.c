@@ -97,6 +97,7 @@ static void build(dv_study_t *s)
 		c->bytes_received = 70000 + i;
 		c->send_calls = 20;
 		c->recv_calls = 25;
+		c->wait_calls = 26;
 		c->inflight_peak = 200;
 		c->qtype[0].qtype = 6;
 		c->qtype[0].sent = 1000;
