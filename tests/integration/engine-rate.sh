@@ -47,5 +47,5 @@ assert_eq "paced: lost" 0 "$(f "$TMP/paced" "Queries lost")"
 assert_eq "paced: completed" 10000 "$(f "$TMP/paced" "Queries completed")"
 p50_us=$(awk '/Latency percentiles/ { sub(/,/, "", $5); printf "%d", $5 * 1e6 }' "$TMP/paced")
 assert_ge "paced: p50 latency (us) at least the 20 ms delay" 20000 "$p50_us"
-assert_le "paced: p50 latency (us) within a tick of it" 21500 "$p50_us"
+assert_le "paced: p50 latency (us) not inflated by the 1 ms ticks" 25000 "$p50_us"
 echo "engine-rate: all assertions hold"
