@@ -58,6 +58,10 @@ static int load_lists(dv_study_t *st, dv_err_t *err)
 
 	for (i = 0; i < st->n_lists; i++) {
 		dv_list_t *l = &st->lists[i];
+		if (strcmp(l->path, "-") == 0 && isatty(STDIN_FILENO))
+			fprintf(stderr, "dnsvolley: reading the query list from the terminal "
+					"(NAME TYPE per line, end with Ctrl-D; -d FILE to read a "
+					"file)\n");
 		rc = dv_querylist_load(&l->ql, l->path, &st->ql, err);
 		if (rc != 0)
 			return rc;
