@@ -106,7 +106,7 @@ void dv_cli_usage(FILE *out)
 	      "  -c, --sockets N        UDP sockets (16)        -T, --threads N   worker threads (1)\n"
 	      "  -q, --outstanding N    queries in flight (100) -t, --timeout S   per query (5)\n"
 	      "  -l, --time-limit S     stop sending after S    -n, --runs N      passes through the list\n"
-	      "  -Q, --max-qps N        rate limit\n"
+	      "  -Q, --max-qps N        rate limit              --interrupt-drain S  after SIGINT (1)\n"
 	      "Queries:\n"
 	      "  -e, --edns             add EDNS0 OPT           --edns-bufsize N  OPT payload size (1232)\n"
 	      "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD\n"

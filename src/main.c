@@ -94,6 +94,7 @@ static int run_main(int argc, char **argv)
 	dv_config_t cfg;
 	dv_study_t baseline;
 	dv_err_t err = {{0}};
+	FILE *report = stdout;
 	bool have_baseline = false;
 	int rc, status = 0;
 
@@ -123,13 +124,18 @@ static int run_main(int argc, char **argv)
 		}
 		have_baseline = true;
 	}
+	/* A results file on standard output keeps it clean: the report goes to stderr. */
+	if ((cfg.json_path != NULL && strcmp(cfg.json_path, "-") == 0) ||
+	    (cfg.metrics_path != NULL && strcmp(cfg.metrics_path, "-") == 0))
+		report = stderr;
 	if (!cfg.quiet) {
-		printf("dnsvolley %s: DNS query-replay performance tester\n\n", PACKAGE_VERSION);
-		printf("[Status] Command line: %s\n", cfg.study.cmdline);
-		fflush(stdout);
+		fprintf(report, "dnsvolley %s: DNS query-replay performance tester\n\n",
+			PACKAGE_VERSION);
+		fprintf(report, "[Status] Command line: %s\n", cfg.study.cmdline);
+		fflush(report);
 	}
 
-	rc = dv_study_run(&cfg.study, stdout, cfg.quiet);
+	rc = dv_study_run(&cfg.study, report, cfg.quiet);
 	if (rc != 0 || cfg.study.failed != 0) {
 		fprintf(stderr, "dnsvolley: %s\n",
 			cfg.study.fail_msg[0] ? cfg.study.fail_msg : "the run failed");
@@ -137,8 +143,8 @@ static int run_main(int argc, char **argv)
 	}
 	if (reported_passes(&cfg.study) > 1 || cfg.study.n_plan > 1 ||
 	    cfg.study.plan[0] != DV_PASS_PLAIN) {
-		dv_study_print_table(&cfg.study, stdout);
-		dv_study_print_summary(&cfg.study, stdout);
+		dv_study_print_table(&cfg.study, report);
+		dv_study_print_summary(&cfg.study, report);
 	}
 	/* Every result measured is written, also after a failure or an interruption. */
 	if (cfg.json_path != NULL && dv_results_write_json(&cfg.study, cfg.json_path, &err) != 0) {
@@ -156,7 +162,7 @@ static int run_main(int argc, char **argv)
 	if (cfg.study.interrupted && status == 0)
 		status = EXIT_RUN_FAILED;
 	if (status == 0 && dv_gates_any(&cfg.gates)) {
-		rc = dv_gates_eval(&cfg.gates, &cfg.study, have_baseline ? &baseline : NULL, stdout,
+		rc = dv_gates_eval(&cfg.gates, &cfg.study, have_baseline ? &baseline : NULL, report,
 				   &err);
 		if (rc < 0) {
 			fprintf(stderr, "dnsvolley: %s\n", err.msg);
@@ -166,6 +172,7 @@ static int run_main(int argc, char **argv)
 		}
 	}
 	fflush(stdout);
+	fflush(stderr);
 	if (have_baseline)
 		dv_study_free(&baseline);
 	dv_config_free(&cfg);
