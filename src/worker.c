@@ -269,7 +269,6 @@ static void pump(dv_worker_t *w, uint64_t now)
 {
 	dv_batch_t *b = tl_batch;
 	unsigned round;
-
 	uint64_t pace_now;
 
 	if (!w->sending)
@@ -319,8 +318,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 			s->want_write = true;
 			set_events(s, sock_events(w, s));
 		}
-		if (r == 0 && !wait && err != 0 && err != EINTR)
-			continue; /* a hard error skipped one query; go on with the next */
+		/* A hard error skipped one query; the next round goes on with the rest. */
 	}
 	if (dv_engine_list_done(&w->eng) || now >= w->send_end_ns)
 		end_sending(w, now, w->cfg->timeout_ns);
