@@ -52,6 +52,9 @@ static const struct option long_opts[] = {
 	{"runs", required_argument, NULL, 'n'},
 	{"max-qps", required_argument, NULL, 'Q'},
 	{"edns", no_argument, NULL, 'e'},
+	{"edns-option", required_argument, NULL, 'E'},
+	{"family", required_argument, NULL, 'f'},
+	{"buffer-size", required_argument, NULL, 'b'},
 	{"edns-bufsize", required_argument, NULL, OPT_EDNS_BUFSIZE},
 	{"dnssec", no_argument, NULL, 'D'},
 	{"no-rd", no_argument, NULL, OPT_NO_RD},
@@ -87,7 +90,7 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eDa:x:S:vh";
+static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vh";
 
 void dv_cli_usage(FILE *out)
 {
@@ -100,6 +103,7 @@ void dv_cli_usage(FILE *out)
 	      "  -s, --server [LABEL=]ADDR[:PORT]  server address or name, repeatable (127.0.0.1)\n"
 	      "  -p, --port PORT                   default port (53)\n"
 	      "  -d, --datafile [LABEL=]FILE       query list, repeatable (standard input)\n"
+	      "  -f, --family inet|inet6|any       address family for names (any)\n"
 	      "  -a, --local-address ADDR          local address to send from\n"
 	      "  -x, --local-port PORT             first local port (one per socket)\n"
 	      "Load:\n"
@@ -107,9 +111,11 @@ void dv_cli_usage(FILE *out)
 	      "  -q, --outstanding N    queries in flight (100) -t, --timeout S   per query (5)\n"
 	      "  -l, --time-limit S     stop sending after S    -n, --runs N      passes through the list\n"
 	      "  -Q, --max-qps N        rate limit              --interrupt-drain S  after SIGINT (1)\n"
+	      "  -b, --buffer-size KB   socket buffers (4096)\n"
 	      "Queries:\n"
 	      "  -e, --edns             add EDNS0 OPT           --edns-bufsize N  OPT payload size (1232)\n"
 	      "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD\n"
+	      "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable\n"
 	      "  --skip-bad             skip and count malformed list lines instead of failing\n"
 	      "Studies:\n"
 	      "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)\n"
@@ -446,7 +452,7 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 	size_t n_flush = 0, i, j;
 	uint64_t port = 53, v;
 	bool progress_set = false, stdin_used = false;
-	int query_version = -1;
+	int query_version = -1, family = AF_UNSPEC;
 	int c, idx, rc = 0;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -502,6 +508,23 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 		}
 		case 'e':
 			st->ql.edns = true;
+			break;
+		case 'E':
+			rc = dv_ql_add_edns_option(&st->ql, optarg, err);
+			break;
+		case 'f':
+			if (strcmp(optarg, "inet") == 0)
+				family = AF_INET;
+			else if (strcmp(optarg, "inet6") == 0)
+				family = AF_INET6;
+			else if (strcmp(optarg, "any") == 0)
+				family = AF_UNSPEC;
+			else
+				rc = bad(err, "-f", optarg, "is not a family (inet, inet6 or any)");
+			break;
+		case 'b':
+			rc = parse_count("-b", optarg, 1, 1024 * 1024, &v, err);
+			run->socket_buf_bytes = (uint32_t)(v * 1024);
 			break;
 		case OPT_EDNS_BUFSIZE:
 			rc = parse_count("--edns-bufsize", optarg, 512, 65535, &v, err);
@@ -677,7 +700,7 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 						t->label);
 				goto out;
 			}
-		rc = dv_resolve_target(t->spec, (uint16_t)port, &t->addr, &t->addr_len, err);
+		rc = dv_resolve_target(t->spec, (uint16_t)port, family, &t->addr, &t->addr_len, err);
 		if (rc != 0) {
 			char msg[sizeof(err->msg)];
 			snprintf(msg, sizeof(msg), "-s: %s", err->msg);

@@ -21,7 +21,7 @@
  * workers together send every query of every pass exactly once.
  */
 
-#define DV_MAX_QUERY_LEN 512 /* a compiled query is at most 12 + 255 + 4 + 11 octets */
+#define DV_MAX_QUERY_LEN 512 /* a compiled query: at most 12 + 255 + 4 + 11 + 200 (-E) octets */
 
 typedef struct dv_engine {
 	const dv_querylist_t *ql;

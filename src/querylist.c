@@ -27,7 +27,7 @@
 #define QL_LABEL_MAX  63
 #define QL_HDR_LEN    12
 #define QL_OPT_LEN    11
-#define QL_MSG_MAX    (QL_HDR_LEN + QL_NAME_MAX + 4 + QL_OPT_LEN)
+#define QL_MSG_MAX    (QL_HDR_LEN + QL_NAME_MAX + 4 + QL_OPT_LEN + DV_QL_EDNS_OPTS_MAX)
 #define QL_MAX_TOKENS 4
 #define QL_QUOTE_MAX  32 /* characters of an offending token quoted in messages */
 #define QL_TYPE_CACHE 8
@@ -55,7 +55,7 @@ typedef struct ql_builder {
 	const char *name; /* for messages */
 	const dv_ql_options_t *opts;
 	uint8_t hdr[QL_HDR_LEN];
-	uint8_t opt_rr[QL_OPT_LEN];
+	uint8_t opt_rr[QL_OPT_LEN + DV_QL_EDNS_OPTS_MAX];
 	size_t opt_len;
 	ql_type_cache_ent_t tcache[QL_TYPE_CACHE];
 	unsigned tcache_next;
@@ -65,6 +65,56 @@ void dv_ql_options_init(dv_ql_options_t *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->rd = true;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int dv_ql_add_edns_option(dv_ql_options_t *opts, const char *spec, dv_err_t *err)
+{
+	const char *colon = strchr(spec, ':'), *hex;
+	char *end;
+	unsigned long code;
+	size_t nhex, need, i;
+	uint8_t *p;
+
+	if (colon == NULL || colon == spec)
+		return dv_err_set(err, -EINVAL, "-E: '%s' is not CODE:HEXVALUE (e.g. 10:0102)", spec);
+	errno = 0;
+	code = strtoul(spec, &end, 10);
+	if (end != colon || errno != 0 || code > 65535 || spec[0] == '-' || spec[0] == '+')
+		return dv_err_set(err, -EINVAL, "-E: '%s': the option code must be 0-65535", spec);
+	hex = colon + 1;
+	nhex = strlen(hex);
+	if (nhex % 2 != 0)
+		return dv_err_set(err, -EINVAL, "-E: '%s': the value needs an even number of hex digits",
+				  spec);
+	for (i = 0; i < nhex; i++)
+		if (hexval(hex[i]) < 0)
+			return dv_err_set(err, -EINVAL, "-E: '%s': '%c' is not a hex digit", spec,
+					  hex[i]);
+	need = 4 + nhex / 2;
+	if (opts->edns_opts_len + need > DV_QL_EDNS_OPTS_MAX)
+		return dv_err_set(err, -ENOSPC, "-E: at most %d octets of EDNS options",
+				  DV_QL_EDNS_OPTS_MAX);
+	p = opts->edns_opts + opts->edns_opts_len;
+	p[0] = (uint8_t)(code >> 8);
+	p[1] = (uint8_t)code;
+	p[2] = (uint8_t)((nhex / 2) >> 8);
+	p[3] = (uint8_t)(nhex / 2);
+	for (i = 0; i < nhex / 2; i++)
+		p[4 + i] = (uint8_t)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
+	opts->edns_opts_len = (uint16_t)(opts->edns_opts_len + need);
+	opts->edns = true;
+	return 0;
 }
 
 void dv_querylist_free(dv_querylist_t *ql)
@@ -385,7 +435,7 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 
 static void builder_init(ql_builder_t *b, const char *name, const dv_ql_options_t *opts)
 {
-	bool edns = opts->edns || opts->dnssec_ok;
+	bool edns = opts->edns || opts->dnssec_ok || opts->edns_opts_len > 0;
 	uint16_t bufsize = opts->edns_bufsize != 0 ? opts->edns_bufsize : 1232;
 
 	memset(b, 0, sizeof(*b));
@@ -403,7 +453,10 @@ static void builder_init(ql_builder_t *b, const char *name, const dv_ql_options_
 		b->opt_rr[3] = (uint8_t)(bufsize >> 8);
 		b->opt_rr[4] = (uint8_t)bufsize;
 		b->opt_rr[7] = opts->dnssec_ok ? 0x80 : 0;
-		b->opt_len = QL_OPT_LEN;
+		b->opt_rr[9] = (uint8_t)(opts->edns_opts_len >> 8);
+		b->opt_rr[10] = (uint8_t)opts->edns_opts_len;
+		memcpy(b->opt_rr + QL_OPT_LEN, opts->edns_opts, opts->edns_opts_len);
+		b->opt_len = QL_OPT_LEN + opts->edns_opts_len;
 	}
 }
 

@@ -22,16 +22,27 @@
  * The hot path only copies these bytes and writes the 2-byte ID.
  */
 
+#define DV_QL_EDNS_OPTS_MAX 200 /* octets of EDNS options (-E), codes and lengths included */
+
 typedef struct dv_ql_options {
 	bool rd;               /* set RD (default true, as dnsperf does) */
 	bool edns;             /* append an OPT RR */
 	uint16_t edns_bufsize; /* OPT UDP payload size (default 1232 when 0) */
 	bool dnssec_ok;        /* set DO in the OPT RR (implies edns) */
 	bool skip_bad;         /* count and skip malformed lines instead of failing */
+	uint8_t edns_opts[DV_QL_EDNS_OPTS_MAX]; /* EDNS options in wire form (implies edns) */
+	uint16_t edns_opts_len;
 } dv_ql_options_t;
 
 /* Defaults: rd = true, everything else off. */
 void dv_ql_options_init(dv_ql_options_t *opts);
+
+/*
+ * Add an EDNS option from dnsperf's -E syntax, "CODE:HEXVALUE" (CODE decimal
+ * 0-65535, HEXVALUE an even number of hex digits, may be empty: "10:" or "3:").
+ * Sets edns. Returns 0 or -EINVAL / -ENOSPC with err filled.
+ */
+int dv_ql_add_edns_option(dv_ql_options_t *opts, const char *spec, dv_err_t *err);
 
 typedef struct dv_querylist {
 	uint8_t *arena;  /* wire bytes of all queries, back to back */

@@ -57,11 +57,12 @@ void dv_run_config_init(dv_run_config_t *cfg)
 	cfg->timeout_ns = 5 * DV_NS_PER_S;
 	cfg->interval_ns = DV_NS_PER_S;
 	cfg->interrupt_drain_ns = DV_NS_PER_S;
+	cfg->socket_buf_bytes = 4 * 1024 * 1024;
 	cfg->out = NULL;
 }
 
-int dv_resolve_target(const char *spec, uint16_t default_port, struct sockaddr_storage *sa,
-		      socklen_t *len, dv_err_t *err)
+int dv_resolve_target(const char *spec, uint16_t default_port, int family,
+		      struct sockaddr_storage *sa, socklen_t *len, dv_err_t *err)
 {
 	char host[256];
 	const char *port_str = NULL;
@@ -105,6 +106,7 @@ int dv_resolve_target(const char *spec, uint16_t default_port, struct sockaddr_s
 		snprintf(portbuf, sizeof(portbuf), "%u", (unsigned)default_port);
 	}
 	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = family;
 	hints.ai_socktype = SOCK_DGRAM;
 	hints.ai_flags = AI_NUMERICSERV;
 	rc = getaddrinfo(host, portbuf, &hints, &res);

@@ -30,6 +30,7 @@ typedef struct dv_run_config {
 	bool verbose;                   /* a line per query on stdout (-v) */
 	FILE *out;                      /* where interval and verbose lines go (stdout) */
 	uint64_t interrupt_drain_ns;    /* wait after SIGINT before giving up, default 1 s */
+	uint32_t socket_buf_bytes;      /* -b: SO_RCVBUF/SO_SNDBUF asked for (default 4 MiB) */
 } dv_run_config_t;
 
 /* Defaults as documented in doc/dnsvolley.1. */
@@ -84,8 +85,11 @@ void dv_pass_result_free(dv_pass_result_t *res);
 /* True once a SIGINT/SIGTERM asked the whole program to stop (studies check it between passes). */
 bool dv_run_stop_requested(void);
 
-/* Parse "ADDR", "ADDR:PORT", "[V6]:PORT", "V6" or a host name into sa (default_port when none). */
-int dv_resolve_target(const char *spec, uint16_t default_port, struct sockaddr_storage *sa,
-		      socklen_t *len, dv_err_t *err);
+/*
+ * Parse "ADDR", "ADDR:PORT", "[V6]:PORT", "V6" or a host name into sa (default_port
+ * when none); family AF_INET, AF_INET6 or AF_UNSPEC (any) restricts name lookups (-f).
+ */
+int dv_resolve_target(const char *spec, uint16_t default_port, int family,
+		      struct sockaddr_storage *sa, socklen_t *len, dv_err_t *err);
 
 #endif

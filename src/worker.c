@@ -51,7 +51,7 @@ static _Thread_local dv_batch_t *tl_batch;
 static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_err_t *err)
 {
 	const dv_run_config_t *cfg = w->cfg;
-	int fd, bufsize = 4 * 1024 * 1024, one = 1, rc;
+	int fd, bufsize = (int)cfg->socket_buf_bytes, one = 1, rc;
 
 	fd = socket(cfg->server.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)

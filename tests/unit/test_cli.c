@@ -65,6 +65,12 @@ static void test_dnsperf_flags(void **state)
 	assert_true(cfg.study.run.interval_print);
 	assert_int_equal(cfg.study.run.local_port, 20000);
 	dv_config_free(&cfg);
+	assert_int_equal(PARSE(&cfg, &err, "-f", "inet6", "-s", "::1", "-b", "256", "-E", "10:00ff"), 0);
+	assert_string_equal(cfg.study.targets[0].addr_text, "[::1]:53");
+	assert_int_equal(cfg.study.run.socket_buf_bytes, 256 * 1024);
+	assert_true(cfg.study.ql.edns);
+	assert_int_equal(cfg.study.ql.edns_opts_len, 6);
+	dv_config_free(&cfg);
 }
 
 static void test_study_flags(void **state)
@@ -128,6 +134,10 @@ static void test_bad_values(void **state)
 	EXPECT_ERROR("unexpected argument 'extra'", "extra");
 	EXPECT_ERROR("need --baseline", "--max-qps-drop", "5%");
 	EXPECT_ERROR("-a: 'nowhere' is not a numeric", "-a", "nowhere");
+	EXPECT_ERROR("-f: 'ipx' is not a family", "-f", "ipx");
+	EXPECT_ERROR("-E: '10' is not CODE:HEXVALUE", "-E", "10");
+	EXPECT_ERROR("-b: '0' is out of range", "-b", "0");
+	EXPECT_ERROR("cannot resolve", "-f", "inet6", "-s", "127.0.0.1");
 	EXPECT_ERROR("--json: './x.txt' is also a query list", "-d", "x.txt", "--json", "./x.txt");
 	EXPECT_ERROR("--csv: 'o' is also the --json output", "--json", "o", "--csv", "o");
 	EXPECT_ERROR("--junit: 'b' is also the --baseline file", "--baseline", "b", "--junit", "b");

@@ -344,6 +344,53 @@ static void test_header_options(void **state)
 	dv_querylist_free(&ql);
 }
 
+/* ---- EDNS options (-E CODE:HEX), checked through ldns's parser ---- */
+
+static void test_edns_options(void **state)
+{
+	static const uint8_t opt_rr[] = {0,    0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 10, /* rdlen 10 */
+					 0x00, 10, 0, 2, 0x01, 0x02,                 /* 10: 0102 */
+					 0x00, 3, 0, 0};                             /* NSID, empty */
+	dv_querylist_t ql;
+	dv_err_t err;
+	dv_ql_options_t o;
+	ldns_pkt *pkt = NULL;
+	size_t len;
+	const uint8_t *m;
+
+	(void)state;
+	dv_ql_options_init(&o);
+	assert_int_equal(dv_ql_add_edns_option(&o, "10:0102", &err), 0);
+	assert_int_equal(dv_ql_add_edns_option(&o, "3:", &err), 0);
+	assert_true(o.edns);
+	assert_int_equal(load_text(&ql, "a.b A\n", &o, &err), 0);
+	m = dv_querylist_get(&ql, 0, &len);
+	assert_int_equal(len, 12 + 5 + 4 + sizeof(opt_rr));
+	assert_int_equal(m[11], 1);
+	assert_memory_equal(m + 21, opt_rr, sizeof(opt_rr));
+	assert_int_equal(ldns_wire2pkt(&pkt, m, len), LDNS_STATUS_OK);
+	assert_true(ldns_pkt_edns(pkt));
+	assert_int_equal(ldns_rdf_size(ldns_pkt_edns_data(pkt)), 10);
+	ldns_pkt_free(pkt);
+	dv_querylist_free(&ql);
+
+	/* bad specs: a message naming -E, nothing added */
+	dv_ql_options_init(&o);
+	assert_int_equal(dv_ql_add_edns_option(&o, "10", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "-E: '10' is not CODE:HEXVALUE"));
+	assert_int_equal(dv_ql_add_edns_option(&o, "70000:00", &err), -EINVAL);
+	assert_int_equal(dv_ql_add_edns_option(&o, "10:012", &err), -EINVAL);
+	assert_int_equal(dv_ql_add_edns_option(&o, "10:0g", &err), -EINVAL);
+	assert_int_equal(dv_ql_add_edns_option(&o, "-1:00", &err), -EINVAL);
+	assert_int_equal(o.edns_opts_len, 0);
+	/* at most DV_QL_EDNS_OPTS_MAX octets */
+	for (int i = 0; i < 50; i++)
+		if (dv_ql_add_edns_option(&o, "65001:00000000", &err) != 0)
+			break;
+	assert_int_equal(o.edns_opts_len, (DV_QL_EDNS_OPTS_MAX / 8) * 8);
+	assert_int_equal(dv_ql_add_edns_option(&o, "65001:00000000", &err), -ENOSPC);
+}
+
 /* ---- the plain-name fast path gives ldns's bytes ---- */
 
 static void compare_with_ldns(const char *name)
@@ -619,6 +666,7 @@ int main(void)
 	    cmocka_unit_test(test_comments_and_classes),
 	    cmocka_unit_test(test_header_default),
 	    cmocka_unit_test(test_header_options),
+	    cmocka_unit_test(test_edns_options),
 	    cmocka_unit_test(test_fast_path_matches_ldns),
 	    cmocka_unit_test(test_stream_and_stdin),
 	    cmocka_unit_test(test_round_trip),
