@@ -4,6 +4,7 @@
 #include "results_json.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <ldns/ldns.h>
@@ -298,6 +299,12 @@ static json_t *study_to_json(const dv_study_t *s, wctx_t *w)
 	w_u64(w, qo, "edns_bufsize", s->ql.edns_bufsize);
 	w_bool(w, qo, "dnssec_ok", s->ql.dnssec_ok);
 	w_bool(w, qo, "skip_bad", s->ql.skip_bad);
+	if (s->ql.edns_opts_len > 0) { /* -E options in wire form, as hex */
+		char hex[2 * DV_QL_EDNS_OPTS_MAX + 1];
+		for (size_t i = 0; i < s->ql.edns_opts_len; i++)
+			snprintf(hex + 2 * i, 3, "%02x", s->ql.edns_opts[i]);
+		w_str(w, qo, "edns_options", hex);
+	}
 	w_set(w, cfg, "query_options", qo);
 	w_set(w, root, "config", cfg);
 
@@ -849,6 +856,29 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 	    (rc = r_bool(r, qo, "skip_bad", &s->ql.skip_bad)) != 0)
 		return rc;
 	R_U64(r, qo, "edns_bufsize", s->ql.edns_bufsize, 65535);
+	{
+		char *hex = NULL;
+		size_t n;
+		if ((rc = r_str(r, qo, "edns_options", false, &hex)) != 0)
+			return rc;
+		n = hex != NULL ? strlen(hex) : 0;
+		if (n % 2 != 0 || n / 2 > DV_QL_EDNS_OPTS_MAX) {
+			free(hex);
+			return r_bad(r, "\"edns_options\" must be at most %d octets of hex",
+				     DV_QL_EDNS_OPTS_MAX);
+		}
+		for (size_t i = 0; i < n / 2; i++) {
+			unsigned v;
+			if (sscanf(hex + 2 * i, "%2x", &v) != 1 || !isxdigit((unsigned char)hex[2 * i]) ||
+			    !isxdigit((unsigned char)hex[2 * i + 1])) {
+				free(hex);
+				return r_bad(r, "\"edns_options\" must be hex");
+			}
+			s->ql.edns_opts[i] = (uint8_t)v;
+		}
+		s->ql.edns_opts_len = (uint16_t)(n / 2);
+		free(hex);
+	}
 
 	if ((rc = r_arr(r, root, "targets", &targets)) != 0 ||
 	    (rc = r_arr(r, root, "lists", &lists)) != 0 ||

@@ -45,6 +45,7 @@ static void build(dv_study_t *s)
 	s->ql.rd = true;
 	s->ql.edns = true;
 	s->ql.edns_bufsize = 1232;
+	assert_int_equal(dv_ql_add_edns_option(&s->ql, "10:0102", NULL), 0);
 	s->n_plan = 2;
 	s->plan = calloc(2, sizeof(*s->plan));
 	s->plan[0] = DV_PASS_COLD;
@@ -164,6 +165,8 @@ static void assert_same(const dv_study_t *a, const dv_study_t *b)
 	assert_int_equal(a->ql.rd, b->ql.rd);
 	assert_int_equal(a->ql.edns, b->ql.edns);
 	assert_int_equal(a->ql.edns_bufsize, b->ql.edns_bufsize);
+	assert_int_equal(a->ql.edns_opts_len, b->ql.edns_opts_len);
+	assert_memory_equal(a->ql.edns_opts, b->ql.edns_opts, a->ql.edns_opts_len);
 	assert_int_equal(a->n_plan, b->n_plan);
 	for (size_t i = 0; i < a->n_plan; i++)
 		assert_int_equal(a->plan[i], b->plan[i]);
