@@ -868,13 +868,13 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 				     DV_QL_EDNS_OPTS_MAX);
 		}
 		for (size_t i = 0; i < n / 2; i++) {
-			unsigned v;
-			if (sscanf(hex + 2 * i, "%2x", &v) != 1 || !isxdigit((unsigned char)hex[2 * i]) ||
+			unsigned byte;
+			if (sscanf(hex + 2 * i, "%2x", &byte) != 1 || !isxdigit((unsigned char)hex[2 * i]) ||
 			    !isxdigit((unsigned char)hex[2 * i + 1])) {
 				free(hex);
 				return r_bad(r, "\"edns_options\" must be hex");
 			}
-			s->ql.edns_opts[i] = (uint8_t)v;
+			s->ql.edns_opts[i] = (uint8_t)byte;
 		}
 		s->ql.edns_opts_len = (uint16_t)(n / 2);
 		free(hex);
