@@ -30,6 +30,8 @@
 #define DV_RECV_ROUNDS   4     /* recvmmsg calls per readable event before sending again */
 #define DV_SEND_ROUNDS   16    /* sendmmsg calls per pump */
 #define DV_PUBLISH_NS    (50 * DV_NS_PER_MS)
+#define DV_DIRECT_WAIT_US 1000 /* direct mode: longest wait in recvmmsg */
+#define DV_DIRECT_TURN_NS (2 * DV_NS_PER_MS) /* direct mode: back to the loop after this */
 
 /* Per-thread batch buffers (allocated once, reused for every batch). */
 typedef struct dv_batch {
@@ -53,10 +55,16 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 	const dv_run_config_t *cfg = w->cfg;
 	int fd, bufsize = (int)cfg->socket_buf_bytes, one = 1, rc;
 
-	fd = socket(cfg->server.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	/* Direct mode blocks in recvmmsg (bounded by SO_RCVTIMEO); every other call says MSG_DONTWAIT. */
+	fd = socket(cfg->server.ss_family,
+		    SOCK_DGRAM | SOCK_CLOEXEC | (w->direct ? 0 : SOCK_NONBLOCK), 0);
 	if (fd < 0)
 		return dv_err_set(err, -errno, "cannot open socket %u of %u: %s", global_index + 1,
 				  cfg->sockets, strerror(errno));
+	if (w->direct) {
+		struct timeval tv = {0, DV_DIRECT_WAIT_US};
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
 	/* Ask for large buffers; the kernel caps them at net.core.[rw]mem_max. */
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufsize, sizeof(bufsize));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof(bufsize));
@@ -139,6 +147,13 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	 * and always while draining, each answer wakes the loop.
 	 */
 	w->coalesce = w->rate_qps >= 1000 && (double)w->capacity >= 4 * w->rate_qps / 1000;
+	/*
+	 * One socket and no pacing: wait for answers in recvmmsg itself, like a
+	 * blocking client. The socket is then on no epoll wait queue, so the kernel
+	 * makes no wake-up call for each datagram sent or received, and a turn costs
+	 * two system calls (sendmmsg, recvmmsg) instead of three.
+	 */
+	w->direct = w->rate_qps <= 0 && w->nsocks == 1;
 	rc = uv_loop_init(&w->loop);
 	if (rc != 0)
 		return dv_err_set(err, -ENOMEM, "cannot create an event loop: %s", uv_strerror(rc));
@@ -301,7 +316,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 		k = dv_engine_prepare(&w->eng, s->index, now, (unsigned)n, b->sbuf, b->slen);
 		for (i = 0; i < k; i++)
 			b->siov[i].iov_len = b->slen[i];
-		r = sendmmsg(s->fd, b->smsg, k, 0);
+		r = sendmmsg(s->fd, b->smsg, k, MSG_DONTWAIT);
 		w->eng.stats.c.send_calls++;
 		if (r < 0) {
 			err = errno;
@@ -314,7 +329,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 		if (w->rate_qps > 0)
 			dv_pacer_take(&w->pacer,
 				      w->eng.stats.c.sent + w->eng.stats.c.not_sent - before);
-		if (wait) {
+		if (wait && !w->direct) { /* direct mode simply tries again next turn */
 			s->want_write = true;
 			set_events(s, sock_events(w, s));
 		}
@@ -343,7 +358,11 @@ static uint64_t arrival_ns(struct msghdr *h, int64_t wall_minus_mono, uint64_t n
 	return now;
 }
 
-static void do_recv(dv_worker_t *w, dv_sock_t *s)
+/*
+ * Read up to DV_RECV_ROUNDS batches from s. With wait (direct mode), the first
+ * call blocks until an answer comes or SO_RCVTIMEO passes.
+ */
+static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 {
 	dv_batch_t *b = tl_batch;
 	unsigned round;
@@ -360,7 +379,8 @@ static void do_recv(dv_worker_t *w, dv_sock_t *s)
 
 		for (i = 0; i < DV_BATCH; i++)
 			b->rmsg[i].msg_hdr.msg_controllen = sizeof(b->rctl[i].buf);
-		r = recvmmsg(s->fd, b->rmsg, DV_BATCH, MSG_DONTWAIT, NULL);
+		r = recvmmsg(s->fd, b->rmsg, DV_BATCH,
+			     wait && round == 0 ? MSG_WAITFORONE : MSG_DONTWAIT, NULL);
 		w->eng.stats.c.recv_calls++;
 		if (r < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -385,6 +405,11 @@ static void do_recv(dv_worker_t *w, dv_sock_t *s)
 		if (r < DV_BATCH)
 			break;
 	}
+}
+
+static void do_recv(dv_worker_t *w, dv_sock_t *s)
+{
+	do_recv_wait(w, s, false);
 }
 
 /*
@@ -417,6 +442,32 @@ static bool maybe_finish(dv_worker_t *w, uint64_t now)
 		return false;
 	close_all(w);
 	return true;
+}
+
+static void check_stop(dv_worker_t *w, uint64_t now);
+
+/*
+ * Direct mode: turns of expire, send, wait-and-receive in recvmmsg, for up to
+ * DV_DIRECT_TURN_NS, then back to the loop so its timer and wake-ups run.
+ */
+static void on_direct(uv_idle_t *h)
+{
+	dv_worker_t *w = h->data;
+	uint64_t start = dv_now_ns(), now = start;
+
+	do {
+		check_stop(w, now);
+		dv_engine_expire(&w->eng, now);
+		pump(w, now);
+		if (now >= w->next_publish_ns) {
+			publish(w);
+			w->next_publish_ns = now + DV_PUBLISH_NS;
+		}
+		if (maybe_finish(w, now))
+			return;
+		do_recv_wait(w, &w->socks[0], true);
+		now = dv_now_ns();
+	} while (now - start < DV_DIRECT_TURN_NS);
 }
 
 static void check_stop(dv_worker_t *w, uint64_t now)
@@ -539,6 +590,10 @@ static void close_all(dv_worker_t *w)
 	uv_close((uv_handle_t *)&w->timer, NULL);
 	uv_close((uv_handle_t *)&w->prepare, NULL);
 	/* w->wake stays open (unreferenced) until dv_worker_cleanup: main may still send to it. */
+	if (w->direct) {
+		uv_close((uv_handle_t *)&w->idle, NULL);
+		return;
+	}
 	for (i = 0; i < w->nsocks; i++)
 		uv_close((uv_handle_t *)&w->socks[i].poll, NULL);
 }
@@ -604,7 +659,12 @@ static void *worker_main(void *arg)
 		}
 		w->coalesce = w->epfd >= 0;
 	}
-	for (i = 0; i < w->nsocks; i++) {
+	if (w->direct) {
+		uv_idle_init(&w->loop, &w->idle);
+		w->idle.data = w;
+		uv_idle_start(&w->idle, on_direct);
+	}
+	for (i = 0; !w->direct && i < w->nsocks; i++) {
 		uv_poll_init(&w->loop, &w->socks[i].poll, w->socks[i].fd);
 		w->socks[i].events = 0;
 		set_events(&w->socks[i], sock_events(w, &w->socks[i]));

@@ -52,6 +52,7 @@ typedef struct dv_worker {
 	uv_timer_t timer;
 	uv_async_t wake;       /* main -> worker: stop requested */
 	uv_prepare_t prepare;  /* counts loop iterations (one epoll_wait each) */
+	uv_idle_t idle;        /* direct mode: the send/receive turns run from here */
 	dv_sock_t *socks;
 	uint32_t next_sock;    /* round robin */
 	dv_engine_t eng;
@@ -62,6 +63,7 @@ typedef struct dv_worker {
 	uint64_t next_publish_ns;
 	bool sending;          /* still in the sending phase */
 	bool coalesce;         /* paced: read answers on timer ticks (private epoll set) */
+	bool direct;           /* one socket, unpaced: wait for answers in recvmmsg itself */
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
 	int epfd;              /* that epoll set, -1 when not coalescing */
 	bool interrupted;

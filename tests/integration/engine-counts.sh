@@ -12,48 +12,53 @@ run() { # OUT ARGS...: run dnsvolley, keep its report
 }
 f() { report_field "$1" "$2"; }
 
-# 1. Every 10th query dropped over a 100,000-query pass (10 runs through the list).
-start_responder R -T 1 --drop-every 10
-run "$TMP/drop" -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 10 -t 0.2 -c 16 -q 2000
-stop_responder R
-assert_eq "drop: sent" 100000 "$(f "$TMP/drop" "Queries sent")"
-assert_eq "drop: completed" 90000 "$(f "$TMP/drop" "Queries completed")"
-assert_eq "drop: lost" 10000 "$(f "$TMP/drop" "Queries lost")"
-assert_eq "drop: unexpected" 0 "$(f "$TMP/drop" "Unexpected answers")"
-assert_eq "drop: responder received = sent" 100000 "$(resp_count R received)"
-assert_eq "drop: responder dropped = lost" 10000 "$(resp_count R dropped)"
+# Each case runs with many sockets (epoll-driven workers) and with one socket
+# (a worker that waits for answers in recvmmsg itself: "direct" mode).
+for C in 16 1; do
+	# 1. Every 10th query dropped over a 100,000-query pass (10 runs through the list).
+	start_responder R -T 1 --drop-every 10
+	run "$TMP/drop" -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 10 -t 0.2 -c "$C" -q 2000
+	stop_responder R
+	assert_eq "c$C drop: sent" 100000 "$(f "$TMP/drop" "Queries sent")"
+	assert_eq "c$C drop: completed" 90000 "$(f "$TMP/drop" "Queries completed")"
+	assert_eq "c$C drop: lost" 10000 "$(f "$TMP/drop" "Queries lost")"
+	assert_eq "c$C drop: unexpected" 0 "$(f "$TMP/drop" "Unexpected answers")"
+	assert_eq "c$C drop: responder received = sent" 100000 "$(resp_count R received)"
+	assert_eq "c$C drop: responder dropped = lost" 10000 "$(resp_count R dropped)"
 
-# 2. Hostile answers every 7th query: never completed, counted, sums hold.
-for mode in wrong-id wrong-question garbage duplicate; do
-	start_responder H -T 1 "--$mode-every" 7
-	run "$TMP/$mode" -s 127.0.0.1 -p "$H_PORT" -d "$LIST" -n 1 -t 0.2 -c 8 -q 1000
-	stop_responder H
-	sent=$(f "$TMP/$mode" "Queries sent")
-	completed=$(f "$TMP/$mode" "Queries completed")
-	lost=$(f "$TMP/$mode" "Queries lost")
-	unexpected=$(f "$TMP/$mode" "Unexpected answers")
-	malformed=$(f "$TMP/$mode" "Malformed answers")
-	assert_eq "$mode: sent" 10000 "$sent"
-	assert_eq "$mode: completed + lost = sent" "$sent" "$((completed + lost))"
-	assert_eq "$mode: responder received = sent" "$sent" "$(resp_count H received)"
-	assert_eq "$mode: completed = responder's correct answers" "$(resp_count H answered)" "$completed"
-	case $mode in
-	duplicate)
-		assert_eq "$mode: completed" 10000 "$completed"
-		assert_eq "$mode: unexpected = duplicates" "$(resp_count H duplicates)" "$unexpected"
-		assert_eq "$mode: unexpected" 1428 "$unexpected"
-		;;
-	garbage)
-		assert_eq "$mode: lost" 1428 "$lost"
-		assert_eq "$mode: malformed = faulty" "$(resp_count H faulty)" "$malformed"
-		assert_eq "$mode: unexpected" 0 "$unexpected"
-		;;
-	*)
-		assert_eq "$mode: lost" 1428 "$lost"
-		assert_eq "$mode: unexpected = faulty" "$(resp_count H faulty)" "$unexpected"
-		assert_eq "$mode: malformed" 0 "$malformed"
-		;;
-	esac
+	# 2. Hostile answers every 7th query: never completed, counted, sums hold.
+	for mode in wrong-id wrong-question garbage duplicate; do
+		start_responder H -T 1 "--$mode-every" 7
+		run "$TMP/$mode" -s 127.0.0.1 -p "$H_PORT" -d "$LIST" -n 1 -t 0.2 -c "$C" -q 1000
+		stop_responder H
+		sent=$(f "$TMP/$mode" "Queries sent")
+		completed=$(f "$TMP/$mode" "Queries completed")
+		lost=$(f "$TMP/$mode" "Queries lost")
+		unexpected=$(f "$TMP/$mode" "Unexpected answers")
+		malformed=$(f "$TMP/$mode" "Malformed answers")
+		m="c$C $mode"
+		assert_eq "$m: sent" 10000 "$sent"
+		assert_eq "$m: completed + lost = sent" "$sent" "$((completed + lost))"
+		assert_eq "$m: responder received = sent" "$sent" "$(resp_count H received)"
+		assert_eq "$m: completed = responder's correct answers" "$(resp_count H answered)" "$completed"
+		case $mode in
+		duplicate)
+			assert_eq "$m: completed" 10000 "$completed"
+			assert_eq "$m: unexpected = duplicates" "$(resp_count H duplicates)" "$unexpected"
+			assert_eq "$m: unexpected" 1428 "$unexpected"
+			;;
+		garbage)
+			assert_eq "$m: lost" 1428 "$lost"
+			assert_eq "$m: malformed = faulty" "$(resp_count H faulty)" "$malformed"
+			assert_eq "$m: unexpected" 0 "$unexpected"
+			;;
+		*)
+			assert_eq "$m: lost" 1428 "$lost"
+			assert_eq "$m: unexpected = faulty" "$(resp_count H faulty)" "$unexpected"
+			assert_eq "$m: malformed" 0 "$malformed"
+			;;
+		esac
+	done
 done
 
 # 3. Answers slower than the timeout: all lost, the late ones counted as late.

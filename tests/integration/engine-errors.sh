@@ -5,45 +5,47 @@
 LIST="$top_srcdir/querylists/soa.txt"
 f() { report_field "$1" "$2"; }
 
-# A port with nothing behind it: take a free port from the responder, then stop it.
-start_responder Z -T 1
-stop_responder Z
-set +e
-timeout 20 "$DV" --no-progress -s 127.0.0.1 -p "$Z_PORT" -d "$LIST" -n 1 -t 0.1 -q 1000 -c 2 >"$TMP/closed" 2>&1
-rc=$?
-set -e
-[ $rc -eq 0 ] || fail "closed port: exit $rc: $(cat "$TMP/closed")"
-sent=$(f "$TMP/closed" "Queries sent")
-notsent=$(f "$TMP/closed" "Queries not sent")
-notsent=${notsent:-0}
-assert_eq "closed: sent + not sent = list" 10000 "$((sent + notsent))"
-assert_eq "closed: completed" 0 "$(f "$TMP/closed" "Queries completed")"
-assert_eq "closed: lost = sent" "$sent" "$(f "$TMP/closed" "Queries lost")"
-icmp=$(f "$TMP/closed" "ICMP errors")
-assert_ge "closed: ICMP errors counted" 1 "${icmp:-0}"
+for C in 2 1; do
+	# A port with nothing behind it: take a free port from the responder, then stop it.
+	start_responder Z -T 1
+	stop_responder Z
+	set +e
+	timeout 20 "$DV" --no-progress -s 127.0.0.1 -p "$Z_PORT" -d "$LIST" -n 1 -t 0.1 -q 1000 -c "$C" >"$TMP/closed" 2>&1
+	rc=$?
+	set -e
+	[ $rc -eq 0 ] || fail "c$C closed port: exit $rc: $(cat "$TMP/closed")"
+	sent=$(f "$TMP/closed" "Queries sent")
+	notsent=$(f "$TMP/closed" "Queries not sent")
+	notsent=${notsent:-0}
+	assert_eq "c$C closed: sent + not sent = list" 10000 "$((sent + notsent))"
+	assert_eq "c$C closed: completed" 0 "$(f "$TMP/closed" "Queries completed")"
+	assert_eq "c$C closed: lost = sent" "$sent" "$(f "$TMP/closed" "Queries lost")"
+	icmp=$(f "$TMP/closed" "ICMP errors")
+	assert_ge "c$C closed: ICMP errors counted" 1 "${icmp:-0}"
 
-# SIGINT in the middle of a slow run.
-start_responder R -T 1 --delay 50
-"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 10 -q 100 -c 4 >"$TMP/int" 2>&1 &
-dvpid=$!
-_pids+=("$dvpid")
-sleep 1.5
-kill -INT "$dvpid"
-set +e
-wait "$dvpid"
-rc=$?
-set -e
-stop_responder R
-assert_eq "interrupt: exit status" 3 "$rc"
-grep -q 'Testing INTERRUPTED' "$TMP/int" || fail "report not marked interrupted: $(cat "$TMP/int")"
-sent=$(f "$TMP/int" "Queries sent")
-completed=$(f "$TMP/int" "Queries completed")
-lost=$(f "$TMP/int" "Queries lost")
-interrupted=$(f "$TMP/int" "Queries interrupted")
-assert_ge "interrupt: sent some" 1000 "$sent"
-assert_le "interrupt: stopped early" 99999 "$sent"
-assert_eq "interrupt: sent = completed + lost + interrupted" "$sent" "$((completed + lost + interrupted))"
-assert_eq "interrupt: responder received = sent" "$sent" "$(resp_count R received)"
+	# SIGINT in the middle of a slow run.
+	start_responder R -T 1 --delay 50
+	"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 10 -q 100 -c "$C" >"$TMP/int" 2>&1 &
+	dvpid=$!
+	_pids+=("$dvpid")
+	sleep 1.5
+	kill -INT "$dvpid"
+	set +e
+	wait "$dvpid"
+	rc=$?
+	set -e
+	stop_responder R
+	assert_eq "c$C interrupt: exit status" 3 "$rc"
+	grep -q 'Testing INTERRUPTED' "$TMP/int" || fail "report not marked interrupted: $(cat "$TMP/int")"
+	sent=$(f "$TMP/int" "Queries sent")
+	completed=$(f "$TMP/int" "Queries completed")
+	lost=$(f "$TMP/int" "Queries lost")
+	interrupted=$(f "$TMP/int" "Queries interrupted")
+	assert_ge "c$C interrupt: sent some" 1000 "$sent"
+	assert_le "c$C interrupt: stopped early" 99999 "$sent"
+	assert_eq "c$C interrupt: sent = completed + lost + interrupted" "$sent" "$((completed + lost + interrupted))"
+	assert_eq "c$C interrupt: responder received = sent" "$sent" "$(resp_count R received)"
+done
 
 # Bad flags: a message naming the problem, exit 2.
 for args in "-q 0" "-c abc" "-t -1" "-Q 0" "--bogus" "-p 70000" "-T 4 -c 2" "-s" "--passes warm"; do
