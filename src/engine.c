@@ -48,13 +48,13 @@ uint64_t dv_engine_sendable(const dv_engine_t *e)
 	return left < room ? left : room;
 }
 
-static uint16_t query_qtype(const uint8_t *q, size_t len)
+/* The query type of list entry qidx (the question's last four octets are type, class). */
+static uint16_t query_qtype(const dv_querylist_t *ql, uint32_t qidx)
 {
-	size_t ql = dv_wire_question_len(q, len);
+	size_t len;
+	const uint8_t *q = dv_querylist_get(ql, qidx, &len);
 
-	if (ql < 5)
-		return 0;
-	return dv_wire_get16(q + DV_DNS_HEADER_LEN + ql - 4);
+	return dv_wire_get16(q + DV_DNS_HEADER_LEN + dv_querylist_question_len(ql, qidx) - 4);
 }
 
 unsigned dv_engine_prepare(dv_engine_t *e, uint16_t sock, uint64_t now_ns, unsigned n,
@@ -114,12 +114,10 @@ bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned 
 	for (i = 0; i < sent; i++) {
 		uint16_t id = dv_wire_get16(bufs[i]);
 		const dv_slot_t *s = &e->win.slot[id];
-		size_t len;
-		const uint8_t *q = dv_querylist_get(e->ql, s->qidx, &len);
 
 		e->stats.c.sent++;
-		e->stats.c.bytes_sent += len;
-		dv_stats_qtype_sent(&e->stats.c, query_qtype(q, len));
+		e->stats.c.bytes_sent += e->ql->off[s->qidx + 1] - e->ql->off[s->qidx];
+		dv_stats_qtype_sent(&e->stats.c, query_qtype(e->ql, s->qidx));
 	}
 	if (sent > 0)
 		e->last_send_ns = now_ns;
@@ -164,7 +162,7 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 		return;
 	}
 	q = dv_querylist_get(e->ql, s->qidx, &qwire);
-	qlen = dv_wire_question_len(q, qwire);
+	qlen = dv_querylist_question_len(e->ql, s->qidx);
 	if (!dv_wire_question_equal(q + DV_DNS_HEADER_LEN, qlen, buf + DV_DNS_HEADER_LEN, rqlen)) {
 		e->stats.c.unexpected++;
 		return;

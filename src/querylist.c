@@ -515,6 +515,7 @@ static int builder_finish(ql_builder_t *b, dv_querylist_t *ql, dv_err_t *err)
 	ql->count = b->count;
 	ql->lines = b->lines;
 	ql->skipped = b->skipped;
+	ql->opt_len = (uint16_t)b->opt_len;
 	b->arena = NULL;
 	b->off = NULL;
 	return 0;

@@ -51,6 +51,7 @@ typedef struct dv_querylist {
 	size_t count;    /* number of queries */
 	size_t lines;    /* lines read, including comments and blanks */
 	size_t skipped;  /* malformed lines skipped (only with skip_bad) */
+	uint16_t opt_len; /* octets of the OPT RR every query ends with (0 without EDNS) */
 	char *source;    /* file name as given, "-" for stdin (owned) */
 } dv_querylist_t;
 
@@ -75,6 +76,12 @@ static inline const uint8_t *dv_querylist_get(const dv_querylist_t *ql, size_t i
 {
 	*len = ql->off[i + 1] - ql->off[i];
 	return ql->arena + ql->off[i];
+}
+
+/* Octets of query i's question section (name, type, class), which starts at offset 12. */
+static inline size_t dv_querylist_question_len(const dv_querylist_t *ql, size_t i)
+{
+	return ql->off[i + 1] - ql->off[i] - 12 - ql->opt_len;
 }
 
 #endif

@@ -313,6 +313,8 @@ static void test_header_options(void **state)
 	assert_int_equal(load_text(&ql, "a.b A\n", &o, &err), 0);
 	m = dv_querylist_get(&ql, 0, &len);
 	assert_int_equal(len, 12 + 5 + 4);
+	assert_int_equal(ql.opt_len, 0);
+	assert_int_equal(dv_querylist_question_len(&ql, 0), 5 + 4);
 	assert_int_equal(m[2], 0);
 	assert_int_equal(m[3], 0);
 	assert_int_equal(m[11], 0);
@@ -366,6 +368,8 @@ static void test_edns_options(void **state)
 	assert_int_equal(load_text(&ql, "a.b A\n", &o, &err), 0);
 	m = dv_querylist_get(&ql, 0, &len);
 	assert_int_equal(len, 12 + 5 + 4 + sizeof(opt_rr));
+	assert_int_equal(ql.opt_len, sizeof(opt_rr));
+	assert_int_equal(dv_querylist_question_len(&ql, 0), 5 + 4);
 	assert_int_equal(m[11], 1);
 	assert_memory_equal(m + 21, opt_rr, sizeof(opt_rr));
 	assert_int_equal(ldns_wire2pkt(&pkt, m, len), LDNS_STATUS_OK);
