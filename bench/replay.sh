@@ -13,7 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 build="$top/build"
 list="$top/querylists/soa.txt"
-rounds=3
+rounds=5
 secs=8
 window=100
 rate=20000
@@ -237,6 +237,24 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b == 0) print "-"; else printf "%.2f", a / b }'
 }
 
+# paired A B COLUMN: the median over rounds of A's figure / B's figure in the same round.
+# Both ran back to back within a round, so drift of the machine cancels out of each ratio.
+paired() {
+	awk -v a="$1" -v b="$2" -v c="$3" '
+		$1 ~ /^r[0-9]+$/ { if ($2 == a) va[$1] = $c; if ($2 == b) vb[$1] = $c }
+		END {
+			n = 0
+			for (r in va)
+				if ((r in vb) && vb[r] > 0)
+					x[++n] = va[r] / vb[r]
+			if (n == 0) { print "-"; exit }
+			for (i = 1; i <= n; i++)
+				for (j = i + 1; j <= n; j++)
+					if (x[j] < x[i]) { t = x[i]; x[i] = x[j]; x[j] = t }
+			printf "%.2f", (n % 2) ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+		}' "$tmp/results"
+}
+
 declare -A q c
 echo
 echo "## Results (medians of $rounds rounds; window $window; $pin_note)"
@@ -258,6 +276,11 @@ echo "|---|---:|---:|"
 echo "| dnsvolley / floor | $(ratio "${q[dnsvolley]}" "${q[floor]}") | $(ratio "${c[dnsvolley]}" "${c[floor]}") |"
 echo "| dnsvolley / dnsperf | $(ratio "${q[dnsvolley]}" "${q[dnsperf]}") | $(ratio "${c[dnsvolley]}" "${c[dnsperf]}") |"
 echo "| dnsperf / floor | $(ratio "${q[dnsperf]}" "${q[floor]}") | $(ratio "${c[dnsperf]}" "${c[floor]}") |"
+echo
+echo "| paired ratio (median over rounds of the same-round ratio) | queries/s | CPU µs/query |"
+echo "|---|---:|---:|"
+echo "| dnsvolley / floor | $(paired dnsvolley floor 3) | $(paired dnsvolley floor 4) |"
+echo "| dnsvolley / dnsperf | $(paired dnsvolley dnsperf 3) | $(paired dnsvolley dnsperf 4) |"
 if [ -s "$tmp/dv-self" ]; then
 	echo
 	echo "dnsvolley's own report (per round: CPU µs/query, syscalls/query):"
