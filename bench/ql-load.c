@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "querylist.h"
-#include "util.h"
+#include "input/querylist.h"
+#include "base/util.h"
 
 /*
  * usage: ql-load [--edns] [--do] [--ldns-pkt N] FILE

@@ -62,12 +62,4 @@ check_PROGRAMS += tests/helpers/hostile tests/helpers/maxrss
 tests_helpers_hostile_SOURCES = tests/helpers/hostile.c
 tests_helpers_hostile_LDADD = $(DV_LIBS)
 tests_helpers_maxrss_SOURCES = tests/helpers/maxrss.c
-
-ROBUST_ITESTS = tests/integration/hostile.sh tests/integration/limits.sh \
-	tests/integration/bad-input.sh tests/integration/server-restart.sh
-TESTS += $(ROBUST_ITESTS) tests/integration/unsafe-outputs.sh
-# Threads meet here too (the workers and the main thread while servers fail).
-TSAN_TESTS += tests/integration/server-restart.sh
-# Expected to fail until src/cli.c refuses an output path that is also an input
-# (doc/robustness.md, "Unsafe combinations"); remove it from here when it passes.
-EXTRA_DIST += $(ROBUST_ITESTS) tests/integration/unsafe-outputs.sh bench/rss-soak.sh doc/robustness.md doc/fuzzing.md
+EXTRA_DIST += bench/rss-soak.sh doc/robustness.md doc/fuzzing.md

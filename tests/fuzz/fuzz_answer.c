@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "answer.h"
-#include "util.h"
-#include "wire.h"
+#include "responder/answer.h"
+#include "base/util.h"
+#include "base/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "querylist.h"
-#include "wire.h"
+#include "engine/engine.h"
+#include "input/querylist.h"
+#include "base/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
-#include "wire.h"
+#include "engine/engine.h"
+#include "base/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

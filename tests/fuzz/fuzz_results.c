@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results_json.h"
-#include "study.h"
+#include "results/results_json.h"
+#include "study/study.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

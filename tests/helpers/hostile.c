@@ -14,9 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "answer.h"
-#include "util.h"
-#include "wire.h"
+#include "responder/answer.h"
+#include "base/util.h"
+#include "base/wire.h"
 
 /*
  * One thread, one main socket (the address dnsvolley targets) and, when asked,

@@ -1,0 +1,12 @@
+# src/cmd: the dnsvolley program: command line and subcommands; only main.c has main().
+libdnsvolley_la_SOURCES += src/cmd/cli.c src/cmd/cli.h
+bin_PROGRAMS += dnsvolley
+dnsvolley_SOURCES = src/cmd/main.c
+dnsvolley_LDADD = $(DV_LIBS)
+dist_man_MANS += doc/dnsvolley.1
+
+if HAVE_CMOCKA
+CMD_UNIT = tests/unit/cmd/test_cli
+check_PROGRAMS += $(CMD_UNIT)
+TESTS += $(CMD_UNIT)
+endif

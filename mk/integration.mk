@@ -1,0 +1,19 @@
+# tests/integration: bash scripts that start real processes on loopback and assert
+# exact counts (lib.sh holds their shared helpers). TSAN_TESTS is the subset where
+# threads meet, run again under ThreadSanitizer.
+INTEGRATION_TESTS = \
+	tests/integration/engine-counts.sh tests/integration/engine-window.sh \
+	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \
+	tests/integration/genlist.sh tests/integration/responder.sh \
+	tests/integration/study-responder.sh tests/integration/study-real-servers.sh \
+	tests/integration/nightly.sh tests/integration/plot.sh \
+	tests/integration/hostile.sh tests/integration/limits.sh \
+	tests/integration/bad-input.sh tests/integration/server-restart.sh \
+	tests/integration/unsafe-outputs.sh
+TESTS += $(INTEGRATION_TESTS)
+TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window.sh \
+	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \
+	tests/integration/responder.sh tests/integration/server-restart.sh
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh \
+	tests/integration/servers/nsd.conf.sh tests/integration/servers/unbound.conf.sh \
+	tests/integration/servers/zone.sh

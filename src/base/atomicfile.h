@@ -1,0 +1,29 @@
+/* atomicfile: write a results file through a temporary file and rename(), never half-written. */
+#ifndef DV_ATOMICFILE_H
+#define DV_ATOMICFILE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "base/util.h"
+
+typedef struct dv_afile {
+	FILE *fp;   /* write here */
+	char *path; /* final name; NULL for stdout */
+	char *tmp;  /* temporary name in the same directory */
+} dv_afile_t;
+
+/*
+ * Open PATH for writing through "PATH.tmp.XXXXXX" in the same directory; "-" means
+ * stdout (written directly). With copy_existing, the current content of PATH (if
+ * any) is copied first, so appending stays atomic too. Returns 0 or a negative
+ * errno with err filled ("FILE: why").
+ */
+int dv_afile_open(dv_afile_t *f, const char *path, bool copy_existing, dv_err_t *err);
+/* Flush, fsync, close and rename over PATH. On any error the temporary file is
+ * removed, PATH is untouched, and a negative errno is returned with err filled. */
+int dv_afile_commit(dv_afile_t *f, dv_err_t *err);
+/* Give up: close and remove the temporary file. Accepts an unopened/zeroed f. */
+void dv_afile_abort(dv_afile_t *f);
+
+#endif

@@ -1,0 +1,106 @@
+/* util: error values, clocks and strict number parsing shared by all modules. */
+#include "config.h"
+
+#include "base/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int dv_err_set(dv_err_t *err, int code, const char *fmt, ...)
+{
+	if (err != NULL) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * DV_NS_PER_S + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t dv_now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t dv_wall_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+int dv_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s == NULL || *s == '\0' || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end != '\0')
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int dv_parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	if (s == NULL || *s == '\0' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (*end != '\0' || !isfinite(v))
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int dv_parse_duration_ns(const char *s, uint64_t *out_ns)
+{
+	char buf[64];
+	size_t len;
+	double scale = 1e9, v;
+	int rc;
+
+	if (s == NULL)
+		return -EINVAL;
+	len = strlen(s);
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len + 1);
+	if (len > 2 && strcmp(buf + len - 2, "ms") == 0) {
+		scale = 1e6;
+		buf[len - 2] = '\0';
+	} else if (len > 2 && strcmp(buf + len - 2, "us") == 0) {
+		scale = 1e3;
+		buf[len - 2] = '\0';
+	} else if (len > 1 && buf[len - 1] == 's') {
+		buf[len - 1] = '\0';
+	}
+	rc = dv_parse_double(buf, 0.0, 1e7, &v);
+	if (rc != 0)
+		return rc;
+	*out_ns = (uint64_t)llround(v * scale);
+	return 0;
+}

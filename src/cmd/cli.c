@@ -1,0 +1,769 @@
+/* cli: the command line: dnsperf's short flags where they overlap, long forms for all, strict values. */
+#include "config.h"
+
+#include "cmd/cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <netdb.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "results/compare.h"
+
+enum {
+	OPT_NO_RD = 256,
+	OPT_EDNS_BUFSIZE,
+	OPT_SKIP_BAD,
+	OPT_PASSES,
+	OPT_REPEAT,
+	OPT_FLUSH,
+	OPT_WARMUP,
+	OPT_READY_TIMEOUT,
+	OPT_JSON,
+	OPT_CSV,
+	OPT_METRICS,
+	OPT_GATE,
+	OPT_QUIET,
+	OPT_PROGRESS,
+	OPT_NO_PROGRESS,
+	OPT_INTERRUPT_DRAIN,
+	OPT_VERSION,
+	OPT_QUERY_VERSION,
+	OPT_AFTER_PASS,
+	OPT_NO_QUERY_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{"server", required_argument, NULL, 's'},
+	{"port", required_argument, NULL, 'p'},
+	{"datafile", required_argument, NULL, 'd'},
+	{"clients", required_argument, NULL, 'c'},
+	{"sockets", required_argument, NULL, 'c'},
+	{"threads", required_argument, NULL, 'T'},
+	{"outstanding", required_argument, NULL, 'q'},
+	{"timeout", required_argument, NULL, 't'},
+	{"time-limit", required_argument, NULL, 'l'},
+	{"passes-through-list", required_argument, NULL, 'n'},
+	{"runs", required_argument, NULL, 'n'},
+	{"max-qps", required_argument, NULL, 'Q'},
+	{"edns", no_argument, NULL, 'e'},
+	{"edns-option", required_argument, NULL, 'E'},
+	{"family", required_argument, NULL, 'f'},
+	{"buffer-size", required_argument, NULL, 'b'},
+	{"edns-bufsize", required_argument, NULL, OPT_EDNS_BUFSIZE},
+	{"dnssec", no_argument, NULL, 'D'},
+	{"no-rd", no_argument, NULL, OPT_NO_RD},
+	{"local-address", required_argument, NULL, 'a'},
+	{"local-port", required_argument, NULL, 'x'},
+	{"stats-interval", required_argument, NULL, 'S'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"skip-bad", no_argument, NULL, OPT_SKIP_BAD},
+	{"passes", required_argument, NULL, OPT_PASSES},
+	{"repeat", required_argument, NULL, OPT_REPEAT},
+	{"flush", required_argument, NULL, OPT_FLUSH},
+	{"warmup", no_argument, NULL, OPT_WARMUP},
+	{"after-pass", required_argument, NULL, OPT_AFTER_PASS},
+	{"ready-timeout", required_argument, NULL, OPT_READY_TIMEOUT},
+	{"json", required_argument, NULL, OPT_JSON},
+	{"csv", required_argument, NULL, OPT_CSV},
+	{"dns-metrics", required_argument, NULL, OPT_METRICS},
+	{"max-loss", required_argument, NULL, OPT_GATE},
+	{"max-p99", required_argument, NULL, OPT_GATE},
+	{"min-qps", required_argument, NULL, OPT_GATE},
+	{"max-qps-drop", required_argument, NULL, OPT_GATE},
+	{"max-p99-rise", required_argument, NULL, OPT_GATE},
+	{"baseline", required_argument, NULL, OPT_GATE},
+	{"junit", required_argument, NULL, OPT_GATE},
+	{"quiet", no_argument, NULL, OPT_QUIET},
+	{"progress", no_argument, NULL, OPT_PROGRESS},
+	{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+	{"interrupt-drain", required_argument, NULL, OPT_INTERRUPT_DRAIN},
+	{"server-version", no_argument, NULL, OPT_QUERY_VERSION},
+	{"no-server-version", no_argument, NULL, OPT_NO_QUERY_VERSION},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{NULL, 0, NULL, 0},
+};
+
+static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vh";
+
+void dv_cli_usage(FILE *out)
+{
+	fputs("Usage: dnsvolley [-s [LABEL=]SERVER[:PORT]]... [-p PORT] [-d [LABEL=]FILE]... [options]\n"
+	      "       dnsvolley compare BASE.json NEW.json... [gates]\n"
+	      "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR\n"
+	      "       dnsvolley report RESULTS.json\n"
+	      "\n"
+	      "Target and list (dnsperf's letters):\n"
+	      "  -s, --server [LABEL=]ADDR[:PORT]  server address or name, repeatable (127.0.0.1)\n"
+	      "  -p, --port PORT                   default port (53)\n"
+	      "  -d, --datafile [LABEL=]FILE       query list, repeatable (standard input)\n"
+	      "  -f, --family inet|inet6|any       address family for names (any)\n"
+	      "  -a, --local-address ADDR          local address to send from\n"
+	      "  -x, --local-port PORT             first local port (one per socket)\n"
+	      "Load:\n"
+	      "  -c, --sockets N        UDP sockets (16)        -T, --threads N   worker threads (1)\n"
+	      "  -q, --outstanding N    queries in flight (100) -t, --timeout S   per query (5)\n"
+	      "  -l, --time-limit S     stop sending after S    -n, --runs N      passes through the list\n"
+	      "  -Q, --max-qps N        rate limit              --interrupt-drain S  after SIGINT (1)\n"
+	      "  -b, --buffer-size KB   socket buffers (4096)\n"
+	      "Queries:\n"
+	      "  -e, --edns             add EDNS0 OPT           --edns-bufsize N  OPT payload size (1232)\n"
+	      "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD\n"
+	      "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable\n"
+	      "  --skip-bad             skip and count malformed list lines instead of failing\n"
+	      "Studies:\n"
+	      "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)\n"
+	      "  --flush [LABEL=]CMD    cache flush before each cold pass\n"
+	      "  --warmup               an unreported pass first        --ready-timeout S (30)\n"
+	      "  --after-pass CMD       shell command after every pass (DV_PASS_KIND etc. set)\n"
+	      "Output:\n"
+	      "  -S, --stats-interval S  interval lines           -v, --verbose  a line per query\n"
+	      "  --json FILE|-   results file    --csv FILE   history row per pass\n"
+	      "  --dns-metrics FILE|-  DNS-OARC dns-metrics JSON lines\n"
+	      "  --quiet  no per-pass report   --progress / --no-progress  live line on stderr\n"
+	      "  --server-version / --no-server-version  ask version.bind CH TXT first (default:\n"
+	      "                         only when a results file is written)\n"
+	      "Gates (exit 1 when one fails):\n"
+	      "  --max-loss PCT  --max-p99 DUR  --min-qps N  --baseline FILE\n"
+	      "  --max-qps-drop PCT  --max-p99-rise PCT  --junit FILE\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 a gate failed, 2 usage or input error, 3 the run failed.\n"
+	      "See dnsvolley(1).\n",
+	      out);
+}
+
+static int bad(dv_err_t *err, const char *flag, const char *val, const char *what)
+{
+	return dv_err_set(err, -EINVAL, "%s: '%s' %s", flag, val, what);
+}
+
+static int parse_count(const char *flag, const char *val, uint64_t min, uint64_t max,
+		       uint64_t *out, dv_err_t *err)
+{
+	int rc = dv_parse_u64(val, min, max, out);
+
+	if (rc == -ERANGE)
+		return dv_err_set(err, -EINVAL, "%s: '%s' is out of range (%llu-%llu)", flag, val,
+				  (unsigned long long)min, (unsigned long long)max);
+	if (rc != 0)
+		return bad(err, flag, val, "is not a whole number");
+	return 0;
+}
+
+static int parse_seconds(const char *flag, const char *val, uint64_t *out_ns, dv_err_t *err)
+{
+	uint64_t ns;
+
+	if (dv_parse_duration_ns(val, &ns) != 0)
+		return bad(err, flag, val, "is not a duration in seconds (e.g. 5, 0.5, 250ms)");
+	if (ns == 0)
+		return bad(err, flag, val, "must be greater than zero");
+	*out_ns = ns;
+	return 0;
+}
+
+static char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+	if (d == NULL)
+		abort();
+	return d;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+	if (d == NULL)
+		abort();
+	return d;
+}
+
+static void *grow(void *p, size_t n, size_t size)
+{
+	void *q = realloc(p, n * size);
+	if (q == NULL)
+		abort();
+	return q;
+}
+
+/* "LABEL=VALUE" when the part before '=' looks like a label (no '/', ':' or space). */
+static bool split_label(const char *arg, char **label, const char **value)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n;
+
+	if (eq == NULL || eq == arg)
+		return false;
+	n = (size_t)(eq - arg);
+	if (strcspn(arg, "/: \t") < n)
+		return false;
+	*label = xstrndup(arg, n);
+	*value = eq + 1;
+	return true;
+}
+
+static char *join_cmdline(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s, *p;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) * 4 + 3;
+	s = malloc(len);
+	if (s == NULL)
+		abort();
+	p = s;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool quote = *a == '\0' || strpbrk(a, " \t'\"\\$`*?;&|<>()") != NULL;
+		if (i > 0)
+			*p++ = ' ';
+		if (quote)
+			*p++ = '\'';
+		for (; *a; a++) {
+			if (quote && *a == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *a;
+			}
+		}
+		if (quote)
+			*p++ = '\'';
+	}
+	*p = '\0';
+	return s;
+}
+
+static int parse_passes(dv_study_t *st, const char *val, dv_err_t *err)
+{
+	char *copy = xstrdup(val), *tok, *save = NULL;
+	int rc = 0;
+
+	free(st->plan);
+	st->plan = NULL;
+	st->n_plan = 0;
+	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		dv_pass_kind_t k;
+		if (strcmp(tok, "cold") == 0)
+			k = DV_PASS_COLD;
+		else if (strcmp(tok, "hot") == 0)
+			k = DV_PASS_HOT;
+		else {
+			rc = dv_err_set(err, -EINVAL,
+					"--passes: '%s' is not a pass kind (use cold and hot, e.g. "
+					"cold,hot)",
+					tok);
+			break;
+		}
+		st->plan = grow(st->plan, st->n_plan + 1, sizeof(*st->plan));
+		st->plan[st->n_plan++] = k;
+	}
+	if (rc == 0 && st->n_plan == 0)
+		rc = dv_err_set(err, -EINVAL, "--passes: empty plan");
+	free(copy);
+	return rc;
+}
+
+static int add_target(dv_study_t *st, const char *arg, dv_err_t *err)
+{
+	dv_target_t *t;
+	char *label = NULL;
+	const char *spec = arg;
+
+	if (*arg == '\0')
+		return dv_err_set(err, -EINVAL, "-s: empty server");
+	split_label(arg, &label, &spec);
+	if (*spec == '\0') {
+		free(label);
+		return dv_err_set(err, -EINVAL, "-s: '%s' has no address after the label", arg);
+	}
+	st->targets = grow(st->targets, st->n_targets + 1, sizeof(*st->targets));
+	t = &st->targets[st->n_targets++];
+	memset(t, 0, sizeof(*t));
+	t->spec = xstrdup(spec);
+	t->label = label != NULL ? label : xstrdup(spec);
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s != NULL ? s + 1 : path;
+}
+
+static int add_list(dv_study_t *st, const char *arg, dv_err_t *err)
+{
+	dv_list_t *l;
+	char *label = NULL;
+	const char *path = arg;
+
+	if (*arg == '\0')
+		return dv_err_set(err, -EINVAL, "-d: empty file name");
+	/* A file that exists under the whole name wins over a LABEL=FILE reading. */
+	if (access(arg, F_OK) != 0)
+		split_label(arg, &label, &path);
+	if (*path == '\0') {
+		free(label);
+		return dv_err_set(err, -EINVAL, "-d: '%s' has no file after the label", arg);
+	}
+	st->lists = grow(st->lists, st->n_lists + 1, sizeof(*st->lists));
+	l = &st->lists[st->n_lists++];
+	memset(l, 0, sizeof(*l));
+	l->path = xstrdup(path);
+	l->label = label != NULL ? label : xstrdup(strcmp(path, "-") == 0 ? "stdin" : base_name(path));
+	return 0;
+}
+
+static int parse_local_address(dv_run_config_t *run, const char *val, dv_err_t *err)
+{
+	struct addrinfo hints, *res = NULL;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_flags = AI_NUMERICHOST | AI_PASSIVE;
+	hints.ai_socktype = SOCK_DGRAM;
+	if (getaddrinfo(val, "0", &hints, &res) != 0 || res == NULL)
+		return bad(err, "-a", val, "is not a numeric IPv4 or IPv6 address");
+	memcpy(&run->local, res->ai_addr, res->ai_addrlen);
+	run->local_len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* Do two path names name the same file (existing or about to be created)? */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *da, *db, ra[PATH_MAX], rb[PATH_MAX], *ba, *bb;
+	bool same = false;
+
+	if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	/* Not both there yet: the same directory and the same last component. */
+	da = strdup(a);
+	db = strdup(b);
+	ba = strdup(a);
+	bb = strdup(b);
+	if (da != NULL && db != NULL && ba != NULL && bb != NULL &&
+	    realpath(dirname(da), ra) != NULL && realpath(dirname(db), rb) != NULL)
+		same = strcmp(ra, rb) == 0 && strcmp(basename(ba), basename(bb)) == 0;
+	free(da);
+	free(db);
+	free(ba);
+	free(bb);
+	return same;
+}
+
+/* Is PATH a place a results file can be written (before a run that may take hours)? */
+static int check_writable(const char *flag, const char *path, dv_err_t *err)
+{
+	struct stat st;
+	char *copy;
+	int e = 0;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return dv_err_set(err, -EISDIR, "%s: '%s' is a directory", flag, path);
+	copy = xstrdup(path);
+	if (access(dirname(copy), W_OK | X_OK) != 0)
+		e = errno;
+	free(copy);
+	if (e != 0)
+		return dv_err_set(err, -e, "%s: cannot write '%s': %s", flag, path, strerror(e));
+	return 0;
+}
+
+/*
+ * Outputs must be writable, and none may be an input (or another output): that
+ * would destroy it. Both are refused before anything runs.
+ */
+static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
+{
+	const struct {
+		const char *flag;
+		const char *path;
+	} out[] = {
+		{"--json", cfg->json_path},
+		{"--csv", cfg->csv_path},
+		{"--dns-metrics", cfg->metrics_path},
+		{"--junit", cfg->gates.junit_path},
+	};
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < DV_ARRAY_SIZE(out); i++) {
+		if (out[i].path == NULL || strcmp(out[i].path, "-") == 0)
+			continue;
+		for (j = 0; j < cfg->study.n_lists; j++)
+			if (same_file(out[i].path, cfg->study.lists[j].path))
+				return dv_err_set(err, -EINVAL,
+						  "%s: '%s' is also a query list (-d); refusing to "
+						  "overwrite it",
+						  out[i].flag, out[i].path);
+		if (cfg->gates.baseline_path != NULL &&
+		    same_file(out[i].path, cfg->gates.baseline_path))
+			return dv_err_set(err, -EINVAL,
+					  "%s: '%s' is also the --baseline file; refusing to "
+					  "overwrite it",
+					  out[i].flag, out[i].path);
+		for (j = 0; j < i; j++)
+			if (out[j].path != NULL && same_file(out[i].path, out[j].path))
+				return dv_err_set(err, -EINVAL, "%s: '%s' is also the %s output",
+						  out[i].flag, out[i].path, out[j].flag);
+		rc = check_writable(out[i].flag, out[i].path, err);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+void dv_config_free(dv_config_t *cfg)
+{
+	if (cfg == NULL)
+		return;
+	dv_study_free(&cfg->study);
+	free(cfg->flush_all);
+	free(cfg->json_path);
+	free(cfg->csv_path);
+	free(cfg->metrics_path);
+	dv_gates_free(&cfg->gates);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static void set_path(char **dst, const char *val)
+{
+	free(*dst);
+	*dst = xstrdup(val);
+}
+
+int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
+{
+	dv_study_t *st = &cfg->study;
+	dv_run_config_t *run = &st->run;
+	char **flush_args = NULL;
+	size_t n_flush = 0, i, j;
+	uint64_t port = 53, v;
+	bool progress_set = false, stdin_used = false;
+	int query_version = -1, family = AF_UNSPEC;
+	int c, idx, rc = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	dv_run_config_init(run);
+	dv_ql_options_init(&st->ql);
+	dv_gates_init(&cfg->gates);
+	st->repeat = 1;
+	st->ready_timeout_ns = 30 * DV_NS_PER_S;
+	st->tool_version = xstrdup(PACKAGE_VERSION);
+	st->cmdline = join_cmdline(argc, argv);
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, short_opts, long_opts, &idx)) != -1) {
+		switch (c) {
+		case 's':
+			rc = add_target(st, optarg, err);
+			break;
+		case 'p':
+			rc = parse_count("-p", optarg, 1, 65535, &port, err);
+			break;
+		case 'd':
+			rc = add_list(st, optarg, err);
+			break;
+		case 'c':
+			rc = parse_count("-c", optarg, 1, 100000, &v, err);
+			run->sockets = (uint32_t)v;
+			break;
+		case 'T':
+			rc = parse_count("-T", optarg, 1, 256, &v, err);
+			run->threads = (uint32_t)v;
+			break;
+		case 'q':
+			rc = parse_count("-q", optarg, 1, 65536ULL * 256, &v, err);
+			run->max_outstanding = (uint32_t)v;
+			break;
+		case 't':
+			rc = parse_seconds("-t", optarg, &run->timeout_ns, err);
+			break;
+		case 'l':
+			rc = parse_seconds("-l", optarg, &run->time_limit_ns, err);
+			break;
+		case 'n':
+			rc = parse_count("-n", optarg, 1, UINT32_MAX, &run->passes, err);
+			break;
+		case 'Q': {
+			double q;
+			if (dv_parse_double(optarg, 1e-6, 1e9, &q) != 0)
+				rc = bad(err, "-Q", optarg,
+					 "is not a rate in queries per second (greater than 0)");
+			run->max_qps = q;
+			break;
+		}
+		case 'e':
+			st->ql.edns = true;
+			break;
+		case 'E':
+			rc = dv_ql_add_edns_option(&st->ql, optarg, err);
+			break;
+		case 'f':
+			if (strcmp(optarg, "inet") == 0)
+				family = AF_INET;
+			else if (strcmp(optarg, "inet6") == 0)
+				family = AF_INET6;
+			else if (strcmp(optarg, "any") == 0)
+				family = AF_UNSPEC;
+			else
+				rc = bad(err, "-f", optarg, "is not a family (inet, inet6 or any)");
+			break;
+		case 'b':
+			rc = parse_count("-b", optarg, 1, 1024 * 1024, &v, err);
+			run->socket_buf_bytes = (uint32_t)(v * 1024);
+			break;
+		case OPT_EDNS_BUFSIZE:
+			rc = parse_count("--edns-bufsize", optarg, 512, 65535, &v, err);
+			st->ql.edns = true;
+			st->ql.edns_bufsize = (uint16_t)v;
+			break;
+		case 'D':
+			st->ql.edns = true;
+			st->ql.dnssec_ok = true;
+			break;
+		case OPT_NO_RD:
+			st->ql.rd = false;
+			break;
+		case 'a':
+			rc = parse_local_address(run, optarg, err);
+			break;
+		case 'x':
+			rc = parse_count("-x", optarg, 1, 65535, &v, err);
+			run->local_port = (uint16_t)v;
+			break;
+		case 'S':
+			rc = parse_seconds("-S", optarg, &run->interval_ns, err);
+			run->interval_print = true;
+			break;
+		case 'v':
+			run->verbose = true;
+			break;
+		case OPT_SKIP_BAD:
+			st->ql.skip_bad = true;
+			break;
+		case OPT_PASSES:
+			rc = parse_passes(st, optarg, err);
+			break;
+		case OPT_REPEAT:
+			rc = parse_count("--repeat", optarg, 1, 10000, &v, err);
+			st->repeat = (unsigned)v;
+			break;
+		case OPT_FLUSH:
+			flush_args = grow(flush_args, n_flush + 1, sizeof(*flush_args));
+			flush_args[n_flush++] = optarg;
+			break;
+		case OPT_WARMUP:
+			st->warmup = true;
+			break;
+		case OPT_AFTER_PASS:
+			set_path(&st->after_pass_cmd, optarg);
+			break;
+		case OPT_READY_TIMEOUT:
+			rc = parse_seconds("--ready-timeout", optarg, &st->ready_timeout_ns, err);
+			break;
+		case OPT_INTERRUPT_DRAIN:
+			rc = parse_seconds("--interrupt-drain", optarg, &run->interrupt_drain_ns, err);
+			break;
+		case OPT_JSON:
+			set_path(&cfg->json_path, optarg);
+			break;
+		case OPT_CSV:
+			set_path(&cfg->csv_path, optarg);
+			break;
+		case OPT_METRICS:
+			set_path(&cfg->metrics_path, optarg);
+			break;
+		case OPT_GATE:
+			rc = dv_gates_parse_opt(&cfg->gates, long_opts[idx].name, optarg, err);
+			break;
+		case OPT_QUIET:
+			cfg->quiet = true;
+			break;
+		case OPT_PROGRESS:
+			run->progress = true;
+			progress_set = true;
+			break;
+		case OPT_NO_PROGRESS:
+			run->progress = false;
+			progress_set = true;
+			break;
+		case OPT_QUERY_VERSION:
+			query_version = 1;
+			break;
+		case OPT_NO_QUERY_VERSION:
+			query_version = 0;
+			break;
+		case 'h':
+			dv_cli_usage(stdout);
+			rc = 1;
+			goto out;
+		case OPT_VERSION:
+			printf("dnsvolley %s\n", PACKAGE_VERSION);
+			rc = 1;
+			goto out;
+		case ':':
+			if (optopt != 0)
+				rc = dv_err_set(err, -EINVAL, "-%c needs a value", optopt);
+			else
+				rc = dv_err_set(err, -EINVAL, "%s needs a value", argv[optind - 1]);
+			break;
+		default:
+			if (optopt != 0)
+				rc = dv_err_set(err, -EINVAL, "unknown option -%c", optopt);
+			else
+				rc = dv_err_set(err, -EINVAL, "unknown option '%s'", argv[optind - 1]);
+			break;
+		}
+		if (rc != 0)
+			goto out;
+	}
+	if (optind < argc) {
+		rc = dv_err_set(err, -EINVAL, "unexpected argument '%s'", argv[optind]);
+		goto out;
+	}
+
+	/* Defaults that depend on other flags. */
+	if (st->n_targets == 0)
+		add_target(st, "127.0.0.1", err);
+	if (st->n_lists == 0)
+		add_list(st, "-", err);
+	if (st->n_plan == 0) {
+		st->plan = grow(NULL, 1, sizeof(*st->plan));
+		st->plan[0] = DV_PASS_PLAIN;
+		st->n_plan = 1;
+	}
+	if (!progress_set)
+		run->progress = isatty(STDERR_FILENO) && !run->verbose;
+	/* The server's version is metadata for results files; a plain run sends nothing extra. */
+	st->query_version = query_version >= 0 ? query_version == 1
+					       : (cfg->json_path != NULL || cfg->csv_path != NULL ||
+						  cfg->metrics_path != NULL);
+
+	/* Cross-checks. */
+	if (run->threads > run->sockets) {
+		rc = dv_err_set(err, -EINVAL, "-T %u needs at least as many sockets (-c %u)",
+				run->threads, run->sockets);
+		goto out;
+	}
+	if (run->threads > run->max_outstanding) {
+		rc = dv_err_set(err, -EINVAL, "-T %u needs -q of at least %u", run->threads,
+				run->threads);
+		goto out;
+	}
+	if ((run->max_outstanding + run->threads - 1) / run->threads > 65536) {
+		rc = dv_err_set(err, -EINVAL,
+				"-q %u: at most 65536 queries in flight per thread (DNS IDs); add "
+				"threads (-T)",
+				run->max_outstanding);
+		goto out;
+	}
+	if (run->local_port != 0 && (uint64_t)run->local_port + run->sockets - 1 > 65535) {
+		rc = dv_err_set(err, -EINVAL, "-x %u with -c %u runs past port 65535",
+				run->local_port, run->sockets);
+		goto out;
+	}
+	for (i = 0; i < st->n_lists; i++) {
+		if (strcmp(st->lists[i].path, "-") == 0) {
+			if (stdin_used) {
+				rc = dv_err_set(err, -EINVAL, "-d -: standard input can be read once");
+				goto out;
+			}
+			stdin_used = true;
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(st->lists[i].label, st->lists[j].label) == 0) {
+				rc = dv_err_set(err, -EINVAL, "-d: two lists are labelled '%s'",
+						st->lists[i].label);
+				goto out;
+			}
+	}
+	for (i = 0; i < st->n_targets; i++) {
+		dv_target_t *t = &st->targets[i];
+		char buf[NI_MAXHOST + 16], host[NI_MAXHOST], serv[16];
+		for (j = 0; j < i; j++)
+			if (strcmp(t->label, st->targets[j].label) == 0) {
+				rc = dv_err_set(err, -EINVAL, "-s: two targets are labelled '%s'",
+						t->label);
+				goto out;
+			}
+		rc = dv_resolve_target(t->spec, (uint16_t)port, family, &t->addr, &t->addr_len, err);
+		if (rc != 0) {
+			char msg[sizeof(err->msg)];
+			snprintf(msg, sizeof(msg), "-s: %s", err->msg);
+			dv_err_set(err, rc, "%s", msg);
+			goto out;
+		}
+		if (run->local.ss_family != AF_UNSPEC && run->local.ss_family != t->addr.ss_family) {
+			rc = dv_err_set(err, -EINVAL,
+					"-a: the local address and target '%s' are of different "
+					"address families",
+					t->label);
+			goto out;
+		}
+		getnameinfo((struct sockaddr *)&t->addr, t->addr_len, host, sizeof(host), serv,
+			    sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV);
+		snprintf(buf, sizeof(buf), t->addr.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
+			 host, serv);
+		t->addr_text = xstrdup(buf);
+	}
+	/* --flush LABEL=CMD for a known label, else one command for every target. */
+	for (i = 0; i < n_flush; i++) {
+		const char *eq = strchr(flush_args[i], '=');
+		bool matched = false;
+		if (eq != NULL)
+			for (j = 0; j < st->n_targets; j++) {
+				dv_target_t *t = &st->targets[j];
+				if (strlen(t->label) == (size_t)(eq - flush_args[i]) &&
+				    strncmp(t->label, flush_args[i], (size_t)(eq - flush_args[i])) ==
+					    0) {
+					free(t->flush_cmd);
+					t->flush_cmd = xstrdup(eq + 1);
+					matched = true;
+				}
+			}
+		if (!matched)
+			set_path(&cfg->flush_all, flush_args[i]);
+	}
+	for (j = 0; j < st->n_targets; j++)
+		if (st->targets[j].flush_cmd == NULL && cfg->flush_all != NULL)
+			st->targets[j].flush_cmd = xstrdup(cfg->flush_all);
+	for (i = 0; i < st->n_plan; i++) {
+		if (st->plan[i] != DV_PASS_COLD)
+			continue;
+		for (j = 0; j < st->n_targets; j++)
+			if (st->targets[j].flush_cmd == NULL) {
+				rc = dv_err_set(err, -EINVAL,
+						"--passes cold: target '%s' has no --flush command "
+						"to empty its cache",
+						st->targets[j].label);
+				goto out;
+			}
+		break;
+	}
+	rc = check_outputs(cfg, err);
+	if (rc != 0)
+		goto out;
+	if ((cfg->gates.max_qps_drop_pct >= 0 || cfg->gates.max_p99_rise_pct >= 0) &&
+	    cfg->gates.baseline_path == NULL) {
+		rc = dv_err_set(err, -EINVAL,
+				"--max-qps-drop and --max-p99-rise need --baseline FILE");
+		goto out;
+	}
+out:
+	free(flush_args);
+	return rc;
+}

@@ -1,0 +1,244 @@
+/* engine: sending order, answer matching and timeouts of one worker, independent of sockets. */
+#include "config.h"
+
+#include "engine/engine.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <ldns/ldns.h>
+
+#include "base/wire.h"
+
+int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity,
+		   uint64_t timeout_ns, uint64_t first_seq, uint64_t step, uint64_t end_seq)
+{
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	if (ql == NULL || ql->count == 0 || step == 0)
+		return -EINVAL;
+	rc = dv_window_init(&e->win, capacity);
+	if (rc != 0)
+		return rc;
+	e->ql = ql;
+	dv_stats_init(&e->stats);
+	e->timeout_ns = timeout_ns;
+	e->next_seq = first_seq;
+	e->step = step;
+	e->end_seq = end_seq;
+	return 0;
+}
+
+void dv_engine_free(dv_engine_t *e)
+{
+	if (e == NULL)
+		return;
+	dv_window_free(&e->win);
+}
+
+uint64_t dv_engine_sendable(const dv_engine_t *e)
+{
+	uint64_t room = dv_window_room(&e->win), left;
+
+	if (e->next_seq >= e->end_seq)
+		return 0;
+	/* Sequences next, next + step, ... below end: no overflow when end is UINT64_MAX. */
+	left = (e->end_seq - e->next_seq - 1) / e->step + 1;
+	return left < room ? left : room;
+}
+
+/* The query type of list entry qidx (the question's last four octets are type, class). */
+static uint16_t query_qtype(const dv_querylist_t *ql, uint32_t qidx)
+{
+	size_t len;
+	const uint8_t *q = dv_querylist_get(ql, qidx, &len);
+
+	return dv_wire_get16(q + DV_DNS_HEADER_LEN + dv_querylist_question_len(ql, qidx) - 4);
+}
+
+unsigned dv_engine_prepare(dv_engine_t *e, uint16_t sock, uint64_t now_ns, unsigned n,
+			   uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned *lens)
+{
+	unsigned i;
+
+	for (i = 0; i < n && dv_window_room(&e->win) > 0 && e->next_seq < e->end_seq; i++) {
+		uint32_t qidx = (uint32_t)(e->next_seq % e->ql->count);
+		size_t len;
+		const uint8_t *q = dv_querylist_get(e->ql, qidx, &len);
+		uint16_t id = dv_window_acquire(&e->win, qidx, sock, now_ns);
+
+		memcpy(bufs[i], q, len);
+		dv_wire_set16(bufs[i], id);
+		lens[i] = (unsigned)len;
+		e->next_seq += e->step;
+	}
+	return i;
+}
+
+static void verbose_line(dv_engine_t *e, const char *status, uint32_t qidx, double latency_s)
+{
+	size_t len, ql;
+	const uint8_t *q = dv_querylist_get(e->ql, qidx, &len);
+	const ldns_rr_descriptor *d;
+	char name[1024], type[16];
+	uint16_t qtype = 0;
+
+	ql = dv_wire_question_len(q, len);
+	if (ql >= 5)
+		qtype = dv_wire_get16(q + DV_DNS_HEADER_LEN + ql - 4);
+	d = ldns_rr_descript(qtype);
+	if (d != NULL && d->_name != NULL)
+		snprintf(type, sizeof(type), "%s", d->_name);
+	else
+		snprintf(type, sizeof(type), "TYPE%u", qtype);
+	dv_wire_name_to_text(q, len, DV_DNS_HEADER_LEN, name, sizeof(name));
+	/* One fprintf per line: stdio locks the stream, so worker lines never interleave. */
+	if (latency_s >= 0)
+		fprintf(e->verbose, "> %s %s %s %.6f\n", status, name, type, latency_s);
+	else
+		fprintf(e->verbose, "> %s %s %s\n", status, name, type);
+}
+
+static bool retry_later(int err)
+{
+	return err == EAGAIN || err == EWOULDBLOCK || err == EINTR || err == ENOBUFS;
+}
+
+bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned n,
+		    unsigned sent, int err, uint64_t now_ns)
+{
+	unsigned i;
+	bool wait = false;
+
+	for (i = 0; i < sent; i++) {
+		uint16_t id = dv_wire_get16(bufs[i]);
+		const dv_slot_t *s = &e->win.slot[id];
+
+		e->stats.c.sent++;
+		e->stats.c.bytes_sent += e->ql->off[s->qidx + 1] - e->ql->off[s->qidx];
+		dv_stats_qtype_sent(&e->stats.c, query_qtype(e->ql, s->qidx));
+	}
+	if (sent > 0)
+		e->last_send_ns = now_ns;
+	if (sent == n)
+		return false;
+	/* Give the refused IDs back, newest first, and rewind the sequence. */
+	for (i = n; i-- > sent;) {
+		dv_window_cancel(&e->win, dv_wire_get16(bufs[i]));
+		e->next_seq -= e->step;
+	}
+	if (retry_later(err)) {
+		wait = err != EINTR;
+	} else {
+		/* A hard local failure: this query is not sent, and not retried. */
+		e->stats.c.not_sent++;
+		if (err == ECONNREFUSED || err == EHOSTUNREACH || err == ENETUNREACH)
+			e->stats.c.icmp_errors++;
+		if (e->verbose != NULL)
+			verbose_line(e, "NOTSENT", (uint32_t)(e->next_seq % e->ql->count), -1);
+		e->next_seq += e->step;
+	}
+	return wait;
+}
+
+void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t len,
+		       bool from_ok, uint64_t now_ns)
+{
+	size_t rqlen, qlen, qwire;
+	const uint8_t *q;
+	dv_slot_t *s;
+	uint16_t id;
+
+	if (!dv_wire_check_response(buf, len, &rqlen)) {
+		e->stats.c.malformed++;
+		return;
+	}
+	id = dv_wire_get16(buf);
+	s = &e->win.slot[id];
+	if (!from_ok || s->sock != sock ||
+	    (s->state != DV_SLOT_INFLIGHT && s->state != DV_SLOT_TIMEDOUT)) {
+		e->stats.c.unexpected++;
+		return;
+	}
+	q = dv_querylist_get(e->ql, s->qidx, &qwire);
+	qlen = dv_querylist_question_len(e->ql, s->qidx);
+	if (!dv_wire_question_equal(q + DV_DNS_HEADER_LEN, qlen, buf + DV_DNS_HEADER_LEN, rqlen)) {
+		e->stats.c.unexpected++;
+		return;
+	}
+	/* Arrival times come from the kernel; never before the send (clock steps). */
+	if (now_ns < s->sent_ns)
+		now_ns = s->sent_ns;
+	if (s->state == DV_SLOT_INFLIGHT && now_ns - s->sent_ns > e->timeout_ns) {
+		/* Arrived after its deadline but read before expiry ran: lost, and late. */
+		e->stats.c.lost++;
+		if (e->verbose != NULL)
+			verbose_line(e, "T", s->qidx, -1);
+		dv_window_expire(&e->win, id);
+	}
+	if (s->state == DV_SLOT_TIMEDOUT) {
+		e->stats.c.late++;
+		dv_window_mark_late(&e->win, id);
+		if (e->verbose != NULL)
+			verbose_line(e, "LATE", s->qidx, (double)(now_ns - s->sent_ns) / 1e9);
+		return;
+	}
+	/* A valid answer in time. */
+	{
+		uint64_t lat = now_ns - s->sent_ns;
+		unsigned rcode = DV_WIRE_RCODE(buf);
+
+		e->stats.c.completed++;
+		e->stats.c.rcode[rcode]++;
+		if (DV_WIRE_TC(buf))
+			e->stats.c.truncated++;
+		e->stats.c.bytes_received += len;
+		dv_stats_qtype_completed(&e->stats.c,
+					 dv_wire_get16(buf + DV_DNS_HEADER_LEN + rqlen - 4));
+		dv_hist_add(&e->stats.latency, lat);
+		e->last_complete_ns = now_ns;
+		if (e->verbose != NULL)
+			verbose_line(e, dv_rcode_name(rcode), s->qidx, (double)lat / 1e9);
+		dv_window_complete(&e->win, id);
+	}
+}
+
+void dv_engine_expire(dv_engine_t *e, uint64_t now_ns)
+{
+	int32_t id;
+	uint64_t deadline;
+
+	if (now_ns < e->timeout_ns)
+		return;
+	deadline = now_ns - e->timeout_ns;
+	while ((id = dv_window_oldest_expired(&e->win, deadline)) >= 0) {
+		e->stats.c.lost++;
+		if (e->verbose != NULL)
+			verbose_line(e, "T", e->win.slot[id].qidx, -1);
+		dv_window_expire(&e->win, (uint16_t)id);
+	}
+}
+
+uint64_t dv_engine_next_deadline(const dv_engine_t *e)
+{
+	if (e->win.head == DV_WINDOW_NIL)
+		return UINT64_MAX;
+	return e->win.slot[e->win.head].sent_ns + e->timeout_ns;
+}
+
+void dv_engine_finish(dv_engine_t *e, bool interrupted)
+{
+	while (e->win.head != DV_WINDOW_NIL) {
+		uint16_t id = (uint16_t)e->win.head;
+		if (interrupted) {
+			e->stats.c.interrupted++;
+		} else {
+			e->stats.c.lost++;
+			if (e->verbose != NULL)
+				verbose_line(e, "T", e->win.slot[id].qidx, -1);
+		}
+		dv_window_expire(&e->win, id);
+	}
+	e->stats.c.inflight_peak = e->win.peak;
+}

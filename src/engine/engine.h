@@ -1,0 +1,89 @@
+/* engine: one worker's accounting core: what to send next, matching answers, timeouts. No I/O. */
+#ifndef DV_ENGINE_H
+#define DV_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "input/querylist.h"
+#include "engine/stats.h"
+#include "engine/window.h"
+
+/*
+ * The engine decides and counts; the worker (worker.c) does the system calls.
+ * Keeping them apart lets the unit tests drive sending, matching and expiry
+ * with hand-made datagrams and a fake clock (tests/unit/test_engine.c).
+ *
+ * Sequence: this worker sends global sequence numbers first, first + step, ...
+ * below end (exclusive; UINT64_MAX = until told to stop); sequence s sends query
+ * s mod ql->count. With T workers, worker w uses first = w, step = T, so the
+ * workers together send every query of every pass exactly once.
+ */
+
+#define DV_MAX_QUERY_LEN 512 /* a compiled query: at most 12 + 255 + 4 + 11 + 200 (-E) octets */
+
+typedef struct dv_engine {
+	const dv_querylist_t *ql;
+	dv_window_t win;
+	dv_stats_t stats;
+	uint64_t timeout_ns;
+	uint64_t next_seq;
+	uint64_t step;
+	uint64_t end_seq;
+	uint64_t last_send_ns;     /* monotonic time of the last datagram sent */
+	uint64_t last_complete_ns; /* monotonic time of the last completed answer */
+	FILE *verbose;             /* a line per query when not NULL */
+} dv_engine_t;
+
+int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity,
+		   uint64_t timeout_ns, uint64_t first_seq, uint64_t step, uint64_t end_seq);
+void dv_engine_free(dv_engine_t *e);
+
+/* Queries that could be sent now: window room, bounded by the sequence end. */
+uint64_t dv_engine_sendable(const dv_engine_t *e);
+static inline bool dv_engine_list_done(const dv_engine_t *e)
+{
+	return e->next_seq >= e->end_seq;
+}
+
+/*
+ * Prepare up to n queries (n <= dv_engine_sendable()) for socket sock: each
+ * gets the oldest free ID and is copied into bufs[i] (DV_MAX_QUERY_LEN octets
+ * each) with lens[i] set. Slots are marked in flight at now_ns. Returns the
+ * number prepared.
+ */
+unsigned dv_engine_prepare(dv_engine_t *e, uint16_t sock, uint64_t now_ns, unsigned n,
+			   uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned *lens);
+
+/*
+ * Account for a send call over n prepared queries of which the kernel accepted
+ * the first `sent`. If sent < n, err is the errno of the first refused one:
+ * EAGAIN/EWOULDBLOCK/EINTR/ENOBUFS mean "try again later" (nothing is counted;
+ * the refused queries will be prepared again); any other error counts the first
+ * refused query as not sent (it is skipped) and the rest are prepared again.
+ * Returns true when the caller should wait for the socket to become writable.
+ */
+bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned n,
+		    unsigned sent, int err, uint64_t now_ns);
+
+/*
+ * One datagram received on socket sock; now_ns is its arrival time (the kernel's
+ * receive timestamp on the monotonic clock, or the time it was read). from_ok is
+ * false when it did not come from the server's address and port. Counts it as
+ * completed, late, unexpected or malformed (see doc/numbers.md). An answer that
+ * arrived after its query's deadline is late (and the query lost) even if expiry
+ * has not run yet.
+ */
+void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t len,
+		       bool from_ok, uint64_t now_ns);
+
+/* Expire queries sent at or before now_ns - timeout: each counts as lost. */
+void dv_engine_expire(dv_engine_t *e, uint64_t now_ns);
+/* Monotonic deadline of the oldest query in flight, UINT64_MAX when none. */
+uint64_t dv_engine_next_deadline(const dv_engine_t *e);
+
+/* End of a pass: whatever is still in flight counts as lost, or as interrupted. */
+void dv_engine_finish(dv_engine_t *e, bool interrupted);
+
+#endif

@@ -1,0 +1,315 @@
+/* probe: readiness probe (is the target answering again after a flush?) and version.bind CH TXT. */
+#include "config.h"
+
+#include "engine/probe.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ldns/ldns.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PROBE_MAX_IDS     64     /* IDs remembered per probe: answers to older tries still count */
+#define PROBE_MAX_SENDS   100000 /* a hard bound on the loop, whatever the timeouts */
+#define PROBE_MAX_STEP_NS DV_NS_PER_S
+
+size_t dv_probe_build_query(uint8_t *buf, size_t cap, const char *name, uint16_t qtype,
+                            uint16_t qclass, bool rd)
+{
+	ldns_rdf *dn = NULL;
+	size_t len;
+
+	if (ldns_str2rdf_dname(&dn, name) != LDNS_STATUS_OK || dn == NULL)
+		return 0;
+	len = 12 + ldns_rdf_size(dn) + 4;
+	if (len > cap) {
+		ldns_rdf_deep_free(dn);
+		return 0;
+	}
+	memset(buf, 0, 12);
+	buf[2] = rd ? 0x01 : 0x00;
+	buf[5] = 1; /* QDCOUNT */
+	memcpy(buf + 12, ldns_rdf_data(dn), ldns_rdf_size(dn));
+	len = 12 + ldns_rdf_size(dn);
+	buf[len++] = (uint8_t)(qtype >> 8);
+	buf[len++] = (uint8_t)qtype;
+	buf[len++] = (uint8_t)(qclass >> 8);
+	buf[len++] = (uint8_t)qclass;
+	ldns_rdf_deep_free(dn);
+	return len;
+}
+
+/* Length of the question section of a message with QDCOUNT 1 (name + 4), or 0. */
+static size_t question_len(const uint8_t *m, size_t len)
+{
+	size_t p = 12;
+
+	if (len < 12 || m[4] != 0 || m[5] != 1)
+		return 0;
+	for (int labels = 0; labels < 128 && p < len; labels++) {
+		uint8_t l = m[p];
+		if (l == 0) {
+			p++;
+			return p + 4 <= len ? p + 4 - 12 : 0;
+		}
+		if (l & 0xc0) /* a query's name is never compressed */
+			return 0;
+		p += 1u + l;
+	}
+	return 0;
+}
+
+static bool same_question(const uint8_t *a, size_t qlen, const uint8_t *b, size_t blen)
+{
+	if (blen < 12 + qlen || question_len(b, blen) != qlen)
+		return false;
+	for (size_t i = 0; i < qlen; i++) {
+		uint8_t x = a[12 + i], y = b[12 + i];
+		if (x >= 'A' && x <= 'Z')
+			x += 32;
+		if (y >= 'A' && y <= 'Z')
+			y += 32;
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
+static void addr_text(const struct sockaddr *sa, char *buf, size_t cap)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
+		port = ntohs(s4->sin_port);
+		snprintf(buf, cap, "%s:%u", ip, port);
+	} else if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
+		port = ntohs(s6->sin6_port);
+		snprintf(buf, cap, "[%s]:%u", ip, port);
+	} else {
+		snprintf(buf, cap, "(address family %d)", sa->sa_family);
+	}
+}
+
+static int open_connected(const struct sockaddr *sa, socklen_t sa_len, dv_err_t *err)
+{
+	char at[80];
+	int fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	addr_text(sa, at, sizeof(at));
+	if (fd < 0)
+		return dv_err_set(err, -errno, "%s: socket: %s", at, strerror(errno));
+	if (connect(fd, sa, sa_len) != 0) {
+		int rc = -errno;
+		close(fd);
+		return dv_err_set(err, rc, "%s: connect: %s", at, strerror(-rc));
+	}
+	return fd;
+}
+
+/* A 16-bit ID from a small xorshift seeded by the clock (not security relevant). */
+static uint16_t next_id(uint64_t *state)
+{
+	uint64_t x = *state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return (uint16_t)(x >> 24);
+}
+
+/*
+ * The shared loop: send q (ID rewritten per try), wait for a matching answer.
+ * On success copies the answer into ans (cap bytes) and returns its length.
+ */
+static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, uint64_t step_ns,
+                        unsigned max_sends, uint8_t *ans, size_t cap, dv_probe_result_t *res)
+{
+	uint16_t ids[PROBE_MAX_IDS];
+	unsigned n_ids = 0;
+	uint64_t seed = dv_now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
+	uint64_t start = dv_now_ns(), deadline = start + timeout_ns, next_send = start;
+	size_t question = question_len(q, qlen);
+
+	res->attempts = 0;
+	res->rcode = -1;
+	if (question == 0)
+		return -EINVAL;
+	if (step_ns == 0)
+		step_ns = 100 * DV_NS_PER_MS;
+	for (unsigned turns = 0; turns < 4 * PROBE_MAX_SENDS; turns++) {
+		uint64_t now = dv_now_ns();
+		if (now >= deadline)
+			break;
+		if (now >= next_send && res->attempts < max_sends) {
+			uint16_t id = next_id(&seed);
+			q[0] = (uint8_t)(id >> 8);
+			q[1] = (uint8_t)id;
+			ids[n_ids++ % PROBE_MAX_IDS] = id;
+			/* A failed send (ECONNREFUSED from an earlier ICMP) is a try too. */
+			(void)send(fd, q, qlen, 0);
+			res->attempts++;
+			next_send = now + step_ns;
+			step_ns = DV_MIN(step_ns * 2, PROBE_MAX_STEP_NS);
+			if (res->attempts >= max_sends)
+				next_send = deadline;
+		}
+		uint64_t until = DV_MIN(next_send, deadline);
+		int wait_ms = (int)((until - now + DV_NS_PER_MS - 1) / DV_NS_PER_MS);
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int pr = poll(&pfd, 1, wait_ms > 0 ? wait_ms : 1);
+		if (pr < 0 && errno != EINTR)
+			return -errno;
+		if (pr <= 0)
+			continue;
+		/* Read everything queued; stop at the first match. */
+		for (int k = 0; k < 256; k++) {
+			ssize_t n = recv(fd, ans, cap, MSG_DONTWAIT);
+			if (n < 0) {
+				if (errno == ECONNREFUSED) {
+					/* Nobody listens yet (a restart): wait for the next try. */
+					continue;
+				}
+				break;
+			}
+			if (n < 12 || !(ans[2] & 0x80))
+				continue;
+			uint16_t id = (uint16_t)(ans[0] << 8 | ans[1]);
+			bool known = false;
+			for (unsigned j = 0; j < DV_MIN(n_ids, PROBE_MAX_IDS); j++)
+				known |= ids[j] == id;
+			if (!known || !same_question(q, question, ans, (size_t)n))
+				continue;
+			res->rcode = ans[3] & 0x0f;
+			res->wait_s = (double)(dv_now_ns() - start) / 1e9;
+			return n;
+		}
+	}
+	res->wait_s = (double)(dv_now_ns() - start) / 1e9;
+	return -ETIMEDOUT;
+}
+
+int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const uint8_t *query,
+                   size_t query_len, uint64_t timeout_ns, uint64_t attempt_ns,
+                   dv_probe_result_t *res, dv_err_t *err)
+{
+	uint8_t q[65535], ans[65535];
+	char at[80];
+	ssize_t n;
+	int fd;
+
+	memset(res, 0, sizeof(*res));
+	res->rcode = -1;
+	addr_text(sa, at, sizeof(at));
+	if (query_len < 12 || query_len > sizeof(q) || question_len(query, query_len) == 0)
+		return dv_err_set(err, -EINVAL, "%s: readiness probe: not a valid query", at);
+	fd = open_connected(sa, sa_len, err);
+	if (fd < 0)
+		return fd;
+	memcpy(q, query, query_len);
+	n = exchange(fd, q, query_len, timeout_ns, attempt_ns, PROBE_MAX_SENDS, ans, sizeof(ans),
+	             res);
+	close(fd);
+	if (n == -ETIMEDOUT)
+		return dv_err_set(err, -ETIMEDOUT,
+		                  "%s: target not ready: no answer to the readiness probe after "
+		                  "%.1f s (%u queries)",
+		                  at, res->wait_s, res->attempts);
+	if (n < 0)
+		return dv_err_set(err, (int)n, "%s: readiness probe: %s", at, strerror((int)-n));
+	return 0;
+}
+
+/* TXT rdata (length-prefixed strings) -> printable text joined by spaces. */
+static char *txt_text(const uint8_t *d, size_t len)
+{
+	char *out = malloc(len * 4 + 2), *o = out;
+	size_t p = 0;
+
+	if (out == NULL)
+		return NULL;
+	while (p < len) {
+		size_t l = d[p++];
+		if (p + l > len)
+			l = len - p;
+		if (o != out)
+			*o++ = ' ';
+		for (size_t i = 0; i < l; i++) {
+			uint8_t c = d[p + i];
+			if (c >= 0x20 && c < 0x7f && c != '\\')
+				*o++ = (char)c;
+			else
+				o += sprintf(o, "\\%03u", c);
+		}
+		p += l;
+	}
+	*o = '\0';
+	return out;
+}
+
+int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, unsigned attempts,
+                     uint64_t attempt_ns, char **version, dv_err_t *err)
+{
+	uint8_t q[512], ans[65535];
+	dv_probe_result_t res;
+	ldns_pkt *pkt = NULL;
+	char at[80];
+	ssize_t n;
+	size_t qlen;
+	int fd, rc = -ENOENT;
+
+	*version = NULL;
+	addr_text(sa, at, sizeof(at));
+	qlen = dv_probe_build_query(q, sizeof(q), "version.bind.", LDNS_RR_TYPE_TXT,
+	                            LDNS_RR_CLASS_CH, false);
+	if (qlen == 0)
+		return dv_err_set(err, -EINVAL, "version.bind: cannot build the query");
+	fd = open_connected(sa, sa_len, err);
+	if (fd < 0)
+		return fd;
+	if (attempts == 0)
+		attempts = 1;
+	/* Fixed step: the exchange doubles it, so give the whole budget as the total. */
+	n = exchange(fd, q, qlen, attempt_ns * attempts, attempt_ns, attempts, ans, sizeof(ans),
+	             &res);
+	close(fd);
+	if (n == -ETIMEDOUT)
+		return dv_err_set(err, -ETIMEDOUT, "%s: no answer to version.bind", at);
+	if (n < 0)
+		return dv_err_set(err, (int)n, "%s: version.bind: %s", at, strerror((int)-n));
+	if (ldns_wire2pkt(&pkt, ans, (size_t)n) != LDNS_STATUS_OK)
+		return dv_err_set(err, -EBADMSG, "%s: version.bind: malformed answer", at);
+	ldns_rr_list *an = ldns_pkt_answer(pkt);
+	for (size_t i = 0; an != NULL && i < ldns_rr_list_rr_count(an); i++) {
+		ldns_rr *rr = ldns_rr_list_rr(an, i);
+		if (ldns_rr_get_type(rr) != LDNS_RR_TYPE_TXT)
+			continue;
+		/* Rebuild the raw rdata: each rdf is one character-string. */
+		uint8_t raw[65535];
+		size_t rl = 0;
+		for (size_t j = 0; j < ldns_rr_rd_count(rr); j++) {
+			ldns_rdf *f = ldns_rr_rdf(rr, j);
+			size_t fl = ldns_rdf_size(f);
+			if (rl + fl > sizeof(raw))
+				break;
+			memcpy(raw + rl, ldns_rdf_data(f), fl);
+			rl += fl;
+		}
+		*version = txt_text(raw, rl);
+		rc = *version != NULL ? 0 : -ENOMEM;
+		break;
+	}
+	ldns_pkt_free(pkt);
+	if (rc == -ENOENT)
+		dv_err_set(err, rc, "%s: version.bind: no TXT answer (rcode %d)", at, res.rcode);
+	return rc;
+}

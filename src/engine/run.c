@@ -1,0 +1,555 @@
+/* run: one pass: split the work over workers, start them together, watch signals, merge results. */
+#include "config.h"
+
+#include "engine/run.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "engine/worker.h"
+
+#define DV_MAIN_TICK_MS 10
+
+/* SIGINT/SIGTERM: counted here by a process-wide handler; passes poll the count. */
+static volatile sig_atomic_t stop_signals;
+static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (stop_signals < 100)
+		stop_signals++;
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+bool dv_run_stop_requested(void)
+{
+	return stop_signals > 0;
+}
+
+void dv_run_config_init(dv_run_config_t *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->local.ss_family = AF_UNSPEC;
+	cfg->sockets = 16;
+	cfg->threads = 1;
+	cfg->max_outstanding = 100;
+	cfg->timeout_ns = 5 * DV_NS_PER_S;
+	cfg->interval_ns = DV_NS_PER_S;
+	cfg->interrupt_drain_ns = DV_NS_PER_S;
+	cfg->socket_buf_bytes = 4 * 1024 * 1024;
+	cfg->out = NULL;
+}
+
+int dv_resolve_target(const char *spec, uint16_t default_port, int family,
+		      struct sockaddr_storage *sa, socklen_t *len, dv_err_t *err)
+{
+	char host[256];
+	const char *port_str = NULL;
+	char portbuf[8];
+	struct addrinfo hints, *res = NULL;
+	const char *colon;
+	int rc;
+
+	if (spec == NULL || *spec == '\0')
+		return dv_err_set(err, -EINVAL, "empty server address");
+	if (spec[0] == '[') {
+		const char *end = strchr(spec, ']');
+		if (end == NULL || (size_t)(end - spec - 1) >= sizeof(host))
+			return dv_err_set(err, -EINVAL, "'%s': unterminated [IPv6] address", spec);
+		memcpy(host, spec + 1, (size_t)(end - spec - 1));
+		host[end - spec - 1] = '\0';
+		if (end[1] == ':')
+			port_str = end + 2;
+		else if (end[1] != '\0')
+			return dv_err_set(err, -EINVAL, "'%s': junk after ']'", spec);
+	} else {
+		colon = strchr(spec, ':');
+		if (colon != NULL && strchr(colon + 1, ':') == NULL) { /* host:port */
+			if ((size_t)(colon - spec) >= sizeof(host))
+				return dv_err_set(err, -EINVAL, "'%s': name too long", spec);
+			memcpy(host, spec, (size_t)(colon - spec));
+			host[colon - spec] = '\0';
+			port_str = colon + 1;
+		} else { /* a name, IPv4, or bare IPv6 */
+			if (strlen(spec) >= sizeof(host))
+				return dv_err_set(err, -EINVAL, "'%s': name too long", spec);
+			strcpy(host, spec);
+		}
+	}
+	if (port_str != NULL) {
+		uint64_t p;
+		if (dv_parse_u64(port_str, 1, 65535, &p) != 0)
+			return dv_err_set(err, -EINVAL, "'%s': port must be 1-65535", spec);
+		snprintf(portbuf, sizeof(portbuf), "%u", (unsigned)p);
+	} else {
+		snprintf(portbuf, sizeof(portbuf), "%u", (unsigned)default_port);
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = family;
+	hints.ai_socktype = SOCK_DGRAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	rc = getaddrinfo(host, portbuf, &hints, &res);
+	if (rc != 0 || res == NULL)
+		return dv_err_set(err, -EINVAL, "'%s': cannot resolve: %s", host,
+				  rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+	memcpy(sa, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+static void read_udp_snmp(dv_udp_snmp_t *u)
+{
+	FILE *f = fopen("/proc/net/snmp", "r");
+	char names[1024], values[1024];
+
+	memset(u, 0, sizeof(*u));
+	if (f == NULL)
+		return;
+	while (fgets(names, sizeof(names), f) != NULL) {
+		char *sn, *sv, *tn, *tv;
+		if (strncmp(names, "Udp:", 4) != 0)
+			continue;
+		if (fgets(values, sizeof(values), f) == NULL || strncmp(values, "Udp:", 4) != 0)
+			break;
+		tn = strtok_r(names + 4, " \n", &sn);
+		tv = strtok_r(values + 4, " \n", &sv);
+		while (tn != NULL && tv != NULL) {
+			uint64_t v = strtoull(tv, NULL, 10);
+			if (strcmp(tn, "InDatagrams") == 0)
+				u->in_datagrams = v;
+			else if (strcmp(tn, "NoPorts") == 0)
+				u->no_ports = v;
+			else if (strcmp(tn, "InErrors") == 0)
+				u->in_errors = v;
+			else if (strcmp(tn, "OutDatagrams") == 0)
+				u->out_datagrams = v;
+			else if (strcmp(tn, "RcvbufErrors") == 0)
+				u->rcvbuf_errors = v;
+			else if (strcmp(tn, "SndbufErrors") == 0)
+				u->sndbuf_errors = v;
+			tn = strtok_r(NULL, " \n", &sn);
+			tv = strtok_r(NULL, " \n", &sv);
+		}
+		u->valid = 1;
+		break;
+	}
+	fclose(f);
+}
+
+static void udp_delta(dv_udp_snmp_t *d, const dv_udp_snmp_t *a, const dv_udp_snmp_t *b)
+{
+	d->valid = a->valid && b->valid;
+	d->in_datagrams = b->in_datagrams - a->in_datagrams;
+	d->no_ports = b->no_ports - a->no_ports;
+	d->in_errors = b->in_errors - a->in_errors;
+	d->out_datagrams = b->out_datagrams - a->out_datagrams;
+	d->rcvbuf_errors = b->rcvbuf_errors - a->rcvbuf_errors;
+	d->sndbuf_errors = b->sndbuf_errors - a->sndbuf_errors;
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+/* Raise the soft open-file limit when the sockets need it and the hard limit allows. */
+static int ensure_fd_limit(uint32_t sockets, dv_err_t *err)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)sockets + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+		return 0;
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+		return dv_err_set(err, -EMFILE,
+				  "-c %u needs %llu open files but the limit is %llu (hard limit "
+				  "%llu); lower -c or raise the limit (ulimit -n)",
+				  sockets, (unsigned long long)need, (unsigned long long)rl.rlim_cur,
+				  (unsigned long long)rl.rlim_max);
+	rl.rlim_cur = need;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return dv_err_set(err, -errno, "cannot raise the open-file limit to %llu: %s",
+				  (unsigned long long)need, strerror(errno));
+	return 0;
+}
+
+typedef struct dv_pass {
+	const dv_run_config_t *cfg;
+	dv_worker_t *w;
+	uint32_t nw;
+	uv_loop_t loop;
+	uv_timer_t tick;
+	uv_async_t done;
+	int seen_signals;
+	uint64_t t0_ns;
+	uint64_t next_interval_ns;
+	uint64_t next_progress_ns;
+	uint64_t epoch;          /* snapshot requests sent to the workers */
+	bool interval_pending;   /* waiting for the workers' snapshots of this boundary */
+	uint64_t pending_t_ns;   /* the boundary they were asked at */
+	dv_stats_t prev;     /* merged snapshot at the previous interval */
+	uint64_t prev_t_ns;
+	dv_pass_result_t *res;
+	size_t cap_intervals;
+	bool progress_shown;
+} dv_pass_t;
+
+static void merge_snapshots(dv_pass_t *p, dv_stats_t *out, uint64_t *inflight, bool *sending)
+{
+	uint32_t i;
+
+	dv_stats_init(out);
+	*inflight = 0;
+	*sending = false;
+	for (i = 0; i < p->nw; i++) {
+		dv_stats_t s;
+		uint64_t inf;
+		bool snd;
+		dv_worker_snapshot(&p->w[i], &s, &inf, &snd);
+		dv_stats_merge(out, &s);
+		*inflight += inf;
+		*sending = *sending || snd;
+	}
+}
+
+static void record_interval(dv_pass_t *p, uint64_t now, bool print)
+{
+	dv_stats_t *cur = malloc(sizeof(*cur));
+	dv_hist_t *delta = malloc(sizeof(*delta));
+	dv_interval_t iv;
+	uint64_t inflight;
+	bool sending;
+	double len_s;
+
+	if (cur == NULL || delta == NULL)
+		goto out;
+	merge_snapshots(p, cur, &inflight, &sending);
+	dv_hist_diff(delta, &cur->latency, &p->prev.latency);
+	len_s = (double)(now - p->prev_t_ns) / 1e9;
+	memset(&iv, 0, sizeof(iv));
+	iv.t_s = (double)(now - p->t0_ns) / 1e9;
+	iv.sent = cur->c.sent - p->prev.c.sent;
+	iv.completed = cur->c.completed - p->prev.c.completed;
+	iv.lost = cur->c.lost - p->prev.c.lost;
+	iv.inflight = inflight;
+	iv.qps = len_s > 0 ? (double)iv.completed / len_s : 0;
+	iv.lat_mean_ns = dv_hist_mean_ns(delta);
+	iv.lat_p50_ns = (double)dv_hist_quantile_ns(delta, 0.50);
+	iv.lat_p99_ns = (double)dv_hist_quantile_ns(delta, 0.99);
+	if (p->res->n_intervals == p->cap_intervals) {
+		size_t ncap = p->cap_intervals ? p->cap_intervals * 2 : 64;
+		dv_interval_t *n = realloc(p->res->intervals, ncap * sizeof(*n));
+		if (n == NULL)
+			goto out;
+		p->res->intervals = n;
+		p->cap_intervals = ncap;
+	}
+	p->res->intervals[p->res->n_intervals++] = iv;
+	if (print) {
+		FILE *out = p->cfg->out != NULL ? p->cfg->out : stdout;
+		fprintf(out,
+			"[Interval] %8.3f s  sent %llu  completed %llu  lost %llu  in flight %llu  "
+			"qps %.1f  latency avg %.3f ms p50 %.3f ms p99 %.3f ms\n",
+			iv.t_s, (unsigned long long)iv.sent, (unsigned long long)iv.completed,
+			(unsigned long long)iv.lost, (unsigned long long)iv.inflight, iv.qps,
+			iv.lat_mean_ns / 1e6, iv.lat_p50_ns / 1e6, iv.lat_p99_ns / 1e6);
+		fflush(out);
+	}
+	p->prev = *cur;
+	p->prev_t_ns = now;
+out:
+	free(cur);
+	free(delta);
+}
+
+static void show_progress(dv_pass_t *p, uint64_t now)
+{
+	dv_stats_t *cur = malloc(sizeof(*cur));
+	uint64_t inflight;
+	bool sending;
+	double t;
+
+	if (cur == NULL)
+		return;
+	merge_snapshots(p, cur, &inflight, &sending);
+	t = (double)(now - p->t0_ns) / 1e9;
+	fprintf(stderr, "\r\033[K[%7.1fs] %s sent %llu  completed %llu  qps %.0f  in flight %llu  lost %llu",
+		t, sending ? "sending" : "draining", (unsigned long long)cur->c.sent,
+		(unsigned long long)cur->c.completed, t > 0 ? (double)cur->c.completed / t : 0,
+		(unsigned long long)inflight, (unsigned long long)cur->c.lost);
+	fflush(stderr);
+	p->progress_shown = true;
+	free(cur);
+}
+
+static bool all_finished(const dv_pass_t *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nw; i++)
+		if (!atomic_load(&p->w[i].finished))
+			return false;
+	return true;
+}
+
+static void on_done(uv_async_t *a)
+{
+	dv_pass_t *p = a->data;
+
+	if (all_finished(p)) {
+		uv_close((uv_handle_t *)&p->tick, NULL);
+		uv_close((uv_handle_t *)&p->done, NULL);
+	}
+}
+
+static void on_tick(uv_timer_t *t)
+{
+	dv_pass_t *p = t->data;
+	uint64_t now = dv_now_ns();
+	int sigs = stop_signals;
+	uint32_t i;
+
+	if (sigs > p->seen_signals) {
+		p->seen_signals = sigs;
+		for (i = 0; i < p->nw; i++)
+			if (!atomic_load(&p->w[i].finished))
+				dv_worker_request_stop(&p->w[i], sigs >= 2 ? 2 : 1);
+	}
+	/*
+	 * Interval boundary: ask every worker for a snapshot now, and record the
+	 * interval once all have answered (or finished), so each line holds exactly
+	 * what happened up to the boundary.
+	 */
+	if (p->cfg->interval_ns > 0 && !p->interval_pending && now >= p->next_interval_ns) {
+		p->epoch++;
+		for (i = 0; i < p->nw; i++)
+			if (!atomic_load(&p->w[i].finished))
+				dv_worker_request_snapshot(&p->w[i], p->epoch);
+		p->interval_pending = true;
+		p->pending_t_ns = now;
+		p->next_interval_ns += p->cfg->interval_ns;
+		if (p->next_interval_ns <= now)
+			p->next_interval_ns = now + p->cfg->interval_ns;
+	}
+	if (p->interval_pending) {
+		bool ready = true;
+		for (i = 0; i < p->nw && ready; i++)
+			ready = atomic_load(&p->w[i].finished) ||
+				dv_worker_epoch(&p->w[i]) >= p->epoch;
+		if (ready) {
+			record_interval(p, p->pending_t_ns, p->cfg->interval_print);
+			p->interval_pending = false;
+		}
+	}
+	if (p->cfg->progress && now >= p->next_progress_ns) {
+		show_progress(p, now);
+		p->next_progress_ns = now + 500 * DV_NS_PER_MS;
+	}
+}
+
+void dv_pass_result_free(dv_pass_result_t *res)
+{
+	if (res == NULL)
+		return;
+	free(res->intervals);
+	res->intervals = NULL;
+	res->n_intervals = 0;
+}
+
+int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_result_t *res,
+		dv_err_t *err)
+{
+	dv_pass_t p;
+	dv_gate_t gate;
+	struct rusage ru0, ru1;
+	dv_udp_snmp_t snmp0, snmp1;
+	sigset_t block, old;
+	uint64_t end_seq, t_end, last = 0, first = UINT64_MAX;
+	uint32_t i, started = 0;
+	int rc = 0;
+
+	memset(res, 0, sizeof(*res));
+	dv_stats_init(&res->stats);
+	if (ql == NULL || ql->count == 0)
+		return dv_err_set(err, -EINVAL, "the query list is empty");
+	if (cfg->threads == 0 || cfg->sockets < cfg->threads || cfg->max_outstanding < cfg->threads)
+		return dv_err_set(err, -EINVAL,
+				  "need at least one socket and one outstanding query per thread");
+	if ((cfg->max_outstanding + cfg->threads - 1) / cfg->threads > DV_WINDOW_IDS)
+		return dv_err_set(err, -EINVAL, "at most %u queries outstanding per thread",
+				  DV_WINDOW_IDS);
+	pthread_once(&handler_once, install_handlers);
+	rc = ensure_fd_limit(cfg->sockets, err);
+	if (rc != 0)
+		return rc;
+
+	if (cfg->passes > 0)
+		end_seq = cfg->passes * ql->count;
+	else if (cfg->time_limit_ns > 0)
+		end_seq = UINT64_MAX;
+	else
+		end_seq = ql->count;
+
+	memset(&p, 0, sizeof(p));
+	p.cfg = cfg;
+	p.res = res;
+	p.nw = cfg->threads;
+	p.w = calloc(p.nw, sizeof(*p.w));
+	if (p.w == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	if (uv_loop_init(&p.loop) != 0) {
+		free(p.w);
+		return dv_err_set(err, -ENOMEM, "cannot create an event loop");
+	}
+	uv_async_init(&p.loop, &p.done, on_done);
+	p.done.data = &p;
+	uv_timer_init(&p.loop, &p.tick);
+	p.tick.data = &p;
+
+	{
+		uint32_t sock_base = 0;
+		for (i = 0; i < p.nw; i++) {
+			dv_worker_t *w = &p.w[i];
+			w->id = i;
+			w->cfg = cfg;
+			w->ql = ql;
+			w->nsocks = cfg->sockets / p.nw + (i < cfg->sockets % p.nw ? 1 : 0);
+			w->first_sock = sock_base;
+			sock_base += w->nsocks;
+			w->capacity = cfg->max_outstanding / p.nw +
+				      (i < cfg->max_outstanding % p.nw ? 1 : 0);
+			w->rate_qps = cfg->max_qps / p.nw;
+			w->end_seq = end_seq;
+			w->gate = &gate;
+			w->done_async = &p.done;
+		}
+	}
+	for (i = 0; i < p.nw; i++) {
+		rc = dv_worker_open(&p.w[i], err);
+		if (rc != 0)
+			goto cleanup;
+	}
+
+	pthread_mutex_init(&gate.lock, NULL);
+	pthread_cond_init(&gate.cond, NULL);
+	gate.state = 0;
+	/* Workers never take the stop signals: the main thread counts them. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	for (i = 0; i < p.nw; i++) {
+		rc = dv_worker_start(&p.w[i]);
+		if (rc != 0)
+			break;
+		started++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	read_udp_snmp(&snmp0);
+	getrusage(RUSAGE_SELF, &ru0);
+	pthread_mutex_lock(&gate.lock);
+	gate.state = started == p.nw ? 1 : -1;
+	pthread_cond_broadcast(&gate.cond);
+	pthread_mutex_unlock(&gate.lock);
+	if (started < p.nw) {
+		dv_err_set(err, rc, "cannot start worker thread %u: %s", started + 1,
+			   strerror(-rc));
+		for (i = 0; i < started; i++)
+			pthread_join(p.w[i].thread, NULL);
+		goto cleanup_gate;
+	}
+	p.seen_signals = stop_signals;
+	if (p.seen_signals > 0) /* a signal came before the pass: stop at once */
+		for (i = 0; i < p.nw; i++)
+			dv_worker_request_stop(&p.w[i], 1);
+	p.t0_ns = dv_now_ns();
+	res->start_wall_ns = dv_wall_ns();
+	p.prev_t_ns = p.t0_ns;
+	dv_stats_init(&p.prev);
+	p.next_interval_ns = p.t0_ns + cfg->interval_ns;
+	p.next_progress_ns = p.t0_ns + 500 * DV_NS_PER_MS;
+	uv_timer_start(&p.tick, on_tick, DV_MAIN_TICK_MS, DV_MAIN_TICK_MS);
+	on_done(&p.done);
+	uv_run(&p.loop, UV_RUN_DEFAULT);
+	t_end = dv_now_ns();
+	for (i = 0; i < started; i++)
+		pthread_join(p.w[i].thread, NULL);
+	getrusage(RUSAGE_SELF, &ru1);
+	read_udp_snmp(&snmp1);
+	if (p.progress_shown)
+		fprintf(stderr, "\r\033[K");
+
+	for (i = 0; i < started; i++) {
+		dv_worker_t *w = &p.w[i];
+		uint64_t wl;
+		if (w->rc != 0 && rc == 0) {
+			rc = w->rc;
+			dv_err_set(err, rc, "worker %u: %s", i, w->err);
+		}
+		dv_stats_merge(&res->stats, &w->eng.stats);
+		res->interrupted = res->interrupted || w->interrupted;
+		first = DV_MIN(first, w->t0_ns);
+		wl = DV_MAX(w->eng.last_send_ns, w->eng.last_complete_ns);
+		last = DV_MAX(last, wl);
+	}
+	if (first == UINT64_MAX)
+		first = p.t0_ns;
+	/* The final interval: whatever happened since the last boundary. */
+	if (cfg->interval_ns > 0 && t_end > p.prev_t_ns + DV_NS_PER_MS)
+		record_interval(&p, t_end, cfg->interval_print);
+	res->run_time_s = last > first ? (double)(last - first) / 1e9 : 0;
+	res->elapsed_s = (double)(t_end - first) / 1e9;
+	res->qps = res->run_time_s > 0 ? (double)res->stats.c.completed / res->run_time_s : 0;
+	res->cpu_user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
+	res->cpu_sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
+	udp_delta(&res->udp, &snmp0, &snmp1);
+	res->sockets = cfg->sockets;
+	res->threads = cfg->threads;
+	res->max_outstanding = cfg->max_outstanding;
+	if (res->interrupted)
+		res->end = DV_END_INTERRUPT;
+	else if (cfg->time_limit_ns > 0 && (cfg->passes == 0 || res->stats.c.sent +
+						 res->stats.c.not_sent < end_seq))
+		res->end = DV_END_TIME;
+	else
+		res->end = DV_END_LIST;
+
+cleanup_gate:
+	pthread_cond_destroy(&gate.cond);
+	pthread_mutex_destroy(&gate.lock);
+cleanup:
+	for (i = 0; i < p.nw; i++)
+		dv_worker_cleanup(&p.w[i]);
+	if (!uv_is_closing((uv_handle_t *)&p.tick)) {
+		uv_close((uv_handle_t *)&p.tick, NULL);
+		uv_close((uv_handle_t *)&p.done, NULL);
+	}
+	uv_run(&p.loop, UV_RUN_NOWAIT);
+	uv_loop_close(&p.loop);
+	free(p.w);
+	if (rc != 0)
+		dv_pass_result_free(res);
+	return rc;
+}

@@ -1,0 +1,95 @@
+/* run: one pass of a query list against one target: workers, signals, drain, merge. */
+#ifndef DV_RUN_H
+#define DV_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include "input/querylist.h"
+#include "engine/stats.h"
+#include "base/util.h"
+
+typedef struct dv_run_config {
+	struct sockaddr_storage server; /* target address and port */
+	socklen_t server_len;
+	struct sockaddr_storage local;  /* -a / -x; family AF_UNSPEC when not given */
+	socklen_t local_len;
+	uint16_t local_port;            /* -x: first port of a range, 0 = any */
+	uint32_t sockets;               /* -c, total over all workers */
+	uint32_t threads;               /* -T */
+	uint32_t max_outstanding;       /* -q, total over all workers */
+	uint64_t timeout_ns;            /* -t */
+	uint64_t time_limit_ns;         /* -l, 0 = none */
+	uint64_t passes;                /* -n, 0 = none (then: one pass unless a time limit) */
+	double max_qps;                 /* -Q, 0 = unlimited */
+	uint64_t interval_ns;           /* -S / snapshot period; 0 = no interval lines */
+	bool interval_print;            /* print a line per interval (-S) */
+	bool progress;                  /* live progress line on stderr */
+	bool verbose;                   /* a line per query on stdout (-v) */
+	FILE *out;                      /* where interval and verbose lines go (stdout) */
+	uint64_t interrupt_drain_ns;    /* wait after SIGINT before giving up, default 1 s */
+	uint32_t socket_buf_bytes;      /* -b: SO_RCVBUF/SO_SNDBUF asked for (default 4 MiB) */
+} dv_run_config_t;
+
+/* Defaults as documented in doc/dnsvolley.1. */
+void dv_run_config_init(dv_run_config_t *cfg);
+
+typedef struct dv_interval {
+	double t_s;          /* end of interval, seconds since the pass started */
+	uint64_t sent;       /* in this interval */
+	uint64_t completed;
+	uint64_t lost;
+	uint64_t inflight;   /* at the end of the interval */
+	double qps;          /* completed / interval length */
+	double lat_mean_ns, lat_p50_ns, lat_p99_ns;
+} dv_interval_t;
+
+typedef enum dv_end_reason {
+	DV_END_LIST = 0,  /* the planned passes through the list were sent */
+	DV_END_TIME,      /* the time limit was reached */
+	DV_END_INTERRUPT, /* SIGINT/SIGTERM */
+} dv_end_reason_t;
+
+typedef struct dv_udp_snmp {
+	uint64_t in_datagrams, no_ports, in_errors, out_datagrams, rcvbuf_errors, sndbuf_errors;
+	int valid; /* 0 when /proc/net/snmp could not be read */
+} dv_udp_snmp_t;
+
+typedef struct dv_pass_result {
+	dv_stats_t stats;          /* merged over workers */
+	dv_end_reason_t end;
+	bool interrupted;
+	uint64_t start_wall_ns;    /* CLOCK_REALTIME when sending began */
+	double run_time_s;         /* first send to the later of last send / last completed answer */
+	double elapsed_s;          /* first send to end of drain (wall time the pass took) */
+	double qps;                /* completed / run_time_s */
+	double cpu_user_s, cpu_sys_s; /* this process, over the pass */
+	dv_udp_snmp_t udp;         /* /proc/net/snmp Udp deltas over the pass (host-wide) */
+	uint32_t sockets, threads, max_outstanding;
+	dv_interval_t *intervals;  /* owned; n_intervals entries */
+	size_t n_intervals;
+} dv_pass_result_t;
+
+/*
+ * Run one pass. Blocks until done. SIGINT/SIGTERM received during the pass stop
+ * it (the handler is installed only for the pass). Returns 0 (also for an
+ * interrupted pass: see res->interrupted) or a negative code with err filled
+ * when the pass could not run at all (sockets, threads).
+ */
+int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_result_t *res,
+		dv_err_t *err);
+void dv_pass_result_free(dv_pass_result_t *res);
+
+/* True once a SIGINT/SIGTERM asked the whole program to stop (studies check it between passes). */
+bool dv_run_stop_requested(void);
+
+/*
+ * Parse "ADDR", "ADDR:PORT", "[V6]:PORT", "V6" or a host name into sa (default_port
+ * when none); family AF_INET, AF_INET6 or AF_UNSPEC (any) restricts name lookups (-f).
+ */
+int dv_resolve_target(const char *spec, uint16_t default_port, int family,
+		      struct sockaddr_storage *sa, socklen_t *len, dv_err_t *err);
+
+#endif

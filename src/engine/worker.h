@@ -1,0 +1,99 @@
+/* worker: one thread with its own libuv loop, sockets, window and counters. */
+#ifndef DV_WORKER_H
+#define DV_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "engine/engine.h"
+#include "engine/pacer.h"
+#include "engine/run.h"
+
+#define DV_BATCH 64 /* datagrams per sendmmsg/recvmmsg */
+
+struct dv_worker;
+
+/* Start gate: workers wait until main opens it (1) or calls the pass off (-1). */
+typedef struct dv_gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int state;
+} dv_gate_t;
+
+typedef struct dv_sock {
+	uv_poll_t poll;      /* first member: handle -> dv_sock_t */
+	struct dv_worker *w;
+	int fd;
+	uint16_t index;      /* worker-local */
+	bool want_write;     /* the kernel refused a send: wait for POLLOUT */
+	int events;          /* events the poll handle watches */
+} dv_sock_t;
+
+typedef struct dv_worker {
+	/* set up by run.c before the thread starts */
+	unsigned id;
+	const dv_run_config_t *cfg;
+	const dv_querylist_t *ql;
+	uint32_t nsocks;
+	uint32_t first_sock;   /* global index of this worker's first socket (for -x) */
+	uint32_t capacity;     /* this worker's share of -q */
+	double rate_qps;       /* this worker's share of -Q */
+	uint64_t end_seq;
+	dv_gate_t *gate;
+	uv_async_t *done_async;     /* main loop: a worker finished */
+
+	/* the thread's own state */
+	pthread_t thread;
+	bool loop_ok;          /* loop initialised (cleanup must close it) */
+	uv_loop_t loop;
+	uv_timer_t timer;
+	uv_async_t wake;       /* main -> worker: stop requested */
+	uv_prepare_t prepare;  /* counts loop iterations (one epoll_wait each) */
+	uv_idle_t idle;        /* direct mode: the send/receive turns run from here */
+	dv_sock_t *socks;
+	uint32_t next_sock;    /* round robin */
+	dv_engine_t eng;
+	dv_pacer_t pacer;
+	uint64_t t0_ns;
+	uint64_t send_end_ns;  /* time limit, UINT64_MAX when none */
+	uint64_t drain_end_ns; /* give up waiting for answers at this time */
+	uint64_t next_publish_ns;
+	bool sending;          /* still in the sending phase */
+	bool coalesce;         /* paced: read answers on timer ticks (private epoll set) */
+	bool direct;           /* one socket, unpaced: wait for answers in recvmmsg itself */
+	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
+	int epfd;              /* that epoll set, -1 when not coalescing */
+	bool interrupted;
+
+	/* main <-> worker */
+	_Atomic int stop_level; /* 0 run, 1 stop sending and drain briefly, 2 stop now */
+	_Atomic int finished;
+	_Atomic uint64_t publish_req; /* main asks for a snapshot numbered this (intervals) */
+	pthread_mutex_t snap_lock;
+	uint64_t snap_epoch;    /* the request the snapshot answers, under snap_lock */
+	dv_stats_t snap;        /* published copy of eng.stats, under snap_lock */
+	uint64_t snap_inflight;
+	bool snap_sending;
+
+	/* results, read by main after join */
+	int rc;
+	char err[256];
+} dv_worker_t;
+
+/* Open this worker's sockets (in the calling thread, so errors surface before the start). */
+int dv_worker_open(dv_worker_t *w, dv_err_t *err);
+/* Start the thread. */
+int dv_worker_start(dv_worker_t *w);
+/* Ask to stop: level 1 = stop sending and drain briefly, 2 = stop at once. Thread-safe. */
+void dv_worker_request_stop(dv_worker_t *w, int level);
+/* Copy the published snapshot (thread-safe). */
+void dv_worker_snapshot(dv_worker_t *w, dv_stats_t *out, uint64_t *inflight, bool *sending);
+/* Ask for a fresh snapshot numbered epoch (thread-safe); done when dv_worker_epoch() reaches it. */
+void dv_worker_request_snapshot(dv_worker_t *w, uint64_t epoch);
+uint64_t dv_worker_epoch(dv_worker_t *w);
+void dv_worker_cleanup(dv_worker_t *w);
+
+#endif

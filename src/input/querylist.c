@@ -1,0 +1,598 @@
+/* querylist: parse dnsperf-format query lists and compile every line to wire format once. */
+#include "config.h"
+
+#include "input/querylist.h"
+
+#include <errno.h>
+#include <ldns/ldns.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/*
+ * Why the bytes are written by hand: building an ldns_pkt and calling
+ * ldns_pkt2wire costs ~2.7 us per query; writing the 12-byte header and the
+ * question ourselves costs a fraction of that (doc/performance.md).
+ *
+ * Names: a name without a backslash is converted here (split on '.', length
+ * checks); that path is byte-for-byte what ldns_str2rdf_dname produces, which
+ * tests/unit/test_querylist.c checks. A name with a backslash (\DDD, \X) goes
+ * through ldns_str2rdf_dname so escapes follow ldns exactly.
+ * Types: TYPEnnn is parsed here (ldns truncates numbers above 65535 silently);
+ * mnemonics are looked up with ldns_get_rr_type_by_name behind a tiny cache,
+ * because most lists repeat a handful of types.
+ */
+
+#define QL_NAME_MAX   255 /* octets of a wire name, root label included */
+#define QL_LABEL_MAX  63
+#define QL_HDR_LEN    12
+#define QL_OPT_LEN    11
+#define QL_MSG_MAX    (QL_HDR_LEN + QL_NAME_MAX + 4 + QL_OPT_LEN + DV_QL_EDNS_OPTS_MAX)
+#define QL_MAX_TOKENS 4
+#define QL_QUOTE_MAX  32 /* characters of an offending token quoted in messages */
+#define QL_TYPE_CACHE 8
+
+typedef struct ql_tok {
+	const char *p;
+	size_t len;
+} ql_tok_t;
+
+typedef struct ql_type_cache_ent {
+	char name[16];
+	uint8_t len;
+	uint16_t type;
+} ql_type_cache_ent_t;
+
+typedef struct ql_builder {
+	uint8_t *arena;
+	size_t arena_len;
+	size_t arena_cap;
+	uint32_t *off;
+	size_t count;
+	size_t off_cap;
+	size_t lines;
+	size_t skipped;
+	const char *name; /* for messages */
+	const dv_ql_options_t *opts;
+	uint8_t hdr[QL_HDR_LEN];
+	uint8_t opt_rr[QL_OPT_LEN + DV_QL_EDNS_OPTS_MAX];
+	size_t opt_len;
+	ql_type_cache_ent_t tcache[QL_TYPE_CACHE];
+	unsigned tcache_next;
+} ql_builder_t;
+
+void dv_ql_options_init(dv_ql_options_t *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->rd = true;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int dv_ql_add_edns_option(dv_ql_options_t *opts, const char *spec, dv_err_t *err)
+{
+	const char *colon = strchr(spec, ':'), *hex;
+	char *end;
+	unsigned long code;
+	size_t nhex, need, i;
+	uint8_t *p;
+
+	if (colon == NULL || colon == spec)
+		return dv_err_set(err, -EINVAL, "-E: '%s' is not CODE:HEXVALUE (e.g. 10:0102)", spec);
+	errno = 0;
+	code = strtoul(spec, &end, 10);
+	if (end != colon || errno != 0 || code > 65535 || spec[0] == '-' || spec[0] == '+')
+		return dv_err_set(err, -EINVAL, "-E: '%s': the option code must be 0-65535", spec);
+	hex = colon + 1;
+	nhex = strlen(hex);
+	if (nhex % 2 != 0)
+		return dv_err_set(err, -EINVAL, "-E: '%s': the value needs an even number of hex digits",
+				  spec);
+	for (i = 0; i < nhex; i++)
+		if (hexval(hex[i]) < 0)
+			return dv_err_set(err, -EINVAL, "-E: '%s': '%c' is not a hex digit", spec,
+					  hex[i]);
+	need = 4 + nhex / 2;
+	if (opts->edns_opts_len + need > DV_QL_EDNS_OPTS_MAX)
+		return dv_err_set(err, -ENOSPC, "-E: at most %d octets of EDNS options",
+				  DV_QL_EDNS_OPTS_MAX);
+	p = opts->edns_opts + opts->edns_opts_len;
+	p[0] = (uint8_t)(code >> 8);
+	p[1] = (uint8_t)code;
+	p[2] = (uint8_t)((nhex / 2) >> 8);
+	p[3] = (uint8_t)(nhex / 2);
+	for (i = 0; i < nhex / 2; i++)
+		p[4 + i] = (uint8_t)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
+	opts->edns_opts_len = (uint16_t)(opts->edns_opts_len + need);
+	opts->edns = true;
+	return 0;
+}
+
+void dv_querylist_free(dv_querylist_t *ql)
+{
+	if (ql == NULL)
+		return;
+	free(ql->arena);
+	free(ql->off);
+	free(ql->source);
+	memset(ql, 0, sizeof(*ql));
+}
+
+static const char *display_name(const char *name)
+{
+	return strcmp(name, "-") == 0 ? "(stdin)" : name;
+}
+
+/* 'tok' for messages, cut to QL_QUOTE_MAX characters with "..." when longer. */
+static void quote(char *dst, size_t dstsz, const char *p, size_t len)
+{
+	if (len > QL_QUOTE_MAX)
+		snprintf(dst, dstsz, "'%.*s...'", QL_QUOTE_MAX, p);
+	else
+		snprintf(dst, dstsz, "'%.*s'", (int)len, p);
+}
+
+static int fail_tok(char *msg, size_t msgsz, const char *what, const char *p, size_t len)
+{
+	char q[QL_QUOTE_MAX + 8];
+	quote(q, sizeof(q), p, len);
+	snprintf(msg, msgsz, "%s %s", what, q);
+	return -EINVAL;
+}
+
+/* Name text -> wire name in out (>= QL_NAME_MAX + 1 bytes). Returns wire length or -EINVAL. */
+static int compile_name(const char *s, size_t n, uint8_t *out, char *msg, size_t msgsz)
+{
+	if (memchr(s, '\\', n) != NULL) {
+		char buf[QL_NAME_MAX * 4 + 2];
+		ldns_rdf *rdf = NULL;
+		ldns_status st;
+		size_t wlen;
+
+		if (n >= sizeof(buf))
+			return fail_tok(msg, msgsz, "name longer than 255 octets:", s, n);
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		st = ldns_str2rdf_dname(&rdf, buf);
+		switch (st) {
+		case LDNS_STATUS_OK:
+			break;
+		case LDNS_STATUS_LABEL_OVERFLOW:
+			return fail_tok(msg, msgsz, "label longer than 63 octets in name", s, n);
+		case LDNS_STATUS_DOMAINNAME_OVERFLOW:
+			return fail_tok(msg, msgsz, "name longer than 255 octets:", s, n);
+		case LDNS_STATUS_EMPTY_LABEL:
+			return fail_tok(msg, msgsz, "empty label in name", s, n);
+		case LDNS_STATUS_SYNTAX_BAD_ESCAPE:
+			return fail_tok(msg, msgsz, "bad escape in name", s, n);
+		case LDNS_STATUS_MEM_ERR:
+			snprintf(msg, msgsz, "out of memory");
+			return -ENOMEM;
+		default: {
+			char what[96];
+			snprintf(what, sizeof(what), "bad name (%s):", ldns_get_errorstr_by_id(st));
+			return fail_tok(msg, msgsz, what, s, n);
+		}
+		}
+		wlen = ldns_rdf_size(rdf);
+		if (wlen > QL_NAME_MAX) { /* ldns checks this too; never trust a size blindly */
+			ldns_rdf_deep_free(rdf);
+			return fail_tok(msg, msgsz, "name longer than 255 octets:", s, n);
+		}
+		memcpy(out, ldns_rdf_data(rdf), wlen);
+		ldns_rdf_deep_free(rdf);
+		return (int)wlen;
+	}
+
+	if (n == 1 && s[0] == '.') {
+		out[0] = 0;
+		return 1;
+	}
+	/* Plain name: labels separated by '.', an optional final '.'. */
+	size_t w = 0, i = 0;
+	while (i < n) {
+		const char *lab = s + i;
+		const char *dot = memchr(lab, '.', n - i);
+		size_t llen = dot != NULL ? (size_t)(dot - lab) : n - i;
+
+		if (llen == 0)
+			return fail_tok(msg, msgsz, "empty label in name", s, n);
+		if (llen > QL_LABEL_MAX)
+			return fail_tok(msg, msgsz, "label longer than 63 octets:", lab, llen);
+		if (w + 1 + llen + 1 > QL_NAME_MAX)
+			return fail_tok(msg, msgsz, "name longer than 255 octets:", s, n);
+		out[w] = (uint8_t)llen;
+		memcpy(out + w + 1, lab, llen);
+		w += 1 + llen;
+		i += llen + (dot != NULL ? 1 : 0);
+	}
+	out[w++] = 0;
+	return (int)w;
+}
+
+static bool ieq_prefix(const char *p, size_t len, const char *prefix)
+{
+	size_t pl = strlen(prefix);
+	return len >= pl && strncasecmp(p, prefix, pl) == 0;
+}
+
+/* "TYPEnnn"/"CLASSnnn" number after a prefix of plen chars: 1 ok, 0 not that form, -1 range. */
+static int generic_number(const char *p, size_t len, size_t plen, uint16_t *out)
+{
+	uint32_t v = 0;
+	size_t i;
+
+	if (len == plen || len > plen + 5)
+		return len > plen + 5 ? -1 : 0;
+	for (i = plen; i < len; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return 0;
+		v = v * 10 + (uint32_t)(p[i] - '0');
+	}
+	if (v > 65535)
+		return -1;
+	*out = (uint16_t)v;
+	return 1;
+}
+
+/* 0 and *type set, or -EINVAL (unknown mnemonic or number out of range). */
+static int lookup_type(ql_builder_t *b, const char *p, size_t len, uint16_t *type)
+{
+	char buf[16];
+	unsigned i;
+	ldns_rr_type t;
+
+	for (i = 0; i < QL_TYPE_CACHE; i++) {
+		const ql_type_cache_ent_t *e = &b->tcache[i];
+		if (e->len == len && memcmp(e->name, p, len) == 0) {
+			*type = e->type;
+			return 0;
+		}
+	}
+	if (ieq_prefix(p, len, "TYPE")) {
+		if (generic_number(p, len, 4, type) != 1)
+			return -EINVAL;
+	} else {
+		if (len >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		t = ldns_get_rr_type_by_name(buf);
+		if (t == 0 || (unsigned)t > 65535)
+			return -EINVAL;
+		*type = (uint16_t)t;
+	}
+	if (len < sizeof(b->tcache[0].name)) {
+		ql_type_cache_ent_t *e = &b->tcache[b->tcache_next++ % QL_TYPE_CACHE];
+		memcpy(e->name, p, len);
+		e->len = (uint8_t)len;
+		e->type = *type;
+	}
+	return 0;
+}
+
+static int lookup_class(const char *p, size_t len, uint16_t *cls)
+{
+	char buf[16];
+	ldns_rr_class c;
+
+	if (len == 2 && (p[0] | 0x20) == 'i' && (p[1] | 0x20) == 'n') {
+		*cls = LDNS_RR_CLASS_IN;
+		return 0;
+	}
+	if (ieq_prefix(p, len, "CLASS"))
+		return generic_number(p, len, 5, cls) == 1 ? 0 : -EINVAL;
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, p, len);
+	buf[len] = '\0';
+	c = ldns_get_rr_class_by_name(buf);
+	if (c == 0 || (unsigned)c > 65535)
+		return -EINVAL;
+	*cls = (uint16_t)c;
+	return 0;
+}
+
+static int grow(ql_builder_t *b)
+{
+	if (b->arena_cap - b->arena_len < QL_MSG_MAX) {
+		size_t cap = b->arena_cap < 65536 ? 65536 : b->arena_cap + b->arena_cap / 2;
+		uint8_t *a = realloc(b->arena, cap);
+		if (a == NULL)
+			return -ENOMEM;
+		b->arena = a;
+		b->arena_cap = cap;
+	}
+	if (b->off_cap < b->count + 2) {
+		size_t cap = b->off_cap < 16384 ? 16384 : b->off_cap + b->off_cap / 2;
+		uint32_t *o = realloc(b->off, cap * sizeof(*o));
+		if (o == NULL)
+			return -ENOMEM;
+		b->off = o;
+		b->off_cap = cap;
+	}
+	return 0;
+}
+
+/* Byte classes for the tokenizer: one table lookup per byte. */
+enum { CH_WORD = 0, CH_SPACE = 1, CH_NUL = 2 };
+static const uint8_t ch_class[256] = {
+    ['\0'] = CH_NUL,   [' '] = CH_SPACE,  ['\t'] = CH_SPACE,
+    ['\r'] = CH_SPACE, ['\v'] = CH_SPACE, ['\f'] = CH_SPACE,
+};
+
+/* Split into tokens; stop at a token starting with '#' or ';'. Returns the count (<= max). */
+static size_t tokenize(const char *p, size_t len, ql_tok_t *tok, size_t max, bool *nul)
+{
+	const uint8_t *u = (const uint8_t *)p;
+	size_t n = 0, i = 0;
+
+	*nul = false;
+	while (i < len) {
+		if (ch_class[u[i]] == CH_SPACE) {
+			i++;
+			continue;
+		}
+		if (u[i] == '#' || u[i] == ';')
+			break;
+		size_t start = i;
+		uint8_t c;
+		while (i < len && (c = ch_class[u[i]]) != CH_SPACE) {
+			if (c == CH_NUL)
+				*nul = true;
+			i++;
+		}
+		if (n < max) {
+			tok[n].p = p + start;
+			tok[n].len = i - start;
+		}
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Compile one line. Returns 1 when a query was added, 0 for a blank or comment
+ * line, -EINVAL with msg for a malformed line, other negatives for fatal errors.
+ */
+static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, size_t msgsz)
+{
+	ql_tok_t tok[QL_MAX_TOKENS];
+	uint16_t type, cls = LDNS_RR_CLASS_IN;
+	uint8_t *m;
+	size_t ntok, w;
+	bool nul;
+	int nlen, rc;
+
+	ntok = tokenize(p, len, tok, QL_MAX_TOKENS, &nul);
+	if (ntok == 0)
+		return 0;
+	if (nul) {
+		snprintf(msg, msgsz, "NUL byte in line");
+		return -EINVAL;
+	}
+	rc = grow(b);
+	if (rc != 0) {
+		snprintf(msg, msgsz, "out of memory");
+		return rc;
+	}
+	m = b->arena + b->arena_len;
+	nlen = compile_name(tok[0].p, tok[0].len, m + QL_HDR_LEN, msg, msgsz);
+	if (nlen < 0)
+		return nlen;
+	if (ntok == 1)
+		return fail_tok(msg, msgsz, "missing query type after name", tok[0].p, tok[0].len);
+	if (ntok > 3)
+		return fail_tok(msg, msgsz,
+		                "stray extra field (expected NAME TYPE [CLASS]):", tok[3].p,
+		                tok[3].len);
+	if (ntok == 2) {
+		if (lookup_type(b, tok[1].p, tok[1].len, &type) != 0)
+			return fail_tok(msg, msgsz, "unknown type", tok[1].p, tok[1].len);
+	} else if (lookup_class(tok[1].p, tok[1].len, &cls) == 0) {
+		/* NAME CLASS TYPE (zone-file order) */
+		if (lookup_type(b, tok[2].p, tok[2].len, &type) != 0)
+			return fail_tok(msg, msgsz, "unknown type", tok[2].p, tok[2].len);
+	} else if (lookup_type(b, tok[1].p, tok[1].len, &type) == 0) {
+		/* NAME TYPE CLASS */
+		uint16_t other;
+		if (lookup_class(tok[2].p, tok[2].len, &cls) != 0) {
+			if (lookup_type(b, tok[2].p, tok[2].len, &other) == 0)
+				return fail_tok(msg, msgsz,
+				                "stray extra field (expected NAME TYPE [CLASS]):",
+				                tok[2].p, tok[2].len);
+			return fail_tok(msg, msgsz, "unknown class", tok[2].p, tok[2].len);
+		}
+	} else {
+		return fail_tok(msg, msgsz, "unknown type or class", tok[1].p, tok[1].len);
+	}
+
+	memcpy(m, b->hdr, QL_HDR_LEN);
+	w = QL_HDR_LEN + (size_t)nlen;
+	m[w++] = (uint8_t)(type >> 8);
+	m[w++] = (uint8_t)type;
+	m[w++] = (uint8_t)(cls >> 8);
+	m[w++] = (uint8_t)cls;
+	memcpy(m + w, b->opt_rr, b->opt_len);
+	w += b->opt_len;
+	if (b->arena_len + w > UINT32_MAX) {
+		snprintf(msg, msgsz, "list too large: more than 4 GiB of wire data");
+		return -EFBIG;
+	}
+	b->off[b->count++] = (uint32_t)b->arena_len;
+	b->arena_len += w;
+	return 1;
+}
+
+static void builder_init(ql_builder_t *b, const char *name, const dv_ql_options_t *opts)
+{
+	bool edns = opts->edns || opts->dnssec_ok || opts->edns_opts_len > 0;
+	uint16_t bufsize = opts->edns_bufsize != 0 ? opts->edns_bufsize : 1232;
+
+	memset(b, 0, sizeof(*b));
+	b->name = name;
+	b->opts = opts;
+	/* ID 0; flags: RD only; QDCOUNT 1; ARCOUNT 1 with EDNS. */
+	b->hdr[2] = opts->rd ? 0x01 : 0x00;
+	b->hdr[5] = 1;
+	b->hdr[11] = edns ? 1 : 0;
+	if (edns) {
+		/* root owner, TYPE OPT (41), CLASS = UDP payload size, TTL = ext-rcode
+		 * 0, version 0, flags (DO = 0x8000), RDLEN 0 (RFC 6891 section 6.1.2). */
+		memset(b->opt_rr, 0, sizeof(b->opt_rr));
+		b->opt_rr[2] = 41;
+		b->opt_rr[3] = (uint8_t)(bufsize >> 8);
+		b->opt_rr[4] = (uint8_t)bufsize;
+		b->opt_rr[7] = opts->dnssec_ok ? 0x80 : 0;
+		b->opt_rr[9] = (uint8_t)(opts->edns_opts_len >> 8);
+		b->opt_rr[10] = (uint8_t)opts->edns_opts_len;
+		memcpy(b->opt_rr + QL_OPT_LEN, opts->edns_opts, opts->edns_opts_len);
+		b->opt_len = QL_OPT_LEN + opts->edns_opts_len;
+	}
+}
+
+/* Feed one line (without its newline). 0 to go on, negative to stop (err filled). */
+static int builder_line(ql_builder_t *b, const char *p, size_t len, dv_err_t *err)
+{
+	char msg[400];
+	int rc;
+
+	b->lines++;
+	rc = compile_line(b, p, len, msg, sizeof(msg));
+	if (rc >= 0)
+		return 0;
+	if (rc == -EINVAL && b->opts->skip_bad) {
+		b->skipped++;
+		return 0;
+	}
+	return dv_err_set(err, rc, "%s:%zu: %s", display_name(b->name), b->lines, msg);
+}
+
+static void builder_free(ql_builder_t *b)
+{
+	free(b->arena);
+	free(b->off);
+	b->arena = NULL;
+	b->off = NULL;
+}
+
+static int builder_finish(ql_builder_t *b, dv_querylist_t *ql, dv_err_t *err)
+{
+	uint8_t *a;
+	uint32_t *o;
+
+	if (b->count == 0) {
+		if (b->skipped > 0)
+			return dv_err_set(err, -EINVAL,
+			                  "%s: no queries (%zu malformed lines skipped)",
+			                  display_name(b->name), b->skipped);
+		return dv_err_set(err, -EINVAL, "%s: no queries", display_name(b->name));
+	}
+	b->off[b->count] = (uint32_t)b->arena_len;
+	/* Give back the slack of geometric growth: the list lives for the whole run. */
+	a = realloc(b->arena, b->arena_len);
+	if (a != NULL)
+		b->arena = a;
+	o = realloc(b->off, (b->count + 1) * sizeof(*o));
+	if (o != NULL)
+		b->off = o;
+
+	ql->source = strdup(b->name);
+	if (ql->source == NULL)
+		return dv_err_set(err, -ENOMEM, "%s: out of memory", display_name(b->name));
+	ql->arena = b->arena;
+	ql->arena_len = b->arena_len;
+	ql->off = b->off;
+	ql->count = b->count;
+	ql->lines = b->lines;
+	ql->skipped = b->skipped;
+	ql->opt_len = (uint16_t)b->opt_len;
+	b->arena = NULL;
+	b->off = NULL;
+	return 0;
+}
+
+int dv_querylist_load_buffer(dv_querylist_t *ql, const char *buf, size_t len, const char *name,
+                             const dv_ql_options_t *opts, dv_err_t *err)
+{
+	ql_builder_t b;
+	size_t pos = 0;
+	int rc = 0;
+
+	memset(ql, 0, sizeof(*ql));
+	builder_init(&b, name, opts);
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t llen = nl != NULL ? (size_t)(nl - (buf + pos)) : len - pos;
+
+		rc = builder_line(&b, buf + pos, llen, err);
+		if (rc != 0)
+			goto out;
+		pos += llen + 1;
+	}
+	rc = builder_finish(&b, ql, err);
+out:
+	builder_free(&b);
+	return rc;
+}
+
+int dv_querylist_load_stream(dv_querylist_t *ql, FILE *in, const char *name,
+                             const dv_ql_options_t *opts, dv_err_t *err)
+{
+	ql_builder_t b;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+
+	memset(ql, 0, sizeof(*ql));
+	builder_init(&b, name, opts);
+	errno = 0;
+	while ((n = getline(&line, &cap, in)) >= 0) {
+		size_t llen = (size_t)n;
+		if (llen > 0 && line[llen - 1] == '\n')
+			llen--;
+		rc = builder_line(&b, line, llen, err);
+		if (rc != 0)
+			goto out;
+		errno = 0;
+	}
+	if (ferror(in)) {
+		int e = errno != 0 ? errno : EIO;
+		rc = dv_err_set(err, -e, "%s: %s", display_name(name), strerror(e));
+		goto out;
+	}
+	rc = builder_finish(&b, ql, err);
+out:
+	free(line);
+	builder_free(&b);
+	return rc;
+}
+
+int dv_querylist_load(dv_querylist_t *ql, const char *path, const dv_ql_options_t *opts,
+                      dv_err_t *err)
+{
+	FILE *in;
+	int rc;
+
+	memset(ql, 0, sizeof(*ql));
+	if (strcmp(path, "-") == 0)
+		return dv_querylist_load_stream(ql, stdin, "-", opts, err);
+	in = fopen(path, "r");
+	if (in == NULL) {
+		int e = errno;
+		return dv_err_set(err, -e, "%s: %s", path, strerror(e));
+	}
+	rc = dv_querylist_load_stream(ql, in, path, opts, err);
+	fclose(in);
+	return rc;
+}

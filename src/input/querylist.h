@@ -1,0 +1,87 @@
+/* querylist: read dnsperf-format query lists and compile them to wire format once. */
+#ifndef DV_QUERYLIST_H
+#define DV_QUERYLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/util.h"
+
+/*
+ * Input: one query per line, "NAME TYPE" or "NAME CLASS TYPE" / "NAME TYPE CLASS"
+ * (class IN implied; an explicit class is accepted), '#' comments (whole line or
+ * trailing), blank lines. Names are absolute or relative (relative = absolute).
+ * TYPE is any mnemonic ldns knows, or TYPEnnn (RFC 3597).
+ *
+ * Output: every query compiled to a complete DNS message with ID 0:
+ *   header (RD set unless opts.rd is false, QDCOUNT 1, ARCOUNT 1 with EDNS),
+ *   question, and an OPT RR when opts.edns is set.
+ * All messages live in one arena; query i is arena[off[i] .. off[i + 1]).
+ * The hot path only copies these bytes and writes the 2-byte ID.
+ */
+
+#define DV_QL_EDNS_OPTS_MAX 200 /* octets of EDNS options (-E), codes and lengths included */
+
+typedef struct dv_ql_options {
+	bool rd;               /* set RD (default true, as dnsperf does) */
+	bool edns;             /* append an OPT RR */
+	uint16_t edns_bufsize; /* OPT UDP payload size (default 1232 when 0) */
+	bool dnssec_ok;        /* set DO in the OPT RR (implies edns) */
+	bool skip_bad;         /* count and skip malformed lines instead of failing */
+	uint8_t edns_opts[DV_QL_EDNS_OPTS_MAX]; /* EDNS options in wire form (implies edns) */
+	uint16_t edns_opts_len;
+} dv_ql_options_t;
+
+/* Defaults: rd = true, everything else off. */
+void dv_ql_options_init(dv_ql_options_t *opts);
+
+/*
+ * Add an EDNS option from dnsperf's -E syntax, "CODE:HEXVALUE" (CODE decimal
+ * 0-65535, HEXVALUE an even number of hex digits, may be empty: "10:" or "3:").
+ * Sets edns. Returns 0 or -EINVAL / -ENOSPC with err filled.
+ */
+int dv_ql_add_edns_option(dv_ql_options_t *opts, const char *spec, dv_err_t *err);
+
+typedef struct dv_querylist {
+	uint8_t *arena;  /* wire bytes of all queries, back to back */
+	size_t arena_len;
+	uint32_t *off;   /* count + 1 offsets into arena */
+	size_t count;    /* number of queries */
+	size_t lines;    /* lines read, including comments and blanks */
+	size_t skipped;  /* malformed lines skipped (only with skip_bad) */
+	uint16_t opt_len; /* octets of the OPT RR every query ends with (0 without EDNS) */
+	char *source;    /* file name as given, "-" for stdin (owned) */
+} dv_querylist_t;
+
+/*
+ * Load and compile a list from PATH ("-" = stdin). On error returns a negative
+ * code and fills err with "FILE:LINE: what is wrong" (or "FILE: why" for I/O
+ * errors and for an empty list). ql is left empty on error.
+ */
+int dv_querylist_load(dv_querylist_t *ql, const char *path, const dv_ql_options_t *opts,
+		      dv_err_t *err);
+/* The same from an open stream; name is used in messages and kept as source. */
+int dv_querylist_load_stream(dv_querylist_t *ql, FILE *in, const char *name,
+			     const dv_ql_options_t *opts, dv_err_t *err);
+/* The same from memory (tests, fuzzing). */
+int dv_querylist_load_buffer(dv_querylist_t *ql, const char *buf, size_t len, const char *name,
+			     const dv_ql_options_t *opts, dv_err_t *err);
+
+/* Free everything; accepts NULL and an already freed/zeroed list. */
+void dv_querylist_free(dv_querylist_t *ql);
+
+static inline const uint8_t *dv_querylist_get(const dv_querylist_t *ql, size_t i, size_t *len)
+{
+	*len = ql->off[i + 1] - ql->off[i];
+	return ql->arena + ql->off[i];
+}
+
+/* Octets of query i's question section (name, type, class), which starts at offset 12. */
+static inline size_t dv_querylist_question_len(const dv_querylist_t *ql, size_t i)
+{
+	return ql->off[i + 1] - ql->off[i] - 12 - ql->opt_len;
+}
+
+#endif

@@ -1,0 +1,75 @@
+/* responder: the bundled loopback DNS responder: sockets, threads, fault injection, counts. */
+#ifndef DV_RESPONDER_H
+#define DV_RESPONDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "base/util.h"
+
+/* Answers a thread may hold for --delay before dropping (and counting) more. */
+#define DV_RESPONDER_HOLD_MAX    (1u << 20)
+#define DV_RESPONDER_THREADS_MAX 256
+
+typedef struct dv_responder_config {
+	struct sockaddr_storage addr; /* address and port to bind (port 0 = any free port) */
+	socklen_t addr_len;
+	unsigned threads; /* worker threads, one SO_REUSEPORT socket each */
+	/* "every N" options: 0 = off; counted per thread on the received queries 1, 2, 3...
+	 * (tc_every on the answers built). When several hit the same query, the first in
+	 * this order wins: drop, garbage, wrong_id, wrong_question; duplicate applies to
+	 * correct answers only. */
+	uint64_t drop_every;
+	uint64_t garbage_every;
+	uint64_t wrong_id_every;
+	uint64_t wrong_question_every;
+	uint64_t duplicate_every;
+	uint64_t tc_every;
+	uint64_t delay_ns; /* hold every outgoing datagram this long, 0 = none */
+	uint32_t hold_max; /* per thread; DV_RESPONDER_HOLD_MAX by default */
+	int rcode;         /* -1 = natural, else 0..15 */
+	bool reflect;      /* echo queries with QR set */
+	bool no_gso;       /* one datagram per send, never UDP GSO (for comparisons) */
+} dv_responder_config_t;
+
+/* Defaults: 127.0.0.1:53, one thread, no faults. */
+void dv_responder_config_init(dv_responder_config_t *cfg);
+
+/* The counts printed at exit, summed over threads (see doc/dnsvolley-responder.1). */
+typedef struct dv_responder_counts {
+	uint64_t received; /* query datagrams received */
+	uint64_t answered; /* correct answers the kernel accepted (a duplicate counts once) */
+	uint64_t dropped;  /* not answered on purpose: --drop-every, hold overflow, held at stop */
+	uint64_t faulty;   /* garbage / wrong-id / wrong-question datagrams sent instead */
+	uint64_t duplicates;   /* extra copies sent by --duplicate-every */
+	uint64_t malformed;    /* datagrams that got no response at all (< 12 bytes, truncated) */
+	uint64_t send_errors;  /* datagrams the kernel refused */
+	uint64_t source_ports; /* distinct source ports seen */
+} dv_responder_counts_t;
+
+typedef struct dv_responder dv_responder_t;
+
+/* Bind the sockets (all of them on the same port). No thread runs yet. */
+int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv_err_t *err);
+
+/* The bound address (with the real port when 0 was asked). */
+const struct sockaddr_storage *dv_responder_addr(const dv_responder_t *r);
+uint16_t dv_responder_port(const dv_responder_t *r);
+
+/* Start the worker threads. Call with SIGINT/SIGTERM blocked: the threads inherit it. */
+int dv_responder_start(dv_responder_t *r, dv_err_t *err);
+
+/* Ask every thread to stop (async-signal-safe: a flag and a write to a pipe). */
+void dv_responder_stop(dv_responder_t *r);
+
+/* True once a thread has ended on its own (a fatal socket error). */
+bool dv_responder_failed(const dv_responder_t *r);
+
+/* Wait for every thread and sum their counts. Returns 0, or the first thread's error. */
+int dv_responder_join(dv_responder_t *r, dv_responder_counts_t *counts, dv_err_t *err);
+
+/* Close and free; accepts NULL. Stops and joins threads still running. */
+void dv_responder_free(dv_responder_t *r);
+
+#endif

@@ -1,0 +1,379 @@
+/* csv: nightly history rows (RFC 4180), appended atomically; and the reader that `plot` uses. */
+#include "config.h"
+
+#include "results/csv.h"
+
+#include "base/atomicfile.h"
+#include "results/compare.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char *const dv_csv_columns[] = {
+    "date",        "host",    "tool_version", "target",    "target_addr", "list",
+    "repeat",      "pass",    "sent",         "completed", "lost",        "lost_pct",
+    "not_sent",    "late",    "qps",          "p50_ms",    "p90_ms",      "p99_ms",
+    "p999_ms",     "mean_ms", "max_ms",       "stddev_ms", "run_time_s",  "cpu_us_per_query",
+    "interrupted",
+};
+const size_t dv_csv_ncolumns = DV_ARRAY_SIZE(dv_csv_columns);
+
+const char *dv_csv_header(void)
+{
+	static char hdr[512];
+
+	if (hdr[0] == '\0') {
+		size_t off = 0;
+		for (size_t i = 0; i < dv_csv_ncolumns; i++)
+			off += (size_t)snprintf(hdr + off, sizeof(hdr) - off, "%s%s", i ? "," : "",
+			                        dv_csv_columns[i]);
+	}
+	return hdr;
+}
+
+int dv_csv_column(const char *name)
+{
+	for (size_t i = 0; i < dv_csv_ncolumns; i++)
+		if (strcmp(dv_csv_columns[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* RFC 4180: quote a field holding a comma, a quote or a line break; double the quotes. */
+static void put_field(FILE *fp, const char *s, bool first)
+{
+	if (!first)
+		fputc(',', fp);
+	if (s == NULL)
+		return;
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		fputs(s, fp);
+		return;
+	}
+	fputc('"', fp);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', fp);
+		fputc(*s, fp);
+	}
+	fputc('"', fp);
+}
+
+static void put_num(FILE *fp, const char *fmt, double v)
+{
+	fputc(',', fp);
+	fprintf(fp, fmt, v);
+}
+
+static void put_u64(FILE *fp, uint64_t v)
+{
+	fprintf(fp, ",%" PRIu64, v);
+}
+
+static void iso_date(char *buf, size_t len, uint64_t wall_ns)
+{
+	time_t t = (time_t)(wall_ns / DV_NS_PER_S);
+	struct tm tm;
+
+	if (wall_ns == 0 || gmtime_r(&t, &tm) == NULL)
+		snprintf(buf, len, "1970-01-01T00:00:00Z");
+	else
+		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void write_row(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	const dv_pass_result_t *r = &p->res;
+	const dv_counters_t *c = &r->stats.c;
+	const dv_target_t *t = p->target < s->n_targets ? &s->targets[p->target] : NULL;
+	const dv_list_t *l = p->list < s->n_lists ? &s->lists[p->list] : NULL;
+	char date[32], num[32];
+	double cpu_us = c->sent ? (r->cpu_user_s + r->cpu_sys_s) * 1e6 / (double)c->sent : 0;
+
+	iso_date(date, sizeof(date), r->start_wall_ns ? r->start_wall_ns : s->start_wall_ns);
+	put_field(fp, date, true);
+	put_field(fp, s->hostname, false);
+	put_field(fp, s->tool_version, false);
+	put_field(fp, t ? (t->label ? t->label : t->spec) : "?", false);
+	put_field(fp, t ? t->addr_text : "", false);
+	put_field(fp, l ? (l->label ? l->label : l->path) : "?", false);
+	snprintf(num, sizeof(num), "%u", p->repeat);
+	put_field(fp, num, false);
+	put_field(fp, dv_pass_kind_name(p->kind), false);
+	put_u64(fp, c->sent);
+	put_u64(fp, c->completed);
+	put_u64(fp, c->lost);
+	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_LOST_PCT));
+	put_u64(fp, c->not_sent);
+	put_u64(fp, c->late);
+	put_num(fp, "%.3f", r->qps);
+	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_P50_MS));
+	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_P90_MS));
+	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_P99_MS));
+	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_P999_MS));
+	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_MEAN_MS));
+	put_num(fp, "%.6f", (double)r->stats.latency.max_ns / 1e6);
+	put_num(fp, "%.6f", dv_hist_stddev_ns(&r->stats.latency) / 1e6);
+	put_num(fp, "%.6f", r->run_time_s);
+	put_num(fp, "%.3f", cpu_us);
+	fprintf(fp, ",%d\n", r->interrupted ? 1 : 0);
+}
+
+/*
+ * State of an existing file: 0 missing or empty (write the header), 1 good
+ * header, -EPROTO other header. *nl_missing when the last byte is not '\n'.
+ */
+static int existing_state(const char *path, bool *nl_missing, dv_err_t *err)
+{
+	FILE *fp = fopen(path, "rb");
+	char line[1024];
+	size_t hl = strlen(dv_csv_header());
+	int rc;
+
+	*nl_missing = false;
+	if (fp == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		return dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	}
+	if (fgets(line, sizeof(line), fp) == NULL) {
+		fclose(fp);
+		return 0;
+	}
+	size_t n = strcspn(line, "\r\n");
+	if (n == hl && strncmp(line, dv_csv_header(), hl) == 0) {
+		rc = 1;
+		if (fseek(fp, -1, SEEK_END) == 0 && fgetc(fp) != '\n')
+			*nl_missing = true;
+	} else {
+		line[n] = '\0';
+		rc = dv_err_set(err, -EPROTO,
+		                "%s: not a dnsvolley history file of this version: its first line "
+		                "is \"%.80s%s\", expected \"%s\"; start a new file",
+		                path, line, n > 80 ? "..." : "", dv_csv_header());
+	}
+	fclose(fp);
+	return rc;
+}
+
+int dv_csv_append(const dv_study_t *s, const char *path, dv_err_t *err)
+{
+	dv_afile_t f;
+	bool nl_missing;
+	int state = existing_state(path, &nl_missing, err);
+	int rc;
+
+	if (state < 0)
+		return state;
+	rc = dv_afile_open(&f, path, state == 1, err);
+	if (rc != 0)
+		return rc;
+	if (nl_missing)
+		fputc('\n', f.fp);
+	if (state == 0)
+		fprintf(f.fp, "%s\n", dv_csv_header());
+	for (size_t i = 0; i < s->n_passes; i++)
+		if (s->passes[i].kind != DV_PASS_WARMUP)
+			write_row(f.fp, s, &s->passes[i]);
+	return dv_afile_commit(&f, err);
+}
+
+/* ---- reader ---- */
+
+void dv_csv_table_free(dv_csv_table_t *t)
+{
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		for (size_t c = 0; c < dv_csv_ncolumns; c++)
+			free(t->rows[i][c]);
+		free(t->rows[i]);
+	}
+	free(t->rows);
+	t->rows = NULL;
+	t->n = 0;
+}
+
+static char *slurp(const char *path, size_t *len, dv_err_t *err, int *rc)
+{
+	FILE *fp = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+
+	if (fp == NULL) {
+		*rc = dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	do {
+		if (n + 65536 + 1 > cap) {
+			char *nb = realloc(buf, cap = (cap ? cap * 2 : 65536) + 65536 + 1);
+			if (nb == NULL) {
+				free(buf);
+				fclose(fp);
+				*rc = dv_err_set(err, -ENOMEM, "%s: out of memory", path);
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = fread(buf + n, 1, 65536, fp);
+		n += r;
+	} while (r > 0);
+	if (ferror(fp)) {
+		free(buf);
+		fclose(fp);
+		*rc = dv_err_set(err, -EIO, "%s: read error", path);
+		return NULL;
+	}
+	fclose(fp);
+	buf[n] = '\0';
+	*len = n;
+	*rc = 0;
+	return buf;
+}
+
+/* Parse one record starting at *pos; fields (malloc'd) into fv (up to max); returns count or -1. */
+static int parse_record(const char *buf, size_t len, size_t *pos, char **fv, size_t max,
+                        size_t *line)
+{
+	size_t i = *pos, nf = 0;
+
+	for (;;) {
+		size_t cap = 64, n = 0;
+		char *fld = malloc(cap);
+		bool quoted = i < len && buf[i] == '"';
+
+		if (fld == NULL)
+			return -1;
+		if (quoted)
+			i++;
+		for (;;) {
+			char ch;
+			if (i >= len) {
+				if (quoted) { /* unterminated quote */
+					free(fld);
+					return -1;
+				}
+				break;
+			}
+			ch = buf[i];
+			if (quoted) {
+				if (ch == '"') {
+					if (i + 1 < len && buf[i + 1] == '"') {
+						i += 2;
+						ch = '"';
+					} else {
+						i++;
+						quoted = false;
+						continue;
+					}
+				} else {
+					if (ch == '\n')
+						(*line)++;
+					i++;
+				}
+			} else {
+				if (ch == ',' || ch == '\n' || ch == '\r')
+					break;
+				i++;
+			}
+			if (n + 2 > cap) {
+				char *nf2 = realloc(fld, cap *= 2);
+				if (nf2 == NULL) {
+					free(fld);
+					return -1;
+				}
+				fld = nf2;
+			}
+			fld[n++] = ch;
+		}
+		fld[n] = '\0';
+		if (nf < max)
+			fv[nf] = fld;
+		else
+			free(fld);
+		nf++;
+		if (i < len && buf[i] == ',') {
+			i++;
+			continue;
+		}
+		if (i < len && buf[i] == '\r')
+			i++;
+		if (i < len && buf[i] == '\n')
+			i++;
+		break;
+	}
+	*pos = i;
+	return (int)nf;
+}
+
+int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
+{
+	size_t len, pos = 0, line = 1, cap = 0;
+	int rc;
+	char *buf = slurp(path, &len, err, &rc);
+	char **fv;
+
+	memset(t, 0, sizeof(*t));
+	if (buf == NULL)
+		return rc;
+	size_t hl = strlen(dv_csv_header());
+	if (len < hl || strncmp(buf, dv_csv_header(), hl) != 0 ||
+	    (buf[hl] != '\n' && buf[hl] != '\r' && buf[hl] != '\0')) {
+		free(buf);
+		return dv_err_set(err, -EPROTO,
+		                  "%s: not a dnsvolley history file: the first line is not \"%s\"",
+		                  path, dv_csv_header());
+	}
+	pos = hl;
+	if (pos < len && buf[pos] == '\r')
+		pos++;
+	if (pos < len && buf[pos] == '\n')
+		pos++;
+	line = 2;
+	while (pos < len) {
+		size_t start_line = line;
+		if (buf[pos] == '\n') { /* blank line */
+			pos++;
+			line++;
+			continue;
+		}
+		fv = calloc(dv_csv_ncolumns, sizeof(*fv));
+		if (fv == NULL) {
+			rc = dv_err_set(err, -ENOMEM, "%s: out of memory", path);
+			goto fail;
+		}
+		int nf = parse_record(buf, len, &pos, fv, dv_csv_ncolumns, &line);
+		line++;
+		if (nf != (int)dv_csv_ncolumns) {
+			for (size_t c = 0; c < dv_csv_ncolumns; c++)
+				free(fv[c]);
+			free(fv);
+			rc = dv_err_set(err, -EPROTO, "%s:%zu: %s", path, start_line,
+			                nf < 0 ? "unterminated quoted field"
+			                       : "wrong number of fields");
+			goto fail;
+		}
+		if (t->n == cap) {
+			char ***nr = realloc(t->rows, (cap = cap ? cap * 2 : 64) * sizeof(*nr));
+			if (nr == NULL) {
+				for (size_t c = 0; c < dv_csv_ncolumns; c++)
+					free(fv[c]);
+				free(fv);
+				rc = dv_err_set(err, -ENOMEM, "%s: out of memory", path);
+				goto fail;
+			}
+			t->rows = nr;
+		}
+		t->rows[t->n++] = fv;
+	}
+	free(buf);
+	return 0;
+fail:
+	free(buf);
+	dv_csv_table_free(t);
+	return rc;
+}

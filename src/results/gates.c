@@ -1,0 +1,390 @@
+/* gates: parse thresholds, check them on a study's groups (and against a baseline), report, JUnit.
+ */
+#include "config.h"
+
+#include "results/gates.h"
+
+#include "results/compare.h"
+#include "results/junit.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dv_gates_init(dv_gates_t *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->max_loss_pct = -1;
+	g->max_p99_ns = -1;
+	g->min_qps = -1;
+	g->max_qps_drop_pct = -1;
+	g->max_p99_rise_pct = -1;
+}
+
+bool dv_gates_any(const dv_gates_t *g)
+{
+	return g->max_loss_pct >= 0 || g->max_p99_ns >= 0 || g->min_qps >= 0 ||
+	       g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0;
+}
+
+void dv_gates_free(dv_gates_t *g)
+{
+	if (g == NULL)
+		return;
+	free(g->baseline_path);
+	free(g->junit_path);
+	g->baseline_path = NULL;
+	g->junit_path = NULL;
+}
+
+static bool relative_gates(const dv_gates_t *g)
+{
+	return g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0;
+}
+
+/* A finite, non-negative number followed by exactly the rest `suffix` (after optional blanks). */
+static int parse_num_unit(const char *s, double *v, const char **unit)
+{
+	char *end;
+
+	if (s == NULL || *s == '\0' || *s == ' ' || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (end == s || errno == ERANGE || !isfinite(*v) || *v < 0)
+		return -EINVAL;
+	*unit = end;
+	return 0;
+}
+
+int dv_parse_percent(const char *s, double *out)
+{
+	const char *u;
+	double v;
+
+	if (parse_num_unit(s, &v, &u) != 0)
+		return -EINVAL;
+	if (*u == '%')
+		u++;
+	if (*u != '\0')
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int dv_parse_latency_ns(const char *s, double *out_ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"\xc2\xb5s", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+	const char *u;
+	double v;
+
+	if (parse_num_unit(s, &v, &u) != 0)
+		return -EINVAL;
+	for (size_t i = 0; i < DV_ARRAY_SIZE(units); i++)
+		if (strcmp(u, units[i].unit) == 0) {
+			*out_ns = v * units[i].ns;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int set_path(char **dst, const char *opt, const char *val, dv_err_t *err)
+{
+	char *p;
+
+	if (val == NULL || *val == '\0')
+		return dv_err_set(err, -EINVAL, "--%s: needs a file name", opt);
+	p = strdup(val);
+	if (p == NULL)
+		return dv_err_set(err, -ENOMEM, "--%s: out of memory", opt);
+	free(*dst);
+	*dst = p;
+	return 0;
+}
+
+int dv_gates_parse_opt(dv_gates_t *g, const char *opt, const char *val, dv_err_t *err)
+{
+	double v;
+
+	while (*opt == '-')
+		opt++;
+	if (strcmp(opt, "baseline") == 0)
+		return set_path(&g->baseline_path, opt, val, err);
+	if (strcmp(opt, "junit") == 0)
+		return set_path(&g->junit_path, opt, val, err);
+	if (strcmp(opt, "max-loss") == 0 || strcmp(opt, "max-qps-drop") == 0 ||
+	    strcmp(opt, "max-p99-rise") == 0) {
+		if (dv_parse_percent(val, &v) != 0)
+			return dv_err_set(err, -EINVAL,
+			                  "--%s: '%s' is not a percentage (e.g. 0.1%% or 5%%)", opt,
+			                  val ? val : "");
+		if (strcmp(opt, "max-loss") == 0) {
+			if (v > 100)
+				return dv_err_set(err, -EINVAL, "--%s: %s is above 100%%", opt,
+				                  val);
+			g->max_loss_pct = v;
+		} else if (strcmp(opt, "max-qps-drop") == 0) {
+			if (v > 100)
+				return dv_err_set(err, -EINVAL, "--%s: %s is above 100%%", opt,
+				                  val);
+			g->max_qps_drop_pct = v;
+		} else {
+			g->max_p99_rise_pct = v;
+		}
+		return 0;
+	}
+	if (strcmp(opt, "max-p99") == 0) {
+		if (dv_parse_latency_ns(val, &v) != 0)
+			return dv_err_set(
+			    err, -EINVAL,
+			    "--%s: '%s' is not a latency with a unit (e.g. 5ms, 800us, "
+			    "2.5s)",
+			    opt, val ? val : "");
+		g->max_p99_ns = v;
+		return 0;
+	}
+	if (strcmp(opt, "min-qps") == 0) {
+		const char *u;
+		if (parse_num_unit(val, &v, &u) != 0 || *u != '\0')
+			return dv_err_set(err, -EINVAL,
+			                  "--%s: '%s' is not a number of queries per second", opt,
+			                  val ? val : "");
+		g->min_qps = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static dv_gate_check_t *add_check(dv_gate_report_t *rep, const char *gate, const char *prefix,
+                                  const dv_group_t *grp)
+{
+	dv_gate_check_t *c = realloc(rep->c, (rep->n + 1) * sizeof(*rep->c));
+	char name[320];
+
+	if (c == NULL)
+		return NULL;
+	rep->c = c;
+	c = &rep->c[rep->n++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->gate, sizeof(c->gate), "%s", gate);
+	snprintf(c->group, sizeof(c->group), "%s%s", prefix ? prefix : "",
+	         dv_group_name(grp, name, sizeof(name)));
+	return c;
+}
+
+static void finish(dv_gate_report_t *rep, dv_gate_check_t *c)
+{
+	rep->failed += c->failed;
+	rep->skipped += c->skipped;
+}
+
+/* Percent change from base to cur; false when base is 0 (no meaningful ratio). */
+static bool pct_change(double base, double cur, double *pct)
+{
+	if (!(base > 0))
+		return false;
+	*pct = 100.0 * (cur - base) / base;
+	return true;
+}
+
+static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_group_t *b,
+                          const char *prefix, dv_gate_report_t *rep)
+{
+	dv_gate_check_t *c;
+	double pct;
+
+	if (g->max_qps_drop_pct >= 0) {
+		c = add_check(rep, "max-qps-drop", prefix, grp);
+		if (c == NULL)
+			return -ENOMEM;
+		c->limit = g->max_qps_drop_pct;
+		if (b == NULL || !pct_change(b->mean[DV_M_QPS], grp->mean[DV_M_QPS], &pct)) {
+			c->skipped = true;
+			snprintf(c->msg, sizeof(c->msg), "%s: %s", c->group,
+			         b ? "baseline qps is 0, no drop to compute"
+			           : "no pass with this target/list/kind in the baseline");
+		} else {
+			c->value = -pct; /* the drop, positive when qps went down */
+			c->failed = c->value > c->limit;
+			snprintf(c->msg, sizeof(c->msg),
+			         "%s: qps %.1f vs baseline %.1f: drop %.2f%% %s %g%%", c->group,
+			         grp->mean[DV_M_QPS], b->mean[DV_M_QPS], c->value,
+			         c->failed ? ">" : "<=", c->limit);
+		}
+		finish(rep, c);
+	}
+	if (g->max_p99_rise_pct >= 0) {
+		c = add_check(rep, "max-p99-rise", prefix, grp);
+		if (c == NULL)
+			return -ENOMEM;
+		c->limit = g->max_p99_rise_pct;
+		if (b == NULL || !pct_change(b->mean[DV_M_P99_MS], grp->mean[DV_M_P99_MS], &pct)) {
+			c->skipped = true;
+			snprintf(c->msg, sizeof(c->msg), "%s: %s", c->group,
+			         b ? "baseline p99 is 0, no rise to compute"
+			           : "no pass with this target/list/kind in the baseline");
+		} else {
+			c->value = pct;
+			c->failed = c->value > c->limit;
+			snprintf(c->msg, sizeof(c->msg),
+			         "%s: p99 %.4f ms vs baseline %.4f ms: rise %.2f%% %s %g%%",
+			         c->group, grp->mean[DV_M_P99_MS], b->mean[DV_M_P99_MS], c->value,
+			         c->failed ? ">" : "<=", c->limit);
+		}
+		finish(rep, c);
+	}
+	return 0;
+}
+
+static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char *prefix,
+                          dv_gate_report_t *rep)
+{
+	dv_gate_check_t *c;
+
+	if (g->max_loss_pct >= 0) {
+		if ((c = add_check(rep, "max-loss", prefix, grp)) == NULL)
+			return -ENOMEM;
+		c->value = grp->mean[DV_M_LOST_PCT];
+		c->limit = g->max_loss_pct;
+		c->failed = c->value > c->limit;
+		snprintf(c->msg, sizeof(c->msg), "%s: lost %.4f%% %s %g%%", c->group, c->value,
+		         c->failed ? ">" : "<=", c->limit);
+		finish(rep, c);
+	}
+	if (g->max_p99_ns >= 0) {
+		if ((c = add_check(rep, "max-p99", prefix, grp)) == NULL)
+			return -ENOMEM;
+		c->value = grp->mean[DV_M_P99_MS];
+		c->limit = g->max_p99_ns / 1e6;
+		c->failed = c->value > c->limit;
+		snprintf(c->msg, sizeof(c->msg), "%s: p99 %.4f ms %s %g ms", c->group, c->value,
+		         c->failed ? ">" : "<=", c->limit);
+		finish(rep, c);
+	}
+	if (g->min_qps >= 0) {
+		if ((c = add_check(rep, "min-qps", prefix, grp)) == NULL)
+			return -ENOMEM;
+		c->value = grp->mean[DV_M_QPS];
+		c->limit = g->min_qps;
+		c->failed = c->value < c->limit;
+		snprintf(c->msg, sizeof(c->msg), "%s: qps %.1f %s %g", c->group, c->value,
+		         c->failed ? "<" : ">=", c->limit);
+		finish(rep, c);
+	}
+	return 0;
+}
+
+int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *baseline,
+                     const char *prefix, dv_gate_report_t *rep, dv_err_t *err)
+{
+	dv_groups_t gs = {0}, gb = {0};
+	size_t matched = 0;
+	int rc;
+
+	if (relative_gates(g) && baseline == NULL)
+		return dv_err_set(err, -EINVAL, "--%s needs a baseline: --baseline FILE",
+		                  g->max_qps_drop_pct >= 0 ? "max-qps-drop" : "max-p99-rise");
+	if ((rc = dv_groups_build(s, &gs)) != 0)
+		return dv_err_set(err, rc, "gates: out of memory");
+	if (gs.n == 0 && dv_gates_any(g)) {
+		rc = dv_err_set(err, -ENODATA, "gates: %sno reported pass to check",
+		                prefix ? prefix : "");
+		goto out;
+	}
+	if (relative_gates(g) && (rc = dv_groups_build(baseline, &gb)) != 0) {
+		dv_err_set(err, rc, "gates: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < gs.n; i++) {
+		rc = check_absolute(g, &gs.g[i], prefix, rep);
+		if (rc == 0 && relative_gates(g)) {
+			const dv_group_t *b = dv_groups_find(&gb, &gs.g[i]);
+			matched += b != NULL;
+			rc = check_relative(g, &gs.g[i], b, prefix, rep);
+		}
+		if (rc != 0) {
+			dv_err_set(err, rc, "gates: out of memory");
+			goto out;
+		}
+	}
+	/* A baseline that matches nothing would let every relative gate pass unseen. */
+	if (relative_gates(g) && matched == 0)
+		rc = dv_err_set(err, -ENOENT,
+		                "gates: %sthe baseline has no pass with the same target, list and "
+		                "pass kind labels",
+		                prefix ? prefix : "");
+out:
+	dv_groups_free(&gs);
+	dv_groups_free(&gb);
+	return rc;
+}
+
+int dv_gates_print(const dv_gate_report_t *rep, FILE *out)
+{
+	for (size_t i = 0; i < rep->n; i++) {
+		const dv_gate_check_t *c = &rep->c[i];
+		fprintf(out, "gate %-12s %-4s %s\n", c->gate,
+		        c->failed    ? "FAIL"
+		        : c->skipped ? "skip"
+		                     : "ok",
+		        c->msg);
+	}
+	fprintf(out, "gates: %zu checked, %zu failed, %zu skipped\n", rep->n, rep->failed,
+	        rep->skipped);
+	return rep->failed > 0 ? 1 : 0;
+}
+
+int dv_gates_write_junit(const dv_gate_report_t *rep, const char *path, dv_err_t *err)
+{
+	dv_junit_case_t *cases = calloc(rep->n ? rep->n : 1, sizeof(*cases));
+	char(*classes)[64] = calloc(rep->n ? rep->n : 1, sizeof(*classes));
+	int rc;
+
+	if (cases == NULL || classes == NULL) {
+		free(cases);
+		free(classes);
+		return dv_err_set(err, -ENOMEM, "%s: out of memory", path);
+	}
+	for (size_t i = 0; i < rep->n; i++) {
+		snprintf(classes[i], sizeof(classes[i]), "dnsvolley.gates.%s", rep->c[i].gate);
+		cases[i].classname = classes[i];
+		cases[i].name = rep->c[i].group;
+		cases[i].failed = rep->c[i].failed;
+		cases[i].skipped = rep->c[i].skipped;
+		cases[i].message = rep->c[i].msg;
+	}
+	rc = dv_junit_write(path, "dnsvolley gates", cases, rep->n, err);
+	free(cases);
+	free(classes);
+	return rc;
+}
+
+void dv_gate_report_free(dv_gate_report_t *rep)
+{
+	if (rep == NULL)
+		return;
+	free(rep->c);
+	memset(rep, 0, sizeof(*rep));
+}
+
+int dv_gates_eval(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *baseline, FILE *out,
+                  dv_err_t *err)
+{
+	dv_gate_report_t rep = {0};
+	int rc = dv_gates_collect(g, s, baseline, NULL, &rep, err);
+
+	if (rc == 0) {
+		rc = dv_gates_print(&rep, out);
+		if (g->junit_path != NULL) {
+			int jrc = dv_gates_write_junit(&rep, g->junit_path, err);
+			if (jrc < 0)
+				rc = jrc;
+		}
+	}
+	dv_gate_report_free(&rep);
+	return rc;
+}

@@ -1,0 +1,345 @@
+/* metrics: a study as DNS-OARC dns-metrics JSON lines, built with jansson and written through
+ * atomicfile. */
+#include "config.h"
+
+#include "results/metrics.h"
+
+#include "base/atomicfile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Followed: DNS-OARC/dns-metrics dns-metrics.schema.json (the version whose
+ * stats objects carry flat "queries"/"responses" integers, as kxdpgun's
+ * utils/kxdpgun/stats.c writes them, schema_version 20240530). Times are in
+ * nanoseconds since the epoch ("since"/"until"), durations in the header in
+ * fractional seconds, latencies in nanoseconds (time_units_per_sec 1e9).
+ */
+
+void dv_argv_free(char **argv)
+{
+	if (argv == NULL)
+		return;
+	for (char **a = argv; *a; a++)
+		free(*a);
+	free(argv);
+}
+
+char **dv_split_cmdline(const char *cmdline)
+{
+	size_t len = cmdline ? strlen(cmdline) : 0, n = 0;
+	char **argv = calloc(len / 2 + 2, sizeof(*argv)); /* at most (len+1)/2 words */
+	char *word = malloc(len + 1);
+	const char *p = cmdline ? cmdline : "";
+
+	if (argv == NULL || word == NULL)
+		goto oom;
+	while (*p) {
+		size_t w = 0;
+		char q = 0;
+		bool have = false;
+
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (*p == '\0')
+			break;
+		while (*p && (q || (*p != ' ' && *p != '\t' && *p != '\n'))) {
+			have = true;
+			if (q == '\'') {
+				if (*p == '\'')
+					q = 0;
+				else
+					word[w++] = *p;
+			} else if (q == '"') {
+				if (*p == '"')
+					q = 0;
+				else if (*p == '\\' && p[1] && strchr("\"\\$`", p[1]))
+					word[w++] = *++p;
+				else
+					word[w++] = *p;
+			} else if (*p == '\'' || *p == '"') {
+				q = *p;
+			} else if (*p == '\\' && p[1]) {
+				word[w++] = *++p;
+			} else {
+				word[w++] = *p;
+			}
+			p++;
+		}
+		if (have) {
+			word[w] = '\0';
+			if ((argv[n] = strdup(word)) == NULL)
+				goto oom;
+			n++;
+		}
+	}
+	free(word);
+	return argv;
+oom:
+	free(word);
+	dv_argv_free(argv);
+	return NULL;
+}
+
+/* jansson's integers are signed 64-bit; our counters never come near 2^63. */
+static json_t *jint(uint64_t v)
+{
+	return json_integer((json_int_t)(v > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : v));
+}
+
+static const char *target_label(const dv_study_t *s, size_t i)
+{
+	if (i >= s->n_targets)
+		return "?";
+	return s->targets[i].label ? s->targets[i].label : s->targets[i].spec;
+}
+
+static const char *list_label(const dv_study_t *s, size_t i)
+{
+	if (i >= s->n_lists)
+		return "?";
+	return s->lists[i].label ? s->lists[i].label : s->lists[i].path;
+}
+
+static json_t *header_obj(const dv_study_t *s, const char *runid)
+{
+	json_t *h = json_object(), *params = json_array(), *info = json_object();
+	json_t *targets = json_array(), *lists = json_array();
+	char **argv = dv_split_cmdline(s->cmdline);
+
+	if (!h || !params || !info || !targets || !lists || !argv) {
+		json_decref(h);
+		json_decref(params);
+		json_decref(info);
+		json_decref(targets);
+		json_decref(lists);
+		dv_argv_free(argv);
+		return NULL;
+	}
+	json_object_set_new(h, "runid", json_string(runid));
+	json_object_set_new(h, "type", json_string("header"));
+	json_object_set_new(h, "schema_version", json_integer(DV_METRICS_SCHEMA_VERSION));
+	json_object_set_new(h, "generator", json_string("dnsvolley"));
+	json_object_set_new(h, "generator_version",
+	                    json_string(s->tool_version ? s->tool_version : PACKAGE_VERSION));
+	for (char **a = argv; *a; a++)
+		json_array_append_new(params, json_string(*a));
+	dv_argv_free(argv);
+	json_object_set_new(h, "generator_params", params);
+	json_object_set_new(h, "time_units_per_sec", json_integer(1000000000));
+	json_object_set_new(h, "stats_interval", json_real((double)s->run.interval_ns / 1e9));
+	json_object_set_new(h, "timeout", json_real((double)s->run.timeout_ns / 1e9));
+
+	/* Like kxdpgun's additional_info: what the plain text report also says. */
+	if (s->hostname)
+		json_object_set_new(info, "hostname", json_string(s->hostname));
+	if (s->kernel)
+		json_object_set_new(info, "kernel", json_string(s->kernel));
+	json_object_set_new(info, "ncpu", json_integer(s->ncpu));
+	json_object_set_new(info, "transport_layer_proto", json_string("UDP"));
+	for (size_t i = 0; i < s->n_targets; i++) {
+		const dv_target_t *t = &s->targets[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "label", json_string(target_label(s, i)));
+		if (t->addr_text)
+			json_object_set_new(o, "address", json_string(t->addr_text));
+		if (t->server_version)
+			json_object_set_new(o, "server_version", json_string(t->server_version));
+		json_array_append_new(targets, o);
+	}
+	for (size_t i = 0; i < s->n_lists; i++) {
+		const dv_list_t *l = &s->lists[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "label", json_string(list_label(s, i)));
+		if (l->path)
+			json_object_set_new(o, "path", json_string(l->path));
+		json_object_set_new(o, "queries", jint(l->queries));
+		if (l->sha256[0])
+			json_object_set_new(o, "sha256", json_string(l->sha256));
+		json_array_append_new(lists, o);
+	}
+	json_object_set_new(info, "targets", targets);
+	json_object_set_new(info, "lists", lists);
+	json_object_set_new(h, "additional_info", info);
+	return h;
+}
+
+static json_t *latency_obj(const dv_hist_t *h, bool with_buckets)
+{
+	json_t *o = json_object(), *b;
+
+	json_object_set_new(o, "avg", jint((uint64_t)(dv_hist_mean_ns(h) + 0.5)));
+	json_object_set_new(o, "min", jint(h->count ? h->min_ns : 0));
+	json_object_set_new(o, "max", jint(h->max_ns));
+	json_object_set_new(o, "stddev", jint((uint64_t)(dv_hist_stddev_ns(h) + 0.5)));
+	if (with_buckets) {
+		/* [low, high, count]: count answers took low <= latency < high ns. */
+		b = json_array();
+		for (int i = 0; i < DV_HIST_BUCKETS; i++) {
+			if (h->bucket[i] == 0)
+				continue;
+			json_t *e = json_array();
+			json_array_append_new(e, jint(dv_hist_bucket_low(i)));
+			json_array_append_new(e, jint(dv_hist_bucket_high(i)));
+			json_array_append_new(e, jint(h->bucket[i]));
+			json_array_append_new(b, e);
+		}
+		json_object_set_new(o, "buckets", b);
+	}
+	return o;
+}
+
+static json_t *sum_obj(const char *runid, const char *subid, uint64_t since, uint64_t until,
+                       const dv_stats_t *st)
+{
+	const dv_counters_t *c = &st->c;
+	json_t *o = json_object(), *rc = json_object(), *conn = json_object();
+
+	json_object_set_new(o, "runid", json_string(runid));
+	if (subid)
+		json_object_set_new(o, "subid", json_string(subid));
+	json_object_set_new(o, "type", json_string("stats_sum"));
+	json_object_set_new(o, "since", jint(since));
+	json_object_set_new(o, "until", jint(until));
+	json_object_set_new(o, "queries", jint(c->sent));
+	json_object_set_new(o, "responses", jint(c->completed));
+	json_object_set_new(o, "timeouts", jint(c->lost));
+	json_object_set_new(o, "interrupted", jint(c->interrupted));
+	json_object_set_new(o, "unexpected", jint(c->unexpected));
+	json_object_set_new(o, "discarded", jint(c->malformed));
+	for (unsigned i = 0; i < DV_RCODES; i++)
+		if (c->rcode[i] > 0)
+			json_object_set_new(rc, dv_rcode_name(i), jint(c->rcode[i]));
+	json_object_set_new(o, "response_rcodes", rc);
+	if (st->latency.count > 0)
+		json_object_set_new(o, "response_latency", latency_obj(&st->latency, true));
+	json_object_set_new(conn, "type", json_string("udp"));
+	json_object_set_new(conn, "packets_sent", jint(c->sent));
+	json_object_set_new(conn, "packets_received",
+	                    jint(c->completed + c->late + c->unexpected + c->malformed));
+	json_object_set_new(conn, "socket_errors", jint(c->not_sent + c->icmp_errors));
+	json_object_set_new(o, "conn_info", conn);
+	return o;
+}
+
+static int emit(FILE *fp, json_t *o)
+{
+	int rc;
+
+	if (o == NULL)
+		return -ENOMEM;
+	rc = json_dumpf(o, fp, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(12));
+	json_decref(o);
+	if (rc != 0 || fputc('\n', fp) == EOF)
+		return -EIO;
+	return 0;
+}
+
+static uint64_t pass_start(const dv_study_t *s, const dv_pass_record_t *p)
+{
+	return p->res.start_wall_ns ? p->res.start_wall_ns : s->start_wall_ns;
+}
+
+static int write_pass(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, const char *runid,
+                      unsigned n)
+{
+	const dv_pass_result_t *r = &p->res;
+	uint64_t t0 = pass_start(s, p), prev = t0;
+	char subid[32], msg[1024];
+	json_t *ev = json_object();
+	int rc;
+
+	snprintf(subid, sizeof(subid), "pass%u", n);
+	snprintf(msg, sizeof(msg), "pass %u: target %s (%s), list %s, repeat %u, %s%s", n,
+	         target_label(s, p->target),
+	         p->target < s->n_targets && s->targets[p->target].addr_text
+	             ? s->targets[p->target].addr_text
+	             : "?",
+	         list_label(s, p->list), p->repeat + 1, dv_pass_kind_name(p->kind),
+	         r->interrupted ? ", interrupted" : "");
+	json_object_set_new(ev, "runid", json_string(runid));
+	json_object_set_new(ev, "subid", json_string(subid));
+	json_object_set_new(ev, "type", json_string("event"));
+	json_object_set_new(ev, "msg_type", json_string("pass"));
+	json_object_set_new(ev, "msg", json_string(msg));
+	json_object_set_new(ev, "target", json_string(target_label(s, p->target)));
+	json_object_set_new(ev, "list", json_string(list_label(s, p->list)));
+	json_object_set_new(ev, "repeat", json_integer(p->repeat));
+	json_object_set_new(ev, "pass", json_string(dv_pass_kind_name(p->kind)));
+	if ((rc = emit(fp, ev)) != 0)
+		return rc;
+
+	for (size_t i = 0; i < r->n_intervals; i++) {
+		const dv_interval_t *iv = &r->intervals[i];
+		uint64_t until = t0 + (uint64_t)(iv->t_s * 1e9 + 0.5);
+		json_t *o = json_object(), *conn = json_object();
+
+		json_object_set_new(o, "runid", json_string(runid));
+		json_object_set_new(o, "subid", json_string(subid));
+		json_object_set_new(o, "type", json_string("stats_periodic"));
+		json_object_set_new(o, "since", jint(prev));
+		json_object_set_new(o, "until", jint(until));
+		json_object_set_new(o, "queries", jint(iv->sent));
+		json_object_set_new(o, "responses", jint(iv->completed));
+		json_object_set_new(o, "timeouts", jint(iv->lost));
+		if (iv->completed > 0) {
+			/* Snapshots keep the mean, not the extremes: avg only. */
+			json_t *lat = json_object();
+			json_object_set_new(lat, "avg", jint((uint64_t)(iv->lat_mean_ns + 0.5)));
+			json_object_set_new(o, "response_latency", lat);
+		}
+		json_object_set_new(conn, "type", json_string("udp"));
+		json_object_set_new(conn, "packets_sent", jint(iv->sent));
+		json_object_set_new(o, "conn_info", conn);
+		if ((rc = emit(fp, o)) != 0)
+			return rc;
+		prev = until;
+	}
+	return emit(
+	    fp, sum_obj(runid, subid, t0, t0 + (uint64_t)(r->elapsed_s * 1e9 + 0.5), &r->stats));
+}
+
+int dv_metrics_write(const dv_study_t *s, const char *path, dv_err_t *err)
+{
+	dv_afile_t f;
+	char runid[48];
+	dv_stats_t *total = calloc(1, sizeof(*total));
+	uint64_t since = UINT64_MAX, until = 0;
+	unsigned n = 0;
+	int rc;
+
+	if (total == NULL)
+		return dv_err_set(err, -ENOMEM, "%s: out of memory", path);
+	dv_hist_init(&total->latency);
+	rc = dv_afile_open(&f, path, false, err);
+	if (rc != 0) {
+		free(total);
+		return rc;
+	}
+	snprintf(runid, sizeof(runid), "%" PRIu64, s->start_wall_ns);
+	rc = emit(f.fp, header_obj(s, runid));
+	for (size_t i = 0; rc == 0 && i < s->n_passes; i++) {
+		const dv_pass_record_t *p = &s->passes[i];
+		uint64_t t0 = pass_start(s, p);
+		if (p->kind == DV_PASS_WARMUP)
+			continue;
+		rc = write_pass(f.fp, s, p, runid, ++n);
+		dv_stats_merge(total, &p->res.stats);
+		since = DV_MIN(since, t0);
+		until = DV_MAX(until, t0 + (uint64_t)(p->res.elapsed_s * 1e9 + 0.5));
+	}
+	if (rc == 0)
+		rc = emit(f.fp, sum_obj(runid, NULL, n ? since : s->start_wall_ns,
+		                        n ? until : s->start_wall_ns, total));
+	free(total);
+	if (rc != 0) {
+		dv_afile_abort(&f);
+		return dv_err_set(err, rc, "%s: %s", path,
+		                  rc == -ENOMEM ? "out of memory" : "write failed");
+	}
+	return dv_afile_commit(&f, err);
+}

@@ -1,0 +1,891 @@
+/* plot: data files + gnuplot scripts into a directory, gnuplot run on each, index.html over them
+ * all. */
+#include "config.h"
+
+#include "results/plot.h"
+
+#include "base/atomicfile.h"
+#include "results/junit.h"
+#include "results/results_json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CHARTS         8
+#define GNUPLOT_TIMEOUT_MS 60000 /* one chart; a hung gnuplot is killed */
+
+typedef struct chart {
+	char name[32]; /* file stem: NAME.gp, NAME.png, NAME.svg */
+	char title[128];
+	bool made;
+	char note[256]; /* why it was not drawn */
+} chart_t;
+
+typedef struct plot_ctx {
+	const char *dir;
+	const char *gnuplot;
+	dv_err_t *err;
+	chart_t charts[MAX_CHARTS];
+	size_t n_charts;
+} plot_ctx_t;
+
+static int out_open(plot_ctx_t *p, const char *name, dv_afile_t *f)
+{
+	char path[4096];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", p->dir, name) >= sizeof(path))
+		return dv_err_set(p->err, -ENAMETOOLONG, "%s: name too long", p->dir);
+	return dv_afile_open(f, path, false, p->err);
+}
+
+/* A gnuplot single-quoted string: no escapes but '' for a quote; control characters dropped. */
+static void gp_str(FILE *fp, const char *s)
+{
+	fputc('\'', fp);
+	for (; s && *s; s++) {
+		if (*s == '\'')
+			fputs("''", fp);
+		else if ((unsigned char)*s >= 0x20)
+			fputc(*s, fp);
+	}
+	fputc('\'', fp);
+}
+
+/* A label as one double-quoted column of a gnuplot data file. */
+static void dat_label(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; s && *s; s++)
+		fputc(*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 ? '_' : *s, fp);
+	fputc('"', fp);
+}
+
+static chart_t *chart_new(plot_ctx_t *p, const char *name, const char *title)
+{
+	chart_t *c = &p->charts[p->n_charts++];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(c->title, sizeof(c->title), "%s", title);
+	return c;
+}
+
+/* First lines of every script: PNG (cairo when this gnuplot has it), no enhanced text. */
+static void gp_begin(FILE *fp, const chart_t *c)
+{
+	fprintf(fp, "# %s: written by dnsvolley plot; run with: gnuplot %s.gp\n", c->title,
+	        c->name);
+	fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+	      "\tset terminal pngcairo size 960,560 noenhanced\n"
+	      "} else {\n"
+	      "\tset terminal png size 960,560 noenhanced\n"
+	      "}\n",
+	      fp);
+	fprintf(fp, "set output '%s.png'\n", c->name);
+	fputs("set title ", fp);
+	gp_str(fp, c->title);
+	fputs("\nset grid\nset key outside right top\n", fp);
+}
+
+static void gp_end(FILE *fp, const chart_t *c)
+{
+	fprintf(fp,
+	        "set terminal svg size 960,560 noenhanced\nset output '%s.svg'\nreplot\n"
+	        "unset output\n",
+	        c->name);
+}
+
+static int file_nonempty(const char *dir, const char *name, const char *ext)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
+	return stat(path, &st) == 0 && st.st_size > 0;
+}
+
+/* Run gnuplot NAME.gp in the directory, stderr to gnuplot.log; wait (bounded) and check. */
+static int run_gnuplot(plot_ctx_t *p, chart_t *c)
+{
+	char script[64], log[4096];
+	pid_t pid;
+	int status = 0, waited_ms = 0;
+
+	snprintf(script, sizeof(script), "%s.gp", c->name);
+	snprintf(log, sizeof(log), "%s/gnuplot.log", p->dir);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return dv_err_set(p->err, -errno, "cannot start %s: %s", p->gnuplot,
+		                  strerror(errno));
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		int nul = open("/dev/null", O_RDWR);
+		if (fd >= 0) {
+			dup2(fd, 2);
+			dup2(fd, 1);
+		}
+		if (nul >= 0)
+			dup2(nul, 0);
+		if (chdir(p->dir) != 0)
+			_exit(126);
+		execlp(p->gnuplot, p->gnuplot, script, (char *)NULL);
+		_exit(127);
+	}
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR)
+			return dv_err_set(p->err, -errno, "waiting for %s: %s", p->gnuplot,
+			                  strerror(errno));
+		if (waited_ms >= GNUPLOT_TIMEOUT_MS) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			return dv_err_set(p->err, -ETIMEDOUT, "%s/%s: %s took longer than %d s",
+			                  p->dir, script, p->gnuplot, GNUPLOT_TIMEOUT_MS / 1000);
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+		waited_ms += 10;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return dv_err_set(
+		    p->err, -ENOENT,
+		    "%s: not found (install gnuplot; Debian: apt-get install gnuplot-nox)",
+		    p->gnuplot);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return dv_err_set(p->err, -EIO, "%s/%s: %s failed (status %d); see %s", p->dir,
+		                  script, p->gnuplot,
+		                  WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+		                  log);
+	if (!file_nonempty(p->dir, c->name, "png") || !file_nonempty(p->dir, c->name, "svg"))
+		return dv_err_set(p->err, -EIO, "%s/%s: %s wrote no %s.png/.svg; see %s", p->dir,
+		                  script, p->gnuplot, c->name, log);
+	c->made = true;
+	return 0;
+}
+
+/* Write NAME.gp from a body callback, then draw it. */
+typedef void (*gp_body_fn)(FILE *fp, const void *arg);
+
+static int draw(plot_ctx_t *p, chart_t *c, gp_body_fn body, const void *arg)
+{
+	dv_afile_t f;
+	char name[64];
+	int rc;
+
+	snprintf(name, sizeof(name), "%s.gp", c->name);
+	if ((rc = out_open(p, name, &f)) != 0)
+		return rc;
+	gp_begin(f.fp, c);
+	body(f.fp, arg);
+	gp_end(f.fp, c);
+	if ((rc = dv_afile_commit(&f, p->err)) != 0)
+		return rc;
+	return run_gnuplot(p, c);
+}
+
+/* ---- results file charts ---- */
+
+typedef struct series {
+	const char *file; /* data file */
+	char title[320];
+	int ycol;
+} series_t;
+
+typedef struct lines_arg {
+	const char *xlabel, *ylabel;
+	const char *extra; /* more settings, may be NULL */
+	const series_t *s;
+	size_t n;
+	const char *style; /* "lines", "linespoints" */
+} lines_arg_t;
+
+static void lines_body(FILE *fp, const void *argp)
+{
+	const lines_arg_t *a = argp;
+
+	fputs("set xlabel ", fp);
+	gp_str(fp, a->xlabel);
+	fputs("\nset ylabel ", fp);
+	gp_str(fp, a->ylabel);
+	fputs("\n", fp);
+	if (a->extra)
+		fputs(a->extra, fp);
+	fputs("plot ", fp);
+	for (size_t i = 0; i < a->n; i++) {
+		fprintf(fp, "%s'%s' using 1:%d with %s lw 2 title ", i ? ", \\\n     " : "",
+		        a->s[i].file, a->s[i].ycol, a->style);
+		gp_str(fp, a->s[i].title);
+	}
+	fputs("\n", fp);
+}
+
+/* DNS Shotgun's way: x = share of answers at least this slow (log, 100% on the left). */
+static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
+{
+	chart_t *c = chart_new(p, "latency", "Latency percentiles (one line per target/list/pass)");
+	series_t *s = calloc(gs->n ? gs->n : 1, sizeof(*s));
+	char(*files)[48] = calloc(gs->n ? gs->n : 1, sizeof(*files));
+	double xmin = 100;
+	size_t ns = 0;
+	int rc = 0;
+
+	if (s == NULL || files == NULL) {
+		rc = dv_err_set(p->err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < gs->n; i++) {
+		const dv_hist_t *h = gs->g[i].latency;
+		dv_afile_t f;
+		uint64_t before = 0;
+		double n = (double)h->count;
+
+		if (h->count == 0)
+			continue;
+		snprintf(files[ns], sizeof(files[ns]), "latency-%zu.dat", i + 1);
+		if ((rc = out_open(p, files[ns], &f)) != 0)
+			goto out;
+		fputs("# slowest_pct latency_ms: this share of the answers took at least this "
+		      "long\n",
+		      f.fp);
+		for (int b = 0; b < DV_HIST_BUCKETS; b++) {
+			if (h->bucket[b] == 0)
+				continue;
+			uint64_t low = dv_hist_bucket_low(b);
+			if (low < h->min_ns)
+				low = h->min_ns;
+			fprintf(f.fp, "%.9g %.9g\n", 100.0 * (n - (double)before) / n,
+			        DV_MAX((double)low, 1.0) / 1e6);
+			before += h->bucket[b];
+		}
+		fprintf(f.fp, "%.9g %.9g\n", 100.0 / n, DV_MAX((double)h->max_ns, 1.0) / 1e6);
+		xmin = DV_MIN(xmin, 100.0 / n);
+		if ((rc = dv_afile_commit(&f, p->err)) != 0)
+			goto out;
+		s[ns].file = files[ns];
+		s[ns].ycol = 2;
+		dv_group_name(&gs->g[i], s[ns].title, sizeof(s[ns].title));
+		ns++;
+	}
+	if (ns == 0) {
+		snprintf(c->note, sizeof(c->note), "no answers: no latency to draw");
+		goto out;
+	}
+	{
+		char extra[256];
+		double lo = pow(10, floor(log10(xmin)));
+		snprintf(
+		    extra, sizeof(extra),
+		    "set logscale x\nset logscale y\nset xrange [100:%g]\nset format x '%%g'\n",
+		    lo < 100 ? lo : 1);
+		lines_arg_t a = {"slowest percentile (%)", "latency (ms)", extra, s, ns, "lines"};
+		rc = draw(p, c, lines_body, &a);
+	}
+out:
+	free(s);
+	free(files);
+	return rc;
+}
+
+/* qps and loss over time from the interval snapshots, one line per reported pass. */
+static int time_charts(plot_ctx_t *p, const dv_study_t *st)
+{
+	chart_t *cq = chart_new(p, "qps-time", "Answers per second over time (interval snapshots)");
+	chart_t *cl =
+	    chart_new(p, "loss-time", "Lost queries over time, % of sent (interval snapshots)");
+	size_t np = st->n_passes, ns = 0;
+	series_t *sq = calloc(np ? np : 1, sizeof(*sq)), *sl = calloc(np ? np : 1, sizeof(*sl));
+	char(*files)[48] = calloc(np ? np : 1, sizeof(*files));
+	unsigned n = 0;
+	int rc = 0;
+
+	if (sq == NULL || sl == NULL || files == NULL) {
+		rc = dv_err_set(p->err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < np; i++) {
+		const dv_pass_record_t *pr = &st->passes[i];
+		dv_afile_t f;
+
+		if (pr->kind == DV_PASS_WARMUP)
+			continue;
+		n++;
+		if (pr->res.n_intervals == 0)
+			continue;
+		snprintf(files[ns], sizeof(files[ns]), "pass-%u.dat", n);
+		if ((rc = out_open(p, files[ns], &f)) != 0)
+			goto out;
+		fputs("# t_s qps lost_pct sent completed lost\n", f.fp);
+		for (size_t k = 0; k < pr->res.n_intervals; k++) {
+			const dv_interval_t *iv = &pr->res.intervals[k];
+			fprintf(f.fp, "%.6f %.3f %.6f %llu %llu %llu\n", iv->t_s, iv->qps,
+			        iv->sent ? 100.0 * (double)iv->lost / (double)iv->sent : 0.0,
+			        (unsigned long long)iv->sent, (unsigned long long)iv->completed,
+			        (unsigned long long)iv->lost);
+		}
+		if ((rc = dv_afile_commit(&f, p->err)) != 0)
+			goto out;
+		const char *tl = pr->target < st->n_targets ? st->targets[pr->target].label : "?";
+		const char *ll = pr->list < st->n_lists ? st->lists[pr->list].label : "?";
+		snprintf(sq[ns].title, sizeof(sq[ns].title), "%s/%s/%s r%u", tl ? tl : "?",
+		         ll ? ll : "?", dv_pass_kind_name(pr->kind), pr->repeat + 1);
+		sq[ns].file = sl[ns].file = files[ns];
+		sq[ns].ycol = 2;
+		sl[ns].ycol = 3;
+		memcpy(sl[ns].title, sq[ns].title, sizeof(sl[ns].title));
+		ns++;
+	}
+	if (ns == 0) {
+		snprintf(cq->note, sizeof(cq->note),
+		         "no interval snapshots in this file (they are taken with -S or an "
+		         "interval)");
+		memcpy(cl->note, cq->note, sizeof(cl->note));
+		goto out;
+	}
+	lines_arg_t aq = {"time since the pass started (s)",
+	                  "answers per second",
+	                  "set yrange [0:*]\n",
+	                  sq,
+	                  ns,
+	                  "linespoints"};
+	if ((rc = draw(p, cq, lines_body, &aq)) != 0)
+		goto out;
+	lines_arg_t al = {"time since the pass started (s)",
+	                  "lost (% of sent)",
+	                  "set yrange [0:*]\n",
+	                  sl,
+	                  ns,
+	                  "linespoints"};
+	rc = draw(p, cl, lines_body, &al);
+out:
+	free(sq);
+	free(sl);
+	free(files);
+	return rc;
+}
+
+typedef struct bars_arg {
+	const char *ylabel;
+	size_t col; /* 0: qps columns, 1: p99 columns of bars.dat */
+	const char *kinds[3];
+	size_t nk;
+} bars_arg_t;
+
+static void bars_body(FILE *fp, const void *argp)
+{
+	const bars_arg_t *a = argp;
+
+	fputs("set style data histogram\nset style histogram cluster gap 1\n"
+	      "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset datafile missing '-'\n"
+	      "set yrange [0:*]\nset xtics rotate by -20\nset ylabel ",
+	      fp);
+	gp_str(fp, a->ylabel);
+	fputs("\nplot ", fp);
+	for (size_t k = 0; k < a->nk; k++) {
+		fprintf(fp, "%s'bars.dat' using %zu%s title ", k ? ", " : "", 2 + k * 2 + a->col,
+		        k == 0 ? ":xtic(1)" : "");
+		gp_str(fp, a->kinds[k]);
+	}
+	fputs("\n", fp);
+}
+
+/* Cold/hot (and plain) side by side per target and list: mean qps and mean p99. */
+static int bar_charts(plot_ctx_t *p, const dv_groups_t *gs)
+{
+	static const dv_pass_kind_t order[] = {DV_PASS_PLAIN, DV_PASS_COLD, DV_PASS_HOT};
+	chart_t *cq = chart_new(p, "bars-qps", "Mean answers per second by pass kind");
+	chart_t *cp = chart_new(p, "bars-p99", "Mean p99 latency (ms) by pass kind");
+	bars_arg_t a = {.nk = 0};
+	dv_pass_kind_t kinds[3];
+	dv_afile_t f;
+	int rc;
+
+	for (size_t k = 0; k < DV_ARRAY_SIZE(order); k++)
+		for (size_t i = 0; i < gs->n; i++)
+			if (gs->g[i].kind == order[k]) {
+				kinds[a.nk] = order[k];
+				a.kinds[a.nk++] = dv_pass_kind_name(order[k]);
+				break;
+			}
+	if (a.nk == 0) {
+		snprintf(cq->note, sizeof(cq->note), "no reported pass");
+		snprintf(cp->note, sizeof(cp->note), "no reported pass");
+		return 0;
+	}
+	if ((rc = out_open(p, "bars.dat", &f)) != 0)
+		return rc;
+	fputs("# target/list, then per pass kind: qps p99_ms (- = no such pass)\n", f.fp);
+	for (size_t i = 0; i < gs->n; i++) {
+		bool seen = false;
+		char label[320];
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(gs->g[j].target, gs->g[i].target) == 0 &&
+			    strcmp(gs->g[j].list, gs->g[i].list) == 0)
+				seen = true;
+		if (seen)
+			continue;
+		snprintf(label, sizeof(label), "%s/%s", gs->g[i].target, gs->g[i].list);
+		dat_label(f.fp, label);
+		for (size_t k = 0; k < a.nk; k++) {
+			dv_group_t key = {
+			    .target = gs->g[i].target, .list = gs->g[i].list, .kind = kinds[k]};
+			const dv_group_t *g = dv_groups_find(gs, &key);
+			if (g)
+				fprintf(f.fp, " %.3f %.6f", g->mean[DV_M_QPS],
+				        g->mean[DV_M_P99_MS]);
+			else
+				fputs(" - -", f.fp);
+		}
+		fputc('\n', f.fp);
+	}
+	if ((rc = dv_afile_commit(&f, p->err)) != 0)
+		return rc;
+	a.ylabel = "answers per second";
+	a.col = 0;
+	if ((rc = draw(p, cq, bars_body, &a)) != 0)
+		return rc;
+	a.ylabel = "p99 latency (ms)";
+	a.col = 1;
+	return draw(p, cp, bars_body, &a);
+}
+
+/* ---- index.html ---- */
+
+static void html_begin(FILE *fp, const char *title)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", fp);
+	dv_xml_escape(fp, title);
+	fputs("</title>\n<style>\nbody { font-family: sans-serif; margin: 2em; }\n"
+	      "table { border-collapse: collapse; }\n"
+	      "th, td { border: 1px solid #bbb; padding: 2px 8px; text-align: right; }\n"
+	      "th.l, td.l { text-align: left; }\nimg { max-width: 100%; }\n"
+	      "</style>\n</head>\n<body>\n<h1>",
+	      fp);
+	dv_xml_escape(fp, title);
+	fputs("</h1>\n", fp);
+}
+
+static void html_charts(FILE *fp, const plot_ctx_t *p)
+{
+	for (size_t i = 0; i < p->n_charts; i++) {
+		const chart_t *c = &p->charts[i];
+		fputs("<h2>", fp);
+		dv_xml_escape(fp, c->title);
+		fputs("</h2>\n", fp);
+		if (!c->made) {
+			fputs("<p>Not drawn: ", fp);
+			dv_xml_escape(fp, c->note);
+			fputs(".</p>\n", fp);
+			continue;
+		}
+		fprintf(fp, "<p><a href=\"%s.svg\"><img src=\"%s.png\" alt=\"", c->name, c->name);
+		dv_xml_escape(fp, c->title);
+		fprintf(fp,
+		        "\"></a><br><a href=\"%s.svg\">SVG</a> &middot; <a href=\"%s.gp\">gnuplot "
+		        "script</a></p>\n",
+		        c->name, c->name);
+	}
+	fputs("</body>\n</html>\n", fp);
+}
+
+static void td(FILE *fp, const char *s, bool left)
+{
+	fputs(left ? "<td class=\"l\">" : "<td>", fp);
+	dv_xml_escape(fp, s);
+	fputs("</td>", fp);
+}
+
+static void tdf(FILE *fp, const char *fmt, double v)
+{
+	fputs("<td>", fp);
+	fprintf(fp, fmt, v);
+	fputs("</td>", fp);
+}
+
+static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, const dv_groups_t *gs)
+{
+	dv_afile_t f;
+	char title[512], when[64] = "?";
+	int rc = out_open(p, "index.html", &f);
+
+	if (rc != 0)
+		return rc;
+	if (s->start_wall_ns) {
+		time_t t = (time_t)(s->start_wall_ns / DV_NS_PER_S);
+		struct tm tm;
+		if (gmtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	}
+	snprintf(title, sizeof(title), "dnsvolley results: %s", src);
+	html_begin(f.fp, title);
+	fputs("<p>Started ", f.fp);
+	dv_xml_escape(f.fp, when);
+	fputs(" on ", f.fp);
+	dv_xml_escape(f.fp, s->hostname ? s->hostname : "?");
+	fputs(", dnsvolley ", f.fp);
+	dv_xml_escape(f.fp, s->tool_version ? s->tool_version : "?");
+	fputs(".<br>Command: <code>", f.fp);
+	dv_xml_escape(f.fp, s->cmdline ? s->cmdline : "?");
+	fputs("</code></p>\n", f.fp);
+	if (s->failed) {
+		fputs("<p><strong>The study failed</strong>: ", f.fp);
+		dv_xml_escape(f.fp, s->fail_msg);
+		fputs("</p>\n", f.fp);
+	}
+	fputs(
+	    "<h2>Summary</h2>\n<p>Means over the repeats of each target, list and pass kind.</p>\n"
+	    "<table>\n<tr><th class=\"l\">target</th><th class=\"l\">list</th>"
+	    "<th class=\"l\">pass</th><th>repeats</th><th>qps</th><th>lost %</th>"
+	    "<th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th></tr>\n",
+	    f.fp);
+	for (size_t i = 0; i < gs->n; i++) {
+		const dv_group_t *g = &gs->g[i];
+		fputs("<tr>", f.fp);
+		td(f.fp, g->target, true);
+		td(f.fp, g->list, true);
+		td(f.fp, dv_pass_kind_name(g->kind), true);
+		tdf(f.fp, "%.0f", (double)g->n);
+		tdf(f.fp, "%.1f", g->mean[DV_M_QPS]);
+		tdf(f.fp, "%.3f", g->mean[DV_M_LOST_PCT]);
+		tdf(f.fp, "%.4f", g->mean[DV_M_P50_MS]);
+		tdf(f.fp, "%.4f", g->mean[DV_M_P90_MS]);
+		tdf(f.fp, "%.4f", g->mean[DV_M_P99_MS]);
+		tdf(f.fp, "%.4f", g->mean[DV_M_P999_MS]);
+		fputs("</tr>\n", f.fp);
+	}
+	fputs("</table>\n", f.fp);
+	html_charts(f.fp, p);
+	return dv_afile_commit(&f, p->err);
+}
+
+static int make_dir(const char *dir, dv_err_t *err)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) == 0)
+		return 0;
+	if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	return dv_err_set(err, -errno, "%s: cannot create the directory: %s", dir,
+	                  strerror(errno == EEXIST ? ENOTDIR : errno));
+}
+
+int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, const char *gnuplot,
+                  dv_err_t *err)
+{
+	plot_ctx_t p = {.dir = dir, .gnuplot = gnuplot, .err = err};
+	dv_groups_t gs = {0};
+	int rc;
+
+	if ((rc = make_dir(dir, err)) != 0)
+		return rc;
+	if ((rc = dv_groups_build(s, &gs)) != 0)
+		return dv_err_set(err, rc, "out of memory");
+	if (gs.n == 0) {
+		dv_groups_free(&gs);
+		return dv_err_set(err, -ENODATA, "%s: no reported pass to plot", src_name);
+	}
+	if ((rc = latency_chart(&p, &gs)) == 0 && (rc = time_charts(&p, s)) == 0 &&
+	    (rc = bar_charts(&p, &gs)) == 0)
+		rc = study_index(&p, s, src_name, &gs);
+	dv_groups_free(&gs);
+	return rc;
+}
+
+/* ---- history (CSV) ---- */
+
+typedef struct hgroup {
+	const char *target, *list, *pass;
+	size_t *rows;
+	size_t n;
+} hgroup_t;
+
+static int history_groups(const dv_csv_table_t *t, hgroup_t **out, size_t *nout)
+{
+	int ct = dv_csv_column("target"), cl = dv_csv_column("list"), cp = dv_csv_column("pass");
+	hgroup_t *g = calloc(t->n ? t->n : 1, sizeof(*g));
+	size_t n = 0;
+
+	if (g == NULL)
+		return -ENOMEM;
+	for (size_t r = 0; r < t->n; r++) {
+		char **row = t->rows[r];
+		size_t k;
+		for (k = 0; k < n; k++)
+			if (!strcmp(g[k].target, row[ct]) && !strcmp(g[k].list, row[cl]) &&
+			    !strcmp(g[k].pass, row[cp]))
+				break;
+		if (k == n) {
+			g[n].target = row[ct];
+			g[n].list = row[cl];
+			g[n].pass = row[cp];
+			if ((g[n].rows = calloc(t->n, sizeof(size_t))) == NULL) {
+				for (size_t i = 0; i < n; i++)
+					free(g[i].rows);
+				free(g);
+				return -ENOMEM;
+			}
+			n++;
+		}
+		g[k].rows[g[k].n++] = r;
+	}
+	*out = g;
+	*nout = n;
+	return 0;
+}
+
+static void hgroups_free(hgroup_t *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(g[i].rows);
+	free(g);
+}
+
+static int history_index(plot_ctx_t *p, const dv_csv_table_t *t, const char *src, const hgroup_t *g,
+                         size_t ng)
+{
+	dv_afile_t f;
+	char title[512];
+	int cd = dv_csv_column("date"), cq = dv_csv_column("qps"), c99 = dv_csv_column("p99_ms");
+	int clp = dv_csv_column("lost_pct");
+	int rc = out_open(p, "index.html", &f);
+
+	if (rc != 0)
+		return rc;
+	snprintf(title, sizeof(title), "dnsvolley history: %s", src);
+	html_begin(f.fp, title);
+	fprintf(f.fp,
+	        "<p>%zu rows.</p>\n<h2>Summary</h2>\n<p>The latest run of each target, list "
+	        "and pass kind, and the mean over all runs in the file.</p>\n",
+	        t->n);
+	fputs("<table>\n<tr><th class=\"l\">target</th><th class=\"l\">list</th><th "
+	      "class=\"l\">pass</th><th>rows</th><th class=\"l\">latest</th><th>qps</th>"
+	      "<th>lost %</th><th>p99 ms</th><th>mean qps</th><th>mean p99 ms</th></tr>\n",
+	      f.fp);
+	for (size_t i = 0; i < ng; i++) {
+		char **last = t->rows[g[i].rows[g[i].n - 1]];
+		double sq = 0, s99 = 0;
+		for (size_t k = 0; k < g[i].n; k++) {
+			sq += atof(t->rows[g[i].rows[k]][cq]);
+			s99 += atof(t->rows[g[i].rows[k]][c99]);
+		}
+		fputs("<tr>", f.fp);
+		td(f.fp, g[i].target, true);
+		td(f.fp, g[i].list, true);
+		td(f.fp, g[i].pass, true);
+		tdf(f.fp, "%.0f", (double)g[i].n);
+		td(f.fp, last[cd], true);
+		td(f.fp, last[cq], false);
+		td(f.fp, last[clp], false);
+		td(f.fp, last[c99], false);
+		tdf(f.fp, "%.1f", sq / (double)g[i].n);
+		tdf(f.fp, "%.4f", s99 / (double)g[i].n);
+		fputs("</tr>\n", f.fp);
+	}
+	fputs("</table>\n", f.fp);
+	html_charts(f.fp, p);
+	return dv_afile_commit(&f, p->err);
+}
+
+int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *dir,
+                    const char *gnuplot, dv_err_t *err)
+{
+	plot_ctx_t p = {.dir = dir, .gnuplot = gnuplot, .err = err};
+	int cd = dv_csv_column("date"), cq = dv_csv_column("qps"), c99 = dv_csv_column("p99_ms");
+	hgroup_t *g = NULL;
+	size_t ng = 0;
+	series_t *sq = NULL, *s99 = NULL;
+	char(*files)[48] = NULL;
+	int rc;
+
+	if ((rc = make_dir(dir, err)) != 0)
+		return rc;
+	if (t->n == 0)
+		return dv_err_set(err, -ENODATA, "%s: no rows to plot", src_name);
+	if ((rc = history_groups(t, &g, &ng)) != 0)
+		return dv_err_set(err, rc, "out of memory");
+	sq = calloc(ng, sizeof(*sq));
+	s99 = calloc(ng, sizeof(*s99));
+	files = calloc(ng, sizeof(*files));
+	if (sq == NULL || s99 == NULL || files == NULL) {
+		rc = dv_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ng; i++) {
+		dv_afile_t f;
+		snprintf(files[i], sizeof(files[i]), "trend-%zu.dat", i + 1);
+		if ((rc = out_open(&p, files[i], &f)) != 0)
+			goto out;
+		fputs("# date qps p99_ms\n", f.fp);
+		for (size_t k = 0; k < g[i].n; k++) {
+			char **row = t->rows[g[i].rows[k]];
+			fprintf(f.fp, "%s %.3f %.6f\n", row[cd], atof(row[cq]), atof(row[c99]));
+		}
+		if ((rc = dv_afile_commit(&f, err)) != 0)
+			goto out;
+		sq[i].file = s99[i].file = files[i];
+		sq[i].ycol = 2;
+		s99[i].ycol = 3;
+		snprintf(sq[i].title, sizeof(sq[i].title), "%s/%s/%s", g[i].target, g[i].list,
+		         g[i].pass);
+		memcpy(s99[i].title, sq[i].title, sizeof(s99[i].title));
+	}
+	static const char timex[] = "set xdata time\nset timefmt '%Y-%m-%dT%H:%M:%SZ'\n"
+	                            "set format x \"%Y-%m-%d\\n%H:%M\"\nset yrange [0:*]\n";
+	lines_arg_t aq = {"date (UTC)", "answers per second", timex, sq, ng, "linespoints"};
+	lines_arg_t a99 = {"date (UTC)", "p99 latency (ms)", timex, s99, ng, "linespoints"};
+	if ((rc = draw(&p, chart_new(&p, "trend-qps", "Nightly trend: answers per second"),
+	               lines_body, &aq)) != 0)
+		goto out;
+	if ((rc = draw(&p, chart_new(&p, "trend-p99", "Nightly trend: p99 latency (ms)"),
+	               lines_body, &a99)) != 0)
+		goto out;
+	rc = history_index(&p, t, src_name, g, ng);
+out:
+	free(sq);
+	free(s99);
+	free(files);
+	hgroups_free(g, ng);
+	return rc;
+}
+
+/* ---- dnsvolley plot ---- */
+
+/* gnuplot is needed: say so before anything is written when it is not there. */
+static bool have_program(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(prog, '/') != NULL)
+		return access(prog, X_OK) == 0;
+	if (path == NULL || *path == '\0')
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s/%s", (int)(n ? n : 1), n ? path : ".",
+		                     prog) < sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return true;
+		path += n;
+		if (*path == ':')
+			path++;
+	}
+	return false;
+}
+
+static void plot_usage(FILE *out)
+{
+	fputs("usage: dnsvolley plot RESULTS.json|HISTORY.csv -o DIR [--gnuplot PROG]\n"
+	      "  Draws with gnuplot, into DIR: PNG and SVG charts, their data files and .gp\n"
+	      "  scripts, and index.html with the summary table.\n"
+	      "exit status: 0 done, 2 usage or input error (also: gnuplot missing or failing)\n",
+	      out);
+}
+
+/* 1 for a results file (JSON object), 0 for a history CSV; -EPROTO otherwise. */
+static int sniff(const char *path, dv_err_t *err)
+{
+	FILE *fp = fopen(path, "rb");
+	char buf[64] = {0};
+	size_t n, i = 0;
+
+	if (fp == NULL)
+		return dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	while (i < n && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	if (i < n && buf[i] == '{')
+		return 1;
+	if (strncmp(buf, "date,host,", 10) == 0)
+		return 0;
+	return dv_err_set(err, -EPROTO,
+	                  "%s: neither a dnsvolley results file (JSON) nor a history file (CSV)",
+	                  path);
+}
+
+int dv_plot_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"gnuplot", required_argument, NULL, 'g'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *dir = NULL, *gnuplot = "gnuplot", *src;
+	dv_err_t err = {{0}};
+	int c, kind, rc;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			dir = optarg;
+			break;
+		case 'g':
+			gnuplot = optarg;
+			break;
+		case 'h':
+			plot_usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "dnsvolley plot: %s: unknown option or missing value\n",
+			        argv[optind - 1]);
+			plot_usage(stderr);
+			return 2;
+		}
+	}
+	if (argc - optind != 1 || dir == NULL || *dir == '\0') {
+		fprintf(stderr, "dnsvolley plot: needs one input file and -o DIR\n");
+		plot_usage(stderr);
+		return 2;
+	}
+	src = argv[optind];
+	if (!have_program(gnuplot)) {
+		fprintf(stderr,
+		        "dnsvolley plot: %s: not found in PATH; plots need gnuplot (Debian: "
+		        "apt-get install gnuplot-nox)\n",
+		        gnuplot);
+		return 2;
+	}
+	if ((kind = sniff(src, &err)) < 0) {
+		fprintf(stderr, "dnsvolley plot: %s\n", err.msg);
+		return 2;
+	}
+	if (kind == 1) {
+		dv_study_t s;
+		if (dv_results_read_json(src, &s, &err) != 0) {
+			fprintf(stderr, "dnsvolley plot: %s\n", err.msg);
+			return 2;
+		}
+		rc = dv_plot_study(&s, src, dir, gnuplot, &err);
+		dv_study_free(&s);
+	} else {
+		dv_csv_table_t t;
+		if (dv_csv_read(src, &t, &err) != 0) {
+			fprintf(stderr, "dnsvolley plot: %s\n", err.msg);
+			return 2;
+		}
+		rc = dv_plot_history(&t, src, dir, gnuplot, &err);
+		dv_csv_table_free(&t);
+	}
+	if (rc != 0) {
+		fprintf(stderr, "dnsvolley plot: %s\n", err.msg);
+		return 2;
+	}
+	printf("dnsvolley plot: wrote %s/index.html\n", dir);
+	return 0;
+}

@@ -1,0 +1,951 @@
+/* study: the pass plan with flush hooks and readiness probes; the comparison table and summary. */
+#include "config.h"
+
+#include "study/study.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/probe.h"
+#include "results/report.h"
+#include "results/results_json.h"
+#include "base/sha256.h"
+#include "study/study_report.h"
+
+extern char **environ;
+
+#define DV_FLUSH_TIMEOUT_NS   (600 * DV_NS_PER_S) /* a hung flush command is killed after this */
+#define DV_READY_DEFAULT_NS   (30 * DV_NS_PER_S)
+#define DV_PROBE_FIRST_TRY_NS (100 * DV_NS_PER_MS)
+
+const char *dv_pass_kind_name(dv_pass_kind_t k)
+{
+	switch (k) {
+	case DV_PASS_PLAIN:
+		return "plain";
+	case DV_PASS_COLD:
+		return "cold";
+	case DV_PASS_HOT:
+		return "hot";
+	case DV_PASS_WARMUP:
+		return "warmup";
+	}
+	return "?";
+}
+
+/* ---------------------------------------------------------------- metadata */
+
+static void sockaddr_split(const struct sockaddr_storage *sa, char *ip, size_t cap, unsigned *port)
+{
+	*port = 0;
+	snprintf(ip, cap, "?");
+	if (sa->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+		inet_ntop(AF_INET, &s4->sin_addr, ip, (socklen_t)cap);
+		*port = ntohs(s4->sin_port);
+	} else if (sa->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+		inet_ntop(AF_INET6, &s6->sin6_addr, ip, (socklen_t)cap);
+		*port = ntohs(s6->sin6_port);
+	}
+}
+
+static char *xstrdup(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+/* Fill what main did not: host, kernel, CPUs, start time, target address text, list facts. */
+static void complete_metadata(dv_study_t *s)
+{
+	char buf[512];
+	struct utsname u;
+
+	if (s->start_wall_ns == 0)
+		s->start_wall_ns = dv_wall_ns();
+	if (s->tool_version == NULL)
+		s->tool_version = xstrdup(PACKAGE_VERSION);
+	if (s->hostname == NULL && gethostname(buf, sizeof(buf) - 1) == 0) {
+		buf[sizeof(buf) - 1] = '\0';
+		s->hostname = xstrdup(buf);
+	}
+	if (s->kernel == NULL && uname(&u) == 0) {
+		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.release, u.version,
+		         u.machine);
+		s->kernel = xstrdup(buf);
+	}
+	if (s->ncpu == 0) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		s->ncpu = n > 0 ? (unsigned)n : 0;
+	}
+	for (size_t i = 0; i < s->n_targets; i++) {
+		dv_target_t *t = &s->targets[i];
+		if (t->addr_text == NULL && t->addr.ss_family != AF_UNSPEC) {
+			char ip[INET6_ADDRSTRLEN];
+			unsigned port;
+			sockaddr_split(&t->addr, ip, sizeof(ip), &port);
+			snprintf(buf, sizeof(buf),
+			         t->addr.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
+			t->addr_text = xstrdup(buf);
+		}
+		if (t->label == NULL)
+			t->label = xstrdup(t->addr_text != NULL ? t->addr_text : t->spec);
+	}
+	for (size_t i = 0; i < s->n_lists; i++) {
+		dv_list_t *l = &s->lists[i];
+		if (l->queries == 0)
+			l->queries = l->ql.count;
+		if (l->lines == 0)
+			l->lines = l->ql.lines;
+		if (l->sha256[0] == '\0' && l->path != NULL)
+			(void)dv_sha256_file(l->path, l->sha256, NULL);
+		if (l->label == NULL && l->path != NULL) {
+			const char *b = strrchr(l->path, '/');
+			l->label = xstrdup(b != NULL ? b + 1 : l->path);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- flush hook */
+
+static int fail(dv_study_t *s, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(dv_study_t *s, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->fail_msg, sizeof(s->fail_msg), fmt, ap);
+	va_end(ap);
+	s->failed = code;
+	return code;
+}
+
+/*
+ * Run `/bin/sh -c CMD` with DV_TARGET_LABEL, DV_TARGET_ADDR, DV_TARGET_PORT,
+ * DV_LIST_LABEL and DV_REPEAT added to the environment; its standard output goes to
+ * our standard error so the report on stdout stays clean. The environment is
+ * built before fork so the child only calls async-signal-safe functions.
+ */
+static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_kind_t kind,
+		       const char *cmd, const char *what, double *took_s)
+{
+	const dv_target_t *t = &s->targets[ti];
+	char ip[INET6_ADDRSTRLEN], e_label[600], e_addr[80], e_port[32], e_list[600], e_rep[32];
+	char e_kind[32];
+	unsigned port;
+	size_t n_env = 0, k;
+	char **envp;
+	uint64_t start, deadline;
+	int status = 0, rc = 0;
+	pid_t pid, w = 0;
+
+	sockaddr_split(&t->addr, ip, sizeof(ip), &port);
+	snprintf(e_label, sizeof(e_label), "DV_TARGET_LABEL=%s", t->label ? t->label : "");
+	snprintf(e_addr, sizeof(e_addr), "DV_TARGET_ADDR=%s", ip);
+	snprintf(e_port, sizeof(e_port), "DV_TARGET_PORT=%u", port);
+	snprintf(e_list, sizeof(e_list), "DV_LIST_LABEL=%s",
+	         s->lists[li].label ? s->lists[li].label : "");
+	snprintf(e_rep, sizeof(e_rep), "DV_REPEAT=%u", r + 1);
+	snprintf(e_kind, sizeof(e_kind), "DV_PASS_KIND=%s", dv_pass_kind_name(kind));
+	while (environ != NULL && environ[n_env] != NULL)
+		n_env++;
+	envp = calloc(n_env + 7, sizeof(*envp));
+	if (envp == NULL)
+		return fail(s, -ENOMEM, "%s command: out of memory", what);
+	for (k = 0; k < n_env; k++)
+		envp[k] = environ[k];
+	envp[k++] = e_label;
+	envp[k++] = e_addr;
+	envp[k++] = e_port;
+	envp[k++] = e_list;
+	envp[k++] = e_rep;
+	envp[k++] = e_kind;
+	envp[k] = NULL;
+
+	start = dv_now_ns();
+	deadline = start + DV_FLUSH_TIMEOUT_NS;
+	pid = fork();
+	if (pid < 0) {
+		free(envp);
+		return fail(s, -errno, "target %s: cannot start the %s command: %s", t->label,
+		            what, strerror(errno));
+	}
+	if (pid == 0) {
+		char *const args[] = {"sh", "-c", (char *)cmd, NULL};
+		dup2(2, 1);
+		execve("/bin/sh", args, envp);
+		_exit(127);
+	}
+	free(envp);
+	/* Poll for the child: 1 ms steps first (flushes are often quick), then 10 ms. */
+	for (unsigned turn = 0;; turn++) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (dv_now_ns() >= deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			*took_s = (double)(dv_now_ns() - start) / 1e9;
+			return fail(s, -ETIMEDOUT,
+			            "target %s: %s command did not finish within %.0f s: %s",
+			            t->label, what, (double)DV_FLUSH_TIMEOUT_NS / 1e9, cmd);
+		}
+		struct timespec ts = {0, turn < 100 ? 1000000L : 10000000L};
+		nanosleep(&ts, NULL);
+	}
+	*took_s = (double)(dv_now_ns() - start) / 1e9;
+	if (w < 0)
+		return fail(s, -ECHILD, "target %s: %s command: waitpid: %s", t->label, what,
+		            strerror(errno));
+	if (WIFSIGNALED(status))
+		rc = fail(s, -ECANCELED, "target %s: %s command killed by signal %d: %s",
+		          t->label, what, WTERMSIG(status), cmd);
+	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		rc = fail(s, -ECANCELED, "target %s: %s command failed with exit status %d: %s",
+		          t->label, what, WEXITSTATUS(status), cmd);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- running */
+
+static int wait_ready(dv_study_t *s, size_t ti, size_t li, dv_probe_result_t *pr)
+{
+	const dv_target_t *t = &s->targets[ti];
+	const dv_list_t *l = &s->lists[li];
+	uint8_t root_soa[64];
+	const uint8_t *q;
+	size_t qlen;
+	dv_err_t err;
+	int rc;
+
+	/* The list's first query: a name the target serves; ". SOA" when the list is empty. */
+	if (l->ql.count > 0) {
+		q = dv_querylist_get(&l->ql, 0, &qlen);
+	} else {
+		qlen = dv_probe_build_query(root_soa, sizeof(root_soa), ".", 6, 1, true);
+		q = root_soa;
+	}
+	rc = dv_probe_ready((const struct sockaddr *)&t->addr, t->addr_len, q, qlen,
+	                    s->ready_timeout_ns ? s->ready_timeout_ns : DV_READY_DEFAULT_NS,
+	                    DV_PROBE_FIRST_TRY_NS, pr, &err);
+	if (rc != 0)
+		return fail(s, rc, "target %s: %s", t->label, err.msg);
+	return 0;
+}
+
+static int grow_passes(dv_study_t *s)
+{
+	dv_pass_record_t *p = realloc(s->passes, (s->n_passes + 1) * sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	s->passes = p;
+	memset(&s->passes[s->n_passes], 0, sizeof(*p));
+	return 0;
+}
+
+/* --after-pass: a user command after every pass (e.g. to read the server's counters). */
+static int after_pass(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_kind_t kind)
+{
+	double took_s;
+
+	if (s->after_pass_cmd == NULL || s->interrupted)
+		return 0;
+	return run_command(s, ti, li, r, kind, s->after_pass_cmd, "after-pass", &took_s);
+}
+
+static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, unsigned r,
+                    dv_pass_kind_t kind)
+{
+	dv_target_t *t = &s->targets[ti];
+	dv_list_t *l = &s->lists[li];
+	unsigned reps = s->repeat ? s->repeat : 1;
+	double flush_s = 0, ready_s = 0;
+	dv_probe_result_t pr = {0};
+	dv_run_config_t cfg = s->run;
+	dv_pass_result_t res;
+	dv_err_t err;
+	int rc;
+
+	if (!quiet) {
+		fprintf(out, "\n== Run %u/%u, target %s (%s), list %s (%s), pass %s\n", r + 1, reps,
+		        t->label, t->addr_text ? t->addr_text : "?", l->label,
+		        l->path ? l->path : "?", dv_pass_kind_name(kind));
+		fflush(out);
+	}
+	if (kind == DV_PASS_COLD) {
+		if (t->flush_cmd != NULL) {
+			rc = run_command(s, ti, li, r, kind, t->flush_cmd, "flush", &flush_s);
+			if (rc != 0)
+				return rc;
+		}
+		rc = wait_ready(s, ti, li, &pr);
+		if (rc != 0)
+			return rc;
+		ready_s = pr.wait_s;
+		if (!quiet) {
+			if (t->flush_cmd != NULL)
+				fprintf(out, "Flush command took %.3f s; ", flush_s);
+			else
+				fprintf(out, "No flush command; ");
+			fprintf(out, "target ready after %.3f s (%u probe quer%s, rcode %d)\n",
+			        ready_s, pr.attempts, pr.attempts == 1 ? "y" : "ies", pr.rcode);
+		}
+	}
+	memcpy(&cfg.server, &t->addr, sizeof(cfg.server));
+	cfg.server_len = t->addr_len;
+	memset(&res, 0, sizeof(res));
+	rc = dv_run_pass(&cfg, &l->ql, &res, &err);
+	if (rc != 0)
+		return fail(s, rc, "target %s, list %s: %s", t->label, l->label, err.msg);
+
+	if (kind == DV_PASS_WARMUP) {
+		if (!quiet)
+			fprintf(out, "Warm-up pass (not reported): %llu sent, %llu completed\n",
+			        (unsigned long long)res.stats.c.sent,
+			        (unsigned long long)res.stats.c.completed);
+		if (res.interrupted)
+			s->interrupted = true;
+		dv_pass_result_free(&res);
+		return after_pass(s, ti, li, r, kind);
+	}
+	if (grow_passes(s) != 0) {
+		dv_pass_result_free(&res);
+		return fail(s, -ENOMEM, "out of memory");
+	}
+	dv_pass_record_t *rec = &s->passes[s->n_passes++];
+	rec->target = ti;
+	rec->list = li;
+	rec->repeat = r;
+	rec->kind = kind;
+	rec->flush_s = flush_s;
+	rec->ready_wait_s = ready_s;
+	rec->res = res;
+	if (!quiet) {
+		dv_report_pass_text(out, s, rec);
+		fflush(out);
+	}
+	if (res.interrupted)
+		s->interrupted = true;
+	return after_pass(s, ti, li, r, kind);
+}
+
+int dv_study_run(dv_study_t *s, FILE *out, bool quiet)
+{
+	static const dv_pass_kind_t plain = DV_PASS_PLAIN;
+	const dv_pass_kind_t *plan = s->n_plan ? s->plan : &plain;
+	size_t n_plan = s->n_plan ? s->n_plan : 1;
+	unsigned reps = s->repeat ? s->repeat : 1;
+	int rc = 0;
+
+	complete_metadata(s);
+	/* Ask each target once who it is; silence is fine (many hide their version). */
+	for (size_t t = 0; s->query_version && t < s->n_targets; t++) {
+		dv_target_t *tg = &s->targets[t];
+		if (tg->server_version == NULL && tg->addr.ss_family != AF_UNSPEC)
+			(void)dv_probe_version((const struct sockaddr *)&tg->addr, tg->addr_len, 2,
+			                       250 * DV_NS_PER_MS, &tg->server_version, NULL);
+	}
+	for (unsigned r = 0; r < reps; r++) {
+		for (size_t l = 0; l < s->n_lists; l++) {
+			for (size_t t = 0; t < s->n_targets; t++) {
+				if (r == 0 && s->warmup) {
+					if (dv_run_stop_requested())
+						goto stopped;
+					rc = one_pass(s, out, quiet, t, l, r, DV_PASS_WARMUP);
+					if (rc != 0)
+						return rc;
+					if (s->interrupted)
+						return 0;
+				}
+				for (size_t k = 0; k < n_plan; k++) {
+					if (dv_run_stop_requested())
+						goto stopped;
+					rc = one_pass(s, out, quiet, t, l, r, plan[k]);
+					if (rc != 0)
+						return rc;
+					if (s->interrupted)
+						return 0;
+				}
+			}
+		}
+	}
+	return 0;
+stopped:
+	s->interrupted = true;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- text grids */
+
+typedef struct grid {
+	char **cell; /* rows * cols, owned strings (NULL = empty) */
+	size_t rows, cols;
+	size_t left; /* the first `left` columns are left-aligned, the rest right-aligned */
+} grid_t;
+
+static int grid_init(grid_t *g, size_t rows, size_t cols, size_t left)
+{
+	g->rows = rows;
+	g->cols = cols;
+	g->left = left;
+	g->cell = calloc((rows * cols) != 0 ? rows * cols : 1, sizeof(char *));
+	return g->cell != NULL ? 0 : -ENOMEM;
+}
+
+static void grid_set(grid_t *g, size_t r, size_t c, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void grid_set(grid_t *g, size_t r, size_t c, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	free(g->cell[r * g->cols + c]);
+	g->cell[r * g->cols + c] = s;
+}
+
+static void grid_print(const grid_t *g, FILE *out)
+{
+	size_t *w = calloc(g->cols ? g->cols : 1, sizeof(size_t));
+
+	if (w == NULL)
+		return;
+	for (size_t r = 0; r < g->rows; r++)
+		for (size_t c = 0; c < g->cols; c++) {
+			const char *s = g->cell[r * g->cols + c];
+			if (s != NULL && strlen(s) > w[c])
+				w[c] = strlen(s);
+		}
+	for (size_t r = 0; r < g->rows; r++) {
+		size_t pending = 0; /* spaces owed before the next non-empty text */
+		for (size_t c = 0; c < g->cols; c++) {
+			const char *s = g->cell[r * g->cols + c];
+			size_t len = s ? strlen(s) : 0;
+			if (c > 0)
+				pending += 2;
+			if (c < g->left) {
+				if (len > 0) {
+					fprintf(out, "%*s%s", (int)pending, "", s);
+					pending = 0;
+				}
+				pending += w[c] - len;
+			} else {
+				pending += w[c] - len;
+				if (len > 0) {
+					fprintf(out, "%*s%s", (int)pending, "", s);
+					pending = 0;
+				}
+			}
+		}
+		fputc('\n', out);
+	}
+	free(w);
+}
+
+static void grid_free(grid_t *g)
+{
+	if (g->cell != NULL)
+		for (size_t i = 0; i < g->rows * g->cols; i++)
+			free(g->cell[i]);
+	free(g->cell);
+	g->cell = NULL;
+}
+
+/* ---------------------------------------------------------------- table */
+
+/*
+ * The plan as seen by the table: the kinds in order. Column names get a number
+ * when a kind appears more than once ("hot", "hot2").
+ */
+static void plan_of(const dv_study_t *s, const dv_pass_kind_t **plan, size_t *n)
+{
+	static const dv_pass_kind_t plain = DV_PASS_PLAIN;
+	*plan = s->n_plan ? s->plan : &plain;
+	*n = s->n_plan ? s->n_plan : 1;
+}
+
+static void plan_col_name(const dv_pass_kind_t *plan, size_t j, char *buf, size_t cap)
+{
+	unsigned same = 0, before = 0;
+	for (size_t i = 0; plan != NULL; i++) {
+		if (plan[i] == plan[j]) {
+			same++;
+			if (i < j)
+				before++;
+		}
+		if (i == j)
+			break;
+	}
+	(void)same;
+	if (before == 0)
+		snprintf(buf, cap, "%s", dv_pass_kind_name(plan[j]));
+	else
+		snprintf(buf, cap, "%s%u", dv_pass_kind_name(plan[j]), before + 1);
+}
+
+/*
+ * Index the reported passes: idx[((t * n_lists + l) * reps + r) * n_plan + j] is the
+ * record of target t, list l, repeat r, plan position j, or SIZE_MAX. Position j
+ * is the record's rank among the records of the same (t, l, r), in the order run.
+ */
+static size_t *index_passes(const dv_study_t *s, size_t n_plan, unsigned reps)
+{
+	size_t n = s->n_targets * s->n_lists * reps * n_plan;
+	size_t *idx = malloc((n ? n : 1) * sizeof(size_t));
+
+	if (idx == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = SIZE_MAX;
+	for (size_t p = 0; p < s->n_passes; p++) {
+		const dv_pass_record_t *rec = &s->passes[p];
+		if (rec->kind == DV_PASS_WARMUP || rec->target >= s->n_targets ||
+		    rec->list >= s->n_lists || rec->repeat >= reps)
+			continue;
+		size_t base =
+		    ((rec->target * s->n_lists + rec->list) * reps + rec->repeat) * n_plan;
+		for (size_t j = 0; j < n_plan; j++) {
+			if (idx[base + j] == SIZE_MAX) {
+				idx[base + j] = p;
+				break;
+			}
+		}
+	}
+	return idx;
+}
+
+static unsigned study_reps(const dv_study_t *s)
+{
+	unsigned reps = s->repeat ? s->repeat : 1;
+	/* A file may hold repeats beyond what the plan says (never from dv_study_run). */
+	for (size_t p = 0; p < s->n_passes; p++)
+		if (s->passes[p].repeat + 1 > reps && s->passes[p].repeat < 100000)
+			reps = s->passes[p].repeat + 1;
+	return reps;
+}
+
+void dv_study_print_table(const dv_study_t *s, FILE *out)
+{
+	const dv_pass_kind_t *plan;
+	size_t n_plan;
+	unsigned reps = study_reps(s);
+	bool any_interrupted = false;
+	grid_t g;
+
+	plan_of(s, &plan, &n_plan);
+	size_t *idx = index_passes(s, n_plan, reps);
+	if (idx == NULL ||
+	    grid_init(&g, 1 + s->n_targets * s->n_lists, 2 + reps * n_plan, 2) != 0) {
+		free(idx);
+		return;
+	}
+	grid_set(&g, 0, 0, "Target");
+	grid_set(&g, 0, 1, "List");
+	for (unsigned r = 0; r < reps; r++)
+		for (size_t j = 0; j < n_plan; j++) {
+			char name[32];
+			plan_col_name(plan, j, name, sizeof(name));
+			grid_set(&g, 0, 2 + r * n_plan + j, "Run%u %s", r + 1, name);
+		}
+	for (size_t t = 0; t < s->n_targets; t++)
+		for (size_t l = 0; l < s->n_lists; l++) {
+			size_t row = 1 + t * s->n_lists + l;
+			grid_set(&g, row, 0, "%s", s->targets[t].label ? s->targets[t].label : "?");
+			grid_set(&g, row, 1, "%s", s->lists[l].label ? s->lists[l].label : "?");
+			for (unsigned r = 0; r < reps; r++)
+				for (size_t j = 0; j < n_plan; j++) {
+					size_t p =
+					    idx[((t * s->n_lists + l) * reps + r) * n_plan + j];
+					size_t col = 2 + r * n_plan + j;
+					if (p == SIZE_MAX) {
+						grid_set(&g, row, col, "-");
+						continue;
+					}
+					const dv_pass_result_t *res = &s->passes[p].res;
+					any_interrupted |= res->interrupted;
+					grid_set(&g, row, col, "%.0f (lost%llu)%s", res->qps,
+					         (unsigned long long)res->stats.c.lost,
+					         res->interrupted ? "*" : "");
+				}
+		}
+	fprintf(out, "\nComparison table (queries per second, lost queries in brackets):\n");
+	grid_print(&g, out);
+	if (any_interrupted)
+		fprintf(out, "* interrupted pass: partial figures\n");
+	if (s->failed)
+		fprintf(out, "The study stopped early: %s\n", s->fail_msg);
+	else if (s->interrupted)
+		fprintf(out, "The study was interrupted; '-' marks passes not run.\n");
+	grid_free(&g);
+	free(idx);
+}
+
+/* ---------------------------------------------------------------- summary */
+
+typedef struct series {
+	size_t n;
+	double mean, sd, min, max; /* sd: sample standard deviation (n - 1); 0 when n < 2 */
+} series_t;
+
+static series_t series_of(const double *v, size_t n)
+{
+	series_t st = {.n = n};
+	if (n == 0)
+		return st;
+	st.min = st.max = v[0];
+	for (size_t i = 0; i < n; i++) {
+		st.mean += v[i];
+		st.min = DV_MIN(st.min, v[i]);
+		st.max = DV_MAX(st.max, v[i]);
+	}
+	st.mean /= (double)n;
+	if (n >= 2) {
+		double ss = 0;
+		for (size_t i = 0; i < n; i++)
+			ss += (v[i] - st.mean) * (v[i] - st.mean);
+		st.sd = sqrt(ss / (double)(n - 1));
+	}
+	return st;
+}
+
+enum { M_QPS = 0, M_P50, M_P99, M_COUNT };
+
+/* The three series of one (target, list, plan position) over the repeats; interrupted passes left
+ * out. */
+static void cell_series(const dv_study_t *s, const size_t *idx, unsigned reps, size_t n_plan,
+                        size_t t, size_t l, size_t j, series_t out[M_COUNT])
+{
+	double *v[M_COUNT];
+	size_t n = 0;
+
+	for (int m = 0; m < M_COUNT; m++) {
+		v[m] = calloc(reps ? reps : 1, sizeof(double));
+		out[m] = (series_t){0};
+	}
+	if (v[M_QPS] == NULL || v[M_P50] == NULL || v[M_P99] == NULL)
+		goto out;
+	for (unsigned r = 0; r < reps; r++) {
+		size_t p = idx[((t * s->n_lists + l) * reps + r) * n_plan + j];
+		if (p == SIZE_MAX || s->passes[p].res.interrupted)
+			continue;
+		const dv_pass_result_t *res = &s->passes[p].res;
+		v[M_QPS][n] = res->qps;
+		v[M_P50][n] = (double)dv_hist_quantile_ns(&res->stats.latency, 0.5);
+		v[M_P99][n] = (double)dv_hist_quantile_ns(&res->stats.latency, 0.99);
+		n++;
+	}
+	for (int m = 0; m < M_COUNT; m++)
+		out[m] = series_of(v[m], n);
+out:
+	for (int m = 0; m < M_COUNT; m++)
+		free(v[m]);
+}
+
+static void fmt_series(char *buf, size_t cap, const series_t *st, double scale, int decimals)
+{
+	if (st->n == 0)
+		snprintf(buf, cap, "-");
+	else if (st->n == 1)
+		snprintf(buf, cap, "%.*f", decimals, st->mean / scale);
+	else
+		snprintf(buf, cap, "%.*f +- %.*f (%.*f..%.*f)", decimals, st->mean / scale,
+		         decimals, st->sd / scale, decimals, st->min / scale, decimals,
+		         st->max / scale);
+}
+
+/*
+ * The change of b against a (the first target), documented in doc/methodology.md:
+ * delta = (mean_b - mean_a) / mean_a; "significant" when |mean_b - mean_a| is more
+ * than twice the pooled sample standard deviation of the two series; "within
+ * noise" otherwise; with fewer than two repeats on either side the spread is unknown.
+ */
+static void fmt_change(char *buf, size_t cap, const series_t *a, const series_t *b)
+{
+	if (a->n == 0 || b->n == 0) {
+		snprintf(buf, cap, "-");
+		return;
+	}
+	double diff = b->mean - a->mean;
+	char pct[32];
+	if (a->mean != 0)
+		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * diff / a->mean);
+	else
+		snprintf(pct, sizeof(pct), "%s", diff == 0 ? "+0.0%" : "n/a");
+	if (a->n < 2 || b->n < 2) {
+		snprintf(buf, cap, "%s (one repeat: spread unknown)", pct);
+		return;
+	}
+	double pooled =
+	    sqrt(((double)(a->n - 1) * a->sd * a->sd + (double)(b->n - 1) * b->sd * b->sd) /
+	         (double)(a->n + b->n - 2));
+	snprintf(buf, cap, "%s (%s)", pct,
+	         fabs(diff) > 2 * pooled ? "significant" : "within noise");
+}
+
+void dv_study_print_summary(const dv_study_t *s, FILE *out)
+{
+	const dv_pass_kind_t *plan;
+	size_t n_plan, n_rows = s->n_targets * s->n_lists;
+	unsigned reps = study_reps(s);
+	series_t *ser = NULL; /* [(t * n_lists + l) * n_plan + j][M_COUNT] */
+	grid_t g = {0};
+	char a[160], b[160], c[160];
+
+	plan_of(s, &plan, &n_plan);
+	size_t *idx = index_passes(s, n_plan, reps);
+	ser = calloc(n_rows * n_plan * M_COUNT + 1, sizeof(series_t));
+	if (idx == NULL || ser == NULL)
+		goto out;
+	for (size_t t = 0; t < s->n_targets; t++)
+		for (size_t l = 0; l < s->n_lists; l++)
+			for (size_t j = 0; j < n_plan; j++)
+				cell_series(s, idx, reps, n_plan, t, l, j,
+				            &ser[((t * s->n_lists + l) * n_plan + j) * M_COUNT]);
+#define SER(t, l, j) (&ser[(((t)*s->n_lists + (l)) * n_plan + (j)) * M_COUNT])
+
+	fprintf(out, "\nSummary per target, list and pass (mean +- sample stddev (min..max) over "
+	             "the repeats; latency in ms):\n");
+	if (grid_init(&g, 1 + n_rows * n_plan, 7, 3) != 0)
+		goto out;
+	grid_set(&g, 0, 0, "Target");
+	grid_set(&g, 0, 1, "List");
+	grid_set(&g, 0, 2, "Pass");
+	grid_set(&g, 0, 3, "N");
+	grid_set(&g, 0, 4, "qps");
+	grid_set(&g, 0, 5, "p50 ms");
+	grid_set(&g, 0, 6, "p99 ms");
+	for (size_t t = 0; t < s->n_targets; t++)
+		for (size_t l = 0; l < s->n_lists; l++)
+			for (size_t j = 0; j < n_plan; j++) {
+				size_t row = 1 + (t * s->n_lists + l) * n_plan + j;
+				series_t *m = SER(t, l, j);
+				grid_set(&g, row, 0, "%s",
+				         s->targets[t].label ? s->targets[t].label : "?");
+				grid_set(&g, row, 1, "%s",
+				         s->lists[l].label ? s->lists[l].label : "?");
+				plan_col_name(plan, j, a, sizeof(a));
+				grid_set(&g, row, 2, "%s", a);
+				grid_set(&g, row, 3, "%zu", m[M_QPS].n);
+				fmt_series(a, sizeof(a), &m[M_QPS], 1, 0);
+				grid_set(&g, row, 4, "%s", a);
+				fmt_series(a, sizeof(a), &m[M_P50], 1e6, 3);
+				grid_set(&g, row, 5, "%s", a);
+				fmt_series(a, sizeof(a), &m[M_P99], 1e6, 3);
+				grid_set(&g, row, 6, "%s", a);
+			}
+	grid_print(&g, out);
+	grid_free(&g);
+
+	/* Hot/cold: the first hot position against the first cold position. */
+	size_t jc = SIZE_MAX, jh = SIZE_MAX;
+	for (size_t j = 0; j < n_plan; j++) {
+		if (plan[j] == DV_PASS_COLD && jc == SIZE_MAX)
+			jc = j;
+		if (plan[j] == DV_PASS_HOT && jh == SIZE_MAX)
+			jh = j;
+	}
+	if (jc != SIZE_MAX && jh != SIZE_MAX) {
+		fprintf(out, "\nHot/cold ratio (mean hot qps / mean cold qps; mean cold p50 / mean "
+		             "hot p50):\n");
+		if (grid_init(&g, 1 + n_rows, 4, 2) != 0)
+			goto out;
+		grid_set(&g, 0, 0, "Target");
+		grid_set(&g, 0, 1, "List");
+		grid_set(&g, 0, 2, "qps hot/cold");
+		grid_set(&g, 0, 3, "p50 cold/hot");
+		for (size_t t = 0; t < s->n_targets; t++)
+			for (size_t l = 0; l < s->n_lists; l++) {
+				size_t row = 1 + t * s->n_lists + l;
+				series_t *mc = SER(t, l, jc), *mh = SER(t, l, jh);
+				grid_set(&g, row, 0, "%s",
+				         s->targets[t].label ? s->targets[t].label : "?");
+				grid_set(&g, row, 1, "%s",
+				         s->lists[l].label ? s->lists[l].label : "?");
+				if (mc[M_QPS].n && mh[M_QPS].n && mc[M_QPS].mean > 0)
+					grid_set(&g, row, 2, "%.2f",
+					         mh[M_QPS].mean / mc[M_QPS].mean);
+				else
+					grid_set(&g, row, 2, "-");
+				if (mc[M_P50].n && mh[M_P50].n && mh[M_P50].mean > 0)
+					grid_set(&g, row, 3, "%.2f",
+					         mc[M_P50].mean / mh[M_P50].mean);
+				else
+					grid_set(&g, row, 3, "-");
+			}
+		grid_print(&g, out);
+		grid_free(&g);
+	}
+
+	if (s->n_targets > 1) {
+		fprintf(out,
+		        "\nChange against the first target, %s (significant: |difference of "
+		        "means| > 2 x pooled sample stddev; see doc/methodology.md):\n",
+		        s->targets[0].label ? s->targets[0].label : "?");
+		if (grid_init(&g, 1 + (s->n_targets - 1) * s->n_lists * n_plan, 6, 6) != 0)
+			goto out;
+		grid_set(&g, 0, 0, "Target");
+		grid_set(&g, 0, 1, "List");
+		grid_set(&g, 0, 2, "Pass");
+		grid_set(&g, 0, 3, "qps");
+		grid_set(&g, 0, 4, "p50");
+		grid_set(&g, 0, 5, "p99");
+		for (size_t t = 1; t < s->n_targets; t++)
+			for (size_t l = 0; l < s->n_lists; l++)
+				for (size_t j = 0; j < n_plan; j++) {
+					size_t row = 1 + ((t - 1) * s->n_lists + l) * n_plan + j;
+					series_t *m0 = SER(0, l, j), *m = SER(t, l, j);
+					grid_set(&g, row, 0, "%s",
+					         s->targets[t].label ? s->targets[t].label : "?");
+					grid_set(&g, row, 1, "%s",
+					         s->lists[l].label ? s->lists[l].label : "?");
+					plan_col_name(plan, j, a, sizeof(a));
+					grid_set(&g, row, 2, "%s", a);
+					fmt_change(a, sizeof(a), &m0[M_QPS], &m[M_QPS]);
+					fmt_change(b, sizeof(b), &m0[M_P50], &m[M_P50]);
+					fmt_change(c, sizeof(c), &m0[M_P99], &m[M_P99]);
+					grid_set(&g, row, 3, "%s", a);
+					grid_set(&g, row, 4, "%s", b);
+					grid_set(&g, row, 5, "%s", c);
+				}
+		grid_print(&g, out);
+		grid_free(&g);
+	}
+#undef SER
+out:
+	grid_free(&g);
+	free(ser);
+	free(idx);
+}
+
+/* ---------------------------------------------------------------- free */
+
+void dv_study_free(dv_study_t *s)
+{
+	if (s == NULL)
+		return;
+	free(s->tool_version);
+	free(s->cmdline);
+	free(s->after_pass_cmd);
+	free(s->hostname);
+	free(s->kernel);
+	for (size_t i = 0; i < s->n_targets; i++) {
+		dv_target_t *t = &s->targets[i];
+		free(t->label);
+		free(t->spec);
+		free(t->addr_text);
+		free(t->flush_cmd);
+		free(t->server_version);
+	}
+	free(s->targets);
+	for (size_t i = 0; i < s->n_lists; i++) {
+		dv_list_t *l = &s->lists[i];
+		free(l->label);
+		free(l->path);
+		dv_querylist_free(&l->ql);
+	}
+	free(s->lists);
+	free(s->plan);
+	for (size_t i = 0; i < s->n_passes; i++)
+		dv_pass_result_free(&s->passes[i].res);
+	free(s->passes);
+	s->tool_version = s->cmdline = s->hostname = s->kernel = NULL;
+	s->targets = NULL;
+	s->lists = NULL;
+	s->plan = NULL;
+	s->passes = NULL;
+	s->n_targets = s->n_lists = s->n_plan = s->n_passes = 0;
+}
+
+/* ---------------------------------------------------------------- dnsvolley report */
+
+static void report_usage(FILE *out)
+{
+	fprintf(out, "usage: dnsvolley report [--table | --summary] FILE.json\n"
+	             "Print the comparison table and the summary of a results file again.\n");
+}
+
+int dv_study_report_main(int argc, char **argv)
+{
+	bool table = true, summary = true;
+	const char *path = NULL;
+	dv_study_t s;
+	dv_err_t err;
+	int i = 1;
+
+	if (argc >= 2 && argv[0] != NULL && strcmp(argv[0], "report") != 0 &&
+	    strcmp(argv[1], "report") == 0)
+		i = 2; /* called with main's whole argv */
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			report_usage(stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--table") == 0) {
+			summary = false;
+		} else if (strcmp(argv[i], "--summary") == 0) {
+			table = false;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			fprintf(stderr, "dnsvolley report: unknown option %s\n", argv[i]);
+			report_usage(stderr);
+			return 2;
+		} else if (path == NULL) {
+			path = argv[i];
+		} else {
+			fprintf(stderr, "dnsvolley report: one results file at a time\n");
+			report_usage(stderr);
+			return 2;
+		}
+	}
+	if (path == NULL || (!table && !summary)) {
+		report_usage(stderr);
+		return 2;
+	}
+	if (dv_results_read_json(path, &s, &err) != 0) {
+		fprintf(stderr, "dnsvolley report: %s\n", err.msg);
+		return 2;
+	}
+	char when[64] = "?";
+	time_t secs = (time_t)(s.start_wall_ns / DV_NS_PER_S);
+	struct tm tm;
+	if (gmtime_r(&secs, &tm) != NULL)
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	printf("Results file %s: dnsvolley %s, started %s on %s (%u CPUs), %zu passes\n", path,
+	       s.tool_version ? s.tool_version : "?", when, s.hostname ? s.hostname : "?", s.ncpu,
+	       s.n_passes);
+	for (size_t t = 0; t < s.n_targets; t++)
+		printf("Target %s: %s%s%s\n", s.targets[t].label ? s.targets[t].label : "?",
+		       s.targets[t].addr_text ? s.targets[t].addr_text : "?",
+		       s.targets[t].server_version ? ", version " : "",
+		       s.targets[t].server_version ? s.targets[t].server_version : "");
+	for (size_t l = 0; l < s.n_lists; l++)
+		printf("List %s: %s, %llu queries, sha256 %s\n",
+		       s.lists[l].label ? s.lists[l].label : "?",
+		       s.lists[l].path ? s.lists[l].path : "?",
+		       (unsigned long long)s.lists[l].queries,
+		       s.lists[l].sha256[0] ? s.lists[l].sha256 : "-");
+	if (table)
+		dv_study_print_table(&s, stdout);
+	if (summary)
+		dv_study_print_summary(&s, stdout);
+	dv_study_free(&s);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "dnsvolley report: standard output: write failed\n");
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,155 @@
+/* test_cli: flags to configuration, defaults, labels, and the message for each bad value. */
+#include "config.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cmd/cli.h"
+
+#define ARGV(...) ((char *[]){"dnsvolley", __VA_ARGS__, NULL})
+#define ARGC(...) ((int)(sizeof((char *[]){"dnsvolley", __VA_ARGS__}) / sizeof(char *)))
+#define PARSE(cfg, err, ...) dv_cli_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), cfg, err)
+
+static void test_defaults(void **state)
+{
+	dv_config_t cfg;
+	dv_err_t err;
+	const struct sockaddr_in *sin;
+
+	(void)state;
+	assert_int_equal(PARSE(&cfg, &err, "--no-progress"), 0);
+	assert_int_equal(cfg.study.n_targets, 1);
+	sin = (const struct sockaddr_in *)&cfg.study.targets[0].addr;
+	assert_int_equal(ntohs(sin->sin_port), 53);
+	assert_string_equal(cfg.study.targets[0].addr_text, "127.0.0.1:53");
+	assert_int_equal(cfg.study.n_lists, 1);
+	assert_string_equal(cfg.study.lists[0].path, "-");
+	assert_int_equal(cfg.study.run.sockets, 16);
+	assert_int_equal(cfg.study.run.threads, 1);
+	assert_int_equal(cfg.study.run.max_outstanding, 100);
+	assert_int_equal(cfg.study.run.timeout_ns, 5000000000ULL);
+	assert_int_equal(cfg.study.n_plan, 1);
+	assert_int_equal(cfg.study.plan[0], DV_PASS_PLAIN);
+	assert_true(cfg.study.ql.rd);
+	assert_false(cfg.study.query_version);
+	dv_config_free(&cfg);
+}
+
+static void test_dnsperf_flags(void **state)
+{
+	dv_config_t cfg;
+	dv_err_t err;
+
+	(void)state;
+	assert_int_equal(PARSE(&cfg, &err, "-s", "::1", "-p", "5300", "-d", "x.txt", "-c", "64",
+			       "-T", "2", "-q", "500", "-t", "0.25", "-l", "10", "-n", "3", "-Q",
+			       "20000", "-e", "-D", "-S", "2", "-x", "20000", "--no-rd"),
+			 0);
+	assert_string_equal(cfg.study.targets[0].addr_text, "[::1]:5300");
+	assert_int_equal(cfg.study.run.sockets, 64);
+	assert_int_equal(cfg.study.run.threads, 2);
+	assert_int_equal(cfg.study.run.max_outstanding, 500);
+	assert_int_equal(cfg.study.run.timeout_ns, 250000000ULL);
+	assert_int_equal(cfg.study.run.time_limit_ns, 10000000000ULL);
+	assert_int_equal(cfg.study.run.passes, 3);
+	assert_true(cfg.study.run.max_qps == 20000.0);
+	assert_true(cfg.study.ql.edns && cfg.study.ql.dnssec_ok && !cfg.study.ql.rd);
+	assert_true(cfg.study.run.interval_print);
+	assert_int_equal(cfg.study.run.local_port, 20000);
+	dv_config_free(&cfg);
+	assert_int_equal(PARSE(&cfg, &err, "-f", "inet6", "-s", "::1", "-b", "256", "-E", "10:00ff"), 0);
+	assert_string_equal(cfg.study.targets[0].addr_text, "[::1]:53");
+	assert_int_equal(cfg.study.run.socket_buf_bytes, 256 * 1024);
+	assert_true(cfg.study.ql.edns);
+	assert_int_equal(cfg.study.ql.edns_opts_len, 6);
+	dv_config_free(&cfg);
+}
+
+static void test_study_flags(void **state)
+{
+	dv_config_t cfg;
+	dv_err_t err;
+
+	(void)state;
+	assert_int_equal(PARSE(&cfg, &err, "-s", "v3=127.0.0.1:5301", "-s", "v4=127.0.0.2:5302",
+			       "-d", "SOA=querylists/soa.txt", "-d", "A=querylists/www-a.txt",
+			       "--passes", "cold,hot", "--repeat", "2", "--flush", "true",
+			       "--flush", "v4=echo flush v4", "--json", "out.json"),
+			 0);
+	assert_int_equal(cfg.study.n_targets, 2);
+	assert_string_equal(cfg.study.targets[0].label, "v3");
+	assert_string_equal(cfg.study.targets[1].addr_text, "127.0.0.2:5302");
+	assert_string_equal(cfg.study.targets[0].flush_cmd, "true");
+	assert_string_equal(cfg.study.targets[1].flush_cmd, "echo flush v4");
+	assert_string_equal(cfg.study.lists[1].label, "A");
+	assert_string_equal(cfg.study.lists[1].path, "querylists/www-a.txt");
+	assert_int_equal(cfg.study.n_plan, 2);
+	assert_int_equal(cfg.study.plan[0], DV_PASS_COLD);
+	assert_int_equal(cfg.study.plan[1], DV_PASS_HOT);
+	assert_int_equal(cfg.study.repeat, 2);
+	assert_true(cfg.study.query_version); /* a results file records the server version */
+	dv_config_free(&cfg);
+}
+
+static void expect_error(int argc, char **argv, const char *needle)
+{
+	dv_config_t cfg;
+	dv_err_t err;
+
+	err.msg[0] = '\0';
+	assert_int_equal(dv_cli_parse(argc, argv, &cfg, &err), -EINVAL);
+	if (strstr(err.msg, needle) == NULL)
+		fail_msg("message '%s' does not contain '%s'", err.msg, needle);
+	dv_config_free(&cfg);
+}
+
+#define EXPECT_ERROR(needle, ...) expect_error(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), needle)
+
+static void test_bad_values(void **state)
+{
+	(void)state;
+	EXPECT_ERROR("-q: '0' is out of range", "-q", "0");
+	EXPECT_ERROR("-c: 'x' is not a whole number", "-c", "x");
+	EXPECT_ERROR("-t: '-1' is not a duration", "-t", "-1");
+	EXPECT_ERROR("-t: '0' must be greater than zero", "-t", "0");
+	EXPECT_ERROR("-Q: '0' is not a rate", "-Q", "0");
+	EXPECT_ERROR("-p: '70000' is out of range", "-p", "70000");
+	EXPECT_ERROR("unknown option '--bogus'", "--bogus");
+	EXPECT_ERROR("-s needs a value", "-s");
+	EXPECT_ERROR("--passes: 'warm' is not a pass kind", "--passes", "warm");
+	EXPECT_ERROR("has no --flush command", "--passes", "cold,hot");
+	EXPECT_ERROR("-T 4 needs at least as many sockets", "-T", "4", "-c", "2");
+	EXPECT_ERROR("at most 65536 queries in flight per thread", "-q", "70000");
+	EXPECT_ERROR("runs past port 65535", "-x", "65530", "-c", "16");
+	EXPECT_ERROR("two targets are labelled 'a'", "-s", "a=127.0.0.1", "-s", "a=127.0.0.2");
+	EXPECT_ERROR("port must be 1-65535", "-s", "127.0.0.1:0");
+	EXPECT_ERROR("unexpected argument 'extra'", "extra");
+	EXPECT_ERROR("need --baseline", "--max-qps-drop", "5%");
+	EXPECT_ERROR("-a: 'nowhere' is not a numeric", "-a", "nowhere");
+	EXPECT_ERROR("-f: 'ipx' is not a family", "-f", "ipx");
+	EXPECT_ERROR("-E: '10' is not CODE:HEXVALUE", "-E", "10");
+	EXPECT_ERROR("-b: '0' is out of range", "-b", "0");
+	EXPECT_ERROR("cannot resolve", "-f", "inet6", "-s", "127.0.0.1");
+	EXPECT_ERROR("--json: './x.txt' is also a query list", "-d", "x.txt", "--json", "./x.txt");
+	EXPECT_ERROR("--csv: 'o' is also the --json output", "--json", "o", "--csv", "o");
+	EXPECT_ERROR("--junit: 'b' is also the --baseline file", "--baseline", "b", "--junit", "b");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_dnsperf_flags),
+		cmocka_unit_test(test_study_flags),
+		cmocka_unit_test(test_bad_values),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

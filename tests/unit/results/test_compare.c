@@ -1,0 +1,195 @@
+/* test_compare: grouping of repeats, the spread rule (2 x pooled sd), deltas in the side-by-side
+ * table. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "results/compare.h"
+
+typedef struct pass_spec {
+	size_t target;
+	dv_pass_kind_t kind;
+	unsigned repeat;
+	double qps;
+	uint64_t sent, lost, lat_ns;
+} pass_spec_t;
+
+static dv_study_t *make_study(const pass_spec_t *ps, size_t n)
+{
+	dv_study_t *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	s->targets = calloc(2, sizeof(*s->targets));
+	s->lists = calloc(1, sizeof(*s->lists));
+	s->passes = calloc(n ? n : 1, sizeof(*s->passes));
+	s->targets[0].label = "a";
+	s->targets[1].label = "b";
+	s->lists[0].label = "SOA";
+	s->n_targets = 2;
+	s->n_lists = 1;
+	s->n_passes = n;
+	for (size_t i = 0; i < n; i++) {
+		dv_pass_record_t *p = &s->passes[i];
+		p->target = ps[i].target;
+		p->kind = ps[i].kind;
+		p->repeat = ps[i].repeat;
+		p->res.qps = ps[i].qps;
+		p->res.stats.c.sent = ps[i].sent;
+		p->res.stats.c.lost = ps[i].lost;
+		p->res.stats.c.completed = ps[i].sent - ps[i].lost;
+		dv_hist_init(&p->res.stats.latency);
+		for (uint64_t k = 0; k < ps[i].sent - ps[i].lost; k++)
+			dv_hist_add(&p->res.stats.latency, ps[i].lat_ns);
+	}
+	return s;
+}
+
+static void free_study(dv_study_t *s)
+{
+	free(s->targets);
+	free(s->lists);
+	free(s->passes);
+	free(s);
+}
+
+static void test_spread_rule(void **state)
+{
+	/* a: mean 10, sd 1; b: mean 12, sd 1 -> pooled sd 1, delta 2: not beyond (2 > 2 is false).
+	 */
+	static const double a[] = {9, 10, 11}, b[] = {11, 12, 13}, c[] = {11.5, 12.5, 13.5};
+	static const double one[] = {5}, flat[] = {4, 4}, flat2[] = {4, 4}, flat3[] = {4.5, 4.5};
+	(void)state;
+
+	assert_true(fabs(dv_pooled_sd(a, 3, b, 3) - 1.0) < 1e-12);
+	assert_int_equal(dv_compare_significant(a, 3, b, 3), 0);
+	assert_int_equal(dv_compare_significant(a, 3, c, 3), 1); /* delta 2.5 > 2 */
+	assert_int_equal(dv_compare_significant(c, 3, a, 3), 1); /* either direction */
+	assert_int_equal(dv_compare_significant(a, 3, one, 1), -1);
+	assert_int_equal(dv_compare_significant(one, 1, a, 3), -1);
+	/* Pooled with unequal sizes: ((2*1) + (1*0.5)) / 3 = 0.8333 */
+	static const double d[] = {1, 2};
+	assert_true(fabs(dv_pooled_sd(a, 3, d, 2) - sqrt((2 * 1.0 + 1 * 0.5) / 3)) < 1e-12);
+	/* No spread at all: any difference is beyond it, none is not. */
+	assert_int_equal(dv_compare_significant(flat, 2, flat2, 2), 0);
+	assert_int_equal(dv_compare_significant(flat, 2, flat3, 2), 1);
+}
+
+static void test_groups(void **state)
+{
+	static const pass_spec_t ps[] = {
+	    {0, DV_PASS_WARMUP, 0, 1, 10, 10, 1},      {0, DV_PASS_COLD, 0, 100, 1000, 10, 1000},
+	    {0, DV_PASS_HOT, 0, 200, 1000, 0, 500},    {1, DV_PASS_COLD, 0, 50, 1000, 0, 3000},
+	    {0, DV_PASS_COLD, 1, 300, 1000, 30, 3000}, {0, DV_PASS_HOT, 1, 400, 1000, 0, 700},
+	};
+	dv_study_t *s = make_study(ps, DV_ARRAY_SIZE(ps));
+	dv_groups_t gs;
+	char name[64];
+	(void)state;
+
+	assert_int_equal(dv_groups_build(s, &gs), 0);
+	assert_int_equal(gs.n, 3); /* a/cold, a/hot, b/cold; the warmup is never grouped */
+	assert_string_equal(dv_group_name(&gs.g[0], name, sizeof(name)), "a/SOA/cold");
+	assert_string_equal(dv_group_name(&gs.g[1], name, sizeof(name)), "a/SOA/hot");
+	assert_string_equal(dv_group_name(&gs.g[2], name, sizeof(name)), "b/SOA/cold");
+	const dv_group_t *g = &gs.g[0];
+	assert_int_equal(g->n, 2);
+	assert_true(g->mean[DV_M_QPS] == 200);
+	assert_true(fabs(g->sd[DV_M_QPS] - sqrt(2 * 100.0 * 100.0)) < 1e-9);
+	assert_true(fabs(g->mean[DV_M_LOST_PCT] - 2.0) < 1e-12); /* (1% + 3%) / 2 */
+	assert_true(fabs(g->mean[DV_M_P99_MS] - 0.002) < 1e-12); /* (1 us + 3 us) / 2 */
+	assert_int_equal(g->sent, 2000);
+	assert_int_equal(g->lost, 40);
+	assert_int_equal(g->latency->count, 990 + 970);
+	assert_ptr_equal(g->passes[1], &s->passes[4]);
+	assert_true(gs.g[2].sd[DV_M_QPS] == 0); /* one repeat */
+
+	dv_group_t key = {.target = "b", .list = "SOA", .kind = DV_PASS_COLD};
+	assert_ptr_equal(dv_groups_find(&gs, &key), &gs.g[2]);
+	key.kind = DV_PASS_HOT;
+	assert_null(dv_groups_find(&gs, &key));
+	dv_groups_free(&gs);
+	dv_groups_free(&gs); /* idempotent */
+	free_study(s);
+}
+
+static char *print_to_string(const dv_study_t *b, const dv_study_t *c, size_t *matched)
+{
+	FILE *fp = tmpfile();
+	long n;
+	char *buf;
+
+	assert_non_null(fp);
+	*matched = dv_compare_print(b, "base.json", c, "new.json", fp);
+	fflush(fp);
+	n = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	return buf;
+}
+
+static void test_table(void **state)
+{
+	static const pass_spec_t base_ps[] = {
+	    {0, DV_PASS_HOT, 0, 1000, 1000, 0, 1000000},
+	    {0, DV_PASS_HOT, 1, 1010, 1000, 0, 1000000},
+	    {0, DV_PASS_HOT, 2, 990, 1000, 0, 1000000},
+	    {1, DV_PASS_HOT, 0, 500, 1000, 0, 2000000},
+	};
+	static const pass_spec_t new_ps[] = {
+	    {0, DV_PASS_HOT, 0, 900, 1000, 10, 1500000},
+	    {0, DV_PASS_HOT, 1, 905, 1000, 10, 1500000},
+	    {0, DV_PASS_HOT, 2, 895, 1000, 10, 1500000},
+	    {0, DV_PASS_COLD, 0, 50, 1000, 0, 9000000},
+	};
+	dv_study_t *b = make_study(base_ps, DV_ARRAY_SIZE(base_ps));
+	dv_study_t *c = make_study(new_ps, DV_ARRAY_SIZE(new_ps));
+	size_t matched;
+	char *t = print_to_string(b, c, &matched);
+	(void)state;
+
+	assert_int_equal(matched, 1);
+	assert_non_null(strstr(t, "Comparison: base base.json, new new.json\n"));
+	assert_non_null(strstr(t, "\na/SOA/hot (repeats: base 3, new 3)\n"));
+	/* qps: 1000 -> 900, -100 (-10.00%); sd 10 and 5, pooled 7.9: beyond the spread. */
+	assert_non_null(strstr(t, "  qps               1000.0          900.0         -100.0   "
+	                          "-10.00%  YES\n"));
+	assert_non_null(strstr(t, "  lost %             0.000          1.000         +1.000       "
+	                          "n/a  YES\n"));
+	assert_non_null(strstr(t, "  p99 ms            1.0000         1.5000        +0.5000   "
+	                          "+50.00%  YES\n"));
+	assert_non_null(strstr(t, "\na/SOA/cold: only in new.json\n"));
+	assert_non_null(strstr(t, "\nb/SOA/hot: only in base.json\n"));
+	free(t);
+
+	/* The same file on both sides: zero deltas, never beyond the spread. */
+	t = print_to_string(b, b, &matched);
+	assert_int_equal(matched, 2);
+	assert_non_null(strstr(t, "  qps               1000.0         1000.0           +0.0    "
+	                          "+0.00%  no\n"));
+	/* One repeat: no spread to compare with. */
+	assert_non_null(strstr(t, "+0.00%  n/a (< 2 repeats)\n"));
+	free(t);
+	free_study(b);
+	free_study(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_spread_rule),
+	    cmocka_unit_test(test_groups),
+	    cmocka_unit_test(test_table),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,261 @@
+/* test_csv: history rows appended with the header once, a foreign header refused, quoting round
+ * trip. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "results/csv.h"
+
+static char dir[64];
+static char path[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/dv_test_csv_XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/history.csv", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	rmdir(dir);
+	return 0;
+}
+
+static char *read_all(const char *p)
+{
+	FILE *fp = fopen(p, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	fclose(fp);
+	return buf;
+}
+
+static void write_all(const char *p, const char *text)
+{
+	FILE *fp = fopen(p, "wb");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* Two reported passes (cold, hot) and a warmup, on target label tl. */
+static dv_study_t *make_study(const char *tl)
+{
+	dv_study_t *s = calloc(1, sizeof(*s));
+	static const dv_pass_kind_t kinds[] = {DV_PASS_WARMUP, DV_PASS_COLD, DV_PASS_HOT};
+
+	assert_non_null(s);
+	s->hostname = "bench1";
+	s->tool_version = "0.1.0";
+	s->start_wall_ns = 1717200000ULL * DV_NS_PER_S; /* 2024-06-01T00:00:00Z */
+	s->targets = calloc(1, sizeof(*s->targets));
+	s->lists = calloc(1, sizeof(*s->lists));
+	s->passes = calloc(3, sizeof(*s->passes));
+	s->targets[0].label = (char *)tl;
+	s->targets[0].addr_text = "127.0.0.1:5300";
+	s->lists[0].label = "SOA";
+	s->n_targets = s->n_lists = 1;
+	s->n_passes = 3;
+	for (size_t i = 0; i < 3; i++) {
+		dv_pass_record_t *p = &s->passes[i];
+		p->kind = kinds[i];
+		p->res.start_wall_ns = s->start_wall_ns + i * 60 * DV_NS_PER_S;
+		p->res.qps = 1000.0 * (double)(i + 1);
+		p->res.run_time_s = 2.5;
+		p->res.cpu_user_s = 0.001;
+		p->res.cpu_sys_s = 0.003;
+		p->res.stats.c.sent = 2000;
+		p->res.stats.c.lost = 10 * i;
+		p->res.stats.c.completed = 2000 - 10 * i;
+		dv_hist_init(&p->res.stats.latency);
+		for (uint64_t k = 0; k < 2000 - 10 * i; k++)
+			dv_hist_add(&p->res.stats.latency, 250000 * (i + 1));
+	}
+	return s;
+}
+
+static void free_study(dv_study_t *s)
+{
+	free(s->targets);
+	free(s->lists);
+	free(s->passes);
+	free(s);
+}
+
+static const char *field(const dv_csv_table_t *t, size_t row, const char *col)
+{
+	int c = dv_csv_column(col);
+	assert_true(c >= 0);
+	assert_true(row < t->n);
+	return t->rows[row][c];
+}
+
+static void test_header_once(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	char *text, *second;
+	(void)state;
+
+	assert_string_equal(dv_csv_header(),
+	                    "date,host,tool_version,target,target_addr,list,repeat,pass,sent,"
+	                    "completed,lost,lost_pct,not_sent,late,qps,p50_ms,p90_ms,p99_ms,"
+	                    "p999_ms,mean_ms,max_ms,stddev_ms,run_time_s,cpu_us_per_query,"
+	                    "interrupted");
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	text = read_all(path);
+	assert_non_null(strstr(text, dv_csv_header()));
+	assert_string_equal(strstr(text, "\n") + 1,
+	                    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
+	                    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
+	                    "0.500000,0.500000,0.000000,2.500000,2.000,0\n"
+	                    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
+	                    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
+	                    "0.750000,0.750000,0.000000,2.500000,2.000,0\n");
+	/* Append again: the header is not repeated, rows follow. */
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	second = read_all(path);
+	assert_int_equal(strlen(second), 2 * strlen(text) - strlen(dv_csv_header()) - 1);
+	assert_ptr_equal(strstr(second + 1, "date,host"), NULL);
+
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.n, 4);
+	assert_string_equal(field(&t, 0, "pass"), "cold");
+	assert_string_equal(field(&t, 1, "pass"), "hot");
+	assert_string_equal(field(&t, 3, "p99_ms"), "0.750000");
+	assert_string_equal(field(&t, 2, "lost_pct"), "0.500000");
+	assert_string_equal(field(&t, 0, "date"), "2024-06-01T00:01:00Z");
+	dv_csv_table_free(&t);
+	free(text);
+	free(second);
+	free_study(s);
+}
+
+static void test_empty_file_gets_header(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	char *text;
+	(void)state;
+
+	write_all(path, "");
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	text = read_all(path);
+	assert_int_equal(strncmp(text, dv_csv_header(), strlen(dv_csv_header())), 0);
+	free(text);
+	free_study(s);
+}
+
+static void test_header_mismatch_refused(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	const char *foreign = "date,host,qps\n2024-01-01,x,5\n";
+	char *text;
+	(void)state;
+
+	write_all(path, foreign);
+	assert_int_equal(dv_csv_append(s, path, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, path));
+	assert_non_null(strstr(err.msg, "first line is \"date,host,qps\""));
+	text = read_all(path);
+	assert_string_equal(text, foreign); /* untouched */
+	free(text);
+	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
+
+	/* A header with one column more (a newer version) is refused too. */
+	char longer[1024];
+	snprintf(longer, sizeof(longer), "%s,extra\n", dv_csv_header());
+	write_all(path, longer);
+	assert_int_equal(dv_csv_append(s, path, &err), -EPROTO);
+	free_study(s);
+}
+
+static void test_quoting_round_trip(void **state)
+{
+	dv_study_t *s = make_study("lab, \"x\"\nnext");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	char *text;
+	(void)state;
+
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	text = read_all(path);
+	assert_non_null(strstr(text, ",\"lab, \"\"x\"\"\nnext\",127.0.0.1:5300,"));
+	free(text);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.n, 2);
+	assert_string_equal(field(&t, 1, "target"), "lab, \"x\"\nnext");
+	assert_string_equal(field(&t, 1, "interrupted"), "0");
+	dv_csv_table_free(&t);
+	free_study(s);
+}
+
+static void test_bad_rows(void **state)
+{
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	char buf[2048];
+	(void)state;
+
+	snprintf(buf, sizeof(buf), "%s\na,b,c\n", dv_csv_header());
+	write_all(path, buf);
+	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, ":2: wrong number of fields"));
+	snprintf(buf, sizeof(buf), "%s\n\"unterminated\n", dv_csv_header());
+	write_all(path, buf);
+	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, "unterminated"));
+	assert_int_equal(dv_csv_read("/nonexistent/h.csv", &t, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "/nonexistent/h.csv: "));
+}
+
+static void test_unwritable(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	(void)state;
+
+	assert_true(dv_csv_append(s, "/nonexistent-dir/h.csv", &err) < 0);
+	assert_non_null(strstr(err.msg, "/nonexistent-dir/h.csv"));
+	free_study(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_header_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_empty_file_gets_header, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_header_mismatch_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_quoting_round_trip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

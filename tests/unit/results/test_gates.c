@@ -1,0 +1,388 @@
+/* test_gates: option parsing (percent, latency units), each gate, baseline-relative gates, JUnit
+ * XML. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "results/compare.h"
+#include "results/gates.h"
+
+/* ---- a hand-made study: one target "t1", one list "SOA", passes as given ---- */
+
+typedef struct pass_spec {
+	dv_pass_kind_t kind;
+	unsigned repeat;
+	double qps;
+	uint64_t sent, lost;
+	uint64_t lat_ns; /* every answer took this long: p50 = p99 = lat_ns exactly */
+} pass_spec_t;
+
+static dv_study_t *make_study(const pass_spec_t *ps, size_t n)
+{
+	dv_study_t *s = calloc(1, sizeof(*s));
+	assert_non_null(s);
+	s->targets = calloc(1, sizeof(*s->targets));
+	s->lists = calloc(1, sizeof(*s->lists));
+	s->passes = calloc(n, sizeof(*s->passes));
+	s->targets[0].label = "t1";
+	s->targets[0].addr_text = "127.0.0.1:53";
+	s->lists[0].label = "SOA";
+	s->n_targets = s->n_lists = 1;
+	s->n_passes = n;
+	for (size_t i = 0; i < n; i++) {
+		dv_pass_record_t *p = &s->passes[i];
+		p->kind = ps[i].kind;
+		p->repeat = ps[i].repeat;
+		p->res.qps = ps[i].qps;
+		p->res.stats.c.sent = ps[i].sent;
+		p->res.stats.c.lost = ps[i].lost;
+		p->res.stats.c.completed = ps[i].sent - ps[i].lost;
+		dv_hist_init(&p->res.stats.latency);
+		for (uint64_t k = 0; k < ps[i].sent - ps[i].lost; k++)
+			dv_hist_add(&p->res.stats.latency, ps[i].lat_ns);
+	}
+	return s;
+}
+
+static void free_study(dv_study_t *s)
+{
+	free(s->targets);
+	free(s->lists);
+	free(s->passes);
+	free(s);
+}
+
+static char *slurp(FILE *fp)
+{
+	long n;
+	char *buf;
+
+	fflush(fp);
+	n = ftell(fp);
+	rewind(fp);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	return buf;
+}
+
+/* Evaluate g on s (and base), return the status and the report text in *text. */
+static int eval(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *base, char **text,
+                dv_err_t *err)
+{
+	FILE *fp = tmpfile();
+	int rc;
+	assert_non_null(fp);
+	rc = dv_gates_eval(g, s, base, fp, err);
+	*text = slurp(fp);
+	fclose(fp);
+	return rc;
+}
+
+static void test_parse_percent(void **state)
+{
+	double v;
+	(void)state;
+	assert_int_equal(dv_parse_percent("0.1%", &v), 0);
+	assert_true(v == 0.1);
+	assert_int_equal(dv_parse_percent("5", &v), 0);
+	assert_true(v == 5);
+	assert_int_equal(dv_parse_percent("0%", &v), 0);
+	assert_true(v == 0);
+	assert_int_equal(dv_parse_percent("", &v), -EINVAL);
+	assert_int_equal(dv_parse_percent("%", &v), -EINVAL);
+	assert_int_equal(dv_parse_percent("-1%", &v), -EINVAL);
+	assert_int_equal(dv_parse_percent("1%%", &v), -EINVAL);
+	assert_int_equal(dv_parse_percent("1 %", &v), -EINVAL);
+	assert_int_equal(dv_parse_percent("abc", &v), -EINVAL);
+	assert_int_equal(dv_parse_percent("nan", &v), -EINVAL);
+	assert_int_equal(dv_parse_percent("inf%", &v), -EINVAL);
+}
+
+static void test_parse_latency(void **state)
+{
+	double ns;
+	(void)state;
+	assert_int_equal(dv_parse_latency_ns("5ms", &ns), 0);
+	assert_true(ns == 5e6);
+	assert_int_equal(dv_parse_latency_ns("2.5s", &ns), 0);
+	assert_true(ns == 2.5e9);
+	assert_int_equal(dv_parse_latency_ns("800us", &ns), 0);
+	assert_true(ns == 800e3);
+	assert_int_equal(dv_parse_latency_ns("800\xc2\xb5s", &ns), 0);
+	assert_true(ns == 800e3);
+	assert_int_equal(dv_parse_latency_ns("120ns", &ns), 0);
+	assert_true(ns == 120);
+	assert_int_equal(dv_parse_latency_ns("5", &ns), -EINVAL); /* unit required */
+	assert_int_equal(dv_parse_latency_ns("5 ms", &ns), -EINVAL);
+	assert_int_equal(dv_parse_latency_ns("5m", &ns), -EINVAL);
+	assert_int_equal(dv_parse_latency_ns("ms", &ns), -EINVAL);
+	assert_int_equal(dv_parse_latency_ns("-1ms", &ns), -EINVAL);
+}
+
+static void test_parse_opt(void **state)
+{
+	dv_gates_t g;
+	dv_err_t err = {{0}};
+	(void)state;
+
+	dv_gates_init(&g);
+	assert_false(dv_gates_any(&g));
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-loss", "0.1%", &err), 0);
+	assert_true(g.max_loss_pct == 0.1);
+	assert_true(dv_gates_any(&g));
+	assert_int_equal(dv_gates_parse_opt(&g, "max-p99", "5ms", &err), 0);
+	assert_true(g.max_p99_ns == 5e6);
+	assert_int_equal(dv_gates_parse_opt(&g, "--min-qps", "25000", &err), 0);
+	assert_true(g.min_qps == 25000);
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-qps-drop", "5%", &err), 0);
+	assert_true(g.max_qps_drop_pct == 5);
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-p99-rise", "10%", &err), 0);
+	assert_true(g.max_p99_rise_pct == 10);
+	assert_int_equal(dv_gates_parse_opt(&g, "--baseline", "base.json", &err), 0);
+	assert_string_equal(g.baseline_path, "base.json");
+	assert_int_equal(dv_gates_parse_opt(&g, "--baseline", "other.json", &err), 0);
+	assert_string_equal(g.baseline_path, "other.json");
+	assert_int_equal(dv_gates_parse_opt(&g, "--junit", "gates.xml", &err), 0);
+	assert_string_equal(g.junit_path, "gates.xml");
+
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-loss", "101%", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--max-loss"));
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-p99", "5", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--max-p99: '5'"));
+	assert_int_equal(dv_gates_parse_opt(&g, "--min-qps", "10k", &err), -EINVAL);
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-qps-drop", "x", &err), -EINVAL);
+	assert_int_equal(dv_gates_parse_opt(&g, "--baseline", "", &err), -EINVAL);
+	strcpy(err.msg, "untouched");
+	assert_int_equal(dv_gates_parse_opt(&g, "--json", "x", &err), -ENOENT);
+	assert_string_equal(err.msg, "untouched");
+	/* A failed parse keeps the previous value. */
+	assert_true(g.max_loss_pct == 0.1);
+	dv_gates_free(&g);
+	assert_null(g.baseline_path);
+	dv_gates_free(NULL);
+}
+
+static const pass_spec_t good[] = {
+    {DV_PASS_COLD, 0, 10000, 1000, 1, 2000000}, /* lost 0.1%, p99 2 ms */
+    {DV_PASS_HOT, 0, 20000, 1000, 0, 500000},   /* lost 0%, p99 0.5 ms */
+};
+
+static void test_each_absolute_gate(void **state)
+{
+	dv_study_t *s = make_study(good, 2);
+	dv_gates_t g;
+	dv_err_t err = {{0}};
+	char *text;
+	(void)state;
+
+	/* max-loss: 0.1% holds at 0.1% (not above), fails at 0.05%. */
+	dv_gates_init(&g);
+	g.max_loss_pct = 0.1;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 0);
+	assert_non_null(strstr(text, "gate max-loss     ok   t1/SOA/cold: lost 0.1000% <= 0.1%"));
+	assert_non_null(strstr(text, "gates: 2 checked, 0 failed, 0 skipped"));
+	free(text);
+	g.max_loss_pct = 0.05;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
+	assert_non_null(strstr(text, "FAIL t1/SOA/cold: lost 0.1000% > 0.05%"));
+	assert_non_null(strstr(text, "ok   t1/SOA/hot: lost 0.0000% <= 0.05%"));
+	assert_non_null(strstr(text, "gates: 2 checked, 1 failed"));
+	free(text);
+
+	/* max-p99 */
+	dv_gates_init(&g);
+	g.max_p99_ns = 1e6;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
+	assert_non_null(strstr(text, "FAIL t1/SOA/cold: p99 2.0000 ms > 1 ms"));
+	assert_non_null(strstr(text, "ok   t1/SOA/hot: p99 0.5000 ms <= 1 ms"));
+	free(text);
+	g.max_p99_ns = 2e6;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 0);
+	free(text);
+
+	/* min-qps */
+	dv_gates_init(&g);
+	g.min_qps = 15000;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
+	assert_non_null(strstr(text, "FAIL t1/SOA/cold: qps 10000.0 < 15000"));
+	assert_non_null(strstr(text, "ok   t1/SOA/hot: qps 20000.0 >= 15000"));
+	free(text);
+	g.min_qps = 10000;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 0);
+	free(text);
+	free_study(s);
+}
+
+static void test_repeats_use_mean(void **state)
+{
+	static const pass_spec_t reps[] = {
+	    {DV_PASS_HOT, 0, 9000, 1000, 0, 1000000},
+	    {DV_PASS_HOT, 1, 11000, 1000, 0, 3000000},
+	    {DV_PASS_WARMUP, 0, 1, 1000, 1000, 1}, /* never gated */
+	};
+	dv_study_t *s = make_study(reps, 3);
+	dv_gates_t g;
+	dv_err_t err = {{0}};
+	char *text;
+	(void)state;
+
+	dv_gates_init(&g);
+	g.min_qps = 10000;
+	g.max_p99_ns = 2e6;
+	g.max_loss_pct = 0;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 0);
+	assert_non_null(strstr(text, "qps 10000.0 >= 10000"));
+	assert_non_null(strstr(text, "p99 2.0000 ms <= 2 ms"));
+	assert_non_null(strstr(text, "gates: 3 checked, 0 failed"));
+	assert_null(strstr(text, "warmup"));
+	free(text);
+	free_study(s);
+}
+
+static void test_relative_gates(void **state)
+{
+	static const pass_spec_t base_spec[] = {
+	    {DV_PASS_COLD, 0, 10000, 1000, 0, 1000000},
+	    {DV_PASS_HOT, 0, 20000, 1000, 0, 500000},
+	};
+	static const pass_spec_t slow_spec[] = {
+	    {DV_PASS_COLD, 0, 9600, 1000, 0, 1050000}, /* -4% qps, +5% p99 */
+	    {DV_PASS_HOT, 0, 18000, 1000, 0, 600000},  /* -10% qps, +20% p99 */
+	};
+	dv_study_t *base = make_study(base_spec, 2), *slow = make_study(slow_spec, 2);
+	dv_gates_t g;
+	dv_err_t err = {{0}};
+	char *text;
+	(void)state;
+
+	dv_gates_init(&g);
+	g.max_qps_drop_pct = 5;
+	/* No baseline given: a usage error, not a pass. */
+	assert_int_equal(eval(&g, slow, NULL, &text, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--max-qps-drop needs a baseline"));
+	free(text);
+
+	assert_int_equal(eval(&g, slow, base, &text, &err), 1);
+	assert_non_null(strstr(text, "ok   t1/SOA/cold: qps 9600.0 vs baseline 10000.0: drop "
+	                             "4.00% <= 5%"));
+	assert_non_null(strstr(text, "FAIL t1/SOA/hot: qps 18000.0 vs baseline 20000.0: drop "
+	                             "10.00% > 5%"));
+	free(text);
+	/* Same study as its own baseline: no drop. */
+	assert_int_equal(eval(&g, base, base, &text, &err), 0);
+	free(text);
+
+	dv_gates_init(&g);
+	g.max_p99_rise_pct = 10;
+	assert_int_equal(eval(&g, slow, base, &text, &err), 1);
+	assert_non_null(strstr(text, "ok   t1/SOA/cold: p99 1.0500 ms vs baseline 1.0000 ms: "
+	                             "rise 5.00% <= 10%"));
+	assert_non_null(strstr(text, "FAIL t1/SOA/hot: p99 0.6000 ms vs baseline 0.5000 ms: "
+	                             "rise 20.00% > 10%"));
+	free(text);
+	/* Faster than the baseline: a negative rise holds. */
+	assert_int_equal(eval(&g, base, slow, &text, &err), 0);
+	free(text);
+
+	/* A baseline with other labels matches nothing: an input error, never a silent pass. */
+	base->lists[0].label = "AAAA";
+	assert_int_equal(eval(&g, slow, base, &text, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "no pass with the same target, list and pass kind"));
+	free(text);
+
+	/* A baseline with only the cold pass: hot is skipped, cold is checked. */
+	base->lists[0].label = "SOA";
+	base->n_passes = 1;
+	assert_int_equal(eval(&g, slow, base, &text, &err), 0);
+	assert_non_null(strstr(text, "skip t1/SOA/hot: no pass with this target/list/kind"));
+	assert_non_null(strstr(text, "gates: 2 checked, 0 failed, 1 skipped"));
+	free(text);
+	free_study(base);
+	free_study(slow);
+}
+
+static void test_no_passes(void **state)
+{
+	dv_study_t *s = make_study(NULL, 0);
+	dv_gates_t g;
+	dv_err_t err = {{0}};
+	char *text;
+	(void)state;
+
+	dv_gates_init(&g);
+	g.min_qps = 1;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), -ENODATA);
+	assert_non_null(strstr(err.msg, "no reported pass"));
+	free(text);
+	free_study(s);
+}
+
+static void test_junit(void **state)
+{
+	static const pass_spec_t spec[] = {{DV_PASS_COLD, 0, 10000, 1000, 0, 2000000},
+	                                   {DV_PASS_HOT, 0, 20000, 1000, 0, 500000}};
+	dv_study_t *s = make_study(spec, 2);
+	dv_gates_t g;
+	dv_err_t err = {{0}};
+	char path[] = "/tmp/dv_test_junit_XXXXXX", *text;
+	int fd = mkstemp(path);
+	FILE *fp;
+	(void)state;
+
+	assert_true(fd >= 0);
+	close(fd);
+	s->targets[0].label = "a<b>&\"c'"; /* must be escaped */
+	dv_gates_init(&g);
+	g.max_p99_ns = 1e6;
+	g.junit_path = strdup(path);
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
+	free(text);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	text = slurp(fp);
+	fclose(fp);
+	assert_non_null(strstr(text, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"));
+	assert_non_null(strstr(text, "<testsuites tests=\"2\" failures=\"1\" errors=\"0\" "
+	                             "skipped=\"0\">"));
+	assert_non_null(strstr(text, "<testcase classname=\"dnsvolley.gates.max-p99\" "
+	                             "name=\"a&lt;b&gt;&amp;&quot;c&#39;/SOA/cold\" time=\"0\">"));
+	assert_non_null(strstr(text, "<failure type=\"gate\" message=\"a&lt;b&gt;&amp;&quot;c&#39;"
+	                             "/SOA/cold: p99 2.0000 ms &gt; 1 ms\">"));
+	assert_non_null(strstr(text, "name=\"a&lt;b&gt;&amp;&quot;c&#39;/SOA/hot\" time=\"0\"/>"));
+	assert_null(strstr(text, "a<b"));
+	assert_non_null(strstr(text, "</testsuites>\n"));
+	free(text);
+	unlink(path);
+
+	/* An unwritable JUnit path is an error, reported with the file name. */
+	free(g.junit_path);
+	g.junit_path = strdup("/nonexistent-dir/j.xml");
+	assert_true(eval(&g, s, NULL, &text, &err) < 0);
+	assert_non_null(strstr(err.msg, "/nonexistent-dir/j.xml"));
+	free(text);
+	dv_gates_free(&g);
+	free_study(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_percent),    cmocka_unit_test(test_parse_latency),
+	    cmocka_unit_test(test_parse_opt),        cmocka_unit_test(test_each_absolute_gate),
+	    cmocka_unit_test(test_repeats_use_mean), cmocka_unit_test(test_relative_gates),
+	    cmocka_unit_test(test_no_passes),        cmocka_unit_test(test_junit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,445 @@
+/* test_results_json: JSON round trip is exact; bad files are rejected with "FILE: ...". */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "results/results_json.h"
+#include "study/study.h"
+
+static char *xs(const char *s)
+{
+	char *d = strdup(s);
+	assert_non_null(d);
+	return d;
+}
+
+/* A study with two targets, one list, cold/hot x 2 repeats, with every kind of figure filled. */
+static void build(dv_study_t *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->tool_version = xs("0.1.0");
+	s->cmdline = xs("dnsvolley -s a=127.0.0.1:5300 -s 'b=127.0.0.1:5301' -d SOA=soa.txt");
+	s->start_wall_ns = 1700000000123456789ULL;
+	s->hostname = xs("bench1");
+	s->kernel = xs("Linux 6.1.0 #1 SMP x86_64");
+	s->ncpu = 2;
+	s->run.sockets = 4;
+	s->run.threads = 2;
+	s->run.max_outstanding = 200;
+	s->run.timeout_ns = 5 * DV_NS_PER_S;
+	s->run.time_limit_ns = 0;
+	s->run.passes = 1;
+	s->run.max_qps = 12345.5;
+	s->run.interval_ns = DV_NS_PER_S;
+	s->run.local_port = 0;
+	s->ql.rd = true;
+	s->ql.edns = true;
+	s->ql.edns_bufsize = 1232;
+	assert_int_equal(dv_ql_add_edns_option(&s->ql, "10:0102", NULL), 0);
+	s->n_plan = 2;
+	s->plan = calloc(2, sizeof(*s->plan));
+	s->plan[0] = DV_PASS_COLD;
+	s->plan[1] = DV_PASS_HOT;
+	s->repeat = 2;
+	s->warmup = true;
+	s->ready_timeout_ns = 30 * DV_NS_PER_S;
+	s->n_targets = 2;
+	s->targets = calloc(2, sizeof(*s->targets));
+	s->targets[0].label = xs("a");
+	s->targets[0].spec = xs("127.0.0.1:5300");
+	s->targets[0].addr_text = xs("127.0.0.1:5300");
+	s->targets[0].flush_cmd = xs("unbound-control flush_zone . \"quoted\"");
+	s->targets[0].server_version = xs("unbound 1.17.1");
+	s->targets[1].label = xs("b");
+	s->targets[1].spec = xs("[::1]:5301");
+	s->targets[1].addr_text = xs("[::1]:5301");
+	s->n_lists = 1;
+	s->lists = calloc(1, sizeof(*s->lists));
+	s->lists[0].label = xs("SOA");
+	s->lists[0].path = xs("querylists/soa.txt");
+	s->lists[0].queries = 1000;
+	s->lists[0].lines = 1003;
+	strcpy(s->lists[0].sha256,
+	       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	s->n_passes = 8;
+	s->passes = calloc(8, sizeof(*s->passes));
+	for (size_t i = 0; i < 8; i++) {
+		dv_pass_record_t *p = &s->passes[i];
+		dv_pass_result_t *r = &p->res;
+		p->repeat = (unsigned)(i / 4);
+		p->target = (i / 2) % 2;
+		p->list = 0;
+		p->kind = i % 2 ? DV_PASS_HOT : DV_PASS_COLD;
+		p->flush_s = p->kind == DV_PASS_COLD ? 0.0123 * (double)(i + 1) : 0;
+		p->ready_wait_s = p->kind == DV_PASS_COLD ? 0.1 / 3 : 0;
+		dv_stats_init(&r->stats);
+		dv_counters_t *c = &r->stats.c;
+		c->sent = 1000;
+		c->completed = 990 - i;
+		c->lost = 10 + i;
+		c->late = 3;
+		c->unexpected = 1;
+		c->malformed = 2;
+		c->truncated = 4;
+		c->rcode[0] = 980 - i;
+		c->rcode[3] = 10;
+		c->icmp_errors = 0;
+		c->bytes_sent = 33000;
+		c->bytes_received = 70000 + i;
+		c->send_calls = 20;
+		c->recv_calls = 25;
+		c->wait_calls = 26;
+		c->inflight_peak = 200;
+		c->qtype[0].qtype = 6;
+		c->qtype[0].sent = 1000;
+		c->qtype[0].completed = 990 - i;
+		c->qtype[5].qtype = 65280; /* a private type, in a later slot */
+		c->qtype_other_sent = 0;
+		for (uint64_t k = 0; k < c->completed; k++)
+			dv_hist_add(&r->stats.latency, 20000 + k * 997 * (i + 1) + (k % 7) * 13);
+		r->end = i == 7 ? DV_END_INTERRUPT : DV_END_LIST;
+		r->interrupted = i == 7;
+		r->start_wall_ns = s->start_wall_ns + i * DV_NS_PER_S;
+		r->run_time_s = 0.5 + (double)i / 7;
+		r->elapsed_s = r->run_time_s + 0.001;
+		r->qps = (double)c->completed / r->run_time_s;
+		r->cpu_user_s = 0.1 / 3;
+		r->cpu_sys_s = 0.2 / 7;
+		r->udp.valid = i != 3;
+		r->udp.in_datagrams = 1000;
+		r->udp.out_datagrams = 1001;
+		r->udp.rcvbuf_errors = i;
+		r->sockets = 4;
+		r->threads = 2;
+		r->max_outstanding = 200;
+		r->n_intervals = i % 3;
+		r->intervals =
+		    r->n_intervals ? calloc(r->n_intervals, sizeof(dv_interval_t)) : NULL;
+		for (size_t k = 0; k < r->n_intervals; k++) {
+			dv_interval_t *x = &r->intervals[k];
+			x->t_s = 1.0 + (double)k;
+			x->sent = 500;
+			x->completed = 495;
+			x->lost = 5;
+			x->inflight = 7;
+			x->qps = 495.0 / 1.0000001;
+			x->lat_mean_ns = 123456.789;
+			x->lat_p50_ns = 120000;
+			x->lat_p99_ns = 400000;
+		}
+	}
+}
+
+static void assert_str_or_null(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static void assert_same(const dv_study_t *a, const dv_study_t *b)
+{
+	assert_string_equal(a->tool_version, b->tool_version);
+	assert_string_equal(a->cmdline, b->cmdline);
+	assert_true(a->start_wall_ns == b->start_wall_ns);
+	assert_string_equal(a->hostname, b->hostname);
+	assert_string_equal(a->kernel, b->kernel);
+	assert_int_equal(a->ncpu, b->ncpu);
+	assert_int_equal(a->run.sockets, b->run.sockets);
+	assert_int_equal(a->run.threads, b->run.threads);
+	assert_int_equal(a->run.max_outstanding, b->run.max_outstanding);
+	assert_true(a->run.timeout_ns == b->run.timeout_ns);
+	assert_true(a->run.max_qps == b->run.max_qps);
+	assert_true(a->run.interval_ns == b->run.interval_ns);
+	assert_int_equal(a->ql.rd, b->ql.rd);
+	assert_int_equal(a->ql.edns, b->ql.edns);
+	assert_int_equal(a->ql.edns_bufsize, b->ql.edns_bufsize);
+	assert_int_equal(a->ql.edns_opts_len, b->ql.edns_opts_len);
+	assert_memory_equal(a->ql.edns_opts, b->ql.edns_opts, a->ql.edns_opts_len);
+	assert_int_equal(a->n_plan, b->n_plan);
+	for (size_t i = 0; i < a->n_plan; i++)
+		assert_int_equal(a->plan[i], b->plan[i]);
+	assert_int_equal(a->repeat, b->repeat);
+	assert_int_equal(a->warmup, b->warmup);
+	assert_true(a->ready_timeout_ns == b->ready_timeout_ns);
+	assert_int_equal(a->n_targets, b->n_targets);
+	for (size_t i = 0; i < a->n_targets; i++) {
+		assert_str_or_null(a->targets[i].label, b->targets[i].label);
+		assert_str_or_null(a->targets[i].spec, b->targets[i].spec);
+		assert_str_or_null(a->targets[i].addr_text, b->targets[i].addr_text);
+		assert_str_or_null(a->targets[i].flush_cmd, b->targets[i].flush_cmd);
+		assert_str_or_null(a->targets[i].server_version, b->targets[i].server_version);
+	}
+	assert_int_equal(a->n_lists, b->n_lists);
+	for (size_t i = 0; i < a->n_lists; i++) {
+		assert_string_equal(a->lists[i].label, b->lists[i].label);
+		assert_string_equal(a->lists[i].path, b->lists[i].path);
+		assert_true(a->lists[i].queries == b->lists[i].queries);
+		assert_true(a->lists[i].lines == b->lists[i].lines);
+		assert_string_equal(a->lists[i].sha256, b->lists[i].sha256);
+	}
+	assert_int_equal(a->n_passes, b->n_passes);
+	for (size_t i = 0; i < a->n_passes; i++) {
+		const dv_pass_record_t *p = &a->passes[i], *q = &b->passes[i];
+		assert_int_equal(p->target, q->target);
+		assert_int_equal(p->list, q->list);
+		assert_int_equal(p->repeat, q->repeat);
+		assert_int_equal(p->kind, q->kind);
+		assert_true(p->flush_s == q->flush_s);
+		assert_true(p->ready_wait_s == q->ready_wait_s);
+		/* Counters and the whole histogram, byte for byte (both zero-initialised). */
+		assert_memory_equal(&p->res.stats.c, &q->res.stats.c, sizeof(dv_counters_t));
+		assert_memory_equal(&p->res.stats.latency, &q->res.stats.latency,
+		                    sizeof(dv_hist_t));
+		assert_int_equal(p->res.end, q->res.end);
+		assert_int_equal(p->res.interrupted, q->res.interrupted);
+		assert_true(p->res.start_wall_ns == q->res.start_wall_ns);
+		assert_true(p->res.run_time_s == q->res.run_time_s);
+		assert_true(p->res.elapsed_s == q->res.elapsed_s);
+		assert_true(p->res.qps == q->res.qps);
+		assert_true(p->res.cpu_user_s == q->res.cpu_user_s);
+		assert_true(p->res.cpu_sys_s == q->res.cpu_sys_s);
+		assert_memory_equal(&p->res.udp, &q->res.udp, sizeof(dv_udp_snmp_t));
+		assert_int_equal(p->res.sockets, q->res.sockets);
+		assert_int_equal(p->res.threads, q->res.threads);
+		assert_int_equal(p->res.max_outstanding, q->res.max_outstanding);
+		assert_int_equal(p->res.n_intervals, q->res.n_intervals);
+		if (p->res.n_intervals)
+			assert_memory_equal(p->res.intervals, q->res.intervals,
+			                    p->res.n_intervals * sizeof(dv_interval_t));
+	}
+	assert_int_equal(a->interrupted, b->interrupted);
+	assert_int_equal(a->failed, b->failed);
+	assert_string_equal(a->fail_msg, b->fail_msg);
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	build(&a);
+	a.interrupted = true;
+	a.failed = -ECANCELED;
+	snprintf(a.fail_msg, sizeof(a.fail_msg),
+	         "target a: flush command failed with exit status 1");
+
+	char *text = dv_results_dump_json(&a, &err);
+	assert_non_null(text);
+	/* One key per line, so shell tests can grep it. */
+	assert_non_null(strstr(text, "\n \"schema_version\": 1,\n"));
+	int rc = dv_results_read_buffer(text, strlen(text), "mem.json", &b, &err);
+	if (rc != 0)
+		fail_msg("%s", err.msg);
+	assert_same(&a, &b);
+	/* And the second generation is the same text. */
+	char *again = dv_results_dump_json(&b, &err);
+	assert_non_null(again);
+	assert_string_equal(text, again);
+	free(again);
+	free(text);
+	dv_study_free(&b);
+
+	/* Through a file, atomically. */
+	char dir[] = "/tmp/test_results_json.XXXXXX", path[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	assert_int_equal(dv_results_write_json(&a, path, &err), 0);
+	assert_int_equal(dv_results_read_json(path, &b, &err), 0);
+	assert_same(&a, &b);
+	dv_study_free(&b);
+	unlink(path);
+	rmdir(dir);
+	/* An unwritable place is an error naming the file. */
+	rc = dv_results_write_json(&a, "/nonexistent-dir/r.json", &err);
+	assert_true(rc < 0);
+	assert_non_null(strstr(err.msg, "/nonexistent-dir/r.json"));
+	dv_study_free(&a);
+}
+
+static void test_empty_and_nonfinite(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	build(&a);
+	/* A pass with no answers: empty histogram (min UINT64_MAX) and qps NaN. */
+	dv_pass_result_t *r = &a.passes[0].res;
+	r->stats.c.completed = 0;
+	r->stats.c.rcode[0] = 0;
+	dv_hist_init(&r->stats.latency);
+	r->qps = NAN;
+	char *text = dv_results_dump_json(&a, &err);
+	assert_non_null(text);
+	assert_int_equal(dv_results_read_buffer(text, strlen(text), "m", &b, &err), 0);
+	assert_true(b.passes[0].res.stats.latency.min_ns == UINT64_MAX);
+	assert_true(isnan(b.passes[0].res.qps));
+	b.passes[0].res.qps = 0;
+	a.passes[0].res.qps = 0;
+	assert_same(&a, &b);
+	free(text);
+	dv_study_free(&a);
+	dv_study_free(&b);
+}
+
+/* Replace the first occurrence of `from` in text by `to`; the result is malloc'ed. */
+static char *subst(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	if (at == NULL)
+		fail_msg("test data: \"%s\" not in the file", from);
+	size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+	char *out = malloc(n);
+	assert_non_null(out);
+	memcpy(out, text, (size_t)(at - text));
+	strcpy(out + (at - text), to);
+	strcat(out, at + strlen(from));
+	return out;
+}
+
+static void expect_reject(const char *text, const char *needle)
+{
+	dv_study_t s;
+	dv_err_t err;
+	memset(&err, 0, sizeof(err));
+	int rc = dv_results_read_buffer(text, strlen(text), "bad.json", &s, &err);
+	if (rc == 0)
+		fail_msg("accepted a bad file (expected \"%s\")", needle);
+	assert_int_equal(rc, -EINVAL);
+	assert_memory_equal(err.msg, "bad.json", 8);
+	if (strstr(err.msg, needle) == NULL)
+		fail_msg("message \"%s\" lacks \"%s\"", err.msg, needle);
+	assert_null(s.passes);
+	assert_null(s.targets);
+}
+
+static void test_rejects(void **state)
+{
+	(void)state;
+	dv_study_t a;
+	dv_err_t err;
+	build(&a);
+	char *good = dv_results_dump_json(&a, &err), *bad;
+	assert_non_null(good);
+	dv_study_free(&a);
+
+	expect_reject("", "not valid JSON");
+	expect_reject("[1, 2]", "not a dnsvolley results file");
+	expect_reject("{\"schema\": \"other\"}", "not a dnsvolley results file");
+	expect_reject("{\"a\": 1, \"a\": 2}", "not valid JSON");
+	bad = strndup(good, strlen(good) / 2);
+	expect_reject(bad, "not valid JSON");
+	free(bad);
+#define REJECT(from, to, needle)                                                                   \
+	do {                                                                                       \
+		bad = subst(good, from, to);                                                       \
+		expect_reject(bad, needle);                                                        \
+		free(bad);                                                                         \
+	} while (0)
+	REJECT("\"schema_version\": 1", "\"schema_version\": 99", "unsupported schema_version");
+	REJECT("\"schema_version\": 1", "\"schema_version\": \"1\"", "unsupported schema_version");
+	REJECT("\"target\": 1", "\"target\": 7", "passes[2]: target 7 does not exist");
+	REJECT("\"list\": 0", "\"list\": -1", "passes[0]: \"list\" must be an integer");
+	REJECT("\"kind\": \"hot\"", "\"kind\": \"tepid\"", "passes[1]: \"kind\" must be one of");
+	REJECT("\"sent\": 1000", "\"sent\": 1e3", "passes[0]: \"sent\" must be an integer");
+	REJECT("\"completed\": 990", "\"completed\": 991",
+	       "latency count 990 differs from completed 991");
+	REJECT("\"count\": 990", "\"count\": 989", "buckets add up to 990, count says 989");
+	REJECT("\"buckets\": [\n     [\n      19968", "\"buckets\": [\n     [\n      19969",
+	       "not a bucket boundary");
+	REJECT("\"end_reason\": \"list\"", "\"end_reason\": 3", "\"end_reason\" must be a string");
+	REJECT("\"interrupted\": false", "\"interrupted\": 0",
+	       "\"interrupted\" must be true or false");
+	REJECT("\"label\": \"a\"", "\"label\": 5", "targets[0]: \"label\" must be a string");
+	REJECT("\"sha256\": \"ba78", "\"sha256\": \"BA78", "\"sha256\" must be 64 lower-case hex");
+	REJECT("\"rcode\": [", "\"rcode\": [1,", "\"rcode\" must hold 16 counts");
+	REJECT("\"qtype\": 6", "\"qtype\": 0", "qtype 0 is not a type");
+	REJECT("\"slot\": 5", "\"slot\": 0", "slot 0 used twice");
+	REJECT("\"slot\": 5", "\"slot\": 32", "\"slot\" must be an integer from 0 to 31");
+	REJECT("\"intervals\": []", "\"intervals\": {}", "\"intervals\" must be an array");
+	REJECT("\"t_s\": 1.0", "\"t_s\": \"1\"", "\"t_s\" must be a number");
+	REJECT("\"qtype_other\": {", "\"qtype_other_\": {", "missing \"qtype_other\"");
+	REJECT("\"failed\": 0", "\"failed\": 3", "\"failed\" must be 0 or a negative");
+	REJECT("\"plan\": [\n   \"cold\"", "\"plan\": [\n   \"lukewarm\"",
+	       "\"kind\" must be one of");
+	REJECT("\"udp_snmp\": {", "\"udp_snmp\": [", "not valid JSON");
+#undef REJECT
+	free(good);
+}
+
+/*
+ * The reader must never crash nor leak on damaged input (the fuzz target replays
+ * more): flip, delete and duplicate bytes of a valid file thousands of times.
+ */
+static void test_mutations(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	build(&a);
+	char *good = dv_results_dump_json(&a, &err);
+	dv_study_free(&a);
+	size_t len = strlen(good);
+	char *buf = malloc(len + 16);
+	unsigned seed = 12345, accepted = 0;
+	static const char junk[] = "{}[],:\"0-9e.tfn \\";
+	FILE *devnull = fopen("/dev/null", "w");
+	assert_non_null(devnull);
+	for (int iter = 0; iter < 3000; iter++) {
+		memcpy(buf, good, len + 1);
+		size_t n = len;
+		for (int m = 0; m < 1 + iter % 4; m++) {
+			seed = seed * 1103515245 + 12345;
+			size_t at = (seed >> 8) % n;
+			switch ((seed >> 4) % 3) {
+			case 0:
+				buf[at] = junk[(seed >> 16) % (sizeof(junk) - 1)];
+				break;
+			case 1:
+				memmove(buf + at, buf + at + 1, n - at);
+				n--;
+				break;
+			default:
+				if (at > 0 && n + 1 < len + 16) {
+					memmove(buf + at + 1, buf + at, n - at + 1);
+					n++;
+				}
+			}
+		}
+		if (dv_results_read_buffer(buf, n, "mut.json", &b, &err) == 0) {
+			accepted++;
+			dv_study_print_table(&b, devnull);
+			dv_study_print_summary(&b, devnull);
+			dv_study_free(&b);
+		} else {
+			assert_memory_equal(err.msg, "mut.json", 8);
+		}
+	}
+	/* Most mutations must be caught; some (a digit in a figure) are legitimately valid. */
+	assert_true(accepted < 1500);
+	fclose(devnull);
+	free(buf);
+	free(good);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_empty_and_nonfinite),
+	    cmocka_unit_test(test_rejects),
+	    cmocka_unit_test(test_mutations),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
