@@ -1,10 +1,11 @@
-/* util: error values, clocks and strict number parsing shared by all modules. */
+/* util: error values, clocks, strict number parsing and argv copies shared by all modules. */
 #include "config.h"
 
 #include "base/util.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,4 +104,64 @@ int dv_parse_duration_ns(const char *s, uint64_t *out_ns)
 		return rc;
 	*out_ns = (uint64_t)llround(v * scale);
 	return 0;
+}
+
+char **dv_argv_copy(int argc, char *const *argv)
+{
+	char **v = calloc((size_t)argc + 1, sizeof(*v));
+	int i;
+
+	if (v == NULL)
+		return NULL;
+	for (i = 0; i < argc; i++) {
+		v[i] = strdup(argv[i]);
+		if (v[i] == NULL) {
+			dv_argv_free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+void dv_argv_free(char **argv)
+{
+	if (argv == NULL)
+		return;
+	for (char **a = argv; *a != NULL; a++)
+		free(*a);
+	free(argv);
+}
+
+char *dv_argv_quote(int argc, char *const *argv)
+{
+	size_t len = 1;
+	char *s, *p;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) * 4 + 3;
+	s = malloc(len);
+	if (s == NULL)
+		return NULL;
+	p = s;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool quote = *a == '\0' || strpbrk(a, " \t'\"\\$`*?;&|<>()") != NULL;
+		if (i > 0)
+			*p++ = ' ';
+		if (quote)
+			*p++ = '\'';
+		for (; *a; a++) {
+			if (quote && *a == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *a;
+			}
+		}
+		if (quote)
+			*p++ = '\'';
+	}
+	*p = '\0';
+	return s;
 }

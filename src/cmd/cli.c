@@ -214,40 +214,6 @@ static bool split_label(const char *arg, char **label, const char **value)
 	return true;
 }
 
-static char *join_cmdline(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s, *p;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) * 4 + 3;
-	s = malloc(len);
-	if (s == NULL)
-		abort();
-	p = s;
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool quote = *a == '\0' || strpbrk(a, " \t'\"\\$`*?;&|<>()") != NULL;
-		if (i > 0)
-			*p++ = ' ';
-		if (quote)
-			*p++ = '\'';
-		for (; *a; a++) {
-			if (quote && *a == '\'') {
-				memcpy(p, "'\\''", 4);
-				p += 4;
-			} else {
-				*p++ = *a;
-			}
-		}
-		if (quote)
-			*p++ = '\'';
-	}
-	*p = '\0';
-	return s;
-}
-
 static int parse_passes(dv_study_t *st, const char *val, dv_err_t *err)
 {
 	char *copy = xstrdup(val), *tok, *save = NULL;
@@ -861,7 +827,10 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 	st->repeat = 1;
 	st->ready_timeout_ns = 30 * DV_NS_PER_S;
 	st->tool_version = xstrdup(PACKAGE_VERSION);
-	st->cmdline = join_cmdline(argc, argv);
+	st->argv = dv_argv_copy(argc, argv);
+	st->cmdline = dv_argv_quote(argc, argv);
+	if (st->argv == NULL || st->cmdline == NULL)
+		abort();
 
 	opterr = 0;
 	optind = 1;

@@ -841,6 +841,8 @@ void dv_study_free(dv_study_t *s)
 		return;
 	free(s->tool_version);
 	free(s->cmdline);
+	dv_argv_free(s->argv);
+	s->argv = NULL;
 	free(s->after_pass_cmd);
 	free(s->hostname);
 	free(s->kernel);
