@@ -1,4 +1,4 @@
-/* util: error values, clocks, strict number parsing and argv copies shared by all modules. */
+/* util: error values, clocks, strict number parsing, argv copies, file hashes for all modules. */
 #include "config.h"
 
 #include "base/util.h"
@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <ldns/ldns.h>
+#include <ldns/sha2.h>
 
 int dv_err_set(dv_err_t *err, int code, const char *fmt, ...)
 {
@@ -164,4 +167,36 @@ char *dv_argv_quote(int argc, char *const *argv)
 	}
 	*p = '\0';
 	return s;
+}
+
+int dv_sha256_file(const char *path, char hex[65], dv_err_t *err)
+{
+	static const char digits[] = "0123456789abcdef";
+	uint8_t buf[65536], d[LDNS_SHA256_DIGEST_LENGTH];
+	ldns_sha256_CTX c;
+	size_t n;
+	FILE *f;
+
+	hex[0] = '\0';
+	if (strcmp(path, "-") == 0)
+		return 0;
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	ldns_sha256_init(&c);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		ldns_sha256_update(&c, buf, n);
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+		fclose(f);
+		return dv_err_set(err, -e, "%s: read failed: %s", path, strerror(e));
+	}
+	fclose(f);
+	ldns_sha256_final(d, &c);
+	for (int i = 0; i < LDNS_SHA256_DIGEST_LENGTH; i++) {
+		hex[2 * i] = digits[d[i] >> 4];
+		hex[2 * i + 1] = digits[d[i] & 15];
+	}
+	hex[64] = '\0';
+	return 0;
 }

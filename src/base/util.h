@@ -47,6 +47,14 @@ char **dv_argv_copy(int argc, char *const *argv);
 void dv_argv_free(char **argv);
 char *dv_argv_quote(int argc, char *const *argv);
 
+/*
+ * SHA-256 of the bytes of PATH as 64 lower-case hex digits into hex (65 bytes
+ * with the NUL), by ldns's SHA-256. "-" (stdin) cannot be hashed again: hex
+ * becomes "" and 0 is returned. Returns 0 or a negative errno with err filled
+ * ("FILE: why").
+ */
+int dv_sha256_file(const char *path, char hex[65], dv_err_t *err);
+
 #define DV_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define DV_MIN(a, b)     ((a) < (b) ? (a) : (b))
 #define DV_MAX(a, b)     ((a) > (b) ? (a) : (b))

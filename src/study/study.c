@@ -20,7 +20,6 @@
 #include "engine/probe.h"
 #include "results/report.h"
 #include "results/results_json.h"
-#include "base/sha256.h"
 #include "study/study_report.h"
 
 extern char **environ;
