@@ -3,7 +3,7 @@ libdnsvolley_la_SOURCES += src/base/util.c src/base/util.h src/base/atomicfile.c
 	src/base/histogram.c src/base/histogram.h src/base/wire.c src/base/wire.h
 
 if HAVE_CMOCKA
-BASE_UNIT = tests/unit/base/test_histogram tests/unit/base/test_wire tests/unit/base/test_util
+BASE_UNIT = tests/unit/base/test_histogram tests/unit/base/test_wire tests/unit/base/test_util tests/unit/base/test_atomicfile
 check_PROGRAMS += $(BASE_UNIT)
 TESTS += $(BASE_UNIT)
 endif
