@@ -1,14 +1,18 @@
-/* util: error values, clocks and strict number parsing shared by all modules. */
+/* util: error values, clocks, strict number parsing, argv copies, file hashes for all modules. */
 #include "config.h"
 
 #include "base/util.h"
 
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <ldns/ldns.h>
+#include <ldns/sha2.h>
 
 int dv_err_set(dv_err_t *err, int code, const char *fmt, ...)
 {
@@ -102,5 +106,97 @@ int dv_parse_duration_ns(const char *s, uint64_t *out_ns)
 	if (rc != 0)
 		return rc;
 	*out_ns = (uint64_t)llround(v * scale);
+	return 0;
+}
+
+char **dv_argv_copy(int argc, char *const *argv)
+{
+	char **v = calloc((size_t)argc + 1, sizeof(*v));
+	int i;
+
+	if (v == NULL)
+		return NULL;
+	for (i = 0; i < argc; i++) {
+		v[i] = strdup(argv[i]);
+		if (v[i] == NULL) {
+			dv_argv_free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+void dv_argv_free(char **argv)
+{
+	if (argv == NULL)
+		return;
+	for (char **a = argv; *a != NULL; a++)
+		free(*a);
+	free(argv);
+}
+
+char *dv_argv_quote(int argc, char *const *argv)
+{
+	size_t len = 1;
+	char *s, *p;
+	int i;
+
+	for (i = 0; i < argc; i++)
+		len += strlen(argv[i]) * 4 + 3;
+	s = malloc(len);
+	if (s == NULL)
+		return NULL;
+	p = s;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		bool quote = *a == '\0' || strpbrk(a, " \t'\"\\$`*?;&|<>()") != NULL;
+		if (i > 0)
+			*p++ = ' ';
+		if (quote)
+			*p++ = '\'';
+		for (; *a; a++) {
+			if (quote && *a == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *a;
+			}
+		}
+		if (quote)
+			*p++ = '\'';
+	}
+	*p = '\0';
+	return s;
+}
+
+int dv_sha256_file(const char *path, char hex[65], dv_err_t *err)
+{
+	static const char digits[] = "0123456789abcdef";
+	uint8_t buf[65536], d[LDNS_SHA256_DIGEST_LENGTH];
+	ldns_sha256_CTX c;
+	size_t n;
+	FILE *f;
+
+	hex[0] = '\0';
+	if (strcmp(path, "-") == 0)
+		return 0;
+	f = fopen(path, "rb");
+	if (f == NULL)
+		return dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	ldns_sha256_init(&c);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		ldns_sha256_update(&c, buf, n);
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+		fclose(f);
+		return dv_err_set(err, -e, "%s: read failed: %s", path, strerror(e));
+	}
+	fclose(f);
+	ldns_sha256_final(d, &c);
+	for (int i = 0; i < LDNS_SHA256_DIGEST_LENGTH; i++) {
+		hex[2 * i] = digits[d[i] >> 4];
+		hex[2 * i + 1] = digits[d[i] & 15];
+	}
+	hex[64] = '\0';
 	return 0;
 }

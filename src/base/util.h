@@ -16,8 +16,7 @@ typedef struct dv_err {
 } dv_err_t;
 
 /* Fill err (may be NULL) with a printf-style message; returns code unchanged. */
-int dv_err_set(dv_err_t *err, int code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int dv_err_set(dv_err_t *err, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC). For intervals only. */
 uint64_t dv_now_ns(void);
@@ -36,6 +35,25 @@ int dv_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int dv_parse_double(const char *s, double min, double max, double *out);
 /* Seconds with fractions ("0.5", "5", "250ms", "2s") into nanoseconds. */
 int dv_parse_duration_ns(const char *s, uint64_t *out_ns);
+
+/*
+ * Command lines. dv_argv_copy copies argc strings into a NULL-ended vector
+ * (free with dv_argv_free; NULL-safe). dv_argv_quote joins them with spaces as
+ * a POSIX shell would read them back: a word that is empty or holds a blank or
+ * one of '"\$`*?;&|<>() is put in '...' (a ' inside as '\''), others stay
+ * bare. Both return NULL when out of memory; the caller frees the result.
+ */
+char **dv_argv_copy(int argc, char *const *argv);
+void dv_argv_free(char **argv);
+char *dv_argv_quote(int argc, char *const *argv);
+
+/*
+ * SHA-256 of the bytes of PATH as 64 lower-case hex digits into hex (65 bytes
+ * with the NUL), by ldns's SHA-256. "-" (stdin) cannot be hashed again: hex
+ * becomes "" and 0 is returned. Returns 0 or a negative errno with err filled
+ * ("FILE: why").
+ */
+int dv_sha256_file(const char *path, char hex[65], dv_err_t *err);
 
 #define DV_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define DV_MIN(a, b)     ((a) < (b) ? (a) : (b))

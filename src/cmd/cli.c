@@ -1,4 +1,5 @@
-/* cli: the command line: dnsperf's short flags where they overlap, long forms for all, strict values. */
+/* cli: the command line: dnsperf's short flags where they overlap, long forms for all, strict
+ * values. */
 #include "config.h"
 
 #include "cmd/cli.h"
@@ -39,62 +40,63 @@ enum {
 };
 
 static const struct option long_opts[] = {
-	{"server", required_argument, NULL, 's'},
-	{"port", required_argument, NULL, 'p'},
-	{"datafile", required_argument, NULL, 'd'},
-	{"clients", required_argument, NULL, 'c'},
-	{"sockets", required_argument, NULL, 'c'},
-	{"threads", required_argument, NULL, 'T'},
-	{"outstanding", required_argument, NULL, 'q'},
-	{"timeout", required_argument, NULL, 't'},
-	{"time-limit", required_argument, NULL, 'l'},
-	{"passes-through-list", required_argument, NULL, 'n'},
-	{"runs", required_argument, NULL, 'n'},
-	{"max-qps", required_argument, NULL, 'Q'},
-	{"edns", no_argument, NULL, 'e'},
-	{"edns-option", required_argument, NULL, 'E'},
-	{"family", required_argument, NULL, 'f'},
-	{"buffer-size", required_argument, NULL, 'b'},
-	{"edns-bufsize", required_argument, NULL, OPT_EDNS_BUFSIZE},
-	{"dnssec", no_argument, NULL, 'D'},
-	{"no-rd", no_argument, NULL, OPT_NO_RD},
-	{"local-address", required_argument, NULL, 'a'},
-	{"local-port", required_argument, NULL, 'x'},
-	{"stats-interval", required_argument, NULL, 'S'},
-	{"verbose", no_argument, NULL, 'v'},
-	{"skip-bad", no_argument, NULL, OPT_SKIP_BAD},
-	{"passes", required_argument, NULL, OPT_PASSES},
-	{"repeat", required_argument, NULL, OPT_REPEAT},
-	{"flush", required_argument, NULL, OPT_FLUSH},
-	{"warmup", no_argument, NULL, OPT_WARMUP},
-	{"after-pass", required_argument, NULL, OPT_AFTER_PASS},
-	{"ready-timeout", required_argument, NULL, OPT_READY_TIMEOUT},
-	{"json", required_argument, NULL, OPT_JSON},
-	{"csv", required_argument, NULL, OPT_CSV},
-	{"dns-metrics", required_argument, NULL, OPT_METRICS},
-	{"max-loss", required_argument, NULL, OPT_GATE},
-	{"max-p99", required_argument, NULL, OPT_GATE},
-	{"min-qps", required_argument, NULL, OPT_GATE},
-	{"max-qps-drop", required_argument, NULL, OPT_GATE},
-	{"max-p99-rise", required_argument, NULL, OPT_GATE},
-	{"baseline", required_argument, NULL, OPT_GATE},
-	{"junit", required_argument, NULL, OPT_GATE},
-	{"quiet", no_argument, NULL, OPT_QUIET},
-	{"progress", no_argument, NULL, OPT_PROGRESS},
-	{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-	{"interrupt-drain", required_argument, NULL, OPT_INTERRUPT_DRAIN},
-	{"server-version", no_argument, NULL, OPT_QUERY_VERSION},
-	{"no-server-version", no_argument, NULL, OPT_NO_QUERY_VERSION},
-	{"help", no_argument, NULL, 'h'},
-	{"version", no_argument, NULL, OPT_VERSION},
-	{NULL, 0, NULL, 0},
+    {"server", required_argument, NULL, 's'},
+    {"port", required_argument, NULL, 'p'},
+    {"datafile", required_argument, NULL, 'd'},
+    {"clients", required_argument, NULL, 'c'},
+    {"sockets", required_argument, NULL, 'c'},
+    {"threads", required_argument, NULL, 'T'},
+    {"outstanding", required_argument, NULL, 'q'},
+    {"timeout", required_argument, NULL, 't'},
+    {"time-limit", required_argument, NULL, 'l'},
+    {"passes-through-list", required_argument, NULL, 'n'},
+    {"runs", required_argument, NULL, 'n'},
+    {"max-qps", required_argument, NULL, 'Q'},
+    {"edns", no_argument, NULL, 'e'},
+    {"edns-option", required_argument, NULL, 'E'},
+    {"family", required_argument, NULL, 'f'},
+    {"buffer-size", required_argument, NULL, 'b'},
+    {"edns-bufsize", required_argument, NULL, OPT_EDNS_BUFSIZE},
+    {"dnssec", no_argument, NULL, 'D'},
+    {"no-rd", no_argument, NULL, OPT_NO_RD},
+    {"local-address", required_argument, NULL, 'a'},
+    {"local-port", required_argument, NULL, 'x'},
+    {"stats-interval", required_argument, NULL, 'S'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"skip-bad", no_argument, NULL, OPT_SKIP_BAD},
+    {"passes", required_argument, NULL, OPT_PASSES},
+    {"repeat", required_argument, NULL, OPT_REPEAT},
+    {"flush", required_argument, NULL, OPT_FLUSH},
+    {"warmup", no_argument, NULL, OPT_WARMUP},
+    {"after-pass", required_argument, NULL, OPT_AFTER_PASS},
+    {"ready-timeout", required_argument, NULL, OPT_READY_TIMEOUT},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"dns-metrics", required_argument, NULL, OPT_METRICS},
+    {"max-loss", required_argument, NULL, OPT_GATE},
+    {"max-p99", required_argument, NULL, OPT_GATE},
+    {"min-qps", required_argument, NULL, OPT_GATE},
+    {"max-qps-drop", required_argument, NULL, OPT_GATE},
+    {"max-p99-rise", required_argument, NULL, OPT_GATE},
+    {"baseline", required_argument, NULL, OPT_GATE},
+    {"junit", required_argument, NULL, OPT_GATE},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"interrupt-drain", required_argument, NULL, OPT_INTERRUPT_DRAIN},
+    {"server-version", no_argument, NULL, OPT_QUERY_VERSION},
+    {"no-server-version", no_argument, NULL, OPT_NO_QUERY_VERSION},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
 };
 
 static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vh";
 
 void dv_cli_usage(FILE *out)
 {
-	fputs("Usage: dnsvolley [-s [LABEL=]SERVER[:PORT]]... [-p PORT] [-d [LABEL=]FILE]... [options]\n"
+	fputs("Usage: dnsvolley [-s [LABEL=]SERVER[:PORT]]... [-p PORT] [-d [LABEL=]FILE]... "
+	      "[options]\n"
 	      "       dnsvolley compare BASE.json NEW.json... [gates]\n"
 	      "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR\n"
 	      "       dnsvolley report RESULTS.json\n"
@@ -107,13 +109,17 @@ void dv_cli_usage(FILE *out)
 	      "  -a, --local-address ADDR          local address to send from\n"
 	      "  -x, --local-port PORT             first local port (one per socket)\n"
 	      "Load:\n"
-	      "  -c, --sockets N        UDP sockets (16)        -T, --threads N   worker threads (1)\n"
+	      "  -c, --sockets N        UDP sockets (16)        -T, --threads N   worker threads "
+	      "(1)\n"
 	      "  -q, --outstanding N    queries in flight (100) -t, --timeout S   per query (5)\n"
-	      "  -l, --time-limit S     stop sending after S    -n, --runs N      passes through the list\n"
-	      "  -Q, --max-qps N        rate limit              --interrupt-drain S  after SIGINT (1)\n"
+	      "  -l, --time-limit S     stop sending after S    -n, --runs N      passes through "
+	      "the list\n"
+	      "  -Q, --max-qps N        rate limit              --interrupt-drain S  after SIGINT "
+	      "(1)\n"
 	      "  -b, --buffer-size KB   socket buffers (4096)\n"
 	      "Queries:\n"
-	      "  -e, --edns             add EDNS0 OPT           --edns-bufsize N  OPT payload size (1232)\n"
+	      "  -e, --edns             add EDNS0 OPT           --edns-bufsize N  OPT payload size "
+	      "(1232)\n"
 	      "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD\n"
 	      "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable\n"
 	      "  --skip-bad             skip and count malformed list lines instead of failing\n"
@@ -143,14 +149,14 @@ static int bad(dv_err_t *err, const char *flag, const char *val, const char *wha
 	return dv_err_set(err, -EINVAL, "%s: '%s' %s", flag, val, what);
 }
 
-static int parse_count(const char *flag, const char *val, uint64_t min, uint64_t max,
-		       uint64_t *out, dv_err_t *err)
+static int parse_count(const char *flag, const char *val, uint64_t min, uint64_t max, uint64_t *out,
+                       dv_err_t *err)
 {
 	int rc = dv_parse_u64(val, min, max, out);
 
 	if (rc == -ERANGE)
 		return dv_err_set(err, -EINVAL, "%s: '%s' is out of range (%llu-%llu)", flag, val,
-				  (unsigned long long)min, (unsigned long long)max);
+		                  (unsigned long long)min, (unsigned long long)max);
 	if (rc != 0)
 		return bad(err, flag, val, "is not a whole number");
 	return 0;
@@ -208,40 +214,6 @@ static bool split_label(const char *arg, char **label, const char **value)
 	return true;
 }
 
-static char *join_cmdline(int argc, char **argv)
-{
-	size_t len = 1;
-	char *s, *p;
-	int i;
-
-	for (i = 0; i < argc; i++)
-		len += strlen(argv[i]) * 4 + 3;
-	s = malloc(len);
-	if (s == NULL)
-		abort();
-	p = s;
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		bool quote = *a == '\0' || strpbrk(a, " \t'\"\\$`*?;&|<>()") != NULL;
-		if (i > 0)
-			*p++ = ' ';
-		if (quote)
-			*p++ = '\'';
-		for (; *a; a++) {
-			if (quote && *a == '\'') {
-				memcpy(p, "'\\''", 4);
-				p += 4;
-			} else {
-				*p++ = *a;
-			}
-		}
-		if (quote)
-			*p++ = '\'';
-	}
-	*p = '\0';
-	return s;
-}
-
 static int parse_passes(dv_study_t *st, const char *val, dv_err_t *err)
 {
 	char *copy = xstrdup(val), *tok, *save = NULL;
@@ -258,9 +230,9 @@ static int parse_passes(dv_study_t *st, const char *val, dv_err_t *err)
 			k = DV_PASS_HOT;
 		else {
 			rc = dv_err_set(err, -EINVAL,
-					"--passes: '%s' is not a pass kind (use cold and hot, e.g. "
-					"cold,hot)",
-					tok);
+			                "--passes: '%s' is not a pass kind (use cold and hot, e.g. "
+			                "cold,hot)",
+			                tok);
 			break;
 		}
 		st->plan = grow(st->plan, st->n_plan + 1, sizeof(*st->plan));
@@ -318,7 +290,8 @@ static int add_list(dv_study_t *st, const char *arg, dv_err_t *err)
 	l = &st->lists[st->n_lists++];
 	memset(l, 0, sizeof(*l));
 	l->path = xstrdup(path);
-	l->label = label != NULL ? label : xstrdup(strcmp(path, "-") == 0 ? "stdin" : base_name(path));
+	l->label =
+	    label != NULL ? label : xstrdup(strcmp(path, "-") == 0 ? "stdin" : base_name(path));
 	return 0;
 }
 
@@ -391,10 +364,10 @@ static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 		const char *flag;
 		const char *path;
 	} out[] = {
-		{"--json", cfg->json_path},
-		{"--csv", cfg->csv_path},
-		{"--dns-metrics", cfg->metrics_path},
-		{"--junit", cfg->gates.junit_path},
+	    {"--json", cfg->json_path},
+	    {"--csv", cfg->csv_path},
+	    {"--dns-metrics", cfg->metrics_path},
+	    {"--junit", cfg->gates.junit_path},
 	};
 	size_t i, j;
 	int rc;
@@ -405,19 +378,19 @@ static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 		for (j = 0; j < cfg->study.n_lists; j++)
 			if (same_file(out[i].path, cfg->study.lists[j].path))
 				return dv_err_set(err, -EINVAL,
-						  "%s: '%s' is also a query list (-d); refusing to "
-						  "overwrite it",
-						  out[i].flag, out[i].path);
+				                  "%s: '%s' is also a query list (-d); refusing to "
+				                  "overwrite it",
+				                  out[i].flag, out[i].path);
 		if (cfg->gates.baseline_path != NULL &&
 		    same_file(out[i].path, cfg->gates.baseline_path))
 			return dv_err_set(err, -EINVAL,
-					  "%s: '%s' is also the --baseline file; refusing to "
-					  "overwrite it",
-					  out[i].flag, out[i].path);
+			                  "%s: '%s' is also the --baseline file; refusing to "
+			                  "overwrite it",
+			                  out[i].flag, out[i].path);
 		for (j = 0; j < i; j++)
 			if (out[j].path != NULL && same_file(out[i].path, out[j].path))
 				return dv_err_set(err, -EINVAL, "%s: '%s' is also the %s output",
-						  out[i].flag, out[i].path, out[j].flag);
+				                  out[i].flag, out[i].path, out[j].flag);
 		rc = check_writable(out[i].flag, out[i].path, err);
 		if (rc != 0)
 			return rc;
@@ -444,199 +417,244 @@ static void set_path(char **dst, const char *val)
 	*dst = xstrdup(val);
 }
 
-int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
+/* What parsing the flags leaves for the checks that follow them. */
+typedef struct parse_state {
+	dv_config_t *cfg;
+	const char **flush_args; /* --flush values, in order; resolved once targets are known */
+	size_t n_flush;
+	uint64_t port;     /* -p: default port for targets without one */
+	int family;        /* -f: AF_INET, AF_INET6 or AF_UNSPEC */
+	int query_version; /* --server-version 1, --no-server-version 0, unset -1 */
+	bool progress_set;
+} parse_state_t;
+
+/* An option handler's answer for an option of another group. */
+#define NOT_MINE 2
+
+/* Target and list: -s -p -d -f -a -x. */
+static int opt_target(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 {
+	dv_study_t *st = &ps->cfg->study;
+	uint64_t v;
+	int rc;
+
+	switch (c) {
+	case 's':
+		return add_target(st, val, err);
+	case 'p':
+		return parse_count("-p", val, 1, 65535, &ps->port, err);
+	case 'd':
+		return add_list(st, val, err);
+	case 'f':
+		if (strcmp(val, "inet") == 0)
+			ps->family = AF_INET;
+		else if (strcmp(val, "inet6") == 0)
+			ps->family = AF_INET6;
+		else if (strcmp(val, "any") == 0)
+			ps->family = AF_UNSPEC;
+		else
+			return bad(err, "-f", val, "is not a family (inet, inet6 or any)");
+		return 0;
+	case 'a':
+		return parse_local_address(&st->run, val, err);
+	case 'x':
+		rc = parse_count("-x", val, 1, 65535, &v, err);
+		st->run.local_port = (uint16_t)v;
+		return rc;
+	}
+	return NOT_MINE;
+}
+
+/* Load shape: -c -T -q -t -l -n -Q -b --interrupt-drain. */
+static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	dv_run_config_t *run = &ps->cfg->study.run;
+	uint64_t v;
+	double q;
+	int rc;
+
+	switch (c) {
+	case 'c':
+		rc = parse_count("-c", val, 1, 100000, &v, err);
+		run->sockets = (uint32_t)v;
+		return rc;
+	case 'T':
+		rc = parse_count("-T", val, 1, 256, &v, err);
+		run->threads = (uint32_t)v;
+		return rc;
+	case 'q':
+		rc = parse_count("-q", val, 1, 65536ULL * 256, &v, err);
+		run->max_outstanding = (uint32_t)v;
+		return rc;
+	case 't':
+		return parse_seconds("-t", val, &run->timeout_ns, err);
+	case 'l':
+		return parse_seconds("-l", val, &run->time_limit_ns, err);
+	case 'n':
+		return parse_count("-n", val, 1, UINT32_MAX, &run->passes, err);
+	case 'Q':
+		if (dv_parse_double(val, 1e-6, 1e9, &q) != 0)
+			return bad(err, "-Q", val,
+			           "is not a rate in queries per second (greater than 0)");
+		run->max_qps = q;
+		return 0;
+	case 'b':
+		rc = parse_count("-b", val, 1, 1024 * 1024, &v, err);
+		run->socket_buf_bytes = (uint32_t)(v * 1024);
+		return rc;
+	case OPT_INTERRUPT_DRAIN:
+		return parse_seconds("--interrupt-drain", val, &run->interrupt_drain_ns, err);
+	}
+	return NOT_MINE;
+}
+
+/* Queries: -e -E --edns-bufsize -D --no-rd --skip-bad. */
+static int opt_query(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	dv_ql_options_t *ql = &ps->cfg->study.ql;
+	uint64_t v;
+	int rc;
+
+	switch (c) {
+	case 'e':
+		ql->edns = true;
+		return 0;
+	case 'E':
+		return dv_ql_add_edns_option(ql, val, err);
+	case OPT_EDNS_BUFSIZE:
+		rc = parse_count("--edns-bufsize", val, 512, 65535, &v, err);
+		ql->edns = true;
+		ql->edns_bufsize = (uint16_t)v;
+		return rc;
+	case 'D':
+		ql->edns = true;
+		ql->dnssec_ok = true;
+		return 0;
+	case OPT_NO_RD:
+		ql->rd = false;
+		return 0;
+	case OPT_SKIP_BAD:
+		ql->skip_bad = true;
+		return 0;
+	}
+	return NOT_MINE;
+}
+
+/* Study plan: --passes --repeat --flush --warmup --after-pass --ready-timeout. */
+static int opt_study(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	dv_study_t *st = &ps->cfg->study;
+	uint64_t v;
+	int rc;
+
+	switch (c) {
+	case OPT_PASSES:
+		return parse_passes(st, val, err);
+	case OPT_REPEAT:
+		rc = parse_count("--repeat", val, 1, 10000, &v, err);
+		st->repeat = (unsigned)v;
+		return rc;
+	case OPT_FLUSH:
+		ps->flush_args = grow(ps->flush_args, ps->n_flush + 1, sizeof(*ps->flush_args));
+		ps->flush_args[ps->n_flush++] = val;
+		return 0;
+	case OPT_WARMUP:
+		st->warmup = true;
+		return 0;
+	case OPT_AFTER_PASS:
+		set_path(&st->after_pass_cmd, val);
+		return 0;
+	case OPT_READY_TIMEOUT:
+		return parse_seconds("--ready-timeout", val, &st->ready_timeout_ns, err);
+	}
+	return NOT_MINE;
+}
+
+/* Output: -S -v --json --csv --dns-metrics --quiet --[no-]progress --[no-]server-version. */
+static int opt_output(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	dv_config_t *cfg = ps->cfg;
+	dv_run_config_t *run = &cfg->study.run;
+	int rc;
+
+	switch (c) {
+	case 'S':
+		rc = parse_seconds("-S", val, &run->interval_ns, err);
+		run->interval_print = true;
+		return rc;
+	case 'v':
+		run->verbose = true;
+		return 0;
+	case OPT_JSON:
+		set_path(&cfg->json_path, val);
+		return 0;
+	case OPT_CSV:
+		set_path(&cfg->csv_path, val);
+		return 0;
+	case OPT_METRICS:
+		set_path(&cfg->metrics_path, val);
+		return 0;
+	case OPT_QUIET:
+		cfg->quiet = true;
+		return 0;
+	case OPT_PROGRESS:
+	case OPT_NO_PROGRESS:
+		run->progress = c == OPT_PROGRESS;
+		ps->progress_set = true;
+		return 0;
+	case OPT_QUERY_VERSION:
+	case OPT_NO_QUERY_VERSION:
+		ps->query_version = c == OPT_QUERY_VERSION;
+		return 0;
+	}
+	return NOT_MINE;
+}
+
+/* --help, --version (1: printed, exit 0), and getopt's complaints (usage errors). */
+static int opt_meta(int c, char **argv, dv_err_t *err)
+{
+	switch (c) {
+	case 'h':
+		dv_cli_usage(stdout);
+		return 1;
+	case OPT_VERSION:
+		printf("dnsvolley %s\n", PACKAGE_VERSION);
+		return 1;
+	case ':':
+		if (optopt != 0)
+			return dv_err_set(err, -EINVAL, "-%c needs a value", optopt);
+		return dv_err_set(err, -EINVAL, "%s needs a value", argv[optind - 1]);
+	}
+	if (optopt != 0)
+		return dv_err_set(err, -EINVAL, "unknown option -%c", optopt);
+	return dv_err_set(err, -EINVAL, "unknown option '%s'", argv[optind - 1]);
+}
+
+/* One option: each group's handler in turn, the first that knows c answers. */
+static int parse_one(parse_state_t *ps, int c, int idx, char **argv, dv_err_t *err)
+{
+	static int (*const groups[])(parse_state_t *, int, const char *, dv_err_t *) = {
+	    opt_target, opt_load, opt_query, opt_study, opt_output,
+	};
+	size_t i;
+	int rc;
+
+	if (c == OPT_GATE)
+		return dv_gates_parse_opt(&ps->cfg->gates, long_opts[idx].name, optarg, err);
+	for (i = 0; i < DV_ARRAY_SIZE(groups); i++) {
+		rc = groups[i](ps, c, optarg, err);
+		if (rc != NOT_MINE)
+			return rc;
+	}
+	return opt_meta(c, argv, err);
+}
+
+/* Defaults that depend on other flags. */
+static void apply_defaults(parse_state_t *ps, dv_err_t *err)
+{
+	dv_config_t *cfg = ps->cfg;
 	dv_study_t *st = &cfg->study;
-	dv_run_config_t *run = &st->run;
-	char **flush_args = NULL;
-	size_t n_flush = 0, i, j;
-	uint64_t port = 53, v;
-	bool progress_set = false, stdin_used = false;
-	int query_version = -1, family = AF_UNSPEC;
-	int c, idx, rc = 0;
 
-	memset(cfg, 0, sizeof(*cfg));
-	dv_run_config_init(run);
-	dv_ql_options_init(&st->ql);
-	dv_gates_init(&cfg->gates);
-	st->repeat = 1;
-	st->ready_timeout_ns = 30 * DV_NS_PER_S;
-	st->tool_version = xstrdup(PACKAGE_VERSION);
-	st->cmdline = join_cmdline(argc, argv);
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, short_opts, long_opts, &idx)) != -1) {
-		switch (c) {
-		case 's':
-			rc = add_target(st, optarg, err);
-			break;
-		case 'p':
-			rc = parse_count("-p", optarg, 1, 65535, &port, err);
-			break;
-		case 'd':
-			rc = add_list(st, optarg, err);
-			break;
-		case 'c':
-			rc = parse_count("-c", optarg, 1, 100000, &v, err);
-			run->sockets = (uint32_t)v;
-			break;
-		case 'T':
-			rc = parse_count("-T", optarg, 1, 256, &v, err);
-			run->threads = (uint32_t)v;
-			break;
-		case 'q':
-			rc = parse_count("-q", optarg, 1, 65536ULL * 256, &v, err);
-			run->max_outstanding = (uint32_t)v;
-			break;
-		case 't':
-			rc = parse_seconds("-t", optarg, &run->timeout_ns, err);
-			break;
-		case 'l':
-			rc = parse_seconds("-l", optarg, &run->time_limit_ns, err);
-			break;
-		case 'n':
-			rc = parse_count("-n", optarg, 1, UINT32_MAX, &run->passes, err);
-			break;
-		case 'Q': {
-			double q;
-			if (dv_parse_double(optarg, 1e-6, 1e9, &q) != 0)
-				rc = bad(err, "-Q", optarg,
-					 "is not a rate in queries per second (greater than 0)");
-			run->max_qps = q;
-			break;
-		}
-		case 'e':
-			st->ql.edns = true;
-			break;
-		case 'E':
-			rc = dv_ql_add_edns_option(&st->ql, optarg, err);
-			break;
-		case 'f':
-			if (strcmp(optarg, "inet") == 0)
-				family = AF_INET;
-			else if (strcmp(optarg, "inet6") == 0)
-				family = AF_INET6;
-			else if (strcmp(optarg, "any") == 0)
-				family = AF_UNSPEC;
-			else
-				rc = bad(err, "-f", optarg, "is not a family (inet, inet6 or any)");
-			break;
-		case 'b':
-			rc = parse_count("-b", optarg, 1, 1024 * 1024, &v, err);
-			run->socket_buf_bytes = (uint32_t)(v * 1024);
-			break;
-		case OPT_EDNS_BUFSIZE:
-			rc = parse_count("--edns-bufsize", optarg, 512, 65535, &v, err);
-			st->ql.edns = true;
-			st->ql.edns_bufsize = (uint16_t)v;
-			break;
-		case 'D':
-			st->ql.edns = true;
-			st->ql.dnssec_ok = true;
-			break;
-		case OPT_NO_RD:
-			st->ql.rd = false;
-			break;
-		case 'a':
-			rc = parse_local_address(run, optarg, err);
-			break;
-		case 'x':
-			rc = parse_count("-x", optarg, 1, 65535, &v, err);
-			run->local_port = (uint16_t)v;
-			break;
-		case 'S':
-			rc = parse_seconds("-S", optarg, &run->interval_ns, err);
-			run->interval_print = true;
-			break;
-		case 'v':
-			run->verbose = true;
-			break;
-		case OPT_SKIP_BAD:
-			st->ql.skip_bad = true;
-			break;
-		case OPT_PASSES:
-			rc = parse_passes(st, optarg, err);
-			break;
-		case OPT_REPEAT:
-			rc = parse_count("--repeat", optarg, 1, 10000, &v, err);
-			st->repeat = (unsigned)v;
-			break;
-		case OPT_FLUSH:
-			flush_args = grow(flush_args, n_flush + 1, sizeof(*flush_args));
-			flush_args[n_flush++] = optarg;
-			break;
-		case OPT_WARMUP:
-			st->warmup = true;
-			break;
-		case OPT_AFTER_PASS:
-			set_path(&st->after_pass_cmd, optarg);
-			break;
-		case OPT_READY_TIMEOUT:
-			rc = parse_seconds("--ready-timeout", optarg, &st->ready_timeout_ns, err);
-			break;
-		case OPT_INTERRUPT_DRAIN:
-			rc = parse_seconds("--interrupt-drain", optarg, &run->interrupt_drain_ns, err);
-			break;
-		case OPT_JSON:
-			set_path(&cfg->json_path, optarg);
-			break;
-		case OPT_CSV:
-			set_path(&cfg->csv_path, optarg);
-			break;
-		case OPT_METRICS:
-			set_path(&cfg->metrics_path, optarg);
-			break;
-		case OPT_GATE:
-			rc = dv_gates_parse_opt(&cfg->gates, long_opts[idx].name, optarg, err);
-			break;
-		case OPT_QUIET:
-			cfg->quiet = true;
-			break;
-		case OPT_PROGRESS:
-			run->progress = true;
-			progress_set = true;
-			break;
-		case OPT_NO_PROGRESS:
-			run->progress = false;
-			progress_set = true;
-			break;
-		case OPT_QUERY_VERSION:
-			query_version = 1;
-			break;
-		case OPT_NO_QUERY_VERSION:
-			query_version = 0;
-			break;
-		case 'h':
-			dv_cli_usage(stdout);
-			rc = 1;
-			goto out;
-		case OPT_VERSION:
-			printf("dnsvolley %s\n", PACKAGE_VERSION);
-			rc = 1;
-			goto out;
-		case ':':
-			if (optopt != 0)
-				rc = dv_err_set(err, -EINVAL, "-%c needs a value", optopt);
-			else
-				rc = dv_err_set(err, -EINVAL, "%s needs a value", argv[optind - 1]);
-			break;
-		default:
-			if (optopt != 0)
-				rc = dv_err_set(err, -EINVAL, "unknown option -%c", optopt);
-			else
-				rc = dv_err_set(err, -EINVAL, "unknown option '%s'", argv[optind - 1]);
-			break;
-		}
-		if (rc != 0)
-			goto out;
-	}
-	if (optind < argc) {
-		rc = dv_err_set(err, -EINVAL, "unexpected argument '%s'", argv[optind]);
-		goto out;
-	}
-
-	/* Defaults that depend on other flags. */
 	if (st->n_targets == 0)
 		add_target(st, "127.0.0.1", err);
 	if (st->n_lists == 0)
@@ -646,97 +664,118 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 		st->plan[0] = DV_PASS_PLAIN;
 		st->n_plan = 1;
 	}
-	if (!progress_set)
-		run->progress = isatty(STDERR_FILENO) && !run->verbose;
+	if (!ps->progress_set)
+		st->run.progress = isatty(STDERR_FILENO) && !st->run.verbose;
 	/* The server's version is metadata for results files; a plain run sends nothing extra. */
-	st->query_version = query_version >= 0 ? query_version == 1
-					       : (cfg->json_path != NULL || cfg->csv_path != NULL ||
-						  cfg->metrics_path != NULL);
+	st->query_version =
+	    ps->query_version >= 0
+	        ? ps->query_version == 1
+	        : (cfg->json_path != NULL || cfg->csv_path != NULL || cfg->metrics_path != NULL);
+}
 
-	/* Cross-checks. */
-	if (run->threads > run->sockets) {
-		rc = dv_err_set(err, -EINVAL, "-T %u needs at least as many sockets (-c %u)",
-				run->threads, run->sockets);
-		goto out;
-	}
-	if (run->threads > run->max_outstanding) {
-		rc = dv_err_set(err, -EINVAL, "-T %u needs -q of at least %u", run->threads,
-				run->threads);
-		goto out;
-	}
-	if ((run->max_outstanding + run->threads - 1) / run->threads > 65536) {
-		rc = dv_err_set(err, -EINVAL,
-				"-q %u: at most 65536 queries in flight per thread (DNS IDs); add "
-				"threads (-T)",
-				run->max_outstanding);
-		goto out;
-	}
-	if (run->local_port != 0 && (uint64_t)run->local_port + run->sockets - 1 > 65535) {
-		rc = dv_err_set(err, -EINVAL, "-x %u with -c %u runs past port 65535",
-				run->local_port, run->sockets);
-		goto out;
-	}
+/* Threads, sockets, queries in flight and local ports that fit together. */
+static int check_load(const dv_run_config_t *run, dv_err_t *err)
+{
+	if (run->threads > run->sockets)
+		return dv_err_set(err, -EINVAL, "-T %u needs at least as many sockets (-c %u)",
+		                  run->threads, run->sockets);
+	if (run->threads > run->max_outstanding)
+		return dv_err_set(err, -EINVAL, "-T %u needs -q of at least %u", run->threads,
+		                  run->threads);
+	if ((run->max_outstanding + run->threads - 1) / run->threads > 65536)
+		return dv_err_set(
+		    err, -EINVAL,
+		    "-q %u: at most 65536 queries in flight per thread (DNS IDs); add "
+		    "threads (-T)",
+		    run->max_outstanding);
+	if (run->local_port != 0 && (uint64_t)run->local_port + run->sockets - 1 > 65535)
+		return dv_err_set(err, -EINVAL, "-x %u with -c %u runs past port 65535",
+		                  run->local_port, run->sockets);
+	return 0;
+}
+
+/* Standard input read at most once; list labels unique. */
+static int check_lists(const dv_study_t *st, dv_err_t *err)
+{
+	bool stdin_used = false;
+	size_t i, j;
+
 	for (i = 0; i < st->n_lists; i++) {
 		if (strcmp(st->lists[i].path, "-") == 0) {
-			if (stdin_used) {
-				rc = dv_err_set(err, -EINVAL, "-d -: standard input can be read once");
-				goto out;
-			}
+			if (stdin_used)
+				return dv_err_set(err, -EINVAL,
+				                  "-d -: standard input can be read once");
 			stdin_used = true;
 		}
 		for (j = 0; j < i; j++)
-			if (strcmp(st->lists[i].label, st->lists[j].label) == 0) {
-				rc = dv_err_set(err, -EINVAL, "-d: two lists are labelled '%s'",
-						st->lists[i].label);
-				goto out;
-			}
+			if (strcmp(st->lists[i].label, st->lists[j].label) == 0)
+				return dv_err_set(err, -EINVAL, "-d: two lists are labelled '%s'",
+				                  st->lists[i].label);
 	}
+	return 0;
+}
+
+/* Target labels unique; each address resolved (with -p and -f) and matching -a's family. */
+static int resolve_targets(dv_study_t *st, uint64_t port, int family, dv_err_t *err)
+{
+	const dv_run_config_t *run = &st->run;
+	size_t i, j;
+	int rc;
+
 	for (i = 0; i < st->n_targets; i++) {
 		dv_target_t *t = &st->targets[i];
 		char buf[NI_MAXHOST + 16], host[NI_MAXHOST], serv[16];
 		for (j = 0; j < i; j++)
-			if (strcmp(t->label, st->targets[j].label) == 0) {
-				rc = dv_err_set(err, -EINVAL, "-s: two targets are labelled '%s'",
-						t->label);
-				goto out;
-			}
-		rc = dv_resolve_target(t->spec, (uint16_t)port, family, &t->addr, &t->addr_len, err);
+			if (strcmp(t->label, st->targets[j].label) == 0)
+				return dv_err_set(err, -EINVAL, "-s: two targets are labelled '%s'",
+				                  t->label);
+		rc =
+		    dv_resolve_target(t->spec, (uint16_t)port, family, &t->addr, &t->addr_len, err);
 		if (rc != 0) {
 			char msg[sizeof(err->msg)];
 			snprintf(msg, sizeof(msg), "-s: %s", err->msg);
 			dv_err_set(err, rc, "%s", msg);
-			goto out;
+			return rc;
 		}
-		if (run->local.ss_family != AF_UNSPEC && run->local.ss_family != t->addr.ss_family) {
-			rc = dv_err_set(err, -EINVAL,
-					"-a: the local address and target '%s' are of different "
-					"address families",
-					t->label);
-			goto out;
-		}
+		if (run->local.ss_family != AF_UNSPEC && run->local.ss_family != t->addr.ss_family)
+			return dv_err_set(err, -EINVAL,
+			                  "-a: the local address and target '%s' are of different "
+			                  "address families",
+			                  t->label);
 		getnameinfo((struct sockaddr *)&t->addr, t->addr_len, host, sizeof(host), serv,
-			    sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV);
+		            sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV);
 		snprintf(buf, sizeof(buf), t->addr.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
-			 host, serv);
+		         host, serv);
 		t->addr_text = xstrdup(buf);
 	}
-	/* --flush LABEL=CMD for a known label, else one command for every target. */
-	for (i = 0; i < n_flush; i++) {
-		const char *eq = strchr(flush_args[i], '=');
+	return 0;
+}
+
+/*
+ * --flush LABEL=CMD for a known label, else one command for every target; a
+ * cold pass needs a flush command for every target.
+ */
+static int assign_flush(parse_state_t *ps, dv_err_t *err)
+{
+	dv_config_t *cfg = ps->cfg;
+	dv_study_t *st = &cfg->study;
+	size_t i, j;
+
+	for (i = 0; i < ps->n_flush; i++) {
+		const char *arg = ps->flush_args[i], *eq = strchr(arg, '=');
 		bool matched = false;
 		if (eq != NULL)
 			for (j = 0; j < st->n_targets; j++) {
 				dv_target_t *t = &st->targets[j];
-				if (strlen(t->label) == (size_t)(eq - flush_args[i]) &&
-				    strncmp(t->label, flush_args[i], (size_t)(eq - flush_args[i])) ==
-					    0) {
+				if (strlen(t->label) == (size_t)(eq - arg) &&
+				    strncmp(t->label, arg, (size_t)(eq - arg)) == 0) {
 					free(t->flush_cmd);
 					t->flush_cmd = xstrdup(eq + 1);
 					matched = true;
 				}
 			}
 		if (!matched)
-			set_path(&cfg->flush_all, flush_args[i]);
+			set_path(&cfg->flush_all, arg);
 	}
 	for (j = 0; j < st->n_targets; j++)
 		if (st->targets[j].flush_cmd == NULL && cfg->flush_all != NULL)
@@ -745,25 +784,62 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 		if (st->plan[i] != DV_PASS_COLD)
 			continue;
 		for (j = 0; j < st->n_targets; j++)
-			if (st->targets[j].flush_cmd == NULL) {
-				rc = dv_err_set(err, -EINVAL,
-						"--passes cold: target '%s' has no --flush command "
-						"to empty its cache",
-						st->targets[j].label);
-				goto out;
-			}
+			if (st->targets[j].flush_cmd == NULL)
+				return dv_err_set(
+				    err, -EINVAL,
+				    "--passes cold: target '%s' has no --flush command "
+				    "to empty its cache",
+				    st->targets[j].label);
 		break;
 	}
-	rc = check_outputs(cfg, err);
-	if (rc != 0)
-		goto out;
+	return 0;
+}
+
+/* Everything that needs all flags: defaults, then the cross-checks in order. */
+static int finish(parse_state_t *ps, dv_err_t *err)
+{
+	dv_config_t *cfg = ps->cfg;
+	int rc;
+
+	apply_defaults(ps, err);
+	if ((rc = check_load(&cfg->study.run, err)) != 0 ||
+	    (rc = check_lists(&cfg->study, err)) != 0 ||
+	    (rc = resolve_targets(&cfg->study, ps->port, ps->family, err)) != 0 ||
+	    (rc = assign_flush(ps, err)) != 0 || (rc = check_outputs(cfg, err)) != 0)
+		return rc;
 	if ((cfg->gates.max_qps_drop_pct >= 0 || cfg->gates.max_p99_rise_pct >= 0) &&
-	    cfg->gates.baseline_path == NULL) {
-		rc = dv_err_set(err, -EINVAL,
-				"--max-qps-drop and --max-p99-rise need --baseline FILE");
-		goto out;
-	}
-out:
-	free(flush_args);
+	    cfg->gates.baseline_path == NULL)
+		return dv_err_set(err, -EINVAL,
+		                  "--max-qps-drop and --max-p99-rise need --baseline FILE");
+	return 0;
+}
+
+int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
+{
+	parse_state_t ps = {.cfg = cfg, .port = 53, .family = AF_UNSPEC, .query_version = -1};
+	dv_study_t *st = &cfg->study;
+	int c, idx, rc = 0;
+
+	memset(cfg, 0, sizeof(*cfg));
+	dv_run_config_init(&st->run);
+	dv_ql_options_init(&st->ql);
+	dv_gates_init(&cfg->gates);
+	st->repeat = 1;
+	st->ready_timeout_ns = 30 * DV_NS_PER_S;
+	st->tool_version = xstrdup(PACKAGE_VERSION);
+	st->argv = dv_argv_copy(argc, argv);
+	st->cmdline = dv_argv_quote(argc, argv);
+	if (st->argv == NULL || st->cmdline == NULL)
+		abort();
+
+	opterr = 0;
+	optind = 1;
+	while (rc == 0 && (c = getopt_long(argc, argv, short_opts, long_opts, &idx)) != -1)
+		rc = parse_one(&ps, c, idx, argv, err);
+	if (rc == 0 && optind < argc)
+		rc = dv_err_set(err, -EINVAL, "unexpected argument '%s'", argv[optind]);
+	if (rc == 0)
+		rc = finish(&ps, err);
+	free(ps.flush_args);
 	return rc;
 }

@@ -15,7 +15,6 @@
 #include "results/plot.h"
 #include "results/report.h"
 #include "results/results_json.h"
-#include "base/sha256.h"
 #include "study/study.h"
 #include "study/study_report.h"
 

@@ -20,71 +20,6 @@
  * fractional seconds, latencies in nanoseconds (time_units_per_sec 1e9).
  */
 
-void dv_argv_free(char **argv)
-{
-	if (argv == NULL)
-		return;
-	for (char **a = argv; *a; a++)
-		free(*a);
-	free(argv);
-}
-
-char **dv_split_cmdline(const char *cmdline)
-{
-	size_t len = cmdline ? strlen(cmdline) : 0, n = 0;
-	char **argv = calloc(len / 2 + 2, sizeof(*argv)); /* at most (len+1)/2 words */
-	char *word = malloc(len + 1);
-	const char *p = cmdline ? cmdline : "";
-
-	if (argv == NULL || word == NULL)
-		goto oom;
-	while (*p) {
-		size_t w = 0;
-		char q = 0;
-		bool have = false;
-
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		if (*p == '\0')
-			break;
-		while (*p && (q || (*p != ' ' && *p != '\t' && *p != '\n'))) {
-			have = true;
-			if (q == '\'') {
-				if (*p == '\'')
-					q = 0;
-				else
-					word[w++] = *p;
-			} else if (q == '"') {
-				if (*p == '"')
-					q = 0;
-				else if (*p == '\\' && p[1] && strchr("\"\\$`", p[1]))
-					word[w++] = *++p;
-				else
-					word[w++] = *p;
-			} else if (*p == '\'' || *p == '"') {
-				q = *p;
-			} else if (*p == '\\' && p[1]) {
-				word[w++] = *++p;
-			} else {
-				word[w++] = *p;
-			}
-			p++;
-		}
-		if (have) {
-			word[w] = '\0';
-			if ((argv[n] = strdup(word)) == NULL)
-				goto oom;
-			n++;
-		}
-	}
-	free(word);
-	return argv;
-oom:
-	free(word);
-	dv_argv_free(argv);
-	return NULL;
-}
-
 /* jansson's integers are signed 64-bit; our counters never come near 2^63. */
 static json_t *jint(uint64_t v)
 {
@@ -109,15 +44,13 @@ static json_t *header_obj(const dv_study_t *s, const char *runid)
 {
 	json_t *h = json_object(), *params = json_array(), *info = json_object();
 	json_t *targets = json_array(), *lists = json_array();
-	char **argv = dv_split_cmdline(s->cmdline);
 
-	if (!h || !params || !info || !targets || !lists || !argv) {
+	if (!h || !params || !info || !targets || !lists) {
 		json_decref(h);
 		json_decref(params);
 		json_decref(info);
 		json_decref(targets);
 		json_decref(lists);
-		dv_argv_free(argv);
 		return NULL;
 	}
 	json_object_set_new(h, "runid", json_string(runid));
@@ -126,9 +59,8 @@ static json_t *header_obj(const dv_study_t *s, const char *runid)
 	json_object_set_new(h, "generator", json_string("dnsvolley"));
 	json_object_set_new(h, "generator_version",
 	                    json_string(s->tool_version ? s->tool_version : PACKAGE_VERSION));
-	for (char **a = argv; *a; a++)
+	for (char **a = s->argv; a != NULL && *a != NULL; a++)
 		json_array_append_new(params, json_string(*a));
-	dv_argv_free(argv);
 	json_object_set_new(h, "generator_params", params);
 	json_object_set_new(h, "time_units_per_sec", json_integer(1000000000));
 	json_object_set_new(h, "stats_interval", json_real((double)s->run.interval_ns / 1e9));

@@ -20,7 +20,6 @@
 #include "engine/probe.h"
 #include "results/report.h"
 #include "results/results_json.h"
-#include "base/sha256.h"
 #include "study/study_report.h"
 
 extern char **environ;
@@ -841,6 +840,8 @@ void dv_study_free(dv_study_t *s)
 		return;
 	free(s->tool_version);
 	free(s->cmdline);
+	dv_argv_free(s->argv);
+	s->argv = NULL;
 	free(s->after_pass_cmd);
 	free(s->hostname);
 	free(s->kernel);

@@ -52,7 +52,8 @@ typedef struct dv_pass_record {
 typedef struct dv_study {
 	/* metadata */
 	char *tool_version;
-	char *cmdline;
+	char **argv;    /* the command line as given (NULL-ended copy), NULL when read from a file */
+	char *cmdline;  /* argv quoted for a shell (dv_argv_quote), or as a results file holds it */
 	uint64_t start_wall_ns;
 	char *hostname;
 	char *kernel;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Unsafe combinations refused before anything runs: an output file that is also an input.
-# Today `--json L -d L` runs and then replaces the query list L with the results
-# (exit 0): this test documents the check wanted in src/cli.c and is listed in
-# XFAIL_TESTS (mk/fuzz.mk) until it exists; then it passes and XPASS says: move it.
+# For --json or --dns-metrics naming the query list (-d), --csv naming the --json file and
+# --json naming the --baseline: exit 2, a message saying which file is also what
+# (src/cmd/cli.c, check_outputs), and the query list and baseline are left byte for byte.
 . "$(dirname "$0")/lib.sh"
 [ -x "$DV" ] || fail "binaries not built"
 cd "$TMP"

@@ -143,6 +143,25 @@ static void test_bad_values(void **state)
 	EXPECT_ERROR("--junit: 'b' is also the --baseline file", "--baseline", "b", "--junit", "b");
 }
 
+/* argv is kept word for word (copied); the one-line form quotes only the words that need it. */
+static void test_argv_kept(void **state)
+{
+	dv_config_t cfg;
+	dv_err_t err;
+	char *const want[] = {"dnsvolley", "--no-progress", "--after-pass", "echo 'done'"};
+
+	(void)state;
+	assert_int_equal(PARSE(&cfg, &err, "--no-progress", "--after-pass", "echo 'done'"), 0);
+	for (size_t i = 0; i < 4; i++) {
+		assert_string_equal(cfg.study.argv[i], want[i]);
+		assert_ptr_not_equal(cfg.study.argv[i], want[i]);
+	}
+	assert_null(cfg.study.argv[4]);
+	assert_string_equal(cfg.study.cmdline,
+	                    "dnsvolley --no-progress --after-pass 'echo '\\''done'\\'''");
+	dv_config_free(&cfg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +169,7 @@ int main(void)
 		cmocka_unit_test(test_dnsperf_flags),
 		cmocka_unit_test(test_study_flags),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_argv_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,267 @@
+/* test_atomicfile: commit puts the whole file in place (mode 0644), abort and errors leave
+ * neither the file nor a temporary behind, appending copies the old content first. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/atomicfile.h"
+
+static char dir[] = "/tmp/dv_test_afile.XXXXXX";
+static char path[sizeof(dir) + 16];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/dv_test_afile.XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return -1;
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[sizeof(path) + 256];
+
+	(void)state;
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		unlink(p);
+	}
+	if (d != NULL)
+		closedir(d);
+	return rmdir(dir);
+}
+
+/* The names in the test directory, sorted and joined with ' ' ("" when empty). */
+static void dir_names(char *out, size_t size)
+{
+	struct dirent **list;
+	int n = scandir(dir, &list, NULL, alphasort);
+
+	assert_true(n >= 0);
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (list[i]->d_name[0] != '.') {
+			if (out[0] != '\0')
+				strncat(out, " ", size - strlen(out) - 1);
+			strncat(out, list[i]->d_name, size - strlen(out) - 1);
+		}
+		free(list[i]);
+	}
+	free(list);
+}
+
+static void write_file(const char *p, const char *text, mode_t mode)
+{
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(p, mode), 0);
+}
+
+static void assert_content(const char *p, const char *want)
+{
+	char buf[256];
+	FILE *f = fopen(p, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	assert_string_equal(buf, want);
+}
+
+static void test_commit(void **state)
+{
+	dv_afile_t f;
+	dv_err_t err = {{0}};
+	struct stat st;
+	char names[256];
+	mode_t old = umask(077); /* the file is 0644 whatever the umask */
+
+	(void)state;
+	assert_int_equal(dv_afile_open(&f, path, false, &err), 0);
+	assert_non_null(f.fp);
+	assert_string_equal(f.path, path);
+	assert_int_equal(strncmp(f.tmp, path, strlen(path)), 0);
+	assert_int_equal(strncmp(f.tmp + strlen(path), ".tmp.", 5), 0);
+	fputs("{\"a\": 1}\n", f.fp);
+	/* Until commit, only the temporary file exists. */
+	assert_int_equal(access(path, F_OK), -1);
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, strrchr(f.tmp, '/') + 1);
+	assert_int_equal(dv_afile_commit(&f, &err), 0);
+	umask(old);
+	assert_null(f.fp);
+	assert_null(f.path);
+	assert_null(f.tmp);
+	assert_content(path, "{\"a\": 1}\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, "out.json");
+}
+
+/* Replacing a file: new content, mode 0644 (not the old file's). */
+static void test_commit_replaces(void **state)
+{
+	dv_afile_t f;
+	dv_err_t err = {{0}};
+	struct stat st;
+	char names[256];
+
+	(void)state;
+	write_file(path, "old\n", 0600);
+	assert_int_equal(dv_afile_open(&f, path, false, &err), 0);
+	fputs("new\n", f.fp);
+	assert_content(path, "old\n"); /* still whole until the rename */
+	assert_int_equal(dv_afile_commit(&f, &err), 0);
+	assert_content(path, "new\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, "out.json");
+}
+
+static void test_append_copies_existing(void **state)
+{
+	dv_afile_t f;
+	dv_err_t err = {{0}};
+
+	(void)state;
+	/* No file yet: nothing to copy. */
+	assert_int_equal(dv_afile_open(&f, path, true, &err), 0);
+	fputs("row1\n", f.fp);
+	assert_int_equal(dv_afile_commit(&f, &err), 0);
+	assert_content(path, "row1\n");
+	assert_int_equal(dv_afile_open(&f, path, true, &err), 0);
+	fputs("row2\n", f.fp);
+	assert_int_equal(dv_afile_commit(&f, &err), 0);
+	assert_content(path, "row1\nrow2\n");
+}
+
+static void test_abort(void **state)
+{
+	dv_afile_t f, zero;
+	dv_err_t err = {{0}};
+	char names[256];
+
+	(void)state;
+	/* A new file: abort leaves nothing. */
+	assert_int_equal(dv_afile_open(&f, path, false, &err), 0);
+	fputs("half", f.fp);
+	dv_afile_abort(&f);
+	assert_null(f.fp);
+	assert_null(f.path);
+	assert_null(f.tmp);
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, "");
+	/* An existing file: abort leaves it as it was, and no temporary. */
+	write_file(path, "keep\n", 0644);
+	assert_int_equal(dv_afile_open(&f, path, true, &err), 0);
+	fputs("more", f.fp);
+	dv_afile_abort(&f);
+	assert_content(path, "keep\n");
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, "out.json");
+	/* Abort of a zeroed or NULL handle does nothing. */
+	memset(&zero, 0, sizeof(zero));
+	dv_afile_abort(&zero);
+	dv_afile_abort(NULL);
+}
+
+static void test_errors(void **state)
+{
+	dv_afile_t f;
+	dv_err_t err = {{0}};
+	char bad[sizeof(dir) + 32], names[256];
+
+	(void)state;
+	snprintf(bad, sizeof(bad), "%s/no-such-dir/out.json", dir);
+	assert_int_equal(dv_afile_open(&f, bad, false, &err), -ENOENT);
+	assert_null(f.fp);
+	assert_null(f.path);
+	assert_null(f.tmp);
+	assert_non_null(strstr(err.msg, bad));
+	assert_non_null(strstr(err.msg, ": cannot create a file there: No such file or directory"));
+	/* Appending to a path that cannot be read: the temporary is removed again. */
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_true(dv_afile_open(&f, path, true, &err) < 0);
+	assert_null(f.fp);
+	assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, "out.json");
+	assert_int_equal(rmdir(path), 0);
+	/* Commit of an unopened handle. */
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(dv_afile_commit(&f, &err), -EBADF);
+	assert_string_equal(err.msg, "results file was not open");
+}
+
+/* Rename over a directory fails: the error names the file and the temporary goes. */
+static void test_commit_failure(void **state)
+{
+	dv_afile_t f;
+	dv_err_t err = {{0}};
+	char names[256];
+
+	(void)state;
+	assert_int_equal(dv_afile_open(&f, path, false, &err), 0);
+	fputs("x", f.fp);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(dv_afile_commit(&f, &err), -EISDIR);
+	assert_null(f.fp);
+	assert_null(f.tmp);
+	assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
+	assert_non_null(strstr(err.msg, ": write failed: "));
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, "out.json");
+	assert_int_equal(rmdir(path), 0);
+}
+
+static void test_stdout(void **state)
+{
+	dv_afile_t f;
+	dv_err_t err = {{0}};
+
+	(void)state;
+	assert_int_equal(dv_afile_open(&f, "-", false, &err), 0);
+	assert_ptr_equal(f.fp, stdout);
+	assert_null(f.path);
+	assert_null(f.tmp);
+	assert_int_equal(dv_afile_commit(&f, &err), 0);
+	assert_null(f.fp);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_commit, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_commit_replaces, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_append_copies_existing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_commit_failure, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
