@@ -168,7 +168,8 @@ static int command_end(dv_study_t *s, const dv_target_t *t, const char *what, co
  * DV_LIST_LABEL and DV_REPEAT added to the environment; its standard output goes to
  * our standard error so the report on stdout stays clean. It runs in its own process
  * group: a timeout kills the whole group (the command's children too), and so does a
- * SIGINT/SIGTERM, which marks the study interrupted (return 0, s->interrupted set).
+ * SIGINT/SIGTERM (caught from the first command on), which marks the study interrupted
+ * (return 0, s->interrupted set).
  */
 static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_kind_t kind,
                        const char *cmd, const char *what, double *took_s)
@@ -212,6 +213,7 @@ static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_
 	o.stdout_fd = 2;
 	o.timeout_ms = DV_FLUSH_TIMEOUT_NS / DV_NS_PER_MS;
 	o.should_stop = stop_requested;
+	dv_run_catch_signals(); /* a Ctrl-C during the first flush too */
 	rc = dv_proc_run(&o, &pr);
 	free(envp);
 	*took_s = (double)pr.elapsed_ns / 1e9;
