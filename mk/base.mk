@@ -1,9 +1,10 @@
 # src/base: helpers every layer may use (no dnsvolley includes but base/).
 libdnsvolley_la_SOURCES += src/base/util.c src/base/util.h src/base/atomicfile.c src/base/atomicfile.h \
-	src/base/histogram.c src/base/histogram.h src/base/wire.c src/base/wire.h
+	src/base/histogram.c src/base/histogram.h src/base/wire.c src/base/wire.h \
+	src/base/proc.c src/base/proc.h
 
 if HAVE_CMOCKA
-BASE_UNIT = tests/unit/base/test_histogram tests/unit/base/test_wire tests/unit/base/test_util tests/unit/base/test_atomicfile
+BASE_UNIT = tests/unit/base/test_histogram tests/unit/base/test_wire tests/unit/base/test_util tests/unit/base/test_atomicfile tests/unit/base/test_proc
 check_PROGRAMS += $(BASE_UNIT)
 TESTS += $(BASE_UNIT)
 endif

@@ -9,7 +9,7 @@ INTEGRATION_TESTS = \
 	tests/integration/nightly.sh tests/integration/plot.sh \
 	tests/integration/hostile.sh tests/integration/limits.sh \
 	tests/integration/bad-input.sh tests/integration/server-restart.sh \
-	tests/integration/unsafe-outputs.sh
+	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh
 TESTS += $(INTEGRATION_TESTS)
 TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window.sh \
 	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \

@@ -47,6 +47,11 @@ bool dv_run_stop_requested(void)
 	return stop_signals > 0;
 }
 
+void dv_run_catch_signals(void)
+{
+	pthread_once(&handler_once, install_handlers);
+}
+
 void dv_run_config_init(dv_run_config_t *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));

@@ -85,6 +85,10 @@ void dv_pass_result_free(dv_pass_result_t *res);
 /* True once a SIGINT/SIGTERM asked the whole program to stop (studies check it between passes). */
 bool dv_run_stop_requested(void);
 
+/* Catch SIGINT/SIGTERM from now on, counted for dv_run_stop_requested (dv_run_pass does it too):
+ * a study calls it before its first flush command so a Ctrl-C then ends the flush. Idempotent. */
+void dv_run_catch_signals(void);
+
 /*
  * Parse "ADDR", "ADDR:PORT", "[V6]:PORT", "V6" or a host name into sa (default_port
  * when none); family AF_INET, AF_INET6 or AF_UNSPEC (any) restricts name lookups (-f).

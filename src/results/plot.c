@@ -5,6 +5,7 @@
 #include "results/plot.h"
 
 #include "base/atomicfile.h"
+#include "base/proc.h"
 #include "results/junit.h"
 #include "results/results_json.h"
 
@@ -12,11 +13,9 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -113,61 +112,58 @@ static int file_nonempty(const char *dir, const char *name, const char *ext)
 	return stat(path, &st) == 0 && st.st_size > 0;
 }
 
-/* Run gnuplot NAME.gp in the directory, stderr to gnuplot.log; wait (bounded) and check. */
-static int run_gnuplot(plot_ctx_t *p, chart_t *c)
+/* Start gnuplot NAME.gp in the directory (its own process group, stdin /dev/null, stdout and
+ * stderr to gnuplot.log), bounded by GNUPLOT_TIMEOUT_MS. */
+static int spawn_gnuplot(plot_ctx_t *p, const char *script, const char *log, dv_proc_result_t *pr)
 {
-	char script[64], log[4096];
-	pid_t pid;
-	int status = 0, waited_ms = 0;
+	const char *const argv[] = {p->gnuplot, script, NULL};
+	dv_proc_opts_t o;
+	int fd, nul, rc;
 
-	snprintf(script, sizeof(script), "%s.gp", c->name);
-	snprintf(log, sizeof(log), "%s/gnuplot.log", p->dir);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return dv_err_set(p->err, -errno, "cannot start %s: %s", p->gnuplot,
-		                  strerror(errno));
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		int nul = open("/dev/null", O_RDWR);
-		if (fd >= 0) {
-			dup2(fd, 2);
-			dup2(fd, 1);
-		}
-		if (nul >= 0)
-			dup2(nul, 0);
-		if (chdir(p->dir) != 0)
-			_exit(126);
-		execlp(p->gnuplot, p->gnuplot, script, (char *)NULL);
-		_exit(127);
-	}
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR)
-			return dv_err_set(p->err, -errno, "waiting for %s: %s", p->gnuplot,
-			                  strerror(errno));
-		if (waited_ms >= GNUPLOT_TIMEOUT_MS) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return dv_err_set(p->err, -ETIMEDOUT, "%s/%s: %s took longer than %d s",
-			                  p->dir, script, p->gnuplot, GNUPLOT_TIMEOUT_MS / 1000);
-		}
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-		waited_ms += 10;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return dv_err_set(p->err, -errno, "%s: %s", log, strerror(errno));
+	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	dv_proc_opts_init(&o);
+	o.argv = argv;
+	o.cwd = p->dir;
+	o.stdin_fd = nul;
+	o.stdout_fd = fd;
+	o.stderr_fd = fd;
+	o.timeout_ms = GNUPLOT_TIMEOUT_MS;
+	rc = dv_proc_run(&o, pr);
+	close(fd);
+	if (nul >= 0)
+		close(nul);
+	if (rc == -ENOENT)
 		return dv_err_set(
 		    p->err, -ENOENT,
 		    "%s: not found (install gnuplot; Debian: apt-get install gnuplot-nox)",
 		    p->gnuplot);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (rc != 0)
+		return dv_err_set(p->err, rc, "cannot start %s: %s", p->gnuplot, strerror(-rc));
+	return 0;
+}
+
+/* Run gnuplot NAME.gp in the directory, stderr to gnuplot.log; wait (bounded) and check. */
+static int run_gnuplot(plot_ctx_t *p, chart_t *c)
+{
+	char script[64], log[4096];
+	dv_proc_result_t pr;
+	int rc;
+
+	snprintf(script, sizeof(script), "%s.gp", c->name);
+	snprintf(log, sizeof(log), "%s/gnuplot.log", p->dir);
+	fflush(NULL);
+	if ((rc = spawn_gnuplot(p, script, log, &pr)) != 0)
+		return rc;
+	if (pr.end == DV_PROC_TIMED_OUT)
+		return dv_err_set(p->err, -ETIMEDOUT, "%s/%s: %s took longer than %d s", p->dir,
+		                  script, p->gnuplot, GNUPLOT_TIMEOUT_MS / 1000);
+	if (pr.end != DV_PROC_EXITED || pr.code != 0)
 		return dv_err_set(p->err, -EIO, "%s/%s: %s failed (status %d); see %s", p->dir,
 		                  script, p->gnuplot,
-		                  WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-		                  log);
+		                  pr.end == DV_PROC_EXITED ? pr.code : 128 + pr.code, log);
 	if (!file_nonempty(p->dir, c->name, "png") || !file_nonempty(p->dir, c->name, "svg"))
 		return dv_err_set(p->err, -EIO, "%s/%s: %s wrote no %s.png/.svg; see %s", p->dir,
 		                  script, p->gnuplot, c->name, log);

@@ -7,19 +7,18 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "engine/probe.h"
 #include "results/report.h"
 #include "results/results_json.h"
+#include "base/proc.h"
 #include "study/study_report.h"
 
 extern char **environ;
@@ -131,14 +130,48 @@ static int fail(dv_study_t *s, int code, const char *fmt, ...)
 	return code;
 }
 
+/* dv_proc_run stop hook: a SIGINT/SIGTERM (counted by the pass handler) ends the command. */
+static int stop_requested(void *arg)
+{
+	(void)arg;
+	return dv_run_stop_requested();
+}
+
+/* Check what ended the command; 0 when it exited 0, or it was stopped (s->interrupted set). */
+static int command_end(dv_study_t *s, const dv_target_t *t, const char *what, const char *cmd,
+                       const dv_proc_result_t *pr)
+{
+	switch (pr->end) {
+	case DV_PROC_TIMED_OUT:
+		return fail(s, -ETIMEDOUT,
+		            "target %s: %s command did not finish within %.0f s (its process "
+		            "group was killed): %s",
+		            t->label, what, (double)DV_FLUSH_TIMEOUT_NS / 1e9, cmd);
+	case DV_PROC_STOPPED:
+		s->interrupted = true;
+		return 0;
+	case DV_PROC_SIGNALED:
+		return fail(s, -ECANCELED, "target %s: %s command killed by signal %d: %s",
+		            t->label, what, pr->code, cmd);
+	case DV_PROC_EXITED:
+		break;
+	}
+	if (pr->code != 0)
+		return fail(s, -ECANCELED, "target %s: %s command failed with exit status %d: %s",
+		            t->label, what, pr->code, cmd);
+	return 0;
+}
+
 /*
  * Run `/bin/sh -c CMD` with DV_TARGET_LABEL, DV_TARGET_ADDR, DV_TARGET_PORT,
  * DV_LIST_LABEL and DV_REPEAT added to the environment; its standard output goes to
- * our standard error so the report on stdout stays clean. The environment is
- * built before fork so the child only calls async-signal-safe functions.
+ * our standard error so the report on stdout stays clean. It runs in its own process
+ * group: a timeout kills the whole group (the command's children too), and so does a
+ * SIGINT/SIGTERM (caught from the first command on), which marks the study interrupted
+ * (return 0, s->interrupted set).
  */
 static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_kind_t kind,
-		       const char *cmd, const char *what, double *took_s)
+                       const char *cmd, const char *what, double *took_s)
 {
 	const dv_target_t *t = &s->targets[ti];
 	char ip[INET6_ADDRSTRLEN], e_label[600], e_addr[80], e_port[32], e_list[600], e_rep[32];
@@ -146,9 +179,9 @@ static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_
 	unsigned port;
 	size_t n_env = 0, k;
 	char **envp;
-	uint64_t start, deadline;
-	int status = 0, rc = 0;
-	pid_t pid, w = 0;
+	dv_proc_opts_t o;
+	dv_proc_result_t pr;
+	int rc;
 
 	sockaddr_split(&t->addr, ip, sizeof(ip), &port);
 	snprintf(e_label, sizeof(e_label), "DV_TARGET_LABEL=%s", t->label ? t->label : "");
@@ -173,48 +206,20 @@ static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_
 	envp[k++] = e_kind;
 	envp[k] = NULL;
 
-	start = dv_now_ns();
-	deadline = start + DV_FLUSH_TIMEOUT_NS;
-	pid = fork();
-	if (pid < 0) {
-		free(envp);
-		return fail(s, -errno, "target %s: cannot start the %s command: %s", t->label,
-		            what, strerror(errno));
-	}
-	if (pid == 0) {
-		char *const args[] = {"sh", "-c", (char *)cmd, NULL};
-		dup2(2, 1);
-		execve("/bin/sh", args, envp);
-		_exit(127);
-	}
+	dv_proc_opts_init(&o);
+	o.shell_cmd = cmd;
+	o.envp = envp;
+	o.stdout_fd = 2;
+	o.timeout_ms = DV_FLUSH_TIMEOUT_NS / DV_NS_PER_MS;
+	o.should_stop = stop_requested;
+	dv_run_catch_signals(); /* a Ctrl-C during the first flush too */
+	rc = dv_proc_run(&o, &pr);
 	free(envp);
-	/* Poll for the child: 1 ms steps first (flushes are often quick), then 10 ms. */
-	for (unsigned turn = 0;; turn++) {
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
-			break;
-		if (dv_now_ns() >= deadline) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			*took_s = (double)(dv_now_ns() - start) / 1e9;
-			return fail(s, -ETIMEDOUT,
-			            "target %s: %s command did not finish within %.0f s: %s",
-			            t->label, what, (double)DV_FLUSH_TIMEOUT_NS / 1e9, cmd);
-		}
-		struct timespec ts = {0, turn < 100 ? 1000000L : 10000000L};
-		nanosleep(&ts, NULL);
-	}
-	*took_s = (double)(dv_now_ns() - start) / 1e9;
-	if (w < 0)
-		return fail(s, -ECHILD, "target %s: %s command: waitpid: %s", t->label, what,
-		            strerror(errno));
-	if (WIFSIGNALED(status))
-		rc = fail(s, -ECANCELED, "target %s: %s command killed by signal %d: %s",
-		          t->label, what, WTERMSIG(status), cmd);
-	else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
-		rc = fail(s, -ECANCELED, "target %s: %s command failed with exit status %d: %s",
-		          t->label, what, WEXITSTATUS(status), cmd);
-	return rc;
+	*took_s = (double)pr.elapsed_ns / 1e9;
+	if (rc != 0)
+		return fail(s, rc, "target %s: cannot start the %s command: %s", t->label, what,
+		            strerror(-rc));
+	return command_end(s, t, what, cmd, &pr);
 }
 
 /* ---------------------------------------------------------------- running */
@@ -286,7 +291,7 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, 
 	if (kind == DV_PASS_COLD) {
 		if (t->flush_cmd != NULL) {
 			rc = run_command(s, ti, li, r, kind, t->flush_cmd, "flush", &flush_s);
-			if (rc != 0)
+			if (rc != 0 || s->interrupted)
 				return rc;
 		}
 		rc = wait_ready(s, ti, li, &pr);
