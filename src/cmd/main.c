@@ -10,6 +10,7 @@
 
 #include "cmd/cli.h"
 #include "results/compare.h"
+#include "results/gates.h"
 #include "results/csv.h"
 #include "results/metrics.h"
 #include "results/plot.h"

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "results/compare.h"
+#include "results/gates.h"
 #include "results/results_json.h"
 
 #include <errno.h>

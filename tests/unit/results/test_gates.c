@@ -14,7 +14,6 @@
 
 #include <cmocka.h>
 
-#include "results/compare.h"
 #include "results/gates.h"
 
 /* ---- a hand-made study: one target "t1", one list "SOA", passes as given ---- */
