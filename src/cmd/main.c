@@ -9,16 +9,14 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
-#include "results/compare.h"
+#include "cmd/cmd.h"
 #include "results/gates.h"
 #include "results/csv.h"
 #include "results/metrics.h"
-#include "results/plot.h"
 #include "results/report.h"
 #include "results/results_json.h"
 #include "base/sha256.h"
 #include "study/study.h"
-#include "study/study_report.h"
 
 /* Exit statuses (doc/dnsvolley.1, doc/nightly.md). */
 #define EXIT_GATE_FAILED 1
@@ -175,10 +173,10 @@ static int run_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
-		return dv_compare_main(argc - 1, argv + 1);
+		return dv_cmd_compare(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
-		return dv_plot_main(argc - 1, argv + 1);
+		return dv_cmd_plot(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
-		return dv_study_report_main(argc - 1, argv + 1);
+		return dv_cmd_report(argc - 1, argv + 1);
 	return run_main(argc, argv);
 }

@@ -77,12 +77,4 @@ double dv_pooled_sd(const double *a, size_t na, const double *b, size_t nb);
 size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_study_t *cur,
                         const char *cur_name, FILE *out);
 
-/*
- * dnsvolley compare [gates] [--junit FILE] BASE.json NEW.json [NEW2.json ...]
- * Each NEW is compared with BASE; gates are evaluated on each NEW with BASE as
- * the baseline. Returns the process exit status: 0 all gates hold, 1 a gate
- * failed, 2 usage or input error ("FILE: why" on stderr).
- */
-int dv_compare_main(int argc, char **argv);
-
 #endif
