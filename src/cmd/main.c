@@ -80,6 +80,15 @@ static size_t reported_passes(const dv_study_t *st)
 	return n;
 }
 
+/* The study's observer: each reported pass as it ends, in the text report. */
+static void print_pass(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	FILE *out = ctx;
+
+	dv_report_pass_text(out, s, p);
+	fflush(out);
+}
+
 static int run_main(int argc, char **argv)
 {
 	dv_config_t cfg;
@@ -126,7 +135,8 @@ static int run_main(int argc, char **argv)
 		fflush(report);
 	}
 
-	rc = dv_study_run(&cfg.study, report, cfg.quiet);
+	dv_study_observer_t obs = {.pass_done = print_pass, .ctx = report};
+	rc = dv_study_run(&cfg.study, report, cfg.quiet, cfg.quiet ? NULL : &obs);
 	if (rc != 0 || cfg.study.failed != 0) {
 		fprintf(stderr, "dnsvolley: %s\n",
 			cfg.study.fail_msg[0] ? cfg.study.fail_msg : "the run failed");

@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "engine/probe.h"
-#include "results/report.h"
 #include "base/sha256.h"
 
 extern char **environ;
@@ -263,8 +262,8 @@ static int after_pass(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_k
 	return run_command(s, ti, li, r, kind, s->after_pass_cmd, "after-pass", &took_s);
 }
 
-static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, unsigned r,
-                    dv_pass_kind_t kind)
+static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs,
+                    size_t ti, size_t li, unsigned r, dv_pass_kind_t kind)
 {
 	dv_target_t *t = &s->targets[ti];
 	dv_list_t *l = &s->lists[li];
@@ -330,16 +329,14 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, 
 	rec->flush_s = flush_s;
 	rec->ready_wait_s = ready_s;
 	rec->res = res;
-	if (!quiet) {
-		dv_report_pass_text(out, s, rec);
-		fflush(out);
-	}
+	if (obs != NULL && obs->pass_done != NULL)
+		obs->pass_done(obs->ctx, s, rec);
 	if (res.interrupted)
 		s->interrupted = true;
 	return after_pass(s, ti, li, r, kind);
 }
 
-int dv_study_run(dv_study_t *s, FILE *out, bool quiet)
+int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs)
 {
 	static const dv_pass_kind_t plain = DV_PASS_PLAIN;
 	const dv_pass_kind_t *plan = s->n_plan ? s->plan : &plain;
@@ -361,7 +358,7 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet)
 				if (r == 0 && s->warmup) {
 					if (dv_run_stop_requested())
 						goto stopped;
-					rc = one_pass(s, out, quiet, t, l, r, DV_PASS_WARMUP);
+					rc = one_pass(s, out, quiet, obs, t, l, r, DV_PASS_WARMUP);
 					if (rc != 0)
 						return rc;
 					if (s->interrupted)
@@ -370,7 +367,7 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet)
 				for (size_t k = 0; k < n_plan; k++) {
 					if (dv_run_stop_requested())
 						goto stopped;
-					rc = one_pass(s, out, quiet, t, l, r, plan[k]);
+					rc = one_pass(s, out, quiet, obs, t, l, r, plan[k]);
 					if (rc != 0)
 						return rc;
 					if (s->interrupted)
