@@ -5,7 +5,7 @@
 #include "results/plot.h"
 
 #include "base/atomicfile.h"
-#include "results/junit.h"
+#include "base/escape.h"
 
 #include <errno.h>
 #include <fcntl.h>
