@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "results/results_json.h"
 #include "study/study.h"
+#include "study/summary.h"
 
 static void report_usage(FILE *out)
 {

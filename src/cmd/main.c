@@ -17,6 +17,7 @@
 #include "results/results_json.h"
 #include "base/sha256.h"
 #include "study/study.h"
+#include "study/summary.h"
 
 /* Exit statuses (doc/dnsvolley.1, doc/nightly.md). */
 #define EXIT_GATE_FAILED 1

@@ -588,7 +588,7 @@ int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, co
 
 	if ((rc = make_dir(dir, err)) != 0)
 		return rc;
-	if ((rc = dv_groups_build(s, &gs)) != 0)
+	if ((rc = dv_groups_build(s, DV_GROUP_BY_KIND, &gs)) != 0)
 		return dv_err_set(err, rc, "out of memory");
 	if (gs.n == 0) {
 		dv_groups_free(&gs);

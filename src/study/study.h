@@ -100,10 +100,6 @@ typedef struct dv_study_observer {
  */
 int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs);
 
-/* The comparison table and the summary (docs: doc/methodology.md). */
-void dv_study_print_table(const dv_study_t *s, FILE *out);
-void dv_study_print_summary(const dv_study_t *s, FILE *out);
-
 void dv_study_free(dv_study_t *s);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "engine/probe.h"
 #include "study/study.h"
+#include "study/summary.h"
 
 static char *xs(const char *s)
 {
