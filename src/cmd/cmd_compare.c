@@ -1,4 +1,4 @@
-/* cmd_compare: `dnsvolley compare`: read results files, print the side-by-side tables, apply gates. */
+/* cmd_compare: `dnsvolley compare`: results files side by side, then the gates. */
 #include "config.h"
 
 #include <getopt.h>

@@ -1,4 +1,4 @@
-/* compare: two studies side by side, group by group (target x list x kind; groups: study/groups.h). */
+/* compare: two studies side by side, group by group (groups: study/groups.h). */
 #ifndef DV_COMPARE_H
 #define DV_COMPARE_H
 

@@ -1,4 +1,5 @@
-/* groups: the passes of a study grouped over the repeats; mean, spread and the significance rule. */
+/* groups: the passes of a study grouped over the repeats; mean, spread and the significance rule.
+ */
 #include "config.h"
 
 #include "study/groups.h"
@@ -149,8 +150,8 @@ void dv_groups_free(dv_groups_t *gs)
 }
 
 /* A new group in gs for pass p, with room for cap samples. 0 or -ENOMEM. */
-static int group_new(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_t *p,
-                     unsigned nth, size_t cap)
+static int group_new(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_t *p, unsigned nth,
+                     size_t cap)
 {
 	dv_group_t *g = &gs->g[gs->n++];
 	bool ok;
@@ -191,10 +192,10 @@ static dv_group_t *group_of(dv_groups_t *gs, const dv_study_t *s, const dv_pass_
 {
 	for (size_t k = 0; k < gs->n; k++) {
 		dv_group_t *g = &gs->g[k];
-		if (by == DV_GROUP_BY_POSITION
-		        ? g->ti == p->target && g->li == p->list && g->kind == p->kind && g->nth == nth
-		        : same_labels(g, target_label(s, p->target), list_label(s, p->list), p->kind,
-		                      nth))
+		if (by == DV_GROUP_BY_POSITION ? g->ti == p->target && g->li == p->list &&
+		                                     g->kind == p->kind && g->nth == nth
+		                               : same_labels(g, target_label(s, p->target),
+		                                             list_label(s, p->list), p->kind, nth))
 			return g;
 	}
 	return NULL;

@@ -235,17 +235,6 @@ static unsigned plan_nth(const dv_pass_kind_t *plan, size_t j)
 	return nth;
 }
 
-/* The three series of one (target, list, plan position) over the repeats (study/groups.h). */
-static void cell_series(const dv_groups_t *gs, const dv_pass_kind_t *plan, size_t t, size_t l,
-                        size_t j, dv_series_t out[M_COUNT])
-{
-	const dv_group_t *g = dv_groups_at(gs, t, l, plan[j], plan_nth(plan, j));
-
-	out[M_QPS] = dv_group_series(g, DV_M_QPS);
-	out[M_P50] = dv_group_series(g, DV_M_P50_MS);
-	out[M_P99] = dv_group_series(g, DV_M_P99_MS);
-}
-
 static void fmt_series(char *buf, size_t cap, const dv_series_t *st, double scale, int decimals)
 {
 	if (st->n == 0)
@@ -283,136 +272,178 @@ static void fmt_change(char *buf, size_t cap, const dv_series_t *a, const dv_ser
 	         dv_spread_significant(a, b) ? "significant" : "within noise");
 }
 
-void dv_study_print_summary(const dv_study_t *s, FILE *out)
-{
+/* What the summary's grids are built from: the plan and three series per cell. */
+typedef struct summary {
+	const dv_study_t *s;
 	const dv_pass_kind_t *plan;
-	size_t n_plan, n_rows = s->n_targets * s->n_lists;
-	dv_series_t *ser = NULL; /* [(t * n_lists + l) * n_plan + j][M_COUNT] */
-	dv_groups_t gs = {0};
-	grid_t g = {0};
-	char a[160], b[160], c[160];
+	size_t n_plan;
+	dv_series_t *ser; /* [(t * n_lists + l) * n_plan + j][M_COUNT] */
+} summary_t;
 
-	plan_of(s, &plan, &n_plan);
-	ser = calloc(n_rows * n_plan * M_COUNT + 1, sizeof(dv_series_t));
-	if (ser == NULL || dv_groups_build(s, DV_GROUP_BY_POSITION, &gs) != 0)
-		goto out;
+static dv_series_t *ser_at(const summary_t *sm, size_t t, size_t l, size_t j)
+{
+	return &sm->ser[((t * sm->s->n_lists + l) * sm->n_plan + j) * M_COUNT];
+}
+
+/* The three series of every (target, list, plan position), from the groups of study/groups.h. */
+static int summary_init(summary_t *sm, const dv_study_t *s)
+{
+	size_t n_rows = s->n_targets * s->n_lists;
+	dv_groups_t gs = {0};
+
+	memset(sm, 0, sizeof(*sm));
+	sm->s = s;
+	plan_of(s, &sm->plan, &sm->n_plan);
+	sm->ser = calloc(n_rows * sm->n_plan * M_COUNT + 1, sizeof(dv_series_t));
+	if (sm->ser == NULL || dv_groups_build(s, DV_GROUP_BY_POSITION, &gs) != 0) {
+		free(sm->ser);
+		sm->ser = NULL;
+		return -ENOMEM;
+	}
 	for (size_t t = 0; t < s->n_targets; t++)
 		for (size_t l = 0; l < s->n_lists; l++)
-			for (size_t j = 0; j < n_plan; j++)
-				cell_series(&gs, plan, t, l, j,
-				            &ser[((t * s->n_lists + l) * n_plan + j) * M_COUNT]);
-#define SER(t, l, j) (&ser[(((t)*s->n_lists + (l)) * n_plan + (j)) * M_COUNT])
+			for (size_t j = 0; j < sm->n_plan; j++) {
+				const dv_group_t *g =
+				    dv_groups_at(&gs, t, l, sm->plan[j], plan_nth(sm->plan, j));
+				dv_series_t *m = ser_at(sm, t, l, j);
+				m[M_QPS] = dv_group_series(g, DV_M_QPS);
+				m[M_P50] = dv_group_series(g, DV_M_P50_MS);
+				m[M_P99] = dv_group_series(g, DV_M_P99_MS);
+			}
+	dv_groups_free(&gs);
+	return 0;
+}
 
-	fprintf(out, "\nSummary per target, list and pass (mean +- sample stddev (min..max) over "
-	             "the repeats; latency in ms):\n");
-	if (grid_init(&g, 1 + n_rows * n_plan, 7, 3) != 0)
-		goto out;
+/* Fills the figure columns (from col) of the row of target t, list l, plan position j. */
+typedef void (*row_fill_fn)(const summary_t *sm, size_t t, size_t l, size_t j, grid_t *g,
+                            size_t row, size_t col);
+
+/*
+ * One grid with a row per target (from t0), list and plan position: Target,
+ * List and Pass, then the columns heads[] filled by fill. The first `left`
+ * columns are left-aligned.
+ */
+static void print_position_grid(const summary_t *sm, size_t t0, const char *const *heads,
+                                size_t n_heads, size_t left, row_fill_fn fill, FILE *out)
+{
+	const dv_study_t *s = sm->s;
+	size_t n_rows = (s->n_targets - t0) * s->n_lists * sm->n_plan;
+	grid_t g;
+	char name[32];
+
+	if (grid_init(&g, 1 + n_rows, 3 + n_heads, left) != 0)
+		return;
 	grid_set(&g, 0, 0, "Target");
 	grid_set(&g, 0, 1, "List");
 	grid_set(&g, 0, 2, "Pass");
-	grid_set(&g, 0, 3, "N");
-	grid_set(&g, 0, 4, "qps");
-	grid_set(&g, 0, 5, "p50 ms");
-	grid_set(&g, 0, 6, "p99 ms");
-	for (size_t t = 0; t < s->n_targets; t++)
+	for (size_t k = 0; k < n_heads; k++)
+		grid_set(&g, 0, 3 + k, "%s", heads[k]);
+	for (size_t t = t0; t < s->n_targets; t++)
 		for (size_t l = 0; l < s->n_lists; l++)
-			for (size_t j = 0; j < n_plan; j++) {
-				size_t row = 1 + (t * s->n_lists + l) * n_plan + j;
-				dv_series_t *m = SER(t, l, j);
+			for (size_t j = 0; j < sm->n_plan; j++) {
+				size_t row = 1 + ((t - t0) * s->n_lists + l) * sm->n_plan + j;
 				grid_set(&g, row, 0, "%s",
 				         s->targets[t].label ? s->targets[t].label : "?");
 				grid_set(&g, row, 1, "%s",
 				         s->lists[l].label ? s->lists[l].label : "?");
-				plan_col_name(plan, j, a, sizeof(a));
-				grid_set(&g, row, 2, "%s", a);
-				grid_set(&g, row, 3, "%zu", m[M_QPS].n);
-				fmt_series(a, sizeof(a), &m[M_QPS], 1, 0);
-				grid_set(&g, row, 4, "%s", a);
-				fmt_series(a, sizeof(a), &m[M_P50], 1, 3);
-				grid_set(&g, row, 5, "%s", a);
-				fmt_series(a, sizeof(a), &m[M_P99], 1, 3);
-				grid_set(&g, row, 6, "%s", a);
+				plan_col_name(sm->plan, j, name, sizeof(name));
+				grid_set(&g, row, 2, "%s", name);
+				fill(sm, t, l, j, &g, row, 3);
 			}
 	grid_print(&g, out);
 	grid_free(&g);
+}
 
-	/* Hot/cold: the first hot position against the first cold position. */
+/* Summary row: N, then qps, p50 and p99 as mean +- sd (min..max). */
+static void fill_series(const summary_t *sm, size_t t, size_t l, size_t j, grid_t *g, size_t row,
+                        size_t col)
+{
+	const dv_series_t *m = ser_at(sm, t, l, j);
+	char a[160];
+
+	grid_set(g, row, col, "%zu", m[M_QPS].n);
+	fmt_series(a, sizeof(a), &m[M_QPS], 1, 0);
+	grid_set(g, row, col + 1, "%s", a);
+	fmt_series(a, sizeof(a), &m[M_P50], 1, 3);
+	grid_set(g, row, col + 2, "%s", a);
+	fmt_series(a, sizeof(a), &m[M_P99], 1, 3);
+	grid_set(g, row, col + 3, "%s", a);
+}
+
+/* Change row: qps, p50 and p99 of target t against the first target. */
+static void fill_change(const summary_t *sm, size_t t, size_t l, size_t j, grid_t *g, size_t row,
+                        size_t col)
+{
+	const dv_series_t *m0 = ser_at(sm, 0, l, j), *m = ser_at(sm, t, l, j);
+	char a[160];
+
+	for (int k = 0; k < M_COUNT; k++) {
+		fmt_change(a, sizeof(a), &m0[k], &m[k]);
+		grid_set(g, row, col + (size_t)k, "%s", a);
+	}
+}
+
+/* Hot/cold: the first hot position against the first cold position, per target and list. */
+static void print_hot_cold(const summary_t *sm, FILE *out)
+{
+	const dv_study_t *s = sm->s;
 	size_t jc = SIZE_MAX, jh = SIZE_MAX;
-	for (size_t j = 0; j < n_plan; j++) {
-		if (plan[j] == DV_PASS_COLD && jc == SIZE_MAX)
+	grid_t g;
+
+	for (size_t j = 0; j < sm->n_plan; j++) {
+		if (sm->plan[j] == DV_PASS_COLD && jc == SIZE_MAX)
 			jc = j;
-		if (plan[j] == DV_PASS_HOT && jh == SIZE_MAX)
+		if (sm->plan[j] == DV_PASS_HOT && jh == SIZE_MAX)
 			jh = j;
 	}
-	if (jc != SIZE_MAX && jh != SIZE_MAX) {
-		fprintf(out, "\nHot/cold ratio (mean hot qps / mean cold qps; mean cold p50 / mean "
-		             "hot p50):\n");
-		if (grid_init(&g, 1 + n_rows, 4, 2) != 0)
-			goto out;
-		grid_set(&g, 0, 0, "Target");
-		grid_set(&g, 0, 1, "List");
-		grid_set(&g, 0, 2, "qps hot/cold");
-		grid_set(&g, 0, 3, "p50 cold/hot");
-		for (size_t t = 0; t < s->n_targets; t++)
-			for (size_t l = 0; l < s->n_lists; l++) {
-				size_t row = 1 + t * s->n_lists + l;
-				dv_series_t *mc = SER(t, l, jc), *mh = SER(t, l, jh);
-				grid_set(&g, row, 0, "%s",
-				         s->targets[t].label ? s->targets[t].label : "?");
-				grid_set(&g, row, 1, "%s",
-				         s->lists[l].label ? s->lists[l].label : "?");
-				if (mc[M_QPS].n && mh[M_QPS].n && mc[M_QPS].mean > 0)
-					grid_set(&g, row, 2, "%.2f",
-					         mh[M_QPS].mean / mc[M_QPS].mean);
-				else
-					grid_set(&g, row, 2, "-");
-				if (mc[M_P50].n && mh[M_P50].n && mh[M_P50].mean > 0)
-					grid_set(&g, row, 3, "%.2f",
-					         mc[M_P50].mean / mh[M_P50].mean);
-				else
-					grid_set(&g, row, 3, "-");
-			}
-		grid_print(&g, out);
-		grid_free(&g);
-	}
+	if (jc == SIZE_MAX || jh == SIZE_MAX)
+		return;
+	fprintf(out, "\nHot/cold ratio (mean hot qps / mean cold qps; mean cold p50 / mean "
+	             "hot p50):\n");
+	if (grid_init(&g, 1 + s->n_targets * s->n_lists, 4, 2) != 0)
+		return;
+	grid_set(&g, 0, 0, "Target");
+	grid_set(&g, 0, 1, "List");
+	grid_set(&g, 0, 2, "qps hot/cold");
+	grid_set(&g, 0, 3, "p50 cold/hot");
+	for (size_t t = 0; t < s->n_targets; t++)
+		for (size_t l = 0; l < s->n_lists; l++) {
+			size_t row = 1 + t * s->n_lists + l;
+			const dv_series_t *mc = ser_at(sm, t, l, jc), *mh = ser_at(sm, t, l, jh);
+			grid_set(&g, row, 0, "%s", s->targets[t].label ? s->targets[t].label : "?");
+			grid_set(&g, row, 1, "%s", s->lists[l].label ? s->lists[l].label : "?");
+			if (mc[M_QPS].n && mh[M_QPS].n && mc[M_QPS].mean > 0)
+				grid_set(&g, row, 2, "%.2f", mh[M_QPS].mean / mc[M_QPS].mean);
+			else
+				grid_set(&g, row, 2, "-");
+			if (mc[M_P50].n && mh[M_P50].n && mh[M_P50].mean > 0)
+				grid_set(&g, row, 3, "%.2f", mc[M_P50].mean / mh[M_P50].mean);
+			else
+				grid_set(&g, row, 3, "-");
+		}
+	grid_print(&g, out);
+	grid_free(&g);
+}
 
+void dv_study_print_summary(const dv_study_t *s, FILE *out)
+{
+	static const char *const series_heads[] = {"N", "qps", "p50 ms", "p99 ms"};
+	static const char *const change_heads[] = {"qps", "p50", "p99"};
+	summary_t sm;
+
+	if (summary_init(&sm, s) != 0)
+		return;
+	fprintf(out, "\nSummary per target, list and pass (mean +- sample stddev (min..max) over "
+	             "the repeats; latency in ms):\n");
+	print_position_grid(&sm, 0, series_heads, DV_ARRAY_SIZE(series_heads), 3, fill_series, out);
+	print_hot_cold(&sm, out);
 	if (s->n_targets > 1) {
 		fprintf(out,
 		        "\nChange against the first target, %s (significant: |difference of "
 		        "means| > 2 x pooled sample stddev; see doc/methodology.md):\n",
 		        s->targets[0].label ? s->targets[0].label : "?");
-		if (grid_init(&g, 1 + (s->n_targets - 1) * s->n_lists * n_plan, 6, 6) != 0)
-			goto out;
-		grid_set(&g, 0, 0, "Target");
-		grid_set(&g, 0, 1, "List");
-		grid_set(&g, 0, 2, "Pass");
-		grid_set(&g, 0, 3, "qps");
-		grid_set(&g, 0, 4, "p50");
-		grid_set(&g, 0, 5, "p99");
-		for (size_t t = 1; t < s->n_targets; t++)
-			for (size_t l = 0; l < s->n_lists; l++)
-				for (size_t j = 0; j < n_plan; j++) {
-					size_t row = 1 + ((t - 1) * s->n_lists + l) * n_plan + j;
-					dv_series_t *m0 = SER(0, l, j), *m = SER(t, l, j);
-					grid_set(&g, row, 0, "%s",
-					         s->targets[t].label ? s->targets[t].label : "?");
-					grid_set(&g, row, 1, "%s",
-					         s->lists[l].label ? s->lists[l].label : "?");
-					plan_col_name(plan, j, a, sizeof(a));
-					grid_set(&g, row, 2, "%s", a);
-					fmt_change(a, sizeof(a), &m0[M_QPS], &m[M_QPS]);
-					fmt_change(b, sizeof(b), &m0[M_P50], &m[M_P50]);
-					fmt_change(c, sizeof(c), &m0[M_P99], &m[M_P99]);
-					grid_set(&g, row, 3, "%s", a);
-					grid_set(&g, row, 4, "%s", b);
-					grid_set(&g, row, 5, "%s", c);
-				}
-		grid_print(&g, out);
-		grid_free(&g);
+		print_position_grid(&sm, 1, change_heads, DV_ARRAY_SIZE(change_heads), 6,
+		                    fill_change, out);
 	}
-#undef SER
-out:
-	grid_free(&g);
-	dv_groups_free(&gs);
-	free(ser);
+	free(sm.ser);
 }
