@@ -18,49 +18,13 @@
 #include "study/groups.h"
 #include "study/summary.h"
 
-typedef struct pass_spec {
-	size_t target;
-	dv_pass_kind_t kind;
-	unsigned repeat;
-	double qps;
-	uint64_t sent, lost, lat_ns;
-} pass_spec_t;
+#include "fixture.h"
 
+/* Two targets "a" and "b", one list "SOA". */
 static dv_study_t *make_study(const pass_spec_t *ps, size_t n)
 {
-	dv_study_t *s = calloc(1, sizeof(*s));
-	assert_non_null(s);
-	s->targets = calloc(2, sizeof(*s->targets));
-	s->lists = calloc(1, sizeof(*s->lists));
-	s->passes = calloc(n ? n : 1, sizeof(*s->passes));
-	s->targets[0].label = "a";
-	s->targets[1].label = "b";
-	s->lists[0].label = "SOA";
-	s->n_targets = 2;
-	s->n_lists = 1;
-	s->n_passes = n;
-	for (size_t i = 0; i < n; i++) {
-		dv_pass_record_t *p = &s->passes[i];
-		p->target = ps[i].target;
-		p->kind = ps[i].kind;
-		p->repeat = ps[i].repeat;
-		p->res.qps = ps[i].qps;
-		p->res.stats.c.sent = ps[i].sent;
-		p->res.stats.c.lost = ps[i].lost;
-		p->res.stats.c.completed = ps[i].sent - ps[i].lost;
-		dv_hist_init(&p->res.stats.latency);
-		for (uint64_t k = 0; k < ps[i].sent - ps[i].lost; k++)
-			dv_hist_add(&p->res.stats.latency, ps[i].lat_ns);
-	}
-	return s;
-}
-
-static void free_study(dv_study_t *s)
-{
-	free(s->targets);
-	free(s->lists);
-	free(s->passes);
-	free(s);
+	static const char *const targets[] = {"a", "b"};
+	return make_study_of(targets, 2, ps, n);
 }
 
 /* The spread rule on two arrays of values (study/groups.h works on series). */
@@ -105,9 +69,9 @@ static void test_spread_rule(void **state)
 static void test_groups(void **state)
 {
 	static const pass_spec_t ps[] = {
-	    {0, DV_PASS_WARMUP, 0, 1, 10, 10, 1},      {0, DV_PASS_COLD, 0, 100, 1000, 10, 1000},
-	    {0, DV_PASS_HOT, 0, 200, 1000, 0, 500},    {1, DV_PASS_COLD, 0, 50, 1000, 0, 3000},
-	    {0, DV_PASS_COLD, 1, 300, 1000, 30, 3000}, {0, DV_PASS_HOT, 1, 400, 1000, 0, 700},
+	    {DV_PASS_WARMUP, 0, 1, 10, 10, 1, 0},      {DV_PASS_COLD, 0, 100, 1000, 10, 1000, 0},
+	    {DV_PASS_HOT, 0, 200, 1000, 0, 500, 0},    {DV_PASS_COLD, 0, 50, 1000, 0, 3000, 1},
+	    {DV_PASS_COLD, 1, 300, 1000, 30, 3000, 0}, {DV_PASS_HOT, 1, 400, 1000, 0, 700, 0},
 	};
 	dv_study_t *s = make_study(ps, DV_ARRAY_SIZE(ps));
 	dv_groups_t gs;
@@ -160,16 +124,16 @@ static char *print_to_string(const dv_study_t *b, const dv_study_t *c, size_t *m
 static void test_table(void **state)
 {
 	static const pass_spec_t base_ps[] = {
-	    {0, DV_PASS_HOT, 0, 1000, 1000, 0, 1000000},
-	    {0, DV_PASS_HOT, 1, 1010, 1000, 0, 1000000},
-	    {0, DV_PASS_HOT, 2, 990, 1000, 0, 1000000},
-	    {1, DV_PASS_HOT, 0, 500, 1000, 0, 2000000},
+	    {DV_PASS_HOT, 0, 1000, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 1, 1010, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 2, 990, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 0, 500, 1000, 0, 2000000, 1},
 	};
 	static const pass_spec_t new_ps[] = {
-	    {0, DV_PASS_HOT, 0, 900, 1000, 10, 1500000},
-	    {0, DV_PASS_HOT, 1, 905, 1000, 10, 1500000},
-	    {0, DV_PASS_HOT, 2, 895, 1000, 10, 1500000},
-	    {0, DV_PASS_COLD, 0, 50, 1000, 0, 9000000},
+	    {DV_PASS_HOT, 0, 900, 1000, 10, 1500000, 0},
+	    {DV_PASS_HOT, 1, 905, 1000, 10, 1500000, 0},
+	    {DV_PASS_HOT, 2, 895, 1000, 10, 1500000, 0},
+	    {DV_PASS_COLD, 0, 50, 1000, 0, 9000000, 0},
 	};
 	dv_study_t *b = make_study(base_ps, DV_ARRAY_SIZE(base_ps));
 	dv_study_t *c = make_study(new_ps, DV_ARRAY_SIZE(new_ps));
@@ -223,19 +187,19 @@ static char *summary_to_string(const dv_study_t *s)
 static void test_compare_agrees_with_summary(void **state)
 {
 	static const pass_spec_t both[] = {
-	    {0, DV_PASS_PLAIN, 0, 1000, 1000, 0, 1000000}, {1, DV_PASS_PLAIN, 0, 900, 1000, 0, 1000000},
-	    {0, DV_PASS_PLAIN, 1, 1010, 1000, 0, 1000000}, {1, DV_PASS_PLAIN, 1, 905, 1000, 0, 1000000},
-	    {0, DV_PASS_PLAIN, 2, 990, 1000, 0, 1000000},  {1, DV_PASS_PLAIN, 2, 100, 1000, 0, 1000000},
+	    {DV_PASS_PLAIN, 0, 1000, 1000, 0, 1000000, 0}, {DV_PASS_PLAIN, 0, 900, 1000, 0, 1000000, 1},
+	    {DV_PASS_PLAIN, 1, 1010, 1000, 0, 1000000, 0}, {DV_PASS_PLAIN, 1, 905, 1000, 0, 1000000, 1},
+	    {DV_PASS_PLAIN, 2, 990, 1000, 0, 1000000, 0},  {DV_PASS_PLAIN, 2, 100, 1000, 0, 1000000, 1},
 	};
 	static const pass_spec_t base_ps[] = {
-	    {0, DV_PASS_PLAIN, 0, 1000, 1000, 0, 1000000},
-	    {0, DV_PASS_PLAIN, 1, 1010, 1000, 0, 1000000},
-	    {0, DV_PASS_PLAIN, 2, 990, 1000, 0, 1000000},
+	    {DV_PASS_PLAIN, 0, 1000, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 1, 1010, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 2, 990, 1000, 0, 1000000, 0},
 	};
 	static const pass_spec_t new_ps[] = {
-	    {0, DV_PASS_PLAIN, 0, 900, 1000, 0, 1000000},
-	    {0, DV_PASS_PLAIN, 1, 905, 1000, 0, 1000000},
-	    {0, DV_PASS_PLAIN, 2, 100, 1000, 0, 1000000},
+	    {DV_PASS_PLAIN, 0, 900, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 1, 905, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 2, 100, 1000, 0, 1000000, 0},
 	};
 	dv_study_t *s = make_study(both, DV_ARRAY_SIZE(both));
 	dv_study_t *b = make_study(base_ps, DV_ARRAY_SIZE(base_ps));
@@ -285,9 +249,9 @@ static void test_compare_agrees_with_summary(void **state)
 static void test_groups_by_position(void **state)
 {
 	static const pass_spec_t ps[] = {
-	    {0, DV_PASS_COLD, 0, 10, 100, 0, 1000}, {0, DV_PASS_HOT, 0, 20, 100, 0, 1000},
-	    {0, DV_PASS_HOT, 0, 30, 100, 0, 1000},  {0, DV_PASS_COLD, 1, 40, 100, 0, 1000},
-	    {0, DV_PASS_HOT, 1, 50, 100, 0, 1000},  {0, DV_PASS_HOT, 1, 60, 100, 0, 1000},
+	    {DV_PASS_COLD, 0, 10, 100, 0, 1000, 0}, {DV_PASS_HOT, 0, 20, 100, 0, 1000, 0},
+	    {DV_PASS_HOT, 0, 30, 100, 0, 1000, 0},  {DV_PASS_COLD, 1, 40, 100, 0, 1000, 0},
+	    {DV_PASS_HOT, 1, 50, 100, 0, 1000, 0},  {DV_PASS_HOT, 1, 60, 100, 0, 1000, 0},
 	};
 	dv_study_t *s = make_study(ps, DV_ARRAY_SIZE(ps));
 	dv_groups_t gs;
