@@ -8,3 +8,4 @@ BASE_UNIT = tests/unit/base/test_histogram tests/unit/base/test_wire tests/unit/
 check_PROGRAMS += $(BASE_UNIT)
 TESTS += $(BASE_UNIT)
 endif
+libdnsvolley_la_SOURCES += src/base/escape.c src/base/escape.h

@@ -11,3 +11,4 @@ RESULTS_UNIT = tests/unit/results/test_results_json tests/unit/results/test_gate
 check_PROGRAMS += $(RESULTS_UNIT)
 TESTS += $(RESULTS_UNIT)
 endif
+EXTRA_DIST += tests/unit/results/fixture.h

@@ -1,5 +1,6 @@
 # src/study: the pass plan (targets x lists x cold/hot x repeats), flushes and the summary.
-libdnsvolley_la_SOURCES += src/study/study.c src/study/study.h src/study/study_report.h
+libdnsvolley_la_SOURCES += src/study/study.c src/study/study.h src/study/groups.c src/study/groups.h \
+	src/study/summary.c src/study/summary.h
 
 if HAVE_CMOCKA
 STUDY_UNIT = tests/unit/study/test_study

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "results/compare.h"
+#include "results/gates.h"
 
 enum {
 	OPT_NO_RD = 256,

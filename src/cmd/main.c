@@ -9,14 +9,14 @@
 #include <unistd.h>
 
 #include "cmd/cli.h"
-#include "results/compare.h"
+#include "cmd/cmd.h"
+#include "results/gates.h"
 #include "results/csv.h"
 #include "results/metrics.h"
-#include "results/plot.h"
 #include "results/report.h"
 #include "results/results_json.h"
 #include "study/study.h"
-#include "study/study_report.h"
+#include "study/summary.h"
 
 /* Exit statuses (doc/dnsvolley.1, doc/nightly.md). */
 #define EXIT_GATE_FAILED 1
@@ -80,6 +80,15 @@ static size_t reported_passes(const dv_study_t *st)
 	return n;
 }
 
+/* The study's observer: each reported pass as it ends, in the text report. */
+static void print_pass(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	FILE *out = ctx;
+
+	dv_report_pass_text(out, s, p);
+	fflush(out);
+}
+
 static int run_main(int argc, char **argv)
 {
 	dv_config_t cfg;
@@ -126,7 +135,8 @@ static int run_main(int argc, char **argv)
 		fflush(report);
 	}
 
-	rc = dv_study_run(&cfg.study, report, cfg.quiet);
+	dv_study_observer_t obs = {.pass_done = print_pass, .ctx = report};
+	rc = dv_study_run(&cfg.study, report, cfg.quiet, cfg.quiet ? NULL : &obs);
 	if (rc != 0 || cfg.study.failed != 0) {
 		fprintf(stderr, "dnsvolley: %s\n",
 			cfg.study.fail_msg[0] ? cfg.study.fail_msg : "the run failed");
@@ -173,10 +183,10 @@ static int run_main(int argc, char **argv)
 int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
-		return dv_compare_main(argc - 1, argv + 1);
+		return dv_cmd_compare(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
-		return dv_plot_main(argc - 1, argv + 1);
+		return dv_cmd_plot(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
-		return dv_study_report_main(argc - 1, argv + 1);
+		return dv_cmd_report(argc - 1, argv + 1);
 	return run_main(argc, argv);
 }

@@ -1,204 +1,12 @@
-/* compare: groups of repeats, the run-to-run spread rule, the side-by-side table and `dnsvolley
- * compare`. */
+/* compare: the side-by-side table of two studies, group by group, with the spread verdict. */
 #include "config.h"
 
 #include "results/compare.h"
-#include "results/results_json.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const metric_labels[DV_M_COUNT] = {
-    [DV_M_QPS] = "qps",         [DV_M_LOST_PCT] = "lost %", [DV_M_P50_MS] = "p50 ms",
-    [DV_M_P90_MS] = "p90 ms",   [DV_M_P99_MS] = "p99 ms",   [DV_M_P999_MS] = "p99.9 ms",
-    [DV_M_MEAN_MS] = "mean ms",
-};
-
-const char *dv_metric_label(dv_metric_t m)
-{
-	return (unsigned)m < DV_M_COUNT ? metric_labels[m] : "?";
-}
-
-double dv_pass_metric(const dv_pass_result_t *r, dv_metric_t m)
-{
-	const dv_hist_t *h = &r->stats.latency;
-
-	switch (m) {
-	case DV_M_QPS:
-		return r->qps;
-	case DV_M_LOST_PCT:
-		return r->stats.c.sent ? 100.0 * (double)r->stats.c.lost / (double)r->stats.c.sent
-		                       : 0;
-	case DV_M_P50_MS:
-		return (double)dv_hist_quantile_ns(h, 0.50) / 1e6;
-	case DV_M_P90_MS:
-		return (double)dv_hist_quantile_ns(h, 0.90) / 1e6;
-	case DV_M_P99_MS:
-		return (double)dv_hist_quantile_ns(h, 0.99) / 1e6;
-	case DV_M_P999_MS:
-		return (double)dv_hist_quantile_ns(h, 0.999) / 1e6;
-	case DV_M_MEAN_MS:
-		return dv_hist_mean_ns(h) / 1e6;
-	default:
-		return 0;
-	}
-}
-
-static bool same_group(const dv_group_t *g, const char *target, const char *list,
-                       dv_pass_kind_t kind)
-{
-	return g->kind == kind && strcmp(g->target, target) == 0 && strcmp(g->list, list) == 0;
-}
-
-static void group_free(dv_group_t *g)
-{
-	for (int m = 0; m < DV_M_COUNT; m++)
-		free(g->val[m]);
-	free(g->latency);
-	free(g->passes);
-}
-
-void dv_groups_free(dv_groups_t *gs)
-{
-	if (gs == NULL)
-		return;
-	for (size_t i = 0; i < gs->n; i++)
-		group_free(&gs->g[i]);
-	free(gs->g);
-	gs->g = NULL;
-	gs->n = 0;
-}
-
-static void mean_sd(const double *v, size_t n, double *mean, double *sd)
-{
-	double sum = 0, ss = 0;
-
-	*mean = 0;
-	*sd = 0;
-	if (n == 0)
-		return;
-	for (size_t i = 0; i < n; i++)
-		sum += v[i];
-	*mean = sum / (double)n;
-	if (n < 2)
-		return;
-	for (size_t i = 0; i < n; i++)
-		ss += (v[i] - *mean) * (v[i] - *mean);
-	*sd = sqrt(ss / (double)(n - 1));
-}
-
-static const char *target_label(const dv_study_t *s, size_t i)
-{
-	if (i >= s->n_targets)
-		return "?";
-	return s->targets[i].label  ? s->targets[i].label
-	       : s->targets[i].spec ? s->targets[i].spec
-	                            : "?";
-}
-
-static const char *list_label(const dv_study_t *s, size_t i)
-{
-	if (i >= s->n_lists)
-		return "?";
-	return s->lists[i].label ? s->lists[i].label : s->lists[i].path ? s->lists[i].path : "?";
-}
-
-int dv_groups_build(const dv_study_t *s, dv_groups_t *out)
-{
-	dv_groups_t gs = {0};
-	size_t np = s->n_passes;
-
-	/* At most one group per pass: allocate that once, trim nothing. */
-	if (np > 0) {
-		gs.g = calloc(np, sizeof(*gs.g));
-		if (gs.g == NULL)
-			return -ENOMEM;
-	}
-	for (size_t i = 0; i < np; i++) {
-		const dv_pass_record_t *p = &s->passes[i];
-		const char *t = target_label(s, p->target), *l = list_label(s, p->list);
-		dv_group_t *g = NULL;
-
-		if (p->kind == DV_PASS_WARMUP)
-			continue;
-		for (size_t k = 0; k < gs.n; k++)
-			if (same_group(&gs.g[k], t, l, p->kind)) {
-				g = &gs.g[k];
-				break;
-			}
-		if (g == NULL) {
-			g = &gs.g[gs.n++];
-			g->target = t;
-			g->list = l;
-			g->kind = p->kind;
-			g->latency = malloc(sizeof(*g->latency));
-			g->passes = calloc(np, sizeof(*g->passes));
-			for (int m = 0; m < DV_M_COUNT; m++)
-				g->val[m] = calloc(np, sizeof(double));
-			bool ok = g->latency && g->passes;
-			for (int m = 0; m < DV_M_COUNT; m++)
-				ok = ok && g->val[m];
-			if (!ok) {
-				dv_groups_free(&gs);
-				return -ENOMEM;
-			}
-			dv_hist_init(g->latency);
-		}
-		for (int m = 0; m < DV_M_COUNT; m++)
-			g->val[m][g->n] = dv_pass_metric(&p->res, (dv_metric_t)m);
-		g->passes[g->n] = p;
-		g->n++;
-		g->sent += p->res.stats.c.sent;
-		g->completed += p->res.stats.c.completed;
-		g->lost += p->res.stats.c.lost;
-		dv_hist_merge(g->latency, &p->res.stats.latency);
-	}
-	for (size_t k = 0; k < gs.n; k++)
-		for (int m = 0; m < DV_M_COUNT; m++)
-			mean_sd(gs.g[k].val[m], gs.g[k].n, &gs.g[k].mean[m], &gs.g[k].sd[m]);
-	*out = gs;
-	return 0;
-}
-
-const dv_group_t *dv_groups_find(const dv_groups_t *gs, const dv_group_t *key)
-{
-	for (size_t i = 0; i < gs->n; i++)
-		if (same_group(&gs->g[i], key->target, key->list, key->kind))
-			return &gs->g[i];
-	return NULL;
-}
-
-const char *dv_group_name(const dv_group_t *g, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/%s/%s", g->target, g->list, dv_pass_kind_name(g->kind));
-	return buf;
-}
-
-double dv_pooled_sd(const double *a, size_t na, const double *b, size_t nb)
-{
-	double ma, sa, mb, sb;
-
-	if (na < 2 || nb < 2)
-		return 0;
-	mean_sd(a, na, &ma, &sa);
-	mean_sd(b, nb, &mb, &sb);
-	return sqrt(((double)(na - 1) * sa * sa + (double)(nb - 1) * sb * sb) /
-	            (double)(na + nb - 2));
-}
-
-int dv_compare_significant(const double *a, size_t na, const double *b, size_t nb)
-{
-	double ma, sa, mb, sb;
-
-	if (na < 2 || nb < 2)
-		return -1;
-	mean_sd(a, na, &ma, &sa);
-	mean_sd(b, nb, &mb, &sb);
-	return fabs(mb - ma) > 2.0 * dv_pooled_sd(a, na, b, nb) ? 1 : 0;
-}
 
 /* Figures are printed with a precision that suits their size. */
 static void fmt_num(char *buf, size_t len, dv_metric_t m, double v, bool sign)
@@ -234,7 +42,9 @@ static void print_group_rows(const dv_group_t *b, const dv_group_t *c, FILE *out
 			snprintf(sr, sizeof(sr), "%+.2f%%", 100.0 * d / fabs(b->mean[m]));
 		else
 			snprintf(sr, sizeof(sr), "n/a");
-		switch (dv_compare_significant(b->val[m], b->n, c->val[m], c->n)) {
+		dv_series_t ab = dv_group_series(b, m), ac = dv_group_series(c, m);
+
+		switch (dv_spread_significant(&ab, &ac)) {
 		case 1:
 			sig = "YES";
 			break;
@@ -257,7 +67,8 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 	size_t matched = 0;
 	char name[512];
 
-	if (dv_groups_build(base, &gb) != 0 || dv_groups_build(cur, &gc) != 0) {
+	if (dv_groups_build(base, DV_GROUP_BY_KIND, &gb) != 0 ||
+	    dv_groups_build(cur, DV_GROUP_BY_KIND, &gc) != 0) {
 		dv_groups_free(&gb);
 		dv_groups_free(&gc);
 		fprintf(out, "compare: out of memory\n");
@@ -280,120 +91,13 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 		if (dv_groups_find(&gc, &gb.g[i]) == NULL)
 			fprintf(out, "\n%s: only in %s\n",
 			        dv_group_name(&gb.g[i], name, sizeof(name)), base_name);
+	if (gb.left_out > 0 || gc.left_out > 0)
+		fprintf(out, "\ninterrupted passes left out: %zu in %s, %zu in %s\n", gb.left_out,
+		        base_name, gc.left_out, cur_name);
 	if (gb.n > 0 || gc.n > 0)
 		fprintf(out, "\nbeyond spread: |delta of means| > 2 x pooled sample standard "
 		             "deviation of the repeats (doc/nightly.md)\n");
 	dv_groups_free(&gb);
 	dv_groups_free(&gc);
 	return matched;
-}
-
-/* ---- dnsvolley compare ---- */
-
-static void compare_usage(FILE *out)
-{
-	fputs("usage: dnsvolley compare [gates] [--junit FILE] BASE.json NEW.json [NEW2.json ...]\n"
-	      "  Side-by-side table per target x list x pass kind of each NEW against BASE:\n"
-	      "  qps, lost %, p50/p90/p99 ms, absolute and relative deltas, and whether the\n"
-	      "  change is beyond the run-to-run spread of the repeats.\n"
-	      "gates (BASE is the baseline of the relative ones):\n"
-	      "  --max-loss 0.1%   --max-p99 5ms   --min-qps N\n"
-	      "  --max-qps-drop 5%   --max-p99-rise 10%   --junit FILE (JUnit XML)\n"
-	      "exit status: 0 all gates hold, 1 a gate failed, 2 usage or input error\n",
-	      out);
-}
-
-int dv_compare_main(int argc, char **argv)
-{
-	static const struct option opts[] = {
-	    {"max-loss", required_argument, NULL, 'g'},
-	    {"max-p99", required_argument, NULL, 'g'},
-	    {"min-qps", required_argument, NULL, 'g'},
-	    {"max-qps-drop", required_argument, NULL, 'g'},
-	    {"max-p99-rise", required_argument, NULL, 'g'},
-	    {"junit", required_argument, NULL, 'g'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	dv_gates_t g;
-	dv_study_t base, cur;
-	dv_gate_report_t rep = {0};
-	dv_err_t err = {{0}};
-	int c, idx, status = 0;
-
-	dv_gates_init(&g);
-	optind = 0; /* GNU: full reinitialisation, main may have used getopt */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
-		switch (c) {
-		case 'g':
-			if (dv_gates_parse_opt(&g, opts[idx].name, optarg, &err) != 0) {
-				fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
-				dv_gates_free(&g);
-				return 2;
-			}
-			break;
-		case 'h':
-			compare_usage(stdout);
-			dv_gates_free(&g);
-			return 0;
-		default:
-			if (optopt != 0)
-				fprintf(stderr,
-				        "dnsvolley compare: -%c: unknown option or missing value\n",
-				        optopt);
-			else
-				fprintf(stderr,
-				        "dnsvolley compare: %s: unknown option or missing value\n",
-				        argv[optind - 1]);
-			compare_usage(stderr);
-			dv_gates_free(&g);
-			return 2;
-		}
-	}
-	if (argc - optind < 2) {
-		fprintf(stderr, "dnsvolley compare: needs a BASE file and at least one NEW file\n");
-		compare_usage(stderr);
-		dv_gates_free(&g);
-		return 2;
-	}
-	if (dv_results_read_json(argv[optind], &base, &err) != 0) {
-		fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
-		dv_gates_free(&g);
-		return 2;
-	}
-	for (int i = optind + 1; i < argc && status == 0; i++) {
-		char prefix[300];
-		if (dv_results_read_json(argv[i], &cur, &err) != 0) {
-			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
-			status = 2;
-			break;
-		}
-		if (i > optind + 1)
-			fputs("\n", stdout);
-		dv_compare_print(&base, argv[optind], &cur, argv[i], stdout);
-		snprintf(prefix, sizeof(prefix), "%s: ", argv[i]);
-		if (dv_gates_any(&g) &&
-		    dv_gates_collect(&g, &cur, &base, argc - optind > 2 ? prefix : NULL, &rep,
-		                     &err) != 0) {
-			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
-			status = 2;
-		}
-		dv_study_free(&cur);
-	}
-	if (status == 0 && dv_gates_any(&g)) {
-		fputs("\n", stdout);
-		status = dv_gates_print(&rep, stdout);
-		if (g.junit_path != NULL && dv_gates_write_junit(&rep, g.junit_path, &err) != 0) {
-			fprintf(stderr, "dnsvolley compare: --junit: %s\n", err.msg);
-			status = 2;
-		}
-	}
-	fflush(stdout);
-	if (ferror(stdout) && status == 0)
-		status = 2;
-	dv_gate_report_free(&rep);
-	dv_study_free(&base);
-	dv_gates_free(&g);
-	return status;
 }

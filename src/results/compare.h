@@ -1,5 +1,4 @@
-/* compare: group the passes of results files by target x list x kind, set two studies side by side.
- */
+/* compare: two studies side by side, group by group (groups: study/groups.h). */
 #ifndef DV_COMPARE_H
 #define DV_COMPARE_H
 
@@ -7,140 +6,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "results/gates.h"
-#include "base/histogram.h"
+#include "study/groups.h"
 #include "study/study.h"
-
-/* The figures compared, gated and plotted (per pass; a group keeps one value per repeat). */
-typedef enum dv_metric {
-	DV_M_QPS = 0,  /* completed / run time */
-	DV_M_LOST_PCT, /* lost / sent * 100 (0 when nothing was sent) */
-	DV_M_P50_MS,   /* latency percentiles from the pass's histogram, milliseconds */
-	DV_M_P90_MS,
-	DV_M_P99_MS,
-	DV_M_P999_MS,
-	DV_M_MEAN_MS,
-	DV_M_COUNT
-} dv_metric_t;
-
-/* "qps", "lost %", "p50 ms", ... for tables. */
-const char *dv_metric_label(dv_metric_t m);
-/* The figure m of one pass. */
-double dv_pass_metric(const dv_pass_result_t *r, dv_metric_t m);
-
-/*
- * One target x list x pass kind of a study: all its reported repeats (warmup
- * passes are never grouped). Strings are borrowed from the study; the group is
- * valid while the study is.
- */
-typedef struct dv_group {
-	const char *target; /* target label */
-	const char *list;   /* list label */
-	dv_pass_kind_t kind;
-	size_t n;                /* repeats */
-	double *val[DV_M_COUNT]; /* val[m][i]: figure m of the i-th repeat (owned) */
-	double mean[DV_M_COUNT];
-	double sd[DV_M_COUNT];           /* sample standard deviation (n - 1); 0 when n < 2 */
-	uint64_t sent, completed, lost;  /* summed over the repeats */
-	dv_hist_t *latency;              /* merged over the repeats (owned) */
-	const dv_pass_record_t **passes; /* the repeats in run order (owned array) */
-} dv_group_t;
-
-typedef struct dv_groups {
-	dv_group_t *g;
-	size_t n;
-} dv_groups_t;
-
-/* Group the reported passes of s, in order of first appearance. 0 or -ENOMEM. */
-int dv_groups_build(const dv_study_t *s, dv_groups_t *out);
-void dv_groups_free(dv_groups_t *gs);
-/* The group of gs with the same target label, list label and kind as key; NULL if none. */
-const dv_group_t *dv_groups_find(const dv_groups_t *gs, const dv_group_t *key);
-/* "host1/SOA/hot" into buf. */
-const char *dv_group_name(const dv_group_t *g, char *buf, size_t len);
-
-/*
- * Run-to-run spread rule (doc/nightly.md, "Significance"): the change between
- * two sets of repeats is beyond the spread when |mean(b) - mean(a)| exceeds
- * twice the pooled sample standard deviation. Returns 1 beyond, 0 within, -1
- * when either side has fewer than two repeats (no spread to compare with).
- * Two sets with no spread at all (pooled sd 0) differ significantly as soon as
- * their means differ.
- */
-int dv_compare_significant(const double *a, size_t na, const double *b, size_t nb);
-double dv_pooled_sd(const double *a, size_t na, const double *b, size_t nb);
 
 /*
  * Print the side-by-side table of base and cur (cur's groups in order, then the
  * groups only base has). base_name/cur_name label the columns (file names).
+ * Interrupted passes are left out (dv_pass_is_sample) and counted in a note.
  * Returns the number of groups found in both.
  */
 size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_study_t *cur,
                         const char *cur_name, FILE *out);
-
-/* ---- gates (src/gates.c): thresholds over groups -> exit status 1 ---- */
-
-/*
- * Parse one gate option of the command line into g. opt is the long option
- * name with or without its leading "--": "max-loss" (percent: "0.1%" or "0.1"),
- * "max-p99" (a latency with its unit: "5ms", "800us", "2.5s", "100000ns"),
- * "min-qps" (a number), "max-qps-drop" and "max-p99-rise" (percent), "baseline"
- * and "junit" (file names, copied). Returns 0, -EINVAL with err filled for a
- * bad value ("--max-p99: ..."), or -ENOENT (err untouched) when opt is not a
- * gate option.
- */
-int dv_gates_parse_opt(dv_gates_t *g, const char *opt, const char *val, dv_err_t *err);
-/* "0.1%" / "0.1" -> 0.1; 0 or -EINVAL. */
-int dv_parse_percent(const char *s, double *out);
-/* "5ms", "800us", "2.5s", "10ns" (unit required) -> nanoseconds; 0 or -EINVAL. */
-int dv_parse_latency_ns(const char *s, double *out_ns);
-
-/* One gate checked on one group. */
-typedef struct dv_gate_check {
-	char gate[16];   /* "max-loss", "max-p99", "min-qps", "max-qps-drop", "max-p99-rise" */
-	char group[384]; /* "[FILE: ]target/list/kind" */
-	bool failed;
-	bool skipped; /* relative gate with no baseline figure to compare with */
-	double value; /* the figure checked (percent, ms, qps) */
-	double limit;
-	char msg[1024]; /* the sentence printed and put in the JUnit failure */
-} dv_gate_check_t;
-
-typedef struct dv_gate_report {
-	dv_gate_check_t *c;
-	size_t n;
-	size_t failed, skipped;
-} dv_gate_report_t;
-
-/*
- * Check every gate of g on every group of s (absolute gates on the group's
- * mean over its repeats; relative gates against the same target/list/kind
- * group of baseline). Appends to rep; prefix (may be NULL) starts each group
- * name. Returns 0, or a negative code with err filled: a relative gate without
- * a baseline, a study with no reported pass, a baseline with no matching pass.
- */
-int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *baseline,
-                     const char *prefix, dv_gate_report_t *rep, dv_err_t *err);
-/* One line per check, then a summary line. Returns 1 when a gate failed, else 0. */
-int dv_gates_print(const dv_gate_report_t *rep, FILE *out);
-/* JUnit XML: one testcase per check. 0 or a negative errno with err filled. */
-int dv_gates_write_junit(const dv_gate_report_t *rep, const char *path, dv_err_t *err);
-void dv_gate_report_free(dv_gate_report_t *rep);
-
-/*
- * All of the above for a run: collect, print to out, write g->junit_path when
- * set. Returns 0 all gates hold, 1 a gate failed, < 0 error (err filled; exit
- * status 2). baseline may be NULL when no relative gate is set.
- */
-int dv_gates_eval(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *baseline, FILE *out,
-                  dv_err_t *err);
-
-/*
- * dnsvolley compare [gates] [--junit FILE] BASE.json NEW.json [NEW2.json ...]
- * Each NEW is compared with BASE; gates are evaluated on each NEW with BASE as
- * the baseline. Returns the process exit status: 0 all gates hold, 1 a gate
- * failed, 2 usage or input error ("FILE: why" on stderr).
- */
-int dv_compare_main(int argc, char **argv);
 
 #endif

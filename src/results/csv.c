@@ -4,7 +4,7 @@
 #include "results/csv.h"
 
 #include "base/atomicfile.h"
-#include "results/compare.h"
+#include "study/groups.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -4,7 +4,7 @@
 
 #include "results/gates.h"
 
-#include "results/compare.h"
+#include "study/groups.h"
 #include "results/junit.h"
 
 #include <errno.h>
@@ -288,14 +288,15 @@ int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t 
 	if (relative_gates(g) && baseline == NULL)
 		return dv_err_set(err, -EINVAL, "--%s needs a baseline: --baseline FILE",
 		                  g->max_qps_drop_pct >= 0 ? "max-qps-drop" : "max-p99-rise");
-	if ((rc = dv_groups_build(s, &gs)) != 0)
+	if ((rc = dv_groups_build(s, DV_GROUP_BY_KIND, &gs)) != 0)
 		return dv_err_set(err, rc, "gates: out of memory");
 	if (gs.n == 0 && dv_gates_any(g)) {
-		rc = dv_err_set(err, -ENODATA, "gates: %sno reported pass to check",
-		                prefix ? prefix : "");
+		rc = dv_err_set(err, -ENODATA, "gates: %sno reported pass to check%s",
+		                prefix ? prefix : "",
+		                gs.left_out > 0 ? " (interrupted passes are left out)" : "");
 		goto out;
 	}
-	if (relative_gates(g) && (rc = dv_groups_build(baseline, &gb)) != 0) {
+	if (relative_gates(g) && (rc = dv_groups_build(baseline, DV_GROUP_BY_KIND, &gb)) != 0) {
 		dv_err_set(err, rc, "gates: out of memory");
 		goto out;
 	}

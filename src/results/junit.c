@@ -5,38 +5,7 @@
 #include "results/junit.h"
 
 #include "base/atomicfile.h"
-
-void dv_xml_escape(FILE *out, const char *s)
-{
-	if (s == NULL)
-		return;
-	for (; *s != '\0'; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		switch (ch) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
-			if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
-				fputc('?', out);
-			else
-				fputc(ch, out);
-		}
-	}
-}
+#include "base/escape.h"
 
 int dv_junit_write(const char *path, const char *suite, const dv_junit_case_t *cases, size_t n,
                    dv_err_t *err)

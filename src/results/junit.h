@@ -1,4 +1,4 @@
-/* junit: JUnit XML for CI systems (one testcase per check), and XML/HTML text escaping. */
+/* junit: JUnit XML for CI systems (one testcase per check). */
 #ifndef DV_JUNIT_H
 #define DV_JUNIT_H
 
@@ -23,12 +23,5 @@ typedef struct dv_junit_case {
  */
 int dv_junit_write(const char *path, const char *suite, const dv_junit_case_t *cases, size_t n,
                    dv_err_t *err);
-
-/*
- * Write s escaped for XML/HTML text and attribute values: & < > " ' become
- * entities; control characters that XML 1.0 forbids (all below 0x20 but tab,
- * newline and carriage return) become '?'. NULL writes nothing.
- */
-void dv_xml_escape(FILE *out, const char *s);
 
 #endif

@@ -8,18 +8,14 @@
 #include "base/util.h"
 
 /*
- * dnsvolley plot RESULTS.json|HISTORY.csv -o DIR [--gnuplot PROG]
- * Writes into DIR (created if missing; its parent must exist) the data files
+ * Write into dir (created if missing; its parent must exist) the data files
  * (*.dat), the gnuplot scripts (*.gp), the charts as PNG and SVG, and
  * index.html showing them with the summary table. Charts of a results file:
  * latency (percentile chart, log scale), qps-time and loss-time (interval
  * snapshots), bars-qps and bars-p99 (cold/hot per target and list); of a
- * history file: trend-qps and trend-p99. Returns the exit status: 0 done,
- * 2 usage or input error (including gnuplot missing or failing).
+ * history file: trend-qps and trend-p99. gnuplot is the program to run
+ * ("gnuplot"). 0, or a negative errno with err filled (gnuplot failing too).
  */
-int dv_plot_main(int argc, char **argv);
-
-/* The same, as functions (tests): gnuplot is the program to run ("gnuplot"). */
 int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, const char *gnuplot,
                   dv_err_t *err);
 int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *dir,

@@ -1,11 +1,10 @@
-/* study: the pass plan with flush hooks and readiness probes; the comparison table and summary. */
+/* study: the pass plan with flush hooks and readiness probes. */
 #include "config.h"
 
 #include "study/study.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <math.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,10 +15,7 @@
 #include <unistd.h>
 
 #include "engine/probe.h"
-#include "results/report.h"
-#include "results/results_json.h"
 #include "base/proc.h"
-#include "study/study_report.h"
 
 extern char **environ;
 
@@ -269,8 +265,8 @@ static int after_pass(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_k
 	return run_command(s, ti, li, r, kind, s->after_pass_cmd, "after-pass", &took_s);
 }
 
-static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, unsigned r,
-                    dv_pass_kind_t kind)
+static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs,
+                    size_t ti, size_t li, unsigned r, dv_pass_kind_t kind)
 {
 	dv_target_t *t = &s->targets[ti];
 	dv_list_t *l = &s->lists[li];
@@ -336,16 +332,14 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, 
 	rec->flush_s = flush_s;
 	rec->ready_wait_s = ready_s;
 	rec->res = res;
-	if (!quiet) {
-		dv_report_pass_text(out, s, rec);
-		fflush(out);
-	}
+	if (obs != NULL && obs->pass_done != NULL)
+		obs->pass_done(obs->ctx, s, rec);
 	if (res.interrupted)
 		s->interrupted = true;
 	return after_pass(s, ti, li, r, kind);
 }
 
-int dv_study_run(dv_study_t *s, FILE *out, bool quiet)
+int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs)
 {
 	static const dv_pass_kind_t plain = DV_PASS_PLAIN;
 	const dv_pass_kind_t *plan = s->n_plan ? s->plan : &plain;
@@ -367,7 +361,7 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet)
 				if (r == 0 && s->warmup) {
 					if (dv_run_stop_requested())
 						goto stopped;
-					rc = one_pass(s, out, quiet, t, l, r, DV_PASS_WARMUP);
+					rc = one_pass(s, out, quiet, obs, t, l, r, DV_PASS_WARMUP);
 					if (rc != 0)
 						return rc;
 					if (s->interrupted)
@@ -376,7 +370,7 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet)
 				for (size_t k = 0; k < n_plan; k++) {
 					if (dv_run_stop_requested())
 						goto stopped;
-					rc = one_pass(s, out, quiet, t, l, r, plan[k]);
+					rc = one_pass(s, out, quiet, obs, t, l, r, plan[k]);
 					if (rc != 0)
 						return rc;
 					if (s->interrupted)
@@ -389,452 +383,6 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet)
 stopped:
 	s->interrupted = true;
 	return 0;
-}
-
-/* ---------------------------------------------------------------- text grids */
-
-typedef struct grid {
-	char **cell; /* rows * cols, owned strings (NULL = empty) */
-	size_t rows, cols;
-	size_t left; /* the first `left` columns are left-aligned, the rest right-aligned */
-} grid_t;
-
-static int grid_init(grid_t *g, size_t rows, size_t cols, size_t left)
-{
-	g->rows = rows;
-	g->cols = cols;
-	g->left = left;
-	g->cell = calloc((rows * cols) != 0 ? rows * cols : 1, sizeof(char *));
-	return g->cell != NULL ? 0 : -ENOMEM;
-}
-
-static void grid_set(grid_t *g, size_t r, size_t c, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void grid_set(grid_t *g, size_t r, size_t c, const char *fmt, ...)
-{
-	va_list ap;
-	char *s = NULL;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	free(g->cell[r * g->cols + c]);
-	g->cell[r * g->cols + c] = s;
-}
-
-static void grid_print(const grid_t *g, FILE *out)
-{
-	size_t *w = calloc(g->cols ? g->cols : 1, sizeof(size_t));
-
-	if (w == NULL)
-		return;
-	for (size_t r = 0; r < g->rows; r++)
-		for (size_t c = 0; c < g->cols; c++) {
-			const char *s = g->cell[r * g->cols + c];
-			if (s != NULL && strlen(s) > w[c])
-				w[c] = strlen(s);
-		}
-	for (size_t r = 0; r < g->rows; r++) {
-		size_t pending = 0; /* spaces owed before the next non-empty text */
-		for (size_t c = 0; c < g->cols; c++) {
-			const char *s = g->cell[r * g->cols + c];
-			size_t len = s ? strlen(s) : 0;
-			if (c > 0)
-				pending += 2;
-			if (c < g->left) {
-				if (len > 0) {
-					fprintf(out, "%*s%s", (int)pending, "", s);
-					pending = 0;
-				}
-				pending += w[c] - len;
-			} else {
-				pending += w[c] - len;
-				if (len > 0) {
-					fprintf(out, "%*s%s", (int)pending, "", s);
-					pending = 0;
-				}
-			}
-		}
-		fputc('\n', out);
-	}
-	free(w);
-}
-
-static void grid_free(grid_t *g)
-{
-	if (g->cell != NULL)
-		for (size_t i = 0; i < g->rows * g->cols; i++)
-			free(g->cell[i]);
-	free(g->cell);
-	g->cell = NULL;
-}
-
-/* ---------------------------------------------------------------- table */
-
-/*
- * The plan as seen by the table: the kinds in order. Column names get a number
- * when a kind appears more than once ("hot", "hot2").
- */
-static void plan_of(const dv_study_t *s, const dv_pass_kind_t **plan, size_t *n)
-{
-	static const dv_pass_kind_t plain = DV_PASS_PLAIN;
-	*plan = s->n_plan ? s->plan : &plain;
-	*n = s->n_plan ? s->n_plan : 1;
-}
-
-static void plan_col_name(const dv_pass_kind_t *plan, size_t j, char *buf, size_t cap)
-{
-	unsigned same = 0, before = 0;
-	for (size_t i = 0; plan != NULL; i++) {
-		if (plan[i] == plan[j]) {
-			same++;
-			if (i < j)
-				before++;
-		}
-		if (i == j)
-			break;
-	}
-	(void)same;
-	if (before == 0)
-		snprintf(buf, cap, "%s", dv_pass_kind_name(plan[j]));
-	else
-		snprintf(buf, cap, "%s%u", dv_pass_kind_name(plan[j]), before + 1);
-}
-
-/*
- * Index the reported passes: idx[((t * n_lists + l) * reps + r) * n_plan + j] is the
- * record of target t, list l, repeat r, plan position j, or SIZE_MAX. Position j
- * is the record's rank among the records of the same (t, l, r), in the order run.
- */
-static size_t *index_passes(const dv_study_t *s, size_t n_plan, unsigned reps)
-{
-	size_t n = s->n_targets * s->n_lists * reps * n_plan;
-	size_t *idx = malloc((n ? n : 1) * sizeof(size_t));
-
-	if (idx == NULL)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		idx[i] = SIZE_MAX;
-	for (size_t p = 0; p < s->n_passes; p++) {
-		const dv_pass_record_t *rec = &s->passes[p];
-		if (rec->kind == DV_PASS_WARMUP || rec->target >= s->n_targets ||
-		    rec->list >= s->n_lists || rec->repeat >= reps)
-			continue;
-		size_t base =
-		    ((rec->target * s->n_lists + rec->list) * reps + rec->repeat) * n_plan;
-		for (size_t j = 0; j < n_plan; j++) {
-			if (idx[base + j] == SIZE_MAX) {
-				idx[base + j] = p;
-				break;
-			}
-		}
-	}
-	return idx;
-}
-
-static unsigned study_reps(const dv_study_t *s)
-{
-	unsigned reps = s->repeat ? s->repeat : 1;
-	/* A file may hold repeats beyond what the plan says (never from dv_study_run). */
-	for (size_t p = 0; p < s->n_passes; p++)
-		if (s->passes[p].repeat + 1 > reps && s->passes[p].repeat < 100000)
-			reps = s->passes[p].repeat + 1;
-	return reps;
-}
-
-void dv_study_print_table(const dv_study_t *s, FILE *out)
-{
-	const dv_pass_kind_t *plan;
-	size_t n_plan;
-	unsigned reps = study_reps(s);
-	bool any_interrupted = false;
-	grid_t g;
-
-	plan_of(s, &plan, &n_plan);
-	size_t *idx = index_passes(s, n_plan, reps);
-	if (idx == NULL ||
-	    grid_init(&g, 1 + s->n_targets * s->n_lists, 2 + reps * n_plan, 2) != 0) {
-		free(idx);
-		return;
-	}
-	grid_set(&g, 0, 0, "Target");
-	grid_set(&g, 0, 1, "List");
-	for (unsigned r = 0; r < reps; r++)
-		for (size_t j = 0; j < n_plan; j++) {
-			char name[32];
-			plan_col_name(plan, j, name, sizeof(name));
-			grid_set(&g, 0, 2 + r * n_plan + j, "Run%u %s", r + 1, name);
-		}
-	for (size_t t = 0; t < s->n_targets; t++)
-		for (size_t l = 0; l < s->n_lists; l++) {
-			size_t row = 1 + t * s->n_lists + l;
-			grid_set(&g, row, 0, "%s", s->targets[t].label ? s->targets[t].label : "?");
-			grid_set(&g, row, 1, "%s", s->lists[l].label ? s->lists[l].label : "?");
-			for (unsigned r = 0; r < reps; r++)
-				for (size_t j = 0; j < n_plan; j++) {
-					size_t p =
-					    idx[((t * s->n_lists + l) * reps + r) * n_plan + j];
-					size_t col = 2 + r * n_plan + j;
-					if (p == SIZE_MAX) {
-						grid_set(&g, row, col, "-");
-						continue;
-					}
-					const dv_pass_result_t *res = &s->passes[p].res;
-					any_interrupted |= res->interrupted;
-					grid_set(&g, row, col, "%.0f (lost%llu)%s", res->qps,
-					         (unsigned long long)res->stats.c.lost,
-					         res->interrupted ? "*" : "");
-				}
-		}
-	fprintf(out, "\nComparison table (queries per second, lost queries in brackets):\n");
-	grid_print(&g, out);
-	if (any_interrupted)
-		fprintf(out, "* interrupted pass: partial figures\n");
-	if (s->failed)
-		fprintf(out, "The study stopped early: %s\n", s->fail_msg);
-	else if (s->interrupted)
-		fprintf(out, "The study was interrupted; '-' marks passes not run.\n");
-	grid_free(&g);
-	free(idx);
-}
-
-/* ---------------------------------------------------------------- summary */
-
-typedef struct series {
-	size_t n;
-	double mean, sd, min, max; /* sd: sample standard deviation (n - 1); 0 when n < 2 */
-} series_t;
-
-static series_t series_of(const double *v, size_t n)
-{
-	series_t st = {.n = n};
-	if (n == 0)
-		return st;
-	st.min = st.max = v[0];
-	for (size_t i = 0; i < n; i++) {
-		st.mean += v[i];
-		st.min = DV_MIN(st.min, v[i]);
-		st.max = DV_MAX(st.max, v[i]);
-	}
-	st.mean /= (double)n;
-	if (n >= 2) {
-		double ss = 0;
-		for (size_t i = 0; i < n; i++)
-			ss += (v[i] - st.mean) * (v[i] - st.mean);
-		st.sd = sqrt(ss / (double)(n - 1));
-	}
-	return st;
-}
-
-enum { M_QPS = 0, M_P50, M_P99, M_COUNT };
-
-/* The three series of one (target, list, plan position) over the repeats; interrupted passes left
- * out. */
-static void cell_series(const dv_study_t *s, const size_t *idx, unsigned reps, size_t n_plan,
-                        size_t t, size_t l, size_t j, series_t out[M_COUNT])
-{
-	double *v[M_COUNT];
-	size_t n = 0;
-
-	for (int m = 0; m < M_COUNT; m++) {
-		v[m] = calloc(reps ? reps : 1, sizeof(double));
-		out[m] = (series_t){0};
-	}
-	if (v[M_QPS] == NULL || v[M_P50] == NULL || v[M_P99] == NULL)
-		goto out;
-	for (unsigned r = 0; r < reps; r++) {
-		size_t p = idx[((t * s->n_lists + l) * reps + r) * n_plan + j];
-		if (p == SIZE_MAX || s->passes[p].res.interrupted)
-			continue;
-		const dv_pass_result_t *res = &s->passes[p].res;
-		v[M_QPS][n] = res->qps;
-		v[M_P50][n] = (double)dv_hist_quantile_ns(&res->stats.latency, 0.5);
-		v[M_P99][n] = (double)dv_hist_quantile_ns(&res->stats.latency, 0.99);
-		n++;
-	}
-	for (int m = 0; m < M_COUNT; m++)
-		out[m] = series_of(v[m], n);
-out:
-	for (int m = 0; m < M_COUNT; m++)
-		free(v[m]);
-}
-
-static void fmt_series(char *buf, size_t cap, const series_t *st, double scale, int decimals)
-{
-	if (st->n == 0)
-		snprintf(buf, cap, "-");
-	else if (st->n == 1)
-		snprintf(buf, cap, "%.*f", decimals, st->mean / scale);
-	else
-		snprintf(buf, cap, "%.*f +- %.*f (%.*f..%.*f)", decimals, st->mean / scale,
-		         decimals, st->sd / scale, decimals, st->min / scale, decimals,
-		         st->max / scale);
-}
-
-/*
- * The change of b against a (the first target), documented in doc/methodology.md:
- * delta = (mean_b - mean_a) / mean_a; "significant" when |mean_b - mean_a| is more
- * than twice the pooled sample standard deviation of the two series; "within
- * noise" otherwise; with fewer than two repeats on either side the spread is unknown.
- */
-static void fmt_change(char *buf, size_t cap, const series_t *a, const series_t *b)
-{
-	if (a->n == 0 || b->n == 0) {
-		snprintf(buf, cap, "-");
-		return;
-	}
-	double diff = b->mean - a->mean;
-	char pct[32];
-	if (a->mean != 0)
-		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * diff / a->mean);
-	else
-		snprintf(pct, sizeof(pct), "%s", diff == 0 ? "+0.0%" : "n/a");
-	if (a->n < 2 || b->n < 2) {
-		snprintf(buf, cap, "%s (one repeat: spread unknown)", pct);
-		return;
-	}
-	double pooled =
-	    sqrt(((double)(a->n - 1) * a->sd * a->sd + (double)(b->n - 1) * b->sd * b->sd) /
-	         (double)(a->n + b->n - 2));
-	snprintf(buf, cap, "%s (%s)", pct,
-	         fabs(diff) > 2 * pooled ? "significant" : "within noise");
-}
-
-void dv_study_print_summary(const dv_study_t *s, FILE *out)
-{
-	const dv_pass_kind_t *plan;
-	size_t n_plan, n_rows = s->n_targets * s->n_lists;
-	unsigned reps = study_reps(s);
-	series_t *ser = NULL; /* [(t * n_lists + l) * n_plan + j][M_COUNT] */
-	grid_t g = {0};
-	char a[160], b[160], c[160];
-
-	plan_of(s, &plan, &n_plan);
-	size_t *idx = index_passes(s, n_plan, reps);
-	ser = calloc(n_rows * n_plan * M_COUNT + 1, sizeof(series_t));
-	if (idx == NULL || ser == NULL)
-		goto out;
-	for (size_t t = 0; t < s->n_targets; t++)
-		for (size_t l = 0; l < s->n_lists; l++)
-			for (size_t j = 0; j < n_plan; j++)
-				cell_series(s, idx, reps, n_plan, t, l, j,
-				            &ser[((t * s->n_lists + l) * n_plan + j) * M_COUNT]);
-#define SER(t, l, j) (&ser[(((t)*s->n_lists + (l)) * n_plan + (j)) * M_COUNT])
-
-	fprintf(out, "\nSummary per target, list and pass (mean +- sample stddev (min..max) over "
-	             "the repeats; latency in ms):\n");
-	if (grid_init(&g, 1 + n_rows * n_plan, 7, 3) != 0)
-		goto out;
-	grid_set(&g, 0, 0, "Target");
-	grid_set(&g, 0, 1, "List");
-	grid_set(&g, 0, 2, "Pass");
-	grid_set(&g, 0, 3, "N");
-	grid_set(&g, 0, 4, "qps");
-	grid_set(&g, 0, 5, "p50 ms");
-	grid_set(&g, 0, 6, "p99 ms");
-	for (size_t t = 0; t < s->n_targets; t++)
-		for (size_t l = 0; l < s->n_lists; l++)
-			for (size_t j = 0; j < n_plan; j++) {
-				size_t row = 1 + (t * s->n_lists + l) * n_plan + j;
-				series_t *m = SER(t, l, j);
-				grid_set(&g, row, 0, "%s",
-				         s->targets[t].label ? s->targets[t].label : "?");
-				grid_set(&g, row, 1, "%s",
-				         s->lists[l].label ? s->lists[l].label : "?");
-				plan_col_name(plan, j, a, sizeof(a));
-				grid_set(&g, row, 2, "%s", a);
-				grid_set(&g, row, 3, "%zu", m[M_QPS].n);
-				fmt_series(a, sizeof(a), &m[M_QPS], 1, 0);
-				grid_set(&g, row, 4, "%s", a);
-				fmt_series(a, sizeof(a), &m[M_P50], 1e6, 3);
-				grid_set(&g, row, 5, "%s", a);
-				fmt_series(a, sizeof(a), &m[M_P99], 1e6, 3);
-				grid_set(&g, row, 6, "%s", a);
-			}
-	grid_print(&g, out);
-	grid_free(&g);
-
-	/* Hot/cold: the first hot position against the first cold position. */
-	size_t jc = SIZE_MAX, jh = SIZE_MAX;
-	for (size_t j = 0; j < n_plan; j++) {
-		if (plan[j] == DV_PASS_COLD && jc == SIZE_MAX)
-			jc = j;
-		if (plan[j] == DV_PASS_HOT && jh == SIZE_MAX)
-			jh = j;
-	}
-	if (jc != SIZE_MAX && jh != SIZE_MAX) {
-		fprintf(out, "\nHot/cold ratio (mean hot qps / mean cold qps; mean cold p50 / mean "
-		             "hot p50):\n");
-		if (grid_init(&g, 1 + n_rows, 4, 2) != 0)
-			goto out;
-		grid_set(&g, 0, 0, "Target");
-		grid_set(&g, 0, 1, "List");
-		grid_set(&g, 0, 2, "qps hot/cold");
-		grid_set(&g, 0, 3, "p50 cold/hot");
-		for (size_t t = 0; t < s->n_targets; t++)
-			for (size_t l = 0; l < s->n_lists; l++) {
-				size_t row = 1 + t * s->n_lists + l;
-				series_t *mc = SER(t, l, jc), *mh = SER(t, l, jh);
-				grid_set(&g, row, 0, "%s",
-				         s->targets[t].label ? s->targets[t].label : "?");
-				grid_set(&g, row, 1, "%s",
-				         s->lists[l].label ? s->lists[l].label : "?");
-				if (mc[M_QPS].n && mh[M_QPS].n && mc[M_QPS].mean > 0)
-					grid_set(&g, row, 2, "%.2f",
-					         mh[M_QPS].mean / mc[M_QPS].mean);
-				else
-					grid_set(&g, row, 2, "-");
-				if (mc[M_P50].n && mh[M_P50].n && mh[M_P50].mean > 0)
-					grid_set(&g, row, 3, "%.2f",
-					         mc[M_P50].mean / mh[M_P50].mean);
-				else
-					grid_set(&g, row, 3, "-");
-			}
-		grid_print(&g, out);
-		grid_free(&g);
-	}
-
-	if (s->n_targets > 1) {
-		fprintf(out,
-		        "\nChange against the first target, %s (significant: |difference of "
-		        "means| > 2 x pooled sample stddev; see doc/methodology.md):\n",
-		        s->targets[0].label ? s->targets[0].label : "?");
-		if (grid_init(&g, 1 + (s->n_targets - 1) * s->n_lists * n_plan, 6, 6) != 0)
-			goto out;
-		grid_set(&g, 0, 0, "Target");
-		grid_set(&g, 0, 1, "List");
-		grid_set(&g, 0, 2, "Pass");
-		grid_set(&g, 0, 3, "qps");
-		grid_set(&g, 0, 4, "p50");
-		grid_set(&g, 0, 5, "p99");
-		for (size_t t = 1; t < s->n_targets; t++)
-			for (size_t l = 0; l < s->n_lists; l++)
-				for (size_t j = 0; j < n_plan; j++) {
-					size_t row = 1 + ((t - 1) * s->n_lists + l) * n_plan + j;
-					series_t *m0 = SER(0, l, j), *m = SER(t, l, j);
-					grid_set(&g, row, 0, "%s",
-					         s->targets[t].label ? s->targets[t].label : "?");
-					grid_set(&g, row, 1, "%s",
-					         s->lists[l].label ? s->lists[l].label : "?");
-					plan_col_name(plan, j, a, sizeof(a));
-					grid_set(&g, row, 2, "%s", a);
-					fmt_change(a, sizeof(a), &m0[M_QPS], &m[M_QPS]);
-					fmt_change(b, sizeof(b), &m0[M_P50], &m[M_P50]);
-					fmt_change(c, sizeof(c), &m0[M_P99], &m[M_P99]);
-					grid_set(&g, row, 3, "%s", a);
-					grid_set(&g, row, 4, "%s", b);
-					grid_set(&g, row, 5, "%s", c);
-				}
-		grid_print(&g, out);
-		grid_free(&g);
-	}
-#undef SER
-out:
-	grid_free(&g);
-	free(ser);
-	free(idx);
 }
 
 /* ---------------------------------------------------------------- free */
@@ -876,82 +424,4 @@ void dv_study_free(dv_study_t *s)
 	s->plan = NULL;
 	s->passes = NULL;
 	s->n_targets = s->n_lists = s->n_plan = s->n_passes = 0;
-}
-
-/* ---------------------------------------------------------------- dnsvolley report */
-
-static void report_usage(FILE *out)
-{
-	fprintf(out, "usage: dnsvolley report [--table | --summary] FILE.json\n"
-	             "Print the comparison table and the summary of a results file again.\n");
-}
-
-int dv_study_report_main(int argc, char **argv)
-{
-	bool table = true, summary = true;
-	const char *path = NULL;
-	dv_study_t s;
-	dv_err_t err;
-	int i = 1;
-
-	if (argc >= 2 && argv[0] != NULL && strcmp(argv[0], "report") != 0 &&
-	    strcmp(argv[1], "report") == 0)
-		i = 2; /* called with main's whole argv */
-	for (; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			report_usage(stdout);
-			return 0;
-		} else if (strcmp(argv[i], "--table") == 0) {
-			summary = false;
-		} else if (strcmp(argv[i], "--summary") == 0) {
-			table = false;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			fprintf(stderr, "dnsvolley report: unknown option %s\n", argv[i]);
-			report_usage(stderr);
-			return 2;
-		} else if (path == NULL) {
-			path = argv[i];
-		} else {
-			fprintf(stderr, "dnsvolley report: one results file at a time\n");
-			report_usage(stderr);
-			return 2;
-		}
-	}
-	if (path == NULL || (!table && !summary)) {
-		report_usage(stderr);
-		return 2;
-	}
-	if (dv_results_read_json(path, &s, &err) != 0) {
-		fprintf(stderr, "dnsvolley report: %s\n", err.msg);
-		return 2;
-	}
-	char when[64] = "?";
-	time_t secs = (time_t)(s.start_wall_ns / DV_NS_PER_S);
-	struct tm tm;
-	if (gmtime_r(&secs, &tm) != NULL)
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	printf("Results file %s: dnsvolley %s, started %s on %s (%u CPUs), %zu passes\n", path,
-	       s.tool_version ? s.tool_version : "?", when, s.hostname ? s.hostname : "?", s.ncpu,
-	       s.n_passes);
-	for (size_t t = 0; t < s.n_targets; t++)
-		printf("Target %s: %s%s%s\n", s.targets[t].label ? s.targets[t].label : "?",
-		       s.targets[t].addr_text ? s.targets[t].addr_text : "?",
-		       s.targets[t].server_version ? ", version " : "",
-		       s.targets[t].server_version ? s.targets[t].server_version : "");
-	for (size_t l = 0; l < s.n_lists; l++)
-		printf("List %s: %s, %llu queries, sha256 %s\n",
-		       s.lists[l].label ? s.lists[l].label : "?",
-		       s.lists[l].path ? s.lists[l].path : "?",
-		       (unsigned long long)s.lists[l].queries,
-		       s.lists[l].sha256[0] ? s.lists[l].sha256 : "-");
-	if (table)
-		dv_study_print_table(&s, stdout);
-	if (summary)
-		dv_study_print_summary(&s, stdout);
-	dv_study_free(&s);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "dnsvolley report: standard output: write failed\n");
-		return 2;
-	}
-	return 0;
 }

@@ -81,17 +81,25 @@ typedef struct dv_study {
 } dv_study_t;
 
 /*
+ * Told about the study's progress; set by the caller (src/cmd/main.c prints
+ * each pass with the text report). Any member may be NULL.
+ */
+typedef struct dv_study_observer {
+	/* A reported (not warm-up) pass ended and is recorded: p is in s->passes. */
+	void (*pass_done)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
+	void *ctx; /* handed back to each call */
+} dv_study_observer_t;
+
+/*
  * Run the whole study described by s (targets, lists compiled, plan, repeat):
  * for each repeat, for each list, for each target (interleaved), the planned
- * passes in order. Prints each pass's report to out as it ends unless quiet.
- * Returns 0, or a negative code with s->failed/fail_msg set when a flush or a
- * readiness probe failed; results measured so far are kept in s->passes.
+ * passes in order. Prints the progress lines (pass headings, flush and
+ * readiness, warm-ups) to out unless quiet, and tells obs (may be NULL) about
+ * each reported pass as it ends. Returns 0, or a negative code with
+ * s->failed/fail_msg set when a flush or a readiness probe failed; results
+ * measured so far are kept in s->passes.
  */
-int dv_study_run(dv_study_t *s, FILE *out, bool quiet);
-
-/* The comparison table and the summary (docs: doc/methodology.md). */
-void dv_study_print_table(const dv_study_t *s, FILE *out);
-void dv_study_print_summary(const dv_study_t *s, FILE *out);
+int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs);
 
 void dv_study_free(dv_study_t *s);
 

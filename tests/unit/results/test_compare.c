@@ -15,50 +15,29 @@
 #include <cmocka.h>
 
 #include "results/compare.h"
+#include "study/groups.h"
+#include "study/summary.h"
 
-typedef struct pass_spec {
-	size_t target;
-	dv_pass_kind_t kind;
-	unsigned repeat;
-	double qps;
-	uint64_t sent, lost, lat_ns;
-} pass_spec_t;
+#include "fixture.h"
 
+/* Two targets "a" and "b", one list "SOA". */
 static dv_study_t *make_study(const pass_spec_t *ps, size_t n)
 {
-	dv_study_t *s = calloc(1, sizeof(*s));
-	assert_non_null(s);
-	s->targets = calloc(2, sizeof(*s->targets));
-	s->lists = calloc(1, sizeof(*s->lists));
-	s->passes = calloc(n ? n : 1, sizeof(*s->passes));
-	s->targets[0].label = "a";
-	s->targets[1].label = "b";
-	s->lists[0].label = "SOA";
-	s->n_targets = 2;
-	s->n_lists = 1;
-	s->n_passes = n;
-	for (size_t i = 0; i < n; i++) {
-		dv_pass_record_t *p = &s->passes[i];
-		p->target = ps[i].target;
-		p->kind = ps[i].kind;
-		p->repeat = ps[i].repeat;
-		p->res.qps = ps[i].qps;
-		p->res.stats.c.sent = ps[i].sent;
-		p->res.stats.c.lost = ps[i].lost;
-		p->res.stats.c.completed = ps[i].sent - ps[i].lost;
-		dv_hist_init(&p->res.stats.latency);
-		for (uint64_t k = 0; k < ps[i].sent - ps[i].lost; k++)
-			dv_hist_add(&p->res.stats.latency, ps[i].lat_ns);
-	}
-	return s;
+	static const char *const targets[] = {"a", "b"};
+	return make_study_of(targets, 2, ps, n);
 }
 
-static void free_study(dv_study_t *s)
+/* The spread rule on two arrays of values (study/groups.h works on series). */
+static int sig(const double *a, size_t na, const double *b, size_t nb)
 {
-	free(s->targets);
-	free(s->lists);
-	free(s->passes);
-	free(s);
+	dv_series_t sa = dv_series_of(a, na), sb = dv_series_of(b, nb);
+	return dv_spread_significant(&sa, &sb);
+}
+
+static double pooled(const double *a, size_t na, const double *b, size_t nb)
+{
+	dv_series_t sa = dv_series_of(a, na), sb = dv_series_of(b, nb);
+	return dv_pooled_sd(&sa, &sb);
 }
 
 static void test_spread_rule(void **state)
@@ -69,33 +48,37 @@ static void test_spread_rule(void **state)
 	static const double one[] = {5}, flat[] = {4, 4}, flat2[] = {4, 4}, flat3[] = {4.5, 4.5};
 	(void)state;
 
-	assert_true(fabs(dv_pooled_sd(a, 3, b, 3) - 1.0) < 1e-12);
-	assert_int_equal(dv_compare_significant(a, 3, b, 3), 0);
-	assert_int_equal(dv_compare_significant(a, 3, c, 3), 1); /* delta 2.5 > 2 */
-	assert_int_equal(dv_compare_significant(c, 3, a, 3), 1); /* either direction */
-	assert_int_equal(dv_compare_significant(a, 3, one, 1), -1);
-	assert_int_equal(dv_compare_significant(one, 1, a, 3), -1);
+	assert_true(fabs(pooled(a, 3, b, 3) - 1.0) < 1e-12);
+	assert_int_equal(sig(a, 3, b, 3), 0);
+	assert_int_equal(sig(a, 3, c, 3), 1); /* delta 2.5 > 2 */
+	assert_int_equal(sig(c, 3, a, 3), 1); /* either direction */
+	assert_int_equal(sig(a, 3, one, 1), -1);
+	assert_int_equal(sig(one, 1, a, 3), -1);
 	/* Pooled with unequal sizes: ((2*1) + (1*0.5)) / 3 = 0.8333 */
 	static const double d[] = {1, 2};
-	assert_true(fabs(dv_pooled_sd(a, 3, d, 2) - sqrt((2 * 1.0 + 1 * 0.5) / 3)) < 1e-12);
+	assert_true(fabs(pooled(a, 3, d, 2) - sqrt((2 * 1.0 + 1 * 0.5) / 3)) < 1e-12);
 	/* No spread at all: any difference is beyond it, none is not. */
-	assert_int_equal(dv_compare_significant(flat, 2, flat2, 2), 0);
-	assert_int_equal(dv_compare_significant(flat, 2, flat3, 2), 1);
+	assert_int_equal(sig(flat, 2, flat2, 2), 0);
+	assert_int_equal(sig(flat, 2, flat3, 2), 1);
+	/* The series itself. */
+	dv_series_t st = dv_series_of(a, 3);
+	assert_int_equal(st.n, 3);
+	assert_true(st.mean == 10 && st.min == 9 && st.max == 11 && fabs(st.sd - 1) < 1e-12);
 }
 
 static void test_groups(void **state)
 {
 	static const pass_spec_t ps[] = {
-	    {0, DV_PASS_WARMUP, 0, 1, 10, 10, 1},      {0, DV_PASS_COLD, 0, 100, 1000, 10, 1000},
-	    {0, DV_PASS_HOT, 0, 200, 1000, 0, 500},    {1, DV_PASS_COLD, 0, 50, 1000, 0, 3000},
-	    {0, DV_PASS_COLD, 1, 300, 1000, 30, 3000}, {0, DV_PASS_HOT, 1, 400, 1000, 0, 700},
+	    {DV_PASS_WARMUP, 0, 1, 10, 10, 1, 0},      {DV_PASS_COLD, 0, 100, 1000, 10, 1000, 0},
+	    {DV_PASS_HOT, 0, 200, 1000, 0, 500, 0},    {DV_PASS_COLD, 0, 50, 1000, 0, 3000, 1},
+	    {DV_PASS_COLD, 1, 300, 1000, 30, 3000, 0}, {DV_PASS_HOT, 1, 400, 1000, 0, 700, 0},
 	};
 	dv_study_t *s = make_study(ps, DV_ARRAY_SIZE(ps));
 	dv_groups_t gs;
 	char name[64];
 	(void)state;
 
-	assert_int_equal(dv_groups_build(s, &gs), 0);
+	assert_int_equal(dv_groups_build(s, DV_GROUP_BY_KIND, &gs), 0);
 	assert_int_equal(gs.n, 3); /* a/cold, a/hot, b/cold; the warmup is never grouped */
 	assert_string_equal(dv_group_name(&gs.g[0], name, sizeof(name)), "a/SOA/cold");
 	assert_string_equal(dv_group_name(&gs.g[1], name, sizeof(name)), "a/SOA/hot");
@@ -141,16 +124,16 @@ static char *print_to_string(const dv_study_t *b, const dv_study_t *c, size_t *m
 static void test_table(void **state)
 {
 	static const pass_spec_t base_ps[] = {
-	    {0, DV_PASS_HOT, 0, 1000, 1000, 0, 1000000},
-	    {0, DV_PASS_HOT, 1, 1010, 1000, 0, 1000000},
-	    {0, DV_PASS_HOT, 2, 990, 1000, 0, 1000000},
-	    {1, DV_PASS_HOT, 0, 500, 1000, 0, 2000000},
+	    {DV_PASS_HOT, 0, 1000, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 1, 1010, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 2, 990, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 0, 500, 1000, 0, 2000000, 1},
 	};
 	static const pass_spec_t new_ps[] = {
-	    {0, DV_PASS_HOT, 0, 900, 1000, 10, 1500000},
-	    {0, DV_PASS_HOT, 1, 905, 1000, 10, 1500000},
-	    {0, DV_PASS_HOT, 2, 895, 1000, 10, 1500000},
-	    {0, DV_PASS_COLD, 0, 50, 1000, 0, 9000000},
+	    {DV_PASS_HOT, 0, 900, 1000, 10, 1500000, 0},
+	    {DV_PASS_HOT, 1, 905, 1000, 10, 1500000, 0},
+	    {DV_PASS_HOT, 2, 895, 1000, 10, 1500000, 0},
+	    {DV_PASS_COLD, 0, 50, 1000, 0, 9000000, 0},
 	};
 	dv_study_t *b = make_study(base_ps, DV_ARRAY_SIZE(base_ps));
 	dv_study_t *c = make_study(new_ps, DV_ARRAY_SIZE(new_ps));
@@ -184,12 +167,119 @@ static void test_table(void **state)
 	free_study(c);
 }
 
+static char *summary_to_string(const dv_study_t *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	dv_study_print_summary(s, f);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * compare and the study summary decide spread and significance with one rule
+ * (study/groups.h): on the same passes, with one interrupted, both leave the
+ * interrupted pass out. Its qps (100) would turn "beyond the spread" into
+ * "within noise" if either side counted it.
+ */
+static void test_compare_agrees_with_summary(void **state)
+{
+	static const pass_spec_t both[] = {
+	    {DV_PASS_PLAIN, 0, 1000, 1000, 0, 1000000, 0}, {DV_PASS_PLAIN, 0, 900, 1000, 0, 1000000, 1},
+	    {DV_PASS_PLAIN, 1, 1010, 1000, 0, 1000000, 0}, {DV_PASS_PLAIN, 1, 905, 1000, 0, 1000000, 1},
+	    {DV_PASS_PLAIN, 2, 990, 1000, 0, 1000000, 0},  {DV_PASS_PLAIN, 2, 100, 1000, 0, 1000000, 1},
+	};
+	static const pass_spec_t base_ps[] = {
+	    {DV_PASS_PLAIN, 0, 1000, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 1, 1010, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 2, 990, 1000, 0, 1000000, 0},
+	};
+	static const pass_spec_t new_ps[] = {
+	    {DV_PASS_PLAIN, 0, 900, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 1, 905, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 2, 100, 1000, 0, 1000000, 0},
+	};
+	dv_study_t *s = make_study(both, DV_ARRAY_SIZE(both));
+	dv_study_t *b = make_study(base_ps, DV_ARRAY_SIZE(base_ps));
+	dv_study_t *c = make_study(new_ps, DV_ARRAY_SIZE(new_ps));
+	size_t matched;
+	(void)state;
+
+	s->repeat = b->repeat = c->repeat = 3;
+	s->passes[5].res.interrupted = true;
+	c->passes[2].res.interrupted = true;
+
+	/* The summary: target b against a, two samples of b (mean 902.5): significant. */
+	char *t = summary_to_string(s);
+	if (strstr(t, "\nb       SOA   plain  2     902 +- 4 (900..905)") == NULL ||
+	    strstr(t, "\nb       SOA   plain  -9.8% (significant)") == NULL)
+		fail_msg("summary:\n%s", t);
+	free(t);
+
+	/* compare: the same two samples on the new side, the same verdict. */
+	t = print_to_string(b, c, &matched);
+	assert_int_equal(matched, 1);
+	if (strstr(t, "\na/SOA/plain (repeats: base 3, new 2)\n") == NULL ||
+	    strstr(t, "  qps               1000.0          902.5          -97.5    -9.75%  YES\n") ==
+	        NULL ||
+	    strstr(t, "\ninterrupted passes left out: 0 in base.json, 1 in new.json\n") == NULL)
+		fail_msg("compare:\n%s", t);
+	free(t);
+
+	/* Both read their figures from the same groups. */
+	dv_groups_t gk, gp;
+	assert_int_equal(dv_groups_build(s, DV_GROUP_BY_KIND, &gk), 0);
+	assert_int_equal(dv_groups_build(s, DV_GROUP_BY_POSITION, &gp), 0);
+	assert_int_equal(gk.left_out, 1);
+	assert_int_equal(gp.left_out, 1);
+	assert_int_equal(gk.n, 2);
+	assert_int_equal(gp.n, 2);
+	assert_int_equal(gk.g[1].n, 2);
+	assert_ptr_equal(dv_groups_at(&gp, 1, 0, DV_PASS_PLAIN, 0)->passes[1], &s->passes[3]);
+	dv_groups_free(&gk);
+	dv_groups_free(&gp);
+	free_study(s);
+	free_study(b);
+	free_study(c);
+}
+
+/* Grouped by position, a second hot pass in a repeat is its own group ("hot2"). */
+static void test_groups_by_position(void **state)
+{
+	static const pass_spec_t ps[] = {
+	    {DV_PASS_COLD, 0, 10, 100, 0, 1000, 0}, {DV_PASS_HOT, 0, 20, 100, 0, 1000, 0},
+	    {DV_PASS_HOT, 0, 30, 100, 0, 1000, 0},  {DV_PASS_COLD, 1, 40, 100, 0, 1000, 0},
+	    {DV_PASS_HOT, 1, 50, 100, 0, 1000, 0},  {DV_PASS_HOT, 1, 60, 100, 0, 1000, 0},
+	};
+	dv_study_t *s = make_study(ps, DV_ARRAY_SIZE(ps));
+	dv_groups_t gs;
+	char name[64];
+	(void)state;
+
+	assert_int_equal(dv_groups_build(s, DV_GROUP_BY_POSITION, &gs), 0);
+	assert_int_equal(gs.n, 3);
+	assert_string_equal(dv_group_name(&gs.g[2], name, sizeof(name)), "a/SOA/hot2");
+	assert_true(gs.g[1].mean[DV_M_QPS] == 35 && gs.g[2].mean[DV_M_QPS] == 45);
+	dv_groups_free(&gs);
+	/* By kind (compare, gates) both hot passes are one group of four. */
+	assert_int_equal(dv_groups_build(s, DV_GROUP_BY_KIND, &gs), 0);
+	assert_int_equal(gs.n, 2);
+	assert_int_equal(gs.g[1].n, 4);
+	assert_true(gs.g[1].mean[DV_M_QPS] == 40);
+	dv_groups_free(&gs);
+	free_study(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_spread_rule),
 	    cmocka_unit_test(test_groups),
 	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_compare_agrees_with_summary),
+	    cmocka_unit_test(test_groups_by_position),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

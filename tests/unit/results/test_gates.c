@@ -14,52 +14,16 @@
 
 #include <cmocka.h>
 
-#include "results/compare.h"
 #include "results/gates.h"
 
-/* ---- a hand-made study: one target "t1", one list "SOA", passes as given ---- */
+#include "fixture.h"
 
-typedef struct pass_spec {
-	dv_pass_kind_t kind;
-	unsigned repeat;
-	double qps;
-	uint64_t sent, lost;
-	uint64_t lat_ns; /* every answer took this long: p50 = p99 = lat_ns exactly */
-} pass_spec_t;
+/* ---- a hand-made study: one target "t1", one list "SOA", passes as given (fixture.h) ---- */
 
 static dv_study_t *make_study(const pass_spec_t *ps, size_t n)
 {
-	dv_study_t *s = calloc(1, sizeof(*s));
-	assert_non_null(s);
-	s->targets = calloc(1, sizeof(*s->targets));
-	s->lists = calloc(1, sizeof(*s->lists));
-	s->passes = calloc(n, sizeof(*s->passes));
-	s->targets[0].label = "t1";
-	s->targets[0].addr_text = "127.0.0.1:53";
-	s->lists[0].label = "SOA";
-	s->n_targets = s->n_lists = 1;
-	s->n_passes = n;
-	for (size_t i = 0; i < n; i++) {
-		dv_pass_record_t *p = &s->passes[i];
-		p->kind = ps[i].kind;
-		p->repeat = ps[i].repeat;
-		p->res.qps = ps[i].qps;
-		p->res.stats.c.sent = ps[i].sent;
-		p->res.stats.c.lost = ps[i].lost;
-		p->res.stats.c.completed = ps[i].sent - ps[i].lost;
-		dv_hist_init(&p->res.stats.latency);
-		for (uint64_t k = 0; k < ps[i].sent - ps[i].lost; k++)
-			dv_hist_add(&p->res.stats.latency, ps[i].lat_ns);
-	}
-	return s;
-}
-
-static void free_study(dv_study_t *s)
-{
-	free(s->targets);
-	free(s->lists);
-	free(s->passes);
-	free(s);
+	static const char *const targets[] = {"t1"};
+	return make_study_of(targets, 1, ps, n);
 }
 
 static char *slurp(FILE *fp)
@@ -174,8 +138,8 @@ static void test_parse_opt(void **state)
 }
 
 static const pass_spec_t good[] = {
-    {DV_PASS_COLD, 0, 10000, 1000, 1, 2000000}, /* lost 0.1%, p99 2 ms */
-    {DV_PASS_HOT, 0, 20000, 1000, 0, 500000},   /* lost 0%, p99 0.5 ms */
+    {DV_PASS_COLD, 0, 10000, 1000, 1, 2000000, 0}, /* lost 0.1%, p99 2 ms */
+    {DV_PASS_HOT, 0, 20000, 1000, 0, 500000, 0},   /* lost 0%, p99 0.5 ms */
 };
 
 static void test_each_absolute_gate(void **state)
@@ -227,9 +191,9 @@ static void test_each_absolute_gate(void **state)
 static void test_repeats_use_mean(void **state)
 {
 	static const pass_spec_t reps[] = {
-	    {DV_PASS_HOT, 0, 9000, 1000, 0, 1000000},
-	    {DV_PASS_HOT, 1, 11000, 1000, 0, 3000000},
-	    {DV_PASS_WARMUP, 0, 1, 1000, 1000, 1}, /* never gated */
+	    {DV_PASS_HOT, 0, 9000, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 1, 11000, 1000, 0, 3000000, 0},
+	    {DV_PASS_WARMUP, 0, 1, 1000, 1000, 1, 0}, /* never gated */
 	};
 	dv_study_t *s = make_study(reps, 3);
 	dv_gates_t g;
@@ -253,12 +217,12 @@ static void test_repeats_use_mean(void **state)
 static void test_relative_gates(void **state)
 {
 	static const pass_spec_t base_spec[] = {
-	    {DV_PASS_COLD, 0, 10000, 1000, 0, 1000000},
-	    {DV_PASS_HOT, 0, 20000, 1000, 0, 500000},
+	    {DV_PASS_COLD, 0, 10000, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 0, 20000, 1000, 0, 500000, 0},
 	};
 	static const pass_spec_t slow_spec[] = {
-	    {DV_PASS_COLD, 0, 9600, 1000, 0, 1050000}, /* -4% qps, +5% p99 */
-	    {DV_PASS_HOT, 0, 18000, 1000, 0, 600000},  /* -10% qps, +20% p99 */
+	    {DV_PASS_COLD, 0, 9600, 1000, 0, 1050000, 0}, /* -4% qps, +5% p99 */
+	    {DV_PASS_HOT, 0, 18000, 1000, 0, 600000, 0},  /* -10% qps, +20% p99 */
 	};
 	dv_study_t *base = make_study(base_spec, 2), *slow = make_study(slow_spec, 2);
 	dv_gates_t g;
@@ -330,8 +294,8 @@ static void test_no_passes(void **state)
 
 static void test_junit(void **state)
 {
-	static const pass_spec_t spec[] = {{DV_PASS_COLD, 0, 10000, 1000, 0, 2000000},
-	                                   {DV_PASS_HOT, 0, 20000, 1000, 0, 500000}};
+	static const pass_spec_t spec[] = {{DV_PASS_COLD, 0, 10000, 1000, 0, 2000000, 0},
+	                                   {DV_PASS_HOT, 0, 20000, 1000, 0, 500000, 0}};
 	dv_study_t *s = make_study(spec, 2);
 	dv_gates_t g;
 	dv_err_t err = {{0}};

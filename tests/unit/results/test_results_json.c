@@ -15,6 +15,7 @@
 
 #include "results/results_json.h"
 #include "study/study.h"
+#include "study/summary.h"
 
 static char *xs(const char *s)
 {

@@ -19,6 +19,7 @@
 
 #include "engine/probe.h"
 #include "study/study.h"
+#include "study/summary.h"
 
 static char *xs(const char *s)
 {
@@ -393,7 +394,7 @@ static void test_flush_failure_stops(void **state)
 	peer_start(&p, 1, 0);
 	study_for(&s, p.port, cmd, DV_NS_PER_S);
 	FILE *devnull = fopen("/dev/null", "w");
-	int rc = dv_study_run(&s, devnull, false);
+	int rc = dv_study_run(&s, devnull, false, NULL);
 	fclose(devnull);
 	peer_stop(&p);
 	assert_int_equal(rc, -ECANCELED);
@@ -418,7 +419,7 @@ static void test_flush_failure_stops(void **state)
 
 	/* Killed by a signal: said so. */
 	study_for(&s, p.port, "kill -TERM $$", DV_NS_PER_S);
-	rc = dv_study_run(&s, stdout, true);
+	rc = dv_study_run(&s, stdout, true, NULL);
 	assert_int_equal(rc, -ECANCELED);
 	assert_non_null(strstr(s.fail_msg, "killed by signal 15"));
 	dv_study_free(&s);
@@ -434,7 +435,7 @@ static void test_never_ready_stops(void **state)
 
 	peer_start(&p, 0, 0); /* receives, never answers */
 	study_for(&s, p.port, "true", 250 * DV_NS_PER_MS);
-	int rc = dv_study_run(&s, stdout, true);
+	int rc = dv_study_run(&s, stdout, true, NULL);
 	peer_stop(&p);
 	assert_int_equal(rc, -ETIMEDOUT);
 	assert_int_equal(s.failed, -ETIMEDOUT);

@@ -1,0 +1,33 @@
+/* cmd: the subcommands of dnsvolley beside a run (compare, plot, report); main.c dispatches. */
+#ifndef DV_CMD_H
+#define DV_CMD_H
+
+/*
+ * Each takes the subcommand's argv (argv[0] is its name, e.g. "compare"),
+ * prints to stdout, errors ("FILE: why") to stderr, and returns the process
+ * exit status.
+ */
+
+/*
+ * dnsvolley compare [gates] [--junit FILE] BASE.json NEW.json [NEW2.json ...]
+ * Each NEW is compared with BASE; gates are evaluated on each NEW with BASE as
+ * the baseline. 0 all gates hold, 1 a gate failed, 2 usage or input error.
+ */
+int dv_cmd_compare(int argc, char **argv);
+
+/*
+ * dnsvolley plot RESULTS.json|HISTORY.csv -o DIR [--gnuplot PROG]
+ * Draws the charts and index.html into DIR (results/plot.h). 0 done, 2 usage
+ * or input error (including gnuplot missing or failing).
+ */
+int dv_cmd_plot(int argc, char **argv);
+
+/*
+ * dnsvolley report [--table|--summary] FILE.json  (default: both)
+ * The comparison table and summary of a results file again. A leading
+ * "dnsvolley" before "report" is skipped too, so either main's whole argv or
+ * argv + 1 may be passed. 0 printed, 2 usage or input error.
+ */
+int dv_cmd_report(int argc, char **argv);
+
+#endif

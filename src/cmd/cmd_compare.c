@@ -1,0 +1,119 @@
+/* cmd_compare: `dnsvolley compare`: results files side by side, then the gates. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd/cmd.h"
+#include "results/compare.h"
+#include "results/gates.h"
+#include "results/results_json.h"
+
+static void compare_usage(FILE *out)
+{
+	fputs("usage: dnsvolley compare [gates] [--junit FILE] BASE.json NEW.json [NEW2.json ...]\n"
+	      "  Side-by-side table per target x list x pass kind of each NEW against BASE:\n"
+	      "  qps, lost %, p50/p90/p99 ms, absolute and relative deltas, and whether the\n"
+	      "  change is beyond the run-to-run spread of the repeats.\n"
+	      "gates (BASE is the baseline of the relative ones):\n"
+	      "  --max-loss 0.1%   --max-p99 5ms   --min-qps N\n"
+	      "  --max-qps-drop 5%   --max-p99-rise 10%   --junit FILE (JUnit XML)\n"
+	      "exit status: 0 all gates hold, 1 a gate failed, 2 usage or input error\n",
+	      out);
+}
+
+int dv_cmd_compare(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"max-loss", required_argument, NULL, 'g'},
+	    {"max-p99", required_argument, NULL, 'g'},
+	    {"min-qps", required_argument, NULL, 'g'},
+	    {"max-qps-drop", required_argument, NULL, 'g'},
+	    {"max-p99-rise", required_argument, NULL, 'g'},
+	    {"junit", required_argument, NULL, 'g'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	dv_gates_t g;
+	dv_study_t base, cur;
+	dv_gate_report_t rep = {0};
+	dv_err_t err = {{0}};
+	int c, idx, status = 0;
+
+	dv_gates_init(&g);
+	optind = 0; /* GNU: full reinitialisation, main may have used getopt */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+		switch (c) {
+		case 'g':
+			if (dv_gates_parse_opt(&g, opts[idx].name, optarg, &err) != 0) {
+				fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
+				dv_gates_free(&g);
+				return 2;
+			}
+			break;
+		case 'h':
+			compare_usage(stdout);
+			dv_gates_free(&g);
+			return 0;
+		default:
+			if (optopt != 0)
+				fprintf(stderr,
+				        "dnsvolley compare: -%c: unknown option or missing value\n",
+				        optopt);
+			else
+				fprintf(stderr,
+				        "dnsvolley compare: %s: unknown option or missing value\n",
+				        argv[optind - 1]);
+			compare_usage(stderr);
+			dv_gates_free(&g);
+			return 2;
+		}
+	}
+	if (argc - optind < 2) {
+		fprintf(stderr, "dnsvolley compare: needs a BASE file and at least one NEW file\n");
+		compare_usage(stderr);
+		dv_gates_free(&g);
+		return 2;
+	}
+	if (dv_results_read_json(argv[optind], &base, &err) != 0) {
+		fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
+		dv_gates_free(&g);
+		return 2;
+	}
+	for (int i = optind + 1; i < argc && status == 0; i++) {
+		char prefix[300];
+		if (dv_results_read_json(argv[i], &cur, &err) != 0) {
+			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
+			status = 2;
+			break;
+		}
+		if (i > optind + 1)
+			fputs("\n", stdout);
+		dv_compare_print(&base, argv[optind], &cur, argv[i], stdout);
+		snprintf(prefix, sizeof(prefix), "%s: ", argv[i]);
+		if (dv_gates_any(&g) &&
+		    dv_gates_collect(&g, &cur, &base, argc - optind > 2 ? prefix : NULL, &rep,
+		                     &err) != 0) {
+			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
+			status = 2;
+		}
+		dv_study_free(&cur);
+	}
+	if (status == 0 && dv_gates_any(&g)) {
+		fputs("\n", stdout);
+		status = dv_gates_print(&rep, stdout);
+		if (g.junit_path != NULL && dv_gates_write_junit(&rep, g.junit_path, &err) != 0) {
+			fprintf(stderr, "dnsvolley compare: --junit: %s\n", err.msg);
+			status = 2;
+		}
+	}
+	fflush(stdout);
+	if (ferror(stdout) && status == 0)
+		status = 2;
+	dv_gate_report_free(&rep);
+	dv_study_free(&base);
+	dv_gates_free(&g);
+	return status;
+}

@@ -1,0 +1,88 @@
+/* cmd_report: `dnsvolley report FILE.json`: the table and summary again from a results file. */
+#include "config.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "results/results_json.h"
+#include "study/study.h"
+#include "study/summary.h"
+
+static void report_usage(FILE *out)
+{
+	fprintf(out, "usage: dnsvolley report [--table | --summary] FILE.json\n"
+	             "Print the comparison table and the summary of a results file again.\n");
+}
+
+int dv_cmd_report(int argc, char **argv)
+{
+	bool table = true, summary = true;
+	const char *path = NULL;
+	dv_study_t s;
+	dv_err_t err;
+	int i = 1;
+
+	if (argc >= 2 && argv[0] != NULL && strcmp(argv[0], "report") != 0 &&
+	    strcmp(argv[1], "report") == 0)
+		i = 2; /* called with main's whole argv */
+	for (; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			report_usage(stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--table") == 0) {
+			summary = false;
+		} else if (strcmp(argv[i], "--summary") == 0) {
+			table = false;
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			fprintf(stderr, "dnsvolley report: unknown option %s\n", argv[i]);
+			report_usage(stderr);
+			return 2;
+		} else if (path == NULL) {
+			path = argv[i];
+		} else {
+			fprintf(stderr, "dnsvolley report: one results file at a time\n");
+			report_usage(stderr);
+			return 2;
+		}
+	}
+	if (path == NULL || (!table && !summary)) {
+		report_usage(stderr);
+		return 2;
+	}
+	if (dv_results_read_json(path, &s, &err) != 0) {
+		fprintf(stderr, "dnsvolley report: %s\n", err.msg);
+		return 2;
+	}
+	char when[64] = "?";
+	time_t secs = (time_t)(s.start_wall_ns / DV_NS_PER_S);
+	struct tm tm;
+	if (gmtime_r(&secs, &tm) != NULL)
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	printf("Results file %s: dnsvolley %s, started %s on %s (%u CPUs), %zu passes\n", path,
+	       s.tool_version ? s.tool_version : "?", when, s.hostname ? s.hostname : "?", s.ncpu,
+	       s.n_passes);
+	for (size_t t = 0; t < s.n_targets; t++)
+		printf("Target %s: %s%s%s\n", s.targets[t].label ? s.targets[t].label : "?",
+		       s.targets[t].addr_text ? s.targets[t].addr_text : "?",
+		       s.targets[t].server_version ? ", version " : "",
+		       s.targets[t].server_version ? s.targets[t].server_version : "");
+	for (size_t l = 0; l < s.n_lists; l++)
+		printf("List %s: %s, %llu queries, sha256 %s\n",
+		       s.lists[l].label ? s.lists[l].label : "?",
+		       s.lists[l].path ? s.lists[l].path : "?",
+		       (unsigned long long)s.lists[l].queries,
+		       s.lists[l].sha256[0] ? s.lists[l].sha256 : "-");
+	if (table)
+		dv_study_print_table(&s, stdout);
+	if (summary)
+		dv_study_print_summary(&s, stdout);
+	dv_study_free(&s);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "dnsvolley report: standard output: write failed\n");
+		return 2;
+	}
+	return 0;
+}

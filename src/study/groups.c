@@ -1,0 +1,280 @@
+/* groups: the passes of a study grouped over the repeats; mean, spread and the significance rule.
+ */
+#include "config.h"
+
+#include "study/groups.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const metric_labels[DV_M_COUNT] = {
+    [DV_M_QPS] = "qps",         [DV_M_LOST_PCT] = "lost %", [DV_M_P50_MS] = "p50 ms",
+    [DV_M_P90_MS] = "p90 ms",   [DV_M_P99_MS] = "p99 ms",   [DV_M_P999_MS] = "p99.9 ms",
+    [DV_M_MEAN_MS] = "mean ms",
+};
+
+const char *dv_metric_label(dv_metric_t m)
+{
+	return (unsigned)m < DV_M_COUNT ? metric_labels[m] : "?";
+}
+
+double dv_pass_metric(const dv_pass_result_t *r, dv_metric_t m)
+{
+	const dv_hist_t *h = &r->stats.latency;
+
+	switch (m) {
+	case DV_M_QPS:
+		return r->qps;
+	case DV_M_LOST_PCT:
+		return r->stats.c.sent ? 100.0 * (double)r->stats.c.lost / (double)r->stats.c.sent
+		                       : 0;
+	case DV_M_P50_MS:
+		return (double)dv_hist_quantile_ns(h, 0.50) / 1e6;
+	case DV_M_P90_MS:
+		return (double)dv_hist_quantile_ns(h, 0.90) / 1e6;
+	case DV_M_P99_MS:
+		return (double)dv_hist_quantile_ns(h, 0.99) / 1e6;
+	case DV_M_P999_MS:
+		return (double)dv_hist_quantile_ns(h, 0.999) / 1e6;
+	case DV_M_MEAN_MS:
+		return dv_hist_mean_ns(h) / 1e6;
+	default:
+		return 0;
+	}
+}
+
+bool dv_pass_is_sample(const dv_pass_record_t *p)
+{
+	return p->kind != DV_PASS_WARMUP && !p->res.interrupted;
+}
+
+/* ---------------------------------------------------------------- the spread rule */
+
+dv_series_t dv_series_of(const double *v, size_t n)
+{
+	dv_series_t st = {.n = n};
+
+	if (n == 0)
+		return st;
+	st.min = st.max = v[0];
+	for (size_t i = 0; i < n; i++) {
+		st.mean += v[i];
+		st.min = DV_MIN(st.min, v[i]);
+		st.max = DV_MAX(st.max, v[i]);
+	}
+	st.mean /= (double)n;
+	if (n >= 2) {
+		double ss = 0;
+		for (size_t i = 0; i < n; i++)
+			ss += (v[i] - st.mean) * (v[i] - st.mean);
+		st.sd = sqrt(ss / (double)(n - 1));
+	}
+	return st;
+}
+
+double dv_pooled_sd(const dv_series_t *a, const dv_series_t *b)
+{
+	if (a->n < 2 || b->n < 2)
+		return 0;
+	return sqrt(((double)(a->n - 1) * a->sd * a->sd + (double)(b->n - 1) * b->sd * b->sd) /
+	            (double)(a->n + b->n - 2));
+}
+
+int dv_spread_significant(const dv_series_t *a, const dv_series_t *b)
+{
+	if (a->n < 2 || b->n < 2)
+		return -1;
+	return fabs(b->mean - a->mean) > 2.0 * dv_pooled_sd(a, b) ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- groups */
+
+static const char *target_label(const dv_study_t *s, size_t i)
+{
+	if (i >= s->n_targets)
+		return "?";
+	return s->targets[i].label  ? s->targets[i].label
+	       : s->targets[i].spec ? s->targets[i].spec
+	                            : "?";
+}
+
+static const char *list_label(const dv_study_t *s, size_t i)
+{
+	if (i >= s->n_lists)
+		return "?";
+	return s->lists[i].label ? s->lists[i].label : s->lists[i].path ? s->lists[i].path : "?";
+}
+
+/* Which occurrence of its kind pass i is within its target, list and repeat (0 = first). */
+static unsigned nth_of_kind(const dv_study_t *s, size_t i)
+{
+	const dv_pass_record_t *p = &s->passes[i];
+	unsigned nth = 0;
+
+	for (size_t k = 0; k < i; k++) {
+		const dv_pass_record_t *q = &s->passes[k];
+		nth += q->target == p->target && q->list == p->list && q->repeat == p->repeat &&
+		       q->kind == p->kind;
+	}
+	return nth;
+}
+
+static bool same_labels(const dv_group_t *g, const char *target, const char *list,
+                        dv_pass_kind_t kind, unsigned nth)
+{
+	return g->kind == kind && g->nth == nth && strcmp(g->target, target) == 0 &&
+	       strcmp(g->list, list) == 0;
+}
+
+static void group_free(dv_group_t *g)
+{
+	for (int m = 0; m < DV_M_COUNT; m++)
+		free(g->val[m]);
+	free(g->latency);
+	free(g->passes);
+}
+
+void dv_groups_free(dv_groups_t *gs)
+{
+	if (gs == NULL)
+		return;
+	for (size_t i = 0; i < gs->n; i++)
+		group_free(&gs->g[i]);
+	free(gs->g);
+	gs->g = NULL;
+	gs->n = 0;
+	gs->left_out = 0;
+}
+
+/* A new group in gs for pass p, with room for cap samples. 0 or -ENOMEM. */
+static int group_new(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_t *p, unsigned nth,
+                     size_t cap)
+{
+	dv_group_t *g = &gs->g[gs->n++];
+	bool ok;
+
+	g->target = target_label(s, p->target);
+	g->list = list_label(s, p->list);
+	g->ti = p->target;
+	g->li = p->list;
+	g->kind = p->kind;
+	g->nth = nth;
+	g->latency = malloc(sizeof(*g->latency));
+	g->passes = calloc(cap, sizeof(*g->passes));
+	ok = g->latency != NULL && g->passes != NULL;
+	for (int m = 0; m < DV_M_COUNT; m++) {
+		g->val[m] = calloc(cap, sizeof(double));
+		ok = ok && g->val[m] != NULL;
+	}
+	if (!ok)
+		return -ENOMEM;
+	dv_hist_init(g->latency);
+	return 0;
+}
+
+static void group_add(dv_group_t *g, const dv_pass_record_t *p)
+{
+	for (int m = 0; m < DV_M_COUNT; m++)
+		g->val[m][g->n] = dv_pass_metric(&p->res, (dv_metric_t)m);
+	g->passes[g->n] = p;
+	g->n++;
+	g->sent += p->res.stats.c.sent;
+	g->completed += p->res.stats.c.completed;
+	g->lost += p->res.stats.c.lost;
+	dv_hist_merge(g->latency, &p->res.stats.latency);
+}
+
+static dv_group_t *group_of(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_t *p,
+                            dv_group_by_t by, unsigned nth)
+{
+	for (size_t k = 0; k < gs->n; k++) {
+		dv_group_t *g = &gs->g[k];
+		if (by == DV_GROUP_BY_POSITION ? g->ti == p->target && g->li == p->list &&
+		                                     g->kind == p->kind && g->nth == nth
+		                               : same_labels(g, target_label(s, p->target),
+		                                             list_label(s, p->list), p->kind, nth))
+			return g;
+	}
+	return NULL;
+}
+
+int dv_groups_build(const dv_study_t *s, dv_group_by_t by, dv_groups_t *out)
+{
+	dv_groups_t gs = {0};
+	size_t np = s->n_passes;
+
+	/* At most one group per pass: allocate that once, trim nothing. */
+	if (np > 0) {
+		gs.g = calloc(np, sizeof(*gs.g));
+		if (gs.g == NULL)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < np; i++) {
+		const dv_pass_record_t *p = &s->passes[i];
+		unsigned nth = by == DV_GROUP_BY_POSITION ? nth_of_kind(s, i) : 0;
+		dv_group_t *g;
+
+		if (p->kind == DV_PASS_WARMUP)
+			continue;
+		if (!dv_pass_is_sample(p)) {
+			gs.left_out++;
+			continue;
+		}
+		g = group_of(&gs, s, p, by, nth);
+		if (g == NULL) {
+			if (group_new(&gs, s, p, nth, np) != 0) {
+				dv_groups_free(&gs);
+				return -ENOMEM;
+			}
+			g = &gs.g[gs.n - 1];
+		}
+		group_add(g, p);
+	}
+	for (size_t k = 0; k < gs.n; k++)
+		for (int m = 0; m < DV_M_COUNT; m++) {
+			dv_series_t st = dv_series_of(gs.g[k].val[m], gs.g[k].n);
+			gs.g[k].mean[m] = st.mean;
+			gs.g[k].sd[m] = st.sd;
+		}
+	*out = gs;
+	return 0;
+}
+
+const dv_group_t *dv_groups_find(const dv_groups_t *gs, const dv_group_t *key)
+{
+	for (size_t i = 0; i < gs->n; i++)
+		if (same_labels(&gs->g[i], key->target, key->list, key->kind, key->nth))
+			return &gs->g[i];
+	return NULL;
+}
+
+const dv_group_t *dv_groups_at(const dv_groups_t *gs, size_t ti, size_t li, dv_pass_kind_t kind,
+                               unsigned nth)
+{
+	for (size_t i = 0; i < gs->n; i++) {
+		const dv_group_t *g = &gs->g[i];
+		if (g->ti == ti && g->li == li && g->kind == kind && g->nth == nth)
+			return g;
+	}
+	return NULL;
+}
+
+dv_series_t dv_group_series(const dv_group_t *g, dv_metric_t m)
+{
+	if (g == NULL || (unsigned)m >= DV_M_COUNT)
+		return (dv_series_t){0};
+	return dv_series_of(g->val[m], g->n);
+}
+
+const char *dv_group_name(const dv_group_t *g, char *buf, size_t len)
+{
+	if (g->nth > 0)
+		snprintf(buf, len, "%s/%s/%s%u", g->target, g->list, dv_pass_kind_name(g->kind),
+		         g->nth + 1);
+	else
+		snprintf(buf, len, "%s/%s/%s", g->target, g->list, dv_pass_kind_name(g->kind));
+	return buf;
+}

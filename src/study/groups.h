@@ -1,0 +1,107 @@
+/* groups: a study's passes grouped over the repeats, and the run-to-run spread rule (one place). */
+#ifndef DV_GROUPS_H
+#define DV_GROUPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/histogram.h"
+#include "study/study.h"
+
+/* The figures summarised, compared, gated and plotted (per pass). */
+typedef enum dv_metric {
+	DV_M_QPS = 0,  /* completed / run time */
+	DV_M_LOST_PCT, /* lost / sent * 100 (0 when nothing was sent) */
+	DV_M_P50_MS,   /* latency percentiles from the pass's histogram, milliseconds */
+	DV_M_P90_MS,
+	DV_M_P99_MS,
+	DV_M_P999_MS,
+	DV_M_MEAN_MS,
+	DV_M_COUNT
+} dv_metric_t;
+
+/* "qps", "lost %", "p50 ms", ... for tables. */
+const char *dv_metric_label(dv_metric_t m);
+/* The figure m of one pass. */
+double dv_pass_metric(const dv_pass_result_t *r, dv_metric_t m);
+
+/*
+ * Whether a pass is a sample of its group: reported (not a warm-up) and run to
+ * its end. An interrupted pass is not a full sample (its figures cover part of
+ * the list), so it is left out of every group, mean, spread and significance
+ * verdict (doc/methodology.md, "The summary, precisely").
+ */
+bool dv_pass_is_sample(const dv_pass_record_t *p);
+
+/* Values x1..xn of one figure over the repeats. */
+typedef struct dv_series {
+	size_t n;
+	double mean;
+	double sd; /* sample standard deviation (n - 1); 0 when n < 2 */
+	double min, max;
+} dv_series_t;
+
+dv_series_t dv_series_of(const double *v, size_t n);
+
+/*
+ * The run-to-run spread rule (doc/methodology.md, doc/nightly.md): the pooled
+ * sample standard deviation sqrt(((na-1) sa^2 + (nb-1) sb^2) / (na+nb-2)), 0
+ * when either side has fewer than two values; and whether b differs from a
+ * beyond the spread: 1 when |mean b - mean a| > 2 x pooled sd, 0 within it,
+ * -1 when either side has fewer than two values (spread unknown). Two series
+ * with no spread at all differ as soon as their means differ.
+ */
+double dv_pooled_sd(const dv_series_t *a, const dv_series_t *b);
+int dv_spread_significant(const dv_series_t *a, const dv_series_t *b);
+
+/*
+ * One group: the sample passes of one target x list x pass kind (and, grouped
+ * by position, the same occurrence of that kind in each repeat: the first
+ * "hot", the second "hot2", ...). Strings are borrowed from the study; the
+ * group is valid while the study is.
+ */
+typedef struct dv_group {
+	const char *target; /* target label */
+	const char *list;   /* list label */
+	size_t ti, li;      /* indexes into the study's targets and lists */
+	dv_pass_kind_t kind;
+	unsigned nth;            /* 0-based occurrence of kind in a repeat; 0 grouped by kind */
+	size_t n;                /* samples (repeats) */
+	double *val[DV_M_COUNT]; /* val[m][i]: figure m of the i-th sample (owned) */
+	double mean[DV_M_COUNT];
+	double sd[DV_M_COUNT];           /* sample standard deviation (n - 1); 0 when n < 2 */
+	uint64_t sent, completed, lost;  /* summed over the samples */
+	dv_hist_t *latency;              /* merged over the samples (owned) */
+	const dv_pass_record_t **passes; /* the samples in run order (owned array) */
+} dv_group_t;
+
+typedef struct dv_groups {
+	dv_group_t *g;
+	size_t n;
+	size_t left_out; /* interrupted passes, in no group */
+} dv_groups_t;
+
+/* How passes are keyed into groups. */
+typedef enum dv_group_by {
+	DV_GROUP_BY_KIND = 0, /* target label x list label x kind (compare, gates, plot) */
+	DV_GROUP_BY_POSITION, /* target x list x plan position (the study summary) */
+} dv_group_by_t;
+
+/*
+ * Group the sample passes (dv_pass_is_sample) of s, in order of first
+ * appearance. 0 or -ENOMEM.
+ */
+int dv_groups_build(const dv_study_t *s, dv_group_by_t by, dv_groups_t *out);
+void dv_groups_free(dv_groups_t *gs);
+/* The group of gs with the same target label, list label, kind and nth as key; NULL if none. */
+const dv_group_t *dv_groups_find(const dv_groups_t *gs, const dv_group_t *key);
+/* The group of target ti, list li, kind and nth in gs; NULL if none. */
+const dv_group_t *dv_groups_at(const dv_groups_t *gs, size_t ti, size_t li, dv_pass_kind_t kind,
+                               unsigned nth);
+/* Figure m of g as a series (n, mean, sd, min, max); n 0 for a NULL group. */
+dv_series_t dv_group_series(const dv_group_t *g, dv_metric_t m);
+/* "host1/SOA/hot" into buf. */
+const char *dv_group_name(const dv_group_t *g, char *buf, size_t len);
+
+#endif
