@@ -47,20 +47,6 @@ bool dv_run_stop_requested(void)
 	return stop_signals > 0;
 }
 
-void dv_run_config_init(dv_run_config_t *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->local.ss_family = AF_UNSPEC;
-	cfg->sockets = 16;
-	cfg->threads = 1;
-	cfg->max_outstanding = 100;
-	cfg->timeout_ns = 5 * DV_NS_PER_S;
-	cfg->interval_ns = DV_NS_PER_S;
-	cfg->interrupt_drain_ns = DV_NS_PER_S;
-	cfg->socket_buf_bytes = 4 * 1024 * 1024;
-	cfg->out = NULL;
-}
-
 int dv_resolve_target(const char *spec, uint16_t default_port, int family,
 		      struct sockaddr_storage *sa, socklen_t *len, dv_err_t *err)
 {

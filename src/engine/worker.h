@@ -10,7 +10,10 @@
 
 #include "engine/engine.h"
 #include "engine/pacer.h"
-#include "engine/run.h"
+#include "engine/run_config.h"
+#include "engine/stats.h"
+#include "input/querylist.h"
+#include "base/util.h"
 
 #define DV_BATCH 64 /* datagrams per sendmmsg/recvmmsg */
 
