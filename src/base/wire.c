@@ -48,7 +48,7 @@ void dv_wire_skip_name(dv_wire_cursor_t *c)
 		if (pos >= c->len)
 			goto bad;
 		l = c->base[pos];
-		if ((l & 0xc0) == 0xc0) {
+		if ((l & DV_DNS_PTR) == DV_DNS_PTR) {
 			size_t target;
 			if (pos + 1 >= c->len)
 				goto bad;
@@ -63,10 +63,10 @@ void dv_wire_skip_name(dv_wire_cursor_t *c)
 			pos = target;
 			continue;
 		}
-		if ((l & 0xc0) != 0) /* 0x40 / 0x80: obsolete extended labels */
+		if ((l & DV_DNS_PTR) != 0) /* 0x40 / 0x80: obsolete extended labels */
 			goto bad;
 		total += (size_t)l + 1;
-		if (total > 255)
+		if (total > DV_DNS_NAME_MAX)
 			goto bad;
 		if (l == 0) {
 			if (!jumped)
@@ -89,7 +89,7 @@ size_t dv_wire_question_len(const uint8_t *msg, size_t len)
 			pos += 1 + 4;
 			return pos <= len ? pos - DV_DNS_HEADER_LEN : 0;
 		}
-		if (l > 63)
+		if (l > DV_DNS_LABEL_MAX)
 			return 0;
 		pos += (size_t)l + 1;
 	}
@@ -153,7 +153,7 @@ void dv_wire_name_to_text(const uint8_t *msg, size_t len, size_t pos, char *buf,
 
 	if (size == 0)
 		return;
-	while (pos < len && msg[pos] != 0 && msg[pos] <= 63) {
+	while (pos < len && msg[pos] != 0 && msg[pos] <= DV_DNS_LABEL_MAX) {
 		uint8_t l = msg[pos++], k;
 		for (k = 0; k < l && pos < len; k++, pos++) {
 			uint8_t ch = msg[pos];

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DV_DNS_HEADER_LEN 12
+#include "base/dns.h"
 
 static inline uint16_t dv_wire_get16(const uint8_t *p)
 {
@@ -19,9 +19,9 @@ static inline void dv_wire_set16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-#define DV_WIRE_QR(m)     (((m)[2] & 0x80) != 0)
-#define DV_WIRE_TC(m)     (((m)[2] & 0x02) != 0)
-#define DV_WIRE_RCODE(m)  ((m)[3] & 0x0f)
+#define DV_WIRE_QR(m)     (((m)[2] & DV_DNS_QR) != 0)
+#define DV_WIRE_TC(m)     (((m)[2] & DV_DNS_TC) != 0)
+#define DV_WIRE_RCODE(m)  ((m)[3] & DV_DNS_RCODE_MASK)
 #define DV_WIRE_QDCOUNT(m) dv_wire_get16((m) + 4)
 
 /*

@@ -7,20 +7,12 @@
 #include <string.h>
 #include <strings.h>
 
-#define DNS_HDR_LEN   12
-#define DNS_NAME_MAX  255
-#define DNS_LABEL_MAX 63
-#define T_A           1
-#define T_SOA         6
-#define T_AAAA        28
-#define T_OPT         41
-#define C_IN          1
-#define RC_FORMERR    1
-#define RC_NXDOMAIN   3
-#define RC_NOTIMP     4
-#define RC_BADVERS_HI 1 /* BADVERS = 16: upper 8 bits of the 12-bit rcode = 1 */
-#define RECORD_TTL    300
-#define OFFSET_QNAME  12 /* the question name always starts right after the header */
+#include "base/dns.h"
+
+#define RECORD_TTL   300
+#define OFFSET_QNAME DV_DNS_HEADER_LEN /* the question name always starts right after the header   \
+	                                */
+#define BADVERS_HI (DV_DNS_RCODE_BADVERS >> 4) /* upper 8 bits of the 12-bit rcode */
 
 /* Reading cursor: every read checks the bound; the first failure sticks (knot's wire_ctx). */
 typedef struct rcur {
@@ -68,11 +60,11 @@ static size_t rd_qname(rcur_t *c)
 			break;
 		}
 		l = c->p[c->off];
-		if (l > DNS_LABEL_MAX) { /* pointer or reserved label type */
+		if (l > DV_DNS_LABEL_MAX) { /* pointer or reserved label type */
 			c->err = true;
 			break;
 		}
-		if (c->off - start + 1 + l > DNS_NAME_MAX) {
+		if (c->off - start + 1 + l > DV_DNS_NAME_MAX) {
 			c->err = true;
 			break;
 		}
@@ -96,11 +88,11 @@ static void rd_skip_name(rcur_t *c)
 			return;
 		}
 		l = c->p[c->off];
-		if ((l & 0xc0) == 0xc0) {
+		if ((l & DV_DNS_PTR) == DV_DNS_PTR) {
 			rd_skip(c, 2);
 			return;
 		}
-		if (l > DNS_LABEL_MAX || c->off - start + 1 + l > DNS_NAME_MAX) {
+		if (l > DV_DNS_LABEL_MAX || c->off - start + 1 + l > DV_DNS_NAME_MAX) {
 			c->err = true;
 			return;
 		}
@@ -166,7 +158,7 @@ static uint64_t name_hash(const uint8_t *name, size_t len)
 
 static void wr_rr_head(wcur_t *w, uint16_t type, uint16_t cls, uint16_t rdlen)
 {
-	wr_u16(w, 0xc000 | OFFSET_QNAME);
+	wr_u16(w, DV_DNS_PTR << 8 | OFFSET_QNAME);
 	wr_u16(w, type);
 	wr_u16(w, cls);
 	wr_u32(w, RECORD_TTL);
@@ -175,11 +167,11 @@ static void wr_rr_head(wcur_t *w, uint16_t type, uint16_t cls, uint16_t rdlen)
 
 static void wr_soa(wcur_t *w, uint16_t cls)
 {
-	static const uint8_t mname[] = {3, 'n', 's', '1', 0xc0, OFFSET_QNAME};
-	static const uint8_t rname[] = {10,  'h', 'o', 's', 't',  'm',         'a',
-	                                's', 't', 'e', 'r', 0xc0, OFFSET_QNAME};
+	static const uint8_t mname[] = {3, 'n', 's', '1', DV_DNS_PTR, OFFSET_QNAME};
+	static const uint8_t rname[] = {10,  'h', 'o', 's', 't',        'm',         'a',
+	                                's', 't', 'e', 'r', DV_DNS_PTR, OFFSET_QNAME};
 
-	wr_rr_head(w, T_SOA, cls, (uint16_t)(sizeof(mname) + sizeof(rname) + 20));
+	wr_rr_head(w, DV_DNS_TYPE_SOA, cls, (uint16_t)(sizeof(mname) + sizeof(rname) + 20));
 	wr(w, mname, sizeof(mname));
 	wr(w, rname, sizeof(rname));
 	wr_u32(w, 1);          /* serial */
@@ -199,7 +191,7 @@ static void wr_question(wcur_t *w, const uint8_t *qname, size_t namelen, const u
 {
 	if (!wrong) {
 		wr(w, qname, namelen);
-	} else if (namelen + 2 <= DNS_NAME_MAX) {
+	} else if (namelen + 2 <= DV_DNS_NAME_MAX) {
 		static const uint8_t x[] = {1, 'x'};
 		wr(w, x, 2);
 		wr(w, qname, namelen);
@@ -232,8 +224,9 @@ static int build_formerr(const uint8_t *q, wcur_t *w, bool wrong_id)
 	w->len = 0;
 	w->err = false;
 	wr(w, q, 2);
-	wr_u8(w, (uint8_t)(0x80 | (q[2] & 0x78) | (q[2] & 0x01))); /* QR, opcode, RD */
-	wr_u8(w, RC_FORMERR);
+	wr_u8(w, (uint8_t)(DV_DNS_QR | (q[2] & DV_DNS_OPCODE_MASK) |
+	                   (q[2] & DV_DNS_RD))); /* QR, opcode, RD */
+	wr_u8(w, DV_DNS_RCODE_FORMERR);
 	wr_u32(w, 0);
 	wr_u32(w, 0);
 	return finish(w, wrong_id);
@@ -243,7 +236,7 @@ int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
                     const dv_answer_opts_t *o)
 {
 	dv_answer_opts_t defaults;
-	rcur_t c = {.p = q, .len = qlen, .off = DNS_HDR_LEN, .err = false};
+	rcur_t c = {.p = q, .len = qlen, .off = DV_DNS_HEADER_LEN, .err = false};
 	wcur_t w = {.p = out, .cap = cap, .len = 0, .err = false};
 	uint16_t qdcount, ancount, nscount, arcount, qtype, qclass;
 	unsigned i;
@@ -251,23 +244,23 @@ int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
 	bool has_opt = false, do_bit = false, badvers = false;
 	uint8_t opcode, rcode;
 	uint16_t an = 0, ns = 0;
-	int kind = 0; /* 0: nothing, T_A / T_AAAA / T_SOA: answer, -T_SOA: SOA in authority */
+	int kind = 0; /* 0: nothing; type A, AAAA or SOA: answer; -SOA: SOA in authority */
 
 	if (o == NULL) {
 		dv_answer_opts_init(&defaults);
 		o = &defaults;
 	}
-	if (q == NULL || qlen < DNS_HDR_LEN)
+	if (q == NULL || qlen < DV_DNS_HEADER_LEN)
 		return -EBADMSG;
-	if (out == NULL || cap < DNS_HDR_LEN)
+	if (out == NULL || cap < DV_DNS_HEADER_LEN)
 		return -ENOSPC;
 
-	opcode = (uint8_t)((q[2] >> 3) & 0x0f);
+	opcode = (uint8_t)((q[2] & DV_DNS_OPCODE_MASK) >> DV_DNS_OPCODE_SHIFT);
 	qdcount = (uint16_t)(q[4] << 8 | q[5]);
 	ancount = (uint16_t)(q[6] << 8 | q[7]);
 	nscount = (uint16_t)(q[8] << 8 | q[9]);
 	arcount = (uint16_t)(q[10] << 8 | q[11]);
-	if ((q[2] & 0x80) != 0 || qdcount != 1)
+	if ((q[2] & DV_DNS_QR) != 0 || qdcount != 1)
 		return build_formerr(q, &w, o->wrong_id);
 
 	namelen = rd_qname(&c);
@@ -293,7 +286,7 @@ int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
 		rd_skip(&c, 4);
 		rdlen = rd_u16(&c);
 		rd_skip(&c, rdlen);
-		if (c.err || type != T_OPT)
+		if (c.err || type != DV_DNS_TYPE_OPT)
 			continue;
 		if (has_opt || c.p[owner] != 0) { /* RFC 6891: one OPT, owned by the root */
 			c.err = true;
@@ -302,33 +295,35 @@ int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
 		(void)cls;
 		has_opt = true;
 		badvers = ttl[1] != 0;
-		do_bit = (ttl[2] & 0x80) != 0;
+		do_bit = (ttl[2] & (DV_DNS_EDNS_DO >> 8)) != 0;
 	}
 	if (c.err)
 		return build_formerr(q, &w, o->wrong_id);
 
 	if (o->reflect) {
 		wr(&w, q, 2);
-		wr_u8(&w, (uint8_t)(q[2] | 0x80 | (o->tc ? 0x02 : 0)));
-		wr_u8(&w, o->rcode >= 0 ? (uint8_t)((q[3] & 0xf0) | o->rcode) : q[3]);
+		wr_u8(&w, (uint8_t)(q[2] | DV_DNS_QR | (o->tc ? DV_DNS_TC : 0)));
+		wr_u8(&w, o->rcode >= 0 ? (uint8_t)((q[3] & ~DV_DNS_RCODE_MASK) | o->rcode) : q[3]);
 		wr(&w, q + 4, 8);
-		wr_question(&w, q + DNS_HDR_LEN, namelen, q + DNS_HDR_LEN + namelen,
+		wr_question(&w, q + DV_DNS_HEADER_LEN, namelen, q + DV_DNS_HEADER_LEN + namelen,
 		            o->wrong_question);
 		wr(&w, q + qend, qlen - qend);
 		return finish(&w, o->wrong_id);
 	}
 
-	rcode = o->rcode >= 0 ? (uint8_t)(o->rcode & 0x0f) : 0;
+	rcode = o->rcode >= 0 ? (uint8_t)(o->rcode & DV_DNS_RCODE_MASK) : 0;
 	if (opcode != 0)
-		rcode = RC_NOTIMP;
+		rcode = DV_DNS_RCODE_NOTIMP;
 	if (badvers)
 		rcode = 0; /* the OPT RR carries the upper bits: BADVERS */
 	if (!o->tc && !badvers && opcode == 0) {
-		if (rcode == 0 && qclass == C_IN &&
-		    (qtype == T_A || qtype == T_AAAA || qtype == T_SOA))
+		if (rcode == 0 && qclass == DV_DNS_CLASS_IN &&
+		    (qtype == DV_DNS_TYPE_A || qtype == DV_DNS_TYPE_AAAA ||
+		     qtype == DV_DNS_TYPE_SOA))
 			kind = qtype;
-		else if ((rcode == 0 && qclass == C_IN) || rcode == RC_NXDOMAIN)
-			kind = -T_SOA;
+		else if ((rcode == 0 && qclass == DV_DNS_CLASS_IN) ||
+		         rcode == DV_DNS_RCODE_NXDOMAIN)
+			kind = -DV_DNS_TYPE_SOA;
 	}
 	if (kind > 0)
 		an = 1;
@@ -336,38 +331,40 @@ int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
 		ns = 1;
 
 	wr(&w, q, 2);
-	wr_u8(&w, (uint8_t)(0x80 | (q[2] & 0x78) | 0x04 | (o->tc ? 0x02 : 0) | (q[2] & 0x01)));
+	wr_u8(&w, (uint8_t)(DV_DNS_QR | (q[2] & DV_DNS_OPCODE_MASK) | DV_DNS_AA |
+	                    (o->tc ? DV_DNS_TC : 0) | (q[2] & DV_DNS_RD)));
 	wr_u8(&w, rcode);
 	wr_u16(&w, 1);
 	wr_u16(&w, an);
 	wr_u16(&w, ns);
 	wr_u16(&w, has_opt ? 1 : 0);
-	wr_question(&w, q + DNS_HDR_LEN, namelen, q + DNS_HDR_LEN + namelen, o->wrong_question);
+	wr_question(&w, q + DV_DNS_HEADER_LEN, namelen, q + DV_DNS_HEADER_LEN + namelen,
+	            o->wrong_question);
 
-	if (kind == T_A) {
-		uint64_t h = name_hash(q + DNS_HDR_LEN, namelen);
-		wr_rr_head(&w, T_A, qclass, 4);
+	if (kind == DV_DNS_TYPE_A) {
+		uint64_t h = name_hash(q + DV_DNS_HEADER_LEN, namelen);
+		wr_rr_head(&w, DV_DNS_TYPE_A, qclass, 4);
 		wr_u8(&w, 198);
 		wr_u8(&w, (uint8_t)(18 | ((h >> 16) & 1)));
 		wr_u8(&w, (uint8_t)(h >> 8));
 		wr_u8(&w, (uint8_t)h);
-	} else if (kind == T_AAAA) {
-		uint64_t h = name_hash(q + DNS_HDR_LEN, namelen);
-		wr_rr_head(&w, T_AAAA, qclass, 16);
+	} else if (kind == DV_DNS_TYPE_AAAA) {
+		uint64_t h = name_hash(q + DV_DNS_HEADER_LEN, namelen);
+		wr_rr_head(&w, DV_DNS_TYPE_AAAA, qclass, 16);
 		wr_u32(&w, 0x20010db8);
 		wr_u32(&w, (uint32_t)(h >> 32));
 		wr_u32(&w, (uint32_t)h);
 		wr_u32(&w, (uint32_t)(h >> 16) ^ 1u);
-	} else if (kind == T_SOA || kind == -T_SOA) {
+	} else if (kind == DV_DNS_TYPE_SOA || kind == -DV_DNS_TYPE_SOA) {
 		wr_soa(&w, qclass);
 	}
 	if (has_opt) {
 		wr_u8(&w, 0);
-		wr_u16(&w, T_OPT);
+		wr_u16(&w, DV_DNS_TYPE_OPT);
 		wr_u16(&w, DV_ANSWER_EDNS_UDP);
-		wr_u8(&w, badvers ? RC_BADVERS_HI : 0);
+		wr_u8(&w, badvers ? BADVERS_HI : 0);
 		wr_u8(&w, 0);
-		wr_u8(&w, do_bit ? 0x80 : 0);
+		wr_u8(&w, do_bit ? (uint8_t)(DV_DNS_EDNS_DO >> 8) : 0);
 		wr_u8(&w, 0);
 		wr_u16(&w, 0);
 	}
@@ -391,8 +388,8 @@ int dv_answer_garbage(uint64_t seq, uint8_t *out, size_t cap)
 		x ^= x << 17;
 		out[i] = (uint8_t)(x >> 24);
 	}
-	if (len >= DNS_HDR_LEN)
-		out[2] &= 0x7f; /* QR clear: not a response */
+	if (len >= DV_DNS_HEADER_LEN)
+		out[2] &= (uint8_t)~DV_DNS_QR; /* QR clear: not a response */
 	return (int)len;
 }
 
