@@ -6,36 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-void dv_wire_cursor_init(dv_wire_cursor_t *c, const uint8_t *msg, size_t len, size_t pos)
-{
-	c->base = msg;
-	c->len = len;
-	c->pos = pos;
-	c->ok = pos <= len;
-}
-
-uint16_t dv_wire_read16(dv_wire_cursor_t *c)
-{
-	uint16_t v;
-
-	if (!c->ok || c->len - c->pos < 2) {
-		c->ok = false;
-		return 0;
-	}
-	v = dv_wire_get16(c->base + c->pos);
-	c->pos += 2;
-	return v;
-}
-
-void dv_wire_skip(dv_wire_cursor_t *c, size_t n)
-{
-	if (!c->ok || c->len - c->pos < n) {
-		c->ok = false;
-		return;
-	}
-	c->pos += n;
-}
-
 void dv_wire_skip_name(dv_wire_cursor_t *c)
 {
 	size_t pos = c->pos, total = 0, limit = c->pos;
@@ -77,6 +47,56 @@ void dv_wire_skip_name(dv_wire_cursor_t *c)
 	}
 bad:
 	c->ok = false;
+}
+
+void dv_wire_skip_name_unfollowed(dv_wire_cursor_t *c)
+{
+	size_t start = c->pos;
+
+	while (c->ok) {
+		uint8_t l;
+
+		if (c->pos >= c->len) {
+			c->ok = false;
+			return;
+		}
+		l = c->base[c->pos];
+		if ((l & DV_DNS_PTR) == DV_DNS_PTR) {
+			dv_wire_skip(c, 2);
+			return;
+		}
+		if (l > DV_DNS_LABEL_MAX || c->pos - start + 1 + l > DV_DNS_NAME_MAX) {
+			c->ok = false;
+			return;
+		}
+		dv_wire_skip(c, 1u + l);
+		if (l == 0)
+			return;
+	}
+}
+
+size_t dv_wire_read_plain_name(dv_wire_cursor_t *c)
+{
+	size_t start = c->pos;
+
+	while (c->ok) {
+		uint8_t l;
+
+		if (c->pos >= c->len) {
+			c->ok = false;
+			break;
+		}
+		l = c->base[c->pos];
+		/* > 63: a pointer or a reserved label type; the limit counts the root label */
+		if (l > DV_DNS_LABEL_MAX || c->pos - start + 1 + l > DV_DNS_NAME_MAX) {
+			c->ok = false;
+			break;
+		}
+		dv_wire_skip(c, 1u + l);
+		if (l == 0)
+			return c->pos - start;
+	}
+	return 0;
 }
 
 size_t dv_wire_question_len(const uint8_t *msg, size_t len)
