@@ -447,6 +447,22 @@ static bool maybe_finish(dv_worker_t *w, uint64_t now)
 static void check_stop(dv_worker_t *w, uint64_t now);
 
 /*
+ * One turn of the timer and direct-mode callbacks: expire overdue queries,
+ * send what may be sent, publish the counters when due, and finish the pass
+ * if it is over. Returns true when the worker finished (its handles closing).
+ */
+static inline bool turn(dv_worker_t *w, uint64_t now)
+{
+	dv_engine_expire(&w->eng, now);
+	pump(w, now);
+	if (now >= w->next_publish_ns) {
+		publish(w);
+		w->next_publish_ns = now + DV_PUBLISH_NS;
+	}
+	return maybe_finish(w, now);
+}
+
+/*
  * Direct mode: turns of expire, send, wait-and-receive in recvmmsg, for up to
  * DV_DIRECT_TURN_NS, then back to the loop so its timer and wake-ups run.
  */
@@ -457,13 +473,7 @@ static void on_direct(uv_idle_t *h)
 
 	do {
 		check_stop(w, now);
-		dv_engine_expire(&w->eng, now);
-		pump(w, now);
-		if (now >= w->next_publish_ns) {
-			publish(w);
-			w->next_publish_ns = now + DV_PUBLISH_NS;
-		}
-		if (maybe_finish(w, now))
+		if (turn(w, now))
 			return;
 		do_recv_wait(w, &w->socks[0], true);
 		now = dv_now_ns();
@@ -533,13 +543,7 @@ static void on_timer(uv_timer_t *t)
 		coalesced_recv(w);
 		now = dv_now_ns();
 	}
-	dv_engine_expire(&w->eng, now);
-	pump(w, now);
-	if (now >= w->next_publish_ns) {
-		publish(w);
-		w->next_publish_ns = now + DV_PUBLISH_NS;
-	}
-	if (maybe_finish(w, now))
+	if (turn(w, now))
 		return;
 	reschedule(w, now);
 }
