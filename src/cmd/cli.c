@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "results/compare.h"
+#include "cmd/target.h"
 
 enum {
 	OPT_NO_RD = 256,

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/socket.h>
 
 #include "input/querylist.h"
 #include "engine/run_config.h"
@@ -60,12 +59,5 @@ void dv_pass_result_free(dv_pass_result_t *res);
 
 /* True once a SIGINT/SIGTERM asked the whole program to stop (studies check it between passes). */
 bool dv_run_stop_requested(void);
-
-/*
- * Parse "ADDR", "ADDR:PORT", "[V6]:PORT", "V6" or a host name into sa (default_port
- * when none); family AF_INET, AF_INET6 or AF_UNSPEC (any) restricts name lookups (-f).
- */
-int dv_resolve_target(const char *spec, uint16_t default_port, int family,
-		      struct sockaddr_storage *sa, socklen_t *len, dv_err_t *err);
 
 #endif
