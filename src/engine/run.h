@@ -48,10 +48,14 @@ typedef struct dv_pass_result {
 } dv_pass_result_t;
 
 /*
- * Run one pass. Blocks until done. SIGINT/SIGTERM received during the pass stop
- * it (the handler is installed only for the pass). Returns 0 (also for an
- * interrupted pass: see res->interrupted) or a negative code with err filled
- * when the pass could not run at all (sockets, threads).
+ * Run one pass. Blocks until done. The first pass installs a process-wide
+ * SIGINT/SIGTERM handler that stays for the life of the process and only counts
+ * the signals (worker threads block both). The pass polls the count every 10 ms:
+ * the first signal stops sending and drains for at most min(interrupt_drain_ns,
+ * timeout_ns), a second stops at once; a signal counted before the pass began
+ * (between the passes of a study) stops it as soon as it starts. Returns 0 (also
+ * for an interrupted pass: see res->interrupted) or a negative code with err
+ * filled when the pass could not run at all (sockets, threads).
  */
 int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_result_t *res,
 		dv_err_t *err);
