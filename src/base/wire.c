@@ -6,36 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-void dv_wire_cursor_init(dv_wire_cursor_t *c, const uint8_t *msg, size_t len, size_t pos)
-{
-	c->base = msg;
-	c->len = len;
-	c->pos = pos;
-	c->ok = pos <= len;
-}
-
-uint16_t dv_wire_read16(dv_wire_cursor_t *c)
-{
-	uint16_t v;
-
-	if (!c->ok || c->len - c->pos < 2) {
-		c->ok = false;
-		return 0;
-	}
-	v = dv_wire_get16(c->base + c->pos);
-	c->pos += 2;
-	return v;
-}
-
-void dv_wire_skip(dv_wire_cursor_t *c, size_t n)
-{
-	if (!c->ok || c->len - c->pos < n) {
-		c->ok = false;
-		return;
-	}
-	c->pos += n;
-}
-
 void dv_wire_skip_name(dv_wire_cursor_t *c)
 {
 	size_t pos = c->pos, total = 0, limit = c->pos;
@@ -48,7 +18,7 @@ void dv_wire_skip_name(dv_wire_cursor_t *c)
 		if (pos >= c->len)
 			goto bad;
 		l = c->base[pos];
-		if ((l & 0xc0) == 0xc0) {
+		if ((l & DV_DNS_PTR) == DV_DNS_PTR) {
 			size_t target;
 			if (pos + 1 >= c->len)
 				goto bad;
@@ -63,10 +33,10 @@ void dv_wire_skip_name(dv_wire_cursor_t *c)
 			pos = target;
 			continue;
 		}
-		if ((l & 0xc0) != 0) /* 0x40 / 0x80: obsolete extended labels */
+		if ((l & DV_DNS_PTR) != 0) /* 0x40 / 0x80: obsolete extended labels */
 			goto bad;
 		total += (size_t)l + 1;
-		if (total > 255)
+		if (total > DV_DNS_NAME_MAX)
 			goto bad;
 		if (l == 0) {
 			if (!jumped)
@@ -79,6 +49,56 @@ bad:
 	c->ok = false;
 }
 
+void dv_wire_skip_name_unfollowed(dv_wire_cursor_t *c)
+{
+	size_t start = c->pos;
+
+	while (c->ok) {
+		uint8_t l;
+
+		if (c->pos >= c->len) {
+			c->ok = false;
+			return;
+		}
+		l = c->base[c->pos];
+		if ((l & DV_DNS_PTR) == DV_DNS_PTR) {
+			dv_wire_skip(c, 2);
+			return;
+		}
+		if (l > DV_DNS_LABEL_MAX || c->pos - start + 1 + l > DV_DNS_NAME_MAX) {
+			c->ok = false;
+			return;
+		}
+		dv_wire_skip(c, 1u + l);
+		if (l == 0)
+			return;
+	}
+}
+
+size_t dv_wire_read_plain_name(dv_wire_cursor_t *c)
+{
+	size_t start = c->pos;
+
+	while (c->ok) {
+		uint8_t l;
+
+		if (c->pos >= c->len) {
+			c->ok = false;
+			break;
+		}
+		l = c->base[c->pos];
+		/* > 63: a pointer or a reserved label type; the limit counts the root label */
+		if (l > DV_DNS_LABEL_MAX || c->pos - start + 1 + l > DV_DNS_NAME_MAX) {
+			c->ok = false;
+			break;
+		}
+		dv_wire_skip(c, 1u + l);
+		if (l == 0)
+			return c->pos - start;
+	}
+	return 0;
+}
+
 size_t dv_wire_question_len(const uint8_t *msg, size_t len)
 {
 	size_t pos = DV_DNS_HEADER_LEN;
@@ -89,7 +109,7 @@ size_t dv_wire_question_len(const uint8_t *msg, size_t len)
 			pos += 1 + 4;
 			return pos <= len ? pos - DV_DNS_HEADER_LEN : 0;
 		}
-		if (l > 63)
+		if (l > DV_DNS_LABEL_MAX)
 			return 0;
 		pos += (size_t)l + 1;
 	}
@@ -153,7 +173,7 @@ void dv_wire_name_to_text(const uint8_t *msg, size_t len, size_t pos, char *buf,
 
 	if (size == 0)
 		return;
-	while (pos < len && msg[pos] != 0 && msg[pos] <= 63) {
+	while (pos < len && msg[pos] != 0 && msg[pos] <= DV_DNS_LABEL_MAX) {
 		uint8_t l = msg[pos++], k;
 		for (k = 0; k < l && pos < len; k++, pos++) {
 			uint8_t ch = msg[pos];

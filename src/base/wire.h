@@ -1,12 +1,13 @@
-/* wire: hot-path DNS message helpers: header fields, question comparison, a bounds-checked walk. */
+/* wire: DNS message helpers: header fields, question comparison, read and write cursors. */
 #ifndef DV_WIRE_H
 #define DV_WIRE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#define DV_DNS_HEADER_LEN 12
+#include "base/dns.h"
 
 static inline uint16_t dv_wire_get16(const uint8_t *p)
 {
@@ -19,14 +20,16 @@ static inline void dv_wire_set16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-#define DV_WIRE_QR(m)     (((m)[2] & 0x80) != 0)
-#define DV_WIRE_TC(m)     (((m)[2] & 0x02) != 0)
-#define DV_WIRE_RCODE(m)  ((m)[3] & 0x0f)
+#define DV_WIRE_QR(m)      (((m)[2] & DV_DNS_QR) != 0)
+#define DV_WIRE_TC(m)      (((m)[2] & DV_DNS_TC) != 0)
+#define DV_WIRE_RCODE(m)   ((m)[3] & DV_DNS_RCODE_MASK)
 #define DV_WIRE_QDCOUNT(m) dv_wire_get16((m) + 4)
 
 /*
- * Sticky-error cursor: every read checks bounds; after the first failure all
- * reads return 0 and ok stays false, so a chain of reads needs one check.
+ * Sticky-error reading cursor: every read checks bounds; after the first failure
+ * all reads return 0 and ok stays false, so a chain of reads needs one check.
+ * The small reads are inline: the receive path and the responder use them per
+ * datagram.
  */
 typedef struct dv_wire_cursor {
 	const uint8_t *base; /* whole message, for compression pointers */
@@ -35,12 +38,104 @@ typedef struct dv_wire_cursor {
 	bool ok;
 } dv_wire_cursor_t;
 
-void dv_wire_cursor_init(dv_wire_cursor_t *c, const uint8_t *msg, size_t len, size_t pos);
-uint16_t dv_wire_read16(dv_wire_cursor_t *c);
-void dv_wire_skip(dv_wire_cursor_t *c, size_t n);
+static inline void dv_wire_cursor_init(dv_wire_cursor_t *c, const uint8_t *msg, size_t len,
+                                       size_t pos)
+{
+	c->base = msg;
+	c->len = len;
+	c->pos = pos;
+	c->ok = pos <= len;
+}
+
+static inline uint16_t dv_wire_read16(dv_wire_cursor_t *c)
+{
+	uint16_t v;
+
+	if (!c->ok || c->len - c->pos < 2) {
+		c->ok = false;
+		return 0;
+	}
+	v = dv_wire_get16(c->base + c->pos);
+	c->pos += 2;
+	return v;
+}
+
+static inline void dv_wire_skip(dv_wire_cursor_t *c, size_t n)
+{
+	if (!c->ok || c->len - c->pos < n) {
+		c->ok = false;
+		return;
+	}
+	c->pos += n;
+}
+
 /* Skip a (possibly compressed) name; checks label lengths, the 255-octet limit and
  * pointer loops (pointers must go strictly backwards). */
 void dv_wire_skip_name(dv_wire_cursor_t *c);
+
+/*
+ * Skip a name without following its compression pointer: labels (each at most
+ * 63 octets, at most 255 octets before the end or the pointer), then the root
+ * label or a 2-octet pointer whose target is not checked. For a reader that only
+ * needs to get past owner names it does not use (the responder).
+ */
+void dv_wire_skip_name_unfollowed(dv_wire_cursor_t *c);
+
+/*
+ * Read an uncompressed name (labels only, no pointer, at most 255 octets, as the
+ * question name of a query must be). Returns its wire length (root label
+ * included), or 0 with ok false.
+ */
+size_t dv_wire_read_plain_name(dv_wire_cursor_t *c);
+
+/*
+ * Sticky-error writing cursor, the same habit for building a message: a write
+ * that does not fit sets ok false and writes nothing; every later write does
+ * nothing. len is the number of octets written so far.
+ */
+typedef struct dv_wire_writer {
+	uint8_t *base;
+	size_t cap;
+	size_t len;
+	bool ok;
+} dv_wire_writer_t;
+
+static inline void dv_wire_writer_init(dv_wire_writer_t *w, uint8_t *buf, size_t cap)
+{
+	w->base = buf;
+	w->cap = cap;
+	w->len = 0;
+	w->ok = true;
+}
+
+static inline void dv_wire_put(dv_wire_writer_t *w, const void *data, size_t n)
+{
+	if (!w->ok || w->cap - w->len < n) {
+		w->ok = false;
+		return;
+	}
+	memcpy(w->base + w->len, data, n);
+	w->len += n;
+}
+
+static inline void dv_wire_put8(dv_wire_writer_t *w, uint8_t v)
+{
+	dv_wire_put(w, &v, 1);
+}
+
+static inline void dv_wire_put16(dv_wire_writer_t *w, uint16_t v)
+{
+	uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+
+	dv_wire_put(w, b, 2);
+}
+
+static inline void dv_wire_put32(dv_wire_writer_t *w, uint32_t v)
+{
+	uint8_t b[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+
+	dv_wire_put(w, b, 4);
+}
 
 /*
  * Length of the question section (name + type + class) that starts at offset

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "results/gates.h"
+#include "cmd/target.h"
 
 enum {
 	OPT_NO_RD = 256,

@@ -3,10 +3,8 @@
 
 #include "engine/run.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -50,78 +48,6 @@ bool dv_run_stop_requested(void)
 void dv_run_catch_signals(void)
 {
 	pthread_once(&handler_once, install_handlers);
-}
-
-void dv_run_config_init(dv_run_config_t *cfg)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->local.ss_family = AF_UNSPEC;
-	cfg->sockets = 16;
-	cfg->threads = 1;
-	cfg->max_outstanding = 100;
-	cfg->timeout_ns = 5 * DV_NS_PER_S;
-	cfg->interval_ns = DV_NS_PER_S;
-	cfg->interrupt_drain_ns = DV_NS_PER_S;
-	cfg->socket_buf_bytes = 4 * 1024 * 1024;
-	cfg->out = NULL;
-}
-
-int dv_resolve_target(const char *spec, uint16_t default_port, int family,
-		      struct sockaddr_storage *sa, socklen_t *len, dv_err_t *err)
-{
-	char host[256];
-	const char *port_str = NULL;
-	char portbuf[8];
-	struct addrinfo hints, *res = NULL;
-	const char *colon;
-	int rc;
-
-	if (spec == NULL || *spec == '\0')
-		return dv_err_set(err, -EINVAL, "empty server address");
-	if (spec[0] == '[') {
-		const char *end = strchr(spec, ']');
-		if (end == NULL || (size_t)(end - spec - 1) >= sizeof(host))
-			return dv_err_set(err, -EINVAL, "'%s': unterminated [IPv6] address", spec);
-		memcpy(host, spec + 1, (size_t)(end - spec - 1));
-		host[end - spec - 1] = '\0';
-		if (end[1] == ':')
-			port_str = end + 2;
-		else if (end[1] != '\0')
-			return dv_err_set(err, -EINVAL, "'%s': junk after ']'", spec);
-	} else {
-		colon = strchr(spec, ':');
-		if (colon != NULL && strchr(colon + 1, ':') == NULL) { /* host:port */
-			if ((size_t)(colon - spec) >= sizeof(host))
-				return dv_err_set(err, -EINVAL, "'%s': name too long", spec);
-			memcpy(host, spec, (size_t)(colon - spec));
-			host[colon - spec] = '\0';
-			port_str = colon + 1;
-		} else { /* a name, IPv4, or bare IPv6 */
-			if (strlen(spec) >= sizeof(host))
-				return dv_err_set(err, -EINVAL, "'%s': name too long", spec);
-			strcpy(host, spec);
-		}
-	}
-	if (port_str != NULL) {
-		uint64_t p;
-		if (dv_parse_u64(port_str, 1, 65535, &p) != 0)
-			return dv_err_set(err, -EINVAL, "'%s': port must be 1-65535", spec);
-		snprintf(portbuf, sizeof(portbuf), "%u", (unsigned)p);
-	} else {
-		snprintf(portbuf, sizeof(portbuf), "%u", (unsigned)default_port);
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = family;
-	hints.ai_socktype = SOCK_DGRAM;
-	hints.ai_flags = AI_NUMERICSERV;
-	rc = getaddrinfo(host, portbuf, &hints, &res);
-	if (rc != 0 || res == NULL)
-		return dv_err_set(err, -EINVAL, "'%s': cannot resolve: %s", host,
-				  rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
-	memcpy(sa, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
-	return 0;
 }
 
 static void read_udp_snmp(dv_udp_snmp_t *u)
@@ -204,6 +130,8 @@ typedef struct dv_pass {
 	const dv_run_config_t *cfg;
 	dv_worker_t *w;
 	uint32_t nw;
+	uint64_t end_seq;        /* the workers' common sequence end (dv_run_split) */
+	dv_gate_t gate;          /* the workers wait on it to start together */
 	uv_loop_t loop;
 	uv_timer_t tick;
 	uv_async_t done;
@@ -383,20 +311,8 @@ void dv_pass_result_free(dv_pass_result_t *res)
 	res->n_intervals = 0;
 }
 
-int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_result_t *res,
-		dv_err_t *err)
+static int check_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_err_t *err)
 {
-	dv_pass_t p;
-	dv_gate_t gate;
-	struct rusage ru0, ru1;
-	dv_udp_snmp_t snmp0, snmp1;
-	sigset_t block, old;
-	uint64_t end_seq, t_end, last = 0, first = UINT64_MAX;
-	uint32_t i, started = 0;
-	int rc = 0;
-
-	memset(res, 0, sizeof(*res));
-	dv_stats_init(&res->stats);
 	if (ql == NULL || ql->count == 0)
 		return dv_err_set(err, -EINVAL, "the query list is empty");
 	if (cfg->threads == 0 || cfg->sockets < cfg->threads || cfg->max_outstanding < cfg->threads)
@@ -405,109 +321,121 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	if ((cfg->max_outstanding + cfg->threads - 1) / cfg->threads > DV_WINDOW_IDS)
 		return dv_err_set(err, -EINVAL, "at most %u queries outstanding per thread",
 				  DV_WINDOW_IDS);
-	pthread_once(&handler_once, install_handlers);
-	rc = ensure_fd_limit(cfg->sockets, err);
-	if (rc != 0)
-		return rc;
+	return 0;
+}
 
-	if (cfg->passes > 0)
-		end_seq = cfg->passes * ql->count;
-	else if (cfg->time_limit_ns > 0)
-		end_seq = UINT64_MAX;
-	else
-		end_seq = ql->count;
+/* Set up main's loop and the workers' shares; on failure nothing is left to free. */
+static int pass_init(dv_pass_t *p, const dv_run_config_t *cfg, const dv_querylist_t *ql,
+		     dv_pass_result_t *res, dv_err_t *err)
+{
+	uint32_t i;
 
-	memset(&p, 0, sizeof(p));
-	p.cfg = cfg;
-	p.res = res;
-	p.nw = cfg->threads;
-	p.w = calloc(p.nw, sizeof(*p.w));
-	if (p.w == NULL)
+	memset(p, 0, sizeof(*p));
+	p->cfg = cfg;
+	p->res = res;
+	p->nw = cfg->threads;
+	p->w = calloc(p->nw, sizeof(*p->w));
+	if (p->w == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
-	if (uv_loop_init(&p.loop) != 0) {
-		free(p.w);
+	if (uv_loop_init(&p->loop) != 0) {
+		free(p->w);
 		return dv_err_set(err, -ENOMEM, "cannot create an event loop");
 	}
-	uv_async_init(&p.loop, &p.done, on_done);
-	p.done.data = &p;
-	uv_timer_init(&p.loop, &p.tick);
-	p.tick.data = &p;
-
-	{
-		uint32_t sock_base = 0;
-		for (i = 0; i < p.nw; i++) {
-			dv_worker_t *w = &p.w[i];
-			w->id = i;
-			w->cfg = cfg;
-			w->ql = ql;
-			w->nsocks = cfg->sockets / p.nw + (i < cfg->sockets % p.nw ? 1 : 0);
-			w->first_sock = sock_base;
-			sock_base += w->nsocks;
-			w->capacity = cfg->max_outstanding / p.nw +
-				      (i < cfg->max_outstanding % p.nw ? 1 : 0);
-			w->rate_qps = cfg->max_qps / p.nw;
-			w->end_seq = end_seq;
-			w->gate = &gate;
-			w->done_async = &p.done;
-		}
+	uv_async_init(&p->loop, &p->done, on_done);
+	p->done.data = p;
+	uv_timer_init(&p->loop, &p->tick);
+	p->tick.data = p;
+	for (i = 0; i < p->nw; i++) {
+		dv_worker_t *w = &p->w[i];
+		w->id = i;
+		w->cfg = cfg;
+		w->ql = ql;
+		dv_run_split(cfg, ql->count, i, &w->share);
+		w->gate = &p->gate;
+		w->done_async = &p->done;
 	}
-	for (i = 0; i < p.nw; i++) {
-		rc = dv_worker_open(&p.w[i], err);
-		if (rc != 0)
-			goto cleanup;
-	}
+	p->end_seq = p->w[0].share.end_seq;
+	return 0;
+}
 
-	pthread_mutex_init(&gate.lock, NULL);
-	pthread_cond_init(&gate.cond, NULL);
-	gate.state = 0;
-	/* Workers never take the stop signals: the main thread counts them. */
+/* Start the worker threads (with the stop signals blocked: main counts them). Returns 0 or the
+ * first error; *started says how many run. */
+static int start_workers(dv_pass_t *p, uint32_t *started)
+{
+	sigset_t block, old;
+	uint32_t i;
+	int rc = 0;
+
+	pthread_mutex_init(&p->gate.lock, NULL);
+	pthread_cond_init(&p->gate.cond, NULL);
+	p->gate.state = 0;
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
-	for (i = 0; i < p.nw; i++) {
-		rc = dv_worker_start(&p.w[i]);
+	*started = 0;
+	for (i = 0; i < p->nw; i++) {
+		rc = dv_worker_start(&p->w[i]);
 		if (rc != 0)
 			break;
-		started++;
+		(*started)++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	read_udp_snmp(&snmp0);
-	getrusage(RUSAGE_SELF, &ru0);
-	pthread_mutex_lock(&gate.lock);
-	gate.state = started == p.nw ? 1 : -1;
-	pthread_cond_broadcast(&gate.cond);
-	pthread_mutex_unlock(&gate.lock);
-	if (started < p.nw) {
-		dv_err_set(err, rc, "cannot start worker thread %u: %s", started + 1,
-			   strerror(-rc));
-		for (i = 0; i < started; i++)
-			pthread_join(p.w[i].thread, NULL);
-		goto cleanup_gate;
-	}
-	p.seen_signals = stop_signals;
-	if (p.seen_signals > 0) /* a signal came before the pass: stop at once */
-		for (i = 0; i < p.nw; i++)
-			dv_worker_request_stop(&p.w[i], 1);
-	p.t0_ns = dv_now_ns();
-	res->start_wall_ns = dv_wall_ns();
-	p.prev_t_ns = p.t0_ns;
-	dv_stats_init(&p.prev);
-	p.next_interval_ns = p.t0_ns + cfg->interval_ns;
-	p.next_progress_ns = p.t0_ns + 500 * DV_NS_PER_MS;
-	uv_timer_start(&p.tick, on_tick, DV_MAIN_TICK_MS, DV_MAIN_TICK_MS);
-	on_done(&p.done);
-	uv_run(&p.loop, UV_RUN_DEFAULT);
-	t_end = dv_now_ns();
-	for (i = 0; i < started; i++)
-		pthread_join(p.w[i].thread, NULL);
-	getrusage(RUSAGE_SELF, &ru1);
-	read_udp_snmp(&snmp1);
-	if (p.progress_shown)
-		fprintf(stderr, "\r\033[K");
+	return rc;
+}
 
+/* Let the workers go (state 1) or call the pass off (-1). */
+static void open_gate(dv_gate_t *gate, int state)
+{
+	pthread_mutex_lock(&gate->lock);
+	gate->state = state;
+	pthread_cond_broadcast(&gate->cond);
+	pthread_mutex_unlock(&gate->lock);
+}
+
+static void join_workers(dv_pass_t *p, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		pthread_join(p->w[i].thread, NULL);
+}
+
+/* Main's loop while the workers run: signals, intervals, progress. Returns when all finished. */
+static void watch_pass(dv_pass_t *p)
+{
+	uint32_t i;
+
+	p->seen_signals = stop_signals;
+	if (p->seen_signals > 0) /* a signal came before the pass: stop at once */
+		for (i = 0; i < p->nw; i++)
+			dv_worker_request_stop(&p->w[i], 1);
+	p->t0_ns = dv_now_ns();
+	p->res->start_wall_ns = dv_wall_ns();
+	p->prev_t_ns = p->t0_ns;
+	dv_stats_init(&p->prev);
+	p->next_interval_ns = p->t0_ns + p->cfg->interval_ns;
+	p->next_progress_ns = p->t0_ns + 500 * DV_NS_PER_MS;
+	uv_timer_start(&p->tick, on_tick, DV_MAIN_TICK_MS, DV_MAIN_TICK_MS);
+	on_done(&p->done);
+	uv_run(&p->loop, UV_RUN_DEFAULT);
+}
+
+/*
+ * Merge the joined workers' counters into res; *first is the earliest start,
+ * *last the latest send or completed answer. Returns the first worker error.
+ */
+static int merge_workers(dv_pass_t *p, uint32_t started, uint64_t *first, uint64_t *last,
+			 dv_err_t *err)
+{
+	dv_pass_result_t *res = p->res;
+	uint32_t i;
+	int rc = 0;
+
+	*first = UINT64_MAX;
+	*last = 0;
 	for (i = 0; i < started; i++) {
-		dv_worker_t *w = &p.w[i];
+		dv_worker_t *w = &p->w[i];
 		uint64_t wl;
 		if (w->rc != 0 && rc == 0) {
 			rc = w->rc;
@@ -515,45 +443,122 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 		}
 		dv_stats_merge(&res->stats, &w->eng.stats);
 		res->interrupted = res->interrupted || w->interrupted;
-		first = DV_MIN(first, w->t0_ns);
+		*first = DV_MIN(*first, w->t0_ns);
 		wl = DV_MAX(w->eng.last_send_ns, w->eng.last_complete_ns);
-		last = DV_MAX(last, wl);
+		*last = DV_MAX(*last, wl);
 	}
-	if (first == UINT64_MAX)
-		first = p.t0_ns;
+	if (*first == UINT64_MAX)
+		*first = p->t0_ns;
+	return rc;
+}
+
+/* Why the pass ended: interrupted, the time limit, or the planned passes through the list. */
+static dv_end_reason_t end_reason(const dv_run_config_t *cfg, const dv_pass_result_t *res,
+				  uint64_t end_seq)
+{
+	if (res->interrupted)
+		return DV_END_INTERRUPT;
+	if (cfg->time_limit_ns > 0 &&
+	    (cfg->passes == 0 || res->stats.c.sent + res->stats.c.not_sent < end_seq))
+		return DV_END_TIME;
+	return DV_END_LIST;
+}
+
+/* Host-wide and process measurements around a pass. */
+typedef struct dv_host_sample {
+	struct rusage ru;
+	dv_udp_snmp_t udp;
+} dv_host_sample_t;
+
+/* Fill res's times, rates, CPU and UDP deltas and the end reason. */
+static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t t_end,
+			  const dv_host_sample_t *h0, const dv_host_sample_t *h1)
+{
+	const dv_run_config_t *cfg = p->cfg;
+	dv_pass_result_t *res = p->res;
+
 	/* The final interval: whatever happened since the last boundary. */
-	if (cfg->interval_ns > 0 && t_end > p.prev_t_ns + DV_NS_PER_MS)
-		record_interval(&p, t_end, cfg->interval_print);
+	if (cfg->interval_ns > 0 && t_end > p->prev_t_ns + DV_NS_PER_MS)
+		record_interval(p, t_end, cfg->interval_print);
 	res->run_time_s = last > first ? (double)(last - first) / 1e9 : 0;
 	res->elapsed_s = (double)(t_end - first) / 1e9;
 	res->qps = res->run_time_s > 0 ? (double)res->stats.c.completed / res->run_time_s : 0;
-	res->cpu_user_s = tv_s(ru1.ru_utime) - tv_s(ru0.ru_utime);
-	res->cpu_sys_s = tv_s(ru1.ru_stime) - tv_s(ru0.ru_stime);
-	udp_delta(&res->udp, &snmp0, &snmp1);
+	res->cpu_user_s = tv_s(h1->ru.ru_utime) - tv_s(h0->ru.ru_utime);
+	res->cpu_sys_s = tv_s(h1->ru.ru_stime) - tv_s(h0->ru.ru_stime);
+	udp_delta(&res->udp, &h0->udp, &h1->udp);
 	res->sockets = cfg->sockets;
 	res->threads = cfg->threads;
 	res->max_outstanding = cfg->max_outstanding;
-	if (res->interrupted)
-		res->end = DV_END_INTERRUPT;
-	else if (cfg->time_limit_ns > 0 && (cfg->passes == 0 || res->stats.c.sent +
-						 res->stats.c.not_sent < end_seq))
-		res->end = DV_END_TIME;
-	else
-		res->end = DV_END_LIST;
+	res->end = end_reason(cfg, res, p->end_seq);
+}
+
+static void pass_free(dv_pass_t *p)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nw; i++)
+		dv_worker_cleanup(&p->w[i]);
+	if (!uv_is_closing((uv_handle_t *)&p->tick)) {
+		uv_close((uv_handle_t *)&p->tick, NULL);
+		uv_close((uv_handle_t *)&p->done, NULL);
+	}
+	uv_run(&p->loop, UV_RUN_NOWAIT);
+	uv_loop_close(&p->loop);
+	free(p->w);
+}
+
+int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_result_t *res,
+		dv_err_t *err)
+{
+	dv_pass_t p;
+	dv_host_sample_t h0, h1;
+	uint64_t t_end, first, last;
+	uint32_t i, started = 0;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	dv_stats_init(&res->stats);
+	rc = check_pass(cfg, ql, err);
+	if (rc != 0)
+		return rc;
+	pthread_once(&handler_once, install_handlers);
+	rc = ensure_fd_limit(cfg->sockets, err);
+	if (rc != 0)
+		return rc;
+	rc = pass_init(&p, cfg, ql, res, err);
+	if (rc != 0)
+		return rc;
+	for (i = 0; i < p.nw; i++) {
+		rc = dv_worker_open(&p.w[i], err);
+		if (rc != 0)
+			goto cleanup;
+	}
+
+	rc = start_workers(&p, &started);
+	read_udp_snmp(&h0.udp);
+	getrusage(RUSAGE_SELF, &h0.ru);
+	open_gate(&p.gate, started == p.nw ? 1 : -1);
+	if (started < p.nw) {
+		dv_err_set(err, rc, "cannot start worker thread %u: %s", started + 1,
+			   strerror(-rc));
+		join_workers(&p, started);
+		goto cleanup_gate;
+	}
+	watch_pass(&p);
+	t_end = dv_now_ns();
+	join_workers(&p, started);
+	getrusage(RUSAGE_SELF, &h1.ru);
+	read_udp_snmp(&h1.udp);
+	if (p.progress_shown)
+		fprintf(stderr, "\r\033[K");
+	rc = merge_workers(&p, started, &first, &last, err);
+	finish_result(&p, first, last, t_end, &h0, &h1);
 
 cleanup_gate:
-	pthread_cond_destroy(&gate.cond);
-	pthread_mutex_destroy(&gate.lock);
+	pthread_cond_destroy(&p.gate.cond);
+	pthread_mutex_destroy(&p.gate.lock);
 cleanup:
-	for (i = 0; i < p.nw; i++)
-		dv_worker_cleanup(&p.w[i]);
-	if (!uv_is_closing((uv_handle_t *)&p.tick)) {
-		uv_close((uv_handle_t *)&p.tick, NULL);
-		uv_close((uv_handle_t *)&p.done, NULL);
-	}
-	uv_run(&p.loop, UV_RUN_NOWAIT);
-	uv_loop_close(&p.loop);
-	free(p.w);
+	pass_free(&p);
 	if (rc != 0)
 		dv_pass_result_free(res);
 	return rc;

@@ -5,36 +5,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/socket.h>
 
 #include "input/querylist.h"
+#include "engine/run_config.h"
 #include "engine/stats.h"
 #include "base/util.h"
-
-typedef struct dv_run_config {
-	struct sockaddr_storage server; /* target address and port */
-	socklen_t server_len;
-	struct sockaddr_storage local;  /* -a / -x; family AF_UNSPEC when not given */
-	socklen_t local_len;
-	uint16_t local_port;            /* -x: first port of a range, 0 = any */
-	uint32_t sockets;               /* -c, total over all workers */
-	uint32_t threads;               /* -T */
-	uint32_t max_outstanding;       /* -q, total over all workers */
-	uint64_t timeout_ns;            /* -t */
-	uint64_t time_limit_ns;         /* -l, 0 = none */
-	uint64_t passes;                /* -n, 0 = none (then: one pass unless a time limit) */
-	double max_qps;                 /* -Q, 0 = unlimited */
-	uint64_t interval_ns;           /* -S / snapshot period; 0 = no interval lines */
-	bool interval_print;            /* print a line per interval (-S) */
-	bool progress;                  /* live progress line on stderr */
-	bool verbose;                   /* a line per query on stdout (-v) */
-	FILE *out;                      /* where interval and verbose lines go (stdout) */
-	uint64_t interrupt_drain_ns;    /* wait after SIGINT before giving up, default 1 s */
-	uint32_t socket_buf_bytes;      /* -b: SO_RCVBUF/SO_SNDBUF asked for (default 4 MiB) */
-} dv_run_config_t;
-
-/* Defaults as documented in doc/dnsvolley.1. */
-void dv_run_config_init(dv_run_config_t *cfg);
 
 typedef struct dv_interval {
 	double t_s;          /* end of interval, seconds since the pass started */
@@ -73,10 +48,14 @@ typedef struct dv_pass_result {
 } dv_pass_result_t;
 
 /*
- * Run one pass. Blocks until done. SIGINT/SIGTERM received during the pass stop
- * it (the handler is installed only for the pass). Returns 0 (also for an
- * interrupted pass: see res->interrupted) or a negative code with err filled
- * when the pass could not run at all (sockets, threads).
+ * Run one pass. Blocks until done. The first pass installs a process-wide
+ * SIGINT/SIGTERM handler that stays for the life of the process and only counts
+ * the signals (worker threads block both). The pass polls the count every 10 ms:
+ * the first signal stops sending and drains for at most min(interrupt_drain_ns,
+ * timeout_ns), a second stops at once; a signal counted before the pass began
+ * (between the passes of a study) stops it as soon as it starts. Returns 0 (also
+ * for an interrupted pass: see res->interrupted) or a negative code with err
+ * filled when the pass could not run at all (sockets, threads).
  */
 int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_result_t *res,
 		dv_err_t *err);
@@ -88,12 +67,5 @@ bool dv_run_stop_requested(void);
 /* Catch SIGINT/SIGTERM from now on, counted for dv_run_stop_requested (dv_run_pass does it too):
  * a study calls it before its first flush command so a Ctrl-C then ends the flush. Idempotent. */
 void dv_run_catch_signals(void);
-
-/*
- * Parse "ADDR", "ADDR:PORT", "[V6]:PORT", "V6" or a host name into sa (default_port
- * when none); family AF_INET, AF_INET6 or AF_UNSPEC (any) restricts name lookups (-f).
- */
-int dv_resolve_target(const char *spec, uint16_t default_port, int family,
-		      struct sockaddr_storage *sa, socklen_t *len, dv_err_t *err);
 
 #endif

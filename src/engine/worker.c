@@ -146,33 +146,34 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
 	 * and always while draining, each answer wakes the loop.
 	 */
-	w->coalesce = w->rate_qps >= 1000 && (double)w->capacity >= 4 * w->rate_qps / 1000;
+	w->coalesce = w->share.rate_qps >= 1000 &&
+		      (double)w->share.capacity >= 4 * w->share.rate_qps / 1000;
 	/*
 	 * One socket and no pacing: wait for answers in recvmmsg itself, like a
 	 * blocking client. The socket is then on no epoll wait queue, so the kernel
 	 * makes no wake-up call for each datagram sent or received, and a turn costs
 	 * two system calls (sendmmsg, recvmmsg) instead of three.
 	 */
-	w->direct = w->rate_qps <= 0 && w->nsocks == 1;
+	w->direct = w->share.rate_qps <= 0 && w->share.nsocks == 1;
 	rc = uv_loop_init(&w->loop);
 	if (rc != 0)
 		return dv_err_set(err, -ENOMEM, "cannot create an event loop: %s", uv_strerror(rc));
 	w->loop_ok = true;
 	dv_stats_init(&w->snap);
-	w->socks = calloc(w->nsocks, sizeof(*w->socks));
+	w->socks = calloc(w->share.nsocks, sizeof(*w->socks));
 	if (w->socks == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i < w->nsocks; i++)
+	for (i = 0; i < w->share.nsocks; i++)
 		w->socks[i].fd = -1;
-	for (i = 0; i < w->nsocks; i++) {
-		rc = open_socket(w, w->first_sock + i, &w->socks[i].fd, err);
+	for (i = 0; i < w->share.nsocks; i++) {
+		rc = open_socket(w, w->share.first_sock + i, &w->socks[i].fd, err);
 		if (rc != 0)
 			return rc;
 		w->socks[i].w = w;
 		w->socks[i].index = (uint16_t)i;
 	}
-	rc = dv_engine_init(&w->eng, w->ql, w->capacity, w->cfg->timeout_ns, w->id,
-			    w->cfg->threads, w->end_seq);
+	rc = dv_engine_init(&w->eng, w->ql, w->share.capacity, w->cfg->timeout_ns,
+			    w->share.first_seq, w->share.step, w->share.end_seq);
 	if (rc != 0)
 		return dv_err_set(err, rc, "cannot set up the outstanding-query window: %s",
 				  strerror(-rc));
@@ -254,9 +255,9 @@ static dv_sock_t *pick_socket(dv_worker_t *w)
 {
 	uint32_t i;
 
-	for (i = 0; i < w->nsocks; i++) {
+	for (i = 0; i < w->share.nsocks; i++) {
 		dv_sock_t *s = &w->socks[w->next_sock];
-		w->next_sock = (w->next_sock + 1) % w->nsocks;
+		w->next_sock = (w->next_sock + 1) % w->share.nsocks;
 		if (!s->want_write)
 			return s;
 	}
@@ -274,7 +275,7 @@ static void end_sending(dv_worker_t *w, uint64_t now, uint64_t drain_ns)
 	if (w->coalesce) {
 		/* Draining: take each answer as it comes, so the pass ends as soon as it can. */
 		w->coalesce = false;
-		for (i = 0; i < w->nsocks; i++)
+		for (i = 0; i < w->share.nsocks; i++)
 			set_events(&w->socks[i], sock_events(w, &w->socks[i]));
 	}
 }
@@ -290,7 +291,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 		return;
 	/* At the time limit, still send what the schedule had due before it. */
 	pace_now = now < w->send_end_ns ? now : w->send_end_ns - 1;
-	if (now >= w->send_end_ns && w->rate_qps <= 0) {
+	if (now >= w->send_end_ns && w->share.rate_qps <= 0) {
 		end_sending(w, now, w->cfg->timeout_ns);
 		return;
 	}
@@ -303,7 +304,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 
 		if (n == 0)
 			break;
-		if (w->rate_qps > 0) {
+		if (w->share.rate_qps > 0) {
 			uint64_t a = dv_pacer_allowance(&w->pacer, pace_now);
 			if (a == 0)
 				break;
@@ -326,7 +327,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 		}
 		before = w->eng.stats.c.sent + w->eng.stats.c.not_sent;
 		wait = dv_engine_sent(&w->eng, b->sbuf, k, (unsigned)r, err, now);
-		if (w->rate_qps > 0)
+		if (w->share.rate_qps > 0)
 			dv_pacer_take(&w->pacer,
 				      w->eng.stats.c.sent + w->eng.stats.c.not_sent - before);
 		if (wait && !w->direct) { /* direct mode simply tries again next turn */
@@ -447,6 +448,22 @@ static bool maybe_finish(dv_worker_t *w, uint64_t now)
 static void check_stop(dv_worker_t *w, uint64_t now);
 
 /*
+ * One turn of the timer and direct-mode callbacks: expire overdue queries,
+ * send what may be sent, publish the counters when due, and finish the pass
+ * if it is over. Returns true when the worker finished (its handles closing).
+ */
+static inline bool turn(dv_worker_t *w, uint64_t now)
+{
+	dv_engine_expire(&w->eng, now);
+	pump(w, now);
+	if (now >= w->next_publish_ns) {
+		publish(w);
+		w->next_publish_ns = now + DV_PUBLISH_NS;
+	}
+	return maybe_finish(w, now);
+}
+
+/*
  * Direct mode: turns of expire, send, wait-and-receive in recvmmsg, for up to
  * DV_DIRECT_TURN_NS, then back to the loop so its timer and wake-ups run.
  */
@@ -457,13 +474,7 @@ static void on_direct(uv_idle_t *h)
 
 	do {
 		check_stop(w, now);
-		dv_engine_expire(&w->eng, now);
-		pump(w, now);
-		if (now >= w->next_publish_ns) {
-			publish(w);
-			w->next_publish_ns = now + DV_PUBLISH_NS;
-		}
-		if (maybe_finish(w, now))
+		if (turn(w, now))
 			return;
 		do_recv_wait(w, &w->socks[0], true);
 		now = dv_now_ns();
@@ -533,13 +544,7 @@ static void on_timer(uv_timer_t *t)
 		coalesced_recv(w);
 		now = dv_now_ns();
 	}
-	dv_engine_expire(&w->eng, now);
-	pump(w, now);
-	if (now >= w->next_publish_ns) {
-		publish(w);
-		w->next_publish_ns = now + DV_PUBLISH_NS;
-	}
-	if (maybe_finish(w, now))
+	if (turn(w, now))
 		return;
 	reschedule(w, now);
 }
@@ -556,7 +561,7 @@ static void reschedule(dv_worker_t *w, uint64_t now)
 
 	if (w->sending) {
 		next = DV_MIN(next, w->send_end_ns);
-		if (w->rate_qps > 0 && dv_engine_sendable(&w->eng) > 0)
+		if (w->share.rate_qps > 0 && dv_engine_sendable(&w->eng) > 0)
 			next = DV_MIN(next, dv_pacer_next_due_ns(&w->pacer));
 	} else {
 		next = DV_MIN(next, w->drain_end_ns);
@@ -594,7 +599,7 @@ static void close_all(dv_worker_t *w)
 		uv_close((uv_handle_t *)&w->idle, NULL);
 		return;
 	}
-	for (i = 0; i < w->nsocks; i++)
+	for (i = 0; i < w->share.nsocks; i++)
 		uv_close((uv_handle_t *)&w->socks[i].poll, NULL);
 }
 
@@ -650,7 +655,7 @@ static void *worker_main(void *arg)
 	w->epfd = -1;
 	if (w->coalesce) {
 		w->epfd = epoll_create1(EPOLL_CLOEXEC);
-		for (i = 0; w->epfd >= 0 && i < w->nsocks; i++) {
+		for (i = 0; w->epfd >= 0 && i < w->share.nsocks; i++) {
 			struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
 			if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->socks[i].fd, &ev) != 0) {
 				close(w->epfd);
@@ -664,7 +669,7 @@ static void *worker_main(void *arg)
 		w->idle.data = w;
 		uv_idle_start(&w->idle, on_direct);
 	}
-	for (i = 0; !w->direct && i < w->nsocks; i++) {
+	for (i = 0; !w->direct && i < w->share.nsocks; i++) {
 		uv_poll_init(&w->loop, &w->socks[i].poll, w->socks[i].fd);
 		w->socks[i].events = 0;
 		set_events(&w->socks[i], sock_events(w, &w->socks[i]));
@@ -681,13 +686,13 @@ static void *worker_main(void *arg)
 	w->next_publish_ns = now + DV_PUBLISH_NS;
 	w->sending = true;
 	w->drain_end_ns = UINT64_MAX;
-	if (w->rate_qps > 0) {
+	if (w->share.rate_qps > 0) {
 		/*
 		 * Catch up at most 1 s of schedule after a stall (a busy machine can
 		 * deschedule us for tens of ms); the window still bounds any burst.
 		 */
-		uint64_t backlog = (uint64_t)(w->rate_qps * 1.0);
-		dv_pacer_init(&w->pacer, w->rate_qps, now, DV_MAX(backlog, DV_BATCH));
+		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
+		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
 	}
 	check_stop(w, now);
 	pump(w, now);
@@ -726,7 +731,7 @@ void dv_worker_cleanup(dv_worker_t *w)
 	uint32_t i;
 
 	if (w->socks != NULL) {
-		for (i = 0; i < w->nsocks; i++)
+		for (i = 0; i < w->share.nsocks; i++)
 			if (w->socks[i].fd >= 0)
 				close(w->socks[i].fd);
 		free(w->socks);

@@ -10,7 +10,10 @@
 
 #include "engine/engine.h"
 #include "engine/pacer.h"
-#include "engine/run.h"
+#include "engine/run_config.h"
+#include "engine/stats.h"
+#include "input/querylist.h"
+#include "base/util.h"
 
 #define DV_BATCH 64 /* datagrams per sendmmsg/recvmmsg */
 
@@ -37,11 +40,7 @@ typedef struct dv_worker {
 	unsigned id;
 	const dv_run_config_t *cfg;
 	const dv_querylist_t *ql;
-	uint32_t nsocks;
-	uint32_t first_sock;   /* global index of this worker's first socket (for -x) */
-	uint32_t capacity;     /* this worker's share of -q */
-	double rate_qps;       /* this worker's share of -Q */
-	uint64_t end_seq;
+	dv_run_share_t share;  /* its sockets, window, rate and sequence numbers (dv_run_split) */
 	dv_gate_t *gate;
 	uv_async_t *done_async;     /* main loop: a worker finished */
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/dns.h"
+
 /*
  * Why the bytes are written by hand: building an ldns_pkt and calling
  * ldns_pkt2wire costs ~2.7 us per query; writing the 12-byte header and the
@@ -23,11 +25,8 @@
  * because most lists repeat a handful of types.
  */
 
-#define QL_NAME_MAX   255 /* octets of a wire name, root label included */
-#define QL_LABEL_MAX  63
-#define QL_HDR_LEN    12
-#define QL_OPT_LEN    11
-#define QL_MSG_MAX    (QL_HDR_LEN + QL_NAME_MAX + 4 + QL_OPT_LEN + DV_QL_EDNS_OPTS_MAX)
+#define QL_MSG_MAX \
+	(DV_DNS_HEADER_LEN + DV_DNS_NAME_MAX + 4 + DV_DNS_OPT_RR_LEN + DV_QL_EDNS_OPTS_MAX)
 #define QL_MAX_TOKENS 4
 #define QL_QUOTE_MAX  32 /* characters of an offending token quoted in messages */
 #define QL_TYPE_CACHE 8
@@ -54,8 +53,8 @@ typedef struct ql_builder {
 	size_t skipped;
 	const char *name; /* for messages */
 	const dv_ql_options_t *opts;
-	uint8_t hdr[QL_HDR_LEN];
-	uint8_t opt_rr[QL_OPT_LEN + DV_QL_EDNS_OPTS_MAX];
+	uint8_t hdr[DV_DNS_HEADER_LEN];
+	uint8_t opt_rr[DV_DNS_OPT_RR_LEN + DV_QL_EDNS_OPTS_MAX];
 	size_t opt_len;
 	ql_type_cache_ent_t tcache[QL_TYPE_CACHE];
 	unsigned tcache_next;
@@ -149,11 +148,11 @@ static int fail_tok(char *msg, size_t msgsz, const char *what, const char *p, si
 	return -EINVAL;
 }
 
-/* Name text -> wire name in out (>= QL_NAME_MAX + 1 bytes). Returns wire length or -EINVAL. */
+/* Name text -> wire name in out (>= DV_DNS_NAME_MAX + 1 bytes). Returns wire length or -EINVAL. */
 static int compile_name(const char *s, size_t n, uint8_t *out, char *msg, size_t msgsz)
 {
 	if (memchr(s, '\\', n) != NULL) {
-		char buf[QL_NAME_MAX * 4 + 2];
+		char buf[DV_DNS_NAME_MAX * 4 + 2];
 		ldns_rdf *rdf = NULL;
 		ldns_status st;
 		size_t wlen;
@@ -184,7 +183,7 @@ static int compile_name(const char *s, size_t n, uint8_t *out, char *msg, size_t
 		}
 		}
 		wlen = ldns_rdf_size(rdf);
-		if (wlen > QL_NAME_MAX) { /* ldns checks this too; never trust a size blindly */
+		if (wlen > DV_DNS_NAME_MAX) { /* ldns checks this too; never trust a size blindly */
 			ldns_rdf_deep_free(rdf);
 			return fail_tok(msg, msgsz, "name longer than 255 octets:", s, n);
 		}
@@ -206,9 +205,9 @@ static int compile_name(const char *s, size_t n, uint8_t *out, char *msg, size_t
 
 		if (llen == 0)
 			return fail_tok(msg, msgsz, "empty label in name", s, n);
-		if (llen > QL_LABEL_MAX)
+		if (llen > DV_DNS_LABEL_MAX)
 			return fail_tok(msg, msgsz, "label longer than 63 octets:", lab, llen);
-		if (w + 1 + llen + 1 > QL_NAME_MAX)
+		if (w + 1 + llen + 1 > DV_DNS_NAME_MAX)
 			return fail_tok(msg, msgsz, "name longer than 255 octets:", s, n);
 		out[w] = (uint8_t)llen;
 		memcpy(out + w + 1, lab, llen);
@@ -386,7 +385,7 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 		return rc;
 	}
 	m = b->arena + b->arena_len;
-	nlen = compile_name(tok[0].p, tok[0].len, m + QL_HDR_LEN, msg, msgsz);
+	nlen = compile_name(tok[0].p, tok[0].len, m + DV_DNS_HEADER_LEN, msg, msgsz);
 	if (nlen < 0)
 		return nlen;
 	if (ntok == 1)
@@ -416,8 +415,8 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 		return fail_tok(msg, msgsz, "unknown type or class", tok[1].p, tok[1].len);
 	}
 
-	memcpy(m, b->hdr, QL_HDR_LEN);
-	w = QL_HDR_LEN + (size_t)nlen;
+	memcpy(m, b->hdr, DV_DNS_HEADER_LEN);
+	w = DV_DNS_HEADER_LEN + (size_t)nlen;
 	m[w++] = (uint8_t)(type >> 8);
 	m[w++] = (uint8_t)type;
 	m[w++] = (uint8_t)(cls >> 8);
@@ -442,21 +441,21 @@ static void builder_init(ql_builder_t *b, const char *name, const dv_ql_options_
 	b->name = name;
 	b->opts = opts;
 	/* ID 0; flags: RD only; QDCOUNT 1; ARCOUNT 1 with EDNS. */
-	b->hdr[2] = opts->rd ? 0x01 : 0x00;
+	b->hdr[2] = opts->rd ? DV_DNS_RD : 0x00;
 	b->hdr[5] = 1;
 	b->hdr[11] = edns ? 1 : 0;
 	if (edns) {
 		/* root owner, TYPE OPT (41), CLASS = UDP payload size, TTL = ext-rcode
 		 * 0, version 0, flags (DO = 0x8000), RDLEN 0 (RFC 6891 section 6.1.2). */
 		memset(b->opt_rr, 0, sizeof(b->opt_rr));
-		b->opt_rr[2] = 41;
+		b->opt_rr[2] = DV_DNS_TYPE_OPT; /* < 256: the high octet stays 0 */
 		b->opt_rr[3] = (uint8_t)(bufsize >> 8);
 		b->opt_rr[4] = (uint8_t)bufsize;
-		b->opt_rr[7] = opts->dnssec_ok ? 0x80 : 0;
+		b->opt_rr[7] = opts->dnssec_ok ? (uint8_t)(DV_DNS_EDNS_DO >> 8) : 0;
 		b->opt_rr[9] = (uint8_t)(opts->edns_opts_len >> 8);
 		b->opt_rr[10] = (uint8_t)opts->edns_opts_len;
-		memcpy(b->opt_rr + QL_OPT_LEN, opts->edns_opts, opts->edns_opts_len);
-		b->opt_len = QL_OPT_LEN + opts->edns_opts_len;
+		memcpy(b->opt_rr + DV_DNS_OPT_RR_LEN, opts->edns_opts, opts->edns_opts_len);
+		b->opt_len = DV_DNS_OPT_RR_LEN + opts->edns_opts_len;
 	}
 }
 

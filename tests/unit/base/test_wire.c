@@ -1,4 +1,4 @@
-/* test_wire: the receive path's bounds-checked parsing: names, pointers, sections, comparison. */
+/* test_wire: bounds-checked parsing (names, pointers, sections, comparison) and the writer. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -117,6 +117,104 @@ static void test_cursor_sticky(void **state)
 	assert_false(c.ok);
 }
 
+static void test_read_plain_name(void **state)
+{
+	static const uint8_t labels[] = {1, 'a', 2, 'b', 'c', 0, 0xff};
+	static const uint8_t ptr[] = {1, 'a', 0xc0, 0};
+	static const uint8_t ext[] = {0x41, 'a', 0};
+	uint8_t longname[300];
+	dv_wire_cursor_t c;
+	size_t i;
+
+	(void)state;
+	dv_wire_cursor_init(&c, labels, sizeof(labels), 0);
+	assert_int_equal(dv_wire_read_plain_name(&c), 6);
+	assert_true(c.ok);
+	assert_int_equal(c.pos, 6);
+	/* cut anywhere inside the name: 0 and not ok */
+	for (i = 0; i < 6; i++) {
+		dv_wire_cursor_init(&c, labels, i, 0);
+		assert_int_equal(dv_wire_read_plain_name(&c), 0);
+		assert_false(c.ok);
+	}
+	dv_wire_cursor_init(&c, ptr, sizeof(ptr), 0);
+	assert_int_equal(dv_wire_read_plain_name(&c), 0); /* no pointer in a plain name */
+	assert_false(c.ok);
+	dv_wire_cursor_init(&c, ext, sizeof(ext), 0);
+	assert_int_equal(dv_wire_read_plain_name(&c), 0);
+	assert_false(c.ok);
+	/* 255 octets (root included) pass, 256 do not: labels of 63 + 1 */
+	memset(longname, 'x', sizeof(longname));
+	for (i = 0; i < 4; i++)
+		longname[i * 64] = 63; /* 4 * 64 = 256 octets before the root */
+	longname[192] = 61;        /* 3 * 64 + 62 = 254, root at 254: 255 in all */
+	longname[254] = 0;
+	dv_wire_cursor_init(&c, longname, sizeof(longname), 0);
+	assert_int_equal(dv_wire_read_plain_name(&c), 255);
+	longname[192] = 62; /* root at 255: 256 in all */
+	longname[254] = 'x';
+	longname[255] = 0;
+	dv_wire_cursor_init(&c, longname, sizeof(longname), 0);
+	assert_int_equal(dv_wire_read_plain_name(&c), 0);
+	assert_false(c.ok);
+}
+
+static void test_skip_name_unfollowed(void **state)
+{
+	/* a pointer forward (to offset 40, past the end) is skipped, not followed */
+	static const uint8_t fwd[] = {1, 'a', 0xc0, 40, 0xaa};
+	static const uint8_t root[] = {0, 0xaa};
+	static const uint8_t ext[] = {0x80, 'a', 0};
+	dv_wire_cursor_t c;
+
+	(void)state;
+	dv_wire_cursor_init(&c, fwd, sizeof(fwd), 0);
+	dv_wire_skip_name_unfollowed(&c);
+	assert_true(c.ok);
+	assert_int_equal(c.pos, 4);
+	dv_wire_cursor_init(&c, fwd, 3, 0); /* pointer cut in half */
+	dv_wire_skip_name_unfollowed(&c);
+	assert_false(c.ok);
+	dv_wire_cursor_init(&c, root, sizeof(root), 0);
+	dv_wire_skip_name_unfollowed(&c);
+	assert_true(c.ok);
+	assert_int_equal(c.pos, 1);
+	dv_wire_cursor_init(&c, ext, sizeof(ext), 0);
+	dv_wire_skip_name_unfollowed(&c);
+	assert_false(c.ok);
+	/* the checking skip refuses the forward pointer */
+	dv_wire_cursor_init(&c, fwd, sizeof(fwd), 0);
+	dv_wire_skip_name(&c);
+	assert_false(c.ok);
+}
+
+static void test_writer(void **state)
+{
+	uint8_t buf[8];
+	dv_wire_writer_t w;
+
+	(void)state;
+	memset(buf, 0xee, sizeof(buf));
+	dv_wire_writer_init(&w, buf, 7);
+	dv_wire_put16(&w, 0x1234);
+	dv_wire_put32(&w, 0xa0b0c0d0);
+	dv_wire_put8(&w, 0x42);
+	assert_true(w.ok);
+	assert_int_equal(w.len, 7);
+	assert_memory_equal(buf, ((const uint8_t[]){0x12, 0x34, 0xa0, 0xb0, 0xc0, 0xd0, 0x42}), 7);
+	dv_wire_put8(&w, 1); /* no room: sticky failure, nothing written */
+	assert_false(w.ok);
+	assert_int_equal(w.len, 7);
+	assert_int_equal(buf[7], 0xee);
+	dv_wire_writer_init(&w, buf, 3);
+	dv_wire_put16(&w, 1);
+	dv_wire_put16(&w, 2); /* 4 > 3: refused whole */
+	dv_wire_put(&w, "", 0);
+	assert_false(w.ok);
+	assert_int_equal(w.len, 2);
+	assert_int_equal(buf[2], 0xa0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -127,6 +225,9 @@ int main(void)
 		cmocka_unit_test(test_question_equal),
 		cmocka_unit_test(test_name_to_text),
 		cmocka_unit_test(test_cursor_sticky),
+		cmocka_unit_test(test_read_plain_name),
+		cmocka_unit_test(test_skip_name_unfollowed),
+		cmocka_unit_test(test_writer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

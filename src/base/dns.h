@@ -1,0 +1,48 @@
+/* dns: DNS protocol constants (RFC 1035, 3596, 6891): layout, header flags, types, rcodes. */
+#ifndef DV_DNS_H
+#define DV_DNS_H
+
+/* Sizes, in octets. */
+#define DV_DNS_HEADER_LEN 12  /* the fixed header; the question starts right after it */
+#define DV_DNS_NAME_MAX   255 /* a wire name, root label included */
+#define DV_DNS_LABEL_MAX  63  /* one label's length octet: 0..63 */
+#define DV_DNS_OPT_RR_LEN 11  /* an OPT RR without options: root, type, class, ttl, rdlength */
+
+/* A label-length octet with both top bits set starts a compression pointer (14-bit offset). */
+#define DV_DNS_PTR 0xc0
+
+/* Header octet 2: QR | OPCODE (4 bits) | AA | TC | RD. */
+#define DV_DNS_QR           0x80
+#define DV_DNS_OPCODE_MASK  0x78
+#define DV_DNS_OPCODE_SHIFT 3
+#define DV_DNS_AA           0x04
+#define DV_DNS_TC           0x02
+#define DV_DNS_RD           0x01
+/* Header octet 3: RA | Z | AD | CD | RCODE (low 4 bits). */
+#define DV_DNS_RCODE_MASK 0x0f
+
+/* EDNS (RFC 6891): the OPT RR's 16-bit flags (its TTL's low half); DO is the top bit. */
+#define DV_DNS_EDNS_DO 0x8000
+
+/* Types and classes used here. */
+#define DV_DNS_TYPE_A    1
+#define DV_DNS_TYPE_SOA  6
+#define DV_DNS_TYPE_AAAA 28
+#define DV_DNS_TYPE_OPT  41
+#define DV_DNS_CLASS_IN  1
+
+/* Response codes (4 bits in the header; EDNS extends them to 12 with the OPT TTL's top octet). */
+#define DV_DNS_RCODE_NOERROR  0
+#define DV_DNS_RCODE_FORMERR  1
+#define DV_DNS_RCODE_SERVFAIL 2
+#define DV_DNS_RCODE_NXDOMAIN 3
+#define DV_DNS_RCODE_NOTIMP   4
+#define DV_DNS_RCODE_REFUSED  5
+#define DV_DNS_RCODE_YXDOMAIN 6
+#define DV_DNS_RCODE_YXRRSET  7
+#define DV_DNS_RCODE_NXRRSET  8
+#define DV_DNS_RCODE_NOTAUTH  9
+#define DV_DNS_RCODE_NOTZONE  10
+#define DV_DNS_RCODE_BADVERS  16 /* extended: upper 8 bits (16 >> 4 = 1) go in the OPT RR */
+
+#endif

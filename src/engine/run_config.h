@@ -1,0 +1,64 @@
+/* run_config: what one pass is asked to do (-c/-T/-q/-Q/-t/-l/-n...) and its split over workers. */
+#ifndef DV_RUN_CONFIG_H
+#define DV_RUN_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+typedef struct dv_run_config {
+	struct sockaddr_storage server; /* target address and port */
+	socklen_t server_len;
+	struct sockaddr_storage local; /* -a / -x; family AF_UNSPEC when not given */
+	socklen_t local_len;
+	uint16_t local_port;         /* -x: first port of a range, 0 = any */
+	uint32_t sockets;            /* -c, total over all workers */
+	uint32_t threads;            /* -T */
+	uint32_t max_outstanding;    /* -q, total over all workers */
+	uint64_t timeout_ns;         /* -t */
+	uint64_t time_limit_ns;      /* -l, 0 = none */
+	uint64_t passes;             /* -n, 0 = none (then: one pass unless a time limit) */
+	double max_qps;              /* -Q, 0 = unlimited */
+	uint64_t interval_ns;        /* -S / snapshot period; 0 = no interval lines */
+	bool interval_print;         /* print a line per interval (-S) */
+	bool progress;               /* live progress line on stderr */
+	bool verbose;                /* a line per query on stdout (-v) */
+	FILE *out;                   /* where interval and verbose lines go (stdout) */
+	uint64_t interrupt_drain_ns; /* wait after SIGINT before giving up, default 1 s */
+	uint32_t socket_buf_bytes;   /* -b: SO_RCVBUF/SO_SNDBUF asked for (default 4 MiB) */
+} dv_run_config_t;
+
+/* Defaults as documented in doc/dnsvolley.1 (run_config.c). */
+void dv_run_config_init(dv_run_config_t *cfg);
+
+/*
+ * The work split of a pass: worker `worker` (0 <= worker < cfg->threads) of a
+ * pass over a list of list_count queries gets
+ *   - sockets: cfg->sockets / T, plus one for the first cfg->sockets % T workers;
+ *     first_sock is the global index of its first (the -x port offset), so the
+ *     workers' sockets are 0..cfg->sockets-1 in order, each exactly once;
+ *   - capacity: cfg->max_outstanding divided the same way (its window, -q);
+ *   - rate_qps: cfg->max_qps / T (0 = unlimited);
+ *   - the sequence numbers worker, worker + T, worker + 2T, ... below end_seq
+ *     (sequence s sends query s mod list_count), so the workers together send
+ *     each sequence number below end_seq exactly once.
+ * end_seq is cfg->passes * list_count with -n, UINT64_MAX (until the time limit)
+ * with only -l, else list_count (one pass). Pure: reads cfg, writes *share.
+ * Expects T >= 1, cfg->sockets >= T and cfg->max_outstanding >= T (dv_run_pass
+ * refuses a config without them).
+ */
+typedef struct dv_run_share {
+	uint32_t first_sock; /* global index of the worker's first socket */
+	uint32_t nsocks;     /* its sockets */
+	uint32_t capacity;   /* its queries outstanding at most */
+	double rate_qps;     /* its rate, queries per second; 0 = unlimited */
+	uint64_t first_seq;  /* its first sequence number (= worker) */
+	uint64_t step;       /* between its sequence numbers (= T) */
+	uint64_t end_seq;    /* its sequence numbers stay below this (same for all) */
+} dv_run_share_t;
+
+void dv_run_split(const dv_run_config_t *cfg, uint64_t list_count, uint32_t worker,
+                  dv_run_share_t *share);
+
+#endif
