@@ -31,7 +31,8 @@ typedef struct dv_qtype_count {
  *            object (doc/results-schema.md)
  *   csv      its column in the CSV history (csv.c lists the columns in file order), or NULL
  *   metrics  its key in dns-metrics "stats_sum" objects (metrics.c), or NULL
- *   flags    DV_CTR_OPTIONAL: a results file may lack it (read back as 0)
+ *   flags    DV_CTR_OPTIONAL: a results file may lack it (read back as 0); a counter
+ *            added after results schema version 1 needs it, or older files stop reading
  * dv_stats_merge adds every one (inflight_peak too: merged, it is the sum of the
  * per-worker peaks). The order is the order of the results file and of stats_sum.
  * The rcode and qtype breakdowns below are not flat and are handled on their own.
