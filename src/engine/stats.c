@@ -1,4 +1,4 @@
-/* stats: merging per-worker counters, qtype breakdown, rcode names. */
+/* stats: the counter table, merging per-worker counters, qtype breakdown, rcode names. */
 #include "config.h"
 
 #include "engine/stats.h"
@@ -47,33 +47,17 @@ void dv_stats_qtype_completed(dv_counters_t *c, uint16_t qtype)
 		c->qtype_other_completed++;
 }
 
-void dv_stats_merge(dv_stats_t *into, const dv_stats_t *from)
-{
-	dv_counters_t *a = &into->c;
-	const dv_counters_t *b = &from->c;
-	size_t i;
+const dv_counter_field_t dv_counter_fields[] = {
+#define DV_COUNTER_FIELD_(field, csv, metrics, flags)                                              \
+	{#field, csv, metrics, flags, offsetof(dv_counters_t, field)},
+    DV_COUNTERS(DV_COUNTER_FIELD_)
+#undef DV_COUNTER_FIELD_
+};
+const size_t dv_counter_nfields = sizeof(dv_counter_fields) / sizeof(dv_counter_fields[0]);
 
-	a->sent += b->sent;
-	a->not_sent += b->not_sent;
-	a->completed += b->completed;
-	a->lost += b->lost;
-	a->late += b->late;
-	a->interrupted += b->interrupted;
-	a->unexpected += b->unexpected;
-	a->malformed += b->malformed;
-	a->truncated += b->truncated;
-	for (i = 0; i < DV_RCODES; i++)
-		a->rcode[i] += b->rcode[i];
-	a->icmp_errors += b->icmp_errors;
-	a->bytes_sent += b->bytes_sent;
-	a->bytes_received += b->bytes_received;
-	a->send_calls += b->send_calls;
-	a->recv_calls += b->recv_calls;
-	a->wait_calls += b->wait_calls;
-	a->inflight_peak += b->inflight_peak;
-	a->qtype_other_sent += b->qtype_other_sent;
-	a->qtype_other_completed += b->qtype_other_completed;
-	for (i = 0; i < DV_QTYPE_SLOTS && b->qtype[i].qtype != 0; i++) {
+static void merge_qtypes(dv_counters_t *a, const dv_counters_t *b)
+{
+	for (size_t i = 0; i < DV_QTYPE_SLOTS && b->qtype[i].qtype != 0; i++) {
 		dv_qtype_count_t *q = qtype_slot(a, b->qtype[i].qtype);
 		if (q != NULL) {
 			q->sent += b->qtype[i].sent;
@@ -83,15 +67,30 @@ void dv_stats_merge(dv_stats_t *into, const dv_stats_t *from)
 			a->qtype_other_completed += b->qtype[i].completed;
 		}
 	}
+}
+
+void dv_stats_merge(dv_stats_t *into, const dv_stats_t *from)
+{
+	dv_counters_t *a = &into->c;
+	const dv_counters_t *b = &from->c;
+
+#define DV_COUNTER_ADD_(field, csv, metrics, flags) a->field += b->field;
+	DV_COUNTERS(DV_COUNTER_ADD_)
+#undef DV_COUNTER_ADD_
+	for (size_t i = 0; i < DV_RCODES; i++)
+		a->rcode[i] += b->rcode[i];
+	a->qtype_other_sent += b->qtype_other_sent;
+	a->qtype_other_completed += b->qtype_other_completed;
+	merge_qtypes(a, b);
 	dv_hist_merge(&into->latency, &from->latency);
 }
 
 const char *dv_rcode_name(unsigned rcode)
 {
 	static const char *names[DV_RCODES] = {
-		"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP",  "REFUSED",
-		"YXDOMAIN", "YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE", "RCODE11",
-		"RCODE12", "RCODE13", "RCODE14", "RCODE15",
+	    "NOERROR",  "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP",  "REFUSED",
+	    "YXDOMAIN", "YXRRSET", "NXRRSET",  "NOTAUTH",  "NOTZONE", "RCODE11",
+	    "RCODE12",  "RCODE13", "RCODE14",  "RCODE15",
 	};
 	if (rcode < DV_RCODES)
 		return names[rcode];

@@ -2,6 +2,7 @@
 #ifndef DV_STATS_H
 #define DV_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/histogram.h"
@@ -23,28 +24,87 @@ typedef struct dv_qtype_count {
 	uint64_t completed;
 } dv_qtype_count_t;
 
+/*
+ * The flat counters, each declared once: adding a figure is one line here.
+ *   X(field, csv, metrics, flags)
+ *   field    the dv_counters_t member, and its key in the results file's "counters"
+ *            object (doc/results-schema.md)
+ *   csv      its column in the CSV history (csv.c lists the columns in file order), or NULL
+ *   metrics  its key in dns-metrics "stats_sum" objects (metrics.c), or NULL
+ *   flags    DV_CTR_OPTIONAL: a results file may lack it (read back as 0); a counter
+ *            added after results schema version 1 needs it, or older files stop reading
+ * dv_stats_merge adds every one (inflight_peak too: merged, it is the sum of the
+ * per-worker peaks). The order is the order of the results file and of stats_sum.
+ * The rcode and qtype breakdowns below are not flat and are handled on their own.
+ */
+#define DV_CTR_OPTIONAL 1u /* absent in early results files */
+
+#define DV_COUNTERS(X)                                                                             \
+	/* datagrams the kernel accepted */                                                        \
+	X(sent, "sent", "queries", 0)                                                              \
+	/* local send failures (never called lost) */                                              \
+	X(not_sent, "not_sent", NULL, 0)                                                           \
+	/* valid answers within the timeout */                                                     \
+	X(completed, "completed", "responses", 0)                                                  \
+	/* sent, no valid answer within the timeout or by the drain's end */                       \
+	X(lost, "lost", "timeouts", 0)                                                             \
+	/* valid answers after their query timed out (also in lost) */                             \
+	X(late, "late", NULL, 0)                                                                   \
+	/* in flight when an interrupted run gave up waiting */                                    \
+	X(interrupted, NULL, "interrupted", 0)                                                     \
+	/* parseable responses matching no query (ID, question, socket, source) */                 \
+	X(unexpected, NULL, "unexpected", 0)                                                       \
+	/* datagrams that are not a parseable DNS response */                                      \
+	X(malformed, NULL, "discarded", 0)                                                         \
+	/* completed answers with TC set */                                                        \
+	X(truncated, NULL, NULL, 0)                                                                \
+	/* ICMP errors reported on our sockets (ECONNREFUSED etc.) */                              \
+	X(icmp_errors, NULL, NULL, 0)                                                              \
+	/* DNS payload bytes */                                                                    \
+	X(bytes_sent, NULL, NULL, 0)                                                               \
+	/* DNS payload bytes of completed answers */                                               \
+	X(bytes_received, NULL, NULL, 0)                                                           \
+	/* sendmmsg/sendto system calls */                                                         \
+	X(send_calls, NULL, NULL, 0)                                                               \
+	/* recvmmsg/recvfrom system calls */                                                       \
+	X(recv_calls, NULL, NULL, 0)                                                               \
+	/* event-loop waits (epoll_wait) */                                                        \
+	X(wait_calls, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
+	/* highest in flight (merged: sum of per-worker peaks) */                                  \
+	X(inflight_peak, NULL, NULL, 0)
+
 typedef struct dv_counters {
-	uint64_t sent;        /* datagrams the kernel accepted */
-	uint64_t not_sent;    /* local send failures (never called lost) */
-	uint64_t completed;   /* valid answers within the timeout */
-	uint64_t lost;        /* sent, no valid answer within the timeout or by the drain's end */
-	uint64_t late;        /* valid answers after their query timed out (also in lost) */
-	uint64_t interrupted; /* in flight when an interrupted run gave up waiting */
-	uint64_t unexpected;  /* parseable responses matching no query (ID, question, socket, source) */
-	uint64_t malformed;   /* datagrams that are not a parseable DNS response */
-	uint64_t truncated;   /* completed answers with TC set */
+#define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;
+	DV_COUNTERS(DV_COUNTER_MEMBER_)
+#undef DV_COUNTER_MEMBER_
 	uint64_t rcode[DV_RCODES]; /* completed answers by rcode */
-	uint64_t icmp_errors; /* ICMP errors reported on our sockets (ECONNREFUSED etc.) */
-	uint64_t bytes_sent;  /* DNS payload bytes */
-	uint64_t bytes_received; /* DNS payload bytes of completed answers */
-	uint64_t send_calls;  /* sendmmsg/sendto system calls */
-	uint64_t recv_calls;  /* recvmmsg/recvfrom system calls */
-	uint64_t wait_calls;  /* event-loop waits (epoll_wait) */
-	uint64_t inflight_peak; /* highest in flight (merged: sum of per-worker peaks) */
-	uint64_t qtype_other_sent;
+	uint64_t qtype_other_sent; /* queries of qtypes beyond the DV_QTYPE_SLOTS tracked ones */
 	uint64_t qtype_other_completed;
 	dv_qtype_count_t qtype[DV_QTYPE_SLOTS];
 } dv_counters_t;
+
+/* One entry of DV_COUNTERS, for code that walks them at run time (results, CSV, metrics). */
+typedef struct dv_counter_field {
+	const char *name;    /* member name = results file key */
+	const char *csv;     /* CSV column, or NULL */
+	const char *metrics; /* dns-metrics stats_sum key, or NULL */
+	unsigned flags;      /* DV_CTR_* */
+	size_t offset;       /* of the uint64_t in dv_counters_t */
+} dv_counter_field_t;
+
+/* DV_COUNTERS in order; dv_counter_nfields entries. */
+extern const dv_counter_field_t dv_counter_fields[];
+extern const size_t dv_counter_nfields;
+
+static inline uint64_t dv_counter_get(const dv_counters_t *c, const dv_counter_field_t *f)
+{
+	return *(const uint64_t *)(const void *)((const char *)c + f->offset);
+}
+
+static inline uint64_t *dv_counter_ptr(dv_counters_t *c, const dv_counter_field_t *f)
+{
+	return (uint64_t *)(void *)((char *)c + f->offset);
+}
 
 typedef struct dv_stats {
 	dv_counters_t c;
@@ -52,7 +112,12 @@ typedef struct dv_stats {
 } dv_stats_t;
 
 void dv_stats_init(dv_stats_t *s);
-/* into += from (counters added, peaks summed, histograms merged). */
+/*
+ * into += from: every DV_COUNTERS field and every rcode added (inflight_peak
+ * too), qtype slots matched by qtype (a qtype with no free slot in into goes to
+ * qtype_other), latency histograms merged (count, buckets and sums added, min
+ * of mins, max of maxes; an empty histogram in from changes nothing).
+ */
 void dv_stats_merge(dv_stats_t *into, const dv_stats_t *from);
 /* Count one query of this qtype as sent / completed. */
 void dv_stats_qtype_sent(dv_counters_t *c, uint16_t qtype);

@@ -1,4 +1,5 @@
-/* csv: nightly history rows (RFC 4180), appended atomically; and the reader that `plot` uses. */
+/* csv: nightly history rows (RFC 4180) from a column table, appended atomically; and the reader
+ * that `plot` uses. */
 #include "config.h"
 
 #include "results/csv.h"
@@ -13,14 +14,174 @@
 #include <string.h>
 #include <time.h>
 
-const char *const dv_csv_columns[] = {
-    "date",        "host",    "tool_version", "target",    "target_addr", "list",
-    "repeat",      "pass",    "sent",         "completed", "lost",        "lost_pct",
-    "not_sent",    "late",    "qps",          "p50_ms",    "p90_ms",      "p99_ms",
-    "p999_ms",     "mean_ms", "max_ms",       "stddev_ms", "run_time_s",  "cpu_us_per_query",
-    "interrupted",
+/* One row's sources. */
+typedef struct row {
+	const dv_study_t *s;
+	const dv_pass_record_t *p;
+} row_t;
+
+/* A derived column's text (NULL = empty field), buf as scratch. */
+typedef const char *(*col_text_fn)(const row_t *w, char *buf, size_t cap);
+
+static const char *num(char *buf, size_t cap, const char *fmt, double v)
+{
+	snprintf(buf, cap, fmt, v);
+	return buf;
+}
+
+static const char *num_u64(char *buf, size_t cap, uint64_t v)
+{
+	snprintf(buf, cap, "%" PRIu64, v);
+	return buf;
+}
+
+static const char *col_date(const row_t *w, char *buf, size_t cap)
+{
+	uint64_t wall_ns = w->p->res.start_wall_ns ? w->p->res.start_wall_ns : w->s->start_wall_ns;
+	time_t t = (time_t)(wall_ns / DV_NS_PER_S);
+	struct tm tm;
+
+	if (wall_ns == 0 || gmtime_r(&t, &tm) == NULL)
+		snprintf(buf, cap, "1970-01-01T00:00:00Z");
+	else
+		strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+static const dv_target_t *target_of(const row_t *w)
+{
+	return w->p->target < w->s->n_targets ? &w->s->targets[w->p->target] : NULL;
+}
+
+static const char *col_host(const row_t *w, char *buf, size_t cap)
+{
+	(void)buf, (void)cap;
+	return w->s->hostname;
+}
+
+static const char *col_tool_version(const row_t *w, char *buf, size_t cap)
+{
+	(void)buf, (void)cap;
+	return w->s->tool_version;
+}
+
+static const char *col_target(const row_t *w, char *buf, size_t cap)
+{
+	const dv_target_t *t = target_of(w);
+	(void)buf, (void)cap;
+	return t ? (t->label ? t->label : t->spec) : "?";
+}
+
+static const char *col_target_addr(const row_t *w, char *buf, size_t cap)
+{
+	const dv_target_t *t = target_of(w);
+	(void)buf, (void)cap;
+	return t ? t->addr_text : "";
+}
+
+static const char *col_list(const row_t *w, char *buf, size_t cap)
+{
+	const dv_list_t *l = w->p->list < w->s->n_lists ? &w->s->lists[w->p->list] : NULL;
+	(void)buf, (void)cap;
+	return l ? (l->label ? l->label : l->path) : "?";
+}
+
+static const char *col_repeat(const row_t *w, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%u", w->p->repeat);
+	return buf;
+}
+
+static const char *col_pass(const row_t *w, char *buf, size_t cap)
+{
+	(void)buf, (void)cap;
+	return dv_pass_kind_name(w->p->kind);
+}
+
+/* Columns that are a compare.h metric of the pass, in milliseconds or percent. */
+#define METRIC_COL(fn, metric)                                                                     \
+	static const char *fn(const row_t *w, char *buf, size_t cap)                               \
+	{                                                                                          \
+		return num(buf, cap, "%.6f", dv_pass_metric(&w->p->res, metric));                  \
+	}
+METRIC_COL(col_lost_pct, DV_M_LOST_PCT)
+METRIC_COL(col_p50_ms, DV_M_P50_MS)
+METRIC_COL(col_p90_ms, DV_M_P90_MS)
+METRIC_COL(col_p99_ms, DV_M_P99_MS)
+METRIC_COL(col_p999_ms, DV_M_P999_MS)
+METRIC_COL(col_mean_ms, DV_M_MEAN_MS)
+#undef METRIC_COL
+
+static const char *col_qps(const row_t *w, char *buf, size_t cap)
+{
+	return num(buf, cap, "%.3f", w->p->res.qps);
+}
+
+static const char *col_max_ms(const row_t *w, char *buf, size_t cap)
+{
+	return num(buf, cap, "%.6f", (double)w->p->res.stats.latency.max_ns / 1e6);
+}
+
+static const char *col_stddev_ms(const row_t *w, char *buf, size_t cap)
+{
+	return num(buf, cap, "%.6f", dv_hist_stddev_ns(&w->p->res.stats.latency) / 1e6);
+}
+
+static const char *col_run_time_s(const row_t *w, char *buf, size_t cap)
+{
+	return num(buf, cap, "%.6f", w->p->res.run_time_s);
+}
+
+static const char *col_cpu_us_per_query(const row_t *w, char *buf, size_t cap)
+{
+	const dv_pass_result_t *r = &w->p->res;
+	uint64_t sent = r->stats.c.sent;
+	return num(buf, cap, "%.3f",
+	           sent ? (r->cpu_user_s + r->cpu_sys_s) * 1e6 / (double)sent : 0);
+}
+
+static const char *col_interrupted(const row_t *w, char *buf, size_t cap)
+{
+	snprintf(buf, cap, "%d", w->p->res.interrupted ? 1 : 0);
+	return buf;
+}
+
+/*
+ * The columns in file order: the history file's format (never reorder or
+ * rename; a new column goes at the end and makes a new header). A column with
+ * no text function is the DV_COUNTERS counter whose csv name it is (stats.h).
+ */
+static const struct csv_col {
+	const char *name;
+	col_text_fn text;
+} cols[] = {
+    {"date", col_date},
+    {"host", col_host},
+    {"tool_version", col_tool_version},
+    {"target", col_target},
+    {"target_addr", col_target_addr},
+    {"list", col_list},
+    {"repeat", col_repeat},
+    {"pass", col_pass},
+    {"sent", NULL},
+    {"completed", NULL},
+    {"lost", NULL},
+    {"lost_pct", col_lost_pct},
+    {"not_sent", NULL},
+    {"late", NULL},
+    {"qps", col_qps},
+    {"p50_ms", col_p50_ms},
+    {"p90_ms", col_p90_ms},
+    {"p99_ms", col_p99_ms},
+    {"p999_ms", col_p999_ms},
+    {"mean_ms", col_mean_ms},
+    {"max_ms", col_max_ms},
+    {"stddev_ms", col_stddev_ms},
+    {"run_time_s", col_run_time_s},
+    {"cpu_us_per_query", col_cpu_us_per_query},
+    {"interrupted", col_interrupted},
 };
-const size_t dv_csv_ncolumns = DV_ARRAY_SIZE(dv_csv_columns);
+const size_t dv_csv_ncolumns = DV_ARRAY_SIZE(cols);
 
 const char *dv_csv_header(void)
 {
@@ -30,7 +191,7 @@ const char *dv_csv_header(void)
 		size_t off = 0;
 		for (size_t i = 0; i < dv_csv_ncolumns; i++)
 			off += (size_t)snprintf(hdr + off, sizeof(hdr) - off, "%s%s", i ? "," : "",
-			                        dv_csv_columns[i]);
+			                        cols[i].name);
 	}
 	return hdr;
 }
@@ -38,9 +199,17 @@ const char *dv_csv_header(void)
 int dv_csv_column(const char *name)
 {
 	for (size_t i = 0; i < dv_csv_ncolumns; i++)
-		if (strcmp(dv_csv_columns[i], name) == 0)
+		if (strcmp(cols[i].name, name) == 0)
 			return (int)i;
 	return -1;
+}
+
+const dv_counter_field_t *dv_csv_counter(const char *name)
+{
+	for (size_t i = 0; i < dv_counter_nfields; i++)
+		if (dv_counter_fields[i].csv != NULL && strcmp(dv_counter_fields[i].csv, name) == 0)
+			return &dv_counter_fields[i];
+	return NULL;
 }
 
 /* RFC 4180: quote a field holding a comma, a quote or a line break; double the quotes. */
@@ -63,64 +232,24 @@ static void put_field(FILE *fp, const char *s, bool first)
 	fputc('"', fp);
 }
 
-static void put_num(FILE *fp, const char *fmt, double v)
-{
-	fputc(',', fp);
-	fprintf(fp, fmt, v);
-}
-
-static void put_u64(FILE *fp, uint64_t v)
-{
-	fprintf(fp, ",%" PRIu64, v);
-}
-
-static void iso_date(char *buf, size_t len, uint64_t wall_ns)
-{
-	time_t t = (time_t)(wall_ns / DV_NS_PER_S);
-	struct tm tm;
-
-	if (wall_ns == 0 || gmtime_r(&t, &tm) == NULL)
-		snprintf(buf, len, "1970-01-01T00:00:00Z");
-	else
-		strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static void write_row(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p)
 {
-	const dv_pass_result_t *r = &p->res;
-	const dv_counters_t *c = &r->stats.c;
-	const dv_target_t *t = p->target < s->n_targets ? &s->targets[p->target] : NULL;
-	const dv_list_t *l = p->list < s->n_lists ? &s->lists[p->list] : NULL;
-	char date[32], num[32];
-	double cpu_us = c->sent ? (r->cpu_user_s + r->cpu_sys_s) * 1e6 / (double)c->sent : 0;
+	const row_t w = {s, p};
+	char buf[64];
 
-	iso_date(date, sizeof(date), r->start_wall_ns ? r->start_wall_ns : s->start_wall_ns);
-	put_field(fp, date, true);
-	put_field(fp, s->hostname, false);
-	put_field(fp, s->tool_version, false);
-	put_field(fp, t ? (t->label ? t->label : t->spec) : "?", false);
-	put_field(fp, t ? t->addr_text : "", false);
-	put_field(fp, l ? (l->label ? l->label : l->path) : "?", false);
-	snprintf(num, sizeof(num), "%u", p->repeat);
-	put_field(fp, num, false);
-	put_field(fp, dv_pass_kind_name(p->kind), false);
-	put_u64(fp, c->sent);
-	put_u64(fp, c->completed);
-	put_u64(fp, c->lost);
-	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_LOST_PCT));
-	put_u64(fp, c->not_sent);
-	put_u64(fp, c->late);
-	put_num(fp, "%.3f", r->qps);
-	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_P50_MS));
-	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_P90_MS));
-	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_P99_MS));
-	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_P999_MS));
-	put_num(fp, "%.6f", dv_pass_metric(r, DV_M_MEAN_MS));
-	put_num(fp, "%.6f", (double)r->stats.latency.max_ns / 1e6);
-	put_num(fp, "%.6f", dv_hist_stddev_ns(&r->stats.latency) / 1e6);
-	put_num(fp, "%.6f", r->run_time_s);
-	put_num(fp, "%.3f", cpu_us);
-	fprintf(fp, ",%d\n", r->interrupted ? 1 : 0);
+	for (size_t i = 0; i < dv_csv_ncolumns; i++) {
+		const char *text = NULL;
+		if (cols[i].text != NULL) {
+			text = cols[i].text(&w, buf, sizeof(buf));
+		} else {
+			const dv_counter_field_t *f = dv_csv_counter(cols[i].name);
+			if (f != NULL) /* always (test_csv) */
+				text =
+				    num_u64(buf, sizeof(buf), dv_counter_get(&p->res.stats.c, f));
+		}
+		put_field(fp, text, i == 0);
+	}
+	fputc('\n', fp);
 }
 
 /*

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "engine/stats.h"
 #include "study/study.h"
 #include "base/util.h"
 
@@ -13,8 +14,10 @@
  *   date host tool_version target target_addr list repeat pass sent completed
  *   lost lost_pct not_sent late qps p50_ms p90_ms p99_ms p999_ms mean_ms max_ms
  *   stddev_ms run_time_s cpu_us_per_query interrupted
+ * They are listed once, in csv.c; the counter columns (sent completed lost
+ * not_sent late) take their values from the DV_COUNTERS entry with that csv
+ * name (engine/stats.h).
  */
-extern const char *const dv_csv_columns[];
 extern const size_t dv_csv_ncolumns;
 
 /*
@@ -45,5 +48,7 @@ int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err);
 void dv_csv_table_free(dv_csv_table_t *t);
 /* Index of a column by name, or -1. */
 int dv_csv_column(const char *name);
+/* The DV_COUNTERS entry written in the column of this name, or NULL (a derived column). */
+const dv_counter_field_t *dv_csv_counter(const char *name);
 
 #endif

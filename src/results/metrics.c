@@ -137,12 +137,11 @@ static json_t *sum_obj(const char *runid, const char *subid, uint64_t since, uin
 	json_object_set_new(o, "type", json_string("stats_sum"));
 	json_object_set_new(o, "since", jint(since));
 	json_object_set_new(o, "until", jint(until));
-	json_object_set_new(o, "queries", jint(c->sent));
-	json_object_set_new(o, "responses", jint(c->completed));
-	json_object_set_new(o, "timeouts", jint(c->lost));
-	json_object_set_new(o, "interrupted", jint(c->interrupted));
-	json_object_set_new(o, "unexpected", jint(c->unexpected));
-	json_object_set_new(o, "discarded", jint(c->malformed));
+	/* queries responses timeouts interrupted unexpected discarded: see DV_COUNTERS. */
+	for (size_t i = 0; i < dv_counter_nfields; i++)
+		if (dv_counter_fields[i].metrics != NULL)
+			json_object_set_new(o, dv_counter_fields[i].metrics,
+			                    jint(dv_counter_get(c, &dv_counter_fields[i])));
 	for (unsigned i = 0; i < DV_RCODES; i++)
 		if (c->rcode[i] > 0)
 			json_object_set_new(rc, dv_rcode_name(i), jint(c->rcode[i]));

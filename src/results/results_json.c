@@ -11,12 +11,204 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "base/atomicfile.h"
+#include "engine/stats.h"
+
+/* ================================================================ field tables */
+
+/*
+ * One table per JSON object section: its plain keys in file order, each with the
+ * C member it holds. The writer and the reader both walk the same table, so a
+ * key is declared once. Integers of any unsigned width, and int or bool flags,
+ * are loaded and stored by their size. Keys that are not plain (arrays,
+ * sub-objects, hex, the counters) are written and read by the section's code.
+ */
+typedef enum jtype {
+	J_UINT,  /* integer from 0 to max */
+	J_DBL,   /* number; non-finite is written as null, null reads back as NaN */
+	J_BOOL,  /* true or false (the member is a bool or an int flag) */
+	J_STR,   /* string or null; char *, malloc'ed when read */
+	J_LABEL, /* the same, but reading requires a string */
+	J_TIME,  /* ISO 8601 UTC text of a uint64_t ns member: written only (the ns have a key) */
+	J_KIND,  /* dv_pass_kind_t by name */
+	J_END,   /* dv_end_reason_t by name */
+} jtype_t;
+
+typedef struct jfield {
+	const char *key;
+	jtype_t type;
+	size_t off;   /* of the member in the section's struct */
+	size_t size;  /* of the member */
+	uint64_t max; /* J_UINT: the largest value read */
+} jfield_t;
+
+#define JF(T, m, key, type, max)                                                                   \
+	{                                                                                          \
+		key, type, offsetof(T, m), sizeof(((T *)0)->m), max                                \
+	}
+#define JU(T, m, key, max) JF(T, m, key, J_UINT, max)
+#define JD(T, m, key)      JF(T, m, key, J_DBL, 0)
+#define JB(T, m, key)      JF(T, m, key, J_BOOL, 0)
+#define JS(T, m, key)      JF(T, m, key, J_STR, 0)
+#define JL(T, m, key)      JF(T, m, key, J_LABEL, 0)
+
+/* Top level, after "schema", "schema_version" and "tool". */
+static const jfield_t meta_fields[] = {
+    JS(dv_study_t, cmdline, "command_line"),
+    JF(dv_study_t, start_wall_ns, "start_time", J_TIME, 0),
+    JU(dv_study_t, start_wall_ns, "start_wall_ns", INT64_MAX),
+};
+/* "tool", after its constant "name". */
+static const jfield_t tool_fields[] = {
+    JS(dv_study_t, tool_version, "version"),
+};
+static const jfield_t host_fields[] = {
+    JS(dv_study_t, hostname, "name"),
+    JS(dv_study_t, kernel, "kernel"),
+    JU(dv_study_t, ncpu, "cpus", UINT32_MAX),
+};
+/* "config", after "plan"; then the "run" and "query_options" objects. */
+static const jfield_t config_fields[] = {
+    JU(dv_study_t, repeat, "repeat", 1000000),
+    JB(dv_study_t, warmup, "warmup"),
+    JU(dv_study_t, ready_timeout_ns, "ready_timeout_ns", INT64_MAX),
+};
+static const jfield_t run_fields[] = {
+    JU(dv_run_config_t, sockets, "sockets", UINT32_MAX),
+    JU(dv_run_config_t, threads, "threads", UINT32_MAX),
+    JU(dv_run_config_t, max_outstanding, "max_outstanding", UINT32_MAX),
+    JU(dv_run_config_t, timeout_ns, "timeout_ns", INT64_MAX),
+    JU(dv_run_config_t, time_limit_ns, "time_limit_ns", INT64_MAX),
+    JU(dv_run_config_t, passes, "passes", INT64_MAX),
+    JD(dv_run_config_t, max_qps, "max_qps"),
+    JU(dv_run_config_t, interval_ns, "interval_ns", INT64_MAX),
+    JU(dv_run_config_t, local_port, "local_port", 65535),
+};
+/* "query_options"; then "edns_options" (hex) when there are any. */
+static const jfield_t qopt_fields[] = {
+    JB(dv_ql_options_t, rd, "rd"),
+    JB(dv_ql_options_t, edns, "edns"),
+    JU(dv_ql_options_t, edns_bufsize, "edns_bufsize", 65535),
+    JB(dv_ql_options_t, dnssec_ok, "dnssec_ok"),
+    JB(dv_ql_options_t, skip_bad, "skip_bad"),
+};
+static const jfield_t target_fields[] = {
+    JL(dv_target_t, label, "label"),
+    JS(dv_target_t, spec, "spec"),
+    JS(dv_target_t, addr_text, "address"),
+    JS(dv_target_t, flush_cmd, "flush_command"),
+    JS(dv_target_t, server_version, "server_version"),
+};
+/* "lists[i]"; then "sha256". */
+static const jfield_t list_fields[] = {
+    JL(dv_list_t, label, "label"),
+    JS(dv_list_t, path, "path"),
+    JU(dv_list_t, queries, "queries", INT64_MAX),
+    JU(dv_list_t, lines, "lines", INT64_MAX),
+};
+/* "passes[i]"; then "counters", "latency", "udp_snmp", "intervals". */
+static const jfield_t pass_fields[] = {
+    JU(dv_pass_record_t, target, "target", INT64_MAX),
+    JU(dv_pass_record_t, list, "list", INT64_MAX),
+    JU(dv_pass_record_t, repeat, "repeat", 1000000),
+    JF(dv_pass_record_t, kind, "kind", J_KIND, 0),
+    JD(dv_pass_record_t, flush_s, "flush_s"),
+    JD(dv_pass_record_t, ready_wait_s, "ready_wait_s"),
+    JF(dv_pass_record_t, res.end, "end_reason", J_END, 0),
+    JB(dv_pass_record_t, res.interrupted, "interrupted"),
+    JF(dv_pass_record_t, res.start_wall_ns, "start_time", J_TIME, 0),
+    JU(dv_pass_record_t, res.start_wall_ns, "start_wall_ns", INT64_MAX),
+    JD(dv_pass_record_t, res.run_time_s, "run_time_s"),
+    JD(dv_pass_record_t, res.elapsed_s, "elapsed_s"),
+    JD(dv_pass_record_t, res.qps, "qps"),
+    JD(dv_pass_record_t, res.cpu_user_s, "cpu_user_s"),
+    JD(dv_pass_record_t, res.cpu_sys_s, "cpu_sys_s"),
+    JU(dv_pass_record_t, res.sockets, "sockets", UINT32_MAX),
+    JU(dv_pass_record_t, res.threads, "threads", UINT32_MAX),
+    JU(dv_pass_record_t, res.max_outstanding, "max_outstanding", UINT32_MAX),
+};
+static const jfield_t udp_fields[] = {
+    JB(dv_udp_snmp_t, valid, "valid"),
+    JU(dv_udp_snmp_t, in_datagrams, "in_datagrams", INT64_MAX),
+    JU(dv_udp_snmp_t, no_ports, "no_ports", INT64_MAX),
+    JU(dv_udp_snmp_t, in_errors, "in_errors", INT64_MAX),
+    JU(dv_udp_snmp_t, out_datagrams, "out_datagrams", INT64_MAX),
+    JU(dv_udp_snmp_t, rcvbuf_errors, "rcvbuf_errors", INT64_MAX),
+    JU(dv_udp_snmp_t, sndbuf_errors, "sndbuf_errors", INT64_MAX),
+};
+static const jfield_t interval_fields[] = {
+    JD(dv_interval_t, t_s, "t_s"),
+    JU(dv_interval_t, sent, "sent", INT64_MAX),
+    JU(dv_interval_t, completed, "completed", INT64_MAX),
+    JU(dv_interval_t, lost, "lost", INT64_MAX),
+    JU(dv_interval_t, inflight, "inflight", INT64_MAX),
+    JD(dv_interval_t, qps, "qps"),
+    JD(dv_interval_t, lat_mean_ns, "lat_mean_ns"),
+    JD(dv_interval_t, lat_p50_ns, "lat_p50_ns"),
+    JD(dv_interval_t, lat_p99_ns, "lat_p99_ns"),
+};
+/* "counters"."qtype_other": queries of qtypes beyond the tracked slots. */
+static const jfield_t qtype_other_fields[] = {
+    JU(dv_counters_t, qtype_other_sent, "sent", INT64_MAX),
+    JU(dv_counters_t, qtype_other_completed, "completed", INT64_MAX),
+};
+/* "status", then "failed" and "fail_message". */
+static const jfield_t status_fields[] = {
+    JB(dv_study_t, interrupted, "interrupted"),
+};
+
+#define TABLE(t) (t), DV_ARRAY_SIZE(t)
+
+static uint64_t load_uint(const void *p, size_t size)
+{
+	uint8_t u8;
+	uint16_t u16;
+	uint32_t u32;
+	uint64_t u64 = 0;
+
+	switch (size) {
+	case 1:
+		memcpy(&u8, p, 1);
+		return u8;
+	case 2:
+		memcpy(&u16, p, 2);
+		return u16;
+	case 4:
+		memcpy(&u32, p, 4);
+		return u32;
+	default:
+		memcpy(&u64, p, sizeof(u64));
+		return u64;
+	}
+}
+
+static void store_uint(void *p, size_t size, uint64_t v)
+{
+	uint8_t u8 = (uint8_t)v;
+	uint16_t u16 = (uint16_t)v;
+	uint32_t u32 = (uint32_t)v;
+
+	switch (size) {
+	case 1:
+		memcpy(p, &u8, 1);
+		break;
+	case 2:
+		memcpy(p, &u16, 2);
+		break;
+	case 4:
+		memcpy(p, &u32, 4);
+		break;
+	default:
+		memcpy(p, &v, sizeof(v));
+		break;
+	}
+}
 
 /* ================================================================ writing */
 
@@ -95,38 +287,66 @@ static void iso_time(uint64_t wall_ns, char *buf, size_t cap)
 		snprintf(buf, cap, "?");
 }
 
-static json_t *w_counters(wctx_t *w, const dv_counters_t *c)
+static void w_fields(wctx_t *w, json_t *o, const void *base, const jfield_t *t, size_t n)
 {
-	json_t *o = json_object(), *rc = json_array(), *qt = json_array(), *qo = json_object();
+	for (size_t i = 0; i < n; i++) {
+		const jfield_t *f = &t[i];
+		const char *p = (const char *)base + f->off;
+		char when[64];
+		double d;
+		char *str;
 
-	if (o == NULL || rc == NULL || qt == NULL || qo == NULL) {
-		json_decref(o), json_decref(rc), json_decref(qt), json_decref(qo);
-		w_fail(w, -ENOMEM, "counters");
+		switch (f->type) {
+		case J_UINT:
+			w_u64(w, o, f->key, load_uint(p, f->size));
+			break;
+		case J_DBL:
+			memcpy(&d, p, sizeof(d));
+			w_dbl(w, o, f->key, d);
+			break;
+		case J_BOOL:
+			w_bool(w, o, f->key, load_uint(p, f->size) != 0);
+			break;
+		case J_STR:
+		case J_LABEL:
+			memcpy(&str, p, sizeof(str));
+			w_str(w, o, f->key, str);
+			break;
+		case J_TIME:
+			iso_time(load_uint(p, f->size), when, sizeof(when));
+			w_str(w, o, f->key, when);
+			break;
+		case J_KIND:
+			w_str(w, o, f->key,
+			      dv_pass_kind_name(*(const dv_pass_kind_t *)(const void *)p));
+			break;
+		case J_END:
+			w_str(w, o, f->key, end_name(*(const dv_end_reason_t *)(const void *)p));
+			break;
+		}
+	}
+}
+
+/* A new object with the table's keys, set as o[k]. */
+static json_t *w_section(wctx_t *w, json_t *o, const char *k, const void *base, const jfield_t *t,
+                         size_t n)
+{
+	json_t *sub = json_object();
+
+	if (sub == NULL) {
+		w_fail(w, -ENOMEM, k);
 		return NULL;
 	}
-	w_u64(w, o, "sent", c->sent);
-	w_u64(w, o, "not_sent", c->not_sent);
-	w_u64(w, o, "completed", c->completed);
-	w_u64(w, o, "lost", c->lost);
-	w_u64(w, o, "late", c->late);
-	w_u64(w, o, "interrupted", c->interrupted);
-	w_u64(w, o, "unexpected", c->unexpected);
-	w_u64(w, o, "malformed", c->malformed);
-	w_u64(w, o, "truncated", c->truncated);
-	w_u64(w, o, "icmp_errors", c->icmp_errors);
-	w_u64(w, o, "bytes_sent", c->bytes_sent);
-	w_u64(w, o, "bytes_received", c->bytes_received);
-	w_u64(w, o, "send_calls", c->send_calls);
-	w_u64(w, o, "recv_calls", c->recv_calls);
-	w_u64(w, o, "wait_calls", c->wait_calls);
-	w_u64(w, o, "inflight_peak", c->inflight_peak);
-	for (int i = 0; i < DV_RCODES; i++) {
-		if (c->rcode[i] > (uint64_t)INT64_MAX)
-			w_fail(w, -ERANGE, "rcode");
-		w_append(w, rc, json_integer((json_int_t)c->rcode[i]));
-	}
-	w_set(w, o, "rcode", rc);
-	for (int i = 0; i < DV_QTYPE_SLOTS; i++) {
+	w_fields(w, sub, base, t, n);
+	w_set(w, o, k, sub);
+	return sub;
+}
+
+static json_t *w_qtypes(wctx_t *w, const dv_counters_t *c)
+{
+	json_t *qt = json_array();
+
+	for (int i = 0; qt != NULL && i < DV_QTYPE_SLOTS; i++) {
 		const dv_qtype_count_t *q = &c->qtype[i];
 		if (q->qtype == 0)
 			continue;
@@ -140,10 +360,29 @@ static json_t *w_counters(wctx_t *w, const dv_counters_t *c)
 		w_u64(w, e, "completed", q->completed);
 		w_append(w, qt, e);
 	}
-	w_set(w, o, "qtypes", qt);
-	w_u64(w, qo, "sent", c->qtype_other_sent);
-	w_u64(w, qo, "completed", c->qtype_other_completed);
-	w_set(w, o, "qtype_other", qo);
+	return qt;
+}
+
+/* The DV_COUNTERS in their order, then "rcode", "qtypes", "qtype_other". */
+static json_t *w_counters(wctx_t *w, const dv_counters_t *c)
+{
+	json_t *o = json_object(), *rc = json_array();
+
+	if (o == NULL || rc == NULL) {
+		json_decref(o), json_decref(rc);
+		w_fail(w, -ENOMEM, "counters");
+		return NULL;
+	}
+	for (size_t i = 0; i < dv_counter_nfields; i++)
+		w_u64(w, o, dv_counter_fields[i].name, dv_counter_get(c, &dv_counter_fields[i]));
+	for (int i = 0; i < DV_RCODES; i++) {
+		if (c->rcode[i] > (uint64_t)INT64_MAX)
+			w_fail(w, -ERANGE, "rcode");
+		w_append(w, rc, json_integer((json_int_t)c->rcode[i]));
+	}
+	w_set(w, o, "rcode", rc);
+	w_set(w, o, "qtypes", w_qtypes(w, c));
+	w_section(w, o, "qtype_other", c, TABLE(qtype_other_fields));
 	return o;
 }
 
@@ -188,163 +427,121 @@ static json_t *w_latency(wctx_t *w, const dv_hist_t *h)
 static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
-	json_t *o = json_object(), *udp = json_object(), *iv = json_array();
-	char when[64];
+	json_t *o = json_object(), *iv = json_array();
 
-	if (o == NULL || udp == NULL || iv == NULL) {
-		json_decref(o), json_decref(udp), json_decref(iv);
+	if (o == NULL || iv == NULL) {
+		json_decref(o), json_decref(iv);
 		w_fail(w, -ENOMEM, "pass");
 		return NULL;
 	}
-	w_u64(w, o, "target", p->target);
-	w_u64(w, o, "list", p->list);
-	w_u64(w, o, "repeat", p->repeat);
-	w_str(w, o, "kind", dv_pass_kind_name(p->kind));
-	w_dbl(w, o, "flush_s", p->flush_s);
-	w_dbl(w, o, "ready_wait_s", p->ready_wait_s);
-	w_str(w, o, "end_reason", end_name(r->end));
-	w_bool(w, o, "interrupted", r->interrupted);
-	iso_time(r->start_wall_ns, when, sizeof(when));
-	w_str(w, o, "start_time", when);
-	w_u64(w, o, "start_wall_ns", r->start_wall_ns);
-	w_dbl(w, o, "run_time_s", r->run_time_s);
-	w_dbl(w, o, "elapsed_s", r->elapsed_s);
-	w_dbl(w, o, "qps", r->qps);
-	w_dbl(w, o, "cpu_user_s", r->cpu_user_s);
-	w_dbl(w, o, "cpu_sys_s", r->cpu_sys_s);
-	w_u64(w, o, "sockets", r->sockets);
-	w_u64(w, o, "threads", r->threads);
-	w_u64(w, o, "max_outstanding", r->max_outstanding);
+	w_fields(w, o, p, TABLE(pass_fields));
 	w_set(w, o, "counters", w_counters(w, &r->stats.c));
 	w_set(w, o, "latency", w_latency(w, &r->stats.latency));
-	w_bool(w, udp, "valid", r->udp.valid != 0);
-	w_u64(w, udp, "in_datagrams", r->udp.in_datagrams);
-	w_u64(w, udp, "no_ports", r->udp.no_ports);
-	w_u64(w, udp, "in_errors", r->udp.in_errors);
-	w_u64(w, udp, "out_datagrams", r->udp.out_datagrams);
-	w_u64(w, udp, "rcvbuf_errors", r->udp.rcvbuf_errors);
-	w_u64(w, udp, "sndbuf_errors", r->udp.sndbuf_errors);
-	w_set(w, o, "udp_snmp", udp);
+	w_section(w, o, "udp_snmp", &r->udp, TABLE(udp_fields));
 	for (size_t i = 0; i < r->n_intervals && r->intervals != NULL; i++) {
-		const dv_interval_t *x = &r->intervals[i];
 		json_t *e = json_object();
 		if (e == NULL) {
 			w_fail(w, -ENOMEM, "intervals");
 			break;
 		}
-		w_dbl(w, e, "t_s", x->t_s);
-		w_u64(w, e, "sent", x->sent);
-		w_u64(w, e, "completed", x->completed);
-		w_u64(w, e, "lost", x->lost);
-		w_u64(w, e, "inflight", x->inflight);
-		w_dbl(w, e, "qps", x->qps);
-		w_dbl(w, e, "lat_mean_ns", x->lat_mean_ns);
-		w_dbl(w, e, "lat_p50_ns", x->lat_p50_ns);
-		w_dbl(w, e, "lat_p99_ns", x->lat_p99_ns);
+		w_fields(w, e, &r->intervals[i], TABLE(interval_fields));
 		w_append(w, iv, e);
 	}
 	w_set(w, o, "intervals", iv);
 	return o;
 }
 
-static json_t *study_to_json(const dv_study_t *s, wctx_t *w)
+/* "schema", "schema_version", "tool", command line, start, "host". */
+static void w_meta(wctx_t *w, json_t *root, const dv_study_t *s)
 {
-	json_t *root = json_object(), *tool = json_object(), *host = json_object();
-	json_t *cfg = json_object(), *run = json_object(), *qo = json_object(),
-	       *plan = json_array();
-	json_t *targets = json_array(), *lists = json_array(), *passes = json_array();
-	json_t *status = json_object();
-	char when[64];
+	json_t *tool = json_object();
 
-	if (!root || !tool || !host || !cfg || !run || !qo || !plan || !targets || !lists ||
-	    !passes || !status) {
-		json_decref(root), json_decref(tool), json_decref(host), json_decref(cfg);
-		json_decref(run), json_decref(qo), json_decref(plan), json_decref(targets);
-		json_decref(lists), json_decref(passes), json_decref(status);
-		w_fail(w, -ENOMEM, "document");
-		return NULL;
-	}
 	w_str(w, root, "schema", DV_RESULTS_SCHEMA_NAME);
 	w_u64(w, root, "schema_version", DV_RESULTS_SCHEMA_VERSION);
-	w_str(w, tool, "name", "dnsvolley");
-	w_str(w, tool, "version", s->tool_version);
+	if (tool != NULL) {
+		w_str(w, tool, "name", "dnsvolley");
+		w_fields(w, tool, s, TABLE(tool_fields));
+	}
 	w_set(w, root, "tool", tool);
-	w_str(w, root, "command_line", s->cmdline);
-	iso_time(s->start_wall_ns, when, sizeof(when));
-	w_str(w, root, "start_time", when);
-	w_u64(w, root, "start_wall_ns", s->start_wall_ns);
-	w_str(w, host, "name", s->hostname);
-	w_str(w, host, "kernel", s->kernel);
-	w_u64(w, host, "cpus", s->ncpu);
-	w_set(w, root, "host", host);
+	w_fields(w, root, s, TABLE(meta_fields));
+	w_section(w, root, "host", s, TABLE(host_fields));
+}
 
-	for (size_t i = 0; i < s->n_plan; i++)
+static void w_config(wctx_t *w, json_t *root, const dv_study_t *s)
+{
+	json_t *cfg = json_object(), *plan = json_array(), *qo;
+
+	for (size_t i = 0; plan != NULL && i < s->n_plan; i++)
 		w_append(w, plan, json_string(dv_pass_kind_name(s->plan[i])));
+	if (cfg == NULL) {
+		json_decref(plan);
+		w_fail(w, -ENOMEM, "config");
+		return;
+	}
 	w_set(w, cfg, "plan", plan);
-	w_u64(w, cfg, "repeat", s->repeat);
-	w_bool(w, cfg, "warmup", s->warmup);
-	w_u64(w, cfg, "ready_timeout_ns", s->ready_timeout_ns);
-	w_u64(w, run, "sockets", s->run.sockets);
-	w_u64(w, run, "threads", s->run.threads);
-	w_u64(w, run, "max_outstanding", s->run.max_outstanding);
-	w_u64(w, run, "timeout_ns", s->run.timeout_ns);
-	w_u64(w, run, "time_limit_ns", s->run.time_limit_ns);
-	w_u64(w, run, "passes", s->run.passes);
-	w_dbl(w, run, "max_qps", s->run.max_qps);
-	w_u64(w, run, "interval_ns", s->run.interval_ns);
-	w_u64(w, run, "local_port", s->run.local_port);
-	w_set(w, cfg, "run", run);
-	w_bool(w, qo, "rd", s->ql.rd);
-	w_bool(w, qo, "edns", s->ql.edns);
-	w_u64(w, qo, "edns_bufsize", s->ql.edns_bufsize);
-	w_bool(w, qo, "dnssec_ok", s->ql.dnssec_ok);
-	w_bool(w, qo, "skip_bad", s->ql.skip_bad);
-	if (s->ql.edns_opts_len > 0) { /* -E options in wire form, as hex */
+	w_fields(w, cfg, s, TABLE(config_fields));
+	w_section(w, cfg, "run", &s->run, TABLE(run_fields));
+	qo = w_section(w, cfg, "query_options", &s->ql, TABLE(qopt_fields));
+	if (qo != NULL && s->ql.edns_opts_len > 0) { /* -E options in wire form, as hex */
 		char hex[2 * DV_QL_EDNS_OPTS_MAX + 1];
 		for (size_t i = 0; i < s->ql.edns_opts_len; i++)
 			snprintf(hex + 2 * i, 3, "%02x", s->ql.edns_opts[i]);
 		w_str(w, qo, "edns_options", hex);
 	}
-	w_set(w, cfg, "query_options", qo);
 	w_set(w, root, "config", cfg);
+}
 
-	for (size_t i = 0; i < s->n_targets; i++) {
-		const dv_target_t *t = &s->targets[i];
+static void w_list_sha(wctx_t *w, json_t *e, const void *list)
+{
+	w_str(w, e, "sha256", ((const dv_list_t *)list)->sha256);
+}
+
+/*
+ * root[k] = an array of n objects, element i from table t at base + i * size,
+ * then extra (may be NULL) for the keys the table does not hold.
+ */
+static void w_array(wctx_t *w, json_t *root, const char *k, const void *base, size_t n, size_t size,
+                    const jfield_t *t, size_t nt, void (*extra)(wctx_t *, json_t *, const void *))
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a != NULL && i < n; i++) {
 		json_t *e = json_object();
 		if (e == NULL) {
-			w_fail(w, -ENOMEM, "targets");
+			w_fail(w, -ENOMEM, k);
 			break;
 		}
-		w_str(w, e, "label", t->label);
-		w_str(w, e, "spec", t->spec);
-		w_str(w, e, "address", t->addr_text);
-		w_str(w, e, "flush_command", t->flush_cmd);
-		w_str(w, e, "server_version", t->server_version);
-		w_append(w, targets, e);
+		w_fields(w, e, (const char *)base + i * size, t, nt);
+		if (extra != NULL)
+			extra(w, e, (const char *)base + i * size);
+		w_append(w, a, e);
 	}
-	w_set(w, root, "targets", targets);
-	for (size_t i = 0; i < s->n_lists; i++) {
-		const dv_list_t *l = &s->lists[i];
-		json_t *e = json_object();
-		if (e == NULL) {
-			w_fail(w, -ENOMEM, "lists");
-			break;
-		}
-		w_str(w, e, "label", l->label);
-		w_str(w, e, "path", l->path);
-		w_u64(w, e, "queries", l->queries);
-		w_u64(w, e, "lines", l->lines);
-		w_str(w, e, "sha256", l->sha256);
-		w_append(w, lists, e);
+	w_set(w, root, k, a);
+}
+
+static json_t *study_to_json(const dv_study_t *s, wctx_t *w)
+{
+	json_t *root = json_object(), *passes = json_array(), *status;
+
+	if (root == NULL || passes == NULL) {
+		json_decref(root), json_decref(passes);
+		w_fail(w, -ENOMEM, "document");
+		return NULL;
 	}
-	w_set(w, root, "lists", lists);
+	w_meta(w, root, s);
+	w_config(w, root, s);
+	w_array(w, root, "targets", s->targets, s->n_targets, sizeof(*s->targets),
+	        TABLE(target_fields), NULL);
+	w_array(w, root, "lists", s->lists, s->n_lists, sizeof(*s->lists), TABLE(list_fields),
+	        w_list_sha);
 	for (size_t i = 0; i < s->n_passes; i++)
 		w_append(w, passes, w_pass(w, &s->passes[i]));
 	w_set(w, root, "passes", passes);
-	w_bool(w, status, "interrupted", s->interrupted);
-	w_set(w, status, "failed", json_integer(s->failed));
-	w_str(w, status, "fail_message", s->failed ? s->fail_msg : NULL);
-	w_set(w, root, "status", status);
+	status = w_section(w, root, "status", s, TABLE(status_fields));
+	if (status != NULL) {
+		w_set(w, status, "failed", json_integer(s->failed));
+		w_str(w, status, "fail_message", s->failed ? s->fail_msg : NULL);
+	}
 	if (w->rc != 0) {
 		json_decref(root);
 		return NULL;
@@ -526,29 +723,117 @@ static int r_arr(rctx_t *r, json_t *o, const char *k, json_t **out)
 	return 0;
 }
 
-static int r_counters(rctx_t *r, json_t *o, dv_counters_t *c)
+static int r_kind(rctx_t *r, json_t *o, dv_pass_kind_t *k)
 {
-	json_t *rc_arr, *qt, *qo;
+	json_t *v = json_object_get(o, "kind");
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+
+	for (int i = DV_PASS_PLAIN; s != NULL && i <= DV_PASS_WARMUP; i++)
+		if (strcmp(s, dv_pass_kind_name((dv_pass_kind_t)i)) == 0) {
+			*k = (dv_pass_kind_t)i;
+			return 0;
+		}
+	return r_bad(r, "\"kind\" must be one of plain, cold, hot, warmup");
+}
+
+static int r_end(rctx_t *r, json_t *o, dv_end_reason_t *e)
+{
+	json_t *v = json_object_get(o, "end_reason");
+
+	if (!json_is_string(v))
+		return r_bad(r, "\"end_reason\" must be a string");
+	if (strcmp(json_string_value(v), "list") == 0)
+		*e = DV_END_LIST;
+	else if (strcmp(json_string_value(v), "time") == 0)
+		*e = DV_END_TIME;
+	else if (strcmp(json_string_value(v), "interrupt") == 0)
+		*e = DV_END_INTERRUPT;
+	else
+		return r_bad(r, "\"end_reason\" must be list, time or interrupt");
+	return 0;
+}
+
+static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
+{
+	uint64_t u = 0;
+	double d = 0;
+	bool b = false;
+	char *str = NULL;
 	int rc;
 
-	memset(c, 0, sizeof(*c));
-	R_U64(r, o, "sent", c->sent, INT64_MAX);
-	R_U64(r, o, "not_sent", c->not_sent, INT64_MAX);
-	R_U64(r, o, "completed", c->completed, INT64_MAX);
-	R_U64(r, o, "lost", c->lost, INT64_MAX);
-	R_U64(r, o, "late", c->late, INT64_MAX);
-	R_U64(r, o, "interrupted", c->interrupted, INT64_MAX);
-	R_U64(r, o, "unexpected", c->unexpected, INT64_MAX);
-	R_U64(r, o, "malformed", c->malformed, INT64_MAX);
-	R_U64(r, o, "truncated", c->truncated, INT64_MAX);
-	R_U64(r, o, "icmp_errors", c->icmp_errors, INT64_MAX);
-	R_U64(r, o, "bytes_sent", c->bytes_sent, INT64_MAX);
-	R_U64(r, o, "bytes_received", c->bytes_received, INT64_MAX);
-	R_U64(r, o, "send_calls", c->send_calls, INT64_MAX);
-	R_U64(r, o, "recv_calls", c->recv_calls, INT64_MAX);
-	if (json_object_get(o, "wait_calls") != NULL) /* optional: absent in early files */
-		R_U64(r, o, "wait_calls", c->wait_calls, INT64_MAX);
-	R_U64(r, o, "inflight_peak", c->inflight_peak, INT64_MAX);
+	switch (f->type) {
+	case J_UINT:
+		if ((rc = r_u64(r, o, f->key, f->max, &u)) == 0)
+			store_uint(p, f->size, u);
+		return rc;
+	case J_DBL:
+		if ((rc = r_dbl(r, o, f->key, &d)) == 0)
+			memcpy(p, &d, sizeof(d));
+		return rc;
+	case J_BOOL:
+		if ((rc = r_bool(r, o, f->key, &b)) == 0)
+			store_uint(p, f->size, b);
+		return rc;
+	case J_STR:
+	case J_LABEL:
+		rc = r_str(r, o, f->key, f->type == J_LABEL, &str);
+		memcpy(p, &str, sizeof(str));
+		return rc;
+	case J_TIME:
+		return 0; /* derived; its ns are read from their own key */
+	case J_KIND:
+		return r_kind(r, o, (dv_pass_kind_t *)p);
+	case J_END:
+		return r_end(r, o, (dv_end_reason_t *)p);
+	}
+	return 0;
+}
+
+/* Every key of table t from o into the struct at base; the first error wins. */
+static int r_fields(rctx_t *r, json_t *o, void *base, const jfield_t *t, size_t n)
+{
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		if ((rc = r_field(r, o, (char *)base + t[i].off, &t[i])) != 0)
+			return rc;
+	return 0;
+}
+
+/* o[k] must be an object: its table's keys into base. */
+static int r_section(rctx_t *r, json_t *o, const char *k, void *base, const jfield_t *t, size_t n,
+                     json_t **out)
+{
+	json_t *sub;
+	int rc;
+
+	if ((rc = r_obj(r, o, k, &sub)) != 0)
+		return rc;
+	if (out != NULL)
+		*out = sub;
+	return r_fields(r, sub, base, t, n);
+}
+
+/* o[k] must be an array: *arr, and *out = n zeroed elements of size (NULL when empty). */
+static int r_array(rctx_t *r, json_t *o, const char *k, size_t size, json_t **arr, void **out)
+{
+	int rc;
+
+	if ((rc = r_arr(r, o, k, arr)) != 0)
+		return rc;
+	if (json_array_size(*arr) == 0)
+		return 0;
+	*out = calloc(json_array_size(*arr), size);
+	if (*out == NULL)
+		return dv_err_set(r->err, -ENOMEM, "%s: out of memory", r->name);
+	return 0;
+}
+
+static int r_rcodes(rctx_t *r, json_t *o, dv_counters_t *c)
+{
+	json_t *rc_arr;
+	int rc;
+
 	if ((rc = r_arr(r, o, "rcode", &rc_arr)) != 0)
 		return rc;
 	if (json_array_size(rc_arr) != DV_RCODES)
@@ -559,6 +844,14 @@ static int r_counters(rctx_t *r, json_t *o, dv_counters_t *c)
 			return r_bad(r, "\"rcode\"[%d] must be a non-negative integer", i);
 		c->rcode[i] = (uint64_t)json_integer_value(v);
 	}
+	return 0;
+}
+
+static int r_qtypes(rctx_t *r, json_t *o, dv_counters_t *c)
+{
+	json_t *qt;
+	int rc;
+
 	if ((rc = r_arr(r, o, "qtypes", &qt)) != 0)
 		return rc;
 	if (json_array_size(qt) > DV_QTYPE_SLOTS)
@@ -580,11 +873,25 @@ static int r_counters(rctx_t *r, json_t *o, dv_counters_t *c)
 		R_U64(r, e, "sent", c->qtype[slot].sent, INT64_MAX);
 		R_U64(r, e, "completed", c->qtype[slot].completed, INT64_MAX);
 	}
-	if ((rc = r_obj(r, o, "qtype_other", &qo)) != 0)
-		return rc;
-	R_U64(r, qo, "sent", c->qtype_other_sent, INT64_MAX);
-	R_U64(r, qo, "completed", c->qtype_other_completed, INT64_MAX);
 	return 0;
+}
+
+/* The DV_COUNTERS (optional ones may be absent: 0), then "rcode", "qtypes", "qtype_other". */
+static int r_counters(rctx_t *r, json_t *o, dv_counters_t *c)
+{
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < dv_counter_nfields; i++) {
+		const dv_counter_field_t *f = &dv_counter_fields[i];
+		if ((f->flags & DV_CTR_OPTIONAL) && json_object_get(o, f->name) == NULL)
+			continue;
+		if ((rc = r_u64(r, o, f->name, INT64_MAX, dv_counter_ptr(c, f))) != 0)
+			return rc;
+	}
+	if ((rc = r_rcodes(r, o, c)) != 0 || (rc = r_qtypes(r, o, c)) != 0)
+		return rc;
+	return r_section(r, o, "qtype_other", c, TABLE(qtype_other_fields), NULL);
 }
 
 static int r_latency(rctx_t *r, json_t *o, dv_hist_t *h)
@@ -637,62 +944,39 @@ static int r_latency(rctx_t *r, json_t *o, dv_hist_t *h)
 	return 0;
 }
 
-static int r_kind(rctx_t *r, json_t *o, dv_pass_kind_t *k)
+static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 {
-	json_t *v = json_object_get(o, "kind");
-	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+	json_t *iv;
+	int rc;
 
-	for (int i = DV_PASS_PLAIN; s != NULL && i <= DV_PASS_WARMUP; i++)
-		if (strcmp(s, dv_pass_kind_name((dv_pass_kind_t)i)) == 0) {
-			*k = (dv_pass_kind_t)i;
-			return 0;
-		}
-	return r_bad(r, "\"kind\" must be one of plain, cold, hot, warmup");
+	if ((rc = r_array(r, o, "intervals", sizeof(dv_interval_t), &iv,
+	                  (void **)&res->intervals)) != 0)
+		return rc;
+	for (size_t i = 0; i < json_array_size(iv); i++) {
+		json_t *e = json_array_get(iv, i);
+		res->n_intervals = i + 1;
+		if (!json_is_object(e))
+			return r_bad(r, "intervals[%zu] must be an object", i);
+		if ((rc = r_fields(r, e, &res->intervals[i], TABLE(interval_fields))) != 0)
+			return rc;
+	}
+	return 0;
 }
 
 static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p)
 {
 	dv_pass_result_t *res = &p->res;
-	json_t *c, *lat, *udp, *iv, *v;
-	uint64_t u;
-	bool valid;
+	json_t *c, *lat;
 	int rc;
 
 	if (!json_is_object(o))
 		return r_bad(r, "must be an object");
-	R_U64(r, o, "target", p->target, INT64_MAX);
-	R_U64(r, o, "list", p->list, INT64_MAX);
+	if ((rc = r_fields(r, o, p, TABLE(pass_fields))) != 0)
+		return rc;
 	if (p->target >= s->n_targets)
 		return r_bad(r, "target %zu does not exist", p->target);
 	if (p->list >= s->n_lists)
 		return r_bad(r, "list %zu does not exist", p->list);
-	R_U64(r, o, "repeat", p->repeat, 1000000);
-	if ((rc = r_kind(r, o, &p->kind)) != 0 || (rc = r_dbl(r, o, "flush_s", &p->flush_s)) != 0 ||
-	    (rc = r_dbl(r, o, "ready_wait_s", &p->ready_wait_s)) != 0)
-		return rc;
-	v = json_object_get(o, "end_reason");
-	if (!json_is_string(v))
-		return r_bad(r, "\"end_reason\" must be a string");
-	if (strcmp(json_string_value(v), "list") == 0)
-		res->end = DV_END_LIST;
-	else if (strcmp(json_string_value(v), "time") == 0)
-		res->end = DV_END_TIME;
-	else if (strcmp(json_string_value(v), "interrupt") == 0)
-		res->end = DV_END_INTERRUPT;
-	else
-		return r_bad(r, "\"end_reason\" must be list, time or interrupt");
-	if ((rc = r_bool(r, o, "interrupted", &res->interrupted)) != 0)
-		return rc;
-	R_U64(r, o, "start_wall_ns", res->start_wall_ns, INT64_MAX);
-	if ((rc = r_dbl(r, o, "run_time_s", &res->run_time_s)) != 0 ||
-	    (rc = r_dbl(r, o, "elapsed_s", &res->elapsed_s)) != 0 ||
-	    (rc = r_dbl(r, o, "qps", &res->qps)) != 0 ||
-	    (rc = r_dbl(r, o, "cpu_user_s", &res->cpu_user_s)) != 0 ||
-	    (rc = r_dbl(r, o, "cpu_sys_s", &res->cpu_sys_s)) != 0)
-		return rc;
-	R_U64(r, o, "sockets", res->sockets, UINT32_MAX);
-	R_U64(r, o, "threads", res->threads, UINT32_MAX);
-	R_U64(r, o, "max_outstanding", res->max_outstanding, UINT32_MAX);
 	if ((rc = r_obj(r, o, "counters", &c)) != 0 || (rc = r_counters(r, c, &res->stats.c)) != 0)
 		return rc;
 	if ((rc = r_obj(r, o, "latency", &lat)) != 0 ||
@@ -702,43 +986,9 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		return r_bad(r, "latency count %llu differs from completed %llu",
 		             (unsigned long long)res->stats.latency.count,
 		             (unsigned long long)res->stats.c.completed);
-	if ((rc = r_obj(r, o, "udp_snmp", &udp)) != 0 ||
-	    (rc = r_bool(r, udp, "valid", &valid)) != 0)
+	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0)
 		return rc;
-	res->udp.valid = valid;
-	R_U64(r, udp, "in_datagrams", res->udp.in_datagrams, INT64_MAX);
-	R_U64(r, udp, "no_ports", res->udp.no_ports, INT64_MAX);
-	R_U64(r, udp, "in_errors", res->udp.in_errors, INT64_MAX);
-	R_U64(r, udp, "out_datagrams", res->udp.out_datagrams, INT64_MAX);
-	R_U64(r, udp, "rcvbuf_errors", res->udp.rcvbuf_errors, INT64_MAX);
-	R_U64(r, udp, "sndbuf_errors", res->udp.sndbuf_errors, INT64_MAX);
-	if ((rc = r_arr(r, o, "intervals", &iv)) != 0)
-		return rc;
-	if (json_array_size(iv) > 0) {
-		res->intervals = calloc(json_array_size(iv), sizeof(dv_interval_t));
-		if (res->intervals == NULL)
-			return dv_err_set(r->err, -ENOMEM, "%s: out of memory", r->name);
-	}
-	for (size_t i = 0; i < json_array_size(iv); i++) {
-		json_t *e = json_array_get(iv, i);
-		dv_interval_t *x = &res->intervals[i];
-		res->n_intervals = i + 1;
-		if (!json_is_object(e))
-			return r_bad(r, "intervals[%zu] must be an object", i);
-		if ((rc = r_dbl(r, e, "t_s", &x->t_s)) != 0)
-			return rc;
-		R_U64(r, e, "sent", u, INT64_MAX);
-		x->sent = u;
-		R_U64(r, e, "completed", x->completed, INT64_MAX);
-		R_U64(r, e, "lost", x->lost, INT64_MAX);
-		R_U64(r, e, "inflight", x->inflight, INT64_MAX);
-		if ((rc = r_dbl(r, e, "qps", &x->qps)) != 0 ||
-		    (rc = r_dbl(r, e, "lat_mean_ns", &x->lat_mean_ns)) != 0 ||
-		    (rc = r_dbl(r, e, "lat_p50_ns", &x->lat_p50_ns)) != 0 ||
-		    (rc = r_dbl(r, e, "lat_p99_ns", &x->lat_p99_ns)) != 0)
-			return rc;
-	}
-	return 0;
+	return r_intervals(r, o, res);
 }
 
 /* "1.2.3.4:53" / "[::1]:53" -> sockaddr; leaves AF_UNSPEC when it is not numeric. */
@@ -783,11 +1033,10 @@ static void parse_addr(const char *text, struct sockaddr_storage *sa, socklen_t 
 	}
 }
 
-static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
+/* "schema", "schema_version", "tool", command line, start, "host". */
+static int r_meta(rctx_t *r, json_t *root, dv_study_t *s)
 {
-	json_t *v, *tool, *host, *cfg, *run, *qo, *plan, *targets, *lists, *passes, *status;
-	uint64_t u;
-	bool b;
+	json_t *v;
 	int rc;
 
 	if (!json_is_object(root))
@@ -801,26 +1050,23 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 	    json_integer_value(v) > DV_RESULTS_SCHEMA_VERSION)
 		return r_bad(r, "unsupported schema_version (this dnsvolley reads 1 to %d)",
 		             DV_RESULTS_SCHEMA_VERSION);
-	if ((rc = r_obj(r, root, "tool", &tool)) != 0 ||
-	    (rc = r_str(r, tool, "version", false, &s->tool_version)) != 0 ||
-	    (rc = r_str(r, root, "command_line", false, &s->cmdline)) != 0)
+	if ((rc = r_section(r, root, "tool", s, TABLE(tool_fields), NULL)) != 0 ||
+	    (rc = r_fields(r, root, s, TABLE(meta_fields))) != 0)
 		return rc;
-	R_U64(r, root, "start_wall_ns", s->start_wall_ns, INT64_MAX);
-	if ((rc = r_obj(r, root, "host", &host)) != 0 ||
-	    (rc = r_str(r, host, "name", false, &s->hostname)) != 0 ||
-	    (rc = r_str(r, host, "kernel", false, &s->kernel)) != 0)
-		return rc;
-	R_U64(r, host, "cpus", s->ncpu, UINT32_MAX);
+	return r_section(r, root, "host", s, TABLE(host_fields), NULL);
+}
 
-	if ((rc = r_obj(r, root, "config", &cfg)) != 0 || (rc = r_arr(r, cfg, "plan", &plan)) != 0)
+static int r_plan(rctx_t *r, json_t *cfg, dv_study_t *s)
+{
+	json_t *plan;
+	int rc;
+
+	if ((rc = r_arr(r, cfg, "plan", &plan)) != 0)
 		return rc;
 	if (json_array_size(plan) > 1000)
 		return r_bad(r, "\"plan\" is longer than 1000 passes");
-	if (json_array_size(plan) > 0) {
-		s->plan = calloc(json_array_size(plan), sizeof(*s->plan));
-		if (s->plan == NULL)
-			return dv_err_set(r->err, -ENOMEM, "%s: out of memory", r->name);
-	}
+	if ((rc = r_array(r, cfg, "plan", sizeof(*s->plan), &plan, (void **)&s->plan)) != 0)
+		return rc;
 	for (size_t i = 0; i < json_array_size(plan); i++) {
 		json_t *k = json_array_get(plan, i), *tmp = json_object();
 		if (tmp == NULL)
@@ -832,63 +1078,60 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 			return rc;
 		s->n_plan = i + 1;
 	}
-	R_U64(r, cfg, "repeat", u, 1000000);
-	s->repeat = (unsigned)u;
-	if ((rc = r_bool(r, cfg, "warmup", &s->warmup)) != 0)
-		return rc;
-	R_U64(r, cfg, "ready_timeout_ns", s->ready_timeout_ns, INT64_MAX);
-	if ((rc = r_obj(r, cfg, "run", &run)) != 0)
-		return rc;
-	R_U64(r, run, "sockets", s->run.sockets, UINT32_MAX);
-	R_U64(r, run, "threads", s->run.threads, UINT32_MAX);
-	R_U64(r, run, "max_outstanding", s->run.max_outstanding, UINT32_MAX);
-	R_U64(r, run, "timeout_ns", s->run.timeout_ns, INT64_MAX);
-	R_U64(r, run, "time_limit_ns", s->run.time_limit_ns, INT64_MAX);
-	R_U64(r, run, "passes", s->run.passes, INT64_MAX);
-	if ((rc = r_dbl(r, run, "max_qps", &s->run.max_qps)) != 0)
-		return rc;
-	R_U64(r, run, "interval_ns", s->run.interval_ns, INT64_MAX);
-	R_U64(r, run, "local_port", s->run.local_port, 65535);
-	if ((rc = r_obj(r, cfg, "query_options", &qo)) != 0 ||
-	    (rc = r_bool(r, qo, "rd", &s->ql.rd)) != 0 ||
-	    (rc = r_bool(r, qo, "edns", &s->ql.edns)) != 0 ||
-	    (rc = r_bool(r, qo, "dnssec_ok", &s->ql.dnssec_ok)) != 0 ||
-	    (rc = r_bool(r, qo, "skip_bad", &s->ql.skip_bad)) != 0)
-		return rc;
-	R_U64(r, qo, "edns_bufsize", s->ql.edns_bufsize, 65535);
-	{
-		char *hex = NULL;
-		size_t n;
-		if ((rc = r_str(r, qo, "edns_options", false, &hex)) != 0)
-			return rc;
-		n = hex != NULL ? strlen(hex) : 0;
-		if (n % 2 != 0 || n / 2 > DV_QL_EDNS_OPTS_MAX) {
-			free(hex);
-			return r_bad(r, "\"edns_options\" must be at most %d octets of hex",
-				     DV_QL_EDNS_OPTS_MAX);
-		}
-		for (size_t i = 0; i < n / 2; i++) {
-			unsigned byte;
-			if (sscanf(hex + 2 * i, "%2x", &byte) != 1 || !isxdigit((unsigned char)hex[2 * i]) ||
-			    !isxdigit((unsigned char)hex[2 * i + 1])) {
-				free(hex);
-				return r_bad(r, "\"edns_options\" must be hex");
-			}
-			s->ql.edns_opts[i] = (uint8_t)byte;
-		}
-		s->ql.edns_opts_len = (uint16_t)(n / 2);
-		free(hex);
-	}
+	return 0;
+}
 
-	if ((rc = r_arr(r, root, "targets", &targets)) != 0 ||
-	    (rc = r_arr(r, root, "lists", &lists)) != 0 ||
-	    (rc = r_arr(r, root, "passes", &passes)) != 0)
+/* "edns_options": absent, null, or the -E options in wire form as hex. */
+static int r_edns_options(rctx_t *r, json_t *qo, dv_ql_options_t *ql)
+{
+	char *hex = NULL;
+	size_t n;
+	int rc;
+
+	if ((rc = r_str(r, qo, "edns_options", false, &hex)) != 0)
 		return rc;
-	if (json_array_size(targets) > 0) {
-		s->targets = calloc(json_array_size(targets), sizeof(*s->targets));
-		if (s->targets == NULL)
-			return dv_err_set(r->err, -ENOMEM, "%s: out of memory", r->name);
+	n = hex != NULL ? strlen(hex) : 0;
+	if (n % 2 != 0 || n / 2 > DV_QL_EDNS_OPTS_MAX) {
+		free(hex);
+		return r_bad(r, "\"edns_options\" must be at most %d octets of hex",
+		             DV_QL_EDNS_OPTS_MAX);
 	}
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned byte;
+		if (sscanf(hex + 2 * i, "%2x", &byte) != 1 ||
+		    !isxdigit((unsigned char)hex[2 * i]) ||
+		    !isxdigit((unsigned char)hex[2 * i + 1])) {
+			free(hex);
+			return r_bad(r, "\"edns_options\" must be hex");
+		}
+		ql->edns_opts[i] = (uint8_t)byte;
+	}
+	ql->edns_opts_len = (uint16_t)(n / 2);
+	free(hex);
+	return 0;
+}
+
+static int r_config(rctx_t *r, json_t *root, dv_study_t *s)
+{
+	json_t *cfg, *qo;
+	int rc;
+
+	if ((rc = r_obj(r, root, "config", &cfg)) != 0 || (rc = r_plan(r, cfg, s)) != 0 ||
+	    (rc = r_fields(r, cfg, s, TABLE(config_fields))) != 0 ||
+	    (rc = r_section(r, cfg, "run", &s->run, TABLE(run_fields), NULL)) != 0 ||
+	    (rc = r_section(r, cfg, "query_options", &s->ql, TABLE(qopt_fields), &qo)) != 0)
+		return rc;
+	return r_edns_options(r, qo, &s->ql);
+}
+
+static int r_targets(rctx_t *r, json_t *root, dv_study_t *s)
+{
+	json_t *targets;
+	int rc;
+
+	if ((rc = r_array(r, root, "targets", sizeof(*s->targets), &targets,
+	                  (void **)&s->targets)) != 0)
+		return rc;
 	for (size_t i = 0; i < json_array_size(targets); i++) {
 		json_t *e = json_array_get(targets, i);
 		dv_target_t *t = &s->targets[i];
@@ -896,53 +1139,64 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 		snprintf(r->where, sizeof(r->where), "targets[%zu]", i);
 		if (!json_is_object(e))
 			return r_bad(r, "must be an object");
-		if ((rc = r_str(r, e, "label", true, &t->label)) != 0 ||
-		    (rc = r_str(r, e, "spec", false, &t->spec)) != 0 ||
-		    (rc = r_str(r, e, "address", false, &t->addr_text)) != 0 ||
-		    (rc = r_str(r, e, "flush_command", false, &t->flush_cmd)) != 0 ||
-		    (rc = r_str(r, e, "server_version", false, &t->server_version)) != 0)
+		if ((rc = r_fields(r, e, t, TABLE(target_fields))) != 0)
 			return rc;
 		parse_addr(t->addr_text, &t->addr, &t->addr_len);
 	}
-	if (json_array_size(lists) > 0) {
-		s->lists = calloc(json_array_size(lists), sizeof(*s->lists));
-		if (s->lists == NULL)
-			return dv_err_set(r->err, -ENOMEM, "%s: out of memory", r->name);
-	}
+	r->where[0] = '\0';
+	return 0;
+}
+
+/* "sha256": absent, null, "" or 64 lower-case hex digits. */
+static int r_sha256(rctx_t *r, json_t *e, dv_list_t *l)
+{
+	char *sha = NULL;
+	int rc;
+
+	if ((rc = r_str(r, e, "sha256", false, &sha)) != 0 || sha == NULL)
+		return rc;
+	size_t n = strlen(sha);
+	bool hex = n == 0 || n == 64;
+	for (size_t k = 0; k < n; k++)
+		hex = hex && ((sha[k] >= '0' && sha[k] <= '9') || (sha[k] >= 'a' && sha[k] <= 'f'));
+	if (hex)
+		memcpy(l->sha256, sha, n + 1);
+	free(sha);
+	if (!hex)
+		return r_bad(r, "\"sha256\" must be 64 lower-case hex digits or \"\"");
+	return 0;
+}
+
+static int r_lists(rctx_t *r, json_t *root, dv_study_t *s)
+{
+	json_t *lists;
+	int rc;
+
+	if ((rc = r_array(r, root, "lists", sizeof(*s->lists), &lists, (void **)&s->lists)) != 0)
+		return rc;
 	for (size_t i = 0; i < json_array_size(lists); i++) {
 		json_t *e = json_array_get(lists, i);
 		dv_list_t *l = &s->lists[i];
-		char *sha = NULL;
 		s->n_lists = i + 1;
 		snprintf(r->where, sizeof(r->where), "lists[%zu]", i);
 		if (!json_is_object(e))
 			return r_bad(r, "must be an object");
-		if ((rc = r_str(r, e, "label", true, &l->label)) != 0 ||
-		    (rc = r_str(r, e, "path", false, &l->path)) != 0)
+		if ((rc = r_fields(r, e, l, TABLE(list_fields))) != 0 ||
+		    (rc = r_sha256(r, e, l)) != 0)
 			return rc;
-		R_U64(r, e, "queries", l->queries, INT64_MAX);
-		R_U64(r, e, "lines", l->lines, INT64_MAX);
-		if ((rc = r_str(r, e, "sha256", false, &sha)) != 0)
-			return rc;
-		if (sha != NULL) {
-			size_t n = strlen(sha);
-			bool hex = n == 0 || n == 64;
-			for (size_t k = 0; k < n; k++)
-				hex = hex && ((sha[k] >= '0' && sha[k] <= '9') ||
-				              (sha[k] >= 'a' && sha[k] <= 'f'));
-			if (hex)
-				memcpy(l->sha256, sha, n + 1);
-			free(sha);
-			if (!hex)
-				return r_bad(r,
-				             "\"sha256\" must be 64 lower-case hex digits or \"\"");
-		}
 	}
-	if (json_array_size(passes) > 0) {
-		s->passes = calloc(json_array_size(passes), sizeof(*s->passes));
-		if (s->passes == NULL)
-			return dv_err_set(r->err, -ENOMEM, "%s: out of memory", r->name);
-	}
+	r->where[0] = '\0';
+	return 0;
+}
+
+static int r_passes(rctx_t *r, json_t *root, dv_study_t *s)
+{
+	json_t *passes;
+	int rc;
+
+	if ((rc = r_array(r, root, "passes", sizeof(*s->passes), &passes, (void **)&s->passes)) !=
+	    0)
+		return rc;
 	for (size_t i = 0; i < json_array_size(passes); i++) {
 		s->n_passes = i + 1;
 		snprintf(r->where, sizeof(r->where), "passes[%zu]", i);
@@ -950,10 +1204,16 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 			return rc;
 	}
 	r->where[0] = '\0';
-	if ((rc = r_obj(r, root, "status", &status)) != 0 ||
-	    (rc = r_bool(r, status, "interrupted", &b)) != 0)
+	return 0;
+}
+
+static int r_status(rctx_t *r, json_t *root, dv_study_t *s)
+{
+	json_t *status, *v;
+	int rc;
+
+	if ((rc = r_section(r, root, "status", s, TABLE(status_fields), &status)) != 0)
 		return rc;
-	s->interrupted = b;
 	v = json_object_get(status, "failed");
 	if (!json_is_integer(v) || json_integer_value(v) > 0 || json_integer_value(v) < -4095)
 		return r_bad(r, "\"status\".\"failed\" must be 0 or a negative error code");
@@ -962,6 +1222,18 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 	if (json_is_string(v))
 		snprintf(s->fail_msg, sizeof(s->fail_msg), "%s", json_string_value(v));
 	return 0;
+}
+
+/* One helper per section, in file order; the first error wins. */
+static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
+{
+	int rc;
+
+	if ((rc = r_meta(r, root, s)) != 0 || (rc = r_config(r, root, s)) != 0 ||
+	    (rc = r_targets(r, root, s)) != 0 || (rc = r_lists(r, root, s)) != 0 ||
+	    (rc = r_passes(r, root, s)) != 0)
+		return rc;
+	return r_status(r, root, s);
 }
 
 int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_study_t *s,

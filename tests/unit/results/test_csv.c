@@ -156,6 +156,49 @@ static void test_header_once(void **state)
 	free_study(s);
 }
 
+/*
+ * The counter columns come from DV_COUNTERS (stats.h) by csv name: every
+ * counter with one is a column holding its value (distinct per counter here),
+ * and no column is left empty (a column with neither a counter nor a text).
+ */
+static void test_counter_columns(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	size_t with_csv = 0;
+	char want[32];
+	(void)state;
+
+	for (size_t k = 0; k < dv_counter_nfields; k++)
+		*dv_counter_ptr(&s->passes[1].res.stats.c, &dv_counter_fields[k]) = 7000 + 11 * k;
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.n, 2);
+	for (size_t k = 0; k < dv_counter_nfields; k++) {
+		const dv_counter_field_t *f = &dv_counter_fields[k];
+		if (f->csv == NULL)
+			continue;
+		with_csv++;
+		assert_ptr_equal(dv_csv_counter(f->csv), f);
+		snprintf(want, sizeof(want), "%zu", (size_t)(7000 + 11 * k));
+		assert_string_equal(field(&t, 0, f->csv), want);
+	}
+	assert_int_equal(with_csv, 5);
+	assert_string_equal(field(&t, 0, "sent"), "7000");
+	assert_string_equal(field(&t, 0, "not_sent"), "7011");
+	assert_string_equal(field(&t, 0, "completed"), "7022");
+	assert_string_equal(field(&t, 0, "lost"), "7033");
+	assert_string_equal(field(&t, 0, "late"), "7044");
+	assert_null(dv_csv_counter("qps"));
+	for (size_t r = 0; r < t.n; r++)
+		for (size_t c = 0; c < dv_csv_ncolumns; c++)
+			if (t.rows[r][c][0] == '\0')
+				fail_msg("row %zu column %zu is empty", r, c);
+	dv_csv_table_free(&t);
+	free_study(s);
+}
+
 static void test_empty_file_gets_header(void **state)
 {
 	dv_study_t *s = make_study("t1");
@@ -251,6 +294,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_header_once, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_counter_columns, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_empty_file_gets_header, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_header_mismatch_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_quoting_round_trip, setup, teardown),

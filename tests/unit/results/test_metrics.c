@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include "engine/stats.h"
 #include "results/metrics.h"
 
 #define T0 (1717200000ULL * DV_NS_PER_S)
@@ -217,6 +218,65 @@ static void test_lines(void **state)
 	free_study(s);
 }
 
+/*
+ * stats_sum takes its counts from DV_COUNTERS (stats.h) by dns-metrics name:
+ * with every counter a distinct value, each named one appears under its key,
+ * in this order, and no other counter leaks in.
+ */
+static void test_sum_counters(void **state)
+{
+	dv_study_t *s = make_study();
+	char path[] = "/tmp/dv_test_metrics_XXXXXX";
+	int fd = mkstemp(path);
+	dv_err_t err = {{0}};
+	char line[65536];
+	json_t *sum = NULL;
+	static const char *const keys[] = {"queries",     "responses",  "timeouts",
+	                                   "interrupted", "unexpected", "discarded"};
+	(void)state;
+
+	s->n_passes = 2; /* the warmup and one reported pass */
+	for (size_t k = 0; k < dv_counter_nfields; k++)
+		*dv_counter_ptr(&s->passes[1].res.stats.c, &dv_counter_fields[k]) = 5000 + 100 * k;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(dv_metrics_write(s, path, &err), 0);
+	FILE *fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (sum == NULL && fgets(line, sizeof(line), fp) != NULL) {
+		json_t *o = json_loads(line, 0, NULL);
+		assert_non_null(o);
+		if (strcmp(gets(o, "type"), "stats_sum") == 0)
+			sum = o; /* the pass's own, first */
+		else
+			json_decref(o);
+	}
+	fclose(fp);
+	unlink(path);
+	assert_non_null(sum);
+	assert_int_equal(geti(sum, "queries"), 5000);     /* sent */
+	assert_int_equal(geti(sum, "responses"), 5200);   /* completed */
+	assert_int_equal(geti(sum, "timeouts"), 5300);    /* lost */
+	assert_int_equal(geti(sum, "interrupted"), 5500); /* interrupted */
+	assert_int_equal(geti(sum, "unexpected"), 5600);  /* unexpected */
+	assert_int_equal(geti(sum, "discarded"), 5700);   /* malformed */
+	/* In that order, right after "until" (the line as written, compact). */
+	const char *at = strstr(line, "\"until\":");
+	assert_non_null(at);
+	for (size_t k = 0; k < DV_ARRAY_SIZE(keys); k++) {
+		char quoted[32];
+		snprintf(quoted, sizeof(quoted), "\"%s\":", keys[k]);
+		const char *next = strstr(at, quoted);
+		assert_non_null(next);
+		assert_non_null(strchr(next, ',')); /* one value, then the next key */
+		assert_ptr_equal(strchr(strchr(at, ',') + 1, '"'), next);
+		at = next;
+	}
+	json_decref(sum);
+	s->n_passes = 3; /* so free_study frees every pass */
+	free_study(s);
+}
+
 static void test_unwritable(void **state)
 {
 	dv_study_t *s = make_study();
@@ -231,6 +291,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lines),
+	    cmocka_unit_test(test_sum_counters),
 	    cmocka_unit_test(test_unwritable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
+#include "engine/stats.h"
 #include "results/results_json.h"
 #include "study/study.h"
 #include "study/summary.h"
@@ -269,6 +271,91 @@ static void test_round_trip(void **state)
 	dv_study_free(&a);
 }
 
+/* The integer at o[key], failing the test when it is missing or not an integer. */
+static uint64_t json_u64(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	if (!json_is_integer(v))
+		fail_msg("\"%s\" missing or not an integer", key);
+	return (uint64_t)json_integer_value(v);
+}
+
+/*
+ * Every counter of every pass a different value (completed stays the latency
+ * count), rcodes, qtype_other, udp and interval figures too: the file holds each
+ * under its documented key, and reads back byte for byte. A counter the writer
+ * or the reader forgot, or two keys swapped, fail here.
+ */
+static void test_every_counter_distinct(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	json_error_t jerr;
+	build(&a);
+	for (size_t i = 0; i < a.n_passes; i++) {
+		dv_pass_result_t *r = &a.passes[i].res;
+		dv_counters_t *c = &r->stats.c;
+		uint64_t base = 1000000 * (i + 1);
+		for (size_t k = 0; k < dv_counter_nfields; k++)
+			if (dv_counter_fields[k].offset != offsetof(dv_counters_t, completed))
+				*dv_counter_ptr(c, &dv_counter_fields[k]) = base + 1000 * (k + 1);
+		for (int k = 0; k < DV_RCODES; k++)
+			c->rcode[k] = base + 100 + (uint64_t)k;
+		c->qtype_other_sent = base + 201;
+		c->qtype_other_completed = base + 202;
+		r->udp.valid = 1;
+		r->udp.in_datagrams = base + 301;
+		r->udp.no_ports = base + 302;
+		r->udp.in_errors = base + 303;
+		r->udp.out_datagrams = base + 304;
+		r->udp.rcvbuf_errors = base + 305;
+		r->udp.sndbuf_errors = base + 306;
+		for (size_t k = 0; k < r->n_intervals; k++) {
+			dv_interval_t *x = &r->intervals[k];
+			x->sent = base + 401 + 10 * k;
+			x->completed = base + 402 + 10 * k;
+			x->lost = base + 403 + 10 * k;
+			x->inflight = base + 404 + 10 * k;
+			x->lat_p50_ns = 0.5 + (double)k;
+			x->lat_p99_ns = 0.25 + (double)k;
+		}
+	}
+	char *text = dv_results_dump_json(&a, &err);
+	assert_non_null(text);
+	json_t *root = json_loads(text, 0, &jerr);
+	assert_non_null(root);
+	for (size_t i = 0; i < a.n_passes; i++) {
+		const dv_counters_t *c = &a.passes[i].res.stats.c;
+		json_t *cj =
+		    json_object_get(json_array_get(json_object_get(root, "passes"), i), "counters");
+		assert_non_null(cj);
+		/* The schema's keys, written out here on purpose (doc/results-schema.md). */
+#define K(member) assert_true(json_u64(cj, #member) == c->member)
+		K(sent), K(not_sent), K(completed), K(lost), K(late), K(interrupted);
+		K(unexpected), K(malformed), K(truncated), K(icmp_errors), K(bytes_sent);
+		K(bytes_received), K(send_calls), K(recv_calls), K(wait_calls), K(inflight_peak);
+#undef K
+		/* Those 16, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 16 + 3);
+		assert_int_equal(dv_counter_nfields, 16);
+		json_t *qo = json_object_get(cj, "qtype_other");
+		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
+		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);
+		for (int k = 0; k < DV_RCODES; k++)
+			assert_true((uint64_t)json_integer_value(json_array_get(
+			                json_object_get(cj, "rcode"), (size_t)k)) == c->rcode[k]);
+	}
+	json_decref(root);
+	int rc = dv_results_read_buffer(text, strlen(text), "mem.json", &b, &err);
+	if (rc != 0)
+		fail_msg("%s", err.msg);
+	assert_same(&a, &b);
+	free(text);
+	dv_study_free(&a);
+	dv_study_free(&b);
+}
+
 static void test_empty_and_nonfinite(void **state)
 {
 	(void)state;
@@ -438,6 +525,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_every_counter_distinct),
 	    cmocka_unit_test(test_empty_and_nonfinite),
 	    cmocka_unit_test(test_rejects),
 	    cmocka_unit_test(test_mutations),
