@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void afile_reset(dv_afile_t *f)
+static void afile_reset(dv_atomicfile_t *f)
 {
 	free(f->path);
 	free(f->tmp);
@@ -46,7 +46,7 @@ static int copy_into(FILE *dst, const char *path, dv_err_t *err)
 	return 0;
 }
 
-int dv_afile_open(dv_afile_t *f, const char *path, bool copy_existing, dv_err_t *err)
+int dv_atomicfile_open(dv_atomicfile_t *f, const char *path, bool copy_existing, dv_err_t *err)
 {
 	int fd, rc;
 
@@ -80,14 +80,14 @@ int dv_afile_open(dv_afile_t *f, const char *path, bool copy_existing, dv_err_t 
 	if (copy_existing) {
 		rc = copy_into(f->fp, path, err);
 		if (rc != 0) {
-			dv_afile_abort(f);
+			dv_atomicfile_abort(f);
 			return rc;
 		}
 	}
 	return 0;
 }
 
-int dv_afile_commit(dv_afile_t *f, dv_err_t *err)
+int dv_atomicfile_commit(dv_atomicfile_t *f, dv_err_t *err)
 {
 	int rc = 0;
 
@@ -116,7 +116,7 @@ int dv_afile_commit(dv_afile_t *f, dv_err_t *err)
 	return rc;
 }
 
-void dv_afile_abort(dv_afile_t *f)
+void dv_atomicfile_abort(dv_atomicfile_t *f)
 {
 	if (f == NULL)
 		return;

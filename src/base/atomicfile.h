@@ -7,11 +7,11 @@
 
 #include "base/util.h"
 
-typedef struct dv_afile {
+typedef struct dv_atomicfile {
 	FILE *fp;   /* write here */
 	char *path; /* final name; NULL for stdout */
 	char *tmp;  /* temporary name in the same directory */
-} dv_afile_t;
+} dv_atomicfile_t;
 
 /*
  * Open PATH for writing through "PATH.tmp.XXXXXX" in the same directory; "-" means
@@ -19,11 +19,11 @@ typedef struct dv_afile {
  * any) is copied first, so appending stays atomic too. Returns 0 or a negative
  * errno with err filled ("FILE: why").
  */
-int dv_afile_open(dv_afile_t *f, const char *path, bool copy_existing, dv_err_t *err);
+int dv_atomicfile_open(dv_atomicfile_t *f, const char *path, bool copy_existing, dv_err_t *err);
 /* Flush, fsync, close and rename over PATH. On any error the temporary file is
  * removed, PATH is untouched, and a negative errno is returned with err filled. */
-int dv_afile_commit(dv_afile_t *f, dv_err_t *err);
+int dv_atomicfile_commit(dv_atomicfile_t *f, dv_err_t *err);
 /* Give up: close and remove the temporary file. Accepts an unopened/zeroed f. */
-void dv_afile_abort(dv_afile_t *f);
+void dv_atomicfile_abort(dv_atomicfile_t *f);
 
 #endif

@@ -11,17 +11,19 @@
  * Values above DV_HIST_MAX_NS land in the last bucket (max is still exact).
  * Bucket i covers [dv_hist_bucket_low(i), dv_hist_bucket_high(i)).
  */
-#define DV_HIST_SUB_BITS 8                     /* 256 exact values, 128 per octave */
-#define DV_HIST_MAX_BITS 40                    /* 2^40 ns ~ 1100 s */
+#define DV_HIST_SUB_BITS 8  /* 256 exact values, 128 per octave */
+#define DV_HIST_MAX_BITS 40 /* 2^40 ns ~ 1100 s */
 #define DV_HIST_MAX_NS   ((1ULL << DV_HIST_MAX_BITS) - 1)
-#define DV_HIST_BUCKETS  ((1 << DV_HIST_SUB_BITS) + (DV_HIST_MAX_BITS - DV_HIST_SUB_BITS) * (1 << (DV_HIST_SUB_BITS - 1)))
+#define DV_HIST_BUCKETS                                                                            \
+	((1 << DV_HIST_SUB_BITS) +                                                                 \
+	 (DV_HIST_MAX_BITS - DV_HIST_SUB_BITS) * (1 << (DV_HIST_SUB_BITS - 1)))
 
 typedef struct dv_hist {
 	uint64_t count;
-	uint64_t min_ns;     /* UINT64_MAX when empty */
+	uint64_t min_ns; /* UINT64_MAX when empty */
 	uint64_t max_ns;
-	double sum_ns;       /* for the mean */
-	double sumsq_ns;     /* for the standard deviation (population) */
+	double sum_ns;   /* for the mean */
+	double sumsq_ns; /* for the standard deviation (population) */
 	uint64_t bucket[DV_HIST_BUCKETS];
 } dv_hist_t;
 

@@ -15,7 +15,7 @@ typedef struct dv_config {
 	char *csv_path;     /* --csv FILE */
 	char *metrics_path; /* --dns-metrics FILE|- (DNS-OARC dns-metrics JSON lines) */
 	dv_gates_t gates;
-	bool quiet;         /* no per-pass text report */
+	bool quiet; /* no per-pass text report */
 } dv_config_t;
 
 /*

@@ -51,8 +51,8 @@ static int load_lists(dv_study_t *st, dv_err_t *err)
 		dv_list_t *l = &st->lists[i];
 		if (strcmp(l->path, "-") == 0 && isatty(STDIN_FILENO))
 			fprintf(stderr, "dnsvolley: reading the query list from the terminal "
-					"(NAME TYPE per line, end with Ctrl-D; -d FILE to read a "
-					"file)\n");
+			                "(NAME TYPE per line, end with Ctrl-D; -d FILE to read a "
+			                "file)\n");
 		rc = dv_querylist_load(&l->ql, l->path, &st->ql, err);
 		if (rc != 0)
 			return rc;
@@ -64,8 +64,9 @@ static int load_lists(dv_study_t *st, dv_err_t *err)
 				return rc;
 		}
 		if (l->ql.skipped > 0)
-			fprintf(stderr, "dnsvolley: %s: %zu malformed line%s skipped (--skip-bad)\n",
-				l->path, l->ql.skipped, l->ql.skipped == 1 ? "" : "s");
+			fprintf(stderr,
+			        "dnsvolley: %s: %zu malformed line%s skipped (--skip-bad)\n",
+			        l->path, l->ql.skipped, l->ql.skipped == 1 ? "" : "s");
 	}
 	return 0;
 }
@@ -105,7 +106,7 @@ static int run_main(int argc, char **argv)
 	}
 	if (rc != 0) {
 		fprintf(stderr, "dnsvolley: %s\nTry 'dnsvolley --help' for more information.\n",
-			err.msg);
+		        err.msg);
 		dv_config_free(&cfg);
 		return EXIT_USAGE;
 	}
@@ -130,7 +131,7 @@ static int run_main(int argc, char **argv)
 		report = stderr;
 	if (!cfg.quiet) {
 		fprintf(report, "dnsvolley %s: DNS query-replay performance tester\n\n",
-			PACKAGE_VERSION);
+		        PACKAGE_VERSION);
 		fprintf(report, "[Status] Command line: %s\n", cfg.study.cmdline);
 		fflush(report);
 	}
@@ -139,7 +140,7 @@ static int run_main(int argc, char **argv)
 	rc = dv_study_run(&cfg.study, report, cfg.quiet, cfg.quiet ? NULL : &obs);
 	if (rc != 0 || cfg.study.failed != 0) {
 		fprintf(stderr, "dnsvolley: %s\n",
-			cfg.study.fail_msg[0] ? cfg.study.fail_msg : "the run failed");
+		        cfg.study.fail_msg[0] ? cfg.study.fail_msg : "the run failed");
 		status = EXIT_RUN_FAILED;
 	}
 	if (reported_passes(&cfg.study) > 1 || cfg.study.n_plan > 1 ||
@@ -164,7 +165,7 @@ static int run_main(int argc, char **argv)
 		status = EXIT_RUN_FAILED;
 	if (status == 0 && dv_gates_any(&cfg.gates)) {
 		rc = dv_gates_eval(&cfg.gates, &cfg.study, have_baseline ? &baseline : NULL, report,
-				   &err);
+		                   &err);
 		if (rc < 0) {
 			fprintf(stderr, "dnsvolley: %s\n", err.msg);
 			status = EXIT_USAGE;

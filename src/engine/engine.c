@@ -10,8 +10,8 @@
 
 #include "base/wire.h"
 
-int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity,
-		   uint64_t timeout_ns, uint64_t first_seq, uint64_t step, uint64_t end_seq)
+int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity, uint64_t timeout_ns,
+                   uint64_t first_seq, uint64_t step, uint64_t end_seq)
 {
 	int rc;
 
@@ -58,7 +58,7 @@ static uint16_t query_qtype(const dv_querylist_t *ql, uint32_t qidx)
 }
 
 unsigned dv_engine_prepare(dv_engine_t *e, uint16_t sock, uint64_t now_ns, unsigned n,
-			   uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned *lens)
+                           uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned *lens)
 {
 	unsigned i;
 
@@ -105,8 +105,8 @@ static bool retry_later(int err)
 	return err == EAGAIN || err == EWOULDBLOCK || err == EINTR || err == ENOBUFS;
 }
 
-bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned n,
-		    unsigned sent, int err, uint64_t now_ns)
+bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned n, unsigned sent,
+                    int err, uint64_t now_ns)
 {
 	unsigned i;
 	bool wait = false;
@@ -142,8 +142,8 @@ bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned 
 	return wait;
 }
 
-void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t len,
-		       bool from_ok, uint64_t now_ns)
+void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t len, bool from_ok,
+                       uint64_t now_ns)
 {
 	size_t rqlen, qlen, qwire;
 	const uint8_t *q;
@@ -195,7 +195,7 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 			e->stats.c.truncated++;
 		e->stats.c.bytes_received += len;
 		dv_stats_qtype_completed(&e->stats.c,
-					 dv_wire_get16(buf + DV_DNS_HEADER_LEN + rqlen - 4));
+		                         dv_wire_get16(buf + DV_DNS_HEADER_LEN + rqlen - 4));
 		dv_hist_add(&e->stats.latency, lat);
 		e->last_complete_ns = now_ns;
 		if (e->verbose != NULL)

@@ -36,8 +36,8 @@ typedef struct dv_engine {
 	FILE *verbose;             /* a line per query when not NULL */
 } dv_engine_t;
 
-int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity,
-		   uint64_t timeout_ns, uint64_t first_seq, uint64_t step, uint64_t end_seq);
+int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity, uint64_t timeout_ns,
+                   uint64_t first_seq, uint64_t step, uint64_t end_seq);
 void dv_engine_free(dv_engine_t *e);
 
 /* Queries that could be sent now: window room, bounded by the sequence end. */
@@ -54,7 +54,7 @@ static inline bool dv_engine_list_done(const dv_engine_t *e)
  * number prepared.
  */
 unsigned dv_engine_prepare(dv_engine_t *e, uint16_t sock, uint64_t now_ns, unsigned n,
-			   uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned *lens);
+                           uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned *lens);
 
 /*
  * Account for a send call over n prepared queries of which the kernel accepted
@@ -64,8 +64,8 @@ unsigned dv_engine_prepare(dv_engine_t *e, uint16_t sock, uint64_t now_ns, unsig
  * refused query as not sent (it is skipped) and the rest are prepared again.
  * Returns true when the caller should wait for the socket to become writable.
  */
-bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned n,
-		    unsigned sent, int err, uint64_t now_ns);
+bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned n, unsigned sent,
+                    int err, uint64_t now_ns);
 
 /*
  * One datagram received on socket sock; now_ns is its arrival time (the kernel's
@@ -75,8 +75,8 @@ bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned 
  * arrived after its query's deadline is late (and the query lost) even if expiry
  * has not run yet.
  */
-void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t len,
-		       bool from_ok, uint64_t now_ns);
+void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t len, bool from_ok,
+                       uint64_t now_ns);
 
 /* Expire queries sent at or before now_ns - timeout: each counts as lost. */
 void dv_engine_expire(dv_engine_t *e, uint64_t now_ns);

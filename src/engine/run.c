@@ -115,14 +115,14 @@ static int ensure_fd_limit(uint32_t sockets, dv_err_t *err)
 		return 0;
 	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
 		return dv_err_set(err, -EMFILE,
-				  "-c %u needs %llu open files but the limit is %llu (hard limit "
-				  "%llu); lower -c or raise the limit (ulimit -n)",
-				  sockets, (unsigned long long)need, (unsigned long long)rl.rlim_cur,
-				  (unsigned long long)rl.rlim_max);
+		                  "-c %u needs %llu open files but the limit is %llu (hard limit "
+		                  "%llu); lower -c or raise the limit (ulimit -n)",
+		                  sockets, (unsigned long long)need,
+		                  (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max);
 	rl.rlim_cur = need;
 	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return dv_err_set(err, -errno, "cannot raise the open-file limit to %llu: %s",
-				  (unsigned long long)need, strerror(errno));
+		                  (unsigned long long)need, strerror(errno));
 	return 0;
 }
 
@@ -131,7 +131,7 @@ typedef struct dv_pass {
 	dv_worker_t *w;
 	uint32_t nw;
 	uint64_t end_seq;        /* the workers' common sequence end (dv_run_split) */
-	dv_gate_t gate;          /* the workers wait on it to start together */
+	dv_start_barrier_t gate; /* the workers wait on it to start together */
 	uv_loop_t loop;
 	uv_timer_t tick;
 	uv_async_t done;
@@ -139,10 +139,10 @@ typedef struct dv_pass {
 	uint64_t t0_ns;
 	uint64_t next_interval_ns;
 	uint64_t next_progress_ns;
-	uint64_t epoch;          /* snapshot requests sent to the workers */
-	bool interval_pending;   /* waiting for the workers' snapshots of this boundary */
-	uint64_t pending_t_ns;   /* the boundary they were asked at */
-	dv_stats_t prev;     /* merged snapshot at the previous interval */
+	uint64_t epoch;        /* snapshot requests sent to the workers */
+	bool interval_pending; /* waiting for the workers' snapshots of this boundary */
+	uint64_t pending_t_ns; /* the boundary they were asked at */
+	dv_stats_t prev;       /* merged snapshot at the previous interval */
 	uint64_t prev_t_ns;
 	dv_pass_result_t *res;
 	size_t cap_intervals;
@@ -203,11 +203,11 @@ static void record_interval(dv_pass_t *p, uint64_t now, bool print)
 	if (print) {
 		FILE *out = p->cfg->out != NULL ? p->cfg->out : stdout;
 		fprintf(out,
-			"[Interval] %8.3f s  sent %llu  completed %llu  lost %llu  in flight %llu  "
-			"qps %.1f  latency avg %.3f ms p50 %.3f ms p99 %.3f ms\n",
-			iv.t_s, (unsigned long long)iv.sent, (unsigned long long)iv.completed,
-			(unsigned long long)iv.lost, (unsigned long long)iv.inflight, iv.qps,
-			iv.lat_mean_ns / 1e6, iv.lat_p50_ns / 1e6, iv.lat_p99_ns / 1e6);
+		        "[Interval] %8.3f s  sent %llu  completed %llu  lost %llu  in flight %llu  "
+		        "qps %.1f  latency avg %.3f ms p50 %.3f ms p99 %.3f ms\n",
+		        iv.t_s, (unsigned long long)iv.sent, (unsigned long long)iv.completed,
+		        (unsigned long long)iv.lost, (unsigned long long)iv.inflight, iv.qps,
+		        iv.lat_mean_ns / 1e6, iv.lat_p50_ns / 1e6, iv.lat_p99_ns / 1e6);
 		fflush(out);
 	}
 	p->prev = *cur;
@@ -228,10 +228,12 @@ static void show_progress(dv_pass_t *p, uint64_t now)
 		return;
 	merge_snapshots(p, cur, &inflight, &sending);
 	t = (double)(now - p->t0_ns) / 1e9;
-	fprintf(stderr, "\r\033[K[%7.1fs] %s sent %llu  completed %llu  qps %.0f  in flight %llu  lost %llu",
-		t, sending ? "sending" : "draining", (unsigned long long)cur->c.sent,
-		(unsigned long long)cur->c.completed, t > 0 ? (double)cur->c.completed / t : 0,
-		(unsigned long long)inflight, (unsigned long long)cur->c.lost);
+	fprintf(
+	    stderr,
+	    "\r\033[K[%7.1fs] %s sent %llu  completed %llu  qps %.0f  in flight %llu  lost %llu", t,
+	    sending ? "sending" : "draining", (unsigned long long)cur->c.sent,
+	    (unsigned long long)cur->c.completed, t > 0 ? (double)cur->c.completed / t : 0,
+	    (unsigned long long)inflight, (unsigned long long)cur->c.lost);
 	fflush(stderr);
 	p->progress_shown = true;
 	free(cur);
@@ -289,8 +291,8 @@ static void on_tick(uv_timer_t *t)
 	if (p->interval_pending) {
 		bool ready = true;
 		for (i = 0; i < p->nw && ready; i++)
-			ready = atomic_load(&p->w[i].finished) ||
-				dv_worker_epoch(&p->w[i]) >= p->epoch;
+			ready =
+			    atomic_load(&p->w[i].finished) || dv_worker_epoch(&p->w[i]) >= p->epoch;
 		if (ready) {
 			record_interval(p, p->pending_t_ns, p->cfg->interval_print);
 			p->interval_pending = false;
@@ -317,16 +319,16 @@ static int check_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_e
 		return dv_err_set(err, -EINVAL, "the query list is empty");
 	if (cfg->threads == 0 || cfg->sockets < cfg->threads || cfg->max_outstanding < cfg->threads)
 		return dv_err_set(err, -EINVAL,
-				  "need at least one socket and one outstanding query per thread");
+		                  "need at least one socket and one outstanding query per thread");
 	if ((cfg->max_outstanding + cfg->threads - 1) / cfg->threads > DV_WINDOW_IDS)
 		return dv_err_set(err, -EINVAL, "at most %u queries outstanding per thread",
-				  DV_WINDOW_IDS);
+		                  DV_WINDOW_IDS);
 	return 0;
 }
 
 /* Set up main's loop and the workers' shares; on failure nothing is left to free. */
 static int pass_init(dv_pass_t *p, const dv_run_config_t *cfg, const dv_querylist_t *ql,
-		     dv_pass_result_t *res, dv_err_t *err)
+                     dv_pass_result_t *res, dv_err_t *err)
 {
 	uint32_t i;
 
@@ -385,7 +387,7 @@ static int start_workers(dv_pass_t *p, uint32_t *started)
 }
 
 /* Let the workers go (state 1) or call the pass off (-1). */
-static void open_gate(dv_gate_t *gate, int state)
+static void open_gate(dv_start_barrier_t *gate, int state)
 {
 	pthread_mutex_lock(&gate->lock);
 	gate->state = state;
@@ -426,7 +428,7 @@ static void watch_pass(dv_pass_t *p)
  * *last the latest send or completed answer. Returns the first worker error.
  */
 static int merge_workers(dv_pass_t *p, uint32_t started, uint64_t *first, uint64_t *last,
-			 dv_err_t *err)
+                         dv_err_t *err)
 {
 	dv_pass_result_t *res = p->res;
 	uint32_t i;
@@ -454,7 +456,7 @@ static int merge_workers(dv_pass_t *p, uint32_t started, uint64_t *first, uint64
 
 /* Why the pass ended: interrupted, the time limit, or the planned passes through the list. */
 static dv_end_reason_t end_reason(const dv_run_config_t *cfg, const dv_pass_result_t *res,
-				  uint64_t end_seq)
+                                  uint64_t end_seq)
 {
 	if (res->interrupted)
 		return DV_END_INTERRUPT;
@@ -472,7 +474,7 @@ typedef struct dv_host_sample {
 
 /* Fill res's times, rates, CPU and UDP deltas and the end reason. */
 static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t t_end,
-			  const dv_host_sample_t *h0, const dv_host_sample_t *h1)
+                          const dv_host_sample_t *h0, const dv_host_sample_t *h1)
 {
 	const dv_run_config_t *cfg = p->cfg;
 	dv_pass_result_t *res = p->res;
@@ -508,7 +510,7 @@ static void pass_free(dv_pass_t *p)
 }
 
 int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_result_t *res,
-		dv_err_t *err)
+                dv_err_t *err)
 {
 	dv_pass_t p;
 	dv_host_sample_t h0, h1;
@@ -540,7 +542,7 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	open_gate(&p.gate, started == p.nw ? 1 : -1);
 	if (started < p.nw) {
 		dv_err_set(err, rc, "cannot start worker thread %u: %s", started + 1,
-			   strerror(-rc));
+		           strerror(-rc));
 		join_workers(&p, started);
 		goto cleanup_gate;
 	}

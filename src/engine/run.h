@@ -12,12 +12,12 @@
 #include "base/util.h"
 
 typedef struct dv_interval {
-	double t_s;          /* end of interval, seconds since the pass started */
-	uint64_t sent;       /* in this interval */
+	double t_s;    /* end of interval, seconds since the pass started */
+	uint64_t sent; /* in this interval */
 	uint64_t completed;
 	uint64_t lost;
-	uint64_t inflight;   /* at the end of the interval */
-	double qps;          /* completed / interval length */
+	uint64_t inflight; /* at the end of the interval */
+	double qps;        /* completed / interval length */
 	double lat_mean_ns, lat_p50_ns, lat_p99_ns;
 } dv_interval_t;
 
@@ -33,17 +33,17 @@ typedef struct dv_udp_snmp {
 } dv_udp_snmp_t;
 
 typedef struct dv_pass_result {
-	dv_stats_t stats;          /* merged over workers */
+	dv_stats_t stats; /* merged over workers */
 	dv_end_reason_t end;
 	bool interrupted;
-	uint64_t start_wall_ns;    /* CLOCK_REALTIME when sending began */
-	double run_time_s;         /* first send to the later of last send / last completed answer */
-	double elapsed_s;          /* first send to end of drain (wall time the pass took) */
-	double qps;                /* completed / run_time_s */
+	uint64_t start_wall_ns; /* CLOCK_REALTIME when sending began */
+	double run_time_s;      /* first send to the later of last send / last completed answer */
+	double elapsed_s;       /* first send to end of drain (wall time the pass took) */
+	double qps;             /* completed / run_time_s */
 	double cpu_user_s, cpu_sys_s; /* this process, over the pass */
-	dv_udp_snmp_t udp;         /* /proc/net/snmp Udp deltas over the pass (host-wide) */
+	dv_udp_snmp_t udp;            /* /proc/net/snmp Udp deltas over the pass (host-wide) */
 	uint32_t sockets, threads, max_outstanding;
-	dv_interval_t *intervals;  /* owned; n_intervals entries */
+	dv_interval_t *intervals; /* owned; n_intervals entries */
 	size_t n_intervals;
 } dv_pass_result_t;
 
@@ -58,7 +58,7 @@ typedef struct dv_pass_result {
  * filled when the pass could not run at all (sockets, threads).
  */
 int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_result_t *res,
-		dv_err_t *err);
+                dv_err_t *err);
 void dv_pass_result_free(dv_pass_result_t *res);
 
 /* True once a SIGINT/SIGTERM asked the whole program to stop (studies check it between passes). */

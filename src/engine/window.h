@@ -1,4 +1,5 @@
-/* window: the outstanding-query table of one worker: a slot per DNS ID, oldest-first ID reuse, O(1) timeouts. */
+/* window: the outstanding-query table of one worker: a slot per DNS ID, oldest-first ID reuse, O(1)
+ * timeouts. */
 #ifndef DV_WINDOW_H
 #define DV_WINDOW_H
 
@@ -36,13 +37,13 @@ typedef struct dv_slot {
 	uint32_t qidx;    /* index into the query list */
 	uint32_t prev;    /* in-flight list links (slot ids), DV_WINDOW_NIL at ends */
 	uint32_t next;
-	uint16_t sock;    /* worker-local socket index that sent it */
-	uint8_t state;    /* dv_slot_state_t */
+	uint16_t sock; /* worker-local socket index that sent it */
+	uint8_t state; /* dv_slot_state_t */
 } dv_slot_t;
 
 typedef struct dv_window {
-	dv_slot_t *slot;   /* DV_WINDOW_IDS slots */
-	uint16_t *freeq;   /* ring of free ids, DV_WINDOW_IDS entries */
+	dv_slot_t *slot;    /* DV_WINDOW_IDS slots */
+	uint16_t *freeq;    /* ring of free ids, DV_WINDOW_IDS entries */
 	uint32_t free_head; /* ring positions (mod DV_WINDOW_IDS) */
 	uint32_t free_count;
 	uint32_t head;     /* oldest in flight, DV_WINDOW_NIL when empty */

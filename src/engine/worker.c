@@ -1,4 +1,5 @@
-/* worker: one thread's event loop: batched sends under the window and pacer, batched receives, expiry. */
+/* worker: one thread's event loop: batched sends under the window and pacer, batched receives,
+ * expiry. */
 #include "config.h"
 
 #include "engine/worker.h"
@@ -26,11 +27,11 @@
  * doc/architecture.md has the benchmark that decided it.
  */
 
-#define DV_RECV_BUF      65536 /* any UDP datagram fits: oversized answers are parsed, not cut */
-#define DV_RECV_ROUNDS   4     /* recvmmsg calls per readable event before sending again */
-#define DV_SEND_ROUNDS   16    /* sendmmsg calls per pump */
-#define DV_PUBLISH_NS    (50 * DV_NS_PER_MS)
-#define DV_DIRECT_WAIT_US 1000 /* direct mode: longest wait in recvmmsg */
+#define DV_RECV_BUF       65536 /* any UDP datagram fits: oversized answers are parsed, not cut */
+#define DV_RECV_ROUNDS    4     /* recvmmsg calls per readable event before sending again */
+#define DV_SEND_ROUNDS    16    /* sendmmsg calls per pump */
+#define DV_PUBLISH_NS     (50 * DV_NS_PER_MS)
+#define DV_DIRECT_WAIT_US 1000               /* direct mode: longest wait in recvmmsg */
 #define DV_DIRECT_TURN_NS (2 * DV_NS_PER_MS) /* direct mode: back to the loop after this */
 
 /* Per-thread batch buffers (allocated once, reused for every batch). */
@@ -55,12 +56,13 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 	const dv_run_config_t *cfg = w->cfg;
 	int fd, bufsize = (int)cfg->socket_buf_bytes, one = 1, rc;
 
-	/* Direct mode blocks in recvmmsg (bounded by SO_RCVTIMEO); every other call says MSG_DONTWAIT. */
+	/* Direct mode blocks in recvmmsg (bounded by SO_RCVTIMEO); every other call says
+	 * MSG_DONTWAIT. */
 	fd = socket(cfg->server.ss_family,
-		    SOCK_DGRAM | SOCK_CLOEXEC | (w->direct ? 0 : SOCK_NONBLOCK), 0);
+	            SOCK_DGRAM | SOCK_CLOEXEC | (w->direct ? 0 : SOCK_NONBLOCK), 0);
 	if (fd < 0)
 		return dv_err_set(err, -errno, "cannot open socket %u of %u: %s", global_index + 1,
-				  cfg->sockets, strerror(errno));
+		                  cfg->sockets, strerror(errno));
 	if (w->direct) {
 		struct timeval tv = {0, DV_DIRECT_WAIT_US};
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -87,7 +89,7 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 			memset(&local, 0, sizeof(local));
 			local.ss_family = cfg->server.ss_family;
 			llen = cfg->server.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-								 : sizeof(struct sockaddr_in);
+			                                         : sizeof(struct sockaddr_in);
 		}
 		if (cfg->local_port != 0) {
 			uint16_t port = (uint16_t)(cfg->local_port + global_index);
@@ -99,16 +101,16 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 		if (bind(fd, (struct sockaddr *)&local, llen) != 0) {
 			rc = -errno;
 			close(fd);
-			return dv_err_set(err, rc, "cannot bind socket %u to the local address%s: %s",
-					  global_index + 1, cfg->local_port ? " and port" : "",
-					  strerror(-rc));
+			return dv_err_set(
+			    err, rc, "cannot bind socket %u to the local address%s: %s",
+			    global_index + 1, cfg->local_port ? " and port" : "", strerror(-rc));
 		}
 	}
 	if (connect(fd, (const struct sockaddr *)&cfg->server, cfg->server_len) != 0) {
 		rc = -errno;
 		close(fd);
 		return dv_err_set(err, rc, "cannot connect socket %u to the server: %s",
-				  global_index + 1, strerror(-rc));
+		                  global_index + 1, strerror(-rc));
 	}
 	*out_fd = fd;
 	return 0;
@@ -146,8 +148,8 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
 	 * and always while draining, each answer wakes the loop.
 	 */
-	w->coalesce = w->share.rate_qps >= 1000 &&
-		      (double)w->share.capacity >= 4 * w->share.rate_qps / 1000;
+	w->coalesce =
+	    w->share.rate_qps >= 1000 && (double)w->share.capacity >= 4 * w->share.rate_qps / 1000;
 	/*
 	 * One socket and no pacing: wait for answers in recvmmsg itself, like a
 	 * blocking client. The socket is then on no epoll wait queue, so the kernel
@@ -173,10 +175,10 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 		w->socks[i].index = (uint16_t)i;
 	}
 	rc = dv_engine_init(&w->eng, w->ql, w->share.capacity, w->cfg->timeout_ns,
-			    w->share.first_seq, w->share.step, w->share.end_seq);
+	                    w->share.first_seq, w->share.step, w->share.end_seq);
 	if (rc != 0)
 		return dv_err_set(err, rc, "cannot set up the outstanding-query window: %s",
-				  strerror(-rc));
+		                  strerror(-rc));
 	if (w->cfg->verbose)
 		w->eng.verbose = w->cfg->out != NULL ? w->cfg->out : stdout;
 	return 0;
@@ -329,7 +331,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 		wait = dv_engine_sent(&w->eng, b->sbuf, k, (unsigned)r, err, now);
 		if (w->share.rate_qps > 0)
 			dv_pacer_take(&w->pacer,
-				      w->eng.stats.c.sent + w->eng.stats.c.not_sent - before);
+			              w->eng.stats.c.sent + w->eng.stats.c.not_sent - before);
 		if (wait && !w->direct) { /* direct mode simply tries again next turn */
 			s->want_write = true;
 			set_events(s, sock_events(w, s));
@@ -381,7 +383,7 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 		for (i = 0; i < DV_BATCH; i++)
 			b->rmsg[i].msg_hdr.msg_controllen = sizeof(b->rctl[i].buf);
 		r = recvmmsg(s->fd, b->rmsg, DV_BATCH,
-			     wait && round == 0 ? MSG_WAITFORONE : MSG_DONTWAIT, NULL);
+		             wait && round == 0 ? MSG_WAITFORONE : MSG_DONTWAIT, NULL);
 		w->eng.stats.c.recv_calls++;
 		if (r < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -400,8 +402,8 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 				continue;
 			}
 			dv_engine_receive(&w->eng, s->index, b->rbuf + (size_t)i * DV_RECV_BUF,
-					  b->rmsg[i].msg_len, true,
-					  arrival_ns(&b->rmsg[i].msg_hdr, offset, now));
+			                  b->rmsg[i].msg_len, true,
+			                  arrival_ns(&b->rmsg[i].msg_hdr, offset, now));
 		}
 		if (r < DV_BATCH)
 			break;
@@ -552,7 +554,7 @@ static void on_timer(uv_timer_t *t)
 static uint64_t armed_due_ns(const dv_worker_t *w)
 {
 	return uv_is_active((const uv_handle_t *)&w->timer) ? uv_timer_get_due_in(&w->timer)
-							    : UINT64_MAX;
+	                                                    : UINT64_MAX;
 }
 
 static void reschedule(dv_worker_t *w, uint64_t now)
@@ -603,7 +605,7 @@ static void close_all(dv_worker_t *w)
 		uv_close((uv_handle_t *)&w->socks[i].poll, NULL);
 }
 
-static int gate_wait(dv_gate_t *g)
+static int gate_wait(dv_start_barrier_t *g)
 {
 	int state;
 

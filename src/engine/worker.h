@@ -20,19 +20,19 @@
 struct dv_worker;
 
 /* Start gate: workers wait until main opens it (1) or calls the pass off (-1). */
-typedef struct dv_gate {
+typedef struct dv_start_barrier {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int state;
-} dv_gate_t;
+} dv_start_barrier_t;
 
 typedef struct dv_sock {
-	uv_poll_t poll;      /* first member: handle -> dv_sock_t */
+	uv_poll_t poll; /* first member: handle -> dv_sock_t */
 	struct dv_worker *w;
 	int fd;
-	uint16_t index;      /* worker-local */
-	bool want_write;     /* the kernel refused a send: wait for POLLOUT */
-	int events;          /* events the poll handle watches */
+	uint16_t index;  /* worker-local */
+	bool want_write; /* the kernel refused a send: wait for POLLOUT */
+	int events;      /* events the poll handle watches */
 } dv_sock_t;
 
 typedef struct dv_worker {
@@ -40,31 +40,31 @@ typedef struct dv_worker {
 	unsigned id;
 	const dv_run_config_t *cfg;
 	const dv_querylist_t *ql;
-	dv_run_share_t share;  /* its sockets, window, rate and sequence numbers (dv_run_split) */
-	dv_gate_t *gate;
-	uv_async_t *done_async;     /* main loop: a worker finished */
+	dv_run_share_t share; /* its sockets, window, rate and sequence numbers (dv_run_split) */
+	dv_start_barrier_t *gate;
+	uv_async_t *done_async; /* main loop: a worker finished */
 
 	/* the thread's own state */
 	pthread_t thread;
-	bool loop_ok;          /* loop initialised (cleanup must close it) */
+	bool loop_ok; /* loop initialised (cleanup must close it) */
 	uv_loop_t loop;
 	uv_timer_t timer;
-	uv_async_t wake;       /* main -> worker: stop requested */
-	uv_prepare_t prepare;  /* counts loop iterations (one epoll_wait each) */
-	uv_idle_t idle;        /* direct mode: the send/receive turns run from here */
+	uv_async_t wake;      /* main -> worker: stop requested */
+	uv_prepare_t prepare; /* counts loop iterations (one epoll_wait each) */
+	uv_idle_t idle;       /* direct mode: the send/receive turns run from here */
 	dv_sock_t *socks;
-	uint32_t next_sock;    /* round robin */
+	uint32_t next_sock; /* round robin */
 	dv_engine_t eng;
 	dv_pacer_t pacer;
 	uint64_t t0_ns;
 	uint64_t send_end_ns;  /* time limit, UINT64_MAX when none */
 	uint64_t drain_end_ns; /* give up waiting for answers at this time */
 	uint64_t next_publish_ns;
-	bool sending;          /* still in the sending phase */
-	bool coalesce;         /* paced: read answers on timer ticks (private epoll set) */
-	bool direct;           /* one socket, unpaced: wait for answers in recvmmsg itself */
+	bool sending;             /* still in the sending phase */
+	bool coalesce;            /* paced: read answers on timer ticks (private epoll set) */
+	bool direct;              /* one socket, unpaced: wait for answers in recvmmsg itself */
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
-	int epfd;              /* that epoll set, -1 when not coalescing */
+	int epfd;                 /* that epoll set, -1 when not coalescing */
 	bool interrupted;
 
 	/* main <-> worker */
@@ -72,8 +72,8 @@ typedef struct dv_worker {
 	_Atomic int finished;
 	_Atomic uint64_t publish_req; /* main asks for a snapshot numbered this (intervals) */
 	pthread_mutex_t snap_lock;
-	uint64_t snap_epoch;    /* the request the snapshot answers, under snap_lock */
-	dv_stats_t snap;        /* published copy of eng.stats, under snap_lock */
+	uint64_t snap_epoch; /* the request the snapshot answers, under snap_lock */
+	dv_stats_t snap;     /* published copy of eng.stats, under snap_lock */
 	uint64_t snap_inflight;
 	bool snap_sending;
 

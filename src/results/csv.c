@@ -291,14 +291,14 @@ static int existing_state(const char *path, bool *nl_missing, dv_err_t *err)
 
 int dv_csv_append(const dv_study_t *s, const char *path, dv_err_t *err)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	bool nl_missing;
 	int state = existing_state(path, &nl_missing, err);
 	int rc;
 
 	if (state < 0)
 		return state;
-	rc = dv_afile_open(&f, path, state == 1, err);
+	rc = dv_atomicfile_open(&f, path, state == 1, err);
 	if (rc != 0)
 		return rc;
 	if (nl_missing)
@@ -308,7 +308,7 @@ int dv_csv_append(const dv_study_t *s, const char *path, dv_err_t *err)
 	for (size_t i = 0; i < s->n_passes; i++)
 		if (s->passes[i].kind != DV_PASS_WARMUP)
 			write_row(f.fp, s, &s->passes[i]);
-	return dv_afile_commit(&f, err);
+	return dv_atomicfile_commit(&f, err);
 }
 
 /* ---- reader ---- */

@@ -10,9 +10,9 @@
 int dv_junit_write(const char *path, const char *suite, const dv_junit_case_t *cases, size_t n,
                    dv_err_t *err)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	size_t failures = 0, skipped = 0;
-	int rc = dv_afile_open(&f, path, false, err);
+	int rc = dv_atomicfile_open(&f, path, false, err);
 
 	if (rc != 0)
 		return rc;
@@ -54,5 +54,5 @@ int dv_junit_write(const char *path, const char *suite, const dv_junit_case_t *c
 		fputs("    </testcase>\n", f.fp);
 	}
 	fputs("  </testsuite>\n</testsuites>\n", f.fp);
-	return dv_afile_commit(&f, err);
+	return dv_atomicfile_commit(&f, err);
 }

@@ -236,7 +236,7 @@ static int write_pass(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, 
 
 int dv_metrics_write(const dv_study_t *s, const char *path, dv_err_t *err)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	char runid[48];
 	dv_stats_t *total = calloc(1, sizeof(*total));
 	uint64_t since = UINT64_MAX, until = 0;
@@ -246,7 +246,7 @@ int dv_metrics_write(const dv_study_t *s, const char *path, dv_err_t *err)
 	if (total == NULL)
 		return dv_err_set(err, -ENOMEM, "%s: out of memory", path);
 	dv_hist_init(&total->latency);
-	rc = dv_afile_open(&f, path, false, err);
+	rc = dv_atomicfile_open(&f, path, false, err);
 	if (rc != 0) {
 		free(total);
 		return rc;
@@ -268,9 +268,9 @@ int dv_metrics_write(const dv_study_t *s, const char *path, dv_err_t *err)
 		                        n ? until : s->start_wall_ns, total));
 	free(total);
 	if (rc != 0) {
-		dv_afile_abort(&f);
+		dv_atomicfile_abort(&f);
 		return dv_err_set(err, rc, "%s: %s", path,
 		                  rc == -ENOMEM ? "out of memory" : "write failed");
 	}
-	return dv_afile_commit(&f, err);
+	return dv_atomicfile_commit(&f, err);
 }

@@ -35,13 +35,13 @@ typedef struct plot_ctx {
 	size_t n_charts;
 } plot_ctx_t;
 
-static int out_open(plot_ctx_t *p, const char *name, dv_afile_t *f)
+static int out_open(plot_ctx_t *p, const char *name, dv_atomicfile_t *f)
 {
 	char path[4096];
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", p->dir, name) >= sizeof(path))
 		return dv_err_set(p->err, -ENAMETOOLONG, "%s: name too long", p->dir);
-	return dv_afile_open(f, path, false, p->err);
+	return dv_atomicfile_open(f, path, false, p->err);
 }
 
 /* A gnuplot single-quoted string: no escapes but '' for a quote; control characters dropped. */
@@ -174,7 +174,7 @@ typedef void (*gp_body_fn)(FILE *fp, const void *arg);
 
 static int draw(plot_ctx_t *p, chart_t *c, gp_body_fn body, const void *arg)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	char name[64];
 	int rc;
 
@@ -184,7 +184,7 @@ static int draw(plot_ctx_t *p, chart_t *c, gp_body_fn body, const void *arg)
 	gp_begin(f.fp, c);
 	body(f.fp, arg);
 	gp_end(f.fp, c);
-	if ((rc = dv_afile_commit(&f, p->err)) != 0)
+	if ((rc = dv_atomicfile_commit(&f, p->err)) != 0)
 		return rc;
 	return run_gnuplot(p, c);
 }
@@ -241,7 +241,7 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 	}
 	for (size_t i = 0; i < gs->n; i++) {
 		const dv_hist_t *h = gs->g[i].latency;
-		dv_afile_t f;
+		dv_atomicfile_t f;
 		uint64_t before = 0;
 		double n = (double)h->count;
 
@@ -265,7 +265,7 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 		}
 		fprintf(f.fp, "%.9g %.9g\n", 100.0 / n, DV_MAX((double)h->max_ns, 1.0) / 1e6);
 		xmin = DV_MIN(xmin, 100.0 / n);
-		if ((rc = dv_afile_commit(&f, p->err)) != 0)
+		if ((rc = dv_atomicfile_commit(&f, p->err)) != 0)
 			goto out;
 		s[ns].file = files[ns];
 		s[ns].ycol = 2;
@@ -310,7 +310,7 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 	}
 	for (size_t i = 0; i < np; i++) {
 		const dv_pass_record_t *pr = &st->passes[i];
-		dv_afile_t f;
+		dv_atomicfile_t f;
 
 		if (pr->kind == DV_PASS_WARMUP)
 			continue;
@@ -328,7 +328,7 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 			        (unsigned long long)iv->sent, (unsigned long long)iv->completed,
 			        (unsigned long long)iv->lost);
 		}
-		if ((rc = dv_afile_commit(&f, p->err)) != 0)
+		if ((rc = dv_atomicfile_commit(&f, p->err)) != 0)
 			goto out;
 		const char *tl = pr->target < st->n_targets ? st->targets[pr->target].label : "?";
 		const char *ll = pr->list < st->n_lists ? st->lists[pr->list].label : "?";
@@ -402,7 +402,7 @@ static int bar_charts(plot_ctx_t *p, const dv_groups_t *gs)
 	chart_t *cp = chart_new(p, "bars-p99", "Mean p99 latency (ms) by pass kind");
 	bars_arg_t a = {.nk = 0};
 	dv_pass_kind_t kinds[3];
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	int rc;
 
 	for (size_t k = 0; k < DV_ARRAY_SIZE(order); k++)
@@ -443,7 +443,7 @@ static int bar_charts(plot_ctx_t *p, const dv_groups_t *gs)
 		}
 		fputc('\n', f.fp);
 	}
-	if ((rc = dv_afile_commit(&f, p->err)) != 0)
+	if ((rc = dv_atomicfile_commit(&f, p->err)) != 0)
 		return rc;
 	a.ylabel = "answers per second";
 	a.col = 0;
@@ -509,7 +509,7 @@ static void tdf(FILE *fp, const char *fmt, double v)
 
 static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, const dv_groups_t *gs)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	char title[512], when[64] = "?";
 	int rc = out_open(p, "index.html", &f);
 
@@ -560,7 +560,7 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 	}
 	fputs("</table>\n", f.fp);
 	html_charts(f.fp, p);
-	return dv_afile_commit(&f, p->err);
+	return dv_atomicfile_commit(&f, p->err);
 }
 
 static int make_dir(const char *dir, dv_err_t *err)
@@ -649,7 +649,7 @@ static void hgroups_free(hgroup_t *g, size_t n)
 static int history_index(plot_ctx_t *p, const dv_csv_table_t *t, const char *src, const hgroup_t *g,
                          size_t ng)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	char title[512];
 	int cd = dv_csv_column("date"), cq = dv_csv_column("qps"), c99 = dv_csv_column("p99_ms");
 	int clp = dv_csv_column("lost_pct");
@@ -689,7 +689,7 @@ static int history_index(plot_ctx_t *p, const dv_csv_table_t *t, const char *src
 	}
 	fputs("</table>\n", f.fp);
 	html_charts(f.fp, p);
-	return dv_afile_commit(&f, p->err);
+	return dv_atomicfile_commit(&f, p->err);
 }
 
 int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *dir,
@@ -717,7 +717,7 @@ int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *d
 		goto out;
 	}
 	for (size_t i = 0; i < ng; i++) {
-		dv_afile_t f;
+		dv_atomicfile_t f;
 		snprintf(files[i], sizeof(files[i]), "trend-%zu.dat", i + 1);
 		if ((rc = out_open(&p, files[i], &f)) != 0)
 			goto out;
@@ -726,7 +726,7 @@ int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *d
 			char **row = t->rows[g[i].rows[k]];
 			fprintf(f.fp, "%s %.3f %.6f\n", row[cd], atof(row[cq]), atof(row[c99]));
 		}
-		if ((rc = dv_afile_commit(&f, err)) != 0)
+		if ((rc = dv_atomicfile_commit(&f, err)) != 0)
 			goto out;
 		sq[i].file = s99[i].file = files[i];
 		sq[i].ycol = 2;

@@ -577,14 +577,14 @@ char *dv_results_dump_json(const dv_study_t *s, dv_err_t *err)
 int dv_results_write_json(const dv_study_t *s, const char *path, dv_err_t *err)
 {
 	wctx_t w = {0};
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	json_t *root;
 	int rc;
 
 	root = study_to_json(s, &w);
 	if (root == NULL)
 		return w_error(&w, path, err);
-	rc = dv_afile_open(&f, path, false, err);
+	rc = dv_atomicfile_open(&f, path, false, err);
 	if (rc != 0) {
 		json_decref(root);
 		return rc;
@@ -592,11 +592,11 @@ int dv_results_write_json(const dv_study_t *s, const char *path, dv_err_t *err)
 	if (json_dumpf(root, f.fp, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0 ||
 	    fputc('\n', f.fp) == EOF) {
 		json_decref(root);
-		dv_afile_abort(&f);
+		dv_atomicfile_abort(&f);
 		return dv_err_set(err, -EIO, "%s: write failed", path);
 	}
 	json_decref(root);
-	return dv_afile_commit(&f, err);
+	return dv_atomicfile_commit(&f, err);
 }
 
 /* ================================================================ reading */

@@ -265,8 +265,8 @@ static int after_pass(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_k
 	return run_command(s, ti, li, r, kind, s->after_pass_cmd, "after-pass", &took_s);
 }
 
-static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs,
-                    size_t ti, size_t li, unsigned r, dv_pass_kind_t kind)
+static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs, size_t ti,
+                    size_t li, unsigned r, dv_pass_kind_t kind)
 {
 	dv_target_t *t = &s->targets[ti];
 	dv_list_t *l = &s->lists[li];

@@ -1,4 +1,5 @@
-/* study: the pass plan (repeats x targets x lists x cold/hot), flush hooks, readiness, and its results. */
+/* study: the pass plan (repeats x targets x lists x cold/hot), flush hooks, readiness, and its
+ * results. */
 #ifndef DV_STUDY_H
 #define DV_STUDY_H
 
@@ -21,30 +22,30 @@ typedef enum dv_pass_kind {
 const char *dv_pass_kind_name(dv_pass_kind_t k); /* "plain", "cold", "hot", "warmup" */
 
 typedef struct dv_target {
-	char *label;       /* "host1"; the address text when no label was given */
-	char *spec;        /* ADDR[:PORT] as given */
+	char *label; /* "host1"; the address text when no label was given */
+	char *spec;  /* ADDR[:PORT] as given */
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
-	char *addr_text;   /* "127.0.0.1:5300" */
-	char *flush_cmd;   /* --flush LABEL=CMD, or the global --flush; NULL = none */
+	char *addr_text;      /* "127.0.0.1:5300" */
+	char *flush_cmd;      /* --flush LABEL=CMD, or the global --flush; NULL = none */
 	char *server_version; /* version.bind CH TXT answer, NULL when none */
 } dv_target_t;
 
 typedef struct dv_list {
-	char *label;       /* "SOA"; the file's base name when no label was given */
+	char *label; /* "SOA"; the file's base name when no label was given */
 	char *path;
 	dv_querylist_t ql; /* compiled list (empty in a study read back from a file) */
 	uint64_t queries;  /* number of queries */
 	uint64_t lines;
-	char sha256[65];   /* of the file's bytes, hex; "" for stdin */
+	char sha256[65]; /* of the file's bytes, hex; "" for stdin */
 } dv_list_t;
 
 typedef struct dv_pass_record {
-	size_t target;     /* index into study targets */
-	size_t list;       /* index into study lists */
-	unsigned repeat;   /* 0-based */
+	size_t target;   /* index into study targets */
+	size_t list;     /* index into study lists */
+	unsigned repeat; /* 0-based */
 	dv_pass_kind_t kind;
-	double flush_s;    /* time the flush command took (cold) */
+	double flush_s;      /* time the flush command took (cold) */
 	double ready_wait_s; /* time until the readiness probe was answered (cold) */
 	dv_pass_result_t res;
 } dv_pass_record_t;
@@ -52,8 +53,8 @@ typedef struct dv_pass_record {
 typedef struct dv_study {
 	/* metadata */
 	char *tool_version;
-	char **argv;    /* the command line as given (NULL-ended copy), NULL when read from a file */
-	char *cmdline;  /* argv quoted for a shell (dv_argv_quote), or as a results file holds it */
+	char **argv;   /* the command line as given (NULL-ended copy), NULL when read from a file */
+	char *cmdline; /* argv quoted for a shell (dv_argv_quote), or as a results file holds it */
 	uint64_t start_wall_ns;
 	char *hostname;
 	char *kernel;
@@ -65,18 +66,18 @@ typedef struct dv_study {
 	size_t n_targets;
 	dv_list_t *lists;
 	size_t n_lists;
-	dv_pass_kind_t *plan;  /* pass kinds per (repeat, target, list): e.g. cold, hot */
+	dv_pass_kind_t *plan; /* pass kinds per (repeat, target, list): e.g. cold, hot */
 	size_t n_plan;
 	unsigned repeat;
 	bool warmup;
-	bool query_version;    /* ask each target for version.bind CH TXT before the first pass */
-	char *after_pass_cmd;  /* --after-pass: shell command run after every pass, or NULL */
+	bool query_version;   /* ask each target for version.bind CH TXT before the first pass */
+	char *after_pass_cmd; /* --after-pass: shell command run after every pass, or NULL */
 	uint64_t ready_timeout_ns;
 	/* results, in the order run */
 	dv_pass_record_t *passes;
 	size_t n_passes;
 	bool interrupted;
-	int failed;            /* 0, or negative code: a flush failed or a target never got ready */
+	int failed; /* 0, or negative code: a flush failed or a target never got ready */
 	char fail_msg[512];
 } dv_study_t;
 

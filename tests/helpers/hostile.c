@@ -1,4 +1,5 @@
-/* hostile: a misbehaving loopback DNS server for the robustness tests: floods, wrong sources, junk datagrams. */
+/* hostile: a misbehaving loopback DNS server for the robustness tests: floods, wrong sources, junk
+ * datagrams. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -87,7 +88,7 @@ static int bind_udp(const char *addr, uint16_t port, uint16_t *bound)
 }
 
 static void send_to(int fd, const uint8_t *buf, size_t len, const struct sockaddr_in *to,
-		    hostile_counts_t *n)
+                    hostile_counts_t *n)
 {
 	if (sendto(fd, buf, len, 0, (const struct sockaddr *)to, sizeof(*to)) != (ssize_t)len)
 		n->send_errors++;
@@ -96,8 +97,8 @@ static void send_to(int fd, const uint8_t *buf, size_t len, const struct sockadd
 /* A well-formed response to "flood.invalid. A" (never in a list) with ID id. */
 static int flood_response(uint16_t id, uint8_t *out, size_t cap)
 {
-	static const uint8_t q_tail[] = {5,   'f', 'l', 'o', 'o', 'd', 7, 'i', 'n', 'v', 'a',
-					 'l', 'i', 'd', 0,   0,   1,   0, 1};
+	static const uint8_t q_tail[] = {5,   'f', 'l', 'o', 'o', 'd', 7, 'i', 'n', 'v',
+	                                 'a', 'l', 'i', 'd', 0,   0,   1, 0,   1};
 	uint8_t q[DV_DNS_HEADER_LEN + sizeof(q_tail)];
 	dv_answer_opts_t o;
 
@@ -152,20 +153,13 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, hostile_opts_t *o)
 {
 	static const struct option lo[] = {
-		{"address", required_argument, NULL, 'a'},
-		{"port", required_argument, NULL, 'p'},
-		{"port-file", required_argument, NULL, 'f'},
-		{"flood", required_argument, NULL, 'F'},
-		{"other-port", no_argument, NULL, 'P'},
-		{"other-addr", no_argument, NULL, 'A'},
-		{"wrong-source", no_argument, NULL, 'W'},
-		{"oversized", no_argument, NULL, 'O'},
-		{"oversized-junk", no_argument, NULL, 'J'},
-		{"empty", no_argument, NULL, 'E'},
-		{"truncated", no_argument, NULL, 'R'},
-		{"silent", no_argument, NULL, 'S'},
-		{"max-seconds", required_argument, NULL, 'M'},
-		{NULL, 0, NULL, 0},
+	    {"address", required_argument, NULL, 'a'},     {"port", required_argument, NULL, 'p'},
+	    {"port-file", required_argument, NULL, 'f'},   {"flood", required_argument, NULL, 'F'},
+	    {"other-port", no_argument, NULL, 'P'},        {"other-addr", no_argument, NULL, 'A'},
+	    {"wrong-source", no_argument, NULL, 'W'},      {"oversized", no_argument, NULL, 'O'},
+	    {"oversized-junk", no_argument, NULL, 'J'},    {"empty", no_argument, NULL, 'E'},
+	    {"truncated", no_argument, NULL, 'R'},         {"silent", no_argument, NULL, 'S'},
+	    {"max-seconds", required_argument, NULL, 'M'}, {NULL, 0, NULL, 0},
 	};
 	uint64_t v;
 	int c;
@@ -247,7 +241,8 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	fd = bind_udp(o.addr, o.port, &port);
 	if (fd < 0) {
-		fprintf(stderr, "hostile: cannot bind %s:%u: %s\n", o.addr, o.port, strerror(errno));
+		fprintf(stderr, "hostile: cannot bind %s:%u: %s\n", o.addr, o.port,
+		        strerror(errno));
 		return 1;
 	}
 	if (o.other_port || o.wrong_source) {
@@ -262,7 +257,7 @@ int main(int argc, char **argv)
 		fd_addr = bind_udp("127.0.0.2", port, NULL);
 		if (fd_addr < 0) {
 			fprintf(stderr, "hostile: cannot bind 127.0.0.2:%u: %s\n", port,
-				strerror(errno));
+			        strerror(errno));
 			return 1;
 		}
 	}
@@ -297,9 +292,10 @@ int main(int argc, char **argv)
 		if (alen <= 0)
 			continue;
 		for (k = 0; k < o.flood; k++) {
-			/* IDs spread over the whole space: some hit IDs in flight, none the question. */
+			/* IDs spread over the whole space: some hit IDs in flight, none the
+			 * question. */
 			int flen_resp = flood_response((uint16_t)(seq * 7919u + k * 40503u), xbuf,
-						       sizeof(xbuf));
+			                               sizeof(xbuf));
 			if (flen_resp > 0) {
 				send_to(fd, xbuf, (size_t)flen_resp, &from, &n);
 				n.extra++;

@@ -92,14 +92,14 @@ static void assert_content(const char *p, const char *want)
 
 static void test_commit(void **state)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	dv_err_t err = {{0}};
 	struct stat st;
 	char names[256];
 	mode_t old = umask(077); /* the file is 0644 whatever the umask */
 
 	(void)state;
-	assert_int_equal(dv_afile_open(&f, path, false, &err), 0);
+	assert_int_equal(dv_atomicfile_open(&f, path, false, &err), 0);
 	assert_non_null(f.fp);
 	assert_string_equal(f.path, path);
 	assert_int_equal(strncmp(f.tmp, path, strlen(path)), 0);
@@ -109,7 +109,7 @@ static void test_commit(void **state)
 	assert_int_equal(access(path, F_OK), -1);
 	dir_names(names, sizeof(names));
 	assert_string_equal(names, strrchr(f.tmp, '/') + 1);
-	assert_int_equal(dv_afile_commit(&f, &err), 0);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
 	umask(old);
 	assert_null(f.fp);
 	assert_null(f.path);
@@ -124,17 +124,17 @@ static void test_commit(void **state)
 /* Replacing a file: new content, mode 0644 (not the old file's). */
 static void test_commit_replaces(void **state)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	dv_err_t err = {{0}};
 	struct stat st;
 	char names[256];
 
 	(void)state;
 	write_file(path, "old\n", 0600);
-	assert_int_equal(dv_afile_open(&f, path, false, &err), 0);
+	assert_int_equal(dv_atomicfile_open(&f, path, false, &err), 0);
 	fputs("new\n", f.fp);
 	assert_content(path, "old\n"); /* still whole until the rename */
-	assert_int_equal(dv_afile_commit(&f, &err), 0);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
 	assert_content(path, "new\n");
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0644);
@@ -144,32 +144,32 @@ static void test_commit_replaces(void **state)
 
 static void test_append_copies_existing(void **state)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	dv_err_t err = {{0}};
 
 	(void)state;
 	/* No file yet: nothing to copy. */
-	assert_int_equal(dv_afile_open(&f, path, true, &err), 0);
+	assert_int_equal(dv_atomicfile_open(&f, path, true, &err), 0);
 	fputs("row1\n", f.fp);
-	assert_int_equal(dv_afile_commit(&f, &err), 0);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
 	assert_content(path, "row1\n");
-	assert_int_equal(dv_afile_open(&f, path, true, &err), 0);
+	assert_int_equal(dv_atomicfile_open(&f, path, true, &err), 0);
 	fputs("row2\n", f.fp);
-	assert_int_equal(dv_afile_commit(&f, &err), 0);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
 	assert_content(path, "row1\nrow2\n");
 }
 
 static void test_abort(void **state)
 {
-	dv_afile_t f, zero;
+	dv_atomicfile_t f, zero;
 	dv_err_t err = {{0}};
 	char names[256];
 
 	(void)state;
 	/* A new file: abort leaves nothing. */
-	assert_int_equal(dv_afile_open(&f, path, false, &err), 0);
+	assert_int_equal(dv_atomicfile_open(&f, path, false, &err), 0);
 	fputs("half", f.fp);
-	dv_afile_abort(&f);
+	dv_atomicfile_abort(&f);
 	assert_null(f.fp);
 	assert_null(f.path);
 	assert_null(f.tmp);
@@ -177,27 +177,27 @@ static void test_abort(void **state)
 	assert_string_equal(names, "");
 	/* An existing file: abort leaves it as it was, and no temporary. */
 	write_file(path, "keep\n", 0644);
-	assert_int_equal(dv_afile_open(&f, path, true, &err), 0);
+	assert_int_equal(dv_atomicfile_open(&f, path, true, &err), 0);
 	fputs("more", f.fp);
-	dv_afile_abort(&f);
+	dv_atomicfile_abort(&f);
 	assert_content(path, "keep\n");
 	dir_names(names, sizeof(names));
 	assert_string_equal(names, "out.json");
 	/* Abort of a zeroed or NULL handle does nothing. */
 	memset(&zero, 0, sizeof(zero));
-	dv_afile_abort(&zero);
-	dv_afile_abort(NULL);
+	dv_atomicfile_abort(&zero);
+	dv_atomicfile_abort(NULL);
 }
 
 static void test_errors(void **state)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	dv_err_t err = {{0}};
 	char bad[sizeof(dir) + 32], names[256];
 
 	(void)state;
 	snprintf(bad, sizeof(bad), "%s/no-such-dir/out.json", dir);
-	assert_int_equal(dv_afile_open(&f, bad, false, &err), -ENOENT);
+	assert_int_equal(dv_atomicfile_open(&f, bad, false, &err), -ENOENT);
 	assert_null(f.fp);
 	assert_null(f.path);
 	assert_null(f.tmp);
@@ -205,7 +205,7 @@ static void test_errors(void **state)
 	assert_non_null(strstr(err.msg, ": cannot create a file there: No such file or directory"));
 	/* Appending to a path that cannot be read: the temporary is removed again. */
 	assert_int_equal(mkdir(path, 0755), 0);
-	assert_true(dv_afile_open(&f, path, true, &err) < 0);
+	assert_true(dv_atomicfile_open(&f, path, true, &err) < 0);
 	assert_null(f.fp);
 	assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
 	dir_names(names, sizeof(names));
@@ -213,22 +213,22 @@ static void test_errors(void **state)
 	assert_int_equal(rmdir(path), 0);
 	/* Commit of an unopened handle. */
 	memset(&f, 0, sizeof(f));
-	assert_int_equal(dv_afile_commit(&f, &err), -EBADF);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), -EBADF);
 	assert_string_equal(err.msg, "results file was not open");
 }
 
 /* Rename over a directory fails: the error names the file and the temporary goes. */
 static void test_commit_failure(void **state)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	dv_err_t err = {{0}};
 	char names[256];
 
 	(void)state;
-	assert_int_equal(dv_afile_open(&f, path, false, &err), 0);
+	assert_int_equal(dv_atomicfile_open(&f, path, false, &err), 0);
 	fputs("x", f.fp);
 	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(dv_afile_commit(&f, &err), -EISDIR);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), -EISDIR);
 	assert_null(f.fp);
 	assert_null(f.tmp);
 	assert_int_equal(strncmp(err.msg, path, strlen(path)), 0);
@@ -240,15 +240,15 @@ static void test_commit_failure(void **state)
 
 static void test_stdout(void **state)
 {
-	dv_afile_t f;
+	dv_atomicfile_t f;
 	dv_err_t err = {{0}};
 
 	(void)state;
-	assert_int_equal(dv_afile_open(&f, "-", false, &err), 0);
+	assert_int_equal(dv_atomicfile_open(&f, "-", false, &err), 0);
 	assert_ptr_equal(f.fp, stdout);
 	assert_null(f.path);
 	assert_null(f.tmp);
-	assert_int_equal(dv_afile_commit(&f, &err), 0);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
 	assert_null(f.fp);
 }
 

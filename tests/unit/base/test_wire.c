@@ -13,9 +13,9 @@
 
 /* Response to "a.example A" with one answer whose owner is a pointer to the question. */
 static const uint8_t RESP[] = {
-	0x12, 0x34, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0,           /* header */
-	1, 'a', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 0, 0, 1, 0, 1, /* question */
-	0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 192, 0, 2, 1,     /* answer */
+    0x12, 0x34, 0x81, 0x80, 0,   1,   0,   1,   0,   0,   0, 0,               /* header */
+    1,    'a',  7,    'e',  'x', 'a', 'm', 'p', 'l', 'e', 0, 0, 1,   0, 1,    /* question */
+    0xc0, 12,   0,    1,    0,   1,   0,   0,   0,   60,  0, 4, 192, 0, 2, 1, /* answer */
 };
 
 static void test_check_response_ok(void **state)
@@ -147,7 +147,7 @@ static void test_read_plain_name(void **state)
 	memset(longname, 'x', sizeof(longname));
 	for (i = 0; i < 4; i++)
 		longname[i * 64] = 63; /* 4 * 64 = 256 octets before the root */
-	longname[192] = 61;        /* 3 * 64 + 62 = 254, root at 254: 255 in all */
+	longname[192] = 61;            /* 3 * 64 + 62 = 254, root at 254: 255 in all */
 	longname[254] = 0;
 	dv_wire_cursor_init(&c, longname, sizeof(longname), 0);
 	assert_int_equal(dv_wire_read_plain_name(&c), 255);
@@ -218,16 +218,16 @@ static void test_writer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_check_response_ok),
-		cmocka_unit_test(test_check_response_cut_everywhere),
-		cmocka_unit_test(test_pointer_loops_and_forward_pointers),
-		cmocka_unit_test(test_header_rules),
-		cmocka_unit_test(test_question_equal),
-		cmocka_unit_test(test_name_to_text),
-		cmocka_unit_test(test_cursor_sticky),
-		cmocka_unit_test(test_read_plain_name),
-		cmocka_unit_test(test_skip_name_unfollowed),
-		cmocka_unit_test(test_writer),
+	    cmocka_unit_test(test_check_response_ok),
+	    cmocka_unit_test(test_check_response_cut_everywhere),
+	    cmocka_unit_test(test_pointer_loops_and_forward_pointers),
+	    cmocka_unit_test(test_header_rules),
+	    cmocka_unit_test(test_question_equal),
+	    cmocka_unit_test(test_name_to_text),
+	    cmocka_unit_test(test_cursor_sticky),
+	    cmocka_unit_test(test_read_plain_name),
+	    cmocka_unit_test(test_skip_name_unfollowed),
+	    cmocka_unit_test(test_writer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

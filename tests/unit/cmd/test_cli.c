@@ -14,8 +14,8 @@
 
 #include "cmd/cli.h"
 
-#define ARGV(...) ((char *[]){"dnsvolley", __VA_ARGS__, NULL})
-#define ARGC(...) ((int)(sizeof((char *[]){"dnsvolley", __VA_ARGS__}) / sizeof(char *)))
+#define ARGV(...)            ((char *[]){"dnsvolley", __VA_ARGS__, NULL})
+#define ARGC(...)            ((int)(sizeof((char *[]){"dnsvolley", __VA_ARGS__}) / sizeof(char *)))
 #define PARSE(cfg, err, ...) dv_cli_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), cfg, err)
 
 static void test_defaults(void **state)
@@ -50,9 +50,9 @@ static void test_dnsperf_flags(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&cfg, &err, "-s", "::1", "-p", "5300", "-d", "x.txt", "-c", "64",
-			       "-T", "2", "-q", "500", "-t", "0.25", "-l", "10", "-n", "3", "-Q",
-			       "20000", "-e", "-D", "-S", "2", "-x", "20000", "--no-rd"),
-			 0);
+	                       "-T", "2", "-q", "500", "-t", "0.25", "-l", "10", "-n", "3", "-Q",
+	                       "20000", "-e", "-D", "-S", "2", "-x", "20000", "--no-rd"),
+	                 0);
 	assert_string_equal(cfg.study.targets[0].addr_text, "[::1]:5300");
 	assert_int_equal(cfg.study.run.sockets, 64);
 	assert_int_equal(cfg.study.run.threads, 2);
@@ -65,7 +65,8 @@ static void test_dnsperf_flags(void **state)
 	assert_true(cfg.study.run.interval_print);
 	assert_int_equal(cfg.study.run.local_port, 20000);
 	dv_config_free(&cfg);
-	assert_int_equal(PARSE(&cfg, &err, "-f", "inet6", "-s", "::1", "-b", "256", "-E", "10:00ff"), 0);
+	assert_int_equal(
+	    PARSE(&cfg, &err, "-f", "inet6", "-s", "::1", "-b", "256", "-E", "10:00ff"), 0);
 	assert_string_equal(cfg.study.targets[0].addr_text, "[::1]:53");
 	assert_int_equal(cfg.study.run.socket_buf_bytes, 256 * 1024);
 	assert_true(cfg.study.ql.edns);
@@ -80,10 +81,10 @@ static void test_study_flags(void **state)
 
 	(void)state;
 	assert_int_equal(PARSE(&cfg, &err, "-s", "v3=127.0.0.1:5301", "-s", "v4=127.0.0.2:5302",
-			       "-d", "SOA=querylists/soa.txt", "-d", "A=querylists/www-a.txt",
-			       "--passes", "cold,hot", "--repeat", "2", "--flush", "true",
-			       "--flush", "v4=echo flush v4", "--json", "out.json"),
-			 0);
+	                       "-d", "SOA=querylists/soa.txt", "-d", "A=querylists/www-a.txt",
+	                       "--passes", "cold,hot", "--repeat", "2", "--flush", "true",
+	                       "--flush", "v4=echo flush v4", "--json", "out.json"),
+	                 0);
 	assert_int_equal(cfg.study.n_targets, 2);
 	assert_string_equal(cfg.study.targets[0].label, "v3");
 	assert_string_equal(cfg.study.targets[1].addr_text, "127.0.0.2:5302");
@@ -165,11 +166,9 @@ static void test_argv_kept(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_dnsperf_flags),
-		cmocka_unit_test(test_study_flags),
-		cmocka_unit_test(test_bad_values),
-		cmocka_unit_test(test_argv_kept),
+	    cmocka_unit_test(test_defaults),    cmocka_unit_test(test_dnsperf_flags),
+	    cmocka_unit_test(test_study_flags), cmocka_unit_test(test_bad_values),
+	    cmocka_unit_test(test_argv_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

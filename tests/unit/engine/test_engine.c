@@ -1,4 +1,5 @@
-/* test_engine: sending, matching and expiry of one worker's engine, driven with hand-made datagrams. */
+/* test_engine: sending, matching and expiry of one worker's engine, driven with hand-made
+ * datagrams. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -15,8 +16,8 @@
 #include "base/wire.h"
 
 static const char LIST[] = "a.example SOA\n"
-			   "b.example A\n"
-			   "c.example AAAA\n";
+                           "b.example A\n"
+                           "c.example AAAA\n";
 
 typedef struct fixture {
 	dv_querylist_t ql;
@@ -113,9 +114,9 @@ static void test_wrong_socket_source_question(void **state)
 
 	send_all(f, 2, 100);
 	n = answer(f, 0, r, 0);
-	dv_engine_receive(&f->e, 1, r, n, true, 110); /* another socket */
+	dv_engine_receive(&f->e, 1, r, n, true, 110);  /* another socket */
 	dv_engine_receive(&f->e, 0, r, n, false, 110); /* another source */
-	r[13] ^= 0x01;                                   /* another name */
+	r[13] ^= 0x01;                                 /* another name */
 	dv_engine_receive(&f->e, 0, r, n, true, 110);
 	assert_int_equal(f->e.stats.c.unexpected, 3);
 	assert_int_equal(f->e.stats.c.completed, 0);
@@ -146,9 +147,9 @@ static void test_malformed(void **state)
 
 	send_all(f, 1, 100);
 	n = answer(f, 0, r, 0);
-	dv_engine_receive(&f->e, 0, r, 0, true, 110);     /* empty */
-	dv_engine_receive(&f->e, 0, r, 11, true, 110);    /* short header */
-	dv_engine_receive(&f->e, 0, r, n - 1, true, 110); /* question cut */
+	dv_engine_receive(&f->e, 0, r, 0, true, 110);          /* empty */
+	dv_engine_receive(&f->e, 0, r, 11, true, 110);         /* short header */
+	dv_engine_receive(&f->e, 0, r, n - 1, true, 110);      /* question cut */
 	dv_engine_receive(&f->e, 0, f->bufs[0], n, true, 110); /* QR clear: a query */
 	r[7] = 1; /* claims an answer RR that is not there */
 	dv_engine_receive(&f->e, 0, r, n, true, 110);
@@ -250,7 +251,7 @@ static void test_finish_counts(void **state)
 	assert_int_equal(f->e.stats.c.lost, 0);
 	assert_int_equal(f->e.stats.c.inflight_peak, 3);
 	assert_int_equal(f->e.stats.c.sent,
-			 f->e.stats.c.completed + f->e.stats.c.lost + f->e.stats.c.interrupted);
+	                 f->e.stats.c.completed + f->e.stats.c.lost + f->e.stats.c.interrupted);
 }
 
 static void test_striping(void **state)
@@ -273,17 +274,17 @@ static void test_striping(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_prepare_sets_ids_and_bounds, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_match_completes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_socket_source_question, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_case_insensitive_question, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_timeout_then_late, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_after_deadline_before_expiry, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ids_not_reused_early, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_send_failures, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_finish_counts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_striping, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_prepare_sets_ids_and_bounds, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_match_completes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_wrong_socket_source_question, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_case_insensitive_question, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_timeout_then_late, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_after_deadline_before_expiry, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ids_not_reused_early, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_send_failures, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_finish_counts, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_striping, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -187,9 +187,12 @@ static char *summary_to_string(const dv_study_t *s)
 static void test_compare_agrees_with_summary(void **state)
 {
 	static const pass_spec_t both[] = {
-	    {DV_PASS_PLAIN, 0, 1000, 1000, 0, 1000000, 0}, {DV_PASS_PLAIN, 0, 900, 1000, 0, 1000000, 1},
-	    {DV_PASS_PLAIN, 1, 1010, 1000, 0, 1000000, 0}, {DV_PASS_PLAIN, 1, 905, 1000, 0, 1000000, 1},
-	    {DV_PASS_PLAIN, 2, 990, 1000, 0, 1000000, 0},  {DV_PASS_PLAIN, 2, 100, 1000, 0, 1000000, 1},
+	    {DV_PASS_PLAIN, 0, 1000, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 0, 900, 1000, 0, 1000000, 1},
+	    {DV_PASS_PLAIN, 1, 1010, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 1, 905, 1000, 0, 1000000, 1},
+	    {DV_PASS_PLAIN, 2, 990, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 2, 100, 1000, 0, 1000000, 1},
 	};
 	static const pass_spec_t base_ps[] = {
 	    {DV_PASS_PLAIN, 0, 1000, 1000, 0, 1000000, 0},
@@ -222,7 +225,8 @@ static void test_compare_agrees_with_summary(void **state)
 	t = print_to_string(b, c, &matched);
 	assert_int_equal(matched, 1);
 	if (strstr(t, "\na/SOA/plain (repeats: base 3, new 2)\n") == NULL ||
-	    strstr(t, "  qps               1000.0          902.5          -97.5    -9.75%  YES\n") ==
+	    strstr(t,
+	           "  qps               1000.0          902.5          -97.5    -9.75%  YES\n") ==
 	        NULL ||
 	    strstr(t, "\ninterrupted passes left out: 0 in base.json, 1 in new.json\n") == NULL)
 		fail_msg("compare:\n%s", t);
