@@ -219,9 +219,12 @@ int dv_capbuild_finish(dv_capbuild_t *b, dv_querylist_t *ql, dv_err_t *err)
 
 	if (b->count == 0) {
 		if (b->st->malformed > 0)
-			return dv_err_set(err, -EINVAL, "%s: no queries (%llu malformed %ss skipped)",
+			return dv_err_set(err, -EINVAL,
+					  "%s: no queries (%llu malformed records skipped; first at %s "
+					  "%llu: %s)",
 					  b->name, (unsigned long long)b->st->malformed,
-					  b->st->pos_unit);
+					  b->st->pos_unit, (unsigned long long)b->st->bad[0].pos,
+					  b->st->bad[0].what);
 		return dv_err_set(err, -EINVAL, "%s: no queries", b->name);
 	}
 	b->off[b->count] = (uint32_t)b->arena_len;
