@@ -52,7 +52,7 @@ int dv_model_parse_mix(dv_model_t *m, const char *spec, dv_err_t *err)
 			return dv_err_set(err, -EINVAL, "--mix '%s': empty or overlong part", spec);
 		if (n == DV_MIX_MAX)
 			return dv_err_set(err, -EINVAL, "--mix '%s': at most %d types", spec,
-					  DV_MIX_MAX);
+			                  DV_MIX_MAX);
 		memcpy(part, p, len);
 		part[len] = '\0';
 		colon = strchr(part, ':');
@@ -62,15 +62,17 @@ int dv_model_parse_mix(dv_model_t *m, const char *spec, dv_err_t *err)
 			w = strtod(colon + 1, &end);
 			if (end == colon + 1 || *end != '\0' || errno != 0 || !(w > 0) || w > 1e9)
 				return dv_err_set(err, -EINVAL,
-						  "--mix '%s': weight '%s' is not a number > 0", spec,
-						  colon + 1);
+				                  "--mix '%s': weight '%s' is not a number > 0",
+				                  spec, colon + 1);
 		} else if (comma != NULL || p != spec) {
-			return dv_err_set(err, -EINVAL, "--mix '%s': '%s' needs a weight (TYPE:WEIGHT)",
-					  spec, part);
+			return dv_err_set(err, -EINVAL,
+			                  "--mix '%s': '%s' needs a weight (TYPE:WEIGHT)", spec,
+			                  part);
 		}
 		part[tlen] = '\0';
 		if (tlen == 0 || tlen >= sizeof(m->types[0]) || !type_ok(part))
-			return dv_err_set(err, -EINVAL, "--mix '%s': unknown type '%s'", spec, part);
+			return dv_err_set(err, -EINVAL, "--mix '%s': unknown type '%s'", spec,
+			                  part);
 		strcpy(m->types[n], part);
 		m->weights[n++] = w;
 		p += len + (comma ? 1 : 0);
@@ -96,8 +98,8 @@ int dv_model_set_nx_zone(dv_model_t *m, const char *zone, dv_err_t *err)
 	snprintf(text, sizeof(text), "%0*d.%.*s", DV_NX_LABEL_LEN, 0, (int)len, zone);
 	if (ldns_str2rdf_dname(&rdf, text) != LDNS_STATUS_OK)
 		return dv_err_set(err, -EINVAL,
-				  "--nx-zone '%s': not a valid name with a %d-character label",
-				  zone, DV_NX_LABEL_LEN);
+		                  "--nx-zone '%s': not a valid name with a %d-character label",
+		                  zone, DV_NX_LABEL_LEN);
 	ldns_rdf_deep_free(rdf);
 	memcpy(m->nx_zone, zone, len);
 	m->nx_zone[len] = '\0';

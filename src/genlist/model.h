@@ -1,4 +1,5 @@
-/* model: realistic synthetic query lists: Zipf popularity over domains, a type mix, a share of NXDOMAIN names. */
+/* model: realistic synthetic query lists: Zipf popularity over domains, a type mix, a share of
+ * NXDOMAIN names. */
 #ifndef DV_GENLIST_MODEL_H
 #define DV_GENLIST_MODEL_H
 
@@ -20,7 +21,7 @@
  * All draws come from splitmix64(seed): the same inputs and seed, the same list.
  */
 
-#define DV_MIX_MAX 16
+#define DV_MIX_MAX      16
 #define DV_NX_LABEL_LEN 12
 
 typedef struct dv_model {

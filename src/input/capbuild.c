@@ -12,7 +12,7 @@
 #include "base/wire.h"
 
 void dv_capbuild_init(dv_capbuild_t *b, const char *name, const dv_input_options_t *o,
-		      dv_input_stats_t *st, bool has_ts, bool has_client)
+                      dv_input_stats_t *st, bool has_ts, bool has_client)
 {
 	memset(b, 0, sizeof(*b));
 	b->source = name;
@@ -52,7 +52,7 @@ int dv_capbuild_bad(dv_capbuild_t *b, uint64_t pos, dv_err_t *err, const char *f
 	}
 	if (b->opts->strict)
 		return dv_err_set(err, -EINVAL, "%s: %s %llu: %s", b->name, st->pos_unit,
-				  (unsigned long long)pos, what);
+		                  (unsigned long long)pos, what);
 	return 0;
 }
 
@@ -176,7 +176,7 @@ static int64_t client_index(dv_capbuild_t *b, const dv_client_key_t *key)
 }
 
 int dv_capbuild_add(dv_capbuild_t *b, const uint8_t *msg, size_t len, uint64_t ts,
-		    const dv_client_key_t *key, uint64_t pos, dv_err_t *err)
+                    const dv_client_key_t *key, uint64_t pos, dv_err_t *err)
 {
 	const char *why;
 	size_t qlen = 0;
@@ -219,12 +219,12 @@ int dv_capbuild_finish(dv_capbuild_t *b, dv_querylist_t *ql, dv_err_t *err)
 
 	if (b->count == 0) {
 		if (b->st->malformed > 0)
-			return dv_err_set(err, -EINVAL,
-					  "%s: no queries (%llu malformed records skipped; first at %s "
-					  "%llu: %s)",
-					  b->name, (unsigned long long)b->st->malformed,
-					  b->st->pos_unit, (unsigned long long)b->st->bad[0].pos,
-					  b->st->bad[0].what);
+			return dv_err_set(
+			    err, -EINVAL,
+			    "%s: no queries (%llu malformed records skipped; first at %s "
+			    "%llu: %s)",
+			    b->name, (unsigned long long)b->st->malformed, b->st->pos_unit,
+			    (unsigned long long)b->st->bad[0].pos, b->st->bad[0].what);
 		return dv_err_set(err, -EINVAL, "%s: no queries", b->name);
 	}
 	b->off[b->count] = (uint32_t)b->arena_len;

@@ -1,4 +1,5 @@
-/* capbuild: the list builder shared by the captured-input readers (-B, pcap, dnstap); internal to src/input. */
+/* capbuild: the list builder shared by the captured-input readers (-B, pcap, dnstap); internal to
+ * src/input. */
 #ifndef DV_CAPBUILD_H
 #define DV_CAPBUILD_H
 
@@ -21,7 +22,7 @@ typedef struct dv_capbuild {
 	size_t arena_len, arena_cap;
 	uint32_t *off;
 	uint16_t *qlen;
-	uint64_t *ts;     /* absolute ns while building */
+	uint64_t *ts; /* absolute ns while building */
 	uint32_t *client;
 	size_t count, cap;
 	bool has_ts, has_client;
@@ -39,7 +40,7 @@ typedef struct dv_capbuild {
 
 /* has_ts / has_client: whether this input carries them (fixed for the whole input). */
 void dv_capbuild_init(dv_capbuild_t *b, const char *name, const dv_input_options_t *o,
-		      dv_input_stats_t *st, bool has_ts, bool has_client);
+                      dv_input_stats_t *st, bool has_ts, bool has_client);
 void dv_capbuild_free(dv_capbuild_t *b);
 
 /*
@@ -47,7 +48,7 @@ void dv_capbuild_free(dv_capbuild_t *b);
  * -EINVAL with err filled when strict.
  */
 int dv_capbuild_bad(dv_capbuild_t *b, uint64_t pos, dv_err_t *err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /*
  * Add one captured message (checked as a query). ts (ns) and key are used when
@@ -55,7 +56,7 @@ int dv_capbuild_bad(dv_capbuild_t *b, uint64_t pos, dv_err_t *err, const char *f
  * and skipped (counted via dv_capbuild_bad), negative to stop (err filled).
  */
 int dv_capbuild_add(dv_capbuild_t *b, const uint8_t *msg, size_t len, uint64_t ts,
-		    const dv_client_key_t *key, uint64_t pos, dv_err_t *err);
+                    const dv_client_key_t *key, uint64_t pos, dv_err_t *err);
 
 /* Move the result into ql (timestamps made relative to the earliest). -EINVAL if empty. */
 int dv_capbuild_finish(dv_capbuild_t *b, dv_querylist_t *ql, dv_err_t *err);

@@ -1,4 +1,5 @@
-/* dnstap: read a Frame Streams file of dnstap messages; keep CLIENT_QUERY or AUTH_QUERY messages. */
+/* dnstap: read a Frame Streams file of dnstap messages; keep CLIENT_QUERY or AUTH_QUERY messages.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -25,13 +26,13 @@
  * 10 (bytes) }.
  */
 
-#define FS_START 2
-#define FS_STOP  3
+#define FS_START              2
+#define FS_STOP               3
 #define FS_FIELD_CONTENT_TYPE 1
-#define DNSTAP_CONTENT_TYPE "protobuf:dnstap.Dnstap"
-#define DT_MESSAGE 1
-#define DT_AUTH_QUERY 1
-#define DT_CLIENT_QUERY 5
+#define DNSTAP_CONTENT_TYPE   "protobuf:dnstap.Dnstap"
+#define DT_MESSAGE            1
+#define DT_AUTH_QUERY         1
+#define DT_CLIENT_QUERY       5
 
 static uint32_t be32(const uint8_t *p)
 {
@@ -210,7 +211,7 @@ static int data_frame(dv_capbuild_t *b, const uint8_t *p, size_t len, uint64_t p
 	}
 	key.port = (uint16_t)m.port;
 	rc = dv_capbuild_add(b, m.query, m.query_len, m.sec * 1000000000ULL + m.nsec, &key, pos,
-			     err);
+	                     err);
 	return rc < 0 ? rc : 0;
 }
 
@@ -221,7 +222,7 @@ static int check_start(dv_capbuild_t *b, const uint8_t *c, size_t clen, dv_err_t
 
 	if (clen < 4 || be32(c) != FS_START)
 		return dv_err_set(err, -EINVAL, "%s: not a Frame Streams file (no START frame)",
-				  b->name);
+		                  b->name);
 	while (clen - i >= 8) {
 		uint32_t ft = be32(c + i), fl = be32(c + i + 4);
 		if (fl > clen - i - 8)
@@ -230,9 +231,9 @@ static int check_start(dv_capbuild_t *b, const uint8_t *c, size_t clen, dv_err_t
 		    (fl != strlen(DNSTAP_CONTENT_TYPE) ||
 		     memcmp(c + i + 8, DNSTAP_CONTENT_TYPE, fl) != 0))
 			return dv_err_set(err, -EINVAL,
-					  "%s: Frame Streams content type is '%.*s', not '%s'",
-					  b->name, (int)(fl > 64 ? 64 : fl), (const char *)c + i + 8,
-					  DNSTAP_CONTENT_TYPE);
+			                  "%s: Frame Streams content type is '%.*s', not '%s'",
+			                  b->name, (int)(fl > 64 ? 64 : fl),
+			                  (const char *)c + i + 8, DNSTAP_CONTENT_TYPE);
 		i += 8 + fl;
 	}
 	return 0;
@@ -271,8 +272,8 @@ int dv_read_dnstap(dv_capbuild_t *b, const uint8_t *buf, size_t len, dv_err_t *e
 		}
 		if (flen > len - pos)
 			return dv_capbuild_bad(b, frame, err,
-					       "frame of %u octets cut short at %zu octets", flen,
-					       len - pos);
+			                       "frame of %u octets cut short at %zu octets", flen,
+			                       len - pos);
 		if ((rc = data_frame(b, buf + pos, flen, frame, err)) != 0)
 			return rc;
 		pos += flen;

@@ -99,7 +99,7 @@ int dv_input_set_server(dv_input_options_t *o, const char *spec, dv_err_t *err)
 		o->server_family = 6;
 	else
 		return dv_err_set(err, -EINVAL, "server '%s': '%s' is not an IPv4 or IPv6 address",
-				  spec, host);
+		                  spec, host);
 	if (port != NULL) {
 		if (dv_parse_u64(port, 1, 65535, &p) != 0)
 			return dv_err_set(err, -EINVAL, "server '%s': port must be 1-65535", spec);
@@ -117,8 +117,8 @@ static void stats_init(dv_input_stats_t *st, dv_input_kind_t kind)
 
 /* Captured kinds from memory (pcap through fmemopen). */
 static int load_captured(dv_querylist_t *ql, const uint8_t *buf, size_t len, const char *name,
-			 dv_input_kind_t kind, const dv_input_options_t *o, dv_input_stats_t *st,
-			 dv_err_t *err)
+                         dv_input_kind_t kind, const dv_input_options_t *o, dv_input_stats_t *st,
+                         dv_err_t *err)
 {
 	dv_capbuild_t b;
 	int rc;
@@ -142,8 +142,8 @@ static int load_captured(dv_querylist_t *ql, const uint8_t *buf, size_t len, con
 }
 
 int dv_input_load_buffer(dv_querylist_t *ql, const uint8_t *buf, size_t len, const char *name,
-			 dv_input_kind_t kind, const dv_input_options_t *o, dv_input_stats_t *st,
-			 dv_err_t *err)
+                         dv_input_kind_t kind, const dv_input_options_t *o, dv_input_stats_t *st,
+                         dv_err_t *err)
 {
 	dv_input_stats_t local;
 	int rc;
@@ -164,8 +164,7 @@ int dv_input_load_buffer(dv_querylist_t *ql, const uint8_t *buf, size_t len, con
 }
 
 /* Whole input in memory: mmap for a regular file, read() otherwise. *mapped says which. */
-static int slurp(int fd, const char *path, uint8_t **buf, size_t *len, bool *mapped,
-		 dv_err_t *err)
+static int slurp(int fd, const char *path, uint8_t **buf, size_t *len, bool *mapped, dv_err_t *err)
 {
 	struct stat sb;
 	size_t cap = 0;
@@ -206,7 +205,7 @@ static int slurp(int fd, const char *path, uint8_t **buf, size_t *len, bool *map
 }
 
 int dv_input_load(dv_querylist_t *ql, const char *path, dv_input_kind_t kind,
-		  const dv_input_options_t *o, dv_input_stats_t *st, dv_err_t *err)
+                  const dv_input_options_t *o, dv_input_stats_t *st, dv_err_t *err)
 {
 	bool std = strcmp(path, "-") == 0, mapped;
 	dv_input_stats_t local;

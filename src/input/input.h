@@ -1,4 +1,5 @@
-/* input: load any query input (text list, dnsperf -B, pcap/pcapng, dnstap) into one compiled list. */
+/* input: load any query input (text list, dnsperf -B, pcap/pcapng, dnstap) into one compiled list.
+ */
 #ifndef DV_INPUT_H
 #define DV_INPUT_H
 
@@ -77,18 +78,18 @@ int dv_input_set_server(dv_input_options_t *o, const char *spec, dv_err_t *err);
 #define DV_INPUT_BAD_KEPT 8 /* malformed records whose position and reason are kept */
 
 typedef struct dv_input_bad {
-	uint64_t pos;     /* packet or frame number (from 1), or byte offset for -B */
-	char what[96];    /* why, e.g. "TCP segment out of order (gap of 120 octets)" */
+	uint64_t pos;  /* packet or frame number (from 1), or byte offset for -B */
+	char what[96]; /* why, e.g. "TCP segment out of order (gap of 120 octets)" */
 } dv_input_bad_t;
 
 typedef struct dv_input_stats {
-	dv_input_kind_t kind; /* the kind read (detected or named) */
-	const char *pos_unit; /* "packet", "frame", "byte offset" or "line" */
-	uint64_t records;     /* packets, frames, messages or lines read */
-	uint64_t queries;     /* queries kept (= ql->count) */
-	uint64_t ignored;     /* well-formed but not for us: other ports, non-DNS, other dnstap
-	                       * types, TCP retransmissions, control frames */
-	uint64_t malformed;   /* records that should have held a query and did not */
+	dv_input_kind_t kind;  /* the kind read (detected or named) */
+	const char *pos_unit;  /* "packet", "frame", "byte offset" or "line" */
+	uint64_t records;      /* packets, frames, messages or lines read */
+	uint64_t queries;      /* queries kept (= ql->count) */
+	uint64_t ignored;      /* well-formed but not for us: other ports, non-DNS, other dnstap
+	                        * types, TCP retransmissions, control frames */
+	uint64_t malformed;    /* records that should have held a query and did not */
 	uint64_t ts_backwards; /* queries captured earlier than the one before them */
 	uint64_t tcp_flows;    /* TCP connections seen (pcap) */
 	dv_input_bad_t bad[DV_INPUT_BAD_KEPT]; /* the first malformed records */
@@ -103,10 +104,10 @@ typedef struct dv_input_stats {
  * empty on error.
  */
 int dv_input_load(dv_querylist_t *ql, const char *path, dv_input_kind_t kind,
-		  const dv_input_options_t *o, dv_input_stats_t *st, dv_err_t *err);
+                  const dv_input_options_t *o, dv_input_stats_t *st, dv_err_t *err);
 /* The same from memory (tests, fuzzing); name is used in messages. */
 int dv_input_load_buffer(dv_querylist_t *ql, const uint8_t *buf, size_t len, const char *name,
-			 dv_input_kind_t kind, const dv_input_options_t *o, dv_input_stats_t *st,
-			 dv_err_t *err);
+                         dv_input_kind_t kind, const dv_input_options_t *o, dv_input_stats_t *st,
+                         dv_err_t *err);
 
 #endif

@@ -1,4 +1,5 @@
-/* pcap: read DNS queries (UDP, and TCP reassembled per flow) from pcap/pcapng captures via libpcap. */
+/* pcap: read DNS queries (UDP, and TCP reassembled per flow) from pcap/pcapng captures via libpcap.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -25,17 +26,17 @@
  * mid-connection; FIN/RST ends it (left-over octets: malformed).
  */
 
-#define ETH_IP4 0x0800
-#define ETH_IP6 0x86dd
-#define TCP_FIN 0x01
-#define TCP_SYN 0x02
-#define TCP_RST 0x04
+#define ETH_IP4     0x0800
+#define ETH_IP6     0x86dd
+#define TCP_FIN     0x01
+#define TCP_SYN     0x02
+#define TCP_RST     0x04
 #define TCP_BUF_MAX 70000 /* a 65535-octet message and its length, with room */
 
 typedef struct pkt {
 	uint64_t no; /* packet number, from 1 */
 	uint64_t ts;
-	uint8_t family; /* 4 or 6 */
+	uint8_t family;           /* 4 or 6 */
 	const uint8_t *src, *dst; /* addresses inside the packet */
 	uint8_t proto;
 	const uint8_t *l4;
@@ -209,8 +210,8 @@ static uint64_t flow_hash(const dv_client_key_t *s, const uint8_t *dst, uint16_t
 static int flows_grow(pcap_rd_t *r);
 
 /* The flow of this segment, created when absent; NULL on ENOMEM. */
-static flow_t *flow_get(pcap_rd_t *r, const dv_client_key_t *s, const uint8_t *dst,
-			uint16_t dport, bool create)
+static flow_t *flow_get(pcap_rd_t *r, const dv_client_key_t *s, const uint8_t *dst, uint16_t dport,
+                        bool create)
 {
 	uint8_t d[16] = {0};
 	size_t j;
@@ -338,7 +339,8 @@ static int tcp_segment(pcap_rd_t *r, const pkt_t *k, dv_err_t *err)
 		return 0;
 	}
 	if (fl & TCP_SYN) {
-		f->next = seq + 1;
+		seq++; /* data on a SYN (TCP Fast Open) starts after it */
+		f->next = seq;
 		f->synced = true;
 	} else if (!f->synced && dlen > 0) {
 		f->next = seq; /* capture began mid-connection: trust the first data */
@@ -356,12 +358,13 @@ static int tcp_segment(pcap_rd_t *r, const pkt_t *k, dv_err_t *err)
 	} else if (seq != f->next) {
 		f->dead = true;
 		rc = dv_capbuild_bad(r->b, k->no, err,
-				     (int32_t)(seq - f->next) > 0 ? "TCP segment out of order or missing before it"
-								  : "TCP segment overlaps what was read");
+		                     (int32_t)(seq - f->next) > 0
+		                         ? "TCP segment out of order or missing before it"
+		                         : "TCP segment overlaps what was read");
 	} else if (f->len + dlen > TCP_BUF_MAX) {
 		f->dead = true;
 		rc = dv_capbuild_bad(r->b, k->no, err, "TCP stream buffer over %d octets",
-				     TCP_BUF_MAX);
+		                     TCP_BUF_MAX);
 	} else {
 		uint8_t *nb = realloc(f->buf, f->len + dlen);
 		if (nb == NULL)
@@ -377,8 +380,8 @@ static int tcp_segment(pcap_rd_t *r, const pkt_t *k, dv_err_t *err)
 	if (fl & (TCP_FIN | TCP_RST)) {
 		if (f->len > 0 && !f->dead &&
 		    (rc = dv_capbuild_bad(r->b, k->no, err,
-					  "TCP flow ended inside a message (%zu octets left)",
-					  f->len)) < 0)
+		                          "TCP flow ended inside a message (%zu octets left)",
+		                          f->len)) < 0)
 			return rc;
 		flow_end(r, f);
 	}
@@ -401,14 +404,14 @@ static int udp_datagram(pcap_rd_t *r, const pkt_t *k, dv_err_t *err)
 	ulen = be16(u + 4);
 	if (ulen < 8 || ulen > k->l4len)
 		return dv_capbuild_bad(r->b, k->no, err, "UDP length %zu does not fit the packet",
-				       ulen);
+		                       ulen);
 	key_of(k, be16(u), &src);
 	rc = dv_capbuild_add(r->b, u + 8, ulen - 8, k->ts, &src, k->no, err);
 	return rc < 0 ? rc : 0;
 }
 
 static int packet(pcap_rd_t *r, int dlt, const struct pcap_pkthdr *h, const uint8_t *p,
-		  dv_err_t *err)
+                  dv_err_t *err)
 {
 	pkt_t k;
 	uint16_t etype = 0;
@@ -418,7 +421,8 @@ static int packet(pcap_rd_t *r, int dlt, const struct pcap_pkthdr *h, const uint
 
 	memset(&k, 0, sizeof(k));
 	k.no = r->b->st->records;
-	k.ts = (uint64_t)h->ts.tv_sec * 1000000000ULL + (uint64_t)h->ts.tv_usec; /* nano precision */
+	k.ts =
+	    (uint64_t)h->ts.tv_sec * 1000000000ULL + (uint64_t)h->ts.tv_usec; /* nano precision */
 	off = link_payload(dlt, p, h->caplen, &etype);
 	if (off < 0 || (etype != ETH_IP4 && etype != ETH_IP6)) {
 		r->b->st->ignored++;
@@ -452,8 +456,8 @@ static int flows_close(pcap_rd_t *r, dv_err_t *err)
 		flow_t *f = &r->flows[i];
 		if (f->used && f->len > 0 && !f->dead && rc == 0)
 			rc = dv_capbuild_bad(r->b, r->b->st->records, err,
-					     "capture ended inside a TCP message (%zu octets)",
-					     f->len);
+			                     "capture ended inside a TCP message (%zu octets)",
+			                     f->len);
 		free(f->buf);
 	}
 	free(r->flows);
@@ -477,10 +481,11 @@ int dv_read_pcap(dv_capbuild_t *b, FILE *f, dv_err_t *err)
 	}
 	dlt = pcap_datalink(pc);
 	if (!dlt_known(dlt)) {
-		rc = dv_err_set(err, -EINVAL,
-				"%s: link type %s is not supported (Ethernet, Linux SLL/SLL2, raw "
-				"IP, loopback are)",
-				b->name, pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
+		rc = dv_err_set(
+		    err, -EINVAL,
+		    "%s: link type %s is not supported (Ethernet, Linux SLL/SLL2, raw "
+		    "IP, loopback are)",
+		    b->name, pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
 		pcap_close(pc);
 		return rc;
 	}
@@ -492,8 +497,8 @@ int dv_read_pcap(dv_capbuild_t *b, FILE *f, dv_err_t *err)
 			break;
 	}
 	if (rc == 0 && n == PCAP_ERROR)
-		rc = dv_capbuild_bad(b, b->st->records + 1, err, "unreadable (%s)",
-				     pcap_geterr(pc));
+		rc =
+		    dv_capbuild_bad(b, b->st->records + 1, err, "unreadable (%s)", pcap_geterr(pc));
 	if (flows_close(&r, rc == 0 ? err : NULL) != 0 && rc == 0)
 		rc = -EINVAL;
 	pcap_close(pc);

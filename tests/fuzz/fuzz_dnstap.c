@@ -9,5 +9,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	return dv_fuzz_input(data, size,
-			     size > 0 && (data[0] & 8) ? DV_INPUT_BINARY : DV_INPUT_DNSTAP);
+	                     size > 0 && (data[0] & 8) ? DV_INPUT_BINARY : DV_INPUT_DNSTAP);
 }

@@ -1,4 +1,5 @@
-/* fuzz_input_common: the compiled-list contract every captured-input reader must keep (fuzz_pcap, fuzz_dnstap). */
+/* fuzz_input_common: the compiled-list contract every captured-input reader must keep (fuzz_pcap,
+ * fuzz_dnstap). */
 #ifndef DV_FUZZ_INPUT_COMMON_H
 #define DV_FUZZ_INPUT_COMMON_H
 
@@ -41,8 +42,9 @@ static inline int dv_fuzz_input(const uint8_t *data, size_t size, dv_input_kind_
 		return 0;
 	}
 	if (ql.count == 0 || ql.count != st.queries || ql.off[0] != 0 ||
-	    ql.off[ql.count] != ql.arena_len || ql.qlen == NULL || st.bad_kept > DV_INPUT_BAD_KEPT ||
-	    (kind == DV_INPUT_BINARY) != (ql.ts_ns == NULL) || (ql.ts_ns == NULL) != (ql.client == NULL))
+	    ql.off[ql.count] != ql.arena_len || ql.qlen == NULL ||
+	    st.bad_kept > DV_INPUT_BAD_KEPT || (kind == DV_INPUT_BINARY) != (ql.ts_ns == NULL) ||
+	    (ql.ts_ns == NULL) != (ql.client == NULL))
 		abort();
 	for (i = 0; i < ql.count; i++) {
 		size_t len;

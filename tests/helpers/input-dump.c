@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	t0 = dv_now_ns() - t0;
 	for (i = 0; i < (int)st.bad_kept; i++)
 		fprintf(stderr, "malformed: %s %llu: %s\n", st.pos_unit,
-			(unsigned long long)st.bad[i].pos, st.bad[i].what);
+		        (unsigned long long)st.bad[i].pos, st.bad[i].what);
 	if (rc != 0) {
 		fprintf(stderr, "input-dump: %s\n", err.msg);
 		return 1;
@@ -67,9 +67,9 @@ int main(int argc, char **argv)
 		span = ql.ts_ns[q] > span ? ql.ts_ns[q] : span;
 	printf("kind %s queries %zu clients %zu malformed %llu ignored %llu records %llu "
 	       "span_ns %llu load_ms %.1f\n",
-	       dv_input_kind_name(st.kind), ql.count, ql.clients,
-	       (unsigned long long)st.malformed, (unsigned long long)st.ignored,
-	       (unsigned long long)st.records, (unsigned long long)span, (double)t0 / 1e6);
+	       dv_input_kind_name(st.kind), ql.count, ql.clients, (unsigned long long)st.malformed,
+	       (unsigned long long)st.ignored, (unsigned long long)st.records,
+	       (unsigned long long)span, (double)t0 / 1e6);
 	for (q = 0; !quiet && q < ql.count; q++) {
 		size_t len;
 		const uint8_t *m = dv_querylist_get(&ql, q, &len);
@@ -80,7 +80,9 @@ int main(int argc, char **argv)
 	dv_querylist_free(&ql);
 	return 0;
 usage:
-	fprintf(stderr, "input-dump: %s\nusage: input-dump [-k KIND] [-s SERVER] [-a] [-A] [-S] [-q] FILE\n",
-		err.msg);
+	fprintf(
+	    stderr,
+	    "input-dump: %s\nusage: input-dump [-k KIND] [-s SERVER] [-a] [-A] [-S] [-q] FILE\n",
+	    err.msg);
 	return 2;
 }

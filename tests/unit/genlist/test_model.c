@@ -1,4 +1,5 @@
-/* test_model: Zipf sampling against its expected frequencies, type mix, NX share, and exact reproducibility. */
+/* test_model: Zipf sampling against its expected frequencies, type mix, NX share, and exact
+ * reproducibility. */
 #include "config.h"
 
 #include <errno.h>
@@ -61,8 +62,8 @@ static void test_zipf_frequencies(void **state)
 			double p = dv_zipf_p(&z, i), want = p * (double)draws;
 			double sd = sqrt((double)draws * p * (1 - p));
 			if (fabs((double)count[i] - want) > 5 * sd)
-				fail_msg("s=%.1f rank %zu: %zu draws, expected %.0f (sd %.0f)", ss[k],
-					 i + 1, count[i], want, sd);
+				fail_msg("s=%.1f rank %zu: %zu draws, expected %.0f (sd %.0f)",
+				         ss[k], i + 1, count[i], want, sd);
 		}
 		/* p_1 = 1 / H(N, s): s = 1, N = 1000: H = 7.4855 */
 		if (ss[k] == 1.0)
@@ -211,8 +212,10 @@ static void test_bad_specs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_zipf_frequencies), cmocka_unit_test(test_expected_distinct_formula),
-	    cmocka_unit_test(test_mix_and_nx),       cmocka_unit_test(test_reproducible),
+	    cmocka_unit_test(test_zipf_frequencies),
+	    cmocka_unit_test(test_expected_distinct_formula),
+	    cmocka_unit_test(test_mix_and_nx),
+	    cmocka_unit_test(test_reproducible),
 	    cmocka_unit_test(test_bad_specs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,5 @@
-/* test_input: -B, pcap, pcapng and dnstap readers on files the test writes itself (known clients and times). */
+/* test_input: -B, pcap, pcapng and dnstap readers on files the test writes itself (known clients
+ * and times). */
 #include "config.h"
 
 #include <errno.h>
@@ -31,15 +32,34 @@ static void put(buf_t *b, const void *p, size_t n)
 	memcpy(b->d + b->n, p, n);
 	b->n += n;
 }
-static void put8(buf_t *b, uint8_t v) { put(b, &v, 1); }
-static void put16(buf_t *b, uint16_t v) { put8(b, (uint8_t)(v >> 8)); put8(b, (uint8_t)v); }
-static void put32(buf_t *b, uint32_t v) { put16(b, (uint16_t)(v >> 16)); put16(b, (uint16_t)v); }
-static void le16(buf_t *b, uint16_t v) { put8(b, (uint8_t)v); put8(b, (uint8_t)(v >> 8)); }
-static void le32(buf_t *b, uint32_t v) { le16(b, (uint16_t)v); le16(b, (uint16_t)(v >> 16)); }
+static void put8(buf_t *b, uint8_t v)
+{
+	put(b, &v, 1);
+}
+static void put16(buf_t *b, uint16_t v)
+{
+	put8(b, (uint8_t)(v >> 8));
+	put8(b, (uint8_t)v);
+}
+static void put32(buf_t *b, uint32_t v)
+{
+	put16(b, (uint16_t)(v >> 16));
+	put16(b, (uint16_t)v);
+}
+static void le16(buf_t *b, uint16_t v)
+{
+	put8(b, (uint8_t)v);
+	put8(b, (uint8_t)(v >> 8));
+}
+static void le32(buf_t *b, uint32_t v)
+{
+	le16(b, (uint16_t)v);
+	le16(b, (uint16_t)(v >> 16));
+}
 
 /* A query for NAME (dotted, no final dot) of TYPE with ID, flags (0x0100 = RD), optional OPT RR. */
 static size_t query(uint8_t *out, const char *name, uint16_t type, uint16_t id, uint16_t flags,
-		    bool edns)
+                    bool edns)
 {
 	buf_t *b = calloc(1, sizeof(*b));
 	const char *p = name;
@@ -81,7 +101,7 @@ static size_t query(uint8_t *out, const char *name, uint16_t type, uint16_t id, 
 /* ---- packets: IPv4/IPv6 + UDP/TCP (checksums zero: readers do not check them) ---- */
 
 typedef struct ep {
-	int v;        /* 4 or 6 */
+	int v; /* 4 or 6 */
 	uint8_t a[16];
 	uint16_t port;
 } ep_t;
@@ -104,7 +124,7 @@ static ep_t ep6(uint8_t last, uint16_t port)
 
 /* IP packet from s to d: proto 17 (UDP) or 6 (TCP with seq, flags). */
 static void ip_packet(buf_t *b, ep_t s, ep_t d, int proto, uint32_t seq, uint8_t flags,
-		      const uint8_t *pl, size_t plen)
+                      const uint8_t *pl, size_t plen)
 {
 	size_t l4 = (proto == 17 ? 8 : 20) + plen;
 	if (s.v == 4) {
@@ -269,7 +289,7 @@ static void cap_udp(cap_t *c, uint64_t ts, ep_t s, ep_t d, const uint8_t *m, siz
 }
 
 static void cap_tcp(cap_t *c, uint64_t ts, ep_t s, ep_t d, uint32_t seq, uint8_t fl,
-		    const uint8_t *m, size_t n)
+                    const uint8_t *m, size_t n)
 {
 	buf_t *ip = calloc(1, sizeof(*ip));
 	ip_packet(ip, s, d, 6, seq, fl, m, n);
@@ -283,7 +303,7 @@ static void cap_close(cap_t *c)
 }
 
 static int load(dv_querylist_t *ql, const char *path, dv_input_kind_t k,
-		const dv_input_options_t *o, dv_input_stats_t *st, dv_err_t *err)
+                const dv_input_options_t *o, dv_input_stats_t *st, dv_err_t *err)
 {
 	dv_input_options_t def;
 	if (o == NULL) {
@@ -393,11 +413,12 @@ static void check_udp_capture(const char *path, int v)
 	/* a server address that is not in the capture: nothing */
 	dv_input_options_init(&o);
 	assert_int_equal(dv_input_set_server(&o, v == 4 ? "10.0.0.99" : "[2001:db8::99]:53", &err),
-			 0);
+	                 0);
 	assert_int_equal(load(&ql, path, DV_INPUT_PCAP, &o, &st, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "no queries"));
 	dv_input_options_init(&o);
-	assert_int_equal(dv_input_set_server(&o, v == 4 ? "10.0.0.53#53" : "2001:db8::35", &err), 0);
+	assert_int_equal(dv_input_set_server(&o, v == 4 ? "10.0.0.53#53" : "2001:db8::35", &err),
+	                 0);
 	assert_int_equal(load(&ql, path, DV_INPUT_PCAP, &o, &st, &err), 0);
 	assert_int_equal(ql.count, 6);
 	dv_querylist_free(&ql);
@@ -524,8 +545,8 @@ static void test_pcap_truncated(void **state)
 	unlink(c.path);
 	/* not a capture at all, named pcap */
 	assert_int_equal(dv_input_load_buffer(&ql, (const uint8_t *)"hello\n", 6, "x.pcap",
-					      DV_INPUT_PCAP, &o, &st, &err),
-			 -EINVAL);
+	                                      DV_INPUT_PCAP, &o, &st, &err),
+	                 -EINVAL);
 	assert_non_null(strstr(err.msg, "x.pcap: "));
 }
 
@@ -554,9 +575,8 @@ static void test_binary(void **state)
 	put(b, m, n);
 	put16(b, 40); /* cut short */
 	put(b, m, 10);
-	assert_int_equal(dv_input_load_buffer(&ql, b->d, b->n, "q.bin", DV_INPUT_BINARY, &o, &st,
-					      &err),
-			 0);
+	assert_int_equal(
+	    dv_input_load_buffer(&ql, b->d, b->n, "q.bin", DV_INPUT_BINARY, &o, &st, &err), 0);
 	assert_int_equal(ql.count, 3);
 	assert_null(ql.ts_ns);
 	assert_null(ql.client);
@@ -575,9 +595,9 @@ static void test_binary(void **state)
 	/* -B is never detected: as text the same bytes do not load */
 	assert_int_equal(dv_input_detect(b->d, b->n), DV_INPUT_TEXT);
 	o.strict = true;
-	assert_int_equal(dv_input_load_buffer(&ql, b->d, b->n, "q.bin", DV_INPUT_BINARY, &o, &st,
-					      &err),
-			 -EINVAL);
+	assert_int_equal(
+	    dv_input_load_buffer(&ql, b->d, b->n, "q.bin", DV_INPUT_BINARY, &o, &st, &err),
+	    -EINVAL);
 	assert_non_null(strstr(err.msg, "byte offset"));
 	free(b);
 }
@@ -592,7 +612,10 @@ static void pb_varint(buf_t *b, uint64_t v)
 	}
 	put8(b, (uint8_t)v);
 }
-static void pb_key(buf_t *b, unsigned num, unsigned wt) { pb_varint(b, num << 3 | wt); }
+static void pb_key(buf_t *b, unsigned num, unsigned wt)
+{
+	pb_varint(b, num << 3 | wt);
+}
 static void pb_bytes(buf_t *b, unsigned num, const void *p, size_t n)
 {
 	pb_key(b, num, 2);
@@ -601,8 +624,8 @@ static void pb_bytes(buf_t *b, unsigned num, const void *p, size_t n)
 }
 
 /* Encode a Dnstap{type MESSAGE, message{type, family, proto, addr, port, time, query}}. */
-static void dnstap_msg(buf_t *out, unsigned mtype, const uint8_t *addr, size_t alen,
-		       uint16_t port, uint64_t ts, const uint8_t *q, size_t qn)
+static void dnstap_msg(buf_t *out, unsigned mtype, const uint8_t *addr, size_t alen, uint16_t port,
+                       uint64_t ts, const uint8_t *q, size_t qn)
 {
 	buf_t *m = calloc(1, sizeof(*m));
 	pb_key(m, 1, 0);
@@ -647,9 +670,9 @@ static void write_dnstap(const char *path, bool corrupt)
 		/* CLIENT_QUERY x3 (two clients), AUTH_QUERY, CLIENT_RESPONSE, CLIENT_QUERY */
 		static const unsigned types[] = {5, 5, 1, 6, 5, 5};
 		n = query(q, "tap.example", (uint16_t)(i + 1), 9, types[i] == 6 ? 0x8180 : 0x0100,
-			  i == 0);
+		          i == 0);
 		dnstap_msg(f, types[i], i % 2 ? a2 : a1, i % 2 ? 16 : 4, (uint16_t)(1000 + i % 2),
-			   T0 + (uint64_t)i * 1000, q, n);
+		           T0 + (uint64_t)i * 1000, q, n);
 		if (corrupt && i == 4)
 			f->n -= 7; /* cut inside the Message: frame 5 is malformed */
 		void *copy = malloc(f->n);
@@ -731,7 +754,7 @@ static void test_detect_and_names(void **state)
 	fs[21] = 'X';
 	assert_int_equal(dv_input_detect(fs, sizeof(fs)), DV_INPUT_TEXT);
 	assert_int_equal(dv_input_detect((const uint8_t *)"www.example.com A\n", 18),
-			 DV_INPUT_TEXT);
+	                 DV_INPUT_TEXT);
 	assert_int_equal(dv_input_kind_parse("dnstap", &k, &err), 0);
 	assert_int_equal(k, DV_INPUT_DNSTAP);
 	assert_int_equal(dv_input_kind_parse("binary", &k, &err), 0);
@@ -753,8 +776,8 @@ static void test_text(void **state)
 	dv_input_options_init(&o);
 	o.ql.skip_bad = true;
 	assert_int_equal(dv_input_load_buffer(&ql, (const uint8_t *)list, strlen(list), "l.txt",
-					      DV_INPUT_AUTO, &o, &st, &err),
-			 0);
+	                                      DV_INPUT_AUTO, &o, &st, &err),
+	                 0);
 	assert_int_equal(st.kind, DV_INPUT_TEXT);
 	assert_int_equal(ql.count, 2);
 	assert_int_equal(st.malformed, 1);
