@@ -1,7 +1,7 @@
 # src/input: query inputs compiled to wire format before the clock starts:
 # text lists (querylist), dnsperf -B, pcap/pcapng (libpcap) and dnstap (input.h).
 libdnsvolley_la_SOURCES += src/input/querylist.c src/input/querylist.h \
-	src/input/input.c src/input/input.h src/input/capbuild.c src/input/capbuild.h \
+	src/input/input.c src/input/input.h src/input/input_types.h src/input/capbuild.c src/input/capbuild.h \
 	src/input/binary.c src/input/pcap.c src/input/dnstap.c
 
 if HAVE_CMOCKA

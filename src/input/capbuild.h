@@ -1,5 +1,4 @@
-/* capbuild: the list builder shared by the captured-input readers (-B, pcap, dnstap); internal to
- * src/input. */
+/* capbuild: the list builder the captured-input readers share (-B, pcap, dnstap); internal. */
 #ifndef DV_CAPBUILD_H
 #define DV_CAPBUILD_H
 
@@ -8,7 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "input/input.h"
+#include "input/input_types.h"
 
 /* A client key: family (4 or 6, 0 = none), address (16 octets, v4 in the first 4), port. */
 typedef struct dv_client_key {

@@ -1,5 +1,4 @@
-/* dnstap: read a Frame Streams file of dnstap messages; keep CLIENT_QUERY or AUTH_QUERY messages.
- */
+/* dnstap: read a Frame Streams file of dnstap messages; keep CLIENT_QUERY or AUTH_QUERY. */
 #include "config.h"
 
 #include <errno.h>

@@ -1,5 +1,4 @@
-/* pcap: read DNS queries (UDP, and TCP reassembled per flow) from pcap/pcapng captures via libpcap.
- */
+/* pcap: DNS queries over UDP, and TCP reassembled per flow, from pcap/pcapng via libpcap. */
 #include "config.h"
 
 #include <errno.h>
