@@ -517,6 +517,31 @@ static void test_pcap_tcp(void **state)
 	unlink(c.path);
 }
 
+/* Data on the SYN (TCP Fast Open) starts after the SYN's sequence number. */
+static void test_pcap_tcp_fast_open(void **state)
+{
+	uint8_t m[300], seg[302];
+	size_t n = query(m, "tfo.example", 1, 1, 0x0100, false);
+	dv_querylist_t ql;
+	dv_input_stats_t st;
+	dv_err_t err;
+	cap_t c;
+
+	seg[0] = (uint8_t)(n >> 8);
+	seg[1] = (uint8_t)n;
+	memcpy(seg + 2, m, n);
+	cap_open(&c, L_RAW, false);
+	cap_tcp(&c, T0, ep4(9, 40000), ep4(53, 53), 77, TCP_S, seg, n + 2);
+	cap_tcp(&c, T0 + 5, ep4(9, 40000), ep4(53, 53), 78 + (uint32_t)n + 2, TCP_A, seg, n + 2);
+	cap_close(&c);
+	assert_int_equal(load(&ql, c.path, DV_INPUT_AUTO, NULL, &st, &err), 0);
+	assert_int_equal(ql.count, 2);
+	assert_int_equal(st.malformed, 0);
+	assert_int_equal(ql.ts_ns[1], 5);
+	dv_querylist_free(&ql);
+	unlink(c.path);
+}
+
 /* A capture cut in the middle of a record: what came before loads, the cut is counted. */
 static void test_pcap_truncated(void **state)
 {
@@ -793,6 +818,7 @@ int main(void)
 	    cmocka_unit_test(test_pcapng_udp_sll2_v6),
 	    cmocka_unit_test(test_link_types),
 	    cmocka_unit_test(test_pcap_tcp),
+	    cmocka_unit_test(test_pcap_tcp_fast_open),
 	    cmocka_unit_test(test_pcap_truncated),
 	    cmocka_unit_test(test_binary),
 	    cmocka_unit_test(test_dnstap),
