@@ -12,9 +12,10 @@ tests_unit_input_test_input_LDADD = $(LDADD) $(FSTRM_LIBS)
 endif
 
 # input-dump: prints what an input loads to (counts, clients, first malformed);
-# used by tests/integration/input-capture.sh and bench/load-pcap.sh.
+# used by tests/integration/input-{capture,dnstap}.sh and bench/load-pcap.sh.
 check_PROGRAMS += tests/helpers/input-dump
 tests_helpers_input_dump_SOURCES = tests/helpers/input-dump.c
 tests_helpers_input_dump_LDADD = $(DV_LIBS)
-TESTS += tests/integration/input-capture.sh
-EXTRA_DIST += tests/integration/input-capture.sh bench/load-pcap.sh
+TESTS += tests/integration/input-capture.sh tests/integration/input-dnstap.sh
+EXTRA_DIST += tests/integration/input-capture.sh tests/integration/input-dnstap.sh \
+	bench/load-pcap.sh
