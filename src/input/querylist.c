@@ -123,6 +123,9 @@ void dv_querylist_free(dv_querylist_t *ql)
 	free(ql->arena);
 	free(ql->off);
 	free(ql->source);
+	free(ql->qlen);
+	free(ql->ts_ns);
+	free(ql->client);
 	memset(ql, 0, sizeof(*ql));
 }
 

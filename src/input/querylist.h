@@ -23,6 +23,8 @@
  */
 
 #define DV_QL_EDNS_OPTS_MAX 200 /* octets of EDNS options (-E), codes and lengths included */
+/* Longest query any input may hold: the engine's send buffer (DV_MAX_QUERY_LEN). */
+#define DV_QL_WIRE_MAX 512
 
 typedef struct dv_ql_options {
 	bool rd;               /* set RD (default true, as dnsperf does) */
@@ -53,6 +55,15 @@ typedef struct dv_querylist {
 	size_t skipped;  /* malformed lines skipped (only with skip_bad) */
 	uint16_t opt_len; /* octets of the OPT RR every query ends with (0 without EDNS) */
 	char *source;    /* file name as given, "-" for stdin (owned) */
+	/*
+	 * Captured inputs (src/input/input.h: -B, pcap, dnstap) keep each query as
+	 * captured (its own EDNS, flags, ID zeroed), so the question length is
+	 * stored per query; NULL for text lists, which all end with opt_len octets.
+	 */
+	uint16_t *qlen;   /* count question lengths (name + 4), or NULL (owned) */
+	uint64_t *ts_ns;  /* count capture times, ns after the earliest query, or NULL (owned) */
+	uint32_t *client; /* count client indexes 0..clients-1, or NULL (owned) */
+	size_t clients;   /* distinct clients (0 without client) */
 } dv_querylist_t;
 
 /*
@@ -81,6 +92,8 @@ static inline const uint8_t *dv_querylist_get(const dv_querylist_t *ql, size_t i
 /* Octets of query i's question section (name, type, class), which starts at offset 12. */
 static inline size_t dv_querylist_question_len(const dv_querylist_t *ql, size_t i)
 {
+	if (ql->qlen != NULL)
+		return ql->qlen[i];
 	return ql->off[i + 1] - ql->off[i] - 12 - ql->opt_len;
 }
 
