@@ -512,7 +512,7 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 /* Queries: -e -E --edns-bufsize -D --no-rd --skip-bad. */
 static int opt_query(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 {
-	dv_ql_options_t *ql = &ps->cfg->study.ql;
+	dv_querylist_options_t *ql = &ps->cfg->study.ql;
 	uint64_t v;
 	int rc;
 
@@ -521,7 +521,7 @@ static int opt_query(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		ql->edns = true;
 		return 0;
 	case 'E':
-		return dv_ql_add_edns_option(ql, val, err);
+		return dv_querylist_add_edns_option(ql, val, err);
 	case OPT_EDNS_BUFSIZE:
 		rc = parse_count("--edns-bufsize", val, 512, 65535, &v, err);
 		ql->edns = true;
@@ -823,7 +823,7 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 
 	memset(cfg, 0, sizeof(*cfg));
 	dv_run_config_init(&st->run);
-	dv_ql_options_init(&st->ql);
+	dv_querylist_options_init(&st->ql);
 	dv_gates_init(&cfg->gates);
 	st->repeat = 1;
 	st->ready_timeout_ns = 30 * DV_NS_PER_S;

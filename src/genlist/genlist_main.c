@@ -152,15 +152,16 @@ int main(int argc, char **argv)
 		case 'z':
 			if (dv_parse_double(optarg, 0, 10, &model.s) != 0) {
 				fprintf(stderr, "dnsvolley-genlist: --zipf wants 0-10, got '%s'\n",
-					optarg);
+				        optarg);
 				goto out;
 			}
 			continue;
 		case 'L':
 			if (dv_parse_u64(optarg, 1, UINT64_MAX, &model.length) != 0) {
-				fprintf(stderr,
-					"dnsvolley-genlist: --queries wants a number >= 1, got '%s'\n",
-					optarg);
+				fprintf(
+				    stderr,
+				    "dnsvolley-genlist: --queries wants a number >= 1, got '%s'\n",
+				    optarg);
 				goto out;
 			}
 			continue;
@@ -171,10 +172,11 @@ int main(int argc, char **argv)
 			continue;
 		case 'x':
 			if (dv_parse_double(optarg, 0, 100, &v) != 0) {
-				fprintf(stderr,
-					"dnsvolley-genlist: --nxdomain wants a percentage 0-100, got "
-					"'%s'\n",
-					optarg);
+				fprintf(
+				    stderr,
+				    "dnsvolley-genlist: --nxdomain wants a percentage 0-100, got "
+				    "'%s'\n",
+				    optarg);
 				goto out;
 			}
 			model.nx_share = v / 100;
@@ -211,12 +213,12 @@ int main(int argc, char **argv)
 	}
 	if (nspecs == 0 && traffic == NULL) {
 		fprintf(stderr,
-			"dnsvolley-genlist: no output: give --soa, --www-a, --type or --traffic\n");
+		        "dnsvolley-genlist: no output: give --soa, --www-a, --type or --traffic\n");
 		goto out;
 	}
 	if (model_opt && traffic == NULL) {
 		fprintf(stderr, "dnsvolley-genlist: --zipf, --queries, --mix, --nxdomain and "
-				"--nx-zone shape --traffic: give --traffic FILE\n");
+		                "--nx-zone shape --traffic: give --traffic FILE\n");
 		goto out;
 	}
 	if (traffic != NULL && strcmp(traffic, "-") == 0)

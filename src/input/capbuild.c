@@ -60,7 +60,7 @@ const char *dv_capbuild_check(const uint8_t *msg, size_t len, size_t *qlen)
 {
 	if (len < DV_DNS_HEADER_LEN + 5)
 		return "message shorter than a header and a question";
-	if (len > DV_QL_WIRE_MAX)
+	if (len > DV_QUERYLIST_WIRE_MAX)
 		return "query longer than 512 octets";
 	if (DV_WIRE_QR(msg))
 		return "a response (QR = 1), not a query";

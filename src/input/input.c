@@ -62,7 +62,7 @@ dv_input_kind_t dv_input_detect(const uint8_t *h, size_t len)
 void dv_input_options_init(dv_input_options_t *o)
 {
 	memset(o, 0, sizeof(*o));
-	dv_ql_options_init(&o->ql);
+	dv_querylist_options_init(&o->ql);
 	o->server_port = 53;
 }
 

@@ -20,7 +20,7 @@
  * writes the ID at send time as for text lists.
  *
  * What counts as a query: QR = 0, QDCOUNT = 1, an uncompressed question name
- * that fits the message, at most DV_QL_WIRE_MAX octets. Anything else read
+ * that fits the message, at most DV_QUERYLIST_WIRE_MAX octets. Anything else read
  * where a query was expected is malformed: counted in dv_input_stats_t with its
  * position, skipped, fatal only with strict.
  */
@@ -37,7 +37,8 @@ const char *dv_input_kind_name(dv_input_kind_t kind);
  */
 dv_input_kind_t dv_input_detect(const uint8_t *head, size_t len);
 
-/* Defaults: dv_ql_options_init, port 53, any address, source address + port, CLIENT_QUERY. */
+/* Defaults: dv_querylist_options_init, port 53, any address, source address + port, CLIENT_QUERY.
+ */
 void dv_input_options_init(dv_input_options_t *o);
 
 /*

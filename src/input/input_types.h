@@ -21,8 +21,8 @@ typedef enum dv_dnstap_want {
 } dv_dnstap_want_t;
 
 typedef struct dv_input_options {
-	dv_ql_options_t ql; /* text lists only: captured queries are kept as captured */
-	bool strict;        /* the first malformed record stops the load (-EINVAL) */
+	dv_querylist_options_t ql; /* text lists only: captured queries are kept as captured */
+	bool strict;               /* the first malformed record stops the load (-EINVAL) */
 	/* pcap: the server the queries went to. */
 	uint16_t server_port; /* destination port (default 53 when 0) */
 	int server_family;    /* AF_INET / AF_INET6 to also match the address, 0 = any */

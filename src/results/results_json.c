@@ -92,11 +92,11 @@ static const jfield_t run_fields[] = {
 };
 /* "query_options"; then "edns_options" (hex) when there are any. */
 static const jfield_t qopt_fields[] = {
-    JB(dv_ql_options_t, rd, "rd"),
-    JB(dv_ql_options_t, edns, "edns"),
-    JU(dv_ql_options_t, edns_bufsize, "edns_bufsize", 65535),
-    JB(dv_ql_options_t, dnssec_ok, "dnssec_ok"),
-    JB(dv_ql_options_t, skip_bad, "skip_bad"),
+    JB(dv_querylist_options_t, rd, "rd"),
+    JB(dv_querylist_options_t, edns, "edns"),
+    JU(dv_querylist_options_t, edns_bufsize, "edns_bufsize", 65535),
+    JB(dv_querylist_options_t, dnssec_ok, "dnssec_ok"),
+    JB(dv_querylist_options_t, skip_bad, "skip_bad"),
 };
 static const jfield_t target_fields[] = {
     JL(dv_target_t, label, "label"),
@@ -483,7 +483,7 @@ static void w_config(wctx_t *w, json_t *root, const dv_study_t *s)
 	w_section(w, cfg, "run", &s->run, TABLE(run_fields));
 	qo = w_section(w, cfg, "query_options", &s->ql, TABLE(qopt_fields));
 	if (qo != NULL && s->ql.edns_opts_len > 0) { /* -E options in wire form, as hex */
-		char hex[2 * DV_QL_EDNS_OPTS_MAX + 1];
+		char hex[2 * DV_QUERYLIST_EDNS_OPTS_MAX + 1];
 		for (size_t i = 0; i < s->ql.edns_opts_len; i++)
 			snprintf(hex + 2 * i, 3, "%02x", s->ql.edns_opts[i]);
 		w_str(w, qo, "edns_options", hex);
@@ -1082,7 +1082,7 @@ static int r_plan(rctx_t *r, json_t *cfg, dv_study_t *s)
 }
 
 /* "edns_options": absent, null, or the -E options in wire form as hex. */
-static int r_edns_options(rctx_t *r, json_t *qo, dv_ql_options_t *ql)
+static int r_edns_options(rctx_t *r, json_t *qo, dv_querylist_options_t *ql)
 {
 	char *hex = NULL;
 	size_t n;
@@ -1091,10 +1091,10 @@ static int r_edns_options(rctx_t *r, json_t *qo, dv_ql_options_t *ql)
 	if ((rc = r_str(r, qo, "edns_options", false, &hex)) != 0)
 		return rc;
 	n = hex != NULL ? strlen(hex) : 0;
-	if (n % 2 != 0 || n / 2 > DV_QL_EDNS_OPTS_MAX) {
+	if (n % 2 != 0 || n / 2 > DV_QUERYLIST_EDNS_OPTS_MAX) {
 		free(hex);
 		return r_bad(r, "\"edns_options\" must be at most %d octets of hex",
-		             DV_QL_EDNS_OPTS_MAX);
+		             DV_QUERYLIST_EDNS_OPTS_MAX);
 	}
 	for (size_t i = 0; i < n / 2; i++) {
 		unsigned byte;

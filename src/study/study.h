@@ -61,7 +61,7 @@ typedef struct dv_study {
 	unsigned ncpu;
 	/* configuration */
 	dv_run_config_t run;
-	dv_ql_options_t ql;
+	dv_querylist_options_t ql;
 	dv_target_t *targets;
 	size_t n_targets;
 	dv_list_t *lists;

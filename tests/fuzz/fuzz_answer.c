@@ -62,7 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r2 = dv_answer_build(data, size, out2, cap, &o);
 	if (r2 != r || memcmp(out, out2, (size_t)r) != 0)
 		abort();
-	if (!o.reflect && DV_WIRE_QDCOUNT(out) == 1 && !dv_wire_check_response(out, (size_t)r, &qlen))
+	if (!o.reflect && DV_WIRE_QDCOUNT(out) == 1 &&
+	    !dv_wire_check_response(out, (size_t)r, &qlen))
 		abort();
 	return 0;
 }

@@ -13,7 +13,7 @@
  * Load data as kind with options from the first byte, then check: an error has
  * a message and leaves the list empty; a list has increasing offsets, every
  * query is QR = 0 with one uncompressed question of the stored length, ID 0, at
- * most DV_QL_WIRE_MAX octets; times and clients are present as the kind says,
+ * most DV_QUERYLIST_WIRE_MAX octets; times and clients are present as the kind says,
  * clients dense; the stats add up.
  */
 static inline int dv_fuzz_input(const uint8_t *data, size_t size, dv_input_kind_t kind)
@@ -49,8 +49,8 @@ static inline int dv_fuzz_input(const uint8_t *data, size_t size, dv_input_kind_
 	for (i = 0; i < ql.count; i++) {
 		size_t len;
 		const uint8_t *q = dv_querylist_get(&ql, i, &len);
-		if (ql.off[i + 1] <= ql.off[i] || len > DV_QL_WIRE_MAX || q[0] != 0 || q[1] != 0 ||
-		    DV_WIRE_QR(q) || DV_WIRE_QDCOUNT(q) != 1 ||
+		if (ql.off[i + 1] <= ql.off[i] || len > DV_QUERYLIST_WIRE_MAX || q[0] != 0 ||
+		    q[1] != 0 || DV_WIRE_QR(q) || DV_WIRE_QDCOUNT(q) != 1 ||
 		    dv_wire_question_len(q, len) != dv_querylist_question_len(&ql, i) ||
 		    dv_querylist_question_len(&ql, i) < 5)
 			abort();

@@ -29,11 +29,11 @@ typedef struct fixture {
 static int setup_cap(void **state, uint32_t cap, uint64_t end_seq)
 {
 	fixture_t *f = calloc(1, sizeof(*f));
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 	dv_err_t err;
 
 	assert_non_null(f);
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	assert_int_equal(dv_querylist_load_buffer(&f->ql, LIST, strlen(LIST), "t", &o, &err), 0);
 	assert_int_equal(dv_engine_init(&f->e, &f->ql, cap, 1000, 0, 1, end_seq), 0);
 	*state = f;

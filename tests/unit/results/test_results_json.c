@@ -48,7 +48,7 @@ static void build(dv_study_t *s)
 	s->ql.rd = true;
 	s->ql.edns = true;
 	s->ql.edns_bufsize = 1232;
-	assert_int_equal(dv_ql_add_edns_option(&s->ql, "10:0102", NULL), 0);
+	assert_int_equal(dv_querylist_add_edns_option(&s->ql, "10:0102", NULL), 0);
 	s->n_plan = 2;
 	s->plan = calloc(2, sizeof(*s->plan));
 	s->plan[0] = DV_PASS_COLD;
