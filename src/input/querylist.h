@@ -22,8 +22,9 @@
  * The hot path only copies these bytes and writes the 2-byte ID.
  */
 
-#define DV_QUERYLIST_EDNS_OPTS_MAX 200 /* octets of EDNS options (-E), codes and lengths included  \
-	                                */
+#define DV_QUERYLIST_EDNS_OPTS_MAX                                                                 \
+	200 /* octets of EDNS options (-E), codes and lengths included                             \
+	     */
 /* Longest query any input may hold: the engine's send buffer (DV_MAX_QUERY_LEN). */
 #define DV_QUERYLIST_WIRE_MAX 512
 
