@@ -76,7 +76,171 @@ static int write_model(const dv_domains_t *d, const dv_model_t *m, const char *p
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct genlist_args {
+	dv_genlist_spec_t *specs; /* MAX_OUTPUTS of them, nspecs set */
+	size_t nspecs, nstdout;   /* nstdout: outputs that are '-' */
+	bool dedupe, shuffle, seeded, model_opt;
+	uint64_t seed;
+	const char *traffic; /* --traffic FILE, or NULL */
+	dv_model_t model;
+	const char *input; /* the DOMAINS file ('-' = stdin) */
+} genlist_args_t;
+
+/* parse_*() return GO_ON to go on, or the exit status to stop with. */
+#define GO_ON (-1)
+
+/* --soa, --www-a, --type: one more output list. */
+static int parse_output(genlist_args_t *a, int c, const char *arg)
+{
+	dv_genlist_spec_t *spec;
+	dv_err_t err;
+	int rc;
+
+	if (a->nspecs == MAX_OUTPUTS) {
+		fprintf(stderr, "dnsvolley-genlist: at most %d outputs\n", MAX_OUTPUTS);
+		return 2;
+	}
+	spec = &a->specs[a->nspecs];
+	if (c == 's')
+		rc = dv_genlist_spec_set(spec, "SOA", "", arg, &err);
+	else if (c == 'w')
+		rc = dv_genlist_spec_set(spec, "A", "www.", arg, &err);
+	else
+		rc = dv_genlist_spec_parse(spec, arg, &err);
+	if (rc != 0) {
+		fprintf(stderr, "dnsvolley-genlist: %s\n", err.msg);
+		return 2;
+	}
+	if (strcmp(spec->path, "-") == 0)
+		a->nstdout++;
+	a->nspecs++;
+	return GO_ON;
+}
+
+/* --zipf, --queries, --mix, --nxdomain, --nx-zone: the shape of --traffic. */
+static int parse_model(genlist_args_t *a, int c, const char *arg)
+{
+	dv_model_t *m = &a->model;
+	dv_err_t err;
+	double v;
+	int rc = 0;
+
+	a->model_opt = true;
+	switch (c) {
+	case 'z':
+		if (dv_parse_double(arg, 0, 10, &m->s) != 0) {
+			fprintf(stderr, "dnsvolley-genlist: --zipf wants 0-10, got '%s'\n", arg);
+			return 2;
+		}
+		break;
+	case 'L':
+		if (dv_parse_u64(arg, 1, UINT64_MAX, &m->length) != 0) {
+			fprintf(stderr,
+			        "dnsvolley-genlist: --queries wants a number >= 1, got '%s'\n",
+			        arg);
+			return 2;
+		}
+		break;
+	case 'm':
+		rc = dv_model_parse_mix(m, arg, &err);
+		break;
+	case 'x':
+		if (dv_parse_double(arg, 0, 100, &v) != 0) {
+			fprintf(
+			    stderr,
+			    "dnsvolley-genlist: --nxdomain wants a percentage 0-100, got '%s'\n",
+			    arg);
+			return 2;
+		}
+		m->nx_share = v / 100;
+		break;
+	default: /* 'X' */
+		rc = dv_model_set_nx_zone(m, arg, &err);
+		break;
+	}
+	if (rc != 0) {
+		fprintf(stderr, "dnsvolley-genlist: %s\n", err.msg);
+		return 2;
+	}
+	return GO_ON;
+}
+
+/* One option from getopt_long(). */
+static int parse_option(genlist_args_t *a, int c, const char *arg)
+{
+	switch (c) {
+	case 's':
+	case 'w':
+	case 't':
+		return parse_output(a, c, arg);
+	case 'z':
+	case 'L':
+	case 'm':
+	case 'x':
+	case 'X':
+		return parse_model(a, c, arg);
+	case 'd':
+		a->dedupe = true;
+		return GO_ON;
+	case 'S':
+		a->shuffle = true;
+		return GO_ON;
+	case 'r':
+		if (dv_parse_u64(arg, 0, UINT64_MAX, &a->seed) != 0) {
+			fprintf(stderr, "dnsvolley-genlist: --seed wants a number, got '%s'\n",
+			        arg);
+			return 2;
+		}
+		a->seeded = true;
+		return GO_ON;
+	case 'T':
+		a->traffic = arg;
+		return GO_ON;
+	case 'h':
+		usage(stdout);
+		return 0;
+	case 'V':
+		printf("dnsvolley-genlist %s\n", PACKAGE_VERSION);
+		return 0;
+	default:
+		usage(stderr);
+		return 2;
+	}
+}
+
+/* Checks that need the whole command line. */
+static int check_args(genlist_args_t *a, int argc, char **argv)
+{
+	if (optind != argc - 1) {
+		fprintf(stderr, "dnsvolley-genlist: expected one DOMAINS file (or '-')\n");
+		usage(stderr);
+		return 2;
+	}
+	a->input = argv[optind];
+	if (a->nspecs == 0 && a->traffic == NULL) {
+		fprintf(stderr,
+		        "dnsvolley-genlist: no output: give --soa, --www-a, --type or --traffic\n");
+		return 2;
+	}
+	if (a->model_opt && a->traffic == NULL) {
+		fprintf(stderr, "dnsvolley-genlist: --zipf, --queries, --mix, --nxdomain and "
+		                "--nx-zone shape --traffic: give --traffic FILE\n");
+		return 2;
+	}
+	if (a->traffic != NULL && strcmp(a->traffic, "-") == 0)
+		a->nstdout++;
+	if (a->seeded && a->traffic == NULL)
+		a->shuffle = true;
+	a->model.seed = a->seed;
+	if (a->nstdout > 1) {
+		fprintf(stderr, "dnsvolley-genlist: only one output can be '-' (stdout)\n");
+		return 2;
+	}
+	return GO_ON;
+}
+
+static int parse_args(genlist_args_t *a, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"soa", required_argument, NULL, 's'},
@@ -95,182 +259,102 @@ int main(int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
-	dv_genlist_spec_t *specs;
-	size_t nspecs = 0, nstdout = 0;
-	bool dedupe = false, shuffle = false, seeded = false, model_opt = false;
-	uint64_t seed = 1;
-	const char *traffic = NULL;
-	dv_model_t model;
-	double v;
-	dv_domains_t doms;
-	dv_err_t err;
-	const char *input;
-	FILE *in;
-	int c, rc, status = 2;
+	int c, status;
 
-	specs = calloc(MAX_OUTPUTS, sizeof(*specs));
-	if (specs == NULL) {
-		fprintf(stderr, "dnsvolley-genlist: out of memory\n");
-		return 1;
-	}
-	dv_model_init(&model);
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
-		if (strchr("zLmxX", c) != NULL)
-			model_opt = true;
-		if ((c == 's' || c == 'w' || c == 't') && nspecs == MAX_OUTPUTS) {
-			fprintf(stderr, "dnsvolley-genlist: at most %d outputs\n", MAX_OUTPUTS);
-			goto out;
-		}
-		switch (c) {
-		case 's':
-			rc = dv_genlist_spec_set(&specs[nspecs], "SOA", "", optarg, &err);
-			break;
-		case 'w':
-			rc = dv_genlist_spec_set(&specs[nspecs], "A", "www.", optarg, &err);
-			break;
-		case 't':
-			rc = dv_genlist_spec_parse(&specs[nspecs], optarg, &err);
-			break;
-		case 'd':
-			dedupe = true;
-			continue;
-		case 'S':
-			shuffle = true;
-			continue;
-		case 'r':
-			if (dv_parse_u64(optarg, 0, UINT64_MAX, &seed) != 0) {
-				fprintf(stderr,
-				        "dnsvolley-genlist: --seed wants a number, got '%s'\n",
-				        optarg);
-				goto out;
-			}
-			seeded = true;
-			continue;
-		case 'T':
-			traffic = optarg;
-			continue;
-		case 'z':
-			if (dv_parse_double(optarg, 0, 10, &model.s) != 0) {
-				fprintf(stderr, "dnsvolley-genlist: --zipf wants 0-10, got '%s'\n",
-				        optarg);
-				goto out;
-			}
-			continue;
-		case 'L':
-			if (dv_parse_u64(optarg, 1, UINT64_MAX, &model.length) != 0) {
-				fprintf(
-				    stderr,
-				    "dnsvolley-genlist: --queries wants a number >= 1, got '%s'\n",
-				    optarg);
-				goto out;
-			}
-			continue;
-		case 'm':
-			rc = dv_model_parse_mix(&model, optarg, &err);
-			if (rc != 0)
-				break;
-			continue;
-		case 'x':
-			if (dv_parse_double(optarg, 0, 100, &v) != 0) {
-				fprintf(
-				    stderr,
-				    "dnsvolley-genlist: --nxdomain wants a percentage 0-100, got "
-				    "'%s'\n",
-				    optarg);
-				goto out;
-			}
-			model.nx_share = v / 100;
-			continue;
-		case 'X':
-			rc = dv_model_set_nx_zone(&model, optarg, &err);
-			if (rc != 0)
-				break;
-			continue;
-		case 'h':
-			usage(stdout);
-			status = 0;
-			goto out;
-		case 'V':
-			printf("dnsvolley-genlist %s\n", PACKAGE_VERSION);
-			status = 0;
-			goto out;
-		default:
-			usage(stderr);
-			goto out;
-		}
-		if (rc != 0) {
-			fprintf(stderr, "dnsvolley-genlist: %s\n", err.msg);
-			goto out;
-		}
-		if (strcmp(specs[nspecs].path, "-") == 0)
-			nstdout++;
-		nspecs++;
+		status = parse_option(a, c, optarg);
+		if (status != GO_ON)
+			return status;
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "dnsvolley-genlist: expected one DOMAINS file (or '-')\n");
-		usage(stderr);
-		goto out;
-	}
-	if (nspecs == 0 && traffic == NULL) {
-		fprintf(stderr,
-		        "dnsvolley-genlist: no output: give --soa, --www-a, --type or --traffic\n");
-		goto out;
-	}
-	if (model_opt && traffic == NULL) {
-		fprintf(stderr, "dnsvolley-genlist: --zipf, --queries, --mix, --nxdomain and "
-		                "--nx-zone shape --traffic: give --traffic FILE\n");
-		goto out;
-	}
-	if (traffic != NULL && strcmp(traffic, "-") == 0)
-		nstdout++;
-	if (seeded && traffic == NULL)
-		shuffle = true;
-	model.seed = seed;
-	if (nstdout > 1) {
-		fprintf(stderr, "dnsvolley-genlist: only one output can be '-' (stdout)\n");
-		goto out;
-	}
+	return check_args(a, argc, argv);
+}
 
-	input = argv[optind];
-	in = strcmp(input, "-") == 0 ? stdin : fopen(input, "r");
+/* The domains of a->input, deduplicated and shuffled as asked. Returns GO_ON or the exit status. */
+static int load_domains(const genlist_args_t *a, dv_domains_t *doms)
+{
+	dv_err_t err;
+	FILE *in;
+	int rc;
+
+	in = strcmp(a->input, "-") == 0 ? stdin : fopen(a->input, "r");
 	if (in == NULL) {
-		fprintf(stderr, "dnsvolley-genlist: %s: %s\n", input, strerror(errno));
-		goto out;
+		fprintf(stderr, "dnsvolley-genlist: %s: %s\n", a->input, strerror(errno));
+		return 2;
 	}
-	rc = dv_domains_load_stream(&doms, in, input, &err);
+	rc = dv_domains_load_stream(doms, in, a->input, &err);
 	if (in != stdin)
 		fclose(in);
 	if (rc != 0) {
 		fprintf(stderr, "dnsvolley-genlist: %s\n", err.msg);
-		goto out;
+		return 2;
 	}
-	if (dedupe && dv_domains_dedupe(&doms) < 0) {
+	if (a->dedupe && dv_domains_dedupe(doms) < 0) {
 		fprintf(stderr, "dnsvolley-genlist: out of memory\n");
-		status = 1;
-		goto out_doms;
+		dv_domains_free(doms);
+		return 1;
 	}
-	if (shuffle)
-		dv_domains_shuffle(&doms, seed);
-	/* Check every output before writing any, so a bad name leaves no half-made files. */
-	for (size_t i = 0; i < nspecs; i++) {
-		if (dv_genlist_check(&doms, &specs[i], &err) != 0) {
+	if (a->shuffle)
+		dv_domains_shuffle(doms, a->seed);
+	return GO_ON;
+}
+
+/* Check every output before writing any, so a bad name leaves no half-made files. */
+static int check_outputs(const genlist_args_t *a, const dv_domains_t *doms)
+{
+	dv_err_t err;
+
+	for (size_t i = 0; i < a->nspecs; i++) {
+		if (dv_genlist_check(doms, &a->specs[i], &err) != 0) {
 			fprintf(stderr, "dnsvolley-genlist: %s\n", err.msg);
-			goto out_doms;
+			return -1;
 		}
 	}
-	if (traffic != NULL && dv_model_check(&doms, &model, &err) != 0) {
+	if (a->traffic != NULL && dv_model_check(doms, &a->model, &err) != 0) {
 		fprintf(stderr, "dnsvolley-genlist: --nxdomain: %s\n", err.msg);
-		goto out_doms;
+		return -1;
 	}
+	return 0;
+}
+
+/* Load the domains and write every output. Returns the exit status. */
+static int generate(const genlist_args_t *a)
+{
+	dv_domains_t doms;
+	int status;
+
+	status = load_domains(a, &doms);
+	if (status != GO_ON)
+		return status;
+	status = 2;
+	if (check_outputs(a, &doms) != 0)
+		goto out;
 	status = 0;
-	for (size_t i = 0; i < nspecs; i++)
-		if (write_one(&doms, &specs[i]) != 0)
+	for (size_t i = 0; i < a->nspecs; i++)
+		if (write_one(&doms, &a->specs[i]) != 0)
 			status = 1;
-	if (traffic != NULL && write_model(&doms, &model, traffic) != 0)
+	if (a->traffic != NULL && write_model(&doms, &a->model, a->traffic) != 0)
 		status = 1;
-out_doms:
-	dv_domains_free(&doms);
 out:
-	free(specs);
+	dv_domains_free(&doms);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	genlist_args_t a;
+	int status;
+
+	memset(&a, 0, sizeof(a));
+	a.seed = 1;
+	a.specs = calloc(MAX_OUTPUTS, sizeof(*a.specs));
+	if (a.specs == NULL) {
+		fprintf(stderr, "dnsvolley-genlist: out of memory\n");
+		return 1;
+	}
+	dv_model_init(&a.model);
+	status = parse_args(&a, argc, argv);
+	if (status == GO_ON)
+		status = generate(&a);
+	free(a.specs);
 	return status;
 }
