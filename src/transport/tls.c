@@ -237,6 +237,11 @@ void dv_tls_free(dv_tls_t *t)
 {
 	if (t == NULL)
 		return;
+	/* OpenSSL marks the session of a connection freed without a shutdown as not
+	 * resumable; a connection the engine drops (reset, timeout, end of run) still
+	 * leaves a good ticket. A connection that died of a TLS error does not. */
+	if (t->ssl != NULL && !t->dead)
+		SSL_set_shutdown(t->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
 	SSL_free(t->ssl); /* frees the BIOs */
 	dv_bq_free(&t->out);
 	dv_bq_free(&t->plain);
