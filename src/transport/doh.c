@@ -79,13 +79,14 @@ static int on_header(nghttp2_session *h2, const nghttp2_frame *frame, const uint
 		if (v >= 200) /* a 1xx is informational; the final status follows */
 			st->status = v;
 	} else if (namelen == 12 && memcmp(name, "content-type", 12) == 0) {
-		st->bad_type = !(valuelen == 23 && memcmp(value, "application/dns-message", 23) == 0);
+		st->bad_type =
+		    !(valuelen == 23 && memcmp(value, "application/dns-message", 23) == 0);
 	}
 	return 0;
 }
 
-static int on_data(nghttp2_session *h2, uint8_t flags, int32_t sid, const uint8_t *data,
-                   size_t len, void *user)
+static int on_data(nghttp2_session *h2, uint8_t flags, int32_t sid, const uint8_t *data, size_t len,
+                   void *user)
 {
 	doh_stream_t *st = nghttp2_session_get_stream_user_data(h2, sid);
 	uint8_t *nb;
@@ -232,8 +233,8 @@ void dv_doh_free(dv_doh_t *d)
 size_t dv_doh_capacity(const dv_tp_conn_t *c)
 {
 	const dv_doh_t *d = c->doh;
-	uint32_t max = nghttp2_session_get_remote_settings(d->h2,
-	                                                   NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
+	uint32_t max =
+	    nghttp2_session_get_remote_settings(d->h2, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
 
 	if (d->goaway || nghttp2_session_get_next_stream_id(d->h2) > INT32_MAX - 1)
 		return 0;
@@ -245,8 +246,7 @@ size_t dv_doh_in_flight(const dv_tp_conn_t *c)
 	return c->doh->in_flight;
 }
 
-static const char b64url[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+static const char b64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /* base64url without padding (RFC 4648 section 5, RFC 8484 section 4.1); returns the length. */
 static size_t base64url(const uint8_t *in, size_t len, char *out)
@@ -274,9 +274,9 @@ static size_t base64url(const uint8_t *in, size_t len, char *out)
 	return o;
 }
 
-#define NV(n, v, vl)                                                                           \
-	{                                                                                      \
-		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, (vl), NGHTTP2_NV_FLAG_NONE      \
+#define NV(n, v, vl)                                                                               \
+	{                                                                                          \
+		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, (vl), NGHTTP2_NV_FLAG_NONE          \
 	}
 
 /* The request headers; get_path is the GET path (NULL for POST). */

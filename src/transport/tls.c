@@ -64,8 +64,8 @@ static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outle
 	dv_tls_ctx_t *c = arg;
 	unsigned char *o;
 
-	if (SSL_select_next_proto(&o, outlen, (const unsigned char *)c->alpn,
-	                          (unsigned)c->alpn_len, in, inlen) != OPENSSL_NPN_NEGOTIATED)
+	if (SSL_select_next_proto(&o, outlen, (const unsigned char *)c->alpn, (unsigned)c->alpn_len,
+	                          in, inlen) != OPENSSL_NPN_NEGOTIATED)
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
 	*out = o;
 	return SSL_TLSEXT_ERR_OK;
@@ -133,8 +133,7 @@ int dv_tls_ctx_new(dv_tls_ctx_t **out, const dv_tls_ctx_config_t *cfg, dv_err_t 
 		goto out;
 	}
 	SSL_CTX_set_app_data(c->ssl, c);
-	SSL_CTX_set_min_proto_version(c->ssl, cfg->min_version ? cfg->min_version
-	                                                       : TLS1_2_VERSION);
+	SSL_CTX_set_min_proto_version(c->ssl, cfg->min_version ? cfg->min_version : TLS1_2_VERSION);
 	SSL_CTX_set_max_proto_version(c->ssl, cfg->max_version);
 	/* Partial writes never happen with memory BIOs; keep the buffer on failure anyway. */
 	SSL_CTX_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_RELEASE_BUFFERS);

@@ -25,10 +25,10 @@ typedef enum dv_tp_kind { DV_TP_TCP = 0, DV_TP_DOT, DV_TP_DOH } dv_tp_kind_t;
 
 typedef struct dv_tp_config {
 	dv_tp_kind_t kind;
-	const char *sni;     /* DoT/DoH: TLS server name (NULL = none); DoH :authority too */
-	const char *ca_file; /* DoT/DoH: verify the server against it; NULL = verification off */
-	bool no_resume;      /* DoT/DoH: full handshake every time */
-	bool doh_get;        /* DoH: GET with ?dns=<base64url> instead of POST */
+	const char *sni;      /* DoT/DoH: TLS server name (NULL = none); DoH :authority too */
+	const char *ca_file;  /* DoT/DoH: verify the server against it; NULL = verification off */
+	bool no_resume;       /* DoT/DoH: full handshake every time */
+	bool doh_get;         /* DoH: GET with ?dns=<base64url> instead of POST */
 	const char *doh_path; /* DoH: path, starts with '/'; NULL = "/dns-query" */
 	size_t out_max;       /* bytes of queries queued ahead of the socket; 0 = 256 KiB */
 	int tls_min, tls_max; /* TLS1_2_VERSION / TLS1_3_VERSION; 0 = 1.2 .. 1.3 */
@@ -50,16 +50,16 @@ void dv_tp_shared_free(dv_tp_shared_t *s);
 void dv_tp_shared_handshakes(const dv_tp_shared_t *s, uint64_t *full, uint64_t *resumed);
 
 typedef enum dv_tp_event_kind {
-	DV_TP_EV_ANSWER,      /* msg/len: one DNS message; id: DoH stream's query id, TCP/DoT 0
-	                       * (match by DNS ID and question, as for UDP) */
-	DV_TP_EV_HTTP_STATUS, /* DoH: query id got HTTP status (non-200): not an answer */
+	DV_TP_EV_ANSWER,       /* msg/len: one DNS message; id: DoH stream's query id, TCP/DoT 0
+	                        * (match by DNS ID and question, as for UDP) */
+	DV_TP_EV_HTTP_STATUS,  /* DoH: query id got HTTP status (non-200): not an answer */
 	DV_TP_EV_STREAM_ERROR, /* DoH: query id's stream was reset or refused (e.g. past
 	                        * GOAWAY's last stream), or its response was not DNS */
-	DV_TP_EV_HANDSHAKE,   /* TLS handshake done; resumed says how */
-	DV_TP_EV_CLOSED,      /* the peer closed (EOF, close_notify, DoH GOAWAY): no more
-	                       * submits; queries not answered by now are lost */
-	DV_TP_EV_PROTO_ERROR, /* bad framing, TLS or HTTP/2 error; what says it; the
-	                       * connection is dead, its unanswered queries lost */
+	DV_TP_EV_HANDSHAKE,    /* TLS handshake done; resumed says how */
+	DV_TP_EV_CLOSED,       /* the peer closed (EOF, close_notify, DoH GOAWAY): no more
+	                        * submits; queries not answered by now are lost */
+	DV_TP_EV_PROTO_ERROR,  /* bad framing, TLS or HTTP/2 error; what says it; the
+	                        * connection is dead, its unanswered queries lost */
 } dv_tp_event_kind_t;
 
 typedef struct dv_tp_event {

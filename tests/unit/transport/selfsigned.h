@@ -1,4 +1,5 @@
-/* selfsigned: a self-signed certificate for "dnsvolley.test" made with the OpenSSL API, as PEM files. */
+/* selfsigned: a self-signed certificate for "dnsvolley.test" made with the OpenSSL API, as PEM
+ * files. */
 #ifndef DV_TEST_SELFSIGNED_H
 #define DV_TEST_SELFSIGNED_H
 
@@ -49,8 +50,8 @@ static int selfsigned_make(selfsigned_t *s)
 	X509_gmtime_adj(X509_getm_notAfter(x), 86400);
 	X509_set_pubkey(x, k);
 	name = X509_get_subject_name(x);
-	X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)"dnsvolley.test",
-	                           -1, -1, 0);
+	X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+	                           (const unsigned char *)"dnsvolley.test", -1, -1, 0);
 	X509_set_issuer_name(x, name);
 	X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
 	ext = X509V3_EXT_conf_nid(NULL, &v3, NID_subject_alt_name, "DNS:dnsvolley.test");

@@ -1,4 +1,5 @@
-/* test_framing: TCP length framing: split, merged and one-byte reads, zero length, partial writes, bounds. */
+/* test_framing: TCP length framing: split, merged and one-byte reads, zero length, partial writes,
+ * bounds. */
 #include "config.h"
 
 #include <errno.h>
@@ -242,8 +243,8 @@ static void test_tcp_conn(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_merged),        cmocka_unit_test(test_one_byte),
-	    cmocka_unit_test(test_split),         cmocka_unit_test(test_zero_length),
+	    cmocka_unit_test(test_merged),         cmocka_unit_test(test_one_byte),
+	    cmocka_unit_test(test_split),          cmocka_unit_test(test_zero_length),
 	    cmocka_unit_test(test_callback_stops), cmocka_unit_test(test_put_bounds),
 	    cmocka_unit_test(test_tcp_conn),
 	};

@@ -1,4 +1,5 @@
-/* test_tls: a client and a server TLS machine talking in memory: 1.3 and 1.2, resumption, verification, DoT. */
+/* test_tls: a client and a server TLS machine talking in memory: 1.3 and 1.2, resumption,
+ * verification, DoT. */
 #include "config.h"
 
 #include <errno.h>
@@ -71,7 +72,9 @@ static int pump(dv_tls_t *a, dv_tls_t *b, sink_t *ka, sink_t *kb)
 
 static dv_tls_ctx_t *server_ctx(int max_version)
 {
-	dv_tls_ctx_config_t c = {.server = true, .cert_file = cert.cert, .key_file = cert.key,
+	dv_tls_ctx_config_t c = {.server = true,
+	                         .cert_file = cert.cert,
+	                         .key_file = cert.key,
 	                         .max_version = max_version};
 	dv_tls_ctx_t *ctx;
 	dv_err_t err;
@@ -269,9 +272,8 @@ static void dot_pump(dv_tp_conn_t *c, dot_server_t *sv)
 			moved = true;
 		}
 		if (dv_bq_len(&sv->back) > 0) {
-			assert_int_equal(dv_tls_write(sv->t, dv_bq_data(&sv->back),
-			                              dv_bq_len(&sv->back)),
-			                 0);
+			assert_int_equal(
+			    dv_tls_write(sv->t, dv_bq_data(&sv->back), dv_bq_len(&sv->back)), 0);
 			dv_bq_consume(&sv->back, dv_bq_len(&sv->back));
 		}
 		if (dv_bq_len(so) > 0) {
