@@ -10,20 +10,23 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/sockios.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-#define READ_CHUNK 16384
-#define FRAME_MAX  65535u
-#define ABUF_LEN   (FRAME_MAX + 16) /* reflect may add 2 bytes */
+#define READ_CHUNK  16384
+#define FRAME_MAX   65535u
+#define ABUF_LEN    (FRAME_MAX + 16) /* reflect may add 2 bytes */
+#define RST_WAIT_MS 1000
 
 enum action { ACT_NONE = 0, ACT_CLOSE, ACT_RESET, ACT_HALF };
 
@@ -44,6 +47,7 @@ typedef struct sconn {
 	SSL *ssl;
 	listener_t *l;
 	bool faulty, hs_done, want_write, stalled, eof, half, dead, rst;
+	unsigned rst_wait;  /* > 0: reset due once the client has acked every answer (ms left) */
 	enum action action; /* pending until the answers before it are written */
 	buf_t in;           /* bytes read, not yet framed */
 	buf_t out;          /* framed answers; out_off written, walk = start of the first
@@ -316,12 +320,8 @@ static void do_action(dv_stream_t *s, sconn_t *c)
 
 	c->action = ACT_NONE;
 	if (a == ACT_RESET) {
-		/* What already waits in the socket was sent by the client: read and count it. */
-		c->half = true;
-		conn_read(s, c);
-		c->l->c.resets++;
-		c->rst = true;
-		c->dead = true;
+		c->half = true; /* read on, answer nothing */
+		c->rst_wait = RST_WAIT_MS;
 		return;
 	}
 	if (c->ssl != NULL)
@@ -334,6 +334,22 @@ static void do_action(dv_stream_t *s, sconn_t *c)
 		c->half = true;
 		shutdown(c->fd, SHUT_WR);
 	}
+}
+
+/* A reset throws away what the client has not acked: wait (1 ms polls, bounded) until
+ * the answers written before it are acked, so the client has them all. */
+static void reset_when_acked(dv_stream_t *s, sconn_t *c)
+{
+	int unacked = 0;
+
+	if (ioctl(c->fd, SIOCOUTQ, &unacked) == 0 && unacked > 0 && --c->rst_wait > 0)
+		return;
+	/* What already waits in the socket was sent by the client: read and count it. */
+	conn_read(s, c);
+	c->rst_wait = 0;
+	c->l->c.resets++;
+	c->rst = true;
+	c->dead = true;
 }
 
 static void conn_write(dv_stream_t *s, sconn_t *c)
@@ -357,7 +373,7 @@ static void conn_write(dv_stream_t *s, sconn_t *c)
 	c->out.len = c->out_off = c->walk = 0;
 	if (c->action != ACT_NONE)
 		do_action(s, c);
-	if (c->eof)
+	if (c->eof && c->rst_wait == 0)
 		c->dead = true;
 }
 
@@ -419,10 +435,11 @@ static void accept_all(dv_stream_t *s, listener_t *l)
 
 /* ---- the thread ---- */
 
-static unsigned build_poll(dv_stream_t *s)
+static unsigned build_poll(dv_stream_t *s, int *timeout_ms)
 {
 	unsigned n = 0, i;
 
+	*timeout_ms = -1;
 	s->pfd[n++] = (struct pollfd){.fd = s->stop_pipe[0], .events = POLLIN};
 	for (i = 0; i < 2; i++)
 		s->pfd[n++] = (struct pollfd){.fd = s->l[i].fd, .events = POLLIN};
@@ -433,6 +450,8 @@ static unsigned build_poll(dv_stream_t *s)
 			ev |= POLLIN;
 		if (c->want_write || c->out_off < c->out.len)
 			ev |= POLLOUT;
+		if (c->rst_wait > 0)
+			*timeout_ms = 1;
 		s->pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
 	}
 	return n;
@@ -457,18 +476,23 @@ static void *stream_main(void *arg)
 	unsigned i;
 
 	while (!atomic_load(&s->stop)) {
-		unsigned n = build_poll(s), nc = s->nconns;
-		if (poll(s->pfd, n, -1) < 0)
+		int timeout_ms;
+		unsigned n = build_poll(s, &timeout_ms), nc = s->nconns;
+		if (poll(s->pfd, n, timeout_ms) < 0)
 			continue;
 		if (s->pfd[0].revents != 0)
 			break;
 		for (i = 0; i < nc; i++) {
 			sconn_t *c = s->conns[i];
 			short re = s->pfd[3 + i].revents;
+			if (c->stalled && (re & (POLLHUP | POLLERR)))
+				c->dead = true; /* a stalled peer that is gone: no busy loop */
 			if (re & (POLLIN | POLLHUP | POLLERR))
 				conn_read(s, c);
 			if (!c->dead && (re & (POLLOUT | POLLIN | POLLHUP | POLLERR)))
 				conn_write(s, c);
+			if (!c->dead && c->rst_wait > 0)
+				reset_when_acked(s, c);
 		}
 		reap(s);
 		for (i = 0; i < 2; i++)
@@ -515,6 +539,9 @@ static int tls_setup(dv_stream_t *s, dv_err_t *err)
 	SSL_CTX_set_mode(s->tls,
 	                 SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	SSL_CTX_set_session_id_context(s->tls, (const unsigned char *)"dnsvolley", 9);
+	/* A client that shuts its TCP write side without close_notify is at EOF, as over
+	 * TCP: the answers still due are written (else OpenSSL would fail the connection). */
+	SSL_CTX_set_options(s->tls, SSL_OP_IGNORE_UNEXPECTED_EOF);
 	if (SSL_CTX_use_certificate_chain_file(s->tls, s->cfg.cert_file) != 1) {
 		ERR_error_string_n(ERR_get_error(), r, sizeof(r));
 		return dv_err_set(err, -EINVAL, "--tls-cert %s: %s", s->cfg.cert_file, r);
