@@ -1,7 +1,7 @@
 # src/transport: stream protocols (TCP framing, TLS, DoH) as byte machines the engine drives.
 libdnsvolley_la_SOURCES += src/transport/framing.c src/transport/framing.h \
 	src/transport/tls.c src/transport/tls.h src/transport/doh.c \
-	src/transport/conn.h src/transport/transport.c src/transport/transport.h
+	src/transport/conn.h src/transport/conn.c src/transport/transport.h
 EXTRA_DIST += doc/transports.md
 
 if HAVE_CMOCKA

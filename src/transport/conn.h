@@ -1,4 +1,4 @@
-/* conn: the inside of a dv_tp_conn_t, shared by transport.c (TCP, DoT) and doh.c. */
+/* conn: the inside of a dv_tp_conn_t, shared by conn.c (TCP, DoT) and doh.c. */
 #ifndef DV_TP_CONN_H
 #define DV_TP_CONN_H
 

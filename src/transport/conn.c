@@ -1,4 +1,4 @@
-/* transport: the dv_tp_conn_t interface: TCP and DoT here (framing, TLS), DoH in doh.c. */
+/* conn: the dv_tp_conn_t interface of transport.h: TCP and DoT here (framing, TLS), DoH in doh.c. */
 #include "config.h"
 
 #include "transport/conn.h"
