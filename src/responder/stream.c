@@ -71,6 +71,7 @@ struct dv_stream {
 	unsigned nconns;
 	struct pollfd *pfd;
 	uint8_t abuf[ABUF_LEN];
+	uint8_t rbuf[READ_CHUNK];
 };
 
 static bool every(uint64_t n, uint64_t seq)
@@ -177,25 +178,52 @@ out:
 	after_query(s, c);
 }
 
-/* Take every whole frame from c->in. */
-static void unframe(dv_stream_t *s, sconn_t *c)
+/* Answer every whole frame of d[0..len); returns the bytes taken. */
+static size_t unframe(dv_stream_t *s, sconn_t *c, const uint8_t *d, size_t len)
 {
 	size_t pos = 0;
 
-	while (!c->stalled && !c->dead && c->in.len - pos >= 2) {
-		size_t len = (size_t)c->in.p[pos] << 8 | c->in.p[pos + 1];
-		if (len == 0) {
+	while (!c->stalled && !c->dead && len - pos >= 2) {
+		size_t n = (size_t)d[pos] << 8 | d[pos + 1];
+		if (n == 0) {
 			c->l->c.malformed++;
 			c->dead = true;
 			break;
 		}
-		if (c->in.len - pos - 2 < len)
+		if (len - pos - 2 < n)
 			break;
-		answer(s, c, c->in.p + pos + 2, len);
-		pos += 2 + len;
+		answer(s, c, d + pos + 2, n);
+		pos += 2 + n;
 	}
-	memmove(c->in.p, c->in.p + pos, c->in.len - pos);
-	c->in.len -= pos;
+	return pos;
+}
+
+/*
+ * New bytes arrived in s->rbuf: frames whole in them are answered in place; only
+ * a frame cut by the end of a read is kept in c->in (so an idle connection holds
+ * no read buffer).
+ */
+static void take(dv_stream_t *s, sconn_t *c, size_t n)
+{
+	size_t used;
+
+	if (c->in.len == 0) {
+		used = unframe(s, c, s->rbuf, n);
+		if (used < n && buf_put(&c->in, s->rbuf + used, n - used) != 0)
+			c->dead = true;
+		return;
+	}
+	if (buf_put(&c->in, s->rbuf, n) != 0) {
+		c->dead = true;
+		return;
+	}
+	used = unframe(s, c, c->in.p, c->in.len);
+	memmove(c->in.p, c->in.p + used, c->in.len - used);
+	c->in.len -= used;
+	if (c->in.len == 0) {
+		free(c->in.p);
+		c->in = (buf_t){0};
+	}
 }
 
 /* ---- connection I/O ---- */
@@ -224,25 +252,18 @@ static int tls_handshake(sconn_t *c)
 	return -EPROTO;
 }
 
-/* One read into c->in: > 0 bytes, 0 would block, -1 EOF, -2 error. */
-static ssize_t read_some(sconn_t *c)
+/* One read into s->rbuf: > 0 bytes, 0 would block, -1 EOF, -2 error. */
+static ssize_t read_some(dv_stream_t *s, sconn_t *c)
 {
 	ssize_t n;
 
-	if (c->in.cap - c->in.len < READ_CHUNK) {
-		uint8_t *np = realloc(c->in.p, c->in.len + READ_CHUNK);
-		if (np == NULL)
-			return -2;
-		c->in.p = np;
-		c->in.cap = c->in.len + READ_CHUNK;
-	}
 	if (c->ssl == NULL) {
-		n = read(c->fd, c->in.p + c->in.len, READ_CHUNK);
+		n = read(c->fd, s->rbuf, sizeof(s->rbuf));
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR ? 0 : -2;
 		return n == 0 ? -1 : n;
 	}
-	n = SSL_read(c->ssl, c->in.p + c->in.len, READ_CHUNK);
+	n = SSL_read(c->ssl, s->rbuf, (int)sizeof(s->rbuf));
 	if (n > 0)
 		return n;
 	switch (SSL_get_error(c->ssl, (int)n)) {
@@ -264,7 +285,7 @@ static void conn_read(dv_stream_t *s, sconn_t *c)
 	if (c->ssl != NULL && !c->hs_done && (tls_handshake(c) != 0 || !c->hs_done))
 		return;
 	while (!c->stalled && !c->dead && !c->eof) {
-		ssize_t n = read_some(c);
+		ssize_t n = read_some(s, c);
 		if (n == 0)
 			return;
 		if (n == -1) {
@@ -273,8 +294,7 @@ static void conn_read(dv_stream_t *s, sconn_t *c)
 		} else if (n < 0) {
 			c->dead = true;
 		} else {
-			c->in.len += (size_t)n;
-			unframe(s, c);
+			take(s, c, (size_t)n);
 		}
 	}
 }
@@ -536,8 +556,10 @@ static int tls_setup(dv_stream_t *s, dv_err_t *err)
 	if (s->tls == NULL)
 		return dv_err_set(err, -ENOMEM, "TLS: cannot create a context");
 	SSL_CTX_set_min_proto_version(s->tls, TLS1_2_VERSION);
-	SSL_CTX_set_mode(s->tls,
-	                 SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+	/* RELEASE_BUFFERS: an idle connection gives its record buffers back. */
+	SSL_CTX_set_mode(s->tls, SSL_MODE_ENABLE_PARTIAL_WRITE |
+	                             SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+	                             SSL_MODE_RELEASE_BUFFERS);
 	SSL_CTX_set_session_id_context(s->tls, (const unsigned char *)"dnsvolley", 9);
 	/* A client that shuts its TCP write side without close_notify is at EOF, as over
 	 * TCP: the answers still due are written (else OpenSSL would fail the connection). */

@@ -1,4 +1,4 @@
-/* conn: the dv_tp_conn_t interface of transport.h: TCP and DoT here (framing, TLS), DoH in doh.c. */
+/* conn: dv_tp_conn_t (transport.h): TCP and DoT here (framing, TLS), DoH in doh.c. */
 #include "config.h"
 
 #include "transport/conn.h"

@@ -82,11 +82,13 @@ out=$(kdig @127.0.0.1 -p "$plain_TLS" +tls +retry=0 +timeout=2 +short www.exampl
 [[ $out =~ ^2001:db8: ]] || fail "TLS AAAA record: $out"
 assert_eq "TLS session resumed" "reused=True" "$(client plain tls --resume)"
 assert_eq "pipelined, in order" "ids=1,2,3,4,5,6,7,8,9,10" "$(client plain tcp 10 10)"
+assert_eq "one byte per write (TCP)" "ids=1,2,3" "$(client plain tcp 3 3 --trickle)"
+assert_eq "one byte per write (TLS)" "ids=1,2,3" "$(client plain tls 3 3 --trickle)"
 assert_eq "zero length prefix: closed" "ids= end=eof" "$(client plain tcp 0 1 --zero | tr "\n" " " | sed "s/ $//")"
 stop plain
 assert_eq "UDP counts" "1 1" "$(resp_count plain received) $(resp_count plain answered)"
-assert_eq "tcp counts" "connections=4 refused=0 received=14 answered=14 dropped=0 unanswered=0 closed=0 resets=0 half-closed=0 stalled=0 malformed=1" "$(scounts plain tcp)"
-assert_eq "tls counts" "connections=4 refused=0 received=4 answered=4 dropped=0 unanswered=0 closed=0 resets=0 half-closed=0 stalled=0 malformed=0" "$(scounts plain tls)"
+assert_eq "tcp counts" "connections=5 refused=0 received=17 answered=17 dropped=0 unanswered=0 closed=0 resets=0 half-closed=0 stalled=0 malformed=1" "$(scounts plain tcp)"
+assert_eq "tls counts" "connections=5 refused=0 received=7 answered=7 dropped=0 unanswered=0 closed=0 resets=0 half-closed=0 stalled=0 malformed=0" "$(scounts plain tls)"
 assert_eq "tls handshakes" "0 1" "$(resp_count plain tls-handshake-failed) $(resp_count plain tls-resumed)"
 
 for t in tcp tls; do

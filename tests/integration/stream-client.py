@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """stream-client: one DNS over TCP or TLS connection to a loopback responder, for the tests.
 
-Usage: stream-client.py PORT tcp|tls SEND EXPECT [--end] [--then-send K] [--zero]
+Usage: stream-client.py PORT tcp|tls SEND EXPECT [--end] [--then-send K] [--zero|--trickle]
        stream-client.py PORT tls --resume
 Pipelines SEND queries (IDs 1..SEND, "q<ID>.example." A) in one write, reads until
 EXPECT answers have come, and prints the answer IDs in arrival order ("ids=4,3,2,1").
@@ -9,6 +9,7 @@ EXPECT answers have come, and prints the answer IDs in arrival order ("ids=4,3,2
 (also printed, --end or not, when the connection ends before EXPECT answers).
 --then-send K: after that, send K more queries (IDs SEND+1...) before leaving.
 --zero: send a frame with a zero length prefix instead of queries.
+--trickle: send the queries one byte per write, 1 ms apart (frames split over reads).
 --resume: two connections, one query each, the second offering the first's session;
 prints reused=True|False.
 It always leaves by shutting down its write side and waiting (1 s at most) for the
@@ -18,6 +19,7 @@ import socket
 import ssl
 import struct
 import sys
+import time
 
 
 def query(qid):
@@ -110,6 +112,11 @@ def main():
     s = connect(port, tls)
     if "--zero" in sys.argv:
         s.sendall(b"\0\0")
+    elif "--trickle" in sys.argv:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for b in b"".join(query(i) for i in range(1, send + 1)):
+            s.sendall(bytes([b]))
+            time.sleep(0.001)
     else:
         s.sendall(b"".join(query(i) for i in range(1, send + 1)))
     ended = None
