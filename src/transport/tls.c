@@ -404,6 +404,11 @@ bool dv_tls_alpn_is(const dv_tls_t *t, const char *proto)
 	return p != NULL && n == strlen(proto) && memcmp(p, proto, n) == 0;
 }
 
+const char *dv_tls_sni(const dv_tls_t *t)
+{
+	return SSL_get_servername(t->ssl, TLSEXT_NAMETYPE_host_name);
+}
+
 const char *dv_tls_error(const dv_tls_t *t)
 {
 	return t->err;

@@ -77,6 +77,8 @@ bool dv_tls_peer_closed(const dv_tls_t *t);
 /* "TLSv1.3" etc. once the handshake is done; the ALPN protocol chosen (NULL if none). */
 const char *dv_tls_version(const dv_tls_t *t);
 bool dv_tls_alpn_is(const dv_tls_t *t, const char *proto);
+/* Server side: the name the client sent by SNI (NULL if none). */
+const char *dv_tls_sni(const dv_tls_t *t);
 /* The last error, a sentence ("" if none). */
 const char *dv_tls_error(const dv_tls_t *t);
 

@@ -174,13 +174,13 @@ static int s_close(nghttp2_session *h2, int32_t sid, uint32_t err, void *user)
 	return 0;
 }
 
-static void server_init(server_t *s, uint32_t max_streams)
+static void server_init(server_t *s, uint32_t max_streams, bool alpn)
 {
 	dv_tls_ctx_config_t tc = {.server = true,
 	                          .cert_file = cert.cert,
 	                          .key_file = cert.key,
-	                          .alpn = "\x02h2",
-	                          .alpn_len = 3};
+	                          .alpn = alpn ? "\x02h2" : NULL,
+	                          .alpn_len = alpn ? 3 : 0};
 	nghttp2_session_callbacks *cb;
 	nghttp2_settings_entry set[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, max_streams}};
 
@@ -308,7 +308,7 @@ static rig_t *rig_new(bool get, const char *path, uint32_t max_streams)
 	r->cfg.doh_get = get;
 	r->cfg.doh_path = path;
 	assert_int_equal(dv_tp_shared_new(&r->sh, &r->cfg, NULL), 0);
-	server_init(&r->s, max_streams);
+	server_init(&r->s, max_streams, true);
 	assert_int_equal(dv_tp_conn_new(&r->c, r->sh, on_ev, &r->log), 0);
 	pump(r->c, &r->s);
 	assert_int_equal(r->log.handshakes, 1);
@@ -447,6 +447,49 @@ static void test_goaway(void **st)
 	rig_free(r);
 }
 
+static int alpn_ev(void *ctx, const dv_tp_event_t *ev)
+{
+	assert_int_equal(ev->kind, DV_TP_EV_PROTO_ERROR);
+	assert_non_null(strstr(ev->what, "ALPN h2"));
+	(*(unsigned *)ctx)++;
+	return 0;
+}
+
+/* A TLS server that does not choose h2: a protocol error, no handshake event. */
+static void test_no_alpn(void **st)
+{
+	dv_tp_config_t cfg;
+	dv_tp_shared_t *sh;
+	dv_tp_conn_t *c;
+	server_t s;
+	unsigned errors = 0;
+	struct iovec iov;
+
+	dv_tp_config_init(&cfg);
+	cfg.kind = DV_TP_DOH;
+	assert_int_equal(dv_tp_shared_new(&sh, &cfg, NULL), 0);
+	server_init(&s, 100, false);
+	assert_int_equal(dv_tp_conn_new(&c, sh, alpn_ev, &errors), 0);
+	for (int round = 0; round < 10 && errors == 0; round++) {
+		dv_bq_t *so = dv_tls_out(s.t);
+		if (dv_tp_output(c, &iov, 1) == 1) {
+			assert_int_equal(dv_tls_feed(s.t, iov.iov_base, iov.iov_len, s_plain, &s),
+			                 0);
+			dv_tp_consume(c, iov.iov_len);
+		}
+		if (dv_bq_len(so) > 0) {
+			int rc = dv_tp_input(c, dv_bq_data(so), dv_bq_len(so));
+			assert_true(rc == 0 || rc == -EPROTO);
+			dv_bq_consume(so, dv_bq_len(so));
+		}
+	}
+	assert_int_equal(errors, 1);
+	assert_int_equal(dv_tp_submit(c, (const uint8_t *)"123456789012", 12, 1), -EPIPE);
+	dv_tp_conn_free(c);
+	dv_tp_shared_free(sh);
+	server_free(&s);
+}
+
 static void test_bad_path(void **st)
 {
 	dv_tp_config_t cfg;
@@ -477,7 +520,7 @@ int main(void)
 	    cmocka_unit_test(test_post),       cmocka_unit_test(test_get),
 	    cmocka_unit_test(test_concurrent), cmocka_unit_test(test_server_limit),
 	    cmocka_unit_test(test_404),        cmocka_unit_test(test_goaway),
-	    cmocka_unit_test(test_bad_path),
+	    cmocka_unit_test(test_bad_path),   cmocka_unit_test(test_no_alpn),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -107,6 +107,10 @@ static bool one_conn(dv_tls_ctx_t *cc, dv_tls_ctx_t *sc, const char *version)
 	assert_true(dv_tls_handshake_done(cl));
 	assert_true(dv_tls_handshake_done(sv));
 	assert_string_equal(dv_tls_version(cl), version);
+	if (!dv_tls_resumed(sv)) { /* a resumed TLS 1.2 server keeps no name */
+		assert_non_null(dv_tls_sni(sv));
+		assert_string_equal(dv_tls_sni(sv), "dnsvolley.test");
+	}
 	assert_int_equal(ks.len, 5);
 	assert_memory_equal(ks.buf, "query", 5);
 	assert_int_equal(dv_tls_write(sv, (const uint8_t *)"answer", 6), 0);
@@ -202,6 +206,68 @@ static void test_bad_files(void **s)
 	assert_int_equal(dv_tls_ctx_new(&ctx, &c, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "/nonexistent/ca.pem"));
 	assert_null(ctx);
+}
+
+/* An address literal as the server name: no SNI (RFC 6066 allows names only). */
+static void test_sni_literal(void **s)
+{
+	dv_tls_ctx_t *sc = server_ctx(0), *cc = client_ctx(0, false, NULL);
+	dv_tls_t *cl, *sv;
+	sink_t kc = {.len = 0}, ks = {.len = 0};
+
+	assert_int_equal(dv_tls_new(&cl, cc, "127.0.0.1", 4096), 0);
+	assert_int_equal(dv_tls_new(&sv, sc, NULL, 4096), 0);
+	assert_int_equal(pump(cl, sv, &kc, &ks), 0);
+	assert_true(dv_tls_handshake_done(sv));
+	assert_null(dv_tls_sni(sv));
+	dv_tls_free(cl);
+	dv_tls_free(sv);
+	dv_tls_ctx_free(cc);
+	dv_tls_ctx_free(sc);
+}
+
+typedef struct err_log {
+	unsigned errors, other;
+	char what[160];
+} err_log_t;
+
+static int err_ev(void *ctx, const dv_tp_event_t *ev)
+{
+	err_log_t *l = ctx;
+	if (ev->kind == DV_TP_EV_PROTO_ERROR) {
+		l->errors++;
+		snprintf(l->what, sizeof(l->what), "%s", ev->what);
+	} else {
+		l->other++;
+	}
+	return 0;
+}
+
+/* DoT to a port that speaks plain DNS over TCP: one PROTO_ERROR naming the handshake. */
+static void test_dot_plain_port(void **s)
+{
+	const uint8_t dns[] = {0, 12, 0x12, 0x34, 0x81, 0x80, 0, 1, 0, 0, 0, 0, 0, 0};
+	dv_tp_config_t cfg;
+	dv_tp_shared_t *sh;
+	dv_tp_conn_t *c;
+	err_log_t log = {0};
+	uint8_t q[12] = {0};
+
+	dv_tp_config_init(&cfg);
+	cfg.kind = DV_TP_DOT;
+	assert_int_equal(dv_tp_shared_new(&sh, &cfg, NULL), 0);
+	assert_int_equal(dv_tp_conn_new(&c, sh, err_ev, &log), 0);
+	assert_int_equal(dv_tp_submit(c, q, sizeof(q), 1), 0);
+	assert_int_equal(dv_tp_input(c, dns, sizeof(dns)), -EPROTO);
+	assert_int_equal(log.errors, 1);
+	assert_int_equal(log.other, 0);
+	assert_non_null(strstr(log.what, "TLS handshake failed"));
+	assert_int_equal(dv_tp_submit(c, q, sizeof(q), 2), -EPIPE);
+	assert_int_equal(dv_tp_input(c, dns, sizeof(dns)), -EPROTO);
+	assert_int_equal(dv_tp_eof(c), 0);
+	assert_int_equal(log.errors, 1);
+	dv_tp_conn_free(c);
+	dv_tp_shared_free(sh);
 }
 
 /* A server that answers in plain DNS over TCP: the client fails the handshake. */
@@ -335,10 +401,11 @@ static void test_dot_conn(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_tls13_resume), cmocka_unit_test(test_tls12_resume),
-	    cmocka_unit_test(test_no_resume),    cmocka_unit_test(test_verify),
-	    cmocka_unit_test(test_bad_files),    cmocka_unit_test(test_not_tls),
-	    cmocka_unit_test(test_dot_conn),
+	    cmocka_unit_test(test_tls13_resume),   cmocka_unit_test(test_tls12_resume),
+	    cmocka_unit_test(test_no_resume),      cmocka_unit_test(test_verify),
+	    cmocka_unit_test(test_bad_files),      cmocka_unit_test(test_not_tls),
+	    cmocka_unit_test(test_dot_conn),       cmocka_unit_test(test_sni_literal),
+	    cmocka_unit_test(test_dot_plain_port),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
