@@ -13,7 +13,8 @@ INTEGRATION_TESTS = \
 TESTS += $(INTEGRATION_TESTS)
 TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window.sh \
 	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \
-	tests/integration/responder.sh tests/integration/server-restart.sh
+	tests/integration/responder.sh tests/integration/server-restart.sh \
+	tests/integration/responder-tcp.sh
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/lib.sh tests/integration/stream-client.py \
 	tests/integration/servers/nsd.conf.sh tests/integration/servers/unbound.conf.sh \
 	tests/integration/servers/zone.sh
