@@ -109,6 +109,7 @@ struct dv_responder {
 	atomic_int failed;
 	worker_t **w;
 	unsigned nw;
+	dv_stream_t *stream; /* TCP/TLS listeners, NULL when off */
 };
 
 void dv_responder_config_init(dv_responder_config_t *cfg)
@@ -709,6 +710,13 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 	rc = bind_all(r, err);
 	if (rc != 0)
 		goto fail;
+	if (cfg->stream.tcp || cfg->stream.tls) {
+		r->cfg.stream.rcode = cfg->rcode;
+		r->cfg.stream.reflect = cfg->reflect;
+		rc = dv_stream_open(&r->stream, &r->cfg.stream, err);
+		if (rc != 0)
+			goto fail;
+	}
 	*out = r;
 	return 0;
 fail:
@@ -726,10 +734,17 @@ uint16_t dv_responder_port(const dv_responder_t *r)
 	return r == NULL ? 0 : get_port(&r->bound);
 }
 
+uint16_t dv_responder_stream_port(const dv_responder_t *r, bool tls)
+{
+	return r->stream != NULL ? dv_stream_port(r->stream, tls) : 0;
+}
+
 int dv_responder_start(dv_responder_t *r, dv_err_t *err)
 {
 	unsigned i;
 
+	if (r->stream != NULL && dv_stream_start(r->stream, err) != 0)
+		return -EAGAIN;
 	for (i = 0; i < r->nw; i++) {
 		int e = pthread_create(&r->w[i]->tid, NULL, worker_main, r->w[i]);
 		if (e != 0) {
@@ -751,6 +766,8 @@ void dv_responder_stop(dv_responder_t *r)
 	atomic_store(&r->stop, 1);
 	rc = write(r->stop_pipe[1], &b, 1); /* stays readable: wakes every ppoll */
 	(void)rc;
+	if (r->stream != NULL)
+		dv_stream_stop(r->stream);
 	/* Wakes a blocked recvmmsg at once (Linux does it for unconnected UDP too). */
 	for (i = 0; i < r->nw; i++)
 		if (r->w[i] != NULL && r->w[i]->fd >= 0)
@@ -791,6 +808,8 @@ int dv_responder_join(dv_responder_t *r, dv_responder_counts_t *counts, dv_err_t
 	}
 	for (j = 0; j < DV_ARRAY_SIZE(ports); j++)
 		counts->source_ports += (uint64_t)__builtin_popcountll(ports[j]);
+	if (r->stream != NULL)
+		dv_stream_join(r->stream, &counts->tcp, &counts->tls);
 	return rc;
 }
 
@@ -820,6 +839,7 @@ void dv_responder_free(dv_responder_t *r)
 		}
 		free(r->w);
 	}
+	dv_stream_free(r->stream);
 	if (r->stop_pipe[0] >= 0)
 		close(r->stop_pipe[0]);
 	if (r->stop_pipe[1] >= 0)

@@ -33,6 +33,19 @@ enum {
 	OPT_REFLECT,
 	OPT_NO_GSO,
 	OPT_VERSION,
+	OPT_TCP_PORT,
+	OPT_TLS_PORT,
+	OPT_TCP_PORT_FILE,
+	OPT_TLS_PORT_FILE,
+	OPT_TLS_CERT,
+	OPT_TLS_KEY,
+	OPT_FAULT_CONNS,
+	OPT_CLOSE_AFTER,
+	OPT_RESET_AFTER,
+	OPT_HALF_CLOSE_AFTER,
+	OPT_STALL_AFTER,
+	OPT_STREAM_DROP_EVERY,
+	OPT_REVERSE,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +63,19 @@ static const struct option long_opts[] = {
     {"duplicate-every", required_argument, NULL, OPT_DUPLICATE_EVERY},
     {"reflect", no_argument, NULL, OPT_REFLECT},
     {"no-gso", no_argument, NULL, OPT_NO_GSO},
+    {"tcp-port", required_argument, NULL, OPT_TCP_PORT},
+    {"tls-port", required_argument, NULL, OPT_TLS_PORT},
+    {"tcp-port-file", required_argument, NULL, OPT_TCP_PORT_FILE},
+    {"tls-port-file", required_argument, NULL, OPT_TLS_PORT_FILE},
+    {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+    {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+    {"stream-fault-conns", required_argument, NULL, OPT_FAULT_CONNS},
+    {"stream-close-after", required_argument, NULL, OPT_CLOSE_AFTER},
+    {"stream-reset-after", required_argument, NULL, OPT_RESET_AFTER},
+    {"stream-half-close-after", required_argument, NULL, OPT_HALF_CLOSE_AFTER},
+    {"stream-stall-after", required_argument, NULL, OPT_STALL_AFTER},
+    {"stream-drop-every", required_argument, NULL, OPT_STREAM_DROP_EVERY},
+    {"stream-reverse", required_argument, NULL, OPT_REVERSE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -78,12 +104,26 @@ static void usage(FILE *f)
 	    "      --duplicate-every N     every Nth query: send the answer twice\n"
 	    "      --reflect               echo queries back with QR set (fastest)\n"
 	    "      --no-gso                one datagram per send (no UDP GSO batching)\n"
+	    "      --tcp-port PORT         also serve DNS over TCP on PORT (0 = any free port)\n"
+	    "      --tls-port PORT         also serve DNS over TLS on PORT (needs the next two)\n"
+	    "      --tls-cert FILE         PEM certificate (chain) of the TLS listener\n"
+	    "      --tls-key FILE          PEM private key of the TLS listener\n"
+	    "      --tcp-port-file FILE    write the bound TCP port, like --port-file\n"
+	    "      --tls-port-file FILE    write the bound TLS port, like --port-file\n"
+	    "  TCP/TLS faults, on connections M, 2M... (--stream-fault-conns M, default 1):\n"
+	    "      --stream-close-after N  close after answering N queries\n"
+	    "      --stream-reset-after N  reset (RST) after answering N queries\n"
+	    "      --stream-half-close-after N  shut the write side after N answers\n"
+	    "      --stream-stall-after N  stop reading after N queries\n"
+	    "      --stream-drop-every N   no answer to queries N, 2N... of a connection\n"
+	    "      --stream-reverse N      answer in groups of N, each group last-first\n"
 	    "  -q, --quiet                 no start-up line\n"
 	    "  -h, --help                  this help\n"
 	    "      --version               print the version\n"
 	    "\n"
 	    "Stops on SIGINT/SIGTERM and prints its counts on stdout: received, answered,\n"
-	    "dropped, faulty, duplicates, malformed, send-errors, source-ports.\n"
+	    "dropped, faulty, duplicates, malformed, send-errors, source-ports; then the\n"
+	    "tcp-* and tls-* counts of the stream listeners that are on.\n"
 	    "See dnsvolley-responder(1).\n");
 }
 
@@ -166,7 +206,26 @@ out:
 	return rc;
 }
 
-static void print_counts(const dv_responder_counts_t *c)
+static void print_stream_counts(const char *p, const dv_stream_counts_t *c)
+{
+	printf("%s-connections %" PRIu64 "\n", p, c->connections);
+	printf("%s-refused %" PRIu64 "\n", p, c->refused);
+	printf("%s-received %" PRIu64 "\n", p, c->received);
+	printf("%s-answered %" PRIu64 "\n", p, c->answered);
+	printf("%s-dropped %" PRIu64 "\n", p, c->dropped);
+	printf("%s-unanswered %" PRIu64 "\n", p, c->unanswered);
+	printf("%s-closed %" PRIu64 "\n", p, c->closed);
+	printf("%s-resets %" PRIu64 "\n", p, c->resets);
+	printf("%s-half-closed %" PRIu64 "\n", p, c->half_closed);
+	printf("%s-stalled %" PRIu64 "\n", p, c->stalled);
+	printf("%s-malformed %" PRIu64 "\n", p, c->malformed);
+	if (strcmp(p, "tls") == 0) {
+		printf("tls-handshake-failed %" PRIu64 "\n", c->tls_failed);
+		printf("tls-resumed %" PRIu64 "\n", c->tls_resumed);
+	}
+}
+
+static void print_counts(const dv_responder_config_t *cfg, const dv_responder_counts_t *c)
 {
 	printf("received %" PRIu64 "\n", c->received);
 	printf("answered %" PRIu64 "\n", c->answered);
@@ -176,7 +235,72 @@ static void print_counts(const dv_responder_counts_t *c)
 	printf("malformed %" PRIu64 "\n", c->malformed);
 	printf("send-errors %" PRIu64 "\n", c->send_errors);
 	printf("source-ports %" PRIu64 "\n", c->source_ports);
+	if (cfg->stream.tcp)
+		print_stream_counts("tcp", &c->tcp);
+	if (cfg->stream.tls)
+		print_stream_counts("tls", &c->tls);
 	fflush(stdout);
+}
+
+/* The fault field of a --stream-* option. */
+static uint64_t *stream_fault(dv_stream_faults_t *f, int c)
+{
+	switch (c) {
+	case OPT_FAULT_CONNS:
+		return &f->conn_every;
+	case OPT_CLOSE_AFTER:
+		return &f->close_after;
+	case OPT_RESET_AFTER:
+		return &f->reset_after;
+	case OPT_HALF_CLOSE_AFTER:
+		return &f->half_close_after;
+	case OPT_STALL_AFTER:
+		return &f->stall_after;
+	case OPT_STREAM_DROP_EVERY:
+		return &f->drop_every;
+	default:
+		return &f->reverse;
+	}
+}
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n", msg);
+	return 2;
+}
+
+/* The stream listeners: same address as UDP, their own ports. 0 or exit status 2. */
+static int stream_setup(dv_responder_config_t *cfg, int tcp_port, int tls_port,
+                        const char *tcp_file, const char *tls_file, const char *fault_flag)
+{
+	dv_stream_config_t *s = &cfg->stream;
+
+	if (tls_port < 0 && (s->cert_file != NULL || s->key_file != NULL || tls_file != NULL))
+		return usage_error("--tls-cert, --tls-key and --tls-port-file need --tls-port");
+	if (tcp_port < 0 && tcp_file != NULL)
+		return usage_error("--tcp-port-file needs --tcp-port");
+	if (tls_port >= 0 && (s->cert_file == NULL || s->key_file == NULL))
+		return usage_error("--tls-port needs --tls-cert FILE and --tls-key FILE");
+	if (tcp_port < 0 && tls_port < 0 && fault_flag[0] != '\0') {
+		fprintf(stderr,
+		        PROG ": %s needs --tcp-port or --tls-port\nTry '" PROG " --help'.\n",
+		        fault_flag);
+		return 2;
+	}
+	if (s->faults.reverse > DV_STREAM_REVERSE_MAX)
+		return usage_error("--stream-reverse: at most 1024 answers in a group");
+	s->tcp = tcp_port >= 0;
+	s->tls = tls_port >= 0;
+	s->addr_len = cfg->addr_len;
+	s->tcp_addr = s->tls_addr = cfg->addr;
+	if (cfg->addr.ss_family == AF_INET6) {
+		((struct sockaddr_in6 *)&s->tcp_addr)->sin6_port = htons((uint16_t)tcp_port);
+		((struct sockaddr_in6 *)&s->tls_addr)->sin6_port = htons((uint16_t)tls_port);
+	} else {
+		((struct sockaddr_in *)&s->tcp_addr)->sin_port = htons((uint16_t)tcp_port);
+		((struct sockaddr_in *)&s->tls_addr)->sin_port = htons((uint16_t)tls_port);
+	}
+	return 0;
 }
 
 /* Wait for SIGINT/SIGTERM (blocked in every thread) or a thread that failed. */
@@ -198,6 +322,9 @@ int main(int argc, char **argv)
 	dv_responder_t *r = NULL;
 	dv_err_t err = {{0}};
 	const char *address = "127.0.0.1", *port_file = NULL;
+	const char *tcp_port_file = NULL, *tls_port_file = NULL, *stream_flags = NULL;
+	char stream_flag[32] = "";
+	int tcp_port = -1, tls_port = -1;
 	uint64_t port = 53, v;
 	bool quiet = false;
 	sigset_t set;
@@ -273,6 +400,38 @@ int main(int argc, char **argv)
 		case OPT_NO_GSO:
 			cfg.no_gso = true;
 			break;
+		case OPT_TCP_PORT:
+		case OPT_TLS_PORT:
+			if (dv_parse_u64(optarg, 0, 65535, &v) != 0)
+				return bad(opt_name(c), optarg,
+				           "is not a port number from 0 to 65535");
+			if (c == OPT_TCP_PORT)
+				tcp_port = (int)v;
+			else
+				tls_port = (int)v;
+			break;
+		case OPT_TCP_PORT_FILE:
+			tcp_port_file = optarg;
+			break;
+		case OPT_TLS_PORT_FILE:
+			tls_port_file = optarg;
+			break;
+		case OPT_TLS_CERT:
+			cfg.stream.cert_file = optarg;
+			break;
+		case OPT_TLS_KEY:
+			cfg.stream.key_file = optarg;
+			break;
+		case OPT_FAULT_CONNS:
+		case OPT_CLOSE_AFTER:
+		case OPT_RESET_AFTER:
+		case OPT_HALF_CLOSE_AFTER:
+		case OPT_STALL_AFTER:
+		case OPT_STREAM_DROP_EVERY:
+		case OPT_REVERSE:
+			every = stream_fault(&cfg.stream.faults, c);
+			stream_flags = opt_name(c);
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -296,6 +455,8 @@ int main(int argc, char **argv)
 		}
 		if (every != NULL && dv_parse_u64(optarg, 0, UINT64_MAX / 2, every) != 0)
 			return bad(opt_name(c), optarg, "is not a whole number (0 = off)");
+		if (stream_flags != NULL && stream_flag[0] == '\0')
+			snprintf(stream_flag, sizeof(stream_flag), "%s", stream_flags);
 	}
 	if (optind < argc) {
 		fprintf(stderr, PROG ": unexpected argument '%s'\nTry '" PROG " --help'.\n",
@@ -304,6 +465,9 @@ int main(int argc, char **argv)
 	}
 	if (parse_address(address, (uint16_t)port, &cfg) != 0)
 		return bad("--address", address, "is not an IPv4 or IPv6 address");
+	rc = stream_setup(&cfg, tcp_port, tls_port, tcp_port_file, tls_port_file, stream_flag);
+	if (rc != 0)
+		return rc;
 
 	rc = dv_responder_open(&r, &cfg, &err);
 	if (rc != 0) {
@@ -321,7 +485,15 @@ int main(int argc, char **argv)
 		        cfg.addr.ss_family == AF_INET6 ? "[" : "", host,
 		        cfg.addr.ss_family == AF_INET6 ? "]" : "", dv_responder_port(r),
 		        cfg.threads, cfg.threads == 1 ? "" : "s");
-	if (port_file != NULL && write_port_file(port_file, dv_responder_port(r), &err) != 0) {
+	if (!quiet && (cfg.stream.tcp || cfg.stream.tls))
+		fprintf(stderr, PROG ": TCP port %u, TLS port %u (0 = off)\n",
+		        dv_responder_stream_port(r, false), dv_responder_stream_port(r, true));
+	/* The stream port files first: a test that sees --port-file sees them too. */
+	if ((tcp_port_file != NULL &&
+	     write_port_file(tcp_port_file, dv_responder_stream_port(r, false), &err) != 0) ||
+	    (tls_port_file != NULL &&
+	     write_port_file(tls_port_file, dv_responder_stream_port(r, true), &err) != 0) ||
+	    (port_file != NULL && write_port_file(port_file, dv_responder_port(r), &err) != 0)) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		dv_responder_free(r);
 		return 1;
@@ -332,7 +504,7 @@ int main(int argc, char **argv)
 	dv_responder_stop(r);
 	if (dv_responder_join(r, &counts, rc == 0 ? &err : NULL) != 0 && rc == 0)
 		rc = -1;
-	print_counts(&counts);
+	print_counts(&cfg, &counts);
 	if (rc != 0)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 	dv_responder_free(r);
