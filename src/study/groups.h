@@ -56,6 +56,54 @@ double dv_pooled_sd(const dv_series_t *a, const dv_series_t *b);
 int dv_spread_significant(const dv_series_t *a, const dv_series_t *b);
 
 /*
+ * The difference between two targets (doc/methodology.md, "Comparing targets"):
+ * diff = mean b - mean a with the 95% confidence interval of Welch's t,
+ *   se = sqrt(sa'^2/na + sb'^2/nb),  df = se^4 / ((sa'^2/na)^2/(na-1) + (sb'^2/nb)^2/(nb-1)),
+ *   diff +- t(0.975, df) x se,
+ * where s' = max(s, floor) (floor: the figure's resolution, dv_metric_floor). The
+ * verdict needs DV_DIFF_MIN_N repeats on each side: fewer give DV_DIFF_TOO_FEW and
+ * no interval (lo = hi = NAN). Significant: the interval excludes 0 (with se 0:
+ * the means differ).
+ */
+#define DV_DIFF_MIN_N 3
+
+typedef enum dv_diff_verdict {
+	DV_DIFF_TOO_FEW = -1, /* fewer than DV_DIFF_MIN_N values on a side */
+	DV_DIFF_NOISE = 0,    /* the interval contains 0 */
+	DV_DIFF_SIGNIFICANT = 1,
+} dv_diff_verdict_t;
+
+typedef struct dv_diff {
+	double diff;   /* mean b - mean a */
+	double lo, hi; /* 95% confidence interval of diff; NAN when too few values */
+	double df;     /* Welch-Satterthwaite degrees of freedom; 0 when too few */
+	dv_diff_verdict_t verdict;
+} dv_diff_t;
+
+dv_diff_t dv_diff_welch(const dv_series_t *a, const dv_series_t *b, double floor_a,
+                        double floor_b);
+
+/* Quantile p (0 < p < 1) of Student's t with df > 0 degrees of freedom (bisection on the CDF). */
+double dv_t_quantile(double p, double df);
+
+/*
+ * The resolution of figure m at value v (same unit as the figure): for latency
+ * (ms) the width of the histogram bucket holding v (src/base/histogram.h): two
+ * values within it may be one value rounded apart. 0 for qps and loss.
+ */
+double dv_metric_floor(dv_metric_t m, double v);
+
+/* Whether a larger value of m is better (qps) or worse (latency, loss). */
+bool dv_metric_higher_is_better(dv_metric_t m);
+
+/*
+ * List entries a pass asked: min(sent, list_size). Exact for a cold pass (one run
+ * through the list: each entry is sent at most once) and for one thread; for a
+ * time-limited pass over several threads an upper bound (doc/methodology.md).
+ */
+uint64_t dv_pass_names_asked(const dv_pass_record_t *p, uint64_t list_size);
+
+/*
  * One group: the sample passes of one target x list x pass kind (and, grouped
  * by position, the same occurrence of that kind in each repeat: the first
  * "hot", the second "hot2", ...). Strings are borrowed from the study; the
