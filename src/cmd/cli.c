@@ -586,10 +586,11 @@ static int opt_study(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		if ((rc = parse_seconds("--hot-time", val, &st->hot_time_ns, err)) != 0)
 			return rc;
 		if (st->hot_time_ns < DV_HOT_TIME_MIN_NS)
-			return dv_err_set(err, -EINVAL,
-			                  "--hot-time: '%s' is under %.0f s: so short a pass is mostly "
-			                  "noise",
-			                  val, (double)DV_HOT_TIME_MIN_NS / 1e9);
+			return dv_err_set(
+			    err, -EINVAL,
+			    "--hot-time: '%s' is under %.0f s: so short a pass is mostly "
+			    "noise",
+			    val, (double)DV_HOT_TIME_MIN_NS / 1e9);
 		return 0;
 	case OPT_HOT_RUNS:
 		return parse_count("--hot-runs", val, 1, 1000000, &st->hot_runs, err);
@@ -805,7 +806,8 @@ static int unknown_label(const dv_study_t *st, const char *flag, const char *arg
 
 	for (size_t j = 0; j < st->n_targets; j++) {
 		size_t at = strlen(known);
-		snprintf(known + at, sizeof(known) - at, "%s%s", j ? ", " : "", st->targets[j].label);
+		snprintf(known + at, sizeof(known) - at, "%s%s", j ? ", " : "",
+		         st->targets[j].label);
 	}
 	return dv_err_set(err, -EINVAL,
 	                  "%s '%s': no target is labelled '%.*s' (targets: %s); for a command "
@@ -877,7 +879,8 @@ static int check_study(parse_state_t *ps, dv_err_t *err)
 		                  "--hot-time S or --hot-runs N",
 		                  st->run.time_limit_ns > 0 ? "-l" : "-n");
 	if ((st->hot_time_ns > 0 || st->hot_runs > 0) && !hot)
-		return dv_err_set(err, -EINVAL, "--%s: the plan has no hot pass (--passes cold,hot)",
+		return dv_err_set(err, -EINVAL,
+		                  "--%s: the plan has no hot pass (--passes cold,hot)",
 		                  st->hot_time_ns > 0 ? "hot-time" : "hot-runs");
 	if (st->hot_time_ns > 0 && st->hot_runs > 0)
 		return dv_err_set(err, -EINVAL, "--hot-time and --hot-runs: give one of them");

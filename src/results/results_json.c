@@ -53,7 +53,7 @@ typedef struct jfield {
 	{                                                                                          \
 		key, type, offsetof(T, m), sizeof(((T *)0)->m), max, false                         \
 	}
-#define JOPT(T, m, key, type, max)                                                                  \
+#define JOPT(T, m, key, type, max)                                                                 \
 	{                                                                                          \
 		key, type, offsetof(T, m), sizeof(((T *)0)->m), max, true                          \
 	}

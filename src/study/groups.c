@@ -51,7 +51,7 @@ bool dv_pass_is_sample(const dv_pass_record_t *p)
 	return p->kind != DV_PASS_WARMUP && !p->res.interrupted;
 }
 
-/* ---------------------------------------------------------------- the spread rule */
+/* ---------------------------------------------------------------- series */
 
 dv_series_t dv_series_of(const double *v, size_t n)
 {
@@ -73,21 +73,6 @@ dv_series_t dv_series_of(const double *v, size_t n)
 		st.sd = sqrt(ss / (double)(n - 1));
 	}
 	return st;
-}
-
-double dv_pooled_sd(const dv_series_t *a, const dv_series_t *b)
-{
-	if (a->n < 2 || b->n < 2)
-		return 0;
-	return sqrt(((double)(a->n - 1) * a->sd * a->sd + (double)(b->n - 1) * b->sd * b->sd) /
-	            (double)(a->n + b->n - 2));
-}
-
-int dv_spread_significant(const dv_series_t *a, const dv_series_t *b)
-{
-	if (a->n < 2 || b->n < 2)
-		return -1;
-	return fabs(b->mean - a->mean) > 2.0 * dv_pooled_sd(a, b) ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- Welch's t */
@@ -161,8 +146,7 @@ double dv_t_quantile(double p, double df)
 	return (lo + hi) / 2;
 }
 
-dv_diff_t dv_diff_welch(const dv_series_t *a, const dv_series_t *b, double floor_a,
-                        double floor_b)
+dv_diff_t dv_diff_welch(const dv_series_t *a, const dv_series_t *b, double floor_a, double floor_b)
 {
 	dv_diff_t d = {.diff = b->mean - a->mean, .lo = NAN, .hi = NAN, .verdict = DV_DIFF_TOO_FEW};
 	double sa, sb, va, vb, se, t;

@@ -1,4 +1,4 @@
-/* groups: a study's passes grouped over the repeats, and the run-to-run spread rule (one place). */
+/* groups: a study's passes grouped over the repeats, and the significance rule (one place). */
 #ifndef DV_GROUPS_H
 #define DV_GROUPS_H
 
@@ -45,17 +45,6 @@ typedef struct dv_series {
 dv_series_t dv_series_of(const double *v, size_t n);
 
 /*
- * The run-to-run spread rule (doc/methodology.md, doc/nightly.md): the pooled
- * sample standard deviation sqrt(((na-1) sa^2 + (nb-1) sb^2) / (na+nb-2)), 0
- * when either side has fewer than two values; and whether b differs from a
- * beyond the spread: 1 when |mean b - mean a| > 2 x pooled sd, 0 within it,
- * -1 when either side has fewer than two values (spread unknown). Two series
- * with no spread at all differ as soon as their means differ.
- */
-double dv_pooled_sd(const dv_series_t *a, const dv_series_t *b);
-int dv_spread_significant(const dv_series_t *a, const dv_series_t *b);
-
-/*
  * The difference between two targets (doc/methodology.md, "Comparing targets"):
  * diff = mean b - mean a with the 95% confidence interval of Welch's t,
  *   se = sqrt(sa'^2/na + sb'^2/nb),  df = se^4 / ((sa'^2/na)^2/(na-1) + (sb'^2/nb)^2/(nb-1)),
@@ -80,8 +69,7 @@ typedef struct dv_diff {
 	dv_diff_verdict_t verdict;
 } dv_diff_t;
 
-dv_diff_t dv_diff_welch(const dv_series_t *a, const dv_series_t *b, double floor_a,
-                        double floor_b);
+dv_diff_t dv_diff_welch(const dv_series_t *a, const dv_series_t *b, double floor_a, double floor_b);
 
 /* Quantile p (0 < p < 1) of Student's t with df > 0 degrees of freedom (bisection on the CDF). */
 double dv_t_quantile(double p, double df);

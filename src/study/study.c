@@ -273,7 +273,7 @@ dv_run_config_t dv_study_pass_config(const dv_study_t *s, dv_pass_kind_t kind)
 		cfg.passes = 1;
 	} else if (kind == DV_PASS_HOT || kind == DV_PASS_WARMUP) {
 		cfg.passes = s->hot_runs;
-		cfg.time_limit_ns = s->hot_runs ? 0
+		cfg.time_limit_ns = s->hot_runs      ? 0
 		                    : s->hot_time_ns ? s->hot_time_ns
 		                                     : DV_HOT_TIME_DEFAULT_NS;
 		if (kind == DV_PASS_WARMUP && s->n_plan > 0 && s->plan[0] != DV_PASS_HOT &&
@@ -300,8 +300,8 @@ static int after_pass(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_k
 {
 	double took_s;
 
-	const char *cmd = s->targets[ti].after_pass_cmd ? s->targets[ti].after_pass_cmd
-	                                                : s->after_pass_cmd;
+	const char *cmd =
+	    s->targets[ti].after_pass_cmd ? s->targets[ti].after_pass_cmd : s->after_pass_cmd;
 
 	if (cmd == NULL || s->interrupted)
 		return 0;
@@ -354,19 +354,23 @@ static void announce(const dv_study_t *s, FILE *out, bool quiet, const progress_
 
 	fmt_left(left, sizeof(left), pg);
 	if (!quiet) {
-		fprintf(out, "\n== Pass %zu of %zu: repeat %u of %u, target %s (%s), list %s (%s), %s; %s\n",
-		        pg->done + 1, pg->total, r + 1, reps, t->label,
-		        t->addr_text ? t->addr_text : "?", l->label, l->path ? l->path : "?",
-		        dv_pass_kind_name(kind), left);
+		fprintf(
+		    out,
+		    "\n== Pass %zu of %zu: repeat %u of %u, target %s (%s), list %s (%s), %s; %s\n",
+		    pg->done + 1, pg->total, r + 1, reps, t->label,
+		    t->addr_text ? t->addr_text : "?", l->label, l->path ? l->path : "?",
+		    dv_pass_kind_name(kind), left);
 		fflush(out);
 	} else if (s->run.progress) {
-		fprintf(stderr, "dnsvolley: pass %zu of %zu: repeat %u of %u, target %s, list %s, %s; %s\n",
+		fprintf(stderr,
+		        "dnsvolley: pass %zu of %zu: repeat %u of %u, target %s, list %s, %s; %s\n",
 		        pg->done + 1, pg->total, r + 1, reps, t->label, l->label,
 		        dv_pass_kind_name(kind), left);
 	}
 }
 
-/* Say on stderr what would make a figure mislead: a cold pass short of its list, a short hot pass. */
+/* Say on stderr what would make a figure mislead: a cold pass short of its list, a short hot pass.
+ */
 static void check_pass(const dv_study_t *s, const dv_pass_record_t *p)
 {
 	const dv_list_t *l = &s->lists[p->list];
@@ -406,8 +410,8 @@ static int empty_cache(dv_study_t *s, size_t ti, size_t li, unsigned r, double *
 }
 
 static int record_pass(dv_study_t *s, const dv_study_observer_t *obs, size_t ti, size_t li,
-                       unsigned r, dv_pass_kind_t kind, double flush_s,
-                       const dv_probe_result_t *pr, dv_pass_result_t *res)
+                       unsigned r, dv_pass_kind_t kind, double flush_s, const dv_probe_result_t *pr,
+                       dv_pass_result_t *res)
 {
 	dv_pass_record_t *rec;
 
@@ -594,11 +598,13 @@ void dv_study_print_plan(const dv_study_t *s, FILE *out)
 	        s->warmup ? " (and an unreported warm-up pass per target and list)" : "");
 	for (size_t i = 0; i < s->n_targets; i++) {
 		const dv_target_t *t = &s->targets[i];
-		fprintf(out, "[Plan] target %s (%s): ", t->label, t->addr_text ? t->addr_text : "?");
+		fprintf(out, "[Plan] target %s (%s): ", t->label,
+		        t->addr_text ? t->addr_text : "?");
 		if (t->flush_cmd != NULL)
 			fprintf(out, "cache emptied by: %s\n", t->flush_cmd);
 		else
-			fprintf(out, "no flush command%s\n", cold ? " (cold passes are not cold)" : "");
+			fprintf(out, "no flush command%s\n",
+			        cold ? " (cold passes are not cold)" : "");
 		if (t->after_pass_cmd != NULL)
 			fprintf(out, "[Plan] target %s: after every pass: %s\n", t->label,
 			        t->after_pass_cmd);

@@ -50,8 +50,8 @@ typedef struct dv_pass_record {
 	size_t list;     /* index into study lists */
 	unsigned repeat; /* 0-based */
 	dv_pass_kind_t kind;
-	double flush_s;      /* time the flush command took (cold) */
-	double ready_wait_s; /* time until the readiness probe was answered (cold) */
+	double flush_s;         /* time the flush command took (cold) */
+	double ready_wait_s;    /* time until the readiness probe was answered (cold) */
 	unsigned probe_queries; /* readiness probe queries sent before the pass (cold) */
 	uint64_t names_asked;   /* list entries asked (dv_pass_names_asked) */
 	dv_pass_result_t res;

@@ -355,9 +355,9 @@ typedef struct summary {
 	const dv_study_t *s;
 	const dv_pass_kind_t *plan;
 	size_t n_plan;
-	dv_series_t *ser;  /* [(t * n_lists + l) * n_plan + j][M_COUNT] */
-	uint64_t *asked;   /* [(t * n_lists + l) * n_plan + j]: fewest list entries a sample asked */
-	bool shortened;    /* a label was shortened */
+	dv_series_t *ser; /* [(t * n_lists + l) * n_plan + j][M_COUNT] */
+	uint64_t *asked;  /* [(t * n_lists + l) * n_plan + j]: fewest list entries a sample asked */
+	bool shortened;   /* a label was shortened */
 } summary_t;
 
 static size_t cell_at(const summary_t *sm, size_t t, size_t l, size_t j)
@@ -419,7 +419,8 @@ static void fill_series(const summary_t *sm, size_t t, size_t l, size_t j, grid_
 
 	grid_set(g, row, col, "%zu", m[M_QPS].n);
 	if (m[M_QPS].n > 0)
-		fmt_coverage(a, sizeof(a), sm->asked[cell_at(sm, t, l, j)], sm->s->lists[l].queries);
+		fmt_coverage(a, sizeof(a), sm->asked[cell_at(sm, t, l, j)],
+		             sm->s->lists[l].queries);
 	else
 		snprintf(a, sizeof(a), "-");
 	grid_set(g, row, col + 1, "%s", a);
@@ -539,10 +540,10 @@ static void print_change(FILE *out, const char *name, dv_metric_t m, const dv_se
 		fmt_rel(diff, sizeof(diff), d.diff, a->mean, dec);
 	}
 	fprintf(out, "    %-5s %-14s %s", name, diff, dir);
-	if (d.verdict == DV_DIFF_TOO_FEW || (d.diff == 0 && a->sd == 0 && b->sd == 0)) {
+	if (d.verdict == DV_DIFF_TOO_FEW || fabs(d.diff) <= 1e-9 * fabs(a->mean)) {
 		if (note_few && d.verdict == DV_DIFF_TOO_FEW)
-			fprintf(out, " (no verdict: %zu and %zu repeats; needs --repeat %d)",
-			        a->n, b->n, DV_DIFF_MIN_N);
+			fprintf(out, " (no verdict: %zu and %zu repeats; needs --repeat %d)", a->n,
+			        b->n, DV_DIFF_MIN_N);
 		fputc('\n', out);
 		return;
 	}
@@ -580,7 +581,8 @@ static void print_changes(const summary_t *sm, FILE *out)
 	for (size_t t = 1; t < s->n_targets; t++)
 		for (size_t l = 0; l < s->n_lists; l++)
 			for (size_t j = 0; j < sm->n_plan; j++) {
-				const dv_series_t *m0 = ser_at(sm, 0, l, j), *m = ser_at(sm, t, l, j);
+				const dv_series_t *m0 = ser_at(sm, 0, l, j),
+				                  *m = ser_at(sm, t, l, j);
 				plan_col_name(sm->plan, j, name, sizeof(name));
 				fprintf(out, "  %s vs %s, list %s, %s:", s->targets[t].label,
 				        s->targets[0].label, s->lists[l].label, name);
