@@ -274,6 +274,12 @@ static void test_welch(void **state)
 	assert_true(fabs(d.df - 3.626) < 0.001);
 	assert_true(fabs(d.lo - 1529.88) < 0.01 && fabs(d.hi - 3956.78) < 0.01);
 	assert_int_equal(d.verdict, DV_DIFF_SIGNIFICANT);
+	/* ... and B 41900, 40900, 42600: within noise. */
+	static const double c[] = {41900, 40900, 42600};
+	dv_series_t sc = dv_series_of(c, 3);
+	d = dv_diff_welch(&sa, &sc, 0, 0);
+	assert_true(fabs(d.lo + 1176.86) < 0.01 && fabs(d.hi - 2323.52) < 0.01);
+	assert_int_equal(d.verdict, DV_DIFF_NOISE);
 	/* Two repeats: no verdict, no interval. */
 	sb = dv_series_of(b, 2);
 	d = dv_diff_welch(&sa, &sb, 0, 0);
