@@ -109,9 +109,11 @@ assert_eq "plain: nothing dropped" 0 "$(resp_count plain dropped)"
 awk '/^Comparison table/ { on = 1; next } on && NF == 0 { exit } on { print }' "$TMP/report.txt" >"$TMP/table2.txt"
 cmp -s "$TMP/table.txt" "$TMP/table2.txt" || fail "report's table differs: $(diff "$TMP/table.txt" "$TMP/table2.txt")"
 echo "ok: report reprints the identical table"
-grep -A1 '^  delayed vs plain, list SOA, cold:$' "$TMP/report.txt" | grep -q '^    qps .* worse, significant (95% CI ' ||
-	fail "summary: delayed SOA cold not marked significant: $(cat "$TMP/report.txt")"
-echo "ok: summary marks the delayed target's change significant (and worse)"
+# (p50: the 5 ms hold dominates it; qps of the plain target can vary several-fold on a
+# loaded machine, and then its difference is honestly "within noise".)
+grep -A2 '^  delayed vs plain, list SOA, cold:$' "$TMP/report.txt" | grep -q '^    p50 .* worse, significant (95% CI ' ||
+	fail "summary: delayed SOA cold p50 not marked significant: $(cat "$TMP/report.txt")"
+echo "ok: summary marks the delayed target's p50 change significant (and worse)"
 rc=0
 "$DV" report "$TMP/nonexistent.json" >/dev/null 2>"$TMP/report.err" || rc=$?
 assert_eq "report of a missing file: exit status" 2 "$rc"
