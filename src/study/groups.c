@@ -190,11 +190,6 @@ bool dv_metric_higher_is_better(dv_metric_t m)
 	return m == DV_M_QPS;
 }
 
-uint64_t dv_pass_names_asked(const dv_pass_record_t *p, uint64_t list_size)
-{
-	return DV_MIN(p->res.stats.c.sent, list_size);
-}
-
 /* ---------------------------------------------------------------- groups */
 
 static const char *target_label(const dv_study_t *s, size_t i)

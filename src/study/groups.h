@@ -85,13 +85,6 @@ double dv_metric_floor(dv_metric_t m, double v);
 bool dv_metric_higher_is_better(dv_metric_t m);
 
 /*
- * List entries a pass asked: min(sent, list_size). Exact for a cold pass (one run
- * through the list: each entry is sent at most once) and for one thread; for a
- * time-limited pass over several threads an upper bound (doc/methodology.md).
- */
-uint64_t dv_pass_names_asked(const dv_pass_record_t *p, uint64_t list_size);
-
-/*
  * One group: the sample passes of one target x list x pass kind (and, grouped
  * by position, the same occurrence of that kind in each repeat: the first
  * "hot", the second "hot2", ...). Strings are borrowed from the study; the

@@ -16,7 +16,6 @@
 
 #include "engine/probe.h"
 #include "base/proc.h"
-#include "study/groups.h"
 
 extern char **environ;
 
@@ -262,6 +261,11 @@ static int wait_ready(dv_study_t *s, size_t ti, dv_probe_result_t *pr)
 	if (rc != 0)
 		return fail(s, rc, "target %s: %s", t->label, err.msg);
 	return 0;
+}
+
+uint64_t dv_pass_names_asked(const dv_pass_record_t *p, uint64_t list_size)
+{
+	return DV_MIN(p->res.stats.c.sent, list_size);
 }
 
 dv_run_config_t dv_study_pass_config(const dv_study_t *s, dv_pass_kind_t kind)

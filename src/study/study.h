@@ -127,6 +127,13 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t
  */
 int dv_study_set_probe(dv_study_t *s, const char *text, bool rd, dv_err_t *err);
 
+/*
+ * List entries a pass asked: min(sent, list_size). Exact for a cold pass (one run
+ * through the list: each entry is sent at most once) and for one thread; for a
+ * time-limited pass over several threads an upper bound (doc/methodology.md).
+ */
+uint64_t dv_pass_names_asked(const dv_pass_record_t *p, uint64_t list_size);
+
 /* The run configuration of a pass of this kind (cold: one run; hot: --hot-*; else as given). */
 dv_run_config_t dv_study_pass_config(const dv_study_t *s, dv_pass_kind_t kind);
 
