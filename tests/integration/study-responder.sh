@@ -109,6 +109,8 @@ assert_eq "plain: nothing dropped" 0 "$(resp_count plain dropped)"
 awk '/^Comparison table/ { on = 1; next } on && NF == 0 { exit } on { print }' "$TMP/report.txt" >"$TMP/table2.txt"
 cmp -s "$TMP/table.txt" "$TMP/table2.txt" || fail "report's table differs: $(diff "$TMP/table.txt" "$TMP/table2.txt")"
 echo "ok: report reprints the identical table"
+grep -q "^Target delayed: 127.0.0.1:$delayed_PORT; cache emptied by: echo " "$TMP/report.txt" || fail "report lacks the flush command"
+grep -q "^Readiness probe: version.bind CH TXT$" "$TMP/report.txt" || fail "report lacks the probe"
 # (p50: the 5 ms hold dominates it; qps of the plain target can vary several-fold on a
 # loaded machine, and then its difference is honestly "within noise".)
 grep -A2 '^  delayed vs plain, list SOA, cold:$' "$TMP/report.txt" | grep -q '^    p50 .* worse, significant (95% CI ' ||
