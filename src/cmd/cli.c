@@ -38,6 +38,9 @@ enum {
 	OPT_QUERY_VERSION,
 	OPT_AFTER_PASS,
 	OPT_NO_QUERY_VERSION,
+	OPT_HOT_TIME,
+	OPT_HOT_RUNS,
+	OPT_PROBE,
 };
 
 static const struct option long_opts[] = {
@@ -71,6 +74,9 @@ static const struct option long_opts[] = {
     {"warmup", no_argument, NULL, OPT_WARMUP},
     {"after-pass", required_argument, NULL, OPT_AFTER_PASS},
     {"ready-timeout", required_argument, NULL, OPT_READY_TIMEOUT},
+    {"hot-time", required_argument, NULL, OPT_HOT_TIME},
+    {"hot-runs", required_argument, NULL, OPT_HOT_RUNS},
+    {"probe", required_argument, NULL, OPT_PROBE},
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"dns-metrics", required_argument, NULL, OPT_METRICS},
@@ -128,7 +134,12 @@ void dv_cli_usage(FILE *out)
 	      "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)\n"
 	      "  --flush [LABEL=]CMD    cache flush before each cold pass\n"
 	      "  --warmup               an unreported pass first        --ready-timeout S (30)\n"
-	      "  --after-pass CMD       shell command after every pass (DV_PASS_KIND etc. set)\n"
+	      "  --after-pass [LABEL=]CMD  shell command after every pass (DV_PASS_KIND etc. set)\n"
+	      "  --hot-time S           hot pass length (2, at least 1) --hot-runs N  runs through "
+	      "the list\n"
+	      "  --probe 'NAME [TYPE] [CLASS]'  readiness probe after a flush (version.bind CH "
+	      "TXT)\n"
+	      "  (a cold pass is one run through its list: -l and -n are for plain runs)\n"
 	      "Output:\n"
 	      "  -S, --stats-interval S  interval lines           -v, --verbose  a line per query\n"
 	      "  --json FILE|-   results file    --csv FILE   history row per pass\n"
@@ -423,6 +434,9 @@ typedef struct parse_state {
 	dv_config_t *cfg;
 	const char **flush_args; /* --flush values, in order; resolved once targets are known */
 	size_t n_flush;
+	const char **after_args; /* --after-pass values, likewise */
+	size_t n_after;
+	const char *probe; /* --probe, compiled once --no-rd is known */
 	uint64_t port;     /* -p: default port for targets without one */
 	int family;        /* -f: AF_INET, AF_INET6 or AF_UNSPEC */
 	int query_version; /* --server-version 1, --no-server-version 0, unset -1 */
@@ -563,10 +577,26 @@ static int opt_study(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		st->warmup = true;
 		return 0;
 	case OPT_AFTER_PASS:
-		set_path(&st->after_pass_cmd, val);
+		ps->after_args = grow(ps->after_args, ps->n_after + 1, sizeof(*ps->after_args));
+		ps->after_args[ps->n_after++] = val;
 		return 0;
 	case OPT_READY_TIMEOUT:
 		return parse_seconds("--ready-timeout", val, &st->ready_timeout_ns, err);
+	case OPT_HOT_TIME:
+		if ((rc = parse_seconds("--hot-time", val, &st->hot_time_ns, err)) != 0)
+			return rc;
+		if (st->hot_time_ns < DV_HOT_TIME_MIN_NS)
+			return dv_err_set(
+			    err, -EINVAL,
+			    "--hot-time: '%s' is under %.0f s: so short a pass is mostly "
+			    "noise",
+			    val, (double)DV_HOT_TIME_MIN_NS / 1e9);
+		return 0;
+	case OPT_HOT_RUNS:
+		return parse_count("--hot-runs", val, 1, 1000000, &st->hot_runs, err);
+	case OPT_PROBE:
+		ps->probe = val;
+		return 0;
 	}
 	return NOT_MINE;
 }
@@ -752,47 +782,110 @@ static int resolve_targets(dv_study_t *st, uint64_t port, int family, dv_err_t *
 	return 0;
 }
 
+/* The target labelled like the LABEL= prefix of arg, or -1 (no prefix); -2: an unknown label. */
+static long labelled_target(const dv_study_t *st, const char *arg, const char **cmd)
+{
+	char *label = NULL;
+	long found = -2;
+
+	*cmd = arg;
+	if (!split_label(arg, &label, cmd))
+		return -1;
+	for (size_t j = 0; j < st->n_targets; j++)
+		if (strcmp(st->targets[j].label, label) == 0)
+			found = (long)j;
+	free(label);
+	return found;
+}
+
+/* The "no target is labelled" error for flag's value arg: names the targets there are. */
+static int unknown_label(const dv_study_t *st, const char *flag, const char *arg, dv_err_t *err)
+{
+	char known[256] = "";
+	size_t len = strcspn(arg, "=");
+
+	for (size_t j = 0; j < st->n_targets; j++) {
+		size_t at = strlen(known);
+		snprintf(known + at, sizeof(known) - at, "%s%s", j ? ", " : "",
+		         st->targets[j].label);
+	}
+	return dv_err_set(err, -EINVAL,
+	                  "%s '%s': no target is labelled '%.*s' (targets: %s); for a command "
+	                  "that starts with a variable assignment write 'env %.*s=...'",
+	                  flag, arg, (int)len, arg, known, (int)len, arg);
+}
+
 /*
- * --flush LABEL=CMD for a known label, else one command for every target; a
- * cold pass needs a flush command for every target.
+ * --flush and --after-pass: LABEL=CMD for a known target label, CMD alone for
+ * every target; an unknown LABEL= is an error (it would run as a shell variable
+ * assignment and do nothing). A cold pass needs a flush command for every target.
  */
-static int assign_flush(parse_state_t *ps, dv_err_t *err)
+static int assign_commands(parse_state_t *ps, dv_err_t *err)
 {
 	dv_config_t *cfg = ps->cfg;
 	dv_study_t *st = &cfg->study;
-	size_t i, j;
+	const char *cmd;
+	long j;
 
-	for (i = 0; i < ps->n_flush; i++) {
-		const char *arg = ps->flush_args[i], *eq = strchr(arg, '=');
-		bool matched = false;
-		if (eq != NULL)
-			for (j = 0; j < st->n_targets; j++) {
-				dv_target_t *t = &st->targets[j];
-				if (strlen(t->label) == (size_t)(eq - arg) &&
-				    strncmp(t->label, arg, (size_t)(eq - arg)) == 0) {
-					free(t->flush_cmd);
-					t->flush_cmd = xstrdup(eq + 1);
-					matched = true;
-				}
-			}
-		if (!matched)
-			set_path(&cfg->flush_all, arg);
+	for (size_t i = 0; i < ps->n_flush; i++) {
+		j = labelled_target(st, ps->flush_args[i], &cmd);
+		if (j == -2)
+			return unknown_label(st, "--flush", ps->flush_args[i], err);
+		if (j >= 0)
+			set_path(&st->targets[j].flush_cmd, cmd);
+		else
+			set_path(&cfg->flush_all, cmd);
 	}
-	for (j = 0; j < st->n_targets; j++)
-		if (st->targets[j].flush_cmd == NULL && cfg->flush_all != NULL)
-			st->targets[j].flush_cmd = xstrdup(cfg->flush_all);
-	for (i = 0; i < st->n_plan; i++) {
+	for (size_t i = 0; i < ps->n_after; i++) {
+		j = labelled_target(st, ps->after_args[i], &cmd);
+		if (j == -2)
+			return unknown_label(st, "--after-pass", ps->after_args[i], err);
+		set_path(j >= 0 ? &st->targets[j].after_pass_cmd : &st->after_pass_cmd, cmd);
+	}
+	for (size_t t = 0; t < st->n_targets; t++)
+		if (st->targets[t].flush_cmd == NULL && cfg->flush_all != NULL)
+			st->targets[t].flush_cmd = xstrdup(cfg->flush_all);
+	for (size_t i = 0; i < st->n_plan; i++) {
 		if (st->plan[i] != DV_PASS_COLD)
 			continue;
-		for (j = 0; j < st->n_targets; j++)
-			if (st->targets[j].flush_cmd == NULL)
+		for (size_t t = 0; t < st->n_targets; t++)
+			if (st->targets[t].flush_cmd == NULL)
 				return dv_err_set(
 				    err, -EINVAL,
 				    "--passes cold: target '%s' has no --flush command "
 				    "to empty its cache",
-				    st->targets[j].label);
+				    st->targets[t].label);
 		break;
 	}
+	return 0;
+}
+
+/*
+ * Pass lengths (doc/methodology.md): a cold pass is one run through its list, a
+ * hot pass --hot-time or --hot-runs; -l/-n belong to plain runs. The probe.
+ */
+static int check_study(parse_state_t *ps, dv_err_t *err)
+{
+	dv_study_t *st = &ps->cfg->study;
+	bool hot = false, study = st->plan[0] != DV_PASS_PLAIN;
+	dv_err_t perr;
+
+	for (size_t i = 0; i < st->n_plan; i++)
+		hot |= st->plan[i] == DV_PASS_HOT;
+	if (study && (st->run.time_limit_ns > 0 || st->run.passes > 0))
+		return dv_err_set(err, -EINVAL,
+		                  "%s with --passes: a cold pass asks each name of its list once "
+		                  "(one run through the list); set a hot pass's length with "
+		                  "--hot-time S or --hot-runs N",
+		                  st->run.time_limit_ns > 0 ? "-l" : "-n");
+	if ((st->hot_time_ns > 0 || st->hot_runs > 0) && !hot)
+		return dv_err_set(err, -EINVAL,
+		                  "--%s: the plan has no hot pass (--passes cold,hot)",
+		                  st->hot_time_ns > 0 ? "hot-time" : "hot-runs");
+	if (st->hot_time_ns > 0 && st->hot_runs > 0)
+		return dv_err_set(err, -EINVAL, "--hot-time and --hot-runs: give one of them");
+	if (ps->probe != NULL && dv_study_set_probe(st, ps->probe, st->ql.rd, &perr) != 0)
+		return dv_err_set(err, -EINVAL, "--probe: %s", perr.msg);
 	return 0;
 }
 
@@ -806,7 +899,8 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	if ((rc = check_load(&cfg->study.run, err)) != 0 ||
 	    (rc = check_lists(&cfg->study, err)) != 0 ||
 	    (rc = resolve_targets(&cfg->study, ps->port, ps->family, err)) != 0 ||
-	    (rc = assign_flush(ps, err)) != 0 || (rc = check_outputs(cfg, err)) != 0)
+	    (rc = assign_commands(ps, err)) != 0 || (rc = check_study(ps, err)) != 0 ||
+	    (rc = check_outputs(cfg, err)) != 0)
 		return rc;
 	if ((cfg->gates.max_qps_drop_pct >= 0 || cfg->gates.max_p99_rise_pct >= 0) &&
 	    cfg->gates.baseline_path == NULL)
@@ -842,5 +936,6 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 	if (rc == 0)
 		rc = finish(&ps, err);
 	free(ps.flush_args);
+	free(ps.after_args);
 	return rc;
 }

@@ -65,10 +65,14 @@ int dv_cmd_report(int argc, char **argv)
 	       s.tool_version ? s.tool_version : "?", when, s.hostname ? s.hostname : "?", s.ncpu,
 	       s.n_passes);
 	for (size_t t = 0; t < s.n_targets; t++)
-		printf("Target %s: %s%s%s\n", s.targets[t].label ? s.targets[t].label : "?",
+		printf("Target %s: %s%s%s%s%s\n", s.targets[t].label ? s.targets[t].label : "?",
 		       s.targets[t].addr_text ? s.targets[t].addr_text : "?",
 		       s.targets[t].server_version ? ", version " : "",
-		       s.targets[t].server_version ? s.targets[t].server_version : "");
+		       s.targets[t].server_version ? s.targets[t].server_version : "",
+		       s.targets[t].flush_cmd ? "; cache emptied by: " : "",
+		       s.targets[t].flush_cmd ? s.targets[t].flush_cmd : "");
+	if (s.probe_text != NULL)
+		printf("Readiness probe: %s\n", s.probe_text);
 	for (size_t l = 0; l < s.n_lists; l++)
 		printf("List %s: %s, %llu queries, sha256 %s\n",
 		       s.lists[l].label ? s.lists[l].label : "?",

@@ -211,7 +211,7 @@ static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 			c->value = -pct; /* the drop, positive when qps went down */
 			c->failed = c->value > c->limit;
 			snprintf(c->msg, sizeof(c->msg),
-			         "%s: qps %.1f vs baseline %.1f: drop %.2f%% %s %g%%", c->group,
+			         "%s: qps %.1f vs baseline %.1f: drop %.2f%% %s %.15g%%", c->group,
 			         grp->mean[DV_M_QPS], b->mean[DV_M_QPS], c->value,
 			         c->failed ? ">" : "<=", c->limit);
 		}
@@ -231,7 +231,7 @@ static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 			c->value = pct;
 			c->failed = c->value > c->limit;
 			snprintf(c->msg, sizeof(c->msg),
-			         "%s: p99 %.4f ms vs baseline %.4f ms: rise %.2f%% %s %g%%",
+			         "%s: p99 %.4f ms vs baseline %.4f ms: rise %.2f%% %s %.15g%%",
 			         c->group, grp->mean[DV_M_P99_MS], b->mean[DV_M_P99_MS], c->value,
 			         c->failed ? ">" : "<=", c->limit);
 		}
@@ -251,7 +251,7 @@ static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char
 		c->value = grp->mean[DV_M_LOST_PCT];
 		c->limit = g->max_loss_pct;
 		c->failed = c->value > c->limit;
-		snprintf(c->msg, sizeof(c->msg), "%s: lost %.4f%% %s %g%%", c->group, c->value,
+		snprintf(c->msg, sizeof(c->msg), "%s: lost %.4f%% %s %.15g%%", c->group, c->value,
 		         c->failed ? ">" : "<=", c->limit);
 		finish(rep, c);
 	}
@@ -261,7 +261,7 @@ static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char
 		c->value = grp->mean[DV_M_P99_MS];
 		c->limit = g->max_p99_ns / 1e6;
 		c->failed = c->value > c->limit;
-		snprintf(c->msg, sizeof(c->msg), "%s: p99 %.4f ms %s %g ms", c->group, c->value,
+		snprintf(c->msg, sizeof(c->msg), "%s: p99 %.4f ms %s %.15g ms", c->group, c->value,
 		         c->failed ? ">" : "<=", c->limit);
 		finish(rep, c);
 	}
@@ -271,7 +271,7 @@ static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char
 		c->value = grp->mean[DV_M_QPS];
 		c->limit = g->min_qps;
 		c->failed = c->value < c->limit;
-		snprintf(c->msg, sizeof(c->msg), "%s: qps %.1f %s %g", c->group, c->value,
+		snprintf(c->msg, sizeof(c->msg), "%s: qps %.1f %s %.15g", c->group, c->value,
 		         c->failed ? "<" : ">=", c->limit);
 		finish(rep, c);
 	}

@@ -50,10 +50,14 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        dv_pass_kind_name(p->kind), p->repeat + 1, r->sockets, r->sockets == 1 ? "" : "s",
 	        r->threads, r->threads == 1 ? "" : "s", r->max_outstanding);
 	if (p->kind == DV_PASS_COLD)
-		fprintf(out, "[Status] Cache flushed in %.3f s; target answered after %.3f s\n",
-		        p->flush_s, p->ready_wait_s);
+		fprintf(out,
+		        "[Status] Flush command took %.3f s; target answered the probe after %.3f "
+		        "s (%u probe quer%s)\n",
+		        p->flush_s, p->ready_wait_s, p->probe_queries,
+		        p->probe_queries == 1 ? "y" : "ies");
 	fprintf(out, "[Status] Started at: %s\n", when);
-	print_stop_rule(out, &s->run);
+	const dv_run_config_t run = dv_study_pass_config(s, p->kind);
+	print_stop_rule(out, &run);
 	switch (r->end) {
 	case DV_END_LIST:
 		fprintf(out, "[Status] Testing complete (end of file)\n");

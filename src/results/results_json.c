@@ -46,11 +46,16 @@ typedef struct jfield {
 	size_t off;   /* of the member in the section's struct */
 	size_t size;  /* of the member */
 	uint64_t max; /* J_UINT: the largest value read */
+	bool opt;     /* added after version 1: may be absent when reading (then 0/NULL) */
 } jfield_t;
 
 #define JF(T, m, key, type, max)                                                                   \
 	{                                                                                          \
-		key, type, offsetof(T, m), sizeof(((T *)0)->m), max                                \
+		key, type, offsetof(T, m), sizeof(((T *)0)->m), max, false                         \
+	}
+#define JOPT(T, m, key, type, max)                                                                 \
+	{                                                                                          \
+		key, type, offsetof(T, m), sizeof(((T *)0)->m), max, true                          \
 	}
 #define JU(T, m, key, max) JF(T, m, key, J_UINT, max)
 #define JD(T, m, key)      JF(T, m, key, J_DBL, 0)
@@ -78,6 +83,9 @@ static const jfield_t config_fields[] = {
     JU(dv_study_t, repeat, "repeat", 1000000),
     JB(dv_study_t, warmup, "warmup"),
     JU(dv_study_t, ready_timeout_ns, "ready_timeout_ns", INT64_MAX),
+    JOPT(dv_study_t, hot_time_ns, "hot_time_ns", J_UINT, INT64_MAX),
+    JOPT(dv_study_t, hot_runs, "hot_runs", J_UINT, UINT32_MAX),
+    JOPT(dv_study_t, probe_text, "probe", J_STR, 0),
 };
 static const jfield_t run_fields[] = {
     JU(dv_run_config_t, sockets, "sockets", UINT32_MAX),
@@ -103,6 +111,7 @@ static const jfield_t target_fields[] = {
     JS(dv_target_t, spec, "spec"),
     JS(dv_target_t, addr_text, "address"),
     JS(dv_target_t, flush_cmd, "flush_command"),
+    JOPT(dv_target_t, after_pass_cmd, "after_pass_command", J_STR, 0),
     JS(dv_target_t, server_version, "server_version"),
 };
 /* "lists[i]"; then "sha256". */
@@ -120,6 +129,8 @@ static const jfield_t pass_fields[] = {
     JF(dv_pass_record_t, kind, "kind", J_KIND, 0),
     JD(dv_pass_record_t, flush_s, "flush_s"),
     JD(dv_pass_record_t, ready_wait_s, "ready_wait_s"),
+    JOPT(dv_pass_record_t, probe_queries, "probe_queries", J_UINT, UINT32_MAX),
+    JOPT(dv_pass_record_t, names_asked, "names_asked", J_UINT, INT64_MAX),
     JF(dv_pass_record_t, res.end, "end_reason", J_END, 0),
     JB(dv_pass_record_t, res.interrupted, "interrupted"),
     JF(dv_pass_record_t, res.start_wall_ns, "start_time", J_TIME, 0),
@@ -761,6 +772,8 @@ static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
 	char *str = NULL;
 	int rc;
 
+	if (f->opt && json_object_get(o, f->key) == NULL)
+		return 0;
 	switch (f->type) {
 	case J_UINT:
 		if ((rc = r_u64(r, o, f->key, f->max, &u)) == 0)

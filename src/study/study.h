@@ -21,6 +21,10 @@ typedef enum dv_pass_kind {
 
 const char *dv_pass_kind_name(dv_pass_kind_t k); /* "plain", "cold", "hot", "warmup" */
 
+#define DV_HOT_TIME_DEFAULT_NS (2 * DV_NS_PER_S) /* a hot pass's length by default */
+#define DV_HOT_TIME_MIN_NS     DV_NS_PER_S       /* --hot-time refuses shorter */
+#define DV_PROBE_DEFAULT       "version.bind CH TXT"
+
 typedef struct dv_target {
 	char *label; /* "host1"; the address text when no label was given */
 	char *spec;  /* ADDR[:PORT] as given */
@@ -28,6 +32,7 @@ typedef struct dv_target {
 	socklen_t addr_len;
 	char *addr_text;      /* "127.0.0.1:5300" */
 	char *flush_cmd;      /* --flush LABEL=CMD, or the global --flush; NULL = none */
+	char *after_pass_cmd; /* --after-pass LABEL=CMD, or NULL (then the study's) */
 	char *server_version; /* version.bind CH TXT answer, NULL when none */
 } dv_target_t;
 
@@ -45,8 +50,10 @@ typedef struct dv_pass_record {
 	size_t list;     /* index into study lists */
 	unsigned repeat; /* 0-based */
 	dv_pass_kind_t kind;
-	double flush_s;      /* time the flush command took (cold) */
-	double ready_wait_s; /* time until the readiness probe was answered (cold) */
+	double flush_s;         /* time the flush command took (cold) */
+	double ready_wait_s;    /* time until the readiness probe was answered (cold) */
+	unsigned probe_queries; /* readiness probe queries sent before the pass (cold) */
+	uint64_t names_asked;   /* list entries asked (dv_pass_names_asked) */
 	dv_pass_result_t res;
 } dv_pass_record_t;
 
@@ -73,6 +80,18 @@ typedef struct dv_study {
 	bool query_version;   /* ask each target for version.bind CH TXT before the first pass */
 	char *after_pass_cmd; /* --after-pass: shell command run after every pass, or NULL */
 	uint64_t ready_timeout_ns;
+	/*
+	 * Pass lengths (doc/methodology.md, "Cold means cold"): a cold pass is always one
+	 * run through its list (each entry asked once), whatever run.time_limit_ns and
+	 * run.passes say (the command line refuses -l/-n with --passes); a hot pass runs
+	 * hot_runs times through the list, else for hot_time_ns (wrapping around the list).
+	 */
+	uint64_t hot_time_ns; /* --hot-time; DV_HOT_TIME_DEFAULT_NS unless --hot-runs */
+	uint64_t hot_runs;    /* --hot-runs N; 0 = by time */
+	/* The readiness probe (--probe 'NAME [TYPE [CLASS]]'), default "version.bind CH TXT". */
+	char *probe_text;
+	uint8_t probe_wire[300];
+	size_t probe_len; /* 0 = the default, built when the study runs */
 	/* results, in the order run */
 	dv_pass_record_t *passes;
 	size_t n_passes;
@@ -101,6 +120,25 @@ typedef struct dv_study_observer {
  * measured so far are kept in s->passes.
  */
 int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs);
+
+/*
+ * --probe TEXT: "NAME [TYPE] [CLASS]" (TYPE A, CLASS IN by default; either order) compiled into
+ * s->probe_wire with RD as rd. 0, or -EINVAL with err naming what is wrong.
+ */
+int dv_study_set_probe(dv_study_t *s, const char *text, bool rd, dv_err_t *err);
+
+/*
+ * List entries a pass asked: min(sent, list_size). Exact for a cold pass (one run
+ * through the list: each entry is sent at most once) and for one thread; for a
+ * time-limited pass over several threads an upper bound (doc/methodology.md).
+ */
+uint64_t dv_pass_names_asked(const dv_pass_record_t *p, uint64_t list_size);
+
+/* The run configuration of a pass of this kind (cold: one run; hot: --hot-*; else as given). */
+dv_run_config_t dv_study_pass_config(const dv_study_t *s, dv_pass_kind_t kind);
+
+/* Print the plan (targets with their flush commands, lists, pass lengths, probe, passes). */
+void dv_study_print_plan(const dv_study_t *s, FILE *out);
 
 void dv_study_free(dv_study_t *s);
 

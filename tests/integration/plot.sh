@@ -7,9 +7,9 @@ source "$(dirname "$0")/lib.sh"
 [ -x "$RESPONDER" ] || skip "no responder"
 command -v gnuplot >/dev/null || skip "gnuplot not installed"
 
-for i in $(seq 100); do echo "p$i.example. AAAA"; done >"$TMP/list.txt"
+for i in $(seq 4000); do echo "p$i.example. AAAA"; done >"$TMP/list.txt"
 start_responder r
-"$DV" -s 'a<&>=127.0.0.1' -p "$r_PORT" -d "L=$TMP/list.txt" -n 40 -q 20 -S 0.05 \
+"$DV" -s 'a<&>=127.0.0.1' -p "$r_PORT" -d "L=$TMP/list.txt" --hot-runs 1 -q 20 -S 0.05 \
 	--passes cold,hot --flush true --repeat 2 --quiet \
 	--json "$TMP/run.json" --csv "$TMP/h.csv" --dns-metrics "$TMP/m.jsonl" >"$TMP/run.out" 2>&1 ||
 	fail "run: $(cat "$TMP/run.out")"

@@ -185,6 +185,11 @@ static void test_each_absolute_gate(void **state)
 	g.min_qps = 10000;
 	assert_int_equal(eval(&g, s, NULL, &text, &err), 0);
 	free(text);
+	/* A large limit reads as written, not as 1e+07. */
+	g.min_qps = 10000000;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
+	assert_non_null(strstr(text, "FAIL t1/SOA/cold: qps 10000.0 < 10000000\n"));
+	free(text);
 	free_study(s);
 }
 
