@@ -193,6 +193,8 @@ bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned 
 		e->stats.c.not_sent++;
 		if (err == ECONNREFUSED || err == EHOSTUNREACH || err == ENETUNREACH)
 			e->stats.c.icmp_errors++;
+		if (err == ECONNREFUSED)
+			e->stats.c.icmp_port_unreachable++;
 		if (e->verbose != NULL)
 			verbose_line(e, "NOTSENT", (uint32_t)(e->next_seq % e->ql->count), -1);
 		e->next_seq += e->step;
