@@ -51,8 +51,8 @@ static void print_loss_split(FILE *out, const dv_pass_result_t *r)
 		fprintf(out,
 		        "  Loss split:           lost %" PRIu64 ": %" PRIu64
 		        " dropped by dnsvolley's sockets, %" PRIu64
-		        " not seen here (the target is not on this host: its socket, network or "
-		        "server)\n",
+		        " unaccounted (no socket of the target's found on this host to read: its "
+		        "socket, the network or the server)\n",
 		        c->lost, own, left);
 	if (c->client_drops > 0)
 		fprintf(out,
