@@ -34,6 +34,7 @@ enum {
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_INTERRUPT_DRAIN,
+	OPT_CLOCK,
 	OPT_VERSION,
 	OPT_QUERY_VERSION,
 	OPT_AFTER_PASS,
@@ -91,6 +92,7 @@ static const struct option long_opts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"interrupt-drain", required_argument, NULL, OPT_INTERRUPT_DRAIN},
+    {"clock", required_argument, NULL, OPT_CLOCK},
     {"server-version", no_argument, NULL, OPT_QUERY_VERSION},
     {"no-server-version", no_argument, NULL, OPT_NO_QUERY_VERSION},
     {"help", no_argument, NULL, 'h'},
@@ -123,7 +125,8 @@ void dv_cli_usage(FILE *out)
 	      "the list\n"
 	      "  -Q, --max-qps N        rate limit              --interrupt-drain S  after SIGINT "
 	      "(1)\n"
-	      "  -b, --buffer-size KB   socket buffers (4096)\n"
+	      "  -b, --buffer-size KB   socket buffers (4096)   --clock wire|app  latency clock "
+	      "(auto)\n"
 	      "Queries:\n"
 	      "  -e, --edns             add EDNS0 OPT           --edns-bufsize N  OPT payload size "
 	      "(1232)\n"
@@ -519,6 +522,16 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		return rc;
 	case OPT_INTERRUPT_DRAIN:
 		return parse_seconds("--interrupt-drain", val, &run->interrupt_drain_ns, err);
+	case OPT_CLOCK:
+		if (strcmp(val, "wire") == 0)
+			run->clock = DV_CLOCK_WIRE;
+		else if (strcmp(val, "app") == 0)
+			run->clock = DV_CLOCK_APP;
+		else if (strcmp(val, "auto") == 0)
+			run->clock = DV_CLOCK_AUTO;
+		else
+			return bad(err, "--clock", val, "is not wire, app or auto");
+		return 0;
 	}
 	return NOT_MINE;
 }

@@ -22,6 +22,7 @@
 #define EXIT_GATE_FAILED 1
 #define EXIT_USAGE       2
 #define EXIT_RUN_FAILED  3
+#define EXIT_NO_ANSWERS  4 /* queries were sent and not one was answered (doc/dnsvolley.1) */
 
 static void fill_metadata(dv_study_t *st)
 {
@@ -88,6 +89,20 @@ static void print_pass(void *ctx, const dv_study_t *s, const dv_pass_record_t *p
 
 	dv_report_pass_text(out, s, p);
 	fflush(out);
+}
+
+/* True when a reported pass sent queries and got not one answer back, not even late. */
+static bool any_pass_unanswered(const dv_study_t *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_passes; i++) {
+		const dv_counters_t *c = &st->passes[i].res.stats.c;
+		if (st->passes[i].kind != DV_PASS_WARMUP && c->sent + c->not_sent > 0 &&
+		    c->completed == 0 && c->late == 0)
+			return true;
+	}
+	return false;
 }
 
 static int run_main(int argc, char **argv)
@@ -163,6 +178,8 @@ static int run_main(int argc, char **argv)
 	}
 	if (cfg.study.interrupted && status == 0)
 		status = EXIT_RUN_FAILED;
+	if (status == 0 && any_pass_unanswered(&cfg.study))
+		status = EXIT_NO_ANSWERS;
 	if (status == 0 && dv_gates_any(&cfg.gates)) {
 		rc = dv_gates_eval(&cfg.gates, &cfg.study, have_baseline ? &baseline : NULL, report,
 		                   &err);

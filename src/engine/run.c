@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "engine/sockstat.h"
 #include "engine/worker.h"
 
 #define DV_MAIN_TICK_MS 10
@@ -412,7 +413,7 @@ static void watch_pass(dv_pass_t *p)
 	if (p->seen_signals > 0) /* a signal came before the pass: stop at once */
 		for (i = 0; i < p->nw; i++)
 			dv_worker_request_stop(&p->w[i], 1);
-	p->t0_ns = dv_now_ns();
+	p->t0_ns = p->gate.t0_ns;
 	p->res->start_wall_ns = dv_wall_ns();
 	p->prev_t_ns = p->t0_ns;
 	dv_stats_init(&p->prev);
@@ -470,7 +471,53 @@ static dv_end_reason_t end_reason(const dv_run_config_t *cfg, const dv_pass_resu
 typedef struct dv_host_sample {
 	struct rusage ru;
 	dv_udp_snmp_t udp;
+	dv_sockstat_t target; /* the target's own sockets, when on this host */
 } dv_host_sample_t;
+
+static void sample_host(const dv_run_config_t *cfg, dv_host_sample_t *h)
+{
+	dv_sockstat_read(&cfg->server, &h->target);
+	read_udp_snmp(&h->udp);
+	getrusage(RUSAGE_SELF, &h->ru);
+}
+
+/*
+ * Intervals by send time: the workers' buckets summed, written over the
+ * recorded series' sent, completed and lost (queries sent after the last
+ * boundary belong to the last interval), then printed when -S prints.
+ */
+static void intervals_by_send_time(dv_pass_t *p, uint32_t started)
+{
+	dv_pass_result_t *res = p->res;
+	size_t k, i;
+
+	if (res->n_intervals == 0)
+		return;
+	for (k = 0; k < res->n_intervals; k++)
+		res->intervals[k].sent = res->intervals[k].completed = res->intervals[k].lost = 0;
+	for (i = 0; i < started; i++) {
+		const dv_engine_t *e = &p->w[i].eng;
+		for (k = 0; k < e->nbucket; k++) {
+			dv_interval_t *iv = &res->intervals[DV_MIN(k, res->n_intervals - 1)];
+			iv->sent += e->bucket[k].sent;
+			iv->completed += e->bucket[k].completed;
+			iv->lost += e->bucket[k].lost;
+		}
+	}
+	if (!p->cfg->interval_print)
+		return;
+	FILE *out = p->cfg->out != NULL ? p->cfg->out : stdout;
+	for (k = 0; k < res->n_intervals; k++) {
+		const dv_interval_t *iv = &res->intervals[k];
+		fprintf(out,
+		        "[Interval by send time] %8.3f s  sent %llu  completed %llu  lost %llu "
+		        "(%.2f%%)\n",
+		        iv->t_s, (unsigned long long)iv->sent, (unsigned long long)iv->completed,
+		        (unsigned long long)iv->lost,
+		        iv->sent ? 100.0 * (double)iv->lost / (double)iv->sent : 0.0);
+	}
+	fflush(out);
+}
 
 /* Fill res's times, rates, CPU and UDP deltas and the end reason. */
 static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t t_end,
@@ -488,6 +535,11 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	res->cpu_user_s = tv_s(h1->ru.ru_utime) - tv_s(h0->ru.ru_utime);
 	res->cpu_sys_s = tv_s(h1->ru.ru_stime) - tv_s(h0->ru.ru_stime);
 	udp_delta(&res->udp, &h0->udp, &h1->udp);
+	/* A restarted target starts its counter again: never a negative delta. */
+	res->stats.c.target_sockets = h1->target.sockets;
+	res->stats.c.target_drops =
+	    h1->target.drops > h0->target.drops ? h1->target.drops - h0->target.drops : 0;
+	res->wire_clock = p->w[0].wire;
 	res->sockets = cfg->sockets;
 	res->threads = cfg->threads;
 	res->max_outstanding = cfg->max_outstanding;
@@ -537,8 +589,8 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	}
 
 	rc = start_workers(&p, &started);
-	read_udp_snmp(&h0.udp);
-	getrusage(RUSAGE_SELF, &h0.ru);
+	sample_host(cfg, &h0);
+	p.gate.t0_ns = dv_now_ns();
 	open_gate(&p.gate, started == p.nw ? 1 : -1);
 	if (started < p.nw) {
 		dv_err_set(err, rc, "cannot start worker thread %u: %s", started + 1,
@@ -549,12 +601,12 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	watch_pass(&p);
 	t_end = dv_now_ns();
 	join_workers(&p, started);
-	getrusage(RUSAGE_SELF, &h1.ru);
-	read_udp_snmp(&h1.udp);
+	sample_host(cfg, &h1);
 	if (p.progress_shown)
 		fprintf(stderr, "\r\033[K");
 	rc = merge_workers(&p, started, &first, &last, err);
 	finish_result(&p, first, last, t_end, &h0, &h1);
+	intervals_by_send_time(&p, started);
 
 cleanup_gate:
 	pthread_cond_destroy(&p.gate.cond);

@@ -43,6 +43,13 @@ typedef struct dv_pass_result {
 	double cpu_user_s, cpu_sys_s; /* this process, over the pass */
 	dv_udp_snmp_t udp;            /* /proc/net/snmp Udp deltas over the pass (host-wide) */
 	uint32_t sockets, threads, max_outstanding;
+	bool wire_clock; /* latency timed by kernel stamps (--clock; wire_timed counts them) */
+	/*
+	 * One entry per -S interval. While the pass runs they are recorded by arrival
+	 * (what was sent, answered and timed out in it); after the drain, sent,
+	 * completed and lost are replaced by the fate of the queries sent in each
+	 * interval (doc/numbers.md, "intervals"); the other fields stay as recorded.
+	 */
 	dv_interval_t *intervals; /* owned; n_intervals entries */
 	size_t n_intervals;
 } dv_pass_result_t;

@@ -7,6 +7,13 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+/* Which clock times each query (--clock; doc/numbers.md "latency"). */
+typedef enum dv_clock {
+	DV_CLOCK_AUTO = 0, /* wire for paced runs, app otherwise (doc/performance.md says why) */
+	DV_CLOCK_WIRE,     /* kernel transmit and receive stamps of each datagram */
+	DV_CLOCK_APP,      /* one clock read before each sendmmsg, one after each recvmmsg */
+} dv_clock_t;
+
 typedef struct dv_run_config {
 	struct sockaddr_storage server; /* target address and port */
 	socklen_t server_len;
@@ -27,6 +34,7 @@ typedef struct dv_run_config {
 	FILE *out;                   /* where interval and verbose lines go (stdout) */
 	uint64_t interrupt_drain_ns; /* wait after SIGINT before giving up, default 1 s */
 	uint32_t socket_buf_bytes;   /* -b: SO_RCVBUF/SO_SNDBUF asked for (default 4 MiB) */
+	dv_clock_t clock;            /* --clock */
 } dv_run_config_t;
 
 /* Defaults as documented in doc/dnsvolley.1 (run_config.c). */

@@ -24,15 +24,19 @@ typedef struct dv_start_barrier {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int state;
+	uint64_t t0_ns; /* monotonic start of the pass, set before the gate opens (intervals) */
 } dv_start_barrier_t;
 
 typedef struct dv_sock {
 	uv_poll_t poll; /* first member: handle -> dv_sock_t */
 	struct dv_worker *w;
 	int fd;
-	uint16_t index;  /* worker-local */
-	bool want_write; /* the kernel refused a send: wait for POLLOUT */
-	int events;      /* events the poll handle watches */
+	uint16_t index;   /* worker-local */
+	bool want_write;  /* the kernel refused a send: wait for POLLOUT */
+	int events;       /* events the poll handle watches */
+	uint32_t tx_key;  /* wire clock: the OPT_ID key of the next datagram sent */
+	uint32_t tx_mask; /* tx_map entries - 1 */
+	uint16_t *tx_map; /* wire clock: DNS ID by key & tx_mask; NULL otherwise */
 } dv_sock_t;
 
 typedef struct dv_worker {
@@ -63,6 +67,7 @@ typedef struct dv_worker {
 	bool sending;             /* still in the sending phase */
 	bool coalesce;            /* paced: read answers on timer ticks (private epoll set) */
 	bool direct;              /* one socket, unpaced: wait for answers in recvmmsg itself */
+	bool wire;                /* the wire clock: kernel transmit and receive stamps */
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
 	int epfd;                 /* that epoll set, -1 when not coalescing */
 	bool interrupted;

@@ -26,6 +26,84 @@ static void print_stop_rule(FILE *out, const dv_run_config_t *run)
 		        run->passes ? run->passes : 1, run->passes > 1 ? "s" : "");
 }
 
+/*
+ * Where the lost queries went: dropped by our own sockets (answers that came
+ * but found the receive buffer full), at the target's socket on this host
+ * (queries it never read), or neither. Each part is capped by what is left of
+ * lost, since the target's counter also counts other clients' queries.
+ */
+static void print_loss_split(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+	uint64_t own = DV_MIN(c->client_drops, c->lost), left = c->lost - own;
+	uint64_t target = DV_MIN(c->target_drops, left);
+
+	if (c->lost == 0 && c->client_drops == 0)
+		return;
+	if (c->target_sockets > 0)
+		fprintf(out,
+		        "  Loss split:           lost %" PRIu64 ": %" PRIu64
+		        " dropped by dnsvolley's sockets, %" PRIu64
+		        " dropped at the target's socket (local), %" PRIu64
+		        " unaccounted (server internal or network)\n",
+		        c->lost, own, target, left - target);
+	else
+		fprintf(out,
+		        "  Loss split:           lost %" PRIu64 ": %" PRIu64
+		        " dropped by dnsvolley's sockets, %" PRIu64
+		        " unaccounted (no socket of the target's found on this host to read: its "
+		        "socket, the network or the server)\n",
+		        c->lost, own, left);
+	if (c->client_drops > 0)
+		fprintf(out,
+		        "  dnsvolley's own sockets dropped %" PRIu64
+		        " answers (receive buffers full): raise -b, or use more sockets (-c) for "
+		        "fewer queries in flight per socket\n",
+		        c->client_drops);
+}
+
+/* A pass in which queries went out and not one answer came back: say so, and why it may be. */
+static void print_no_answer(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+
+	if (c->sent + c->not_sent == 0 || c->completed > 0 || c->late > 0 || r->interrupted)
+		return;
+	if (c->icmp_port_unreachable > 0)
+		fprintf(out,
+		        "  NO ANSWERS: not one query was answered; ICMP port unreachable came back "
+		        "%" PRIu64
+		        " times: nothing is listening at the target's address and port\n",
+		        c->icmp_port_unreachable);
+	else if (c->icmp_errors > 0)
+		fprintf(out,
+		        "  NO ANSWERS: not one query was answered; %" PRIu64
+		        " ICMP errors came back (host or network unreachable?)\n",
+		        c->icmp_errors);
+	else
+		fprintf(out,
+		        "  NO ANSWERS: not one query was answered, and nothing came back at all "
+		        "(silence: a firewall dropping, a wrong address, or a server that does not "
+		        "answer)\n");
+}
+
+/* Which clock timed the answers (doc/numbers.md "latency"). */
+static void print_clock(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+
+	/* A results file read back has no flag: answers stamped at both ends say wire. */
+	if (r->wire_clock || c->wire_timed > 0)
+		fprintf(
+		    out,
+		    "  Latency clock:        wire (kernel transmit and receive stamps), %" PRIu64
+		    " of %" PRIu64 " answers stamped at both ends\n",
+		    c->wire_timed, c->completed);
+	else
+		fprintf(out, "  Latency clock:        app (before sendmmsg, after recvmmsg; "
+		             "--clock wire for the wire)\n");
+}
+
 void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
@@ -83,6 +161,8 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 		fprintf(out,
 		        "  Queries interrupted:  %" PRIu64 " (in flight at the interruption)\n",
 		        c->interrupted);
+	print_loss_split(out, r);
+	print_no_answer(out, r);
 	fprintf(out, "  Late answers:         %" PRIu64 " (after the timeout; counted lost)\n",
 	        c->late);
 	fprintf(out, "  Unexpected answers:   %" PRIu64 "\n", c->unexpected);
@@ -114,6 +194,7 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        (double)dv_hist_quantile_ns(h, 0.90) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.99) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.999) / 1e9);
+	print_clock(out, r);
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,
 	        r->max_outstanding);
 	syscalls = c->send_calls + c->recv_calls + c->wait_calls;
@@ -127,8 +208,8 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        c->completed ? (double)syscalls / (double)c->completed : 0.0, c->send_calls,
 	        c->recv_calls, c->wait_calls);
 	if (c->icmp_errors > 0)
-		fprintf(out, "  ICMP errors:          %" PRIu64 " (e.g. port unreachable)\n",
-		        c->icmp_errors);
+		fprintf(out, "  ICMP errors:          %" PRIu64 " (%" PRIu64 " port unreachable)\n",
+		        c->icmp_errors, c->icmp_port_unreachable);
 	if (r->udp.valid)
 		fprintf(out,
 		        "  Kernel UDP counters:  receive-buffer errors %" PRIu64

@@ -13,7 +13,9 @@ for C in 2 1; do
 	timeout 20 "$DV" --no-progress -s 127.0.0.1 -p "$Z_PORT" -d "$LIST" -n 1 -t 0.1 -q 1000 -c "$C" >"$TMP/closed" 2>&1
 	rc=$?
 	set -e
-	[ $rc -eq 0 ] || fail "c$C closed port: exit $rc: $(cat "$TMP/closed")"
+	# Not one answer: the no-answer status (doc/dnsvolley.1), and a plain line saying why.
+	[ $rc -eq 4 ] || fail "c$C closed port: exit $rc, not 4: $(cat "$TMP/closed")"
+	grep -q "NO ANSWERS: .*ICMP port unreachable" "$TMP/closed" || fail "c$C closed port: no NO ANSWERS line"
 	sent=$(f "$TMP/closed" "Queries sent")
 	notsent=$(f "$TMP/closed" "Queries not sent")
 	notsent=${notsent:-0}
