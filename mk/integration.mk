@@ -9,7 +9,8 @@ INTEGRATION_TESTS = \
 	tests/integration/nightly.sh tests/integration/plot.sh \
 	tests/integration/hostile.sh tests/integration/limits.sh \
 	tests/integration/bad-input.sh tests/integration/server-restart.sh \
-	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh
+	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh \
+	tests/integration/terminal.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
 # how this build is configured, so the sanitizer builds leave it out.
 if !SANITIZED
@@ -20,5 +21,6 @@ TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window
 	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \
 	tests/integration/responder.sh tests/integration/server-restart.sh
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/package.sh tests/integration/lib.sh \
+	tests/integration/pty-run.py \
 	tests/integration/servers/nsd.conf.sh tests/integration/servers/unbound.conf.sh \
 	tests/integration/servers/zone.sh
