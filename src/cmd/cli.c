@@ -105,65 +105,68 @@ static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vhm:O:WHBy:
 
 void dv_cli_usage(FILE *out)
 {
-	fputs(
-	    "Usage: dnsvolley [-s [LABEL=]SERVER[:PORT]]... [-p PORT] [-d [LABEL=]FILE]... "
-	    "[options]\n"
-	    "       dnsvolley compare BASE.json NEW.json... [gates]\n"
-	    "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR\n"
-	    "       dnsvolley report RESULTS.json\n"
-	    "\n"
-	    "Target and list (dnsperf's letters):\n"
-	    "  -s, --server [LABEL=]ADDR[:PORT]  server address or name, repeatable (127.0.0.1);\n"
-	    "                                    IPv6 with a port: [::1]:5300\n"
-	    "  -p, --port PORT                   default port (53)\n"
-	    "  -d, --datafile [LABEL=]FILE       query list, repeatable (standard input)\n"
-	    "  -f, --family inet|inet6|any       address family for names (any)\n"
-	    "  -a, --local-address ADDR          local address to send from\n"
-	    "  -x, --local-port PORT             first local port (one per socket)\n"
-	    "  -m, --mode udp                    transport (udp; tcp, dot and doh not yet)\n"
-	    "Load:\n"
-	    "  -c, --sockets N        UDP sockets (16, at least -T)\n"
-	    "  -T, --threads N        worker threads (1; at most -c and -q when those are given)\n"
-	    "  -q, --outstanding N    queries in flight (100, at least -T)\n"
-	    "  -t, --timeout S        per query (5)         -l, --time-limit S  stop sending after "
-	    "S\n"
-	    "  -n, --runs N, --passes-through-list N  passes through the list (1)\n"
-	    "  -Q, --max-qps N        rate limit            --interrupt-drain S  after SIGINT (1)\n"
-	    "  -b, --buffer-size KB   socket buffers (4096)\n"
-	    "Queries:\n"
-	    "  -e, --edns             add EDNS0 OPT           --edns-bufsize N  OPT payload size "
-	    "(1232)\n"
-	    "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD\n"
-	    "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable\n"
-	    "  --skip-bad             skip and count malformed list lines instead of failing\n"
-	    "Studies:\n"
-	    "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)\n"
-	    "  --flush [LABEL=]CMD    cache flush before each cold pass\n"
-	    "  --warmup               an unreported pass first        --ready-timeout S (30)\n"
-	    "  --after-pass CMD       shell command after every pass (DV_PASS_KIND etc. set)\n"
-	    "Output:\n"
-	    "  -S, --stats-interval S  interval lines           -v, --verbose  a line per query\n"
-	    "  --interval-format dnsvolley|dnsperf  -S lines: ours, or dnsperf's "
-	    "'SECONDS.USEC: QPS'\n"
-	    "  --latency-histogram     the latency histogram after each report (-O "
-	    "latency-histogram)\n"
-	    "  --json FILE|-   results file    --csv FILE   history row per pass\n"
-	    "  --dns-metrics FILE|-  DNS-OARC dns-metrics JSON lines\n"
-	    "  --quiet  no per-pass report   --progress / --no-progress  live line on stderr\n"
-	    "  -W, --warnings-to-stdout  warnings and errors on standard output\n"
-	    "  --server-version / --no-server-version  ask version.bind CH TXT first (default:\n"
-	    "                         only when a results file is written)\n"
-	    "Gates (exit 1 when one fails):\n"
-	    "  --max-loss PCT  --max-p99 DUR  --min-qps N  --baseline FILE\n"
-	    "  --max-qps-drop PCT  --max-p99-rise PCT  --junit FILE\n"
-	    "Other:\n"
-	    "  -h, --help  this help   -H, --long-options-help  dnsperf's -O options   "
-	    "-V, --version\n"
-	    "  -O NAME=VALUE  dnsperf's long options (see -H)\n"
-	    "\n"
-	    "Exit status: 0 ok, 1 a gate failed, 2 usage or input error, 3 the run failed.\n"
-	    "See dnsvolley(1).\n",
-	    out);
+	static const char *const lines[] = {
+	    "Usage: dnsvolley [-s [LABEL=]SERVER[:PORT]]... [-p PORT] [-d [LABEL=]FILE]...",
+	    "                 [options]",
+	    "       dnsvolley compare BASE.json NEW.json... [gates]",
+	    "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR",
+	    "       dnsvolley report RESULTS.json",
+	    "",
+	    "Target and list (dnsperf's letters):",
+	    "  -s, --server [LABEL=]ADDR[:PORT]  server, repeatable (127.0.0.1);",
+	    "                                    IPv6 with a port: [::1]:5300",
+	    "  -p, --port PORT                   default port (53)",
+	    "  -d, --datafile [LABEL=]FILE       query list, repeatable (standard input)",
+	    "  -f, --family inet|inet6|any       address family for names (any)",
+	    "  -a, --local-address ADDR          local address to send from",
+	    "  -x, --local-port PORT             first local port (one per socket)",
+	    "  -m, --mode udp                    transport (udp; tcp, dot and doh not yet)",
+	    "Load:",
+	    "  -c, --sockets N        UDP sockets (16, at least -T)",
+	    "  -T, --threads N        worker threads (1; limited by -c and -q when given)",
+	    "  -q, --outstanding N    queries in flight (100, at least -T)",
+	    "  -t, --timeout S        per query (5)",
+	    "  -l, --time-limit S     stop sending after S seconds",
+	    "  -n, --runs N, --passes-through-list N  passes through the list (1)",
+	    "  -Q, --max-qps N        rate limit",
+	    "  --interrupt-drain S    wait for answers after SIGINT (1)",
+	    "  -b, --buffer-size KB   socket buffers (4096)",
+	    "Queries:",
+	    "  -e, --edns             add EDNS0 OPT",
+	    "  --edns-bufsize N       OPT payload size (1232)",
+	    "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD",
+	    "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable",
+	    "  --skip-bad             skip and count malformed list lines instead of failing",
+	    "Studies:",
+	    "  --passes cold,hot      pass plan per target and list   --repeat N   repeats",
+	    "  --flush [LABEL=]CMD    cache flush before each cold pass",
+	    "  --warmup               an unreported pass first        --ready-timeout S (30)",
+	    "  --after-pass CMD       shell command after every pass (DV_PASS_KIND etc. set)",
+	    "Output:",
+	    "  -S, --stats-interval S  interval lines         -v, --verbose  a line per query",
+	    "  --interval-format dnsvolley|dnsperf  -S lines: ours (default), or dnsperf's",
+	    "                          own 'SECONDS.USEC: QPS'",
+	    "  --latency-histogram    latency histogram after each report (as -O)",
+	    "  --json FILE|-   results file    --csv FILE   history row per pass",
+	    "  --dns-metrics FILE|-  DNS-OARC dns-metrics JSON lines",
+	    "  --quiet  no per-pass report   --progress / --no-progress  live line on stderr",
+	    "  -W, --warnings-to-stdout  warnings and errors on standard output",
+	    "  --server-version / --no-server-version  ask version.bind CH TXT first",
+	    "                         (default: only when a results file is written)",
+	    "Gates (exit 1 when one fails):",
+	    "  --max-loss PCT  --max-p99 DUR  --min-qps N  --baseline FILE",
+	    "  --max-qps-drop PCT  --max-p99-rise PCT  --junit FILE",
+	    "Other:",
+	    "  -h, --help  this help   -V, --version",
+	    "  -H, --long-options-help  dnsperf's -O options and what dnsvolley does",
+	    "  -O NAME=VALUE  dnsperf's long options (see -H)",
+	    "",
+	    "Exit status: 0 ok, 1 a gate failed, 2 usage or input error, 3 the run failed.",
+	    "See dnsvolley(1).",
+	};
+
+	for (size_t i = 0; i < DV_ARRAY_SIZE(lines); i++)
+		fprintf(out, "%s\n", lines[i]);
 }
 
 /* -H: dnsperf's -O long options and what dnsvolley does with each. */

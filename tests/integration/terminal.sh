@@ -73,3 +73,19 @@ echo "ok: dnsperf interval lines carry the wall clock and the rate"
 # The default (and --interval-format dnsvolley): ours, the last partial interval included.
 "$DV" -s "$S" -d l.txt -Q 2000 -l 2.5 -S 1 --interval-format dnsvolley --no-progress >rich.out
 assert_eq "rich interval lines" 3 "$(grep -c '^\[Interval\]' rich.out)"
+
+# -O latency-histogram: dnsperf's header, one line per bucket, the counts sum to the answers.
+"$DV" -s "$S" -d l.txt -O latency-histogram --no-progress >hist.out
+grep -qx '  Latency bucket (s): answer count' hist.out || fail "no histogram header"
+completed=$(report_field hist.out "Queries completed")
+assert_eq "histogram answers" "$completed" \
+	"$(awk '/Latency bucket/ { on = 1; next } on && /^  [0-9.]+ - [0-9.]+: [0-9]+$/ { s += $4 } END { print s + 0 }' hist.out)"
+# -W: errors on standard output, nothing on standard error.
+st=0
+"$DV" -W -s "$S" -d l.txt -m tcp >w.out 2>w.err || st=$?
+assert_eq "-W -m tcp status" 2 "$st"
+grep -qF -- "-m tcp: TCP is not supported yet" w.out || fail "-W: $(cat w.out)"
+assert_eq "-W: standard error" "" "$(cat w.err)"
+"$DV" -W -s "$S" -d l.txt -T 20 --no-progress >w.out 2>w.err
+grep -qF "dnsvolley: note: -T 20: using 20 sockets" w.out || fail "-W note: $(head -3 w.out)"
+assert_eq "-W: standard error of a run" "" "$(cat w.err)"
