@@ -151,6 +151,7 @@ static int run_main(int argc, char **argv)
 	if ((cfg.json_path != NULL && strcmp(cfg.json_path, "-") == 0) ||
 	    (cfg.metrics_path != NULL && strcmp(cfg.metrics_path, "-") == 0))
 		report = stderr;
+	cfg.study.run.out = report; /* -S and -v lines with the report, never in the JSON */
 	if (!cfg.quiet) {
 		fprintf(report, "dnsvolley %s: DNS query-replay performance tester\n\n",
 		        PACKAGE_VERSION);

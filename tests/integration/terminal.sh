@@ -89,3 +89,7 @@ assert_eq "-W: standard error" "" "$(cat w.err)"
 "$DV" -W -s "$S" -d l.txt -T 20 --no-progress >w.out 2>w.err
 grep -qF "dnsvolley: note: -T 20: using 20 sockets" w.out || fail "-W note: $(head -3 w.out)"
 assert_eq "-W: standard error of a run" "" "$(cat w.err)"
+# --json -: the -S lines go with the report to standard error, standard output is the JSON.
+"$DV" -s "$S" -d l.txt -Q 2000 -l 1.2 -S 0.5 --json - --no-progress >j.out 2>j.err
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' j.out || fail "--json - -S: $(head -3 j.out)"
+assert_eq "--json - -S: interval lines on standard error" 3 "$(grep -c '^\[Interval\]' j.err)"
