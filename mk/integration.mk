@@ -11,7 +11,8 @@ INTEGRATION_TESTS = \
 	tests/integration/bad-input.sh tests/integration/server-restart.sh \
 	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh \
 	tests/integration/responder-tcp.sh \
-	tests/integration/capture.sh tests/integration/loss.sh
+	tests/integration/capture.sh tests/integration/loss.sh \
+	tests/integration/terminal.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
 # how this build is configured, so the sanitizer builds leave it out.
 if !SANITIZED
@@ -23,5 +24,6 @@ TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window
 	tests/integration/responder.sh tests/integration/server-restart.sh \
 	tests/integration/responder-tcp.sh
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/package.sh tests/integration/lib.sh tests/integration/stream-client.py \
+	tests/integration/pty-run.py \
 	tests/integration/servers/nsd.conf.sh tests/integration/servers/unbound.conf.sh \
 	tests/integration/servers/zone.sh

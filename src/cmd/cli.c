@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,9 @@ enum {
 	OPT_HOT_TIME,
 	OPT_HOT_RUNS,
 	OPT_PROBE,
+	OPT_INTERVAL_FORMAT,
+	OPT_LATENCY_HISTOGRAM,
+	OPT_LONG_HELP,
 };
 
 static const struct option long_opts[] = {
@@ -95,68 +99,104 @@ static const struct option long_opts[] = {
     {"clock", required_argument, NULL, OPT_CLOCK},
     {"server-version", no_argument, NULL, OPT_QUERY_VERSION},
     {"no-server-version", no_argument, NULL, OPT_NO_QUERY_VERSION},
+    {"interval-format", required_argument, NULL, OPT_INTERVAL_FORMAT},
+    {"latency-histogram", no_argument, NULL, OPT_LATENCY_HISTOGRAM},
+    {"mode", required_argument, NULL, 'm'},
+    {"warnings-to-stdout", no_argument, NULL, 'W'},
     {"help", no_argument, NULL, 'h'},
+    {"long-options-help", no_argument, NULL, OPT_LONG_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
 
-static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vh";
+static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vhm:O:WHBy:uV";
 
 void dv_cli_usage(FILE *out)
 {
-	fputs("Usage: dnsvolley [-s [LABEL=]SERVER[:PORT]]... [-p PORT] [-d [LABEL=]FILE]... "
-	      "[options]\n"
-	      "       dnsvolley compare BASE.json NEW.json... [gates]\n"
-	      "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR\n"
-	      "       dnsvolley report RESULTS.json\n"
-	      "\n"
-	      "Target and list (dnsperf's letters):\n"
-	      "  -s, --server [LABEL=]ADDR[:PORT]  server address or name, repeatable (127.0.0.1)\n"
-	      "  -p, --port PORT                   default port (53)\n"
-	      "  -d, --datafile [LABEL=]FILE       query list, repeatable (standard input)\n"
-	      "  -f, --family inet|inet6|any       address family for names (any)\n"
-	      "  -a, --local-address ADDR          local address to send from\n"
-	      "  -x, --local-port PORT             first local port (one per socket)\n"
-	      "Load:\n"
-	      "  -c, --sockets N        UDP sockets (16)        -T, --threads N   worker threads "
-	      "(1)\n"
-	      "  -q, --outstanding N    queries in flight (100) -t, --timeout S   per query (5)\n"
-	      "  -l, --time-limit S     stop sending after S    -n, --runs N      passes through "
-	      "the list\n"
-	      "  -Q, --max-qps N        rate limit              --interrupt-drain S  after SIGINT "
-	      "(1)\n"
-	      "  -b, --buffer-size KB   socket buffers (4096)   --clock wire|app  latency clock "
-	      "(auto)\n"
-	      "Queries:\n"
-	      "  -e, --edns             add EDNS0 OPT           --edns-bufsize N  OPT payload size "
-	      "(1232)\n"
-	      "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD\n"
-	      "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable\n"
-	      "  --skip-bad             skip and count malformed list lines instead of failing\n"
-	      "Studies:\n"
-	      "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)\n"
-	      "  --flush [LABEL=]CMD    cache flush before each cold pass\n"
-	      "  --warmup               an unreported pass first        --ready-timeout S (30)\n"
-	      "  --after-pass [LABEL=]CMD  shell command after every pass (DV_PASS_KIND etc. set)\n"
-	      "  --hot-time S           hot pass length (2, at least 1) --hot-runs N  runs through "
-	      "the list\n"
-	      "  --probe 'NAME [TYPE] [CLASS]'  readiness probe after a flush (version.bind CH "
-	      "TXT)\n"
-	      "  (a cold pass is one run through its list: -l and -n are for plain runs)\n"
-	      "Output:\n"
-	      "  -S, --stats-interval S  interval lines           -v, --verbose  a line per query\n"
-	      "  --json FILE|-   results file    --csv FILE   history row per pass\n"
-	      "  --dns-metrics FILE|-  DNS-OARC dns-metrics JSON lines\n"
-	      "  --quiet  no per-pass report   --progress / --no-progress  live line on stderr\n"
-	      "  --server-version / --no-server-version  ask version.bind CH TXT first (default:\n"
-	      "                         only when a results file is written)\n"
-	      "Gates (exit 1 when one fails):\n"
-	      "  --max-loss PCT  --max-p99 DUR  --min-qps N  --baseline FILE\n"
-	      "  --max-qps-drop PCT  --max-p99-rise PCT  --junit FILE\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 a gate failed, 2 usage or input error, 3 the run failed.\n"
-	      "See dnsvolley(1).\n",
-	      out);
+	static const char *const lines[] = {
+	    "Usage: dnsvolley [-s [LABEL=]SERVER[:PORT]]... [-p PORT] [-d [LABEL=]FILE]...",
+	    "                 [options]",
+	    "       dnsvolley compare BASE.json NEW.json... [gates]",
+	    "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR",
+	    "       dnsvolley report RESULTS.json",
+	    "",
+	    "Target and list (dnsperf's letters):",
+	    "  -s, --server [LABEL=]ADDR[:PORT]  server, repeatable (127.0.0.1);",
+	    "                                    IPv6 with a port: [::1]:5300",
+	    "  -p, --port PORT                   default port (53)",
+	    "  -d, --datafile [LABEL=]FILE       query list, repeatable (standard input)",
+	    "  -f, --family inet|inet6|any       address family for names (any)",
+	    "  -a, --local-address ADDR          local address to send from",
+	    "  -x, --local-port PORT             first local port (one per socket)",
+	    "  -m, --mode udp                    transport (udp; tcp, dot and doh not yet)",
+	    "Load:",
+	    "  -c, --sockets N        UDP sockets (16, at least -T)",
+	    "  -T, --threads N        worker threads (1; limited by -c and -q when given)",
+	    "  -q, --outstanding N    queries in flight (100, at least -T)",
+	    "  -t, --timeout S        per query (5)",
+	    "  -l, --time-limit S     stop sending after S seconds",
+	    "  -n, --runs N, --passes-through-list N  passes through the list (1)",
+	    "  -Q, --max-qps N        rate limit",
+	    "  --interrupt-drain S    wait for answers after SIGINT (1)",
+	    "  -b, --buffer-size KB   socket buffers (4096)",
+	    "  --clock wire|app       latency clock (auto: app unpaced, wire with -Q)",
+	    "Queries:",
+	    "  -e, --edns             add EDNS0 OPT",
+	    "  --edns-bufsize N       OPT payload size (1232)",
+	    "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD",
+	    "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable",
+	    "  --skip-bad             skip and count malformed list lines instead of failing",
+	    "Studies:",
+	    "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)",
+	    "  --flush [LABEL=]CMD    cache flush before each cold pass",
+	    "  --warmup               an unreported pass first        --ready-timeout S (30)",
+	    "  --after-pass [LABEL=]CMD  shell command after every pass (DV_PASS_KIND etc.)",
+	    "  --hot-time S           hot pass length (2, at least 1)",
+	    "  --hot-runs N           hot pass: runs through the list instead",
+	    "  --probe 'NAME [TYPE] [CLASS]'  readiness probe (version.bind CH TXT)",
+	    "  (a cold pass is one run through its list: -l and -n are for plain runs)",
+	    "Output:",
+	    "  -S, --stats-interval S  interval lines         -v, --verbose  a line per query",
+	    "  --interval-format dnsvolley|dnsperf  -S lines: ours (default), or dnsperf's",
+	    "                          own 'SECONDS.USEC: QPS'",
+	    "  --latency-histogram    latency histogram after each report (as -O)",
+	    "  --json FILE|-   results file    --csv FILE   history row per pass",
+	    "  --dns-metrics FILE|-  DNS-OARC dns-metrics JSON lines",
+	    "  --quiet  no per-pass report   --progress / --no-progress  live line on stderr",
+	    "  -W, --warnings-to-stdout  warnings and errors on standard output",
+	    "  --server-version / --no-server-version  ask version.bind CH TXT first",
+	    "                         (default: only when a results file is written)",
+	    "Gates (exit 1 when one fails):",
+	    "  --max-loss PCT  --max-p99 DUR  --min-qps N  --baseline FILE",
+	    "  --max-qps-drop PCT  --max-p99-rise PCT  --junit FILE",
+	    "Other:",
+	    "  -h, --help  this help   -V, --version",
+	    "  -H, --long-options-help  dnsperf's -O options and what dnsvolley does",
+	    "  -O NAME=VALUE  dnsperf's long options (see -H)",
+	    "",
+	    "Exit status: 0 ok, 1 a gate failed, 2 usage or input error, 3 the run failed,",
+	    "4 not one query was answered.",
+	    "See dnsvolley(1).",
+	};
+
+	for (size_t i = 0; i < DV_ARRAY_SIZE(lines); i++)
+		fprintf(out, "%s\n", lines[i]);
+}
+
+/* -H: dnsperf's -O long options and what dnsvolley does with each. */
+static void long_options_usage(FILE *out)
+{
+	fputs(
+	    "Usage: dnsvolley ... -O NAME=VALUE ...\n"
+	    "\n"
+	    "dnsperf's long options:\n"
+	    "  suppress=TYPE[,TYPE...]   timeouts, congestion, sendfailed, sockready, unexpected:\n"
+	    "                            accepted; dnsvolley prints none of these warnings (it\n"
+	    "                            counts them in the report)\n"
+	    "  latency-histogram[=yes|no]  print the latency histogram (--latency-histogram)\n"
+	    "  num-queries-per-conn=N    needs TCP, DoT or DoH: not supported yet\n"
+	    "  doh-uri=URI, doh-method=GET|POST  DNS over HTTPS: not supported yet\n",
+	    out);
 }
 
 static int bad(dv_err_t *err, const char *flag, const char *val, const char *what)
@@ -444,6 +484,7 @@ typedef struct parse_state {
 	int family;        /* -f: AF_INET, AF_INET6 or AF_UNSPEC */
 	int query_version; /* --server-version 1, --no-server-version 0, unset -1 */
 	bool progress_set;
+	bool sockets_set, threads_set, outstanding_set; /* -c, -T, -q given */
 } parse_state_t;
 
 /* An option handler's answer for an option of another group. */
@@ -495,14 +536,17 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case 'c':
 		rc = parse_count("-c", val, 1, 100000, &v, err);
 		run->sockets = (uint32_t)v;
+		ps->sockets_set = true;
 		return rc;
 	case 'T':
 		rc = parse_count("-T", val, 1, 256, &v, err);
 		run->threads = (uint32_t)v;
+		ps->threads_set = true;
 		return rc;
 	case 'q':
 		rc = parse_count("-q", val, 1, 65536ULL * 256, &v, err);
 		run->max_outstanding = (uint32_t)v;
+		ps->outstanding_set = true;
 		return rc;
 	case 't':
 		return parse_seconds("-t", val, &run->timeout_ns, err);
@@ -654,6 +698,132 @@ static int opt_output(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	return NOT_MINE;
 }
 
+/* -O suppress=TYPE[,TYPE...]: dnsperf's warning types, each checked. */
+static int parse_suppress(const char *val, dv_err_t *err)
+{
+	static const char *const types[] = {"timeouts", "congestion", "sendfailed", "sockready",
+	                                    "unexpected"};
+	char *copy = xstrdup(val), *tok, *save = NULL;
+	size_t i;
+	int rc = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < DV_ARRAY_SIZE(types); i++)
+			if (strcmp(tok, types[i]) == 0)
+				break;
+		if (i == DV_ARRAY_SIZE(types))
+			rc = dv_err_set(err, -EINVAL,
+			                "-O suppress: '%s' is not a message type (timeouts, "
+			                "congestion, sendfailed, sockready, unexpected)",
+			                tok);
+	}
+	free(copy);
+	return rc;
+}
+
+/* A boolean -O value: absent, yes/no, true/false, 1/0, on/off. */
+static int parse_bool(const char *name, const char *val, bool *out, dv_err_t *err)
+{
+	if (val == NULL || strcmp(val, "yes") == 0 || strcmp(val, "true") == 0 ||
+	    strcmp(val, "1") == 0 || strcmp(val, "on") == 0)
+		*out = true;
+	else if (strcmp(val, "no") == 0 || strcmp(val, "false") == 0 || strcmp(val, "0") == 0 ||
+	         strcmp(val, "off") == 0)
+		*out = false;
+	else
+		return dv_err_set(err, -EINVAL, "-O %s: '%s' is not yes or no", name, val);
+	return 0;
+}
+
+/* -O NAME=VALUE: dnsperf's long options; those with an equivalent work, the rest say why not. */
+static int parse_long_option(parse_state_t *ps, const char *arg, dv_err_t *err)
+{
+	const char *eq = strchr(arg, '=');
+	char name[64];
+	const char *val = eq != NULL ? eq + 1 : NULL;
+	size_t n = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+	uint64_t v;
+
+	if (n == 0 || n >= sizeof(name))
+		return bad(err, "-O", arg, "is not NAME=VALUE (see -H for the names)");
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	if (strcmp(name, "latency-histogram") == 0)
+		return parse_bool(name, val, &ps->cfg->latency_histogram, err);
+	if (val == NULL)
+		return dv_err_set(err, -EINVAL, "-O %s needs a value (%s=VALUE)", name, name);
+	if (strcmp(name, "suppress") == 0)
+		return parse_suppress(val, err);
+	if (strcmp(name, "num-queries-per-conn") == 0) {
+		if (parse_count("-O num-queries-per-conn", val, 1, UINT32_MAX, &v, err) != 0)
+			return -EINVAL;
+		return dv_err_set(err, -EINVAL,
+		                  "-O num-queries-per-conn: connections (TCP, DoT, DoH) are not "
+		                  "supported yet; over UDP, dnsvolley's only transport, it has "
+		                  "no effect: leave it out");
+	}
+	if (strcmp(name, "doh-uri") == 0 || strcmp(name, "doh-method") == 0)
+		return dv_err_set(err, -EINVAL,
+		                  "-O %s: DNS over HTTPS is not supported yet; dnsvolley sends "
+		                  "over UDP",
+		                  name);
+	return dv_err_set(err, -EINVAL,
+	                  "-O: '%s' is not a long option (suppress, latency-histogram, "
+	                  "num-queries-per-conn, doh-uri, doh-method; see -H)",
+	                  name);
+}
+
+/* dnsperf's flags beyond the common ones: -m -O -W -B -y -u, --interval-format. */
+static int opt_dnsperf(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	switch (c) {
+	case 'm':
+		if (strcmp(val, "udp") == 0)
+			return 0;
+		if (strcmp(val, "tcp") == 0 || strcmp(val, "dot") == 0 || strcmp(val, "doh") == 0)
+			return dv_err_set(err, -EINVAL,
+			                  "-m %s: %s is not supported yet; dnsvolley sends over "
+			                  "UDP (-m udp, the default)",
+			                  val,
+			                  strcmp(val, "tcp") == 0   ? "TCP"
+			                  : strcmp(val, "dot") == 0 ? "DNS over TLS"
+			                                            : "DNS over HTTPS");
+		return bad(err, "-m", val, "is not a mode (udp, tcp, dot or doh)");
+	case 'O':
+		return parse_long_option(ps, val, err);
+	case OPT_LATENCY_HISTOGRAM:
+		ps->cfg->latency_histogram = true;
+		return 0;
+	case 'W':
+		ps->cfg->warnings_stdout = true;
+		return 0;
+	case 'B':
+		return dv_err_set(err, -EINVAL,
+		                  "-B: dnsperf's binary input (two-byte length, then the DNS "
+		                  "message) is not supported yet; it is coming as --input. Give a "
+		                  "NAME TYPE list with -d");
+	case 'y':
+		return dv_err_set(
+		    err, -EINVAL,
+		    "-y: TSIG is not supported yet; dnsvolley sends unsigned queries");
+	case 'u':
+		return dv_err_set(err, -EINVAL,
+		                  "-u: dynamic updates are not supported yet; dnsvolley sends "
+		                  "queries (NAME TYPE lists)");
+	case OPT_INTERVAL_FORMAT:
+		if (strcmp(val, "dnsperf") == 0)
+			ps->cfg->study.run.interval_dnsperf = true;
+		else if (strcmp(val, "dnsvolley") == 0)
+			ps->cfg->study.run.interval_dnsperf = false;
+		else
+			return bad(err, "--interval-format", val,
+			           "is not a format (dnsvolley or dnsperf)");
+		return 0;
+	}
+	return NOT_MINE;
+}
+
 /* --help, --version (1: printed, exit 0), and getopt's complaints (usage errors). */
 static int opt_meta(int c, char **argv, dv_err_t *err)
 {
@@ -661,6 +831,11 @@ static int opt_meta(int c, char **argv, dv_err_t *err)
 	case 'h':
 		dv_cli_usage(stdout);
 		return 1;
+	case 'H':
+	case OPT_LONG_HELP:
+		long_options_usage(stdout);
+		return 1;
+	case 'V':
 	case OPT_VERSION:
 		printf("dnsvolley %s\n", PACKAGE_VERSION);
 		return 1;
@@ -678,7 +853,7 @@ static int opt_meta(int c, char **argv, dv_err_t *err)
 static int parse_one(parse_state_t *ps, int c, int idx, char **argv, dv_err_t *err)
 {
 	static int (*const groups[])(parse_state_t *, int, const char *, dv_err_t *) = {
-	    opt_target, opt_load, opt_query, opt_study, opt_output,
+	    opt_target, opt_load, opt_query, opt_study, opt_output, opt_dnsperf,
 	};
 	size_t i;
 	int rc;
@@ -709,7 +884,8 @@ static void apply_defaults(parse_state_t *ps, dv_err_t *err)
 		st->n_plan = 1;
 	}
 	if (!ps->progress_set)
-		st->run.progress = isatty(STDERR_FILENO) && !st->run.verbose;
+		st->run.progress = isatty(cfg->warnings_stdout ? STDOUT_FILENO : STDERR_FILENO) &&
+		                   !st->run.verbose;
 	/* The server's version is metadata for results files; a plain run sends nothing extra. */
 	st->query_version =
 	    ps->query_version >= 0
@@ -717,15 +893,60 @@ static void apply_defaults(parse_state_t *ps, dv_err_t *err)
 	        : (cfg->json_path != NULL || cfg->csv_path != NULL || cfg->metrics_path != NULL);
 }
 
-/* Threads, sockets, queries in flight and local ports that fit together. */
+/* Append a sentence to cfg->note (what was chosen automatically). */
+static void add_note(dv_config_t *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(dv_config_t *cfg, const char *fmt, ...)
+{
+	size_t n = strlen(cfg->note);
+	va_list ap;
+
+	if (n > 0 && n + 2 < sizeof(cfg->note)) {
+		memcpy(cfg->note + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(cfg->note + n, sizeof(cfg->note) - n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * A thread needs a socket and a query in flight of its own. What was not given
+ * follows -T (-T 32 alone: 32 sockets); what was given limits -T, as in dnsperf
+ * (-c 1 -T 4: one thread). Either way the note says so.
+ */
+static void auto_load(parse_state_t *ps)
+{
+	dv_config_t *cfg = ps->cfg;
+	dv_run_config_t *run = &cfg->study.run;
+	uint32_t t = run->threads;
+
+	if (run->threads > run->sockets && !ps->sockets_set) {
+		add_note(cfg, "-T %u: using %u sockets (-c), one per thread", t, t);
+		run->sockets = t;
+	}
+	if (run->threads > run->max_outstanding && !ps->outstanding_set) {
+		add_note(cfg, "-T %u: using %u queries in flight (-q), one per thread", t, t);
+		run->max_outstanding = t;
+	}
+	if (run->threads > run->sockets) {
+		add_note(cfg,
+		         "-T %u with -c %u: using %u thread%s (a thread needs a socket of its own)",
+		         t, run->sockets, run->sockets, run->sockets == 1 ? "" : "s");
+		run->threads = run->sockets;
+	}
+	if (run->threads > run->max_outstanding) {
+		add_note(cfg,
+		         "-T %u with -q %u: using %u thread%s (a thread needs a query in flight of "
+		         "its own)",
+		         run->threads, run->max_outstanding, run->max_outstanding,
+		         run->max_outstanding == 1 ? "" : "s");
+		run->threads = run->max_outstanding;
+	}
+}
+
+/* Queries in flight and local ports that fit together (after auto_load). */
 static int check_load(const dv_run_config_t *run, dv_err_t *err)
 {
-	if (run->threads > run->sockets)
-		return dv_err_set(err, -EINVAL, "-T %u needs at least as many sockets (-c %u)",
-		                  run->threads, run->sockets);
-	if (run->threads > run->max_outstanding)
-		return dv_err_set(err, -EINVAL, "-T %u needs -q of at least %u", run->threads,
-		                  run->threads);
 	if ((run->max_outstanding + run->threads - 1) / run->threads > 65536)
 		return dv_err_set(
 		    err, -EINVAL,
@@ -909,6 +1130,7 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	int rc;
 
 	apply_defaults(ps, err);
+	auto_load(ps);
 	if ((rc = check_load(&cfg->study.run, err)) != 0 ||
 	    (rc = check_lists(&cfg->study, err)) != 0 ||
 	    (rc = resolve_targets(&cfg->study, ps->port, ps->family, err)) != 0 ||

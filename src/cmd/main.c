@@ -82,13 +82,30 @@ static size_t reported_passes(const dv_study_t *st)
 	return n;
 }
 
-/* The study's observer: each reported pass as it ends, in the text report. */
+/* Where the text report goes and what it includes. */
+typedef struct report_ctx {
+	FILE *out;
+	bool latency_histogram; /* -O latency-histogram */
+} report_ctx_t;
+
+/* The study's observer: the report's head when a pass starts ("Started at" then)... */
+static void print_pass_head(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	const report_ctx_t *rc = ctx;
+
+	dv_report_pass_head(rc->out, s, p);
+	fflush(rc->out);
+}
+
+/* ...and its statistics when it ends. */
 static void print_pass(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
 {
-	FILE *out = ctx;
+	const report_ctx_t *rc = ctx;
 
-	dv_report_pass_text(out, s, p);
-	fflush(out);
+	dv_report_pass_body(rc->out, s, p);
+	if (rc->latency_histogram)
+		dv_report_latency_histogram(rc->out, &p->res.stats.latency);
+	fflush(rc->out);
 }
 
 /* True when a reported pass sent queries and got not one answer back, not even late. */
@@ -120,11 +137,16 @@ static int run_main(int argc, char **argv)
 		return 0;
 	}
 	if (rc != 0) {
-		fprintf(stderr, "dnsvolley: %s\nTry 'dnsvolley --help' for more information.\n",
-		        err.msg);
+		fprintf(cfg.warnings_stdout ? stdout : stderr,
+		        "dnsvolley: %s\nTry 'dnsvolley --help' for more information.\n", err.msg);
 		dv_config_free(&cfg);
 		return EXIT_USAGE;
 	}
+	/* -W: warnings and errors (all of standard error) on standard output, as dnsperf. */
+	if (cfg.warnings_stdout)
+		dup2(STDOUT_FILENO, STDERR_FILENO);
+	if (cfg.note[0] != '\0')
+		fprintf(stderr, "dnsvolley: note: %s\n", cfg.note);
 	fill_metadata(&cfg.study);
 	if (load_lists(&cfg.study, &err) != 0) {
 		fprintf(stderr, "dnsvolley: %s\n", err.msg);
@@ -144,6 +166,7 @@ static int run_main(int argc, char **argv)
 	if ((cfg.json_path != NULL && strcmp(cfg.json_path, "-") == 0) ||
 	    (cfg.metrics_path != NULL && strcmp(cfg.metrics_path, "-") == 0))
 		report = stderr;
+	cfg.study.run.out = report; /* -S and -v lines with the report, never in the JSON */
 	if (!cfg.quiet) {
 		fprintf(report, "dnsvolley %s: DNS query-replay performance tester\n\n",
 		        PACKAGE_VERSION);
@@ -151,7 +174,9 @@ static int run_main(int argc, char **argv)
 		fflush(report);
 	}
 
-	dv_study_observer_t obs = {.pass_done = print_pass, .ctx = report};
+	report_ctx_t rctx = {.out = report, .latency_histogram = cfg.latency_histogram};
+	dv_study_observer_t obs = {
+	    .pass_start = print_pass_head, .pass_done = print_pass, .ctx = &rctx};
 	rc = dv_study_run(&cfg.study, report, cfg.quiet, cfg.quiet ? NULL : &obs);
 	if (rc != 0 || cfg.study.failed != 0) {
 		fprintf(stderr, "dnsvolley: %s\n",

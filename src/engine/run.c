@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <uv.h>
@@ -147,7 +148,8 @@ typedef struct dv_pass {
 	uint64_t prev_t_ns;
 	dv_pass_result_t *res;
 	size_t cap_intervals;
-	bool progress_shown;
+	bool progress_shown; /* a progress line is on the terminal now */
+	bool ended;          /* the workers are joined: no more progress lines */
 } dv_pass_t;
 
 static void merge_snapshots(dv_pass_t *p, dv_stats_t *out, uint64_t *inflight, bool *sending)
@@ -166,6 +168,38 @@ static void merge_snapshots(dv_pass_t *p, dv_stats_t *out, uint64_t *inflight, b
 		*inflight += inf;
 		*sending = *sending || snd;
 	}
+}
+
+static void show_progress(dv_pass_t *p, uint64_t now);
+
+/*
+ * One -S line: ours, or dnsperf's "SECONDS.USEC: QPS" (wall clock at the
+ * boundary, completed per second in the interval). The progress line, if shown,
+ * is cleared first and drawn again below it, so the two never share a row.
+ */
+static void print_interval(dv_pass_t *p, const dv_interval_t *iv, uint64_t now)
+{
+	FILE *out = p->cfg->out != NULL ? p->cfg->out : stdout;
+	uint64_t wall = p->res->start_wall_ns + (now - p->t0_ns);
+
+	if (p->progress_shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		p->progress_shown = false;
+	}
+	if (p->cfg->interval_dnsperf)
+		fprintf(out, "%u.%06u: %.6f\n", (unsigned)(wall / DV_NS_PER_S),
+		        (unsigned)(wall % DV_NS_PER_S / 1000), iv->qps);
+	else
+		fprintf(out,
+		        "[Interval] %8.3f s  sent %llu  completed %llu  lost %llu  in flight %llu  "
+		        "qps %.1f  latency avg %.3f ms p50 %.3f ms p99 %.3f ms\n",
+		        iv->t_s, (unsigned long long)iv->sent, (unsigned long long)iv->completed,
+		        (unsigned long long)iv->lost, (unsigned long long)iv->inflight, iv->qps,
+		        iv->lat_mean_ns / 1e6, iv->lat_p50_ns / 1e6, iv->lat_p99_ns / 1e6);
+	fflush(out);
+	if (p->cfg->progress && !p->ended)
+		show_progress(p, now);
 }
 
 static void record_interval(dv_pass_t *p, uint64_t now, bool print)
@@ -201,16 +235,8 @@ static void record_interval(dv_pass_t *p, uint64_t now, bool print)
 		p->cap_intervals = ncap;
 	}
 	p->res->intervals[p->res->n_intervals++] = iv;
-	if (print) {
-		FILE *out = p->cfg->out != NULL ? p->cfg->out : stdout;
-		fprintf(out,
-		        "[Interval] %8.3f s  sent %llu  completed %llu  lost %llu  in flight %llu  "
-		        "qps %.1f  latency avg %.3f ms p50 %.3f ms p99 %.3f ms\n",
-		        iv.t_s, (unsigned long long)iv.sent, (unsigned long long)iv.completed,
-		        (unsigned long long)iv.lost, (unsigned long long)iv.inflight, iv.qps,
-		        iv.lat_mean_ns / 1e6, iv.lat_p50_ns / 1e6, iv.lat_p99_ns / 1e6);
-		fflush(out);
-	}
+	if (print)
+		print_interval(p, &iv, now);
 	p->prev = *cur;
 	p->prev_t_ns = now;
 out:
@@ -218,23 +244,58 @@ out:
 	free(delta);
 }
 
+/* The terminal's width in columns: stderr's window size, else $COLUMNS, else 80. */
+static unsigned term_width(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	long n;
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	n = env != NULL ? strtol(env, NULL, 10) : 0;
+	return n > 0 && n < 10000 ? (unsigned)n : 80;
+}
+
+/*
+ * The live line on stderr: as many fields as fit in the terminal's width less
+ * one column (no wrap, so "\r" and clear-to-end-of-line always erase it), most
+ * important first.
+ */
 static void show_progress(dv_pass_t *p, uint64_t now)
 {
 	dv_stats_t *cur = malloc(sizeof(*cur));
+	char field[6][64], line[512];
 	uint64_t inflight;
 	bool sending;
 	double t;
+	size_t len, n, i, room = term_width() - 1;
 
 	if (cur == NULL)
 		return;
 	merge_snapshots(p, cur, &inflight, &sending);
 	t = (double)(now - p->t0_ns) / 1e9;
-	fprintf(
-	    stderr,
-	    "\r\033[K[%7.1fs] %s sent %llu  completed %llu  qps %.0f  in flight %llu  lost %llu", t,
-	    sending ? "sending" : "draining", (unsigned long long)cur->c.sent,
-	    (unsigned long long)cur->c.completed, t > 0 ? (double)cur->c.completed / t : 0,
-	    (unsigned long long)inflight, (unsigned long long)cur->c.lost);
+	snprintf(field[0], sizeof(field[0]), sending ? "[%.1fs]" : "[%.1fs, draining]", t);
+	snprintf(field[1], sizeof(field[1]), "sent %llu", (unsigned long long)cur->c.sent);
+	snprintf(field[2], sizeof(field[2]), "completed %llu",
+	         (unsigned long long)cur->c.completed);
+	snprintf(field[3], sizeof(field[3]), "qps %.0f", t > 0 ? (double)cur->c.completed / t : 0);
+	snprintf(field[4], sizeof(field[4]), "lost %llu", (unsigned long long)cur->c.lost);
+	snprintf(field[5], sizeof(field[5]), "in flight %llu", (unsigned long long)inflight);
+	if (room > sizeof(line) - 1)
+		room = sizeof(line) - 1;
+	len = strlen(field[0]) < room ? strlen(field[0]) : room;
+	memcpy(line, field[0], len);
+	for (i = 1; i < 6; i++) {
+		n = strlen(field[i]);
+		if (len + 2 + n > room)
+			break;
+		memcpy(line + len, "  ", 2);
+		memcpy(line + len + 2, field[i], n);
+		len += 2 + n;
+	}
+	line[len] = '\0';
+	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	p->progress_shown = true;
 	free(cur);
@@ -526,9 +587,10 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	const dv_run_config_t *cfg = p->cfg;
 	dv_pass_result_t *res = p->res;
 
-	/* The final interval: whatever happened since the last boundary. */
+	/* The final interval: whatever happened since the last boundary (recorded; dnsperf's
+	 * format prints whole intervals only, as dnsperf does). */
 	if (cfg->interval_ns > 0 && t_end > p->prev_t_ns + DV_NS_PER_MS)
-		record_interval(p, t_end, cfg->interval_print);
+		record_interval(p, t_end, cfg->interval_print && !cfg->interval_dnsperf);
 	res->run_time_s = last > first ? (double)(last - first) / 1e9 : 0;
 	res->elapsed_s = (double)(t_end - first) / 1e9;
 	res->qps = res->run_time_s > 0 ? (double)res->stats.c.completed / res->run_time_s : 0;
@@ -602,8 +664,10 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	t_end = dv_now_ns();
 	join_workers(&p, started);
 	sample_host(cfg, &h1);
+	p.ended = true;
 	if (p.progress_shown)
 		fprintf(stderr, "\r\033[K");
+	p.progress_shown = false;
 	rc = merge_workers(&p, started, &first, &last, err);
 	finish_result(&p, first, last, t_end, &h0, &h1);
 	intervals_by_send_time(&p, started);

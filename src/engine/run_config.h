@@ -29,6 +29,7 @@ typedef struct dv_run_config {
 	double max_qps;              /* -Q, 0 = unlimited */
 	uint64_t interval_ns;        /* -S / snapshot period; 0 = no interval lines */
 	bool interval_print;         /* print a line per interval (-S) */
+	bool interval_dnsperf;       /* print them as dnsperf does: "SECONDS.USEC: QPS" */
 	bool progress;               /* live progress line on stderr */
 	bool verbose;                /* a line per query on stdout (-v) */
 	FILE *out;                   /* where interval and verbose lines go (stdout) */

@@ -104,20 +104,19 @@ static void print_clock(FILE *out, const dv_pass_result_t *r)
 		             "--clock wire for the wire)\n");
 }
 
-void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
+void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
-	const dv_counters_t *c = &r->stats.c;
-	const dv_hist_t *h = &r->stats.latency;
 	const dv_target_t *t = &s->targets[p->target];
 	const dv_list_t *l = &s->lists[p->list];
-	time_t start = (time_t)(r->start_wall_ns / 1000000000ULL);
+	/* Before the pass (no result yet): the study's settings and the time now. */
+	bool before = r->sockets == 0;
+	uint32_t sockets = before ? s->run.sockets : r->sockets;
+	uint32_t threads = before ? s->run.threads : r->threads;
+	uint32_t outstanding = before ? s->run.max_outstanding : r->max_outstanding;
+	time_t start = before ? time(NULL) : (time_t)(r->start_wall_ns / 1000000000ULL);
 	char when[64];
 	struct tm tm;
-	uint64_t rc_total = 0, syscalls;
-	double cpu = r->cpu_user_s + r->cpu_sys_s;
-	unsigned i;
-	bool first = true;
 
 	localtime_r(&start, &tm);
 	strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
@@ -125,8 +124,8 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        "[Status] Sending queries (to %s, target %s, list %s: %s, %" PRIu64 " queries)\n",
 	        t->addr_text ? t->addr_text : t->spec, t->label, l->label, l->path, l->queries);
 	fprintf(out, "[Status] Pass: %s, repeat %u; %u socket%s, %u thread%s, %u outstanding\n",
-	        dv_pass_kind_name(p->kind), p->repeat + 1, r->sockets, r->sockets == 1 ? "" : "s",
-	        r->threads, r->threads == 1 ? "" : "s", r->max_outstanding);
+	        dv_pass_kind_name(p->kind), p->repeat + 1, sockets, sockets == 1 ? "" : "s",
+	        threads, threads == 1 ? "" : "s", outstanding);
 	if (p->kind == DV_PASS_COLD)
 		fprintf(out,
 		        "[Status] Flush command took %.3f s; target answered the probe after %.3f "
@@ -136,6 +135,25 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	fprintf(out, "[Status] Started at: %s\n", when);
 	const dv_run_config_t run = dv_study_pass_config(s, p->kind);
 	print_stop_rule(out, &run);
+}
+
+void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	dv_report_pass_head(out, s, p);
+	dv_report_pass_body(out, s, p);
+}
+
+void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	const dv_pass_result_t *r = &p->res;
+	const dv_counters_t *c = &r->stats.c;
+	const dv_hist_t *h = &r->stats.latency;
+	uint64_t rc_total = 0, syscalls;
+	double cpu = r->cpu_user_s + r->cpu_sys_s;
+	unsigned i;
+	bool first = true;
+
+	(void)s;
 	switch (r->end) {
 	case DV_END_LIST:
 		fprintf(out, "[Status] Testing complete (end of file)\n");
@@ -216,5 +234,18 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 		        ", send-buffer errors %" PRIu64 ", no-port %" PRIu64
 		        " (host-wide, during the pass)\n",
 		        r->udp.rcvbuf_errors, r->udp.sndbuf_errors, r->udp.no_ports);
+	fprintf(out, "\n");
+}
+
+void dv_report_latency_histogram(FILE *out, const dv_hist_t *h)
+{
+	int i;
+
+	fprintf(out, "  Latency bucket (s): answer count\n");
+	for (i = 0; i < DV_HIST_BUCKETS; i++)
+		if (h->bucket[i] > 0)
+			fprintf(out, "  %.9f - %.9f: %" PRIu64 "\n",
+			        (double)dv_hist_bucket_low(i) / 1e9,
+			        (double)dv_hist_bucket_high(i) / 1e9, h->bucket[i]);
 	fprintf(out, "\n");
 }

@@ -463,6 +463,16 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 	}
 	memcpy(&cfg.server, &t->addr, sizeof(cfg.server));
 	cfg.server_len = t->addr_len;
+	if (obs != NULL && obs->pass_start != NULL && kind != DV_PASS_WARMUP) {
+		dv_pass_record_t pre = {.target = ti,
+		                        .list = li,
+		                        .repeat = r,
+		                        .kind = kind,
+		                        .flush_s = flush_s,
+		                        .ready_wait_s = pr.wait_s,
+		                        .probe_queries = pr.attempts};
+		obs->pass_start(obs->ctx, s, &pre);
+	}
 	memset(&res, 0, sizeof(res));
 	rc = dv_run_pass(&cfg, &l->ql, &res, &err);
 	pg->done++;

@@ -105,6 +105,9 @@ typedef struct dv_study {
  * each pass with the text report). Any member may be NULL.
  */
 typedef struct dv_study_observer {
+	/* A reported pass is about to start (after its flush): p holds target, list,
+	 * repeat, kind and the flush times; p->res is zeroed. */
+	void (*pass_start)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
 	/* A reported (not warm-up) pass ended and is recorded: p is in s->passes. */
 	void (*pass_done)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
 	void *ctx; /* handed back to each call */

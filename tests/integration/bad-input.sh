@@ -79,7 +79,22 @@ expect 2 "-Q: '0' is not a rate" -s "$S" -d l.txt -Q 0
 expect 2 "-p: '70000' is out of range" -s "$S" -d l.txt -p 70000
 expect 2 "unknown option '--bogus'" -s "$S" -d l.txt --bogus
 expect 2 "-s needs a value" -d l.txt -s
-expect 2 "-T 4 needs at least as many sockets (-c 2)" -s "$S" -d l.txt -T 4 -c 2
+expect 0 "note: -T 4 with -c 2: using 2 threads (a thread needs a socket of its own)" --no-progress -s "$S" -d l.txt -T 4 -c 2
+grep -qF "2 sockets, 2 threads" out.txt || fail "-T 4 -c 2: not 2 threads: $(grep Pass: out.txt)"
+expect 0 "note: -T 32: using 32 sockets (-c), one per thread" --no-progress -s "$S" -d l.txt -T 32
+grep -qF "32 sockets, 32 threads" out.txt || fail "-T 32: $(grep Pass: out.txt)"
+expect 2 "-m tcp: TCP is not supported yet; dnsvolley sends over UDP (-m udp, the default)" -s "$S" -d l.txt -m tcp
+expect 2 "-y: TSIG is not supported yet; dnsvolley sends unsigned queries" -s "$S" -d l.txt -y k:c2VjcmV0
+expect 2 "-u: dynamic updates are not supported yet" -s "$S" -d l.txt -u
+expect 2 "-B: dnsperf's binary input" -s "$S" -d l.txt -B
+expect 2 "-O num-queries-per-conn: connections (TCP, DoT, DoH) are not supported yet" -s "$S" -d l.txt -O num-queries-per-conn=10
+expect 2 "-O: 'colour' is not a long option" -s "$S" -d l.txt -O colour=red
+expect 2 "-s: '::1:40653' is not an IPv6 address; for port 40653 write [::1]:40653" -s ::1:40653 -d l.txt
+expect 2 "-s: '::1:5450' is ambiguous: write [::1]:5450 for port 5450 of ::1" -s ::1:5450 -d l.txt
+expect 2 "-s: '127.0.0.1' is an IPv4 address, but -f inet6 asks for IPv6" -s 127.0.0.1 -f inet6 -d l.txt
+if getent ahostsv4 localhost >/dev/null && ! getent ahostsv6 localhost | grep -q '^::1 '; then
+	expect 2 "-s: 'localhost' has no IPv6 address (AAAA record), only IPv4: use -f inet or -f any" -s localhost -f inet6 -d l.txt
+fi
 expect 2 "at most 65536 queries in flight per thread" -s "$S" -d l.txt -q 70000
 expect 2 "-x 65535 with -c 2 runs past port 65535" -s "$S" -d l.txt -x 65535 -c 2
 expect 2 "--edns-bufsize: '100' is out of range (512-65535)" -s "$S" -d l.txt --edns-bufsize 100
