@@ -2,7 +2,7 @@
 # text lists (querylist), dnsperf -B, pcap/pcapng (libpcap) and dnstap (input.h).
 libdnsvolley_la_SOURCES += src/input/querylist.c src/input/querylist.h \
 	src/input/input.c src/input/input.h src/input/input_types.h src/input/capbuild.c src/input/capbuild.h \
-	src/input/binary.c src/input/pcap.c src/input/dnstap.c
+	src/input/binary.c src/input/pcap.c src/input/dnstap.c src/input/replay.c src/input/replay.h
 
 if HAVE_CMOCKA
 INPUT_UNIT = tests/unit/input/test_querylist tests/unit/input/test_input
