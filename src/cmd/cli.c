@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "results/gates.h"
+#include "cmd/cli_replay.h"
 #include "cmd/target.h"
 
 enum {
@@ -89,10 +90,11 @@ static const struct option long_opts[] = {
     {"no-server-version", no_argument, NULL, OPT_NO_QUERY_VERSION},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
+    DV_CLI_REPLAY_LONG_OPTS,
     {NULL, 0, NULL, 0},
 };
 
-static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vh";
+static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vhB";
 
 void dv_cli_usage(FILE *out)
 {
@@ -123,8 +125,10 @@ void dv_cli_usage(FILE *out)
 	      "(1232)\n"
 	      "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD\n"
 	      "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable\n"
-	      "  --skip-bad             skip and count malformed list lines instead of failing\n"
-	      "Studies:\n"
+	      "  --skip-bad             skip and count malformed list lines instead of failing\n",
+	      out);
+	dv_cli_replay_usage(out);
+	fputs("Studies:\n"
 	      "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)\n"
 	      "  --flush [LABEL=]CMD    cache flush before each cold pass\n"
 	      "  --warmup               an unreported pass first        --ready-timeout S (30)\n"
@@ -631,11 +635,18 @@ static int opt_meta(int c, char **argv, dv_err_t *err)
 	return dv_err_set(err, -EINVAL, "unknown option '%s'", argv[optind - 1]);
 }
 
+/* Replay: --input -B --timing --speed --client-range --max-clients --multiply, rewrites. */
+static int opt_replay(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	int rc = dv_cli_replay_opt(&ps->cfg->study, c, val, err);
+	return rc == DV_CLI_REPLAY_NOT_MINE ? NOT_MINE : rc;
+}
+
 /* One option: each group's handler in turn, the first that knows c answers. */
 static int parse_one(parse_state_t *ps, int c, int idx, char **argv, dv_err_t *err)
 {
 	static int (*const groups[])(parse_state_t *, int, const char *, dv_err_t *) = {
-	    opt_target, opt_load, opt_query, opt_study, opt_output,
+	    opt_target, opt_load, opt_query, opt_study, opt_output, opt_replay,
 	};
 	size_t i;
 	int rc;
@@ -803,7 +814,8 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	int rc;
 
 	apply_defaults(ps, err);
-	if ((rc = check_load(&cfg->study.run, err)) != 0 ||
+	if ((rc = dv_cli_replay_finish(&cfg->study, err)) != 0 ||
+	    (rc = check_load(&cfg->study.run, err)) != 0 ||
 	    (rc = check_lists(&cfg->study, err)) != 0 ||
 	    (rc = resolve_targets(&cfg->study, ps->port, ps->family, err)) != 0 ||
 	    (rc = assign_flush(ps, err)) != 0 || (rc = check_outputs(cfg, err)) != 0)
@@ -824,6 +836,7 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 	memset(cfg, 0, sizeof(*cfg));
 	dv_run_config_init(&st->run);
 	dv_querylist_options_init(&st->ql);
+	dv_replay_options_init(&st->replay);
 	dv_gates_init(&cfg->gates);
 	st->repeat = 1;
 	st->ready_timeout_ns = 30 * DV_NS_PER_S;
