@@ -5,7 +5,7 @@ libdnsvolley_la_SOURCES += src/input/querylist.c src/input/querylist.h \
 	src/input/binary.c src/input/pcap.c src/input/dnstap.c src/input/replay.c src/input/replay.h
 
 if HAVE_CMOCKA
-INPUT_UNIT = tests/unit/input/test_querylist tests/unit/input/test_input
+INPUT_UNIT = tests/unit/input/test_querylist tests/unit/input/test_input tests/unit/input/test_replay
 check_PROGRAMS += $(INPUT_UNIT)
 TESTS += $(INPUT_UNIT)
 tests_unit_input_test_input_LDADD = $(LDADD) $(FSTRM_LIBS)
