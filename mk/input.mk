@@ -19,3 +19,8 @@ tests_helpers_input_dump_LDADD = $(DV_LIBS)
 TESTS += tests/integration/input-capture.sh tests/integration/input-dnstap.sh
 EXTRA_DIST += tests/integration/input-capture.sh tests/integration/input-dnstap.sh \
 	bench/load-pcap.sh
+
+# Replaying captures (issue 17): the test's own capture writer and offset checker.
+TESTS += tests/integration/replay-capture.sh
+EXTRA_DIST += tests/integration/replay-capture.sh tests/helpers/write-capture.py \
+	tests/helpers/capture-offsets.py

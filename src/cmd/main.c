@@ -68,6 +68,11 @@ static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
 	rc = dv_replay_prepare(&l->ql, &st->replay, &l->replay, err);
 	if (rc != 0)
 		return rc;
+	if (l->ql.client != NULL && st->run.threads > 1)
+		return dv_err_set(err, -EINVAL,
+		                  "%s has %zu clients: a socket per client replays with one "
+		                  "thread (-T 1); --max-clients N merges them into N",
+		                  l->path, l->ql.clients);
 	l->queries = l->ql.count;
 	l->lines = is.kind == DV_INPUT_TEXT ? l->ql.lines : is.records;
 	return 0;

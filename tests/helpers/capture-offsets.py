@@ -8,7 +8,8 @@ tcpdump -i lo's, pcap in us or ns). Queries are matched by question name (the
 test captures ask each name once). For each, the error is its replay offset
 minus its captured offset / SPEED, less the median of those differences (the
 replay starts later than the capture; only the offsets matter). Prints one line:
-"matched M missing K ports P median_us X p99_us Y max_us Z".
+"matched M missing K ports P addrs A median_us X p99_us Y max_us Z" (ports:
+distinct source address + port pairs; addrs: distinct source addresses).
 """
 import struct
 import sys
@@ -57,14 +58,15 @@ def main():
             ports.add((r[1], r[2]))
     missing = len(orig) - len(diffs)
     if not diffs:
-        print("matched 0 missing %d ports 0 median_us 0 p99_us 0 max_us 0" % missing)
+        print("matched 0 missing %d ports 0 addrs 0 median_us 0 p99_us 0 max_us 0" % missing)
         return
     d = sorted(diffs)
     mid = d[len(d) // 2]
     err = sorted(abs(x - mid) for x in diffs)
     q = lambda f: err[min(len(err) - 1, int(f * len(err)))] / 1000
-    print("matched %d missing %d ports %d median_us %.0f p99_us %.0f max_us %.0f"
-          % (len(diffs), missing, len(ports), q(0.5), q(0.99), err[-1] / 1000))
+    print("matched %d missing %d ports %d addrs %d median_us %.0f p99_us %.0f max_us %.0f"
+          % (len(diffs), missing, len(ports), len({p[0] for p in ports}), q(0.5), q(0.99),
+             err[-1] / 1000))
 
 
 main()
