@@ -21,6 +21,8 @@ EXTRA_DIST += tests/integration/input-capture.sh tests/integration/input-dnstap.
 	bench/load-pcap.sh
 
 # Replaying captures (issue 17): the test's own capture writer and offset checker.
-TESTS += tests/integration/replay-capture.sh
-EXTRA_DIST += tests/integration/replay-capture.sh tests/helpers/write-capture.py \
-	tests/helpers/capture-offsets.py
+TESTS += tests/integration/replay-capture.sh tests/integration/replay-dnstap.sh \
+	tests/integration/replay-zipf-unbound.sh
+EXTRA_DIST += tests/integration/replay-capture.sh tests/integration/replay-dnstap.sh \
+	tests/integration/replay-zipf-unbound.sh tests/helpers/write-capture.py \
+	tests/helpers/capture-offsets.py bench/replay-capture.sh
