@@ -72,20 +72,15 @@ static void print_replay(FILE *out, const dv_study_t *s, const dv_list_t *l,
 	}
 }
 
-void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
+/* The [Status] lines: target, list, pass, flush, start, stop rule, how it ended. */
+static void print_status(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
-	const dv_counters_t *c = &r->stats.c;
-	const dv_hist_t *h = &r->stats.latency;
 	const dv_target_t *t = &s->targets[p->target];
 	const dv_list_t *l = &s->lists[p->list];
 	time_t start = (time_t)(r->start_wall_ns / 1000000000ULL);
 	char when[64];
 	struct tm tm;
-	uint64_t rc_total = 0, syscalls;
-	double cpu = r->cpu_user_s + r->cpu_sys_s;
-	unsigned i;
-	bool first = true;
 
 	localtime_r(&start, &tm);
 	strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
@@ -112,6 +107,20 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 		             "are counted as interrupted, not lost\n");
 		break;
 	}
+}
+
+void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	const dv_pass_result_t *r = &p->res;
+	const dv_counters_t *c = &r->stats.c;
+	const dv_hist_t *h = &r->stats.latency;
+	const dv_list_t *l = &s->lists[p->list];
+	uint64_t rc_total = 0, syscalls;
+	double cpu = r->cpu_user_s + r->cpu_sys_s;
+	unsigned i;
+	bool first = true;
+
+	print_status(out, s, p);
 	fprintf(out, "\nStatistics:\n\n");
 	fprintf(out, "  Queries sent:         %" PRIu64 "\n", c->sent);
 	if (c->not_sent > 0)
