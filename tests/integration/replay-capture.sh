@@ -80,6 +80,13 @@ assert_le "speed 2: p99 offset error (us)" "$P99_US" "$(field p99_us)"
 run_s=$(awk '/Run time \(s\):/ { print $4 }' "$TMP/report")
 awk -v t="$run_s" 'BEGIN { exit !(t > 0.9 && t < 1.2) }' || fail "speed 2 ran $run_s s, not about 1 s"
 
+# -n 2 at speed 2: the capture twice, back to back (one period apart), in about 2 s.
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 1 -d "$TMP/cap.pcap" --timing original --speed 2 \
+	-n 2 >"$TMP/report" 2>&1 || fail "-n 2: $(cat "$TMP/report")"
+assert_eq "-n 2: sent" 4000 "$(report_field "$TMP/report" "Queries sent")"
+run_s=$(awk '/Run time \(s\):/ { print $4 }' "$TMP/report")
+awk -v t="$run_s" 'BEGIN { exit !(t > 1.9 && t < 2.3) }' || fail "-n 2 at speed 2 ran $run_s s, not about 2 s"
+
 # 3. --multiply 3: 3x the queries from 3x the clients, 3x the rate.
 capture_replay "$TMP/r3.pcap" -d "$TMP/cap.pcap" --timing original --multiply 3
 assert_eq "multiply: sent" 6000 "$(report_field "$TMP/report" "Queries sent")"
@@ -124,7 +131,7 @@ grep -q "3000 queries rewritten" "$TMP/report" || fail "rewrites not reported"
 
 stop_responder R
 # Every query of every run above reached the responder (none was sent twice).
-assert_eq "responder received" $((2000 * 5 + 6000 + 3000 * 3)) "$(received)"
+assert_eq "responder received" $((2000 * 5 + 4000 + 6000 + 3000 * 3)) "$(received)"
 
 # 6. Refusals: exit 2 with the reason.
 printf 'example.com A\n' >"$TMP/list.txt"
