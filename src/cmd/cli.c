@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "results/gates.h"
+#include "cmd/cli_replay.h"
 #include "cmd/target.h"
 
 enum {
@@ -106,6 +107,7 @@ static const struct option long_opts[] = {
     {"help", no_argument, NULL, 'h'},
     {"long-options-help", no_argument, NULL, OPT_LONG_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
+    DV_CLI_REPLAY_LONG_OPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -146,6 +148,7 @@ void dv_cli_usage(FILE *out)
 	    "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD",
 	    "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable",
 	    "  --skip-bad             skip and count malformed list lines instead of failing",
+	    NULL,
 	    "Studies:",
 	    "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)",
 	    "  --flush [LABEL=]CMD    cache flush before each cold pass",
@@ -179,8 +182,12 @@ void dv_cli_usage(FILE *out)
 	    "See dnsvolley(1).",
 	};
 
-	for (size_t i = 0; i < DV_ARRAY_SIZE(lines); i++)
-		fprintf(out, "%s\n", lines[i]);
+	for (size_t i = 0; i < DV_ARRAY_SIZE(lines); i++) {
+		if (lines[i] == NULL) /* the capture-replay options: src/cmd/cli_replay.c */
+			dv_cli_replay_usage(out);
+		else
+			fprintf(out, "%s\n", lines[i]);
+	}
 }
 
 /* -H: dnsperf's -O long options and what dnsvolley does with each. */
@@ -798,11 +805,6 @@ static int opt_dnsperf(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case 'W':
 		ps->cfg->warnings_stdout = true;
 		return 0;
-	case 'B':
-		return dv_err_set(err, -EINVAL,
-		                  "-B: dnsperf's binary input (two-byte length, then the DNS "
-		                  "message) is not supported yet; it is coming as --input. Give a "
-		                  "NAME TYPE list with -d");
 	case 'y':
 		return dv_err_set(
 		    err, -EINVAL,
@@ -849,11 +851,18 @@ static int opt_meta(int c, char **argv, dv_err_t *err)
 	return dv_err_set(err, -EINVAL, "unknown option '%s'", argv[optind - 1]);
 }
 
+/* Replay: --input -B --timing --speed --client-range --max-clients --multiply, rewrites. */
+static int opt_replay(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	int rc = dv_cli_replay_opt(&ps->cfg->study, c, val, err);
+	return rc == DV_CLI_REPLAY_NOT_MINE ? NOT_MINE : rc;
+}
+
 /* One option: each group's handler in turn, the first that knows c answers. */
 static int parse_one(parse_state_t *ps, int c, int idx, char **argv, dv_err_t *err)
 {
 	static int (*const groups[])(parse_state_t *, int, const char *, dv_err_t *) = {
-	    opt_target, opt_load, opt_query, opt_study, opt_output, opt_dnsperf,
+	    opt_target, opt_load, opt_query, opt_study, opt_output, opt_replay, opt_dnsperf,
 	};
 	size_t i;
 	int rc;
@@ -1131,7 +1140,8 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 
 	apply_defaults(ps, err);
 	auto_load(ps);
-	if ((rc = check_load(&cfg->study.run, err)) != 0 ||
+	if ((rc = dv_cli_replay_finish(&cfg->study, err)) != 0 ||
+	    (rc = check_load(&cfg->study.run, err)) != 0 ||
 	    (rc = check_lists(&cfg->study, err)) != 0 ||
 	    (rc = resolve_targets(&cfg->study, ps->port, ps->family, err)) != 0 ||
 	    (rc = assign_commands(ps, err)) != 0 || (rc = check_study(ps, err)) != 0 ||
@@ -1153,6 +1163,7 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 	memset(cfg, 0, sizeof(*cfg));
 	dv_run_config_init(&st->run);
 	dv_querylist_options_init(&st->ql);
+	dv_replay_options_init(&st->replay);
 	dv_gates_init(&cfg->gates);
 	st->repeat = 1;
 	st->ready_timeout_ns = 30 * DV_NS_PER_S;

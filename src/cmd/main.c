@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "input/input.h"
+#include "input/replay.h"
 #include "results/gates.h"
 #include "results/csv.h"
 #include "results/metrics.h"
@@ -43,6 +46,39 @@ static void fill_metadata(dv_study_t *st)
 	st->start_wall_ns = dv_wall_ns();
 }
 
+/* One list: read (any input kind), then prepared for replay (src/input/replay.h). */
+static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
+{
+	dv_input_options_t io;
+	dv_input_stats_t is;
+	int rc;
+
+	dv_input_options_init(&io);
+	io.ql = st->ql;
+	rc = dv_input_load(&l->ql, l->path, st->input_kind, &io, &is, err);
+	if (rc != 0)
+		return rc;
+	snprintf(l->input, sizeof(l->input), "%s", dv_input_kind_name(is.kind));
+	l->malformed = is.malformed;
+	if (is.malformed > 0 && is.bad_kept > 0)
+		fprintf(stderr,
+		        "dnsvolley: %s: %" PRIu64 " malformed record%s skipped (first: %s %" PRIu64
+		        ": %s)\n",
+		        l->path, is.malformed, is.malformed == 1 ? "" : "s", is.pos_unit,
+		        is.bad[0].pos, is.bad[0].what);
+	rc = dv_replay_prepare(&l->ql, &st->replay, &l->replay, err);
+	if (rc != 0)
+		return rc;
+	if (l->ql.client != NULL && st->run.threads > 1)
+		return dv_err_set(err, -EINVAL,
+		                  "%s has %zu clients: a socket per client replays with one "
+		                  "thread (-T 1); --max-clients N merges them into N",
+		                  l->path, l->ql.clients);
+	l->queries = l->ql.count;
+	l->lines = is.kind == DV_INPUT_TEXT ? l->ql.lines : is.records;
+	return 0;
+}
+
 static int load_lists(dv_study_t *st, dv_err_t *err)
 {
 	size_t i;
@@ -54,11 +90,9 @@ static int load_lists(dv_study_t *st, dv_err_t *err)
 			fprintf(stderr, "dnsvolley: reading the query list from the terminal "
 			                "(NAME TYPE per line, end with Ctrl-D; -d FILE to read a "
 			                "file)\n");
-		rc = dv_querylist_load(&l->ql, l->path, &st->ql, err);
+		rc = load_list(st, l, err);
 		if (rc != 0)
 			return rc;
-		l->queries = l->ql.count;
-		l->lines = l->ql.lines;
 		if (strcmp(l->path, "-") != 0) {
 			rc = dv_sha256_file(l->path, l->sha256, err);
 			if (rc != 0)

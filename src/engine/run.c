@@ -490,7 +490,7 @@ static void watch_pass(dv_pass_t *p)
  * *last the latest send or completed answer. Returns the first worker error.
  */
 static int merge_workers(dv_pass_t *p, uint32_t started, uint64_t *first, uint64_t *last,
-                         dv_err_t *err)
+                         uint64_t *last_send, dv_err_t *err)
 {
 	dv_pass_result_t *res = p->res;
 	uint32_t i;
@@ -498,6 +498,7 @@ static int merge_workers(dv_pass_t *p, uint32_t started, uint64_t *first, uint64
 
 	*first = UINT64_MAX;
 	*last = 0;
+	*last_send = 0;
 	for (i = 0; i < started; i++) {
 		dv_worker_t *w = &p->w[i];
 		uint64_t wl;
@@ -506,6 +507,11 @@ static int merge_workers(dv_pass_t *p, uint32_t started, uint64_t *first, uint64
 			dv_err_set(err, rc, "worker %u: %s", i, w->err);
 		}
 		dv_stats_merge(&res->stats, &w->eng.stats);
+		if (w->scheduled) {
+			res->scheduled = true;
+			dv_hist_merge(&res->lag, &w->pacer.lag);
+			*last_send = DV_MAX(*last_send, w->eng.last_send_ns);
+		}
 		res->interrupted = res->interrupted || w->interrupted;
 		*first = DV_MIN(*first, w->t0_ns);
 		wl = DV_MAX(w->eng.last_send_ns, w->eng.last_complete_ns);
@@ -628,15 +634,27 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 {
 	dv_pass_t p;
 	dv_host_sample_t h0, h1;
-	uint64_t t_end, first, last;
+	dv_run_config_t spread;
+	uint64_t t_end, first, last, last_send;
 	uint32_t i, started = 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
 	dv_stats_init(&res->stats);
+	dv_hist_init(&res->lag);
 	rc = check_pass(cfg, ql, err);
 	if (rc != 0)
 		return rc;
+	if (ql->client != NULL && ql->clients > 0) { /* a socket per client (worker.c) */
+		if (cfg->threads > 1)
+			return dv_err_set(err, -EINVAL,
+			                  "%s has clients: a socket per client replays with one "
+			                  "thread (-T 1)",
+			                  ql->source != NULL ? ql->source : "the list");
+		spread = *cfg;
+		spread.sockets = (uint32_t)ql->clients;
+		cfg = &spread;
+	}
 	pthread_once(&handler_once, install_handlers);
 	rc = ensure_fd_limit(cfg->sockets, err);
 	if (rc != 0)
@@ -668,9 +686,11 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	if (p.progress_shown)
 		fprintf(stderr, "\r\033[K");
 	p.progress_shown = false;
-	rc = merge_workers(&p, started, &first, &last, err);
+	rc = merge_workers(&p, started, &first, &last, &last_send, err);
 	finish_result(&p, first, last, t_end, &h0, &h1);
 	intervals_by_send_time(&p, started);
+	if (res->scheduled && last_send > first && res->stats.c.sent > 1)
+		res->send_qps = (double)(res->stats.c.sent - 1) * 1e9 / (double)(last_send - first);
 
 cleanup_gate:
 	pthread_cond_destroy(&p.gate.cond);

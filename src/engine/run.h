@@ -52,10 +52,16 @@ typedef struct dv_pass_result {
 	 */
 	dv_interval_t *intervals; /* owned; n_intervals entries */
 	size_t n_intervals;
+	/* A timed list replayed with --timing original (zero otherwise): */
+	bool scheduled;
+	dv_hist_t lag;   /* ns from each query's due time to its send (doc/numbers.md) */
+	double send_qps; /* achieved rate: (sent - 1) / (last send - first due time) */
 } dv_pass_result_t;
 
 /*
- * Run one pass. Blocks until done. The first pass installs a process-wide
+ * Run one pass. Blocks until done. A list with clients (ql->client) is replayed
+ * with a socket per client: cfg->sockets is taken as ql->clients, and it needs
+ * one thread (-EINVAL otherwise). The first pass installs a process-wide
  * SIGINT/SIGTERM handler that stays for the life of the process and only counts
  * the signals (worker threads block both). The pass polls the count every 10 ms:
  * the first signal stops sending and drains for at most min(interrupt_drain_ns,

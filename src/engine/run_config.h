@@ -36,6 +36,18 @@ typedef struct dv_run_config {
 	uint64_t interrupt_drain_ns; /* wait after SIGINT before giving up, default 1 s */
 	uint32_t socket_buf_bytes;   /* -b: SO_RCVBUF/SO_SNDBUF asked for (default 4 MiB) */
 	dv_clock_t clock;            /* --clock */
+	/*
+	 * Replay (src/input/replay.h). A list with capture times follows its
+	 * schedule with timing_original; a list with clients sends each client's
+	 * queries from its own socket (one thread; cfg->sockets is then the
+	 * number of clients), bound to the client's address when a range is given.
+	 */
+	bool timing_original;                /* --timing original */
+	double speed;                        /* --speed (1) */
+	struct sockaddr_storage client_base; /* --client-range: client c binds to base + c, port 0;
+	                                      * AF_UNSPEC when not given */
+	socklen_t client_base_len;
+	uint64_t client_range_size; /* addresses from client_base on */
 } dv_run_config_t;
 
 /* Defaults as documented in doc/dnsvolley.1 (run_config.c). */

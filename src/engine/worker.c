@@ -9,6 +9,7 @@
 #include <linux/errqueue.h>
 #include <linux/net_tstamp.h>
 #include <linux/sock_diag.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -61,6 +62,36 @@ typedef struct dv_batch {
 
 static _Thread_local dv_batch_t *tl_batch;
 
+/* --client-range: bind client index's socket to the range's index-th address (port 0). */
+static int bind_client(int fd, const dv_run_config_t *cfg, uint32_t index, dv_err_t *err)
+{
+	struct sockaddr_storage a = cfg->client_base;
+	char text[INET6_ADDRSTRLEN] = "?";
+	int rc;
+
+	if (a.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&a;
+		uint64_t low = 0;
+		for (int i = 8; i < 16; i++)
+			low = low << 8 | s6->sin6_addr.s6_addr[i];
+		low += index;
+		for (int i = 15; i >= 8; i--, low >>= 8)
+			s6->sin6_addr.s6_addr[i] = (uint8_t)low;
+		s6->sin6_port = 0;
+		inet_ntop(AF_INET6, &s6->sin6_addr, text, sizeof(text));
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&a;
+		s4->sin_addr.s_addr = htonl(ntohl(s4->sin_addr.s_addr) + index);
+		s4->sin_port = 0;
+		inet_ntop(AF_INET, &s4->sin_addr, text, sizeof(text));
+	}
+	if (bind(fd, (struct sockaddr *)&a, cfg->client_base_len) == 0)
+		return 0;
+	rc = -errno;
+	return dv_err_set(err, rc, "cannot bind client %u's socket to %s (--client-range): %s",
+	                  index + 1, text, strerror(-rc));
+}
+
 static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_err_t *err)
 {
 	const dv_run_config_t *cfg = w->cfg;
@@ -107,7 +138,13 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 	} else if (w->coalesce) {
 		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	}
-	if (cfg->local.ss_family != AF_UNSPEC || cfg->local_port != 0) {
+	if (w->by_client && cfg->client_base.ss_family != AF_UNSPEC) {
+		rc = bind_client(fd, cfg, global_index, err);
+		if (rc != 0) {
+			close(fd);
+			return rc;
+		}
+	} else if (cfg->local.ss_family != AF_UNSPEC || cfg->local_port != 0) {
 		struct sockaddr_storage local;
 		socklen_t llen;
 		if (cfg->local.ss_family != AF_UNSPEC) {
@@ -247,12 +284,26 @@ static void on_wake(uv_async_t *a)
 		uv_timer_start(&w->timer, on_timer, 0, 0);
 }
 
+/* Replay (run_config.h): a timed list paces itself at its schedule's rate; clients. */
+static void replay_setup(dv_worker_t *w)
+{
+	const dv_querylist_t *ql = w->ql;
+
+	w->due.fd = -1;
+	w->scheduled = w->cfg->timing_original && ql->ts_ns != NULL && ql->period_ns > 0;
+	if (w->scheduled)
+		w->share.rate_qps = (double)ql->count * 1e9 * w->cfg->speed /
+		                    (double)ql->period_ns / w->cfg->threads;
+	w->by_client = ql->client != NULL && ql->clients > 0;
+}
+
 int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 {
 	uint32_t i;
 	int rc;
 
 	pthread_mutex_init(&w->snap_lock, NULL);
+	replay_setup(w);
 	/*
 	 * Paced runs collect answers on the pacer's 1 ms ticks when the window holds
 	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
@@ -385,6 +436,26 @@ static dv_sock_t *pick_socket(dv_worker_t *w)
 	return NULL;
 }
 
+/*
+ * A list with clients: the socket of the next query's client, and *n cut to the
+ * run of queries of that client (one sendmmsg goes out of one socket). NULL when
+ * that socket waits to be writable.
+ */
+static dv_sock_t *client_socket(dv_worker_t *w, uint64_t *n)
+{
+	const dv_querylist_t *ql = w->ql;
+	uint64_t seq = w->eng.next_seq, step = w->eng.step, k;
+	uint32_t c = ql->client[seq % ql->count];
+	dv_sock_t *s = &w->socks[c % w->share.nsocks];
+
+	for (k = 1; k < *n && seq + k * step < w->eng.end_seq &&
+	            ql->client[(seq + k * step) % ql->count] == c;
+	     k++)
+		;
+	*n = k;
+	return s->want_write ? NULL : s;
+}
+
 static void end_sending(dv_worker_t *w, uint64_t now, uint64_t drain_ns)
 {
 	uint32_t i;
@@ -432,7 +503,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 			n = DV_MIN(n, a);
 		}
 		n = DV_MIN(n, DV_BATCH);
-		s = pick_socket(w);
+		s = w->by_client ? client_socket(w, &n) : pick_socket(w);
 		if (s == NULL)
 			break;
 		k = dv_engine_prepare(&w->eng, s->index, now, (unsigned)n, b->sbuf, b->slen);
@@ -677,6 +748,13 @@ static void on_timer(uv_timer_t *t)
 	reschedule(w, now);
 }
 
+static void on_due(void *data)
+{
+	dv_worker_t *w = data;
+
+	on_timer(&w->timer);
+}
+
 static uint64_t armed_due_ns(const dv_worker_t *w)
 {
 	return uv_is_active((const uv_handle_t *)&w->timer) ? uv_timer_get_due_in(&w->timer)
@@ -689,8 +767,12 @@ static void reschedule(dv_worker_t *w, uint64_t now)
 
 	if (w->sending) {
 		next = DV_MIN(next, w->send_end_ns);
-		if (w->share.rate_qps > 0 && dv_engine_sendable(&w->eng) > 0)
-			next = DV_MIN(next, dv_pacer_next_due_ns(&w->pacer));
+		if (w->share.rate_qps > 0 && dv_engine_sendable(&w->eng) > 0) {
+			if (w->due.fd >= 0) /* a schedule: to the microsecond */
+				dv_duetimer_arm(&w->due, dv_pacer_next_due_ns(&w->pacer));
+			else
+				next = DV_MIN(next, dv_pacer_next_due_ns(&w->pacer));
+		}
 	} else {
 		next = DV_MIN(next, w->drain_end_ns);
 	}
@@ -722,6 +804,7 @@ static void close_all(dv_worker_t *w)
 		return;
 	uv_close((uv_handle_t *)&w->timer, NULL);
 	uv_close((uv_handle_t *)&w->prepare, NULL);
+	dv_duetimer_close(&w->due);
 	/* w->wake stays open (unreferenced) until dv_worker_cleanup: main may still send to it. */
 	if (w->direct) {
 		uv_close((uv_handle_t *)&w->idle, NULL);
@@ -808,6 +891,8 @@ static void *worker_main(void *arg)
 		}
 		w->coalesce = w->epfd >= 0;
 	}
+	if (w->scheduled && dv_duetimer_init(&w->due, &w->loop, on_due, w) != 0)
+		w->due.fd = -1; /* no timerfd: the millisecond timer paces it */
 	if (w->direct) {
 		uv_idle_init(&w->loop, &w->idle);
 		w->idle.data = w;
@@ -832,7 +917,11 @@ static void *worker_main(void *arg)
 	w->next_publish_ns = now + DV_PUBLISH_NS;
 	w->sending = true;
 	w->drain_end_ns = UINT64_MAX;
-	if (w->share.rate_qps > 0) {
+	if (w->scheduled) {
+		dv_pacer_init_schedule(&w->pacer, w->ql->ts_ns, w->ql->count, w->ql->period_ns,
+		                       w->cfg->speed, w->share.first_seq, w->share.step,
+		                       w->share.end_seq, now);
+	} else if (w->share.rate_qps > 0) {
 		/*
 		 * Catch up at most 1 s of schedule after a stall (a busy machine can
 		 * deschedule us for tens of ms); the window still bounds any burst.

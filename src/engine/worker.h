@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "engine/duetimer.h"
 #include "engine/engine.h"
 #include "engine/pacer.h"
 #include "engine/run_config.h"
@@ -71,6 +72,10 @@ typedef struct dv_worker {
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
 	int epfd;                 /* that epoll set, -1 when not coalescing */
 	bool interrupted;
+	/* replay (run_config.h): a timed list's schedule, a socket per client */
+	bool scheduled;    /* the pacer follows the list's capture times */
+	bool by_client;    /* query i goes out on socket client[i] */
+	dv_duetimer_t due; /* wakes the loop when the next scheduled query is due */
 
 	/* main <-> worker */
 	_Atomic int stop_level; /* 0 run, 1 stop sending and drain briefly, 2 stop now */

@@ -67,6 +67,12 @@ typedef struct dv_querylist {
 	uint64_t *ts_ns;  /* count capture times, ns after the earliest query, or NULL (owned) */
 	uint32_t *client; /* count client indexes 0..clients-1, or NULL (owned) */
 	size_t clients;   /* distinct clients (0 without client) */
+	/*
+	 * Timed lists prepared for replay (src/input/replay.h): the schedule's
+	 * length, capture span plus one mean gap; pass p is shifted by p * period_ns.
+	 * 0 until dv_replay_prepare sets it.
+	 */
+	uint64_t period_ns;
 } dv_querylist_t;
 
 /*

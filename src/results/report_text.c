@@ -5,6 +5,7 @@
 #include "results/report.h"
 
 #include <inttypes.h>
+#include <string.h>
 #include <time.h>
 
 static double pct(uint64_t part, uint64_t whole)
@@ -104,6 +105,51 @@ static void print_clock(FILE *out, const dv_pass_result_t *r)
 		             "--clock wire for the wire)\n");
 }
 
+/* A replayed capture (doc/numbers.md, "Replay"): input, clients, rates, lag. */
+static void print_replay(FILE *out, const dv_study_t *s, const dv_list_t *l,
+                         const dv_pass_result_t *r)
+{
+	const dv_replay_info_t *ri = &l->replay;
+	uint32_t copies = s->replay.multiply > 1 ? s->replay.multiply : 1;
+
+	if (ri->clients == 0 && !r->scheduled && (l->input[0] == '\0' || !strcmp(l->input, "text")))
+		return;
+	fprintf(out, "\n  Replay input:         %s, %" PRIu64 " malformed record%s skipped",
+	        l->input[0] ? l->input : "?", l->malformed, l->malformed == 1 ? "" : "s");
+	fprintf(out, "; timing %s", r->scheduled ? "original" : "list");
+	if (r->scheduled)
+		fprintf(out, ", speed %g", s->replay.speed);
+	if (copies > 1)
+		fprintf(out, ", %u copies", copies);
+	if (ri->rewritten > 0)
+		fprintf(out, "; %" PRIu64 " queries rewritten", ri->rewritten);
+	fprintf(out, "\n");
+	if (ri->clients > 0) {
+		fprintf(out, "  Clients replayed:     %" PRIu64 " (%" PRIu64 " captured",
+		        ri->clients, ri->captured_clients);
+		if (copies > 1)
+			fprintf(out, " x %u copies", copies);
+		if (ri->clients < ri->captured_clients * copies)
+			fprintf(out, ", merged: client mod %" PRIu64, ri->clients);
+		fprintf(out, "), a socket each\n");
+		fprintf(out,
+		        "  Queries per client:   min %" PRIu64 ", median %" PRIu64 ", max %" PRIu64
+		        "\n",
+		        ri->per_client_min, ri->per_client_median, ri->per_client_max);
+	}
+	if (ri->timed)
+		fprintf(out, "  Captured rate (q/s):  %.3f; scheduled %.3f\n", ri->captured_qps,
+		        r->scheduled ? ri->schedule_qps : 0.0);
+	if (r->scheduled) {
+		fprintf(out, "  Achieved rate (q/s):  %.3f (%.3f%% of the schedule)\n", r->send_qps,
+		        ri->schedule_qps > 0 ? 100.0 * r->send_qps / ri->schedule_qps : 0.0);
+		fprintf(out, "  Lag behind schedule (s): p50 %.6f, p99 %.6f, max %.6f\n",
+		        (double)dv_hist_quantile_ns(&r->lag, 0.50) / 1e9,
+		        (double)dv_hist_quantile_ns(&r->lag, 0.99) / 1e9,
+		        (double)r->lag.max_ns / 1e9);
+	}
+}
+
 void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
@@ -148,12 +194,12 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	const dv_pass_result_t *r = &p->res;
 	const dv_counters_t *c = &r->stats.c;
 	const dv_hist_t *h = &r->stats.latency;
+	const dv_list_t *l = &s->lists[p->list];
 	uint64_t rc_total = 0, syscalls;
 	double cpu = r->cpu_user_s + r->cpu_sys_s;
 	unsigned i;
 	bool first = true;
 
-	(void)s;
 	switch (r->end) {
 	case DV_END_LIST:
 		fprintf(out, "[Status] Testing complete (end of file)\n");
@@ -215,6 +261,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	print_clock(out, r);
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,
 	        r->max_outstanding);
+	print_replay(out, s, l, r);
 	syscalls = c->send_calls + c->recv_calls + c->wait_calls;
 	fprintf(out, "\n  Generator CPU (s):    user %.3f, system %.3f\n", r->cpu_user_s,
 	        r->cpu_sys_s);

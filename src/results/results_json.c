@@ -19,6 +19,8 @@
 
 #include "base/atomicfile.h"
 #include "engine/stats.h"
+#include "input/input.h"
+#include "input/replay.h"
 
 /* ================================================================ field tables */
 
@@ -120,6 +122,32 @@ static const jfield_t list_fields[] = {
     JS(dv_list_t, path, "path"),
     JU(dv_list_t, queries, "queries", INT64_MAX),
     JU(dv_list_t, lines, "lines", INT64_MAX),
+};
+/* "lists[i]"."input" (optional: files before issue 17 lack it); then its "kind". */
+static const jfield_t list_input_fields[] = {
+    JU(dv_list_t, malformed, "malformed", INT64_MAX),
+    JB(dv_list_t, replay.timed, "timed"),
+    JD(dv_list_t, replay.captured_qps, "captured_qps"),
+    JD(dv_list_t, replay.schedule_qps, "schedule_qps"),
+    JU(dv_list_t, replay.captured_clients, "captured_clients", INT64_MAX),
+    JU(dv_list_t, replay.clients, "clients", INT64_MAX),
+    JU(dv_list_t, replay.per_client_min, "per_client_min", INT64_MAX),
+    JU(dv_list_t, replay.per_client_median, "per_client_median", INT64_MAX),
+    JU(dv_list_t, replay.per_client_max, "per_client_max", INT64_MAX),
+    JU(dv_list_t, replay.rewritten, "rewritten", INT64_MAX),
+};
+/* "config"."replay" (optional); then its "timing" and "input". */
+static const jfield_t replay_opt_fields[] = {
+    JD(dv_replay_options_t, speed, "speed"),
+    JU(dv_replay_options_t, multiply, "multiply", 1000),
+    JU(dv_replay_options_t, max_clients, "max_clients", UINT32_MAX),
+    JB(dv_replay_options_t, strip_edns_options, "strip_edns_options"),
+    JB(dv_replay_options_t, strip_ecs, "strip_ecs"),
+    JB(dv_replay_options_t, force_rd, "force_rd"),
+};
+/* "passes[i]"."replay" (optional, --timing original only); then its "lag" histogram. */
+static const jfield_t pass_replay_fields[] = {
+    JD(dv_pass_result_t, send_qps, "send_qps"),
 };
 /* "passes[i]"; then "counters", "latency", "udp_snmp", "intervals". */
 static const jfield_t pass_fields[] = {
@@ -449,6 +477,11 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 	w_set(w, o, "counters", w_counters(w, &r->stats.c));
 	w_set(w, o, "latency", w_latency(w, &r->stats.latency));
 	w_section(w, o, "udp_snmp", &r->udp, TABLE(udp_fields));
+	if (r->scheduled) {
+		json_t *rp = w_section(w, o, "replay", r, TABLE(pass_replay_fields));
+		if (rp != NULL)
+			w_set(w, rp, "lag", w_latency(w, &r->lag));
+	}
 	for (size_t i = 0; i < r->n_intervals && r->intervals != NULL; i++) {
 		json_t *e = json_object();
 		if (e == NULL) {
@@ -499,12 +532,25 @@ static void w_config(wctx_t *w, json_t *root, const dv_study_t *s)
 			snprintf(hex + 2 * i, 3, "%02x", s->ql.edns_opts[i]);
 		w_str(w, qo, "edns_options", hex);
 	}
+	qo = w_section(w, cfg, "replay", &s->replay, TABLE(replay_opt_fields));
+	if (qo != NULL) {
+		w_str(w, qo, "timing", dv_replay_timing_name(s->replay.timing));
+		w_str(w, qo, "input", dv_input_kind_name(s->input_kind));
+	}
 	w_set(w, root, "config", cfg);
 }
 
 static void w_list_sha(wctx_t *w, json_t *e, const void *list)
 {
-	w_str(w, e, "sha256", ((const dv_list_t *)list)->sha256);
+	const dv_list_t *l = list;
+	json_t *in;
+
+	w_str(w, e, "sha256", l->sha256);
+	if (l->input[0] == '\0')
+		return;
+	in = w_section(w, e, "input", l, TABLE(list_input_fields));
+	if (in != NULL)
+		w_str(w, in, "kind", l->input);
 }
 
 /*
@@ -1001,6 +1047,15 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		             (unsigned long long)res->stats.c.completed);
 	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0)
 		return rc;
+	dv_hist_init(&res->lag);
+	if (json_object_get(o, "replay") != NULL) { /* optional: --timing original passes */
+		json_t *rp, *lag;
+		res->scheduled = true;
+		if ((rc = r_section(r, o, "replay", res, TABLE(pass_replay_fields), &rp)) != 0 ||
+		    (rc = r_obj(r, rp, "lag", &lag)) != 0 ||
+		    (rc = r_latency(r, lag, &res->lag)) != 0)
+			return rc;
+	}
 	return r_intervals(r, o, res);
 }
 
@@ -1124,6 +1179,32 @@ static int r_edns_options(rctx_t *r, json_t *qo, dv_querylist_options_t *ql)
 	return 0;
 }
 
+/* "config"."replay" (optional): timing, speed, copies, clients, rewrites. */
+static int r_replay_options(rctx_t *r, json_t *cfg, dv_study_t *s)
+{
+	json_t *rp;
+	char *timing = NULL, *input = NULL;
+	dv_err_t e;
+	int rc;
+
+	dv_replay_options_init(&s->replay);
+	if (json_object_get(cfg, "replay") == NULL)
+		return 0;
+	if ((rc = r_section(r, cfg, "replay", &s->replay, TABLE(replay_opt_fields), &rp)) != 0 ||
+	    (rc = r_str(r, rp, "timing", false, &timing)) != 0 ||
+	    (rc = r_str(r, rp, "input", false, &input)) != 0)
+		goto out;
+	if (timing != NULL && dv_replay_timing_parse(timing, &s->replay.timing, &e) != 0)
+		rc = r_bad(r, "config.replay.timing must be \"list\" or \"original\"");
+	else if (input != NULL && strcmp(input, "auto") != 0 &&
+	         dv_input_kind_parse(input, &s->input_kind, &e) != 0)
+		rc = r_bad(r, "config.replay.input is not an input kind");
+out:
+	free(timing);
+	free(input);
+	return rc;
+}
+
 static int r_config(rctx_t *r, json_t *root, dv_study_t *s)
 {
 	json_t *cfg, *qo;
@@ -1132,7 +1213,8 @@ static int r_config(rctx_t *r, json_t *root, dv_study_t *s)
 	if ((rc = r_obj(r, root, "config", &cfg)) != 0 || (rc = r_plan(r, cfg, s)) != 0 ||
 	    (rc = r_fields(r, cfg, s, TABLE(config_fields))) != 0 ||
 	    (rc = r_section(r, cfg, "run", &s->run, TABLE(run_fields), NULL)) != 0 ||
-	    (rc = r_section(r, cfg, "query_options", &s->ql, TABLE(qopt_fields), &qo)) != 0)
+	    (rc = r_section(r, cfg, "query_options", &s->ql, TABLE(qopt_fields), &qo)) != 0 ||
+	    (rc = r_replay_options(r, cfg, s)) != 0)
 		return rc;
 	return r_edns_options(r, qo, &s->ql);
 }
@@ -1180,6 +1262,23 @@ static int r_sha256(rctx_t *r, json_t *e, dv_list_t *l)
 	return 0;
 }
 
+/* "input" (optional): the kind read, malformed records, replay figures. */
+static int r_list_input(rctx_t *r, json_t *e, dv_list_t *l)
+{
+	json_t *in;
+	char *kind = NULL;
+	int rc;
+
+	if (json_object_get(e, "input") == NULL)
+		return 0;
+	if ((rc = r_section(r, e, "input", l, TABLE(list_input_fields), &in)) != 0 ||
+	    (rc = r_str(r, in, "kind", true, &kind)) != 0)
+		return rc;
+	snprintf(l->input, sizeof(l->input), "%s", kind);
+	free(kind);
+	return 0;
+}
+
 static int r_lists(rctx_t *r, json_t *root, dv_study_t *s)
 {
 	json_t *lists;
@@ -1195,7 +1294,7 @@ static int r_lists(rctx_t *r, json_t *root, dv_study_t *s)
 		if (!json_is_object(e))
 			return r_bad(r, "must be an object");
 		if ((rc = r_fields(r, e, l, TABLE(list_fields))) != 0 ||
-		    (rc = r_sha256(r, e, l)) != 0)
+		    (rc = r_sha256(r, e, l)) != 0 || (rc = r_list_input(r, e, l)) != 0)
 			return rc;
 	}
 	r->where[0] = '\0';

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "input/input_types.h"
 #include "input/querylist.h"
+#include "input/replay.h"
 #include "engine/run.h"
 #include "base/util.h"
 
@@ -43,6 +45,10 @@ typedef struct dv_list {
 	uint64_t queries;  /* number of queries */
 	uint64_t lines;
 	char sha256[65]; /* of the file's bytes, hex; "" for stdin */
+	/* What src/input read (results files before issue 17 lack it: "" and 0). */
+	char input[8];           /* "text", "binary", "pcap" or "dnstap" */
+	uint64_t malformed;      /* records skipped as malformed (dv_input_stats_t) */
+	dv_replay_info_t replay; /* clients, captured and scheduled rates (src/input/replay.h) */
 } dv_list_t;
 
 typedef struct dv_pass_record {
@@ -69,6 +75,8 @@ typedef struct dv_study {
 	/* configuration */
 	dv_run_config_t run;
 	dv_querylist_options_t ql;
+	dv_input_kind_t input_kind; /* --input / -B (DV_INPUT_AUTO: detected per list) */
+	dv_replay_options_t replay; /* --timing, --speed, --multiply, --max-clients, rewrites */
 	dv_target_t *targets;
 	size_t n_targets;
 	dv_list_t *lists;

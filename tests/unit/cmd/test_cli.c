@@ -177,7 +177,6 @@ static void test_dnsperf_only_flags(void **state)
 	EXPECT_ERROR("-m: 'quic' is not a mode (udp, tcp, dot or doh)", "-m", "quic");
 	EXPECT_ERROR("-y: TSIG is not supported yet", "-y", "hmac-sha256:k:c2VjcmV0");
 	EXPECT_ERROR("-u: dynamic updates are not supported yet", "-u");
-	EXPECT_ERROR("-B: dnsperf's binary input", "-B");
 	EXPECT_ERROR("-O suppress: 'noise' is not a message type", "-O", "suppress=timeouts,noise");
 	EXPECT_ERROR("-O num-queries-per-conn: connections (TCP, DoT, DoH) are not supported yet",
 	             "-O", "num-queries-per-conn=100");
