@@ -141,7 +141,9 @@ int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
 	ancount = dv_wire_get16(q + 6);
 	nscount = dv_wire_get16(q + 8);
 	arcount = dv_wire_get16(q + 10);
-	if ((q[2] & DV_DNS_QR) != 0 || qdcount != 1)
+	if ((q[2] & DV_DNS_QR) != 0)
+		return -EBADMSG; /* a response: never answered (two servers would loop) */
+	if (qdcount != 1)
 		return build_formerr(q, &w, o->wrong_id);
 
 	namelen = dv_wire_read_plain_name(&c); /* nothing precedes it to point to */
