@@ -3,6 +3,7 @@
 #define DV_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,14 @@ char *dv_argv_quote(int argc, char *const *argv);
  * ("FILE: why").
  */
 int dv_sha256_file(const char *path, char hex[65], dv_err_t *err);
+
+/*
+ * Do two path names name the same file? Both existing: the same device and inode
+ * (links and symlinks included). Otherwise (one about to be created): the same real
+ * directory and the same last component. "-" (standard input/output) is never the
+ * same as anything.
+ */
+bool dv_same_file(const char *a, const char *b);
 
 #define DV_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define DV_MIN(a, b)     ((a) < (b) ? (a) : (b))

@@ -311,32 +311,6 @@ static int parse_local_address(dv_run_config_t *run, const char *val, dv_err_t *
 	return 0;
 }
 
-/* Do two path names name the same file (existing or about to be created)? */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	char *da, *db, ra[PATH_MAX], rb[PATH_MAX], *ba, *bb;
-	bool same = false;
-
-	if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
-		return false;
-	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-	/* Not both there yet: the same directory and the same last component. */
-	da = strdup(a);
-	db = strdup(b);
-	ba = strdup(a);
-	bb = strdup(b);
-	if (da != NULL && db != NULL && ba != NULL && bb != NULL &&
-	    realpath(dirname(da), ra) != NULL && realpath(dirname(db), rb) != NULL)
-		same = strcmp(ra, rb) == 0 && strcmp(basename(ba), basename(bb)) == 0;
-	free(da);
-	free(db);
-	free(ba);
-	free(bb);
-	return same;
-}
-
 /* Is PATH a place a results file can be written (before a run that may take hours)? */
 static int check_writable(const char *flag, const char *path, dv_err_t *err)
 {
@@ -377,19 +351,19 @@ static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 		if (out[i].path == NULL || strcmp(out[i].path, "-") == 0)
 			continue;
 		for (j = 0; j < cfg->study.n_lists; j++)
-			if (same_file(out[i].path, cfg->study.lists[j].path))
+			if (dv_same_file(out[i].path, cfg->study.lists[j].path))
 				return dv_err_set(err, -EINVAL,
 				                  "%s: '%s' is also a query list (-d); refusing to "
 				                  "overwrite it",
 				                  out[i].flag, out[i].path);
 		if (cfg->gates.baseline_path != NULL &&
-		    same_file(out[i].path, cfg->gates.baseline_path))
+		    dv_same_file(out[i].path, cfg->gates.baseline_path))
 			return dv_err_set(err, -EINVAL,
 			                  "%s: '%s' is also the --baseline file; refusing to "
 			                  "overwrite it",
 			                  out[i].flag, out[i].path);
 		for (j = 0; j < i; j++)
-			if (out[j].path != NULL && same_file(out[i].path, out[j].path))
+			if (out[j].path != NULL && dv_same_file(out[i].path, out[j].path))
 				return dv_err_set(err, -EINVAL, "%s: '%s' is also the %s output",
 				                  out[i].flag, out[i].path, out[j].flag);
 		rc = check_writable(out[i].flag, out[i].path, err);

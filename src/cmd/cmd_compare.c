@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/util.h"
 #include "cmd/cmd.h"
 #include "results/compare.h"
 #include "results/gates.h"
@@ -76,6 +77,16 @@ int dv_cmd_compare(int argc, char **argv)
 		compare_usage(stderr);
 		dv_gates_free(&g);
 		return 2;
+	}
+	for (int i = optind; i < argc && g.junit_path != NULL; i++) {
+		if (dv_same_file(g.junit_path, argv[i])) {
+			fprintf(stderr,
+			        "dnsvolley compare: --junit: '%s' is also a results file to "
+			        "compare; refusing to overwrite it\n",
+			        g.junit_path);
+			dv_gates_free(&g);
+			return 2;
+		}
 	}
 	if (dv_results_read_json(argv[optind], &base, &err) != 0) {
 		fprintf(stderr, "dnsvolley compare: %s\n", err.msg);

@@ -3,6 +3,7 @@
 # For --json or --dns-metrics naming the query list (-d), --csv naming the --json file and
 # --json naming the --baseline: exit 2, a message saying which file is also what
 # (src/cmd/cli.c, check_outputs), and the query list and baseline are left byte for byte.
+# compare --junit naming one of its results files: the same (src/cmd/cmd_compare.c).
 . "$(dirname "$0")/lib.sh"
 [ -x "$DV" ] || fail "binaries not built"
 cd "$TMP"
@@ -30,5 +31,18 @@ check "--json = -d" -d l.txt --json l.txt
 check "--dns-metrics = -d" -d l.txt --dns-metrics l.txt
 check "--csv = --json" -d l.txt --json out.json --csv out.json
 check "--json = --baseline" -d l.txt --json base.json --baseline base.json --max-qps-drop 50
+# compare --junit naming one of the results files it reads (issue 16 item 2).
+cp base.json new.json
+for junit in base.json new.json ./base.json; do
+	rc=0
+	"$DV" compare --max-qps-drop 50% --junit "$junit" base.json new.json >out.txt 2>err.txt || rc=$?
+	cmp -s base.json base.orig || fail "compare --junit $junit: the baseline was overwritten"
+	cmp -s new.json base.orig || fail "compare --junit $junit: the new file was overwritten"
+	assert_eq "compare --junit $junit: exit status" 2 "$rc"
+	grep -q "is also a results file" err.txt || fail "compare --junit $junit: message: $(cat err.txt)"
+done
+"$DV" compare --max-qps-drop 50% --junit j.xml base.json new.json >out.txt 2>err.txt ||
+	fail "compare --junit j.xml: $(cat err.txt)"
+grep -q '<testsuite' j.xml || fail "compare --junit j.xml: no JUnit written"
 stop_responder R
 echo "unsafe-outputs: all assertions hold"
