@@ -963,6 +963,76 @@ static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 	return 0;
 }
 
+/* Every J_DBL of table t in the struct at base: finite and >= 0 (null reads as NaN). */
+static int check_figures(rctx_t *r, const char *pre, const void *base, const jfield_t *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		if (t[i].type != J_DBL)
+			continue;
+		memcpy(&v, (const char *)base + t[i].off, sizeof(v));
+		if (!isfinite(v) || v < 0)
+			return r_bad(r, "%s\"%s\" must be a finite number >= 0", pre, t[i].key);
+	}
+	return 0;
+}
+
+/* Accepted qps: completed / run_time_s within rounding (files are written bit-exact). */
+static bool qps_consistent(double qps, uint64_t completed, double run_time_s)
+{
+	double want = run_time_s > 0 ? (double)completed / run_time_s : 0;
+
+	return isfinite(want) && fabs(qps - want) <= DV_MAX(1e-3, 1e-9 * want);
+}
+
+/*
+ * The invariants of doc/numbers.md, so that no reader (report, compare, gates) computes
+ * with a figure the engine cannot produce: sent = completed + lost + interrupted, late <=
+ * lost, every real figure finite and >= 0, run_time_s 0 or >= 1 ns, qps = completed /
+ * run_time_s. The message names the field.
+ */
+static int check_pass(rctx_t *r, const dv_pass_record_t *p)
+{
+	const dv_pass_result_t *res = &p->res;
+	const dv_counters_t *c = &res->stats.c;
+	const dv_hist_t *h = &res->stats.latency;
+	char pre[48];
+	int rc;
+
+	if (c->completed > c->sent)
+		return r_bad(r, "completed %llu is above sent %llu",
+		             (unsigned long long)c->completed, (unsigned long long)c->sent);
+	if (c->lost > c->sent)
+		return r_bad(r, "lost %llu is above sent %llu", (unsigned long long)c->lost,
+		             (unsigned long long)c->sent);
+	if (c->late > c->lost)
+		return r_bad(r, "late %llu is above lost %llu", (unsigned long long)c->late,
+		             (unsigned long long)c->lost);
+	if (c->interrupted > c->sent || c->sent - c->completed - c->lost != c->interrupted ||
+	    c->completed + c->lost > c->sent)
+		return r_bad(r, "sent %llu is not completed %llu + lost %llu + interrupted %llu",
+		             (unsigned long long)c->sent, (unsigned long long)c->completed,
+		             (unsigned long long)c->lost, (unsigned long long)c->interrupted);
+	if ((rc = check_figures(r, "", p, TABLE(pass_fields))) != 0)
+		return rc;
+	if (!isfinite(h->sum_ns) || h->sum_ns < 0)
+		return r_bad(r, "latency \"sum_ns\" must be a finite number >= 0");
+	if (!isfinite(h->sumsq_ns) || h->sumsq_ns < 0)
+		return r_bad(r, "latency \"sumsq_ns\" must be a finite number >= 0");
+	if (res->run_time_s > 0 && res->run_time_s < 1e-9)
+		return r_bad(r, "\"run_time_s\" must be 0 or at least 1 ns");
+	if (!qps_consistent(res->qps, c->completed, res->run_time_s))
+		return r_bad(r, "qps %g is not completed %llu / run_time_s %g (%g)", res->qps,
+		             (unsigned long long)c->completed, res->run_time_s,
+		             res->run_time_s > 0 ? (double)c->completed / res->run_time_s : 0.0);
+	for (size_t i = 0; i < res->n_intervals; i++) {
+		snprintf(pre, sizeof(pre), "intervals[%zu]: ", i);
+		if ((rc = check_figures(r, pre, &res->intervals[i], TABLE(interval_fields))) != 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p)
 {
 	dv_pass_result_t *res = &p->res;
@@ -986,9 +1056,10 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		return r_bad(r, "latency count %llu differs from completed %llu",
 		             (unsigned long long)res->stats.latency.count,
 		             (unsigned long long)res->stats.c.completed);
-	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0)
+	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0 ||
+	    (rc = r_intervals(r, o, res)) != 0)
 		return rc;
-	return r_intervals(r, o, res);
+	return check_pass(r, p);
 }
 
 /* "1.2.3.4:53" / "[::1]:53" -> sockaddr; leaves AF_UNSPEC when it is not numeric. */

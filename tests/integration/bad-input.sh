@@ -112,6 +112,14 @@ expect 2 "array.json: not a dnsvolley results file (the top level is not an obje
 expect 2 "v99.json: unsupported schema_version (this dnsvolley reads 1 to 1)" compare v99.json good.json
 expect 2 "other.json: not a dnsvolley results file" compare other.json good.json
 expect 2 "negative.json:" compare good.json negative.json
+# Files that break doc/numbers.md's invariants (issue 16 item 3): refused, the field named.
+sed 's/"qps": [0-9.e+]*/"qps": 1e308/' good.json >hugeqps.json
+sed 's/"lost": 0,/"lost": 25,/' good.json >lost-above-sent.json
+sed 's/"qps": [0-9.e+]*/"qps": -1.0/' good.json >negqps.json
+expect 2 "hugeqps.json: passes[0]: qps 1e+308 is not completed 20 / run_time_s" compare hugeqps.json good.json
+expect 2 "lost-above-sent.json: passes[0]: lost 25 is above sent 20" compare good.json lost-above-sent.json
+expect 2 "negqps.json: passes[0]: \"qps\" must be a finite number >= 0" report negqps.json
+expect 2 "--baseline: hugeqps.json: passes[0]: qps 1e+308" -s "$S" -d l.txt --baseline hugeqps.json --max-qps-drop 5
 expect 2 "l.txt:1: not valid JSON" compare l.txt good.json
 expect 2 "$TMP: read failed: Is a directory" compare good.json "$TMP"
 expect 2 "needs a BASE file and at least one NEW file" compare good.json
