@@ -120,9 +120,10 @@ int dv_cmd_compare(int argc, char **argv)
 			status = 2;
 		}
 	}
-	fflush(stdout);
-	if (ferror(stdout) && status == 0)
+	if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
+		fprintf(stderr, "dnsvolley compare: standard output: write failed\n");
 		status = 2;
+	}
 	dv_gate_report_free(&rep);
 	dv_study_free(&base);
 	dv_gates_free(&g);

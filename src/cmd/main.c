@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,27 @@ static void print_pass(void *ctx, const dv_study_t *s, const dv_pass_record_t *p
 	fflush(out);
 }
 
+/*
+ * A standard output that cannot be written (a closed pipe: `| head -1`; a full disk) does not
+ * stop the run: SIGPIPE is ignored, the results files are written as usual, and the exit
+ * status becomes 2 (an unwritable output) unless it already says something worse.
+ */
+static int check_stdout(int status)
+{
+	int e = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0)
+		e = errno;
+	if (e == 0 && !ferror(stdout))
+		return status;
+	fprintf(stderr,
+	        "dnsvolley: standard output: write failed%s%s (the report is incomplete; "
+	        "results files were written)\n",
+	        e ? ": " : "", e ? strerror(e) : "");
+	return status ? status : EXIT_USAGE;
+}
+
 static int run_main(int argc, char **argv)
 {
 	dv_config_t cfg;
@@ -173,7 +195,7 @@ static int run_main(int argc, char **argv)
 			status = EXIT_GATE_FAILED;
 		}
 	}
-	fflush(stdout);
+	status = check_stdout(status);
 	fflush(stderr);
 	if (have_baseline)
 		dv_study_free(&baseline);
@@ -183,6 +205,8 @@ static int run_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* A closed stdout gives EPIPE on write, not death: results files are still written. */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return dv_cmd_compare(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
