@@ -24,6 +24,18 @@ static void compare_usage(FILE *out)
 	      out);
 }
 
+/* A results file, its strings escaped for the terminal (labels may hold ESC, BEL, CR). */
+static int read_escaped(const char *path, dv_study_t *s, dv_err_t *err)
+{
+	int rc = dv_results_read_json(path, s, err);
+
+	if (rc == 0 && (rc = dv_results_escape_terminal(s)) != 0) {
+		dv_study_free(s);
+		return dv_err_set(err, rc, "%s: out of memory", path);
+	}
+	return rc;
+}
+
 int dv_cmd_compare(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -88,14 +100,14 @@ int dv_cmd_compare(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (dv_results_read_json(argv[optind], &base, &err) != 0) {
+	if (read_escaped(argv[optind], &base, &err) != 0) {
 		fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
 		dv_gates_free(&g);
 		return 2;
 	}
 	for (int i = optind + 1; i < argc && status == 0; i++) {
 		char prefix[300];
-		if (dv_results_read_json(argv[i], &cur, &err) != 0) {
+		if (read_escaped(argv[i], &cur, &err) != 0) {
 			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
 			status = 2;
 			break;

@@ -3,6 +3,8 @@
 
 #include "results/results_json.h"
 
+#include "base/escape.h"
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -1371,4 +1373,41 @@ out:
 		fclose(f);
 	free(buf);
 	return rc;
+}
+
+/* *p escaped in place (freed and replaced) when it holds a control character. */
+static int escape_one(char **p)
+{
+	char *e;
+
+	if (*p == NULL || !dv_term_needs_escape(*p))
+		return 0;
+	if ((e = dv_term_escape(*p)) == NULL)
+		return -ENOMEM;
+	free(*p);
+	*p = e;
+	return 0;
+}
+
+int dv_results_escape_terminal(dv_study_t *s)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < s->n_targets; i++) {
+		dv_target_t *t = &s->targets[i];
+		rc |= escape_one(&t->label) | escape_one(&t->spec) | escape_one(&t->addr_text) |
+		      escape_one(&t->flush_cmd) | escape_one(&t->server_version);
+	}
+	for (size_t i = 0; i < s->n_lists; i++)
+		rc |= escape_one(&s->lists[i].label) | escape_one(&s->lists[i].path);
+	rc |= escape_one(&s->tool_version) | escape_one(&s->cmdline) | escape_one(&s->hostname) |
+	      escape_one(&s->kernel) | escape_one(&s->after_pass_cmd);
+	if (dv_term_needs_escape(s->fail_msg)) {
+		char *e = dv_term_escape(s->fail_msg);
+		if (e == NULL)
+			return -ENOMEM;
+		snprintf(s->fail_msg, sizeof(s->fail_msg), "%s", e);
+		free(e);
+	}
+	return rc != 0 ? -ENOMEM : 0;
 }

@@ -33,6 +33,15 @@ char *dv_results_dump_json(const dv_study_t *s, dv_err_t *err);
  * s is then left freed and zeroed.
  */
 int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err);
+/*
+ * Replace every string of s read from a file (labels, addresses, paths, versions, host,
+ * command line, failure message) with its dv_term_escape form, so that printing it cannot
+ * drive the terminal (ESC, BEL, CR, C1 controls become visible \xHH / \uHHHH). For
+ * report and compare, which print what a file says; not for plot (it escapes for HTML
+ * and gnuplot itself). Returns 0 or -ENOMEM.
+ */
+int dv_results_escape_terminal(dv_study_t *s);
+
 /* The same from memory; name is used in messages (tests, fuzzing). */
 int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_study_t *s,
                            dv_err_t *err);
