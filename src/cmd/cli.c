@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "results/gates.h"
+#include "results/results_json.h"
 #include "cmd/target.h"
 
 enum {
@@ -770,6 +771,20 @@ static int assign_flush(parse_state_t *ps, dv_err_t *err)
 	return 0;
 }
 
+/* No study of more passes than a results file may hold (results/results_json.h). */
+static int check_plan_size(const dv_study_t *st, dv_err_t *err)
+{
+	uint64_t per = (uint64_t)st->n_plan * (st->repeat ? st->repeat : 1) + (st->warmup ? 1 : 0);
+	uint64_t n = (uint64_t)st->n_targets * st->n_lists * per;
+
+	if (n > DV_RESULTS_MAX_PASSES)
+		return dv_err_set(err, -EINVAL,
+		                  "--repeat: %llu passes planned (targets x lists x passes x "
+		                  "repeats), more than the %d a results file holds",
+		                  (unsigned long long)n, DV_RESULTS_MAX_PASSES);
+	return 0;
+}
+
 /* Everything that needs all flags: defaults, then the cross-checks in order. */
 static int finish(parse_state_t *ps, dv_err_t *err)
 {
@@ -786,7 +801,7 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	    cfg->gates.baseline_path == NULL)
 		return dv_err_set(err, -EINVAL,
 		                  "--max-qps-drop and --max-p99-rise need --baseline FILE");
-	return 0;
+	return check_plan_size(&cfg->study, err);
 }
 
 int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)

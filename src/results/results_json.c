@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/atomicfile.h"
@@ -606,7 +607,8 @@ int dv_results_write_json(const dv_study_t *s, const char *path, dv_err_t *err)
 typedef struct rctx {
 	const char *name; /* file name for messages */
 	dv_err_t *err;
-	char where[96]; /* "passes[3]" */
+	size_t n_intervals; /* so far, all passes: at most DV_RESULTS_MAX_INTERVALS */
+	char where[96];     /* "passes[3]" */
 } rctx_t;
 
 static int r_bad(rctx_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -951,6 +953,14 @@ static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 	json_t *iv;
 	int rc;
 
+	if ((rc = r_arr(r, o, "intervals", &iv)) != 0)
+		return rc;
+	r->n_intervals += json_array_size(iv);
+	if (r->n_intervals > DV_RESULTS_MAX_INTERVALS)
+		return r_bad(r,
+		             "more than %d interval snapshots in the file: not read (the limit "
+		             "keeps memory bounded; use a longer --stats-interval)",
+		             DV_RESULTS_MAX_INTERVALS);
 	if ((rc = r_array(r, o, "intervals", sizeof(dv_interval_t), &iv,
 	                  (void **)&res->intervals)) != 0)
 		return rc;
@@ -1267,6 +1277,13 @@ static int r_passes(rctx_t *r, json_t *root, dv_study_t *s)
 	json_t *passes;
 	int rc;
 
+	if ((rc = r_arr(r, root, "passes", &passes)) != 0)
+		return rc;
+	if (json_array_size(passes) > DV_RESULTS_MAX_PASSES)
+		return r_bad(r,
+		             "%zu passes, more than the %d this dnsvolley reads (the limit keeps "
+		             "memory bounded)",
+		             json_array_size(passes), DV_RESULTS_MAX_PASSES);
 	if ((rc = r_array(r, root, "passes", sizeof(*s->passes), &passes, (void **)&s->passes)) !=
 	    0)
 		return rc;
@@ -1309,6 +1326,36 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 	return r_status(r, root, s);
 }
 
+/* About how many JSON values buf holds: '[', '{' and ',' outside strings (no parsing). */
+static size_t count_values(const char *buf, size_t len)
+{
+	size_t n = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char ch = buf[i];
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+		} else if (ch == '"') {
+			in_str = true;
+		} else if (ch == ',' || ch == '[' || ch == '{') {
+			n++;
+		}
+	}
+	return n;
+}
+
+static int too_large(const char *name, dv_err_t *err)
+{
+	return dv_err_set(err, -EFBIG,
+	                  "%s: larger than %llu MiB, more than this dnsvolley reads (the limit "
+	                  "keeps memory bounded)",
+	                  name, DV_RESULTS_MAX_BYTES >> 20);
+}
+
 int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_study_t *s,
                            dv_err_t *err)
 {
@@ -1318,6 +1365,14 @@ int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_stu
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	if (len > DV_RESULTS_MAX_BYTES)
+		return too_large(name, err);
+	if (count_values(buf, len) > DV_RESULTS_MAX_VALUES)
+		return dv_err_set(
+		    err, -EFBIG,
+		    "%s: more than %d JSON values, more than this dnsvolley reads (the "
+		    "limit keeps memory bounded)",
+		    name, DV_RESULTS_MAX_VALUES);
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL)
 		return dv_err_set(err, -EINVAL, "%s:%d: not valid JSON: %s", name, jerr.line,
@@ -1334,6 +1389,7 @@ int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_stu
 int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err)
 {
 	FILE *f;
+	struct stat st;
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 	int rc;
@@ -1343,10 +1399,15 @@ int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err)
 	if (f == NULL)
 		return dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	errno = 0;
+	if (f != stdin && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size > DV_RESULTS_MAX_BYTES) {
+		rc = too_large(path, err);
+		goto out;
+	}
 	for (;;) {
 		if (cap - len < 65536) {
-			if (cap > ((size_t)1 << 34)) {
-				rc = dv_err_set(err, -EFBIG, "%s: file too large", path);
+			if (len > DV_RESULTS_MAX_BYTES) { /* a pipe, or a file still growing */
+				rc = too_large(path, err);
 				goto out;
 			}
 			char *nb = realloc(buf, cap ? cap * 2 : 65536 * 2);

@@ -26,6 +26,18 @@ int dv_results_write_json(const dv_study_t *s, const char *path, dv_err_t *err);
 char *dv_results_dump_json(const dv_study_t *s, dv_err_t *err);
 
 /*
+ * Limits of the reader, so that a small hostile file cannot make report or compare use
+ * gigabytes (each pass costs ~75 KB in memory whatever its size in the file, each JSON value
+ * ~80 B while parsed): larger files are refused with a message naming the limit, the bytes
+ * and the values before parsing. Reading takes at most about 1.5 GB. The run refuses a plan
+ * of more than DV_RESULTS_MAX_PASSES passes.
+ */
+#define DV_RESULTS_MAX_BYTES     (256ULL << 20) /* file size */
+#define DV_RESULTS_MAX_PASSES    10000          /* "passes" entries */
+#define DV_RESULTS_MAX_INTERVALS 500000         /* interval snapshots, all passes together */
+#define DV_RESULTS_MAX_VALUES    10000000       /* JSON values (~80 B of memory each when parsed) */
+
+/*
  * Read a results file back into s (zeroed first; free with dv_study_free). The
  * passes are rebuilt exactly as written (counters, histogram, intervals); lists
  * are not compiled (ql stays empty). Any malformed, inconsistent or unsupported

@@ -499,6 +499,59 @@ static void test_rejects(void **state)
 	free(good);
 }
 
+/* Limits that keep a small hostile file from taking gigabytes (issue 16 item 7). */
+static void test_limits(void **state)
+{
+	(void)state;
+	dv_study_t a;
+	dv_err_t err;
+	char *good, *bad, *many;
+	size_t n;
+
+	build(&a);
+	good = dv_results_dump_json(&a, &err);
+	assert_non_null(good);
+	dv_study_free(&a);
+	/* More passes than DV_RESULTS_MAX_PASSES: refused before any is read. */
+	n = (size_t)DV_RESULTS_MAX_PASSES + 1 - 8; /* the file has 8 passes after these */
+	many = malloc(n * 3 + 16);
+	assert_non_null(many);
+	strcpy(many, "\"passes\": [{}");
+	size_t k = strlen(many);
+	for (size_t i = 1; i < n; i++, k += 3)
+		memcpy(many + k, ",{}", 3);
+	strcpy(many + k, ",");
+	bad = subst(good, "\"passes\": [", many);
+	expect_reject(bad, "10001 passes, more than the 10000 this dnsvolley reads");
+	free(bad);
+	/* More interval snapshots than DV_RESULTS_MAX_INTERVALS. */
+	n = (size_t)DV_RESULTS_MAX_INTERVALS + 1;
+	many = realloc(many, n * 3 + 32);
+	assert_non_null(many);
+	strcpy(many, "\"intervals\": [{}");
+	for (size_t i = 1; i < n; i++)
+		memcpy(many + strlen("\"intervals\": [{}") + 3 * (i - 1), ",{}", 4);
+	strcat(many, "]");
+	bad = subst(good, "\"intervals\": []", many);
+	expect_reject(bad, "more than 500000 interval snapshots");
+	free(bad);
+	free(many);
+	free(good);
+	/* More JSON values than DV_RESULTS_MAX_VALUES: refused before parsing. */
+	n = (size_t)DV_RESULTS_MAX_VALUES + 1;
+	many = malloc(2 * n + 2);
+	assert_non_null(many);
+	many[0] = '[';
+	for (size_t i = 0; i < n; i++)
+		memcpy(many + 1 + 2 * i, "0,", 2);
+	many[2 * n] = ']';
+	many[2 * n + 1] = '\0';
+	dv_study_t s;
+	assert_int_equal(dv_results_read_buffer(many, 2 * n + 1, "v.json", &s, &err), -EFBIG);
+	assert_non_null(strstr(err.msg, "v.json: more than 10000000 JSON values"));
+	free(many);
+}
+
 /*
  * The reader must never crash nor leak on damaged input (the fuzz target replays
  * more): flip, delete and duplicate bytes of a valid file thousands of times.
@@ -561,6 +614,7 @@ int main(void)
 	    cmocka_unit_test(test_every_counter_distinct),
 	    cmocka_unit_test(test_empty_and_nonfinite),
 	    cmocka_unit_test(test_rejects),
+	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_mutations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
