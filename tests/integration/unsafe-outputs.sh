@@ -44,5 +44,22 @@ done
 "$DV" compare --max-qps-drop 50% --junit j.xml base.json new.json >out.txt 2>err.txt ||
 	fail "compare --junit j.xml: $(cat err.txt)"
 grep -q '<testsuite' j.xml || fail "compare --junit j.xml: no JUnit written"
+# Output files honour the umask (they hold command lines), and --json/--csv on a symlink write
+# through it: the link stays, its target gets the content (issue 16 item 8).
+(umask 077 && "$DV" --no-progress --quiet -s "$S" -d l.txt --json private.json --csv private.csv) ||
+	fail "umask 077 run"
+assert_eq "--json mode under umask 077" 600 "$(stat -c %a private.json)"
+assert_eq "--csv mode under umask 077" 600 "$(stat -c %a private.csv)"
+mkdir hist
+"$DV" --no-progress --quiet -s "$S" -d l.txt --csv hist/h.csv >/dev/null 2>&1 || fail "history run"
+ln -s hist/h.csv link.csv
+"$DV" --no-progress --quiet -s "$S" -d l.txt --csv link.csv >/dev/null 2>err.txt || fail "csv via symlink: $(cat err.txt)"
+[ -L link.csv ] || fail "--csv replaced the symlink"
+assert_eq "history rows through the symlink (header + 2)" 3 "$(wc -l <hist/h.csv)"
+ln -s missing/r.json dangling.json
+rc=0
+"$DV" --no-progress --quiet -s "$S" -d l.txt --json dangling.json >/dev/null 2>err.txt || rc=$?
+assert_eq "--json on a dangling symlink: exit status" 2 "$rc"
+grep -q "is a symbolic link to a missing file" err.txt || fail "dangling: message: $(cat err.txt)"
 stop_responder R
 echo "unsafe-outputs: all assertions hold"
