@@ -105,9 +105,11 @@ int dv_parse_duration_ns(const char *s, uint64_t *out_ns)
 	} else if (len > 1 && buf[len - 1] == 's') {
 		buf[len - 1] = '\0';
 	}
-	rc = dv_parse_double(buf, 0.0, 1e7, &v);
+	rc = dv_parse_double(buf, 0.0, 1e300, &v);
 	if (rc != 0)
 		return rc;
+	if (v * scale > DV_DURATION_MAX_S * 1e9)
+		return -ERANGE;
 	*out_ns = (uint64_t)llround(v * scale);
 	return 0;
 }

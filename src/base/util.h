@@ -34,7 +34,11 @@ uint64_t dv_wall_ns(void);
  */
 int dv_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int dv_parse_double(const char *s, double min, double max, double *out);
-/* Seconds with fractions ("0.5", "5", "250ms", "2s") into nanoseconds. */
+/*
+ * Seconds with fractions ("0.5", "5", "250ms", "2s") into nanoseconds: -EINVAL when it is
+ * not a duration, -ERANGE when it is negative or above DV_DURATION_MAX_S (whatever the unit).
+ */
+#define DV_DURATION_MAX_S 1e7 /* seconds (~116 days) */
 int dv_parse_duration_ns(const char *s, uint64_t *out_ns);
 
 /*

@@ -168,7 +168,12 @@ static int parse_seconds(const char *flag, const char *val, uint64_t *out_ns, dv
 {
 	uint64_t ns;
 
-	if (dv_parse_duration_ns(val, &ns) != 0)
+	int rc = dv_parse_duration_ns(val, &ns);
+
+	if (rc == -ERANGE)
+		return dv_err_set(err, -EINVAL, "%s: '%s' is out of range (0 to %.0f s)", flag, val,
+		                  DV_DURATION_MAX_S);
+	if (rc != 0)
 		return bad(err, flag, val, "is not a duration in seconds (e.g. 5, 0.5, 250ms)");
 	if (ns == 0)
 		return bad(err, flag, val, "must be greater than zero");

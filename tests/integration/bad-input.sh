@@ -73,7 +73,10 @@ fi
 expect 2 "-q: '0' is out of range" -s "$S" -d l.txt -q 0
 expect 2 "-c: 'abc' is not a whole number" -s "$S" -d l.txt -c abc
 expect 2 "-c: '100001' is out of range" -s "$S" -d l.txt -c 100001
-expect 2 "-t: '-1' is not a duration" -s "$S" -d l.txt -t -1
+expect 2 "-t: '-1' is out of range (0 to 10000000 s)" -s "$S" -d l.txt -t -1
+expect 2 "-l: '1000000000' is out of range (0 to 10000000 s)" -s "$S" -d l.txt -l 1000000000
+expect 2 "-l: '2e10ms' is out of range" -s "$S" -d l.txt -l 2e10ms
+expect 2 "-l: 'soon' is not a duration" -s "$S" -d l.txt -l soon
 expect 2 "-l: '0' must be greater than zero" -s "$S" -d l.txt -l 0
 expect 2 "-Q: '0' is not a rate" -s "$S" -d l.txt -Q 0
 expect 2 "-p: '70000' is out of range" -s "$S" -d l.txt -p 70000
