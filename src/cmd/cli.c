@@ -354,7 +354,16 @@ static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 	int rc;
 
 	for (i = 0; i < DV_ARRAY_SIZE(out); i++) {
-		if (out[i].path == NULL || strcmp(out[i].path, "-") == 0)
+		if (out[i].path == NULL)
+			continue;
+		for (j = 0; j < i && strcmp(out[i].path, "-") == 0; j++)
+			if (out[j].path != NULL && strcmp(out[j].path, "-") == 0)
+				return dv_err_set(
+				    err, -EINVAL,
+				    "%s: '-' (standard output) is also the %s output: "
+				    "two formats would be mixed",
+				    out[i].flag, out[j].flag);
+		if (strcmp(out[i].path, "-") == 0)
 			continue;
 		for (j = 0; j < cfg->study.n_lists; j++)
 			if (dv_same_file(out[i].path, cfg->study.lists[j].path))

@@ -30,6 +30,8 @@ check() { # WHAT ARGS...: exit 2, a message saying which file is also what, inpu
 check "--json = -d" -d l.txt --json l.txt
 check "--dns-metrics = -d" -d l.txt --dns-metrics l.txt
 check "--csv = --json" -d l.txt --json out.json --csv out.json
+check "--json - and --dns-metrics - (both on stdout)" -d l.txt --json - --dns-metrics -
+check "--csv - and --json -" -d l.txt --csv - --json -
 check "--json = --baseline" -d l.txt --json base.json --baseline base.json --max-qps-drop 50
 # compare --junit naming one of the results files it reads (issue 16 item 2).
 cp base.json new.json
