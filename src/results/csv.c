@@ -7,6 +7,7 @@
 #include "base/atomicfile.h"
 #include "study/groups.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -439,6 +440,21 @@ static int parse_record(const char *buf, size_t len, size_t *pos, char **fv, siz
 	return (int)nf;
 }
 
+/* Is s a UTC time as the history writes it, YYYY-MM-DDTHH:MM:SSZ (fields in range)? */
+static bool is_utc_time(const char *s)
+{
+	static const char pat[] = "dddd-dd-ddTdd:dd:ddZ";
+	int mo, d, h, mi, se;
+
+	for (size_t i = 0; i < sizeof(pat) - 1; i++)
+		if (pat[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != pat[i])
+			return false;
+	if (s[sizeof(pat) - 1] != '\0' ||
+	    sscanf(s + 5, "%2d-%2dT%2d:%2d:%2d", &mo, &d, &h, &mi, &se) != 5)
+		return false;
+	return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && se <= 60;
+}
+
 int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
 {
 	size_t len, pos = 0, line = 1, cap = 0;
@@ -484,6 +500,16 @@ int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
 			rc = dv_err_set(err, -EPROTO, "%s:%zu: %s", path, start_line,
 			                nf < 0 ? "unterminated quoted field"
 			                       : "wrong number of fields");
+			goto fail;
+		}
+		/* plot writes the date into its data files: a newline there would forge rows. */
+		if (!is_utc_time(fv[dv_csv_column("date")])) {
+			for (size_t c = 0; c < dv_csv_ncolumns; c++)
+				free(fv[c]);
+			free(fv);
+			rc = dv_err_set(err, -EPROTO,
+			                "%s:%zu: \"date\" is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)",
+			                path, start_line);
 			goto fail;
 		}
 		if (t->n == cap) {
