@@ -168,6 +168,27 @@ if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
 	expect 2 "--dns-metrics: full/m.jsonl: write failed: No space left on device" --no-progress --quiet -s "$S" -d l.txt --dns-metrics full/m.jsonl
 	[ ! -e full/m.jsonl ] || fail "full disk: a partial dns-metrics file was left"
 	umount full
+	# plot on a full disk (issue 16 item 9): room for the scripts and data, not for every
+	# chart. The error names the disk, and no truncated or empty png/svg is left.
+	if command -v gnuplot >/dev/null; then
+		mount -t tmpfs -o size=256k tmpfs full
+		dd if=/dev/zero of=full/fill bs=4k count=54 2>/dev/null || true # ~40 KiB left
+		rc=0
+		"$DV" plot good.json -o full/p >out.txt 2>err.txt || rc=$?
+		assert_eq "plot on a full disk: exit status" 2 "$rc"
+		grep -qF "No space left on device" err.txt || fail "plot on a full disk: message: $(cat err.txt)"
+		for f in full/p/*.png; do
+			[ -e "$f" ] || continue
+			[ "$(tail -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 49454e44ae426082 ] ||
+				fail "plot on a full disk: $f is truncated"
+		done
+		for f in full/p/*.svg; do
+			[ -e "$f" ] || continue
+			grep -q '</svg>' "$f" || fail "plot on a full disk: $f is truncated or empty"
+		done
+		echo "ok: plot on a full disk: $(head -1 err.txt)"
+		umount full
+	fi
 else
 	echo "note: cannot mount a tmpfs here (not root?): full-disk rows not checked"
 fi
