@@ -27,6 +27,7 @@ enum {
 	OPT_FLUSH,
 	OPT_WARMUP,
 	OPT_READY_TIMEOUT,
+	OPT_FLUSH_TIMEOUT,
 	OPT_JSON,
 	OPT_CSV,
 	OPT_METRICS,
@@ -72,6 +73,7 @@ static const struct option long_opts[] = {
     {"warmup", no_argument, NULL, OPT_WARMUP},
     {"after-pass", required_argument, NULL, OPT_AFTER_PASS},
     {"ready-timeout", required_argument, NULL, OPT_READY_TIMEOUT},
+    {"flush-timeout", required_argument, NULL, OPT_FLUSH_TIMEOUT},
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"dns-metrics", required_argument, NULL, OPT_METRICS},
@@ -130,6 +132,7 @@ void dv_cli_usage(FILE *out)
 	      "  --flush [LABEL=]CMD    cache flush before each cold pass\n"
 	      "  --warmup               an unreported pass first        --ready-timeout S (30)\n"
 	      "  --after-pass CMD       shell command after every pass (DV_PASS_KIND etc. set)\n"
+	      "  --flush-timeout S      time limit of --flush and --after-pass commands (600)\n"
 	      "Output:\n"
 	      "  -S, --stats-interval S  interval lines           -v, --verbose  a line per query\n"
 	      "  --json FILE|-   results file    --csv FILE   history row per pass\n"
@@ -530,7 +533,7 @@ static int opt_query(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	return NOT_MINE;
 }
 
-/* Study plan: --passes --repeat --flush --warmup --after-pass --ready-timeout. */
+/* Study plan: --passes --repeat --flush --warmup --after-pass --ready-timeout --flush-timeout. */
 static int opt_study(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 {
 	dv_study_t *st = &ps->cfg->study;
@@ -556,6 +559,8 @@ static int opt_study(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		return 0;
 	case OPT_READY_TIMEOUT:
 		return parse_seconds("--ready-timeout", val, &st->ready_timeout_ns, err);
+	case OPT_FLUSH_TIMEOUT:
+		return parse_seconds("--flush-timeout", val, &st->flush_timeout_ns, err);
 	}
 	return NOT_MINE;
 }

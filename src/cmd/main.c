@@ -11,6 +11,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "engine/run.h"
 #include "results/gates.h"
 #include "results/csv.h"
 #include "results/metrics.h"
@@ -132,8 +133,18 @@ static int run_main(int argc, char **argv)
 		dv_config_free(&cfg);
 		return EXIT_USAGE;
 	}
+	/* SIGINT/SIGTERM counted from here on (an inherited SIG_IGN is replaced): a signal
+	 * while the lists load ends the run as interrupted (3), not killed (130/143). */
+	dv_run_catch_signals();
 	fill_metadata(&cfg.study);
-	if (load_lists(&cfg.study, &err) != 0) {
+	rc = load_lists(&cfg.study, &err);
+	if (dv_run_stop_requested()) {
+		fprintf(stderr, "dnsvolley: interrupted while loading the query lists: nothing "
+		                "measured, no results file written\n");
+		dv_config_free(&cfg);
+		return EXIT_RUN_FAILED;
+	}
+	if (rc != 0) {
 		fprintf(stderr, "dnsvolley: %s\n", err.msg);
 		dv_config_free(&cfg);
 		return EXIT_USAGE;

@@ -73,6 +73,7 @@ typedef struct dv_study {
 	bool query_version;   /* ask each target for version.bind CH TXT before the first pass */
 	char *after_pass_cmd; /* --after-pass: shell command run after every pass, or NULL */
 	uint64_t ready_timeout_ns;
+	uint64_t flush_timeout_ns; /* --flush-timeout: --flush/--after-pass limit; 0: 600 s */
 	/* results, in the order run */
 	dv_pass_record_t *passes;
 	size_t n_passes;
