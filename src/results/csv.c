@@ -351,6 +351,14 @@ static char *slurp(const char *path, size_t *len, dv_err_t *err, int *rc)
 		}
 		r = fread(buf + n, 1, 65536, fp);
 		n += r;
+		if (n > DV_CSV_MAX_BYTES) {
+			free(buf);
+			fclose(fp);
+			*rc = dv_err_set(err, -EFBIG,
+			                 "%s: larger than %d MiB, more than this dnsvolley reads",
+			                 path, DV_CSV_MAX_BYTES >> 20);
+			return NULL;
+		}
 	} while (r > 0);
 	if (ferror(fp)) {
 		free(buf);
@@ -457,18 +465,29 @@ static bool is_utc_time(const char *s)
 
 int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
 {
-	size_t len, pos = 0, line = 1, cap = 0;
+	size_t len;
 	int rc;
 	char *buf = slurp(path, &len, err, &rc);
-	char **fv;
 
 	memset(t, 0, sizeof(*t));
 	if (buf == NULL)
 		return rc;
+	rc = dv_csv_read_buffer(buf, len, path, t, err);
+	free(buf);
+	return rc;
+}
+
+int dv_csv_read_buffer(const char *buf, size_t len, const char *path, dv_csv_table_t *t,
+                       dv_err_t *err)
+{
+	size_t pos = 0, line = 1, cap = 0;
+	int rc;
+	char **fv;
+
+	memset(t, 0, sizeof(*t));
 	size_t hl = strlen(dv_csv_header());
 	if (len < hl || strncmp(buf, dv_csv_header(), hl) != 0 ||
-	    (buf[hl] != '\n' && buf[hl] != '\r' && buf[hl] != '\0')) {
-		free(buf);
+	    (len > hl && buf[hl] != '\n' && buf[hl] != '\r' && buf[hl] != '\0')) {
 		return dv_err_set(err, -EPROTO,
 		                  "%s: not a dnsvolley history file: the first line is not \"%s\"",
 		                  path, dv_csv_header());
@@ -525,10 +544,8 @@ int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
 		}
 		t->rows[t->n++] = fv;
 	}
-	free(buf);
 	return 0;
 fail:
-	free(buf);
 	dv_csv_table_free(t);
 	return rc;
 }
