@@ -12,7 +12,9 @@ INTEGRATION_TESTS = \
 	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh \
 	tests/integration/responder-tcp.sh \
 	tests/integration/capture.sh tests/integration/loss.sh \
-	tests/integration/terminal.sh
+	tests/integration/terminal.sh \
+	tests/integration/closed-stdout.sh tests/integration/hostile-files.sh \
+	tests/integration/signals.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
 # how this build is configured, so the sanitizer builds leave it out.
 if !SANITIZED

@@ -17,6 +17,7 @@
 
 #include "results/gates.h"
 #include "cmd/cli_replay.h"
+#include "results/results_json.h"
 #include "cmd/target.h"
 
 enum {
@@ -28,6 +29,7 @@ enum {
 	OPT_FLUSH,
 	OPT_WARMUP,
 	OPT_READY_TIMEOUT,
+	OPT_FLUSH_TIMEOUT,
 	OPT_JSON,
 	OPT_CSV,
 	OPT_METRICS,
@@ -83,6 +85,7 @@ static const struct option long_opts[] = {
     {"hot-time", required_argument, NULL, OPT_HOT_TIME},
     {"hot-runs", required_argument, NULL, OPT_HOT_RUNS},
     {"probe", required_argument, NULL, OPT_PROBE},
+    {"flush-timeout", required_argument, NULL, OPT_FLUSH_TIMEOUT},
     {"json", required_argument, NULL, OPT_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"dns-metrics", required_argument, NULL, OPT_METRICS},
@@ -157,6 +160,7 @@ void dv_cli_usage(FILE *out)
 	    "  --hot-time S           hot pass length (2, at least 1)",
 	    "  --hot-runs N           hot pass: runs through the list instead",
 	    "  --probe 'NAME [TYPE] [CLASS]'  readiness probe (version.bind CH TXT)",
+	    "  --flush-timeout S      time limit of --flush and --after-pass commands (600)",
 	    "  (a cold pass is one run through its list: -l and -n are for plain runs)",
 	    "Output:",
 	    "  -S, --stats-interval S  interval lines         -v, --verbose  a line per query",
@@ -228,7 +232,12 @@ static int parse_seconds(const char *flag, const char *val, uint64_t *out_ns, dv
 {
 	uint64_t ns;
 
-	if (dv_parse_duration_ns(val, &ns) != 0)
+	int rc = dv_parse_duration_ns(val, &ns);
+
+	if (rc == -ERANGE)
+		return dv_err_set(err, -EINVAL, "%s: '%s' is out of range (0 to %.0f s)", flag, val,
+		                  DV_DURATION_MAX_S);
+	if (rc != 0)
 		return bad(err, flag, val, "is not a duration in seconds (e.g. 5, 0.5, 250ms)");
 	if (ns == 0)
 		return bad(err, flag, val, "must be greater than zero");
@@ -372,32 +381,6 @@ static int parse_local_address(dv_run_config_t *run, const char *val, dv_err_t *
 	return 0;
 }
 
-/* Do two path names name the same file (existing or about to be created)? */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	char *da, *db, ra[PATH_MAX], rb[PATH_MAX], *ba, *bb;
-	bool same = false;
-
-	if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
-		return false;
-	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-	/* Not both there yet: the same directory and the same last component. */
-	da = strdup(a);
-	db = strdup(b);
-	ba = strdup(a);
-	bb = strdup(b);
-	if (da != NULL && db != NULL && ba != NULL && bb != NULL &&
-	    realpath(dirname(da), ra) != NULL && realpath(dirname(db), rb) != NULL)
-		same = strcmp(ra, rb) == 0 && strcmp(basename(ba), basename(bb)) == 0;
-	free(da);
-	free(db);
-	free(ba);
-	free(bb);
-	return same;
-}
-
 /* Is PATH a place a results file can be written (before a run that may take hours)? */
 static int check_writable(const char *flag, const char *path, dv_err_t *err)
 {
@@ -435,22 +418,31 @@ static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 	int rc;
 
 	for (i = 0; i < DV_ARRAY_SIZE(out); i++) {
-		if (out[i].path == NULL || strcmp(out[i].path, "-") == 0)
+		if (out[i].path == NULL)
+			continue;
+		for (j = 0; j < i && strcmp(out[i].path, "-") == 0; j++)
+			if (out[j].path != NULL && strcmp(out[j].path, "-") == 0)
+				return dv_err_set(
+				    err, -EINVAL,
+				    "%s: '-' (standard output) is also the %s output: "
+				    "two formats would be mixed",
+				    out[i].flag, out[j].flag);
+		if (strcmp(out[i].path, "-") == 0)
 			continue;
 		for (j = 0; j < cfg->study.n_lists; j++)
-			if (same_file(out[i].path, cfg->study.lists[j].path))
+			if (dv_same_file(out[i].path, cfg->study.lists[j].path))
 				return dv_err_set(err, -EINVAL,
 				                  "%s: '%s' is also a query list (-d); refusing to "
 				                  "overwrite it",
 				                  out[i].flag, out[i].path);
 		if (cfg->gates.baseline_path != NULL &&
-		    same_file(out[i].path, cfg->gates.baseline_path))
+		    dv_same_file(out[i].path, cfg->gates.baseline_path))
 			return dv_err_set(err, -EINVAL,
 			                  "%s: '%s' is also the --baseline file; refusing to "
 			                  "overwrite it",
 			                  out[i].flag, out[i].path);
 		for (j = 0; j < i; j++)
-			if (out[j].path != NULL && same_file(out[i].path, out[j].path))
+			if (out[j].path != NULL && dv_same_file(out[i].path, out[j].path))
 				return dv_err_set(err, -EINVAL, "%s: '%s' is also the %s output",
 				                  out[i].flag, out[i].path, out[j].flag);
 		rc = check_writable(out[i].flag, out[i].path, err);
@@ -619,7 +611,7 @@ static int opt_query(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	return NOT_MINE;
 }
 
-/* Study plan: --passes --repeat --flush --warmup --after-pass --ready-timeout. */
+/* Study plan: --passes --repeat --flush --warmup --after-pass --ready-timeout --flush-timeout. */
 static int opt_study(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 {
 	dv_study_t *st = &ps->cfg->study;
@@ -661,6 +653,8 @@ static int opt_study(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case OPT_PROBE:
 		ps->probe = val;
 		return 0;
+	case OPT_FLUSH_TIMEOUT:
+		return parse_seconds("--flush-timeout", val, &st->flush_timeout_ns, err);
 	}
 	return NOT_MINE;
 }
@@ -1132,6 +1126,20 @@ static int check_study(parse_state_t *ps, dv_err_t *err)
 	return 0;
 }
 
+/* No study of more passes than a results file may hold (results/results_json.h). */
+static int check_plan_size(const dv_study_t *st, dv_err_t *err)
+{
+	uint64_t per = (uint64_t)st->n_plan * (st->repeat ? st->repeat : 1) + (st->warmup ? 1 : 0);
+	uint64_t n = (uint64_t)st->n_targets * st->n_lists * per;
+
+	if (n > DV_RESULTS_MAX_PASSES)
+		return dv_err_set(err, -EINVAL,
+		                  "--repeat: %llu passes planned (targets x lists x passes x "
+		                  "repeats), more than the %d a results file holds",
+		                  (unsigned long long)n, DV_RESULTS_MAX_PASSES);
+	return 0;
+}
+
 /* Everything that needs all flags: defaults, then the cross-checks in order. */
 static int finish(parse_state_t *ps, dv_err_t *err)
 {
@@ -1151,7 +1159,7 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	    cfg->gates.baseline_path == NULL)
 		return dv_err_set(err, -EINVAL,
 		                  "--max-qps-drop and --max-p99-rise need --baseline FILE");
-	return 0;
+	return check_plan_size(&cfg->study, err);
 }
 
 int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)

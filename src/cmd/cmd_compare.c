@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/util.h"
 #include "cmd/cmd.h"
 #include "results/compare.h"
 #include "results/gates.h"
@@ -21,6 +22,18 @@ static void compare_usage(FILE *out)
 	      "  --max-qps-drop 5%   --max-p99-rise 10%   --junit FILE (JUnit XML)\n"
 	      "exit status: 0 all gates hold, 1 a gate failed, 2 usage or input error\n",
 	      out);
+}
+
+/* A results file, its strings escaped for the terminal (labels may hold ESC, BEL, CR). */
+static int read_escaped(const char *path, dv_study_t *s, dv_err_t *err)
+{
+	int rc = dv_results_read_json(path, s, err);
+
+	if (rc == 0 && (rc = dv_results_escape_terminal(s)) != 0) {
+		dv_study_free(s);
+		return dv_err_set(err, rc, "%s: out of memory", path);
+	}
+	return rc;
 }
 
 int dv_cmd_compare(int argc, char **argv)
@@ -77,14 +90,24 @@ int dv_cmd_compare(int argc, char **argv)
 		dv_gates_free(&g);
 		return 2;
 	}
-	if (dv_results_read_json(argv[optind], &base, &err) != 0) {
+	for (int i = optind; i < argc && g.junit_path != NULL; i++) {
+		if (dv_same_file(g.junit_path, argv[i])) {
+			fprintf(stderr,
+			        "dnsvolley compare: --junit: '%s' is also a results file to "
+			        "compare; refusing to overwrite it\n",
+			        g.junit_path);
+			dv_gates_free(&g);
+			return 2;
+		}
+	}
+	if (read_escaped(argv[optind], &base, &err) != 0) {
 		fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
 		dv_gates_free(&g);
 		return 2;
 	}
 	for (int i = optind + 1; i < argc && status == 0; i++) {
 		char prefix[300];
-		if (dv_results_read_json(argv[i], &cur, &err) != 0) {
+		if (read_escaped(argv[i], &cur, &err) != 0) {
 			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
 			status = 2;
 			break;
@@ -109,9 +132,10 @@ int dv_cmd_compare(int argc, char **argv)
 			status = 2;
 		}
 	}
-	fflush(stdout);
-	if (ferror(stdout) && status == 0)
+	if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
+		fprintf(stderr, "dnsvolley compare: standard output: write failed\n");
 		status = 2;
+	}
 	dv_gate_report_free(&rep);
 	dv_study_free(&base);
 	dv_gates_free(&g);

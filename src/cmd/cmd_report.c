@@ -56,6 +56,11 @@ int dv_cmd_report(int argc, char **argv)
 		fprintf(stderr, "dnsvolley report: %s\n", err.msg);
 		return 2;
 	}
+	if (dv_results_escape_terminal(&s) != 0) { /* labels may hold ESC, BEL, CR */
+		fprintf(stderr, "dnsvolley report: out of memory\n");
+		dv_study_free(&s);
+		return 2;
+	}
 	char when[64] = "?";
 	time_t secs = (time_t)(s.start_wall_ns / DV_NS_PER_S);
 	struct tm tm;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "cmd/cmd.h"
 #include "input/input.h"
 #include "input/replay.h"
+#include "engine/run.h"
 #include "results/gates.h"
 #include "results/csv.h"
 #include "results/metrics.h"
@@ -156,6 +158,27 @@ static bool any_pass_unanswered(const dv_study_t *st)
 	return false;
 }
 
+/*
+ * A standard output that cannot be written (a closed pipe: `| head -1`; a full disk) does not
+ * stop the run: SIGPIPE is ignored, the results files are written as usual, and the exit
+ * status becomes 2 (an unwritable output) unless it already says something worse.
+ */
+static int check_stdout(int status)
+{
+	int e = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0)
+		e = errno;
+	if (e == 0 && !ferror(stdout))
+		return status;
+	fprintf(stderr,
+	        "dnsvolley: standard output: write failed%s%s (the report is incomplete; "
+	        "results files were written)\n",
+	        e ? ": " : "", e ? strerror(e) : "");
+	return status ? status : EXIT_USAGE;
+}
+
 static int run_main(int argc, char **argv)
 {
 	dv_config_t cfg;
@@ -181,8 +204,18 @@ static int run_main(int argc, char **argv)
 		dup2(STDOUT_FILENO, STDERR_FILENO);
 	if (cfg.note[0] != '\0')
 		fprintf(stderr, "dnsvolley: note: %s\n", cfg.note);
+	/* SIGINT/SIGTERM counted from here on (an inherited SIG_IGN is replaced): a signal
+	 * while the lists load ends the run as interrupted (3), not killed (130/143). */
+	dv_run_catch_signals();
 	fill_metadata(&cfg.study);
-	if (load_lists(&cfg.study, &err) != 0) {
+	rc = load_lists(&cfg.study, &err);
+	if (dv_run_stop_requested()) {
+		fprintf(stderr, "dnsvolley: interrupted while loading the query lists: nothing "
+		                "measured, no results file written\n");
+		dv_config_free(&cfg);
+		return EXIT_RUN_FAILED;
+	}
+	if (rc != 0) {
 		fprintf(stderr, "dnsvolley: %s\n", err.msg);
 		dv_config_free(&cfg);
 		return EXIT_USAGE;
@@ -249,7 +282,7 @@ static int run_main(int argc, char **argv)
 			status = EXIT_GATE_FAILED;
 		}
 	}
-	fflush(stdout);
+	status = check_stdout(status);
 	fflush(stderr);
 	if (have_baseline)
 		dv_study_free(&baseline);
@@ -259,6 +292,8 @@ static int run_main(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* A closed stdout gives EPIPE on write, not death: results files are still written. */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return dv_cmd_compare(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)

@@ -194,7 +194,9 @@ static int slurp(int fd, const char *path, uint8_t **buf, size_t *len, bool *map
 		n = read(fd, *buf + *len, cap - *len);
 		if (n == 0)
 			return 0;
-		if (n < 0 && errno != EINTR) {
+		/* EINTR too: the only handlers count SIGINT/SIGTERM (installed without
+		 * SA_RESTART), so an interrupted read is the user asking to stop. */
+		if (n < 0) {
 			int e = errno;
 			free(*buf);
 			return dv_err_set(err, -e, "%s: %s", path, strerror(e));

@@ -288,6 +288,8 @@ int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
 	if (out == NULL || cap < DV_DNS_HEADER_LEN)
 		return -ENOSPC;
 	dv_wire_writer_init(&w, out, cap);
+	if ((q[2] & DV_DNS_QR) != 0)
+		return -EBADMSG; /* a response: never answered (two servers would loop) */
 	if (!parse_query(q, qlen, &pq))
 		return build_formerr(q, &w, o->wrong_id);
 	if (o->reflect)

@@ -3,6 +3,7 @@
 
 #include "responder/responder.h"
 
+#include "base/dns.h"
 #include "responder/answer.h"
 
 #include <arpa/inet.h>
@@ -403,8 +404,8 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 	w->c.received++;
 	n = ++w->nq;
 	mark_port(w, &w->raddr[i]);
-	if ((mh->msg_flags & MSG_TRUNC) != 0) {
-		w->c.malformed++;
+	if ((mh->msg_flags & MSG_TRUNC) != 0 || (qlen >= 3 && (q[2] & DV_DNS_QR) != 0)) {
+		w->c.malformed++; /* QR set: a response; never answered, not even by a fault */
 		return;
 	}
 	if (every(cfg->drop_every, n)) {

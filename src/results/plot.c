@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,13 +103,38 @@ static void gp_end(FILE *fp, const chart_t *c)
 	        c->name);
 }
 
-static int file_nonempty(const char *dir, const char *name, const char *ext)
+/*
+ * Did gnuplot write the whole image? A PNG ends with its IEND chunk, an SVG with </svg>:
+ * on a full disk gnuplot may exit 0 after a short write (issue 16 item 9).
+ */
+static bool chart_complete(const char *dir, const char *name, const char *ext)
 {
-	char path[4096];
-	struct stat st;
+	static const unsigned char iend[8] = {'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+	char path[4096], tail[64];
+	FILE *f;
+	size_t n = 0;
 
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
-	return stat(path, &st) == 0 && st.st_size > 0;
+	if ((f = fopen(path, "rb")) == NULL)
+		return false;
+	if (fseek(f, -(long)sizeof(tail), SEEK_END) != 0)
+		rewind(f);
+	n = fread(tail, 1, sizeof(tail), f);
+	fclose(f);
+	if (strcmp(ext, "png") == 0)
+		return n >= sizeof(iend) &&
+		       memcmp(tail + n - sizeof(iend), iend, sizeof(iend)) == 0;
+	return memmem(tail, n, "</svg>", 6) != NULL;
+}
+
+static void chart_remove(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s.png", dir, name);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s.svg", dir, name);
+	unlink(path);
 }
 
 /* Start gnuplot NAME.gp in the directory (its own process group, stdin /dev/null, stdout and
@@ -163,9 +189,15 @@ static int run_gnuplot(plot_ctx_t *p, chart_t *c)
 		return dv_err_set(p->err, -EIO, "%s/%s: %s failed (status %d); see %s", p->dir,
 		                  script, p->gnuplot,
 		                  pr.end == DV_PROC_EXITED ? pr.code : 128 + pr.code, log);
-	if (!file_nonempty(p->dir, c->name, "png") || !file_nonempty(p->dir, c->name, "svg"))
-		return dv_err_set(p->err, -EIO, "%s/%s: %s wrote no %s.png/.svg; see %s", p->dir,
-		                  script, p->gnuplot, c->name, log);
+	if (!chart_complete(p->dir, c->name, "png") || !chart_complete(p->dir, c->name, "svg")) {
+		struct statvfs vs;
+		bool full = statvfs(p->dir, &vs) == 0 && vs.f_bavail == 0;
+		chart_remove(p->dir, c->name); /* no truncated or empty image left behind */
+		return dv_err_set(p->err, full ? -ENOSPC : -EIO,
+		                  "%s/%s: %s could not write a whole %s.png and %s.svg: %s; see %s",
+		                  p->dir, script, p->gnuplot, c->name, c->name,
+		                  full ? strerror(ENOSPC) : "incomplete output", log);
+	}
 	c->made = true;
 	return 0;
 }

@@ -3,6 +3,8 @@
 
 #include "results/results_json.h"
 
+#include "base/escape.h"
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/atomicfile.h"
@@ -661,7 +664,8 @@ int dv_results_write_json(const dv_study_t *s, const char *path, dv_err_t *err)
 typedef struct rctx {
 	const char *name; /* file name for messages */
 	dv_err_t *err;
-	char where[96]; /* "passes[3]" */
+	size_t n_intervals; /* so far, all passes: at most DV_RESULTS_MAX_INTERVALS */
+	char where[96];     /* "passes[3]" */
 } rctx_t;
 
 static int r_bad(rctx_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1008,6 +1012,14 @@ static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 	json_t *iv;
 	int rc;
 
+	if ((rc = r_arr(r, o, "intervals", &iv)) != 0)
+		return rc;
+	r->n_intervals += json_array_size(iv);
+	if (r->n_intervals > DV_RESULTS_MAX_INTERVALS)
+		return r_bad(r,
+		             "more than %d interval snapshots in the file: not read (the limit "
+		             "keeps memory bounded; use a longer --stats-interval)",
+		             DV_RESULTS_MAX_INTERVALS);
 	if ((rc = r_array(r, o, "intervals", sizeof(dv_interval_t), &iv,
 	                  (void **)&res->intervals)) != 0)
 		return rc;
@@ -1017,6 +1029,76 @@ static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 		if (!json_is_object(e))
 			return r_bad(r, "intervals[%zu] must be an object", i);
 		if ((rc = r_fields(r, e, &res->intervals[i], TABLE(interval_fields))) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Every J_DBL of table t in the struct at base: finite and >= 0 (null reads as NaN). */
+static int check_figures(rctx_t *r, const char *pre, const void *base, const jfield_t *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		if (t[i].type != J_DBL)
+			continue;
+		memcpy(&v, (const char *)base + t[i].off, sizeof(v));
+		if (!isfinite(v) || v < 0)
+			return r_bad(r, "%s\"%s\" must be a finite number >= 0", pre, t[i].key);
+	}
+	return 0;
+}
+
+/* Accepted qps: completed / run_time_s within rounding (files are written bit-exact). */
+static bool qps_consistent(double qps, uint64_t completed, double run_time_s)
+{
+	double want = run_time_s > 0 ? (double)completed / run_time_s : 0;
+
+	return isfinite(want) && fabs(qps - want) <= DV_MAX(1e-3, 1e-9 * want);
+}
+
+/*
+ * The invariants of doc/numbers.md, so that no reader (report, compare, gates) computes
+ * with a figure the engine cannot produce: sent = completed + lost + interrupted, late <=
+ * lost, every real figure finite and >= 0, run_time_s 0 or >= 1 ns, qps = completed /
+ * run_time_s. The message names the field.
+ */
+static int check_pass(rctx_t *r, const dv_pass_record_t *p)
+{
+	const dv_pass_result_t *res = &p->res;
+	const dv_counters_t *c = &res->stats.c;
+	const dv_hist_t *h = &res->stats.latency;
+	char pre[48];
+	int rc;
+
+	if (c->completed > c->sent)
+		return r_bad(r, "completed %llu is above sent %llu",
+		             (unsigned long long)c->completed, (unsigned long long)c->sent);
+	if (c->lost > c->sent)
+		return r_bad(r, "lost %llu is above sent %llu", (unsigned long long)c->lost,
+		             (unsigned long long)c->sent);
+	if (c->late > c->lost)
+		return r_bad(r, "late %llu is above lost %llu", (unsigned long long)c->late,
+		             (unsigned long long)c->lost);
+	if (c->interrupted > c->sent || c->sent - c->completed - c->lost != c->interrupted ||
+	    c->completed + c->lost > c->sent)
+		return r_bad(r, "sent %llu is not completed %llu + lost %llu + interrupted %llu",
+		             (unsigned long long)c->sent, (unsigned long long)c->completed,
+		             (unsigned long long)c->lost, (unsigned long long)c->interrupted);
+	if ((rc = check_figures(r, "", p, TABLE(pass_fields))) != 0)
+		return rc;
+	if (!isfinite(h->sum_ns) || h->sum_ns < 0)
+		return r_bad(r, "latency \"sum_ns\" must be a finite number >= 0");
+	if (!isfinite(h->sumsq_ns) || h->sumsq_ns < 0)
+		return r_bad(r, "latency \"sumsq_ns\" must be a finite number >= 0");
+	if (res->run_time_s > 0 && res->run_time_s < 1e-9)
+		return r_bad(r, "\"run_time_s\" must be 0 or at least 1 ns");
+	if (!qps_consistent(res->qps, c->completed, res->run_time_s))
+		return r_bad(r, "qps %g is not completed %llu / run_time_s %g (%g)", res->qps,
+		             (unsigned long long)c->completed, res->run_time_s,
+		             res->run_time_s > 0 ? (double)c->completed / res->run_time_s : 0.0);
+	for (size_t i = 0; i < res->n_intervals; i++) {
+		snprintf(pre, sizeof(pre), "intervals[%zu]: ", i);
+		if ((rc = check_figures(r, pre, &res->intervals[i], TABLE(interval_fields))) != 0)
 			return rc;
 	}
 	return 0;
@@ -1045,7 +1127,8 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		return r_bad(r, "latency count %llu differs from completed %llu",
 		             (unsigned long long)res->stats.latency.count,
 		             (unsigned long long)res->stats.c.completed);
-	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0)
+	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0 ||
+	    (rc = r_intervals(r, o, res)) != 0)
 		return rc;
 	dv_hist_init(&res->lag);
 	if (json_object_get(o, "replay") != NULL) { /* optional: --timing original passes */
@@ -1056,7 +1139,7 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		    (rc = r_latency(r, lag, &res->lag)) != 0)
 			return rc;
 	}
-	return r_intervals(r, o, res);
+	return check_pass(r, p);
 }
 
 /* "1.2.3.4:53" / "[::1]:53" -> sockaddr; leaves AF_UNSPEC when it is not numeric. */
@@ -1306,6 +1389,13 @@ static int r_passes(rctx_t *r, json_t *root, dv_study_t *s)
 	json_t *passes;
 	int rc;
 
+	if ((rc = r_arr(r, root, "passes", &passes)) != 0)
+		return rc;
+	if (json_array_size(passes) > DV_RESULTS_MAX_PASSES)
+		return r_bad(r,
+		             "%zu passes, more than the %d this dnsvolley reads (the limit keeps "
+		             "memory bounded)",
+		             json_array_size(passes), DV_RESULTS_MAX_PASSES);
 	if ((rc = r_array(r, root, "passes", sizeof(*s->passes), &passes, (void **)&s->passes)) !=
 	    0)
 		return rc;
@@ -1348,6 +1438,36 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 	return r_status(r, root, s);
 }
 
+/* About how many JSON values buf holds: '[', '{' and ',' outside strings (no parsing). */
+static size_t count_values(const char *buf, size_t len)
+{
+	size_t n = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char ch = buf[i];
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+		} else if (ch == '"') {
+			in_str = true;
+		} else if (ch == ',' || ch == '[' || ch == '{') {
+			n++;
+		}
+	}
+	return n;
+}
+
+static int too_large(const char *name, dv_err_t *err)
+{
+	return dv_err_set(err, -EFBIG,
+	                  "%s: larger than %llu MiB, more than this dnsvolley reads (the limit "
+	                  "keeps memory bounded)",
+	                  name, DV_RESULTS_MAX_BYTES >> 20);
+}
+
 int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_study_t *s,
                            dv_err_t *err)
 {
@@ -1357,6 +1477,14 @@ int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_stu
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	if (len > DV_RESULTS_MAX_BYTES)
+		return too_large(name, err);
+	if (count_values(buf, len) > DV_RESULTS_MAX_VALUES)
+		return dv_err_set(
+		    err, -EFBIG,
+		    "%s: more than %d JSON values, more than this dnsvolley reads (the "
+		    "limit keeps memory bounded)",
+		    name, DV_RESULTS_MAX_VALUES);
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL)
 		return dv_err_set(err, -EINVAL, "%s:%d: not valid JSON: %s", name, jerr.line,
@@ -1373,6 +1501,7 @@ int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_stu
 int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err)
 {
 	FILE *f;
+	struct stat st;
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 	int rc;
@@ -1382,10 +1511,15 @@ int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err)
 	if (f == NULL)
 		return dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	errno = 0;
+	if (f != stdin && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size > DV_RESULTS_MAX_BYTES) {
+		rc = too_large(path, err);
+		goto out;
+	}
 	for (;;) {
 		if (cap - len < 65536) {
-			if (cap > ((size_t)1 << 34)) {
-				rc = dv_err_set(err, -EFBIG, "%s: file too large", path);
+			if (len > DV_RESULTS_MAX_BYTES) { /* a pipe, or a file still growing */
+				rc = too_large(path, err);
 				goto out;
 			}
 			char *nb = realloc(buf, cap ? cap * 2 : 65536 * 2);
@@ -1412,4 +1546,41 @@ out:
 		fclose(f);
 	free(buf);
 	return rc;
+}
+
+/* *p escaped in place (freed and replaced) when it holds a control character. */
+static int escape_one(char **p)
+{
+	char *e;
+
+	if (*p == NULL || !dv_term_needs_escape(*p))
+		return 0;
+	if ((e = dv_term_escape(*p)) == NULL)
+		return -ENOMEM;
+	free(*p);
+	*p = e;
+	return 0;
+}
+
+int dv_results_escape_terminal(dv_study_t *s)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < s->n_targets; i++) {
+		dv_target_t *t = &s->targets[i];
+		rc |= escape_one(&t->label) | escape_one(&t->spec) | escape_one(&t->addr_text) |
+		      escape_one(&t->flush_cmd) | escape_one(&t->server_version);
+	}
+	for (size_t i = 0; i < s->n_lists; i++)
+		rc |= escape_one(&s->lists[i].label) | escape_one(&s->lists[i].path);
+	rc |= escape_one(&s->tool_version) | escape_one(&s->cmdline) | escape_one(&s->hostname) |
+	      escape_one(&s->kernel) | escape_one(&s->after_pass_cmd);
+	if (dv_term_needs_escape(s->fail_msg)) {
+		char *e = dv_term_escape(s->fail_msg);
+		if (e == NULL)
+			return -ENOMEM;
+		snprintf(s->fail_msg, sizeof(s->fail_msg), "%s", e);
+		free(e);
+	}
+	return rc != 0 ? -ENOMEM : 0;
 }

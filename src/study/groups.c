@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define GROUP_CAP0 8 /* samples a new group has room for before it grows */
+
 static const char *const metric_labels[DV_M_COUNT] = {
     [DV_M_QPS] = "qps",         [DV_M_LOST_PCT] = "lost %", [DV_M_P50_MS] = "p50 ms",
     [DV_M_P90_MS] = "p90 ms",   [DV_M_P99_MS] = "p99 ms",   [DV_M_P999_MS] = "p99.9 ms",
@@ -262,6 +264,8 @@ static int group_new(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_
 	g->li = p->list;
 	g->kind = p->kind;
 	g->nth = nth;
+	cap =
+	    DV_MIN(cap, GROUP_CAP0); /* grown by group_add: one group per pass must not cost n^2 */
 	g->latency = malloc(sizeof(*g->latency));
 	g->passes = calloc(cap, sizeof(*g->passes));
 	ok = g->latency != NULL && g->passes != NULL;
@@ -275,8 +279,30 @@ static int group_new(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_
 	return 0;
 }
 
-static void group_add(dv_group_t *g, const dv_pass_record_t *p)
+/* Room for one more sample: the arrays hold GROUP_CAP0, then the next power of two. */
+static int group_grow(dv_group_t *g)
 {
+	size_t n = g->n;
+
+	if (n < GROUP_CAP0 || (n & (n - 1)) != 0)
+		return 0;
+	const dv_pass_record_t **pp = realloc(g->passes, 2 * n * sizeof(*pp));
+	if (pp == NULL)
+		return -ENOMEM;
+	g->passes = pp;
+	for (int m = 0; m < DV_M_COUNT; m++) {
+		double *v = realloc(g->val[m], 2 * n * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		g->val[m] = v;
+	}
+	return 0;
+}
+
+static int group_add(dv_group_t *g, const dv_pass_record_t *p)
+{
+	if (group_grow(g) != 0)
+		return -ENOMEM;
 	for (int m = 0; m < DV_M_COUNT; m++)
 		g->val[m][g->n] = dv_pass_metric(&p->res, (dv_metric_t)m);
 	g->passes[g->n] = p;
@@ -285,6 +311,7 @@ static void group_add(dv_group_t *g, const dv_pass_record_t *p)
 	g->completed += p->res.stats.c.completed;
 	g->lost += p->res.stats.c.lost;
 	dv_hist_merge(g->latency, &p->res.stats.latency);
+	return 0;
 }
 
 static dv_group_t *group_of(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_t *p,
@@ -331,7 +358,10 @@ int dv_groups_build(const dv_study_t *s, dv_group_by_t by, dv_groups_t *out)
 			}
 			g = &gs.g[gs.n - 1];
 		}
-		group_add(g, p);
+		if (group_add(g, p) != 0) {
+			dv_groups_free(&gs);
+			return -ENOMEM;
+		}
 	}
 	for (size_t k = 0; k < gs.n; k++)
 		for (int m = 0; m < DV_M_COUNT; m++) {

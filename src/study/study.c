@@ -19,7 +19,7 @@
 
 extern char **environ;
 
-#define DV_FLUSH_TIMEOUT_NS   (600 * DV_NS_PER_S) /* a hung flush command is killed after this */
+#define DV_FLUSH_TIMEOUT_NS   (600 * DV_NS_PER_S) /* default --flush-timeout */
 #define DV_READY_DEFAULT_NS   (30 * DV_NS_PER_S)
 #define DV_PROBE_FIRST_TRY_NS (100 * DV_NS_PER_MS)
 
@@ -133,6 +133,11 @@ static int stop_requested(void *arg)
 	return dv_run_stop_requested();
 }
 
+static uint64_t flush_timeout_ns(const dv_study_t *s)
+{
+	return s->flush_timeout_ns ? s->flush_timeout_ns : DV_FLUSH_TIMEOUT_NS;
+}
+
 /* Check what ended the command; 0 when it exited 0, or it was stopped (s->interrupted set). */
 static int command_end(dv_study_t *s, const dv_target_t *t, const char *what, const char *cmd,
                        const dv_proc_result_t *pr)
@@ -140,9 +145,9 @@ static int command_end(dv_study_t *s, const dv_target_t *t, const char *what, co
 	switch (pr->end) {
 	case DV_PROC_TIMED_OUT:
 		return fail(s, -ETIMEDOUT,
-		            "target %s: %s command did not finish within %.0f s (its process "
+		            "target %s: %s command did not finish within %g s (its process "
 		            "group was killed): %s",
-		            t->label, what, (double)DV_FLUSH_TIMEOUT_NS / 1e9, cmd);
+		            t->label, what, (double)flush_timeout_ns(s) / 1e9, cmd);
 	case DV_PROC_STOPPED:
 		s->interrupted = true;
 		return 0;
@@ -206,7 +211,7 @@ static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_
 	o.shell_cmd = cmd;
 	o.envp = envp;
 	o.stdout_fd = 2;
-	o.timeout_ms = DV_FLUSH_TIMEOUT_NS / DV_NS_PER_MS;
+	o.timeout_ms = DV_MAX(flush_timeout_ns(s) / DV_NS_PER_MS, 1);
 	o.should_stop = stop_requested;
 	dv_run_catch_signals(); /* a Ctrl-C during the first flush too */
 	rc = dv_proc_run(&o, &pr);

@@ -99,7 +99,8 @@ typedef struct dv_study {
 	/* The readiness probe (--probe 'NAME [TYPE [CLASS]]'), default "version.bind CH TXT". */
 	char *probe_text;
 	uint8_t probe_wire[300];
-	size_t probe_len; /* 0 = the default, built when the study runs */
+	size_t probe_len;          /* 0 = the default, built when the study runs */
+	uint64_t flush_timeout_ns; /* --flush-timeout: --flush/--after-pass limit; 0: 600 s */
 	/* results, in the order run */
 	dv_pass_record_t *passes;
 	size_t n_passes;

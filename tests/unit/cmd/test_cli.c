@@ -119,7 +119,10 @@ static void test_bad_values(void **state)
 	(void)state;
 	EXPECT_ERROR("-q: '0' is out of range", "-q", "0");
 	EXPECT_ERROR("-c: 'x' is not a whole number", "-c", "x");
-	EXPECT_ERROR("-t: '-1' is not a duration", "-t", "-1");
+	EXPECT_ERROR("-t: '-1' is out of range (0 to 10000000 s)", "-t", "-1");
+	EXPECT_ERROR("-l: '1000000000' is out of range (0 to 10000000 s)", "-l", "1000000000");
+	EXPECT_ERROR("-t: 'x' is not a duration", "-t", "x");
+	EXPECT_ERROR("--flush-timeout: '0' must be greater than zero", "--flush-timeout", "0");
 	EXPECT_ERROR("-t: '0' must be greater than zero", "-t", "0");
 	EXPECT_ERROR("-Q: '0' is not a rate", "-Q", "0");
 	EXPECT_ERROR("-p: '70000' is out of range", "-p", "70000");
