@@ -38,6 +38,9 @@ enum {
 	OPT_QUERY_VERSION,
 	OPT_AFTER_PASS,
 	OPT_NO_QUERY_VERSION,
+	OPT_REPLICATE, /* MPI ranks (doc/scale-out.md) */
+	OPT_START_AT,
+	OPT_RANK_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -72,6 +75,9 @@ static const struct option long_opts[] = {
     {"after-pass", required_argument, NULL, OPT_AFTER_PASS},
     {"ready-timeout", required_argument, NULL, OPT_READY_TIMEOUT},
     {"json", required_argument, NULL, OPT_JSON},
+    {"replicate", no_argument, NULL, OPT_REPLICATE},
+    {"start-at", required_argument, NULL, OPT_START_AT},
+    {"rank-json", required_argument, NULL, OPT_RANK_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"dns-metrics", required_argument, NULL, OPT_METRICS},
     {"max-loss", required_argument, NULL, OPT_GATE},
@@ -133,6 +139,8 @@ void dv_cli_usage(FILE *out)
 	      "  -S, --stats-interval S  interval lines           -v, --verbose  a line per query\n"
 	      "  --json FILE|-   results file    --csv FILE   history row per pass\n"
 	      "  --dns-metrics FILE|-  DNS-OARC dns-metrics JSON lines\n"
+	      "Several generators (doc/scale-out.md): --start-at TIME  start the first pass then\n"
+	      "  under mpirun: --replicate  every rank the whole list   --rank-json PREFIX\n"
 	      "  --quiet  no per-pass report   --progress / --no-progress  live line on stderr\n"
 	      "  --server-version / --no-server-version  ask version.bind CH TXT first (default:\n"
 	      "                         only when a results file is written)\n"
@@ -406,6 +414,7 @@ void dv_config_free(dv_config_t *cfg)
 	dv_study_free(&cfg->study);
 	free(cfg->flush_all);
 	free(cfg->json_path);
+	free(cfg->rank_json);
 	free(cfg->csv_path);
 	free(cfg->metrics_path);
 	dv_gates_free(&cfg->gates);
@@ -588,6 +597,14 @@ static int opt_output(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		return 0;
 	case OPT_JSON:
 		set_path(&cfg->json_path, val);
+		return 0;
+	case OPT_REPLICATE:
+		cfg->replicate = true;
+		return 0;
+	case OPT_START_AT:
+		return dv_dist_parse_start_at(val, &cfg->start_at_ns, err);
+	case OPT_RANK_JSON:
+		set_path(&cfg->rank_json, val);
 		return 0;
 	case OPT_CSV:
 		set_path(&cfg->csv_path, val);

@@ -16,6 +16,10 @@ typedef struct dv_config {
 	char *metrics_path; /* --dns-metrics FILE|- (DNS-OARC dns-metrics JSON lines) */
 	dv_gates_t gates;
 	bool quiet; /* no per-pass text report */
+	/* Several generators (doc/scale-out.md) */
+	bool replicate;       /* --replicate: every MPI rank sends the whole list */
+	uint64_t start_at_ns; /* --start-at: wall clock of the first pass's start, 0 = now */
+	char *rank_json;      /* --rank-json PREFIX: each rank's own results, PREFIX.RANK.json */
 } dv_config_t;
 
 /*

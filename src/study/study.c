@@ -255,14 +255,111 @@ static int grow_passes(dv_study_t *s)
 	return 0;
 }
 
+/* More than one rank runs this study. */
+static bool distributed(const dv_study_t *s)
+{
+	return s->dist != NULL && s->dist->size > 1;
+}
+
+/* Only rank 0 runs the flush, readiness and --after-pass commands. */
+static bool commands_here(const dv_study_t *s)
+{
+	return s->dist == NULL || s->dist->rank == 0;
+}
+
 /* --after-pass: a user command after every pass (e.g. to read the server's counters). */
 static int after_pass(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_kind_t kind)
 {
 	double took_s;
 
-	if (s->after_pass_cmd == NULL || s->interrupted)
+	if (s->after_pass_cmd == NULL || s->interrupted || !commands_here(s))
 		return 0;
 	return run_command(s, ti, li, r, kind, s->after_pass_cmd, "after-pass", &took_s);
+}
+
+/* How long a rank waits for rank 0 between passes: its flush, readiness and merge. */
+#define DV_DIST_BETWEEN_NS (DV_FLUSH_TIMEOUT_NS + DV_READY_DEFAULT_NS + 60 * DV_NS_PER_S)
+
+/*
+ * The ranks agree to start the pass (rank 0 decides: rc from its flush, or a stop)
+ * and start together. Returns 0 to run it; otherwise the study ends (s->failed or
+ * s->interrupted set).
+ */
+static int dist_go(dv_study_t *s, int rc)
+{
+	dv_dist_t *d = s->dist;
+	dv_err_t err = {{0}};
+	int go = 0;
+
+	if (!distributed(s))
+		return rc;
+	if (d->rank == 0)
+		go = rc != 0 ? rc : (s->interrupted || dv_run_stop_requested()) ? -EINTR : 0;
+	rc = d->start_pass(d, &go, d->rank == 0 ? 120 * DV_NS_PER_S : DV_DIST_BETWEEN_NS, &err);
+	if (rc != 0)
+		return fail(s, rc, "%s", err.msg);
+	if (go == -EINTR)
+		s->interrupted = true;
+	else if (go != 0 && d->rank != 0)
+		return fail(s, go, "rank 0 (%s) stopped the run", d->hosts[0]);
+	return go == -EINTR ? 0 : go;
+}
+
+/*
+ * Merge the ranks' results into rank 0's res and keep the per-rank facts in rec
+ * (rank 0); the other ranks send theirs. A lost or failed rank fails the study,
+ * the merge of the others kept.
+ */
+static int dist_reduce(dv_study_t *s, const dv_run_config_t *cfg, dv_pass_result_t *res,
+                       dv_rank_pass_t **ranks, int own_rc, const char *own_msg)
+{
+	dv_dist_t *d = s->dist;
+	dv_err_t err = {{0}};
+	uint64_t wait;
+	int rc;
+
+	if (!distributed(s))
+		return own_rc;
+	*ranks = calloc((size_t)d->size, sizeof(**ranks));
+	if (*ranks == NULL)
+		return fail(s, -ENOMEM, "out of memory");
+	wait = d->rank == 0
+	           ? cfg->timeout_ns + 5 * DV_NS_PER_S + (uint64_t)(res->elapsed_s * 0.25e9)
+	           : DV_DIST_BETWEEN_NS;
+	rc = d->reduce_pass(d, res, own_rc, own_msg, *ranks, wait, &err);
+	if (d->rank == 0)
+		dv_rank_pass_classify(*ranks, (size_t)d->size);
+	if (rc != 0)
+		return fail(s, rc, "%s", err.msg);
+	return own_rc != 0 ? fail(s, own_rc, "%s", own_msg) : 0;
+}
+
+/* Cold pass on rank 0: the flush command, then wait until the target answers. */
+static int prepare_cold(dv_study_t *s, FILE *out, bool quiet, size_t ti, size_t li, unsigned r,
+                        double *flush_s, double *ready_s)
+{
+	dv_target_t *t = &s->targets[ti];
+	dv_probe_result_t pr = {0};
+	int rc;
+
+	if (t->flush_cmd != NULL) {
+		rc = run_command(s, ti, li, r, DV_PASS_COLD, t->flush_cmd, "flush", flush_s);
+		if (rc != 0 || s->interrupted)
+			return rc;
+	}
+	rc = wait_ready(s, ti, li, &pr);
+	if (rc != 0)
+		return rc;
+	*ready_s = pr.wait_s;
+	if (!quiet) {
+		if (t->flush_cmd != NULL)
+			fprintf(out, "Flush command took %.3f s; ", *flush_s);
+		else
+			fprintf(out, "No flush command; ");
+		fprintf(out, "target ready after %.3f s (%u probe quer%s, rcode %d)\n", *ready_s,
+		        pr.attempts, pr.attempts == 1 ? "y" : "ies", pr.rcode);
+	}
+	return 0;
 }
 
 static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs, size_t ti,
@@ -272,11 +369,11 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 	dv_list_t *l = &s->lists[li];
 	unsigned reps = s->repeat ? s->repeat : 1;
 	double flush_s = 0, ready_s = 0;
-	dv_probe_result_t pr = {0};
 	dv_run_config_t cfg = s->run;
+	dv_rank_pass_t *ranks = NULL;
 	dv_pass_result_t res;
-	dv_err_t err;
-	int rc;
+	dv_err_t err = {{0}};
+	int rc = 0, prc;
 
 	if (!quiet) {
 		fprintf(out, "\n== Run %u/%u, target %s (%s), list %s (%s), pass %s\n", r + 1, reps,
@@ -284,44 +381,45 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 		        l->path ? l->path : "?", dv_pass_kind_name(kind));
 		fflush(out);
 	}
-	if (kind == DV_PASS_COLD) {
-		if (t->flush_cmd != NULL) {
-			rc = run_command(s, ti, li, r, kind, t->flush_cmd, "flush", &flush_s);
-			if (rc != 0 || s->interrupted)
-				return rc;
-		}
-		rc = wait_ready(s, ti, li, &pr);
-		if (rc != 0)
-			return rc;
-		ready_s = pr.wait_s;
-		if (!quiet) {
-			if (t->flush_cmd != NULL)
-				fprintf(out, "Flush command took %.3f s; ", flush_s);
-			else
-				fprintf(out, "No flush command; ");
-			fprintf(out, "target ready after %.3f s (%u probe quer%s, rcode %d)\n",
-			        ready_s, pr.attempts, pr.attempts == 1 ? "y" : "ies", pr.rcode);
-		}
-	}
+	if (kind == DV_PASS_COLD && commands_here(s))
+		rc = prepare_cold(s, out, quiet, ti, li, r, &flush_s, &ready_s);
+	rc = dist_go(s, rc);
+	if (rc != 0 || s->interrupted)
+		return rc;
 	memcpy(&cfg.server, &t->addr, sizeof(cfg.server));
 	cfg.server_len = t->addr_len;
 	memset(&res, 0, sizeof(res));
-	rc = dv_run_pass(&cfg, &l->ql, &res, &err);
-	if (rc != 0)
+	prc = dv_run_pass(&cfg, &l->ql, &res, &err);
+	if (prc == 0 && kind != DV_PASS_WARMUP && distributed(s) && obs != NULL &&
+	    obs->own_pass != NULL) {
+		dv_pass_record_t own = {.target = ti,
+		                        .list = li,
+		                        .repeat = r,
+		                        .kind = kind,
+		                        .flush_s = flush_s,
+		                        .ready_wait_s = ready_s,
+		                        .res = res};
+		obs->own_pass(obs->ctx, s, &own);
+	}
+	rc = dist_reduce(s, &cfg, &res, &ranks, prc, err.msg);
+	if (prc != 0 && !distributed(s)) {
+		dv_pass_result_free(&res);
 		return fail(s, rc, "target %s, list %s: %s", t->label, l->label, err.msg);
-
-	if (kind == DV_PASS_WARMUP) {
-		if (!quiet)
+	}
+	if (kind == DV_PASS_WARMUP || !commands_here(s)) {
+		if (kind == DV_PASS_WARMUP && !quiet)
 			fprintf(out, "Warm-up pass (not reported): %llu sent, %llu completed\n",
 			        (unsigned long long)res.stats.c.sent,
 			        (unsigned long long)res.stats.c.completed);
 		if (res.interrupted)
 			s->interrupted = true;
 		dv_pass_result_free(&res);
-		return after_pass(s, ti, li, r, kind);
+		free(ranks);
+		return rc != 0 ? rc : after_pass(s, ti, li, r, kind);
 	}
 	if (grow_passes(s) != 0) {
 		dv_pass_result_free(&res);
+		free(ranks);
 		return fail(s, -ENOMEM, "out of memory");
 	}
 	dv_pass_record_t *rec = &s->passes[s->n_passes++];
@@ -332,11 +430,13 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 	rec->flush_s = flush_s;
 	rec->ready_wait_s = ready_s;
 	rec->res = res;
+	rec->ranks = ranks;
+	rec->n_ranks = ranks != NULL ? (size_t)s->dist->size : 0;
 	if (obs != NULL && obs->pass_done != NULL)
 		obs->pass_done(obs->ctx, s, rec);
 	if (res.interrupted)
 		s->interrupted = true;
-	return after_pass(s, ti, li, r, kind);
+	return rc != 0 ? rc : after_pass(s, ti, li, r, kind);
 }
 
 int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs)
@@ -349,7 +449,7 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t
 
 	complete_metadata(s);
 	/* Ask each target once who it is; silence is fine (many hide their version). */
-	for (size_t t = 0; s->query_version && t < s->n_targets; t++) {
+	for (size_t t = 0; s->query_version && commands_here(s) && t < s->n_targets; t++) {
 		dv_target_t *tg = &s->targets[t];
 		if (tg->server_version == NULL && tg->addr.ss_family != AF_UNSPEC)
 			(void)dv_probe_version((const struct sockaddr *)&tg->addr, tg->addr_len, 2,
@@ -359,7 +459,7 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t
 		for (size_t l = 0; l < s->n_lists; l++) {
 			for (size_t t = 0; t < s->n_targets; t++) {
 				if (r == 0 && s->warmup) {
-					if (dv_run_stop_requested())
+					if (dv_run_stop_requested() && !distributed(s))
 						goto stopped;
 					rc = one_pass(s, out, quiet, obs, t, l, r, DV_PASS_WARMUP);
 					if (rc != 0)
@@ -368,7 +468,7 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t
 						return 0;
 				}
 				for (size_t k = 0; k < n_plan; k++) {
-					if (dv_run_stop_requested())
+					if (dv_run_stop_requested() && !distributed(s))
 						goto stopped;
 					rc = one_pass(s, out, quiet, obs, t, l, r, plan[k]);
 					if (rc != 0)
@@ -415,8 +515,10 @@ void dv_study_free(dv_study_t *s)
 	}
 	free(s->lists);
 	free(s->plan);
-	for (size_t i = 0; i < s->n_passes; i++)
+	for (size_t i = 0; i < s->n_passes; i++) {
 		dv_pass_result_free(&s->passes[i].res);
+		free(s->passes[i].ranks);
+	}
 	free(s->passes);
 	s->tool_version = s->cmdline = s->hostname = s->kernel = NULL;
 	s->targets = NULL;

@@ -10,6 +10,7 @@
 
 #include "input/querylist.h"
 #include "engine/run.h"
+#include "study/dist.h"
 #include "base/util.h"
 
 typedef enum dv_pass_kind {
@@ -45,9 +46,11 @@ typedef struct dv_pass_record {
 	size_t list;     /* index into study lists */
 	unsigned repeat; /* 0-based */
 	dv_pass_kind_t kind;
-	double flush_s;      /* time the flush command took (cold) */
-	double ready_wait_s; /* time until the readiness probe was answered (cold) */
-	dv_pass_result_t res;
+	double flush_s;        /* time the flush command took (cold) */
+	double ready_wait_s;   /* time until the readiness probe was answered (cold) */
+	dv_pass_result_t res;  /* merged over the ranks when several ran it */
+	dv_rank_pass_t *ranks; /* per-rank facts (owned), NULL for a one-process pass */
+	size_t n_ranks;
 } dv_pass_record_t;
 
 typedef struct dv_study {
@@ -73,6 +76,9 @@ typedef struct dv_study {
 	bool query_version;   /* ask each target for version.bind CH TXT before the first pass */
 	char *after_pass_cmd; /* --after-pass: shell command run after every pass, or NULL */
 	uint64_t ready_timeout_ns;
+	/* The ranks running the study (dist.h); NULL = this process alone. Rank 0 runs the
+	 * flush, readiness and --after-pass commands and gets the merged results. */
+	dv_dist_t *dist;
 	/* results, in the order run */
 	dv_pass_record_t *passes;
 	size_t n_passes;
@@ -88,6 +94,9 @@ typedef struct dv_study {
 typedef struct dv_study_observer {
 	/* A reported (not warm-up) pass ended and is recorded: p is in s->passes. */
 	void (*pass_done)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
+	/* Several ranks: this rank's own result of a reported pass, before the merge (every
+	 * rank; p is temporary). */
+	void (*own_pass)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
 	void *ctx; /* handed back to each call */
 } dv_study_observer_t;
 
