@@ -107,6 +107,7 @@ void dv_cli_usage(FILE *out)
 	      "       dnsvolley compare BASE.json NEW.json... [gates]\n"
 	      "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR\n"
 	      "       dnsvolley report RESULTS.json\n"
+	      "       dnsvolley merge A.json B.json... -o ALL.json\n"
 	      "\n"
 	      "Target and list (dnsperf's letters):\n"
 	      "  -s, --server [LABEL=]ADDR[:PORT]  server address or name, repeatable (127.0.0.1)\n"
