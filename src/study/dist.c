@@ -163,7 +163,8 @@ void dv_rank_pass_fill(dv_rank_pass_t *rp, int rank, const char *host, const dv_
 	rp->lost = res->stats.c.lost;
 	rp->kernel_drops = res->udp.valid ? res->udp.rcvbuf_errors + res->udp.sndbuf_errors : 0;
 	rp->qps = res->qps;
-	rp->cpu_per_query_us = res->stats.c.sent ? cpu * 1e6 / (double)res->stats.c.sent : 0;
+	rp->cpu_per_query_us =
+	    res->stats.c.completed ? cpu * 1e6 / (double)res->stats.c.completed : 0;
 	rp->busy = res->elapsed_s > 0 && res->threads > 0
 	               ? cpu / (res->elapsed_s * (double)res->threads)
 	               : 0;

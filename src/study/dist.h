@@ -23,7 +23,7 @@ typedef struct dv_rank_pass {
 	uint64_t sent, completed, lost;
 	uint64_t kernel_drops;   /* UDP receive + send buffer errors of its host (/proc/net/snmp) */
 	double qps;              /* its completed / its run time */
-	double cpu_per_query_us; /* its user + system CPU / its sent, microseconds */
+	double cpu_per_query_us; /* its user + system CPU / its completed, microseconds */
 	double busy;             /* its CPU / (elapsed x threads): 1 = every thread always busy */
 	double clock_offset_s;   /* its start wall clock - rank 0's (they start on a barrier) */
 	bool generator_bound;    /* busy >= DV_DIST_BUSY_BOUND */
