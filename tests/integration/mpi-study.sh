@@ -3,13 +3,7 @@
 # nsd, set up as in study-real-servers.sh). The ranks share the list (disjoint halves), so
 # the cold pass still asks the backend about each name once in total and the hot pass
 # about none; --flush and --after-pass run once per pass, on rank 0 only.
-# Network namespaces as separate "hosts" are not tested yet. Open MPI 4 can start a
-# rank's daemon through an rsh agent that runs `ip netns exec NS orted ...`
-# (--mca plm_rsh_agent), but that daemon must reach mpirun's out-of-band TCP port
-# from inside the namespace: a veth pair with addresses and a hostfile naming them,
-# plus a target reachable from both namespaces. That setup was not written in the
-# time of this change. Two ranks on loopback run the same code: the ranks meet only
-# through MPI, and each talks to the target on its own.
+# Ranks on separate "hosts" (network namespaces): tests/integration/mpi-netns.sh.
 . "$(dirname "$0")/lib.sh"
 grep -q '^#define HAVE_MPI 1' "$top_builddir/config.h" || skip "built without --with-mpi"
 command -v mpirun >/dev/null || fail "built --with-mpi but mpirun is missing"
