@@ -200,9 +200,11 @@ static uint64_t plan_fingerprint(const dv_study_t *st)
 /*
  * Several ranks: rank 0's plan (its fingerprint, or 0 when its command line or
  * lists failed) goes to every rank, which refuses to run another plan; then each
- * rank takes its share of the load and of the lists. Returns 0, or an exit status.
+ * rank takes its share of the load and of the lists. Returns 0, or an exit status;
+ * *alone is set when this rank alone fails (its plan differs from rank 0's): it must
+ * end the others, which would wait for it.
  */
-static int dist_setup(dv_dist_t *d, dv_config_t *cfg, int parse_rc, dv_err_t *err)
+static int dist_setup(dv_dist_t *d, dv_config_t *cfg, int parse_rc, bool *alone, dv_err_t *err)
 {
 	uint64_t mine = parse_rc == 0 ? plan_fingerprint(&cfg->study) : 0, plan = mine;
 
@@ -221,6 +223,7 @@ static int dist_setup(dv_dist_t *d, dv_config_t *cfg, int parse_rc, dv_err_t *er
 		                      : "its command line "
 		                        "or lists",
 		        d->hosts[0]);
+		*alone = true;
 		return EXIT_USAGE;
 	}
 	if (dv_dist_share_config(&cfg->study.run, d->rank, d->size, err) != 0)
@@ -282,23 +285,27 @@ static int run_main(int argc, char **argv)
 	}
 	rc = prepare(argc, argv, &cfg, dist.rank == 0, &err);
 	if (dist.size > 1) {
-		status = dist_setup(&dist, &cfg, rc, &err);
-		if (status != 0 && rc == 0 && dist.rank == 0)
-			rc = status;
-		else if (status != 0 && rc == 0) {
+		bool alone = false;
+		status = dist_setup(&dist, &cfg, rc, &alone, &err);
+		if (status != 0 && alone) {
 			dv_config_free(&cfg);
 			dist.abort(&dist, status);
 			return status;
 		}
+		if (status != 0 && rc == 0)
+			rc = status; /* every rank stops alike */
 	}
 	if (rc != 0) {
 		dv_config_free(&cfg);
 		dist.finish(&dist);
-		return rc < 0 ? 0 : rc;
+		/* rank 0 said why, and its exit status is the run's */
+		return rc < 0 || dist.rank != 0 ? 0 : rc;
 	}
 	status = run_study(&cfg, &ctx, &dist);
-	if (status == EXIT_RUN_FAILED && dist.size > 1 && cfg.study.failed != 0)
+	if (dist.size > 1 && cfg.study.failed != 0 && !dist.lead_stopped)
 		dist.abort(&dist, status); /* a rank is lost or stuck: end them all */
+	if (dist.rank != 0)
+		status = 0; /* rank 0 reports the run, and its status is the run's */
 	dv_config_free(&cfg);
 	dist.finish(&dist);
 	return status;

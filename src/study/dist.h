@@ -43,7 +43,8 @@ typedef struct dv_dist dv_dist_t;
  */
 struct dv_dist {
 	int rank, size;
-	char **hosts; /* size host names, hosts[rank] is ours (owned) */
+	char **hosts;      /* size host names, hosts[rank] is ours (owned) */
+	bool lead_stopped; /* rank 0 told this rank to stop (after rank 0's own failure) */
 	/*
 	 * Rank 0's *go (0 = run the next pass, else stop with that code) is given to
 	 * every rank, then all wait for each other: the pass starts together.

@@ -300,8 +300,10 @@ static int dist_go(dv_study_t *s, int rc)
 		return fail(s, rc, "%s", err.msg);
 	if (go == -EINTR)
 		s->interrupted = true;
-	else if (go != 0 && d->rank != 0)
+	else if (go != 0 && d->rank != 0) {
+		d->lead_stopped = true;
 		return fail(s, go, "rank 0 (%s) stopped the run", d->hosts[0]);
+	}
 	return go == -EINTR ? 0 : go;
 }
 

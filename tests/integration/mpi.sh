@@ -113,4 +113,14 @@ assert_eq "killed rank: partial result (reported ranks; sent: 2 ranks x 1,000 q/
 	"$(py 'import json,sys; p=json.load(open(sys.argv[1]))["passes"][0]; print(*[r["reported"] for r in p["ranks"]], p["counters"]["sent"])' "$TMP/kill.json")"
 assert_eq "killed rank: status failed" "True" \
 	"$(py 'import json,sys; print(json.load(open(sys.argv[1]))["status"]["failed"] != 0)' "$TMP/kill.json")"
+# 6. Usage errors: every rank stops, rank 0 says why once, exit status 2.
+rc=0
+"${MPIRUN[@]}" -np 3 "$DV" -s 127.0.0.1 -p 9 -d "$LIST" -c 2 >"$TMP/b.out" 2>&1 || rc=$?
+assert_eq "-c below the ranks: exit status" 2 "$rc"
+assert_eq "-c below the ranks: said once" 1 "$(grep -c 'dnsvolley: -c 2 is fewer sockets than the 3 ranks' "$TMP/b.out")"
+head -n 2 "$LIST" >"$TMP/two.txt"
+rc=0
+"${MPIRUN[@]}" -np 3 "$DV" -s 127.0.0.1 -p 9 -d "$TMP/two.txt" >"$TMP/b.out" 2>&1 || rc=$?
+assert_eq "list shorter than the ranks: exit status" 2 "$rc"
+assert_eq "list shorter than the ranks: said once" 1 "$(grep -c 'cannot be shared by 3 ranks (use --replicate' "$TMP/b.out")"
 echo "PASS"
