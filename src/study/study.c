@@ -325,8 +325,9 @@ static int dist_reduce(dv_study_t *s, const dv_run_config_t *cfg, dv_pass_result
 	*ranks = calloc((size_t)d->size, sizeof(**ranks));
 	if (*ranks == NULL)
 		return fail(s, -ENOMEM, "out of memory");
-	wait = d->rank == 0 ? cfg->timeout_ns + 5 * DV_NS_PER_S + (uint64_t)(res->elapsed_s * 0.1e9)
-	                    : DV_DIST_BETWEEN_NS;
+	/* The same bound both ways: rank 0 waiting for a rank's result, a rank waiting for
+	 * rank 0 to take it (after its own pass, as long again). */
+	wait = cfg->timeout_ns + 5 * DV_NS_PER_S + (uint64_t)(res->elapsed_s * 0.1e9);
 	rc = d->reduce_pass(d, res, own_rc, own_msg, *ranks, wait, &err);
 	if (d->rank == 0)
 		dv_rank_pass_classify(*ranks, (size_t)d->size);
