@@ -49,6 +49,9 @@ enum {
 	OPT_INTERVAL_FORMAT,
 	OPT_LATENCY_HISTOGRAM,
 	OPT_LONG_HELP,
+	OPT_REPLICATE, /* MPI ranks (doc/scale-out.md) */
+	OPT_START_AT,
+	OPT_RANK_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -87,6 +90,9 @@ static const struct option long_opts[] = {
     {"probe", required_argument, NULL, OPT_PROBE},
     {"flush-timeout", required_argument, NULL, OPT_FLUSH_TIMEOUT},
     {"json", required_argument, NULL, OPT_JSON},
+    {"replicate", no_argument, NULL, OPT_REPLICATE},
+    {"start-at", required_argument, NULL, OPT_START_AT},
+    {"rank-json", required_argument, NULL, OPT_RANK_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"dns-metrics", required_argument, NULL, OPT_METRICS},
     {"max-loss", required_argument, NULL, OPT_GATE},
@@ -124,6 +130,7 @@ void dv_cli_usage(FILE *out)
 	    "       dnsvolley compare BASE.json NEW.json... [gates]",
 	    "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR",
 	    "       dnsvolley report RESULTS.json",
+	    "       dnsvolley merge A.json B.json... -o ALL.json",
 	    "",
 	    "Target and list (dnsperf's letters):",
 	    "  -s, --server [LABEL=]ADDR[:PORT]  server, repeatable (127.0.0.1);",
@@ -170,6 +177,10 @@ void dv_cli_usage(FILE *out)
 	    "  --json FILE|-   results file    --csv FILE   history row per pass",
 	    "  --dns-metrics FILE|-  DNS-OARC dns-metrics JSON lines",
 	    "  --quiet  no per-pass report   --progress / --no-progress  live line on stderr",
+	    "Several generators (doc/scale-out.md):",
+	    "  --start-at TIME        start the first pass at this wall-clock time",
+	    "  --replicate            under mpirun: every rank the whole list (default: shares)",
+	    "  --rank-json PREFIX     under mpirun: each rank's own results, PREFIX.RANK.json",
 	    "  -W, --warnings-to-stdout  warnings and errors on standard output",
 	    "  --server-version / --no-server-version  ask version.bind CH TXT first",
 	    "                         (default: only when a results file is written)",
@@ -459,6 +470,7 @@ void dv_config_free(dv_config_t *cfg)
 	dv_study_free(&cfg->study);
 	free(cfg->flush_all);
 	free(cfg->json_path);
+	free(cfg->rank_json);
 	free(cfg->csv_path);
 	free(cfg->metrics_path);
 	dv_gates_free(&cfg->gates);
@@ -676,6 +688,14 @@ static int opt_output(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		return 0;
 	case OPT_JSON:
 		set_path(&cfg->json_path, val);
+		return 0;
+	case OPT_REPLICATE:
+		cfg->replicate = true;
+		return 0;
+	case OPT_START_AT:
+		return dv_dist_parse_start_at(val, &cfg->start_at_ns, err);
+	case OPT_RANK_JSON:
+		set_path(&cfg->rank_json, val);
 		return 0;
 	case OPT_CSV:
 		set_path(&cfg->csv_path, val);

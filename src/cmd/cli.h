@@ -19,6 +19,10 @@ typedef struct dv_config {
 	bool latency_histogram; /* --latency-histogram, -O latency-histogram */
 	bool warnings_stdout;   /* -W: warnings and errors on standard output */
 	char note[512];         /* automatic values chosen (e.g. -T over -c), "" when none */
+	/* Several generators (doc/scale-out.md) */
+	bool replicate;       /* --replicate: every MPI rank sends the whole list */
+	uint64_t start_at_ns; /* --start-at: wall clock of the first pass's start, 0 = now */
+	char *rank_json;      /* --rank-json PREFIX: each rank's own results, PREFIX.RANK.json */
 } dv_config_t;
 
 /*

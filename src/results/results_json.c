@@ -195,6 +195,21 @@ static const jfield_t interval_fields[] = {
     JD(dv_interval_t, lat_p50_ns, "lat_p50_ns"),
     JD(dv_interval_t, lat_p99_ns, "lat_p99_ns"),
 };
+/* A pass's optional "ranks": each MPI rank's own figures (study/dist.h, doc/scale-out.md). */
+static const jfield_t rank_fields[] = {
+    JU(dv_rank_pass_t, rank, "rank", INT32_MAX),
+    JB(dv_rank_pass_t, reported, "reported"),
+    JU(dv_rank_pass_t, sent, "sent", INT64_MAX),
+    JU(dv_rank_pass_t, completed, "completed", INT64_MAX),
+    JU(dv_rank_pass_t, lost, "lost", INT64_MAX),
+    JU(dv_rank_pass_t, kernel_drops, "kernel_drops", INT64_MAX),
+    JD(dv_rank_pass_t, qps, "qps"),
+    JD(dv_rank_pass_t, cpu_per_query_us, "cpu_per_query_us"),
+    JD(dv_rank_pass_t, busy, "busy"),
+    JD(dv_rank_pass_t, clock_offset_s, "clock_offset_s"),
+    JB(dv_rank_pass_t, generator_bound, "generator_bound"),
+    JB(dv_rank_pass_t, clock_off, "clock_off"),
+};
 /* "counters"."qtype_other": queries of qtypes beyond the tracked slots. */
 static const jfield_t qtype_other_fields[] = {
     JU(dv_counters_t, qtype_other_sent, "sent", INT64_MAX),
@@ -495,6 +510,21 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 		w_append(w, iv, e);
 	}
 	w_set(w, o, "intervals", iv);
+	if (p->n_ranks > 0) {
+		json_t *ra = json_array();
+		for (size_t i = 0; ra != NULL && i < p->n_ranks; i++) {
+			json_t *e = json_object();
+			if (e == NULL)
+				break;
+			w_fields(w, e, &p->ranks[i], TABLE(rank_fields));
+			w_str(w, e, "host", p->ranks[i].host);
+			w_str(w, e, "error", p->ranks[i].error ? p->ranks[i].error_msg : NULL);
+			w_append(w, ra, e);
+		}
+		if (ra == NULL)
+			w_fail(w, -ENOMEM, "ranks");
+		w_set(w, o, "ranks", ra);
+	}
 	return o;
 }
 
@@ -1104,6 +1134,30 @@ static int check_pass(rctx_t *r, const dv_pass_record_t *p)
 	return 0;
 }
 
+/* The optional "ranks" of a multi-rank pass (absent in a one-process run). */
+static int r_ranks(rctx_t *r, json_t *o, dv_pass_record_t *p)
+{
+	json_t *ra;
+	int rc;
+
+	if (json_object_get(o, "ranks") == NULL)
+		return 0;
+	if ((rc = r_array(r, o, "ranks", sizeof(dv_rank_pass_t), &ra, (void **)&p->ranks)) != 0)
+		return rc;
+	for (size_t i = 0; i < json_array_size(ra); i++) {
+		json_t *e = json_array_get(ra, i), *h;
+		p->n_ranks = i + 1;
+		if (!json_is_object(e))
+			return r_bad(r, "ranks[%zu] must be an object", i);
+		if ((rc = r_fields(r, e, &p->ranks[i], TABLE(rank_fields))) != 0)
+			return rc;
+		h = json_object_get(e, "host");
+		snprintf(p->ranks[i].host, sizeof(p->ranks[i].host), "%s",
+		         json_is_string(h) ? json_string_value(h) : "?");
+	}
+	return 0;
+}
+
 static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p)
 {
 	dv_pass_result_t *res = &p->res;
@@ -1139,6 +1193,8 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		    (rc = r_latency(r, lag, &res->lag)) != 0)
 			return rc;
 	}
+	if ((rc = r_ranks(r, o, p)) != 0)
+		return rc;
 	return check_pass(r, p);
 }
 

@@ -304,6 +304,18 @@ static int grow_passes(dv_study_t *s)
 	return 0;
 }
 
+/* More than one rank runs this study. */
+static bool distributed(const dv_study_t *s)
+{
+	return s->dist != NULL && s->dist->size > 1;
+}
+
+/* Only rank 0 runs the flush, readiness and --after-pass commands. */
+static bool commands_here(const dv_study_t *s)
+{
+	return s->dist == NULL || s->dist->rank == 0;
+}
+
 /* --after-pass: a user command after every pass (e.g. to read the server's counters). */
 static int after_pass(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_kind_t kind)
 {
@@ -312,9 +324,71 @@ static int after_pass(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_k
 	const char *cmd =
 	    s->targets[ti].after_pass_cmd ? s->targets[ti].after_pass_cmd : s->after_pass_cmd;
 
-	if (cmd == NULL || s->interrupted)
+	if (cmd == NULL || s->interrupted || !commands_here(s))
 		return 0;
 	return run_command(s, ti, li, r, kind, cmd, "after-pass", &took_s);
+}
+
+/* How long a rank waits for rank 0 between passes: its flush, readiness and merge. */
+static uint64_t dist_between_ns(const dv_study_t *s)
+{
+	return flush_timeout_ns(s) + DV_READY_DEFAULT_NS + 60 * DV_NS_PER_S;
+}
+
+/*
+ * The ranks agree to start the pass (rank 0 decides: rc from its flush, or a stop)
+ * and start together. Returns 0 to run it; otherwise the study ends (s->failed or
+ * s->interrupted set).
+ */
+static int dist_go(dv_study_t *s, int rc)
+{
+	dv_dist_t *d = s->dist;
+	dv_err_t err = {{0}};
+	int go = 0;
+
+	if (!distributed(s))
+		return rc;
+	if (d->rank == 0)
+		go = rc != 0 ? rc : (s->interrupted || dv_run_stop_requested()) ? -EINTR : 0;
+	rc = d->start_pass(d, &go, d->rank == 0 ? 120 * DV_NS_PER_S : dist_between_ns(s), &err);
+	if (rc != 0)
+		return fail(s, rc, "%s", err.msg);
+	if (go == -EINTR)
+		s->interrupted = true;
+	else if (go != 0 && d->rank != 0) {
+		d->lead_stopped = true;
+		return fail(s, go, "rank 0 (%s) stopped the run", d->hosts[0]);
+	}
+	return go == -EINTR ? 0 : go;
+}
+
+/*
+ * Merge the ranks' results into rank 0's res and keep the per-rank facts in rec
+ * (rank 0); the other ranks send theirs. A lost or failed rank fails the study,
+ * the merge of the others kept.
+ */
+static int dist_reduce(dv_study_t *s, const dv_run_config_t *cfg, dv_pass_result_t *res,
+                       dv_rank_pass_t **ranks, int own_rc, const char *own_msg)
+{
+	dv_dist_t *d = s->dist;
+	dv_err_t err = {{0}};
+	uint64_t wait;
+	int rc;
+
+	if (!distributed(s))
+		return own_rc;
+	*ranks = calloc((size_t)d->size, sizeof(**ranks));
+	if (*ranks == NULL)
+		return fail(s, -ENOMEM, "out of memory");
+	/* The same bound both ways: rank 0 waiting for a rank's result, a rank waiting for
+	 * rank 0 to take it (after its own pass, as long again). */
+	wait = cfg->timeout_ns + 5 * DV_NS_PER_S + (uint64_t)(res->elapsed_s * 0.1e9);
+	rc = d->reduce_pass(d, res, own_rc, own_msg, *ranks, wait, &err);
+	if (d->rank == 0)
+		dv_rank_pass_classify(*ranks, (size_t)d->size);
+	if (rc != 0)
+		return fail(s, rc, "%s", err.msg);
+	return own_rc != 0 ? fail(s, own_rc, "%s", own_msg) : 0;
 }
 
 /* Where the study is: pass k of N and how long the passes so far took (for the time left). */
@@ -420,12 +494,13 @@ static int empty_cache(dv_study_t *s, size_t ti, size_t li, unsigned r, double *
 
 static int record_pass(dv_study_t *s, const dv_study_observer_t *obs, size_t ti, size_t li,
                        unsigned r, dv_pass_kind_t kind, double flush_s, const dv_probe_result_t *pr,
-                       dv_pass_result_t *res)
+                       dv_pass_result_t *res, dv_rank_pass_t *ranks)
 {
 	dv_pass_record_t *rec;
 
 	if (grow_passes(s) != 0) {
 		dv_pass_result_free(res);
+		free(ranks);
 		return fail(s, -ENOMEM, "out of memory");
 	}
 	rec = &s->passes[s->n_passes++];
@@ -437,6 +512,8 @@ static int record_pass(dv_study_t *s, const dv_study_observer_t *obs, size_t ti,
 	rec->ready_wait_s = pr->wait_s;
 	rec->probe_queries = pr->attempts;
 	rec->res = *res;
+	rec->ranks = ranks;
+	rec->n_ranks = ranks != NULL ? (size_t)s->dist->size : 0;
 	rec->names_asked = dv_pass_names_asked(rec, s->lists[li].queries);
 	check_pass(s, rec);
 	if (obs != NULL && obs->pass_done != NULL)
@@ -454,18 +531,19 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 	double flush_s = 0;
 	dv_probe_result_t pr = {0};
 	dv_run_config_t cfg = dv_study_pass_config(s, kind);
+	dv_rank_pass_t *ranks = NULL;
 	dv_pass_result_t res;
-	dv_err_t err;
-	int rc;
+	dv_err_t err = {{0}};
+	int rc = 0, prc;
 
 	uint64_t t0 = dv_now_ns();
 
 	announce(s, out, quiet, pg, ti, li, r, kind);
-	if (kind == DV_PASS_COLD) {
+	if (kind == DV_PASS_COLD && commands_here(s))
 		rc = empty_cache(s, ti, li, r, &flush_s, &pr);
-		if (rc != 0 || s->interrupted)
-			return rc;
-	}
+	rc = dist_go(s, rc);
+	if (rc != 0 || s->interrupted)
+		return rc;
 	memcpy(&cfg.server, &t->addr, sizeof(cfg.server));
 	cfg.server_len = t->addr_len;
 	if (obs != NULL && obs->pass_start != NULL && kind != DV_PASS_WARMUP) {
@@ -479,28 +557,42 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 		obs->pass_start(obs->ctx, s, &pre);
 	}
 	memset(&res, 0, sizeof(res));
-	rc = dv_run_pass(&cfg, &l->ql, &res, &err);
+	prc = dv_run_pass(&cfg, &l->ql, &res, &err);
 	pg->done++;
 	pg->todo[kind] -= pg->todo[kind] > 0;
 	pg->ran[kind]++;
 	pg->took_s[kind] += (double)(dv_now_ns() - t0) / 1e9;
-	if (rc != 0)
+	if (prc == 0 && kind != DV_PASS_WARMUP && distributed(s) && obs != NULL &&
+	    obs->own_pass != NULL) {
+		dv_pass_record_t own = {.target = ti,
+		                        .list = li,
+		                        .repeat = r,
+		                        .kind = kind,
+		                        .flush_s = flush_s,
+		                        .ready_wait_s = pr.wait_s,
+		                        .res = res};
+		obs->own_pass(obs->ctx, s, &own);
+	}
+	rc = dist_reduce(s, &cfg, &res, &ranks, prc, err.msg);
+	if (prc != 0 && !distributed(s)) {
+		dv_pass_result_free(&res);
 		return fail(s, rc, "target %s, list %s: %s", t->label, l->label, err.msg);
-
-	if (kind == DV_PASS_WARMUP) {
-		if (!quiet)
+	}
+	if (kind == DV_PASS_WARMUP || !commands_here(s)) {
+		if (kind == DV_PASS_WARMUP && !quiet)
 			fprintf(out, "Warm-up pass (not reported): %llu sent, %llu completed\n",
 			        (unsigned long long)res.stats.c.sent,
 			        (unsigned long long)res.stats.c.completed);
 		if (res.interrupted)
 			s->interrupted = true;
 		dv_pass_result_free(&res);
-		return after_pass(s, ti, li, r, kind);
+		free(ranks);
+		return rc != 0 ? rc : after_pass(s, ti, li, r, kind);
 	}
-	rc = record_pass(s, obs, ti, li, r, kind, flush_s, &pr, &res);
-	if (rc != 0)
-		return rc;
-	return after_pass(s, ti, li, r, kind);
+	prc = record_pass(s, obs, ti, li, r, kind, flush_s, &pr, &res, ranks);
+	if (prc != 0)
+		return prc;
+	return rc != 0 ? rc : after_pass(s, ti, li, r, kind);
 }
 
 /* Warn when --probe asks a question one of the lists asks: its cold passes would find it cached. */
@@ -526,7 +618,7 @@ static void check_probe(const dv_study_t *s)
 static void ask_versions(dv_study_t *s)
 {
 	/* Ask each target once who it is; silence is fine (many hide their version). */
-	for (size_t t = 0; s->query_version && t < s->n_targets; t++) {
+	for (size_t t = 0; s->query_version && commands_here(s) && t < s->n_targets; t++) {
 		dv_target_t *tg = &s->targets[t];
 		if (tg->server_version == NULL && tg->addr.ss_family != AF_UNSPEC)
 			(void)dv_probe_version((const struct sockaddr *)&tg->addr, tg->addr_len, 2,
@@ -559,7 +651,7 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t
 			for (size_t t = 0; t < s->n_targets; t++) {
 				for (size_t k = (r == 0 && s->warmup) ? 0 : 1; k <= n_plan; k++) {
 					dv_pass_kind_t kind = k == 0 ? DV_PASS_WARMUP : plan[k - 1];
-					if (dv_run_stop_requested())
+					if (dv_run_stop_requested() && !distributed(s))
 						goto stopped;
 					rc = one_pass(s, out, quiet, obs, &pg, t, l, r, kind);
 					if (rc != 0)
@@ -681,8 +773,10 @@ void dv_study_free(dv_study_t *s)
 	}
 	free(s->lists);
 	free(s->plan);
-	for (size_t i = 0; i < s->n_passes; i++)
+	for (size_t i = 0; i < s->n_passes; i++) {
 		dv_pass_result_free(&s->passes[i].res);
+		free(s->passes[i].ranks);
+	}
 	free(s->passes);
 	s->tool_version = s->cmdline = s->hostname = s->kernel = NULL;
 	s->targets = NULL;

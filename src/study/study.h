@@ -12,6 +12,7 @@
 #include "input/querylist.h"
 #include "input/replay.h"
 #include "engine/run.h"
+#include "study/dist.h"
 #include "base/util.h"
 
 typedef enum dv_pass_kind {
@@ -60,7 +61,9 @@ typedef struct dv_pass_record {
 	double ready_wait_s;    /* time until the readiness probe was answered (cold) */
 	unsigned probe_queries; /* readiness probe queries sent before the pass (cold) */
 	uint64_t names_asked;   /* list entries asked (dv_pass_names_asked) */
-	dv_pass_result_t res;
+	dv_pass_result_t res;   /* merged over the ranks when several ran it */
+	dv_rank_pass_t *ranks;  /* per-rank facts (owned), NULL for a one-process pass */
+	size_t n_ranks;
 } dv_pass_record_t;
 
 typedef struct dv_study {
@@ -101,6 +104,9 @@ typedef struct dv_study {
 	uint8_t probe_wire[300];
 	size_t probe_len;          /* 0 = the default, built when the study runs */
 	uint64_t flush_timeout_ns; /* --flush-timeout: --flush/--after-pass limit; 0: 600 s */
+	/* The ranks running the study (dist.h); NULL = this process alone. Rank 0 runs the
+	 * flush, readiness and --after-pass commands and gets the merged results. */
+	dv_dist_t *dist;
 	/* results, in the order run */
 	dv_pass_record_t *passes;
 	size_t n_passes;
@@ -119,6 +125,9 @@ typedef struct dv_study_observer {
 	void (*pass_start)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
 	/* A reported (not warm-up) pass ended and is recorded: p is in s->passes. */
 	void (*pass_done)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
+	/* Several ranks: this rank's own result of a reported pass, before the merge (every
+	 * rank; p is temporary). */
+	void (*own_pass)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
 	void *ctx; /* handed back to each call */
 } dv_study_observer_t;
 
