@@ -73,15 +73,15 @@ typedef struct dv_qtype_count {
 	/* highest in flight (merged: sum of per-worker peaks) */                                  \
 	X(inflight_peak, NULL, NULL, 0)                                                            \
 	/* ICMP port unreachable reported on our sockets (ECONNREFUSED; also in icmp_errors) */    \
-	X(icmp_port_unreachable, NULL, NULL, DV_CTR_OPTIONAL)                                      \
+	X(icmp_port_unreachable, "icmp_port_unreachable", NULL, DV_CTR_OPTIONAL)                   \
 	/* datagrams dropped by dnsvolley's own sockets (SO_MEMINFO drops, end of the pass) */     \
-	X(client_drops, NULL, "client_drops", DV_CTR_OPTIONAL)                                     \
+	X(client_drops, "client_drops", "client_drops", DV_CTR_OPTIONAL)                           \
 	/* drops at the target's socket(s) on this host over the pass (/proc/net/udp, udp6) */     \
-	X(target_drops, NULL, "target_drops", DV_CTR_OPTIONAL)                                     \
+	X(target_drops, "target_drops", "target_drops", DV_CTR_OPTIONAL)                           \
 	/* the target's sockets found on this host (0: not local, target_drops unknown) */         \
-	X(target_sockets, NULL, NULL, DV_CTR_OPTIONAL)                                             \
+	X(target_sockets, "target_sockets", NULL, DV_CTR_OPTIONAL)                                 \
 	/* completed answers timed by kernel stamps at both ends (the wire clock) */               \
-	X(wire_timed, NULL, NULL, DV_CTR_OPTIONAL)
+	X(wire_timed, "wire_timed", NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;
