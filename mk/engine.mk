@@ -3,7 +3,7 @@ libdnsvolley_la_SOURCES += src/engine/window.c src/engine/window.h src/engine/pa
 	src/engine/stats.c src/engine/stats.h src/engine/engine.c src/engine/engine.h \
 	src/engine/worker.c src/engine/worker.h src/engine/run.c src/engine/run.h \
 	src/engine/run_config.c src/engine/run_config.h src/engine/probe.c src/engine/probe.h \
-	src/engine/sockstat.c src/engine/sockstat.h
+	src/engine/sockstat.c src/engine/sockstat.h src/engine/stream.c src/engine/stream.h
 
 if HAVE_CMOCKA
 ENGINE_UNIT = tests/unit/engine/test_window tests/unit/engine/test_pacer tests/unit/engine/test_engine \

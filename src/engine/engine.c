@@ -289,6 +289,14 @@ void dv_engine_expire(dv_engine_t *e, uint64_t now_ns)
 	}
 }
 
+void dv_engine_lose(dv_engine_t *e, uint16_t id)
+{
+	count_lost(e, e->win.slot[id].sent_ns);
+	if (e->verbose != NULL)
+		verbose_line(e, "T", e->win.slot[id].qidx, -1);
+	dv_window_expire(&e->win, id);
+}
+
 uint64_t dv_engine_next_deadline(const dv_engine_t *e)
 {
 	if (e->win.head == DV_WINDOW_NIL)

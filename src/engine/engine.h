@@ -91,6 +91,9 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 
 /* Expire queries sent at or before now_ns - timeout: each counts as lost. */
 void dv_engine_expire(dv_engine_t *e, uint64_t now_ns);
+/* Stream transports: in-flight query id is lost now (its connection ended, or its
+ * deadline passed): counted as lost, its ID freed as by expiry. */
+void dv_engine_lose(dv_engine_t *e, uint16_t id);
 /* Monotonic deadline of the oldest query in flight, UINT64_MAX when none. */
 uint64_t dv_engine_next_deadline(const dv_engine_t *e);
 

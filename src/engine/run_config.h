@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "transport/transport.h"
+
 /* Which clock times each query (--clock; doc/numbers.md "latency"). */
 typedef enum dv_clock {
 	DV_CLOCK_AUTO = 0, /* wire for paced runs, app otherwise (doc/performance.md says why) */
@@ -36,6 +38,10 @@ typedef struct dv_run_config {
 	uint64_t interrupt_drain_ns; /* wait after SIGINT before giving up, default 1 s */
 	uint32_t socket_buf_bytes;   /* -b: SO_RCVBUF/SO_SNDBUF asked for (default 4 MiB) */
 	dv_clock_t clock;            /* --clock */
+	/* -m tcp|dot|doh: sockets are connections (engine/stream.h); tp.kind says which */
+	bool stream;
+	dv_tp_config_t tp;         /* stream transports: TLS and DoH options */
+	uint64_t queries_per_conn; /* --queries-per-conn: reopen after this many, 0 = never */
 } dv_run_config_t;
 
 /* Defaults as documented in doc/dnsvolley.1 (run_config.c). */

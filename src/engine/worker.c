@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/wire.h"
+#include "engine/stream.h"
 
 /*
  * Why uv_poll_t on our own sockets rather than uv_udp_t: libuv 1.44 sends one
@@ -229,6 +230,7 @@ static void drain_tx_stamps(dv_worker_t *w, dv_sock_t *s, int64_t wall_minus_mon
 }
 
 static void publish(dv_worker_t *w);
+static void after_io(dv_worker_t *w);
 static void coalesced_recv(dv_worker_t *w);
 
 /* Main asked for a snapshot or a stop: publish now; the timer callback reads stop_level. */
@@ -258,18 +260,18 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
 	 * and always while draining, each answer wakes the loop.
 	 */
-	w->coalesce =
-	    w->share.rate_qps >= 1000 && (double)w->share.capacity >= 4 * w->share.rate_qps / 1000;
+	w->coalesce = !w->cfg->stream && w->share.rate_qps >= 1000 &&
+	              (double)w->share.capacity >= 4 * w->share.rate_qps / 1000;
 	/*
 	 * One socket and no pacing: wait for answers in recvmmsg itself, like a
 	 * blocking client. The socket is then on no epoll wait queue, so the kernel
 	 * makes no wake-up call for each datagram sent or received, and a turn costs
 	 * two system calls (sendmmsg, recvmmsg) instead of three.
 	 */
-	w->direct = w->share.rate_qps <= 0 && w->share.nsocks == 1;
+	w->direct = !w->cfg->stream && w->share.rate_qps <= 0 && w->share.nsocks == 1;
 	/* The clock (--clock): auto is the wire clock for paced runs (doc/performance.md). */
-	w->wire = w->cfg->clock == DV_CLOCK_WIRE ||
-	          (w->cfg->clock == DV_CLOCK_AUTO && w->share.rate_qps > 0);
+	w->wire = !w->cfg->stream && (w->cfg->clock == DV_CLOCK_WIRE ||
+	                              (w->cfg->clock == DV_CLOCK_AUTO && w->share.rate_qps > 0));
 	rc = uv_loop_init(&w->loop);
 	if (rc != 0)
 		return dv_err_set(err, -ENOMEM, "cannot create an event loop: %s", uv_strerror(rc));
@@ -280,7 +282,7 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < w->share.nsocks; i++)
 		w->socks[i].fd = -1;
-	for (i = 0; i < w->share.nsocks; i++) {
+	for (i = 0; !w->cfg->stream && i < w->share.nsocks; i++) {
 		rc = open_socket(w, w->share.first_sock + i, &w->socks[i].fd, err);
 		if (rc != 0)
 			return rc;
@@ -300,6 +302,8 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	if (w->cfg->verbose)
 		w->eng.verbose = w->cfg->out != NULL ? w->cfg->out : stdout;
 	w->eng.wire = w->wire;
+	if (w->cfg->stream)
+		return dv_sw_open(w, after_io, err);
 	return 0;
 }
 
@@ -432,6 +436,14 @@ static void pump(dv_worker_t *w, uint64_t now)
 			n = DV_MIN(n, a);
 		}
 		n = DV_MIN(n, DV_BATCH);
+		if (w->sw != NULL) { /* stream transports: connections instead of sendmmsg */
+			k = dv_sw_send(w->sw, now, (unsigned)n);
+			if (w->share.rate_qps > 0)
+				dv_pacer_take(&w->pacer, k);
+			if (k == 0)
+				break;
+			continue;
+		}
 		s = pick_socket(w);
 		if (s == NULL)
 			break;
@@ -582,6 +594,8 @@ static void check_stop(dv_worker_t *w, uint64_t now);
  */
 static inline bool turn(dv_worker_t *w, uint64_t now)
 {
+	if (w->sw != NULL)
+		dv_sw_turn(w->sw, now); /* expires first, keeping the per-connection counts */
 	dv_engine_expire(&w->eng, now);
 	pump(w, now);
 	if (now >= w->next_publish_ns) {
@@ -629,6 +643,18 @@ static void check_stop(dv_worker_t *w, uint64_t now)
 		w->sending = false;
 		w->drain_end_ns = now;
 	}
+}
+
+/* Stream transports: after a connection's I/O, as on_poll does after a socket's. */
+static void after_io(dv_worker_t *w)
+{
+	uint64_t now = dv_now_ns();
+
+	check_stop(w, now);
+	pump(w, now);
+	if (maybe_finish(w, now))
+		return;
+	reschedule(w, now);
 }
 
 static void on_poll(uv_poll_t *h, int status, int events)
@@ -695,6 +721,8 @@ static void reschedule(dv_worker_t *w, uint64_t now)
 		next = DV_MIN(next, w->drain_end_ns);
 	}
 	next = DV_MIN(next, dv_engine_next_deadline(&w->eng));
+	if (w->sw != NULL)
+		next = DV_MIN(next, dv_sw_next_due(w->sw));
 	if (w->coalesce && w->eng.win.inflight > 0)
 		next = DV_MIN(next, now + DV_NS_PER_MS); /* collect answers every tick */
 	/* Millisecond timers: never less than 1 ms, so a due-now item cannot spin. */
@@ -727,7 +755,9 @@ static void close_all(dv_worker_t *w)
 		uv_close((uv_handle_t *)&w->idle, NULL);
 		return;
 	}
-	for (i = 0; i < w->share.nsocks; i++)
+	if (w->sw != NULL)
+		dv_sw_close(w->sw);
+	for (i = 0; w->sw == NULL && i < w->share.nsocks; i++)
 		uv_close((uv_handle_t *)&w->socks[i].poll, NULL);
 }
 
@@ -813,7 +843,7 @@ static void *worker_main(void *arg)
 		w->idle.data = w;
 		uv_idle_start(&w->idle, on_direct);
 	}
-	for (i = 0; !w->direct && i < w->share.nsocks; i++) {
+	for (i = 0; !w->direct && w->sw == NULL && i < w->share.nsocks; i++) {
 		uv_poll_init(&w->loop, &w->socks[i].poll, w->socks[i].fd);
 		w->socks[i].events = 0;
 		set_events(&w->socks[i], sock_events(w, &w->socks[i]));
@@ -840,6 +870,8 @@ static void *worker_main(void *arg)
 		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
 		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
 	}
+	if (w->sw != NULL)
+		dv_sw_start(w->sw, now);
 	check_stop(w, now);
 	pump(w, now);
 	if (!maybe_finish(w, now))
@@ -894,5 +926,7 @@ void dv_worker_cleanup(dv_worker_t *w)
 		uv_loop_close(&w->loop);
 		w->loop_ok = false;
 	}
+	dv_sw_free(w->sw); /* after the loop closed its handles */
+	w->sw = NULL;
 	pthread_mutex_destroy(&w->snap_lock);
 }
