@@ -104,6 +104,47 @@ static void print_clock(FILE *out, const dv_pass_result_t *r)
 		             "--clock wire for the wire)\n");
 }
 
+/* Stream transports: connection figures (doc/numbers.md, "connections"). */
+static void print_connections(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+	const dv_hist_t *hc = &r->stats.connect, *hh = &r->stats.handshake;
+
+	if (c->conn_opened + c->conn_failed == 0)
+		return;
+	fprintf(out,
+	        "\n  Connections:          opened %" PRIu64 " (reopened %" PRIu64
+	        "), failed %" PRIu64 " (refused %" PRIu64 ", timed out %" PRIu64 ")\n",
+	        c->conn_opened, c->conn_reopened, c->conn_failed, c->conn_refused,
+	        c->conn_timeouts);
+	fprintf(out,
+	        "  Connections ended:    reset %" PRIu64 ", closed by server %" PRIu64
+	        " (idle %" PRIu64 "), protocol errors %" PRIu64 ", by --queries-per-conn %" PRIu64
+	        "\n",
+	        c->conn_reset, c->conn_closed + c->conn_idle_closed, c->conn_idle_closed,
+	        c->conn_proto_errors, c->conn_recycled);
+	fprintf(out, "  Lost with connection: %" PRIu64 " (in flight when it ended; in lost)\n",
+	        c->conn_lost);
+	fprintf(out, "  Queries per connection: %.1f; peak in flight on one: %" PRIu64 "\n",
+	        c->conn_opened ? (double)c->sent / (double)c->conn_opened : 0.0,
+	        c->conn_inflight_peak);
+	if (hc->count > 0)
+		fprintf(out, "  Connect time (s):     p50 %.6f, p99 %.6f, max %.6f\n",
+		        (double)dv_hist_quantile_ns(hc, 0.50) / 1e9,
+		        (double)dv_hist_quantile_ns(hc, 0.99) / 1e9, (double)hc->max_ns / 1e9);
+	if (c->tls_full + c->tls_resumed > 0)
+		fprintf(out,
+		        "  TLS handshakes:       full %" PRIu64 ", resumed %" PRIu64
+		        "; time (s) p50 %.6f, p99 %.6f\n",
+		        c->tls_full, c->tls_resumed, (double)dv_hist_quantile_ns(hh, 0.50) / 1e9,
+		        (double)dv_hist_quantile_ns(hh, 0.99) / 1e9);
+	if (c->http_non200 + c->stream_errors > 0)
+		fprintf(out,
+		        "  HTTP not 200:         %" PRIu64 " (4xx %" PRIu64 ", 5xx %" PRIu64
+		        "); stream errors %" PRIu64 " (both in lost)\n",
+		        c->http_non200, c->http_4xx, c->http_5xx, c->stream_errors);
+}
+
 void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
@@ -123,9 +164,11 @@ void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	fprintf(out,
 	        "[Status] Sending queries (to %s, target %s, list %s: %s, %" PRIu64 " queries)\n",
 	        t->addr_text ? t->addr_text : t->spec, t->label, l->label, l->path, l->queries);
-	fprintf(out, "[Status] Pass: %s, repeat %u; %u socket%s, %u thread%s, %u outstanding\n",
-	        dv_pass_kind_name(p->kind), p->repeat + 1, sockets, sockets == 1 ? "" : "s",
-	        threads, threads == 1 ? "" : "s", outstanding);
+	fprintf(out, "[Status] Pass: %s, repeat %u; %u %s%s%s, %u thread%s, %u outstanding\n",
+	        dv_pass_kind_name(p->kind), p->repeat + 1, sockets,
+	        s->run.stream ? dv_tp_kind_name(s->run.tp.kind) : "",
+	        s->run.stream ? " connection" : "socket", sockets == 1 ? "" : "s", threads,
+	        threads == 1 ? "" : "s", outstanding);
 	if (p->kind == DV_PASS_COLD)
 		fprintf(out,
 		        "[Status] Flush command took %.3f s; target answered the probe after %.3f "
@@ -215,6 +258,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	print_clock(out, r);
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,
 	        r->max_outstanding);
+	print_connections(out, r);
 	syscalls = c->send_calls + c->recv_calls + c->wait_calls;
 	fprintf(out, "\n  Generator CPU (s):    user %.3f, system %.3f\n", r->cpu_user_s,
 	        r->cpu_sys_s);
