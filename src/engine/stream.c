@@ -208,7 +208,7 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now);
 /* Schedule a reopen (at once, or after a failed attempt a little later) while sending. */
 static void reopen(dv_sw_t *sw, dv_sconn_t *c, uint64_t at, uint64_t now)
 {
-	if (!sw->w->sending || sw->closing)
+	if (!sw->w->sending || sw->closing || dv_engine_list_done(sw->e))
 		return;
 	if (at <= now) {
 		conn_open(sw, c, now);
