@@ -7,7 +7,8 @@ libdnsvolley_la_SOURCES += src/engine/window.c src/engine/window.h src/engine/pa
 
 if HAVE_CMOCKA
 ENGINE_UNIT = tests/unit/engine/test_window tests/unit/engine/test_pacer tests/unit/engine/test_engine \
-	tests/unit/engine/test_run tests/unit/engine/test_stats tests/unit/engine/test_sockstat
+	tests/unit/engine/test_run tests/unit/engine/test_stats tests/unit/engine/test_sockstat \
+	tests/unit/engine/test_stream
 check_PROGRAMS += $(ENGINE_UNIT)
 TESTS += $(ENGINE_UNIT)
 endif
