@@ -95,7 +95,10 @@ for mode in tcp dot; do
 	assert_ge "$mode: closed after --queries-per-conn 1000" 80 "$recycled"
 	if [ $mode = dot ]; then
 		read -r full resumed opened <<<"$(jc "$TMP/rs.json" tls_full tls_resumed conn_opened)"
-		assert_eq "dot: handshakes = connections" "$opened" "$((full + resumed))"
+		# Connections reopened just before the list ran out may still be in their
+		# handshake when the pass ends: at most one per connection slot (-c 20).
+		assert_le "dot: handshakes <= connections" "$opened" "$((full + resumed))"
+		assert_ge "dot: handshakes >= connections - 20" "$((opened - 20))" "$((full + resumed))"
 		assert_ge "dot: resumed handshakes (tickets)" 1 "$resumed"
 		grep -q "TLS handshakes:" "$TMP/rs.rep" || fail "dot: no TLS line in the report"
 	fi
