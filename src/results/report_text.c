@@ -40,6 +40,16 @@ static void print_loss_split(FILE *out, const dv_pass_result_t *r)
 
 	if (c->lost == 0 && c->client_drops == 0)
 		return;
+	if (c->conn_opened + c->conn_failed > 0) { /* connections: no datagram drops to split */
+		fprintf(out,
+		        "  Loss split:           lost %" PRIu64 ": %" PRIu64
+		        " with their connection, %" PRIu64 " HTTP status or stream error, %" PRIu64
+		        " timed out or unanswered at the end\n",
+		        c->lost, c->conn_lost, c->http_non200 + c->stream_errors,
+		        c->lost -
+		            DV_MIN(c->lost, c->conn_lost + c->http_non200 + c->stream_errors));
+		return;
+	}
 	if (c->target_sockets > 0)
 		fprintf(out,
 		        "  Loss split:           lost %" PRIu64 ": %" PRIu64
@@ -69,7 +79,12 @@ static void print_no_answer(FILE *out, const dv_pass_result_t *r)
 
 	if (c->sent + c->not_sent == 0 || c->completed > 0 || c->late > 0 || r->interrupted)
 		return;
-	if (c->icmp_port_unreachable > 0)
+	if (c->http_non200 > 0)
+		fprintf(out,
+		        "  NO ANSWERS: not one query was answered with DNS; %" PRIu64
+		        " HTTP responses had a status other than 200 (the DoH path, --doh-path?)\n",
+		        c->http_non200);
+	else if (c->icmp_port_unreachable > 0)
 		fprintf(out,
 		        "  NO ANSWERS: not one query was answered; ICMP port unreachable came back "
 		        "%" PRIu64
