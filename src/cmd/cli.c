@@ -53,6 +53,7 @@ enum {
 	OPT_DOH_METHOD,
 	OPT_DOH_PATH,
 	OPT_QUERIES_PER_CONN,
+	OPT_TC_TCP,
 };
 
 static const struct option long_opts[] = {
@@ -115,6 +116,7 @@ static const struct option long_opts[] = {
     {"doh-method", required_argument, NULL, OPT_DOH_METHOD},
     {"doh-path", required_argument, NULL, OPT_DOH_PATH},
     {"queries-per-conn", required_argument, NULL, OPT_QUERIES_PER_CONN},
+    {"tc-tcp", no_argument, NULL, OPT_TC_TCP},
     {"warnings-to-stdout", no_argument, NULL, 'W'},
     {"help", no_argument, NULL, 'h'},
     {"long-options-help", no_argument, NULL, OPT_LONG_HELP},
@@ -144,6 +146,7 @@ void dv_cli_usage(FILE *out)
 	    "  -m, --mode udp|tcp|dot|doh        transport (udp); ports 53, 53, 853, 443;",
 	    "                                    -c is then the number of connections",
 	    "  --queries-per-conn N              reopen a connection after N queries",
+	    "  --tc-tcp                          UDP: ask truncated answers again over TCP",
 	    "  --tls-sni NAME  --tls-ca FILE (verify)  --tls-no-resume     DoT and DoH",
 	    "  --doh-method GET|POST (POST)  --doh-path PATH (/dns-query)  DoH",
 	    "Load:",
@@ -860,6 +863,9 @@ static int opt_stream(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		run->tp.doh_path = val;
 		ps->doh_opt = ps->doh_opt ? ps->doh_opt : "--doh-path";
 		return 0;
+	case OPT_TC_TCP:
+		run->tc_tcp = true;
+		return 0;
 	case OPT_QUERIES_PER_CONN:
 		ps->qpc_opt = "--queries-per-conn";
 		return parse_count("--queries-per-conn", val, 1, UINT32_MAX, &run->queries_per_conn,
@@ -886,6 +892,11 @@ static int check_stream(parse_state_t *ps, dv_err_t *err)
 	const dv_run_config_t *run = &ps->cfg->study.run;
 	const char *mode = run->stream ? dv_tp_kind_name(run->tp.kind) : "udp";
 
+	if (run->tc_tcp && run->stream)
+		return dv_err_set(err, -EINVAL,
+		                  "--tc-tcp asks truncated UDP answers again over TCP: it needs "
+		                  "-m udp, not -m %s",
+		                  mode);
 	if (ps->qpc_opt != NULL && !run->stream)
 		return dv_err_set(err, -EINVAL,
 		                  "%s needs a connection transport (-m tcp, dot or doh), not "

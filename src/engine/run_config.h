@@ -42,6 +42,7 @@ typedef struct dv_run_config {
 	bool stream;
 	dv_tp_config_t tp;         /* stream transports: TLS and DoH options */
 	uint64_t queries_per_conn; /* --queries-per-conn: reopen after this many, 0 = never */
+	bool tc_tcp;               /* UDP: ask truncated answers' queries again over TCP */
 } dv_run_config_t;
 
 /* Defaults as documented in doc/dnsvolley.1 (run_config.c). */

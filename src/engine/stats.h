@@ -119,7 +119,15 @@ typedef struct dv_qtype_count {
 	/* of those, 5xx statuses */                                                               \
 	X(http_5xx, NULL, NULL, DV_CTR_OPTIONAL)                                                   \
 	/* DoH streams reset or refused, or answered with a body that is not DNS (also in lost) */ \
-	X(stream_errors, NULL, NULL, DV_CTR_OPTIONAL)
+	X(stream_errors, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	/* --tc-tcp: truncated UDP answers whose query was asked again over TCP */                 \
+	X(tc_retried, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
+	/* of those, answered over TCP within the timeout */                                       \
+	X(tc_completed, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	/* of those, not answered (timed out, connection ended, or in flight at the end) */        \
+	X(tc_lost, NULL, NULL, DV_CTR_OPTIONAL)                                                    \
+	/* truncated answers not asked again: the retry queue (65536) was full */                  \
+	X(tc_not_sent, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

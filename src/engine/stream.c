@@ -23,6 +23,7 @@
 #define DV_SW_READ_ROUNDS 8                    /* reads per readable event */
 #define DV_SW_RETRY_NS    (100 * DV_NS_PER_MS) /* after a failed attempt, reopen this much later */
 #define DV_SW_IOV         16
+#define DV_SW_RQ          65536u /* --tc-tcp: list indexes waiting to be asked over TCP */
 
 typedef enum dv_cstate {
 	C_IDLE = 0,   /* no socket; reopened at t_ns when that is set */
@@ -78,10 +79,17 @@ struct dv_sw {
 	uint8_t (*qbuf)[DV_MAX_QUERY_LEN];
 	unsigned *qlen;
 	char why[200]; /* the last connection failure, a sentence */
+	/* --tc-tcp (retry mode): sends only the queries queued by the UDP engine's TC hook,
+	 * counted in an engine of its own and folded into the worker's tc_* at the end */
+	bool retry;
+	dv_engine_t own;
+	uint32_t *rq; /* ring of DV_SW_RQ list indexes */
+	uint32_t rq_head, rq_len;
 };
 
 static void on_poll(uv_poll_t *h, int status, int events);
 static int on_event(void *ctx, const dv_tp_event_t *ev);
+static unsigned conn_room(const struct dv_sw *sw, const struct dv_sconn *c);
 
 static bool is_up(uint8_t s)
 {
@@ -208,7 +216,8 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now);
 /* Schedule a reopen (at once, or after a failed attempt a little later) while sending. */
 static void reopen(dv_sw_t *sw, dv_sconn_t *c, uint64_t at, uint64_t now)
 {
-	if (!sw->w->sending || sw->closing || dv_engine_list_done(sw->e))
+	if (sw->closing || (sw->retry ? !sw->w->sending && sw->rq_len == 0
+	                              : !sw->w->sending || dv_engine_list_done(sw->e)))
 		return;
 	if (at <= now) {
 		conn_open(sw, c, now);
@@ -235,7 +244,8 @@ static void conn_fail(dv_sw_t *sw, dv_sconn_t *c, int err, bool timeout, uint64_
 	conn_shut(c);
 	set_state(sw, c, C_IDLE, now);
 	if (!sw->ever_up) {
-		fatal(sw, now, "%s connection to the server failed: %s", kind_text(sw), sw->why);
+		fatal(sw, now, "%s%s connection to the server failed: %s",
+		      sw->retry ? "--tc-tcp: " : "", kind_text(sw), sw->why);
 		return;
 	}
 	reopen(sw, c, now + DV_SW_RETRY_NS, now);
@@ -565,10 +575,12 @@ static void on_poll(uv_poll_t *h, int status, int events)
 	sw->after_io(sw->w); /* may close every connection: c is not touched after it */
 }
 
-int dv_sw_open(dv_worker_t *w, dv_sw_after_io_fn after_io, dv_err_t *err)
+/* A worker's stream state for n connections sharing a window of capacity queries. */
+static int sw_new(dv_worker_t *w, uint32_t n, uint32_t capacity, dv_sw_after_io_fn after_io,
+                  dv_sw_t **out, dv_err_t *err)
 {
 	dv_sw_t *sw;
-	uint32_t i, n = w->share.nsocks;
+	uint32_t i;
 	int rc;
 
 	if (n == 0 || n > 65535)
@@ -577,12 +589,12 @@ int dv_sw_open(dv_worker_t *w, dv_sw_after_io_fn after_io, dv_err_t *err)
 	sw = calloc(1, sizeof(*sw));
 	if (sw == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
-	w->sw = sw;
+	*out = sw;
 	sw->w = w;
 	sw->e = &w->eng;
 	sw->after_io = after_io;
 	sw->n = n;
-	sw->per_conn = DV_MAX((w->share.capacity + n - 1) / n, 1u);
+	sw->per_conn = DV_MAX((capacity + n - 1) / n, 1u);
 	sw->down_since_ns = UINT64_MAX;
 	rc = dv_tp_shared_new(&sw->sh, &w->cfg->tp, err);
 	if (rc != 0)
@@ -600,6 +612,120 @@ int dv_sw_open(dv_worker_t *w, dv_sw_after_io_fn after_io, dv_err_t *err)
 		sw->c[i].retry_ns = UINT64_MAX;
 	}
 	return 0;
+}
+
+int dv_sw_open(dv_worker_t *w, dv_sw_after_io_fn after_io, dv_err_t *err)
+{
+	return sw_new(w, w->share.nsocks, w->share.capacity, after_io, &w->sw, err);
+}
+
+/* The UDP engine's TC hook: queue the query to be asked over TCP. */
+static void tc_push(void *ctx, uint32_t qidx)
+{
+	dv_sw_t *sw = ctx;
+
+	if (sw->rq_len == DV_SW_RQ) {
+		sw->w->eng.stats.c.tc_not_sent++;
+		return;
+	}
+	sw->rq[(sw->rq_head + sw->rq_len) % DV_SW_RQ] = qidx;
+	sw->rq_len++;
+}
+
+int dv_sw_open_tc(dv_worker_t *w, dv_sw_after_io_fn after_io, dv_err_t *err)
+{
+	dv_sw_t *sw;
+	int rc = sw_new(w, 1, w->share.capacity, after_io, &w->tc, err);
+
+	if (rc != 0)
+		return rc;
+	sw = w->tc;
+	sw->retry = true;
+	rc = dv_engine_init(&sw->own, w->ql, w->share.capacity, w->cfg->timeout_ns, 0, 1, 0);
+	sw->rq = malloc(DV_SW_RQ * sizeof(*sw->rq));
+	if (rc != 0 || sw->rq == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	sw->own.verbose = w->eng.verbose;
+	sw->e = &sw->own;
+	w->eng.tc_fn = tc_push;
+	w->eng.tc_ctx = sw;
+	return 0;
+}
+
+/* Retry mode: hand queued queries to c; false when c refused one (no room after all). */
+static bool send_retries_on(dv_sw_t *sw, dv_sconn_t *c, uint64_t now, unsigned m)
+{
+	dv_engine_t *e = sw->e;
+	unsigned i;
+
+	for (i = 0; i < m; i++) {
+		uint32_t qidx = sw->rq[sw->rq_head];
+		uint16_t id;
+		dv_engine_prepare_qidx(e, c->index, now, qidx, sw->qbuf[0], &sw->qlen[0]);
+		id = dv_wire_get16(sw->qbuf[0]);
+		if (dv_tp_submit(c->tp, sw->qbuf[0], sw->qlen[0], id) != 0) {
+			dv_window_cancel(&e->win, id);
+			break;
+		}
+		(void)dv_engine_sent(e, sw->qbuf, 1, 1, 0, now);
+		sw->rq_head = (sw->rq_head + 1) % DV_SW_RQ;
+		sw->rq_len--;
+		c->inflight++;
+		c->submitted++;
+	}
+	if (c->inflight > e->stats.c.conn_inflight_peak)
+		e->stats.c.conn_inflight_peak = c->inflight;
+	if (i > 0)
+		flush_or_end(sw, c, now);
+	return i == m;
+}
+
+void dv_sw_send_retries(dv_sw_t *sw, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < sw->n && sw->rq_len > 0; i++) {
+		dv_sconn_t *c = &sw->c[i];
+		unsigned room = conn_room(sw, c);
+		room = DV_MIN(room, DV_MIN(sw->rq_len, dv_window_room(&sw->e->win)));
+		if (room > 0)
+			send_retries_on(sw, c, now, room);
+	}
+}
+
+struct dv_engine *dv_sw_engine(dv_sw_t *sw)
+{
+	return sw->e;
+}
+
+bool dv_sw_busy(const dv_sw_t *sw)
+{
+	return sw->rq_len > 0 || sw->e->win.inflight > 0;
+}
+
+void dv_sw_finish(dv_sw_t *sw, bool interrupted)
+{
+	dv_counters_t *to = &sw->w->eng.stats.c;
+	const dv_counters_t *k = &sw->own.stats.c;
+
+	dv_engine_finish(&sw->own, interrupted);
+	to->tc_retried += k->sent;
+	to->tc_completed += k->completed;
+	to->tc_lost += k->lost + k->interrupted;
+	to->tc_not_sent += sw->rq_len;
+	sw->rq_len = 0;
+	/* The retry connection's own figures are the connection figures of a UDP pass. */
+	to->conn_opened += k->conn_opened;
+	to->conn_reopened += k->conn_reopened;
+	to->conn_failed += k->conn_failed;
+	to->conn_refused += k->conn_refused;
+	to->conn_timeouts += k->conn_timeouts;
+	to->conn_reset += k->conn_reset;
+	to->conn_closed += k->conn_closed;
+	to->conn_idle_closed += k->conn_idle_closed;
+	to->conn_proto_errors += k->conn_proto_errors;
+	to->conn_inflight_peak = DV_MAX(to->conn_inflight_peak, k->conn_inflight_peak);
+	dv_hist_merge(&sw->w->eng.stats.connect, &sw->own.stats.connect);
 }
 
 void dv_sw_start(dv_sw_t *sw, uint64_t now)
@@ -706,8 +832,8 @@ void dv_sw_turn(dv_sw_t *sw, uint64_t now)
 	if (sw->closing)
 		return;
 	conn_timers(sw, now);
-	if (sw->w->sending && sw->nup == 0 && sw->down_since_ns != UINT64_MAX &&
-	    now - sw->down_since_ns >= t && sw->npending == 0)
+	if (sw->w->sending && (!sw->retry || sw->rq_len > 0) && sw->nup == 0 &&
+	    sw->down_since_ns != UINT64_MAX && now - sw->down_since_ns >= t && sw->npending == 0)
 		fatal(sw, now, "no %s connection to the server for %.3g s: %s", kind_text(sw),
 		      (double)(now - sw->down_since_ns) / 1e9, sw->why);
 }
@@ -756,5 +882,8 @@ void dv_sw_free(dv_sw_t *sw)
 	free(sw->rbuf);
 	free(sw->qbuf);
 	free(sw->qlen);
+	free(sw->rq);
+	if (sw->retry)
+		dv_engine_free(&sw->own);
 	free(sw);
 }

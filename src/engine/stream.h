@@ -35,6 +35,22 @@ typedef void (*dv_sw_after_io_fn)(struct dv_worker *w);
 /* Set up w->sw for w->share.nsocks connections (none opened yet). Needs w->eng. 0, or
  * a negative errno with err filled (a bad CA file, out of memory). */
 int dv_sw_open(struct dv_worker *w, dv_sw_after_io_fn after_io, dv_err_t *err);
+/*
+ * --tc-tcp on a UDP worker: w->tc, one TCP connection (to the same address and port)
+ * on which every query whose UDP answer came back truncated (the engine's TC hook) is
+ * asked again, in a window and counts of its own; dv_sw_finish folds them into the
+ * worker's tc_* counters (and the connection figures). The same turn, next_due, close
+ * and free calls drive it; dv_sw_send_retries sends what is queued.
+ */
+int dv_sw_open_tc(struct dv_worker *w, dv_sw_after_io_fn after_io, dv_err_t *err);
+void dv_sw_send_retries(dv_sw_t *sw, uint64_t now);
+/* Retries queued or in flight. */
+bool dv_sw_busy(const dv_sw_t *sw);
+/* Its engine (retry mode: its own window, for the worker's timer). */
+struct dv_engine *dv_sw_engine(dv_sw_t *sw);
+/* End of the pass (after the loop): retries in flight count tc_lost, queued ones
+ * tc_not_sent; the counts go into the worker's engine. */
+void dv_sw_finish(dv_sw_t *sw, bool interrupted);
 /* The pass starts: open every connection. Worker thread. */
 void dv_sw_start(dv_sw_t *sw, uint64_t now);
 /* Send up to n queries (n <= dv_engine_sendable) over the ready connections.

@@ -304,6 +304,8 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	w->eng.wire = w->wire;
 	if (w->cfg->stream)
 		return dv_sw_open(w, after_io, err);
+	if (w->cfg->tc_tcp)
+		return dv_sw_open_tc(w, after_io, err);
 	return 0;
 }
 
@@ -471,6 +473,8 @@ static void pump(dv_worker_t *w, uint64_t now)
 		}
 		/* A hard error skipped one query; the next round goes on with the rest. */
 	}
+	if (w->tc != NULL)
+		dv_sw_send_retries(w->tc, now);
 	if (dv_engine_list_done(&w->eng) || now >= w->send_end_ns)
 		end_sending(w, now, w->cfg->timeout_ns);
 }
@@ -581,6 +585,10 @@ static bool maybe_finish(dv_worker_t *w, uint64_t now)
 		return false;
 	if (w->eng.win.inflight > 0 && now < w->drain_end_ns)
 		return false;
+	/* --tc-tcp: retries asked during the drain get their own timeout, once */
+	if (w->tc != NULL && dv_sw_busy(w->tc) && !w->interrupted &&
+	    now < w->drain_end_ns + w->cfg->timeout_ns)
+		return false;
 	close_all(w);
 	return true;
 }
@@ -596,6 +604,10 @@ static inline bool turn(dv_worker_t *w, uint64_t now)
 {
 	if (w->sw != NULL)
 		dv_sw_turn(w->sw, now); /* expires first, keeping the per-connection counts */
+	if (w->tc != NULL) {
+		dv_sw_turn(w->tc, now);
+		dv_sw_send_retries(w->tc, now);
+	}
 	dv_engine_expire(&w->eng, now);
 	pump(w, now);
 	if (now >= w->next_publish_ns) {
@@ -723,6 +735,9 @@ static void reschedule(dv_worker_t *w, uint64_t now)
 	next = DV_MIN(next, dv_engine_next_deadline(&w->eng));
 	if (w->sw != NULL)
 		next = DV_MIN(next, dv_sw_next_due(w->sw));
+	if (w->tc != NULL)
+		next = DV_MIN(next, DV_MIN(dv_sw_next_due(w->tc),
+		                           dv_engine_next_deadline(dv_sw_engine(w->tc))));
 	if (w->coalesce && w->eng.win.inflight > 0)
 		next = DV_MIN(next, now + DV_NS_PER_MS); /* collect answers every tick */
 	/* Millisecond timers: never less than 1 ms, so a due-now item cannot spin. */
@@ -751,6 +766,8 @@ static void close_all(dv_worker_t *w)
 	uv_close((uv_handle_t *)&w->timer, NULL);
 	uv_close((uv_handle_t *)&w->prepare, NULL);
 	/* w->wake stays open (unreferenced) until dv_worker_cleanup: main may still send to it. */
+	if (w->tc != NULL)
+		dv_sw_close(w->tc);
 	if (w->direct) {
 		uv_close((uv_handle_t *)&w->idle, NULL);
 		return;
@@ -872,6 +889,8 @@ static void *worker_main(void *arg)
 	}
 	if (w->sw != NULL)
 		dv_sw_start(w->sw, now);
+	if (w->tc != NULL)
+		dv_sw_start(w->tc, now);
 	check_stop(w, now);
 	pump(w, now);
 	if (!maybe_finish(w, now))
@@ -879,6 +898,8 @@ static void *worker_main(void *arg)
 	uv_run(&w->loop, UV_RUN_DEFAULT);
 
 	dv_engine_finish(&w->eng, w->interrupted);
+	if (w->tc != NULL)
+		dv_sw_finish(w->tc, w->interrupted);
 	count_client_drops(w);
 out:
 	if (w->epfd >= 0)
@@ -928,5 +949,7 @@ void dv_worker_cleanup(dv_worker_t *w)
 	}
 	dv_sw_free(w->sw); /* after the loop closed its handles */
 	w->sw = NULL;
+	dv_sw_free(w->tc);
+	w->tc = NULL;
 	pthread_mutex_destroy(&w->snap_lock);
 }

@@ -245,6 +245,11 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	fprintf(out, "  Malformed answers:    %" PRIu64 "\n", c->malformed);
 	if (c->truncated > 0)
 		fprintf(out, "  Truncated (TC) answers: %" PRIu64 "\n", c->truncated);
+	if (c->tc_retried + c->tc_not_sent > 0)
+		fprintf(out,
+		        "  Asked again over TCP: %" PRIu64 " (--tc-tcp): completed %" PRIu64
+		        ", lost %" PRIu64 "; not asked (queue full) %" PRIu64 "\n",
+		        c->tc_retried, c->tc_completed, c->tc_lost, c->tc_not_sent);
 	fprintf(out, "\n  Response codes:       ");
 	for (i = 0; i < DV_RCODES; i++)
 		rc_total += c->rcode[i];

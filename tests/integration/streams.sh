@@ -43,7 +43,7 @@ echo "== bad input: exit 2 with a message"
 for args in "-m tcp --tls-sni x" "-m tcp --tls-ca $TMP/cert.pem" "-m udp --tls-no-resume" \
 	"-m dot --doh-method GET" "-m doh --doh-path dns-query" "-m doh --doh-method PUT" \
 	"-m dot --tls-ca $TMP/none.pem" "--queries-per-conn 5" "-m tcp --queries-per-conn 0" \
-	"-m doh -O doh-uri=https://x"; do
+	"-m doh -O doh-uri=https://x" "-m tcp --tc-tcp"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$DV" -s 127.0.0.1 -d "$TMP/5k" $args >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
@@ -174,6 +174,23 @@ rc=0
 	>"$TMP/ok.rep" 2>&1 || rc=$?
 assert_eq "the same port over TCP: exit status" 0 "$rc"
 stop_responder pl
+
+echo "== --tc-tcp: truncated UDP answers asked again over TCP, counted apart"
+tport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start_responder tc -p "$tport" --tcp-port "$tport" --tc-every 10
+"$DV" -s 127.0.0.1 -p "$tport" -d "$TMP/100k" -c 4 -q 100 -t 2 --tc-tcp --no-server-version \
+	--json "$TMP/tc.json" >"$TMP/tc.rep" 2>&1 || fail "--tc-tcp: $(cat "$TMP/tc.rep")"
+stop_responder tc
+read -r sent completed truncated retried tcdone tclost <<<"$(jc "$TMP/tc.json" sent completed \
+	truncated tc_retried tc_completed tc_lost)"
+assert_eq "tc-tcp: UDP sent = completed" "$sent" "$completed"
+assert_eq "tc-tcp: truncated (every 10th)" 10000 "$truncated"
+assert_eq "tc-tcp: asked again over TCP" "$truncated" "$retried"
+assert_eq "tc-tcp: the server's TCP queries" "$retried" "$(resp_count tc tcp-received)"
+assert_eq "tc-tcp: completed over TCP = the server's TCP answers" \
+	"$(resp_count tc tcp-answered)" "$tcdone"
+assert_eq "tc-tcp: retried = completed + lost over TCP" "$retried" "$((tcdone + tclost))"
+grep -q "Asked again over TCP: 10000 (--tc-tcp)" "$TMP/tc.rep" || fail "tc-tcp: no report line"
 
 echo "== SIGINT mid-run: sent = completed + lost + interrupted"
 start_stream si --stream-fault-conns 3 --stream-stall-after 1000

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "engine/engine.h"
 #include "engine/run.h"
 #include "input/querylist.h"
 
@@ -270,13 +271,51 @@ static void test_refused_is_an_error(void **state)
 	dv_pass_result_free(&res);
 }
 
+static uint32_t tc_seen[8], n_tc_seen;
+
+static void tc_hook(void *ctx, uint32_t qidx)
+{
+	(void)ctx;
+	tc_seen[n_tc_seen++ % 8] = qidx;
+}
+
+/* --tc-tcp's engine side: a completed answer with TC set hands its list index to the
+ * hook (one without TC does not), and a query of a given list index can be prepared. */
+static void test_tc_hook(void **state)
+{
+	dv_querylist_t ql;
+	dv_engine_t e;
+	uint8_t b[DV_MAX_QUERY_LEN];
+	unsigned len, i;
+
+	(void)state;
+	load_list(&ql, 4);
+	assert_int_equal(dv_engine_init(&e, &ql, 8, DV_NS_PER_S, 0, 1, 0), 0);
+	e.tc_fn = tc_hook;
+	n_tc_seen = 0;
+	for (i = 0; i < 2; i++) {
+		dv_engine_prepare_qidx(&e, 0, 100, 3 - i, b, &len); /* entries 3, then 2 */
+		assert_int_equal(dv_engine_sent(&e, (uint8_t(*)[DV_MAX_QUERY_LEN])b, 1, 1, 0, 100),
+		                 false);
+		b[2] |= 0x80;              /* QR */
+		b[2] |= i == 0 ? 0x02 : 0; /* TC on the first answer only */
+		dv_engine_receive(&e, 0, b, len, true, 200);
+	}
+	assert_int_equal(e.stats.c.sent, 2);
+	assert_int_equal(e.stats.c.completed, 2);
+	assert_int_equal(e.stats.c.truncated, 1);
+	assert_int_equal(n_tc_seen, 1);
+	assert_int_equal(tc_seen[0], 3);
+	dv_engine_free(&e);
+	dv_querylist_free(&ql);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_reset_reopens),
-	    cmocka_unit_test(test_close_reopens),
-	    cmocka_unit_test(test_queries_per_conn),
-	    cmocka_unit_test(test_refused_is_an_error),
+	    cmocka_unit_test(test_reset_reopens),    cmocka_unit_test(test_close_reopens),
+	    cmocka_unit_test(test_queries_per_conn), cmocka_unit_test(test_refused_is_an_error),
+	    cmocka_unit_test(test_tc_hook),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
