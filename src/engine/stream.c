@@ -16,13 +16,13 @@
 #include <uv.h>
 
 #include "base/wire.h"
-#include "engine/worker.h"
 #include "transport/transport.h"
 
 #define DV_SW_READ_BUF    65536
 #define DV_SW_READ_ROUNDS 8                    /* reads per readable event */
 #define DV_SW_RETRY_NS    (100 * DV_NS_PER_MS) /* after a failed attempt, reopen this much later */
 #define DV_SW_IOV         16
+#define DV_SW_BATCH       64     /* queries prepared per connection at a time */
 #define DV_SW_RQ          65536u /* --tc-tcp: list indexes waiting to be asked over TCP */
 
 typedef enum dv_cstate {
@@ -60,9 +60,8 @@ typedef struct dv_sconn {
 } dv_sconn_t;
 
 struct dv_sw {
-	dv_worker_t *w;
-	dv_engine_t *e;
-	dv_sw_after_io_fn after_io;
+	dv_sw_host_t h; /* the worker's loop, engine, settings and flags */
+	dv_engine_t *e; /* h.eng, or retry mode's own */
 	dv_tp_shared_t *sh;
 	dv_sconn_t *c;
 	uint32_t n;
@@ -126,22 +125,21 @@ static void set_state(dv_sw_t *sw, dv_sconn_t *c, dv_cstate_t st, uint64_t now)
 /* The worker cannot go on: say why and stop the pass (its queries in flight count lost). */
 static void fatal(dv_sw_t *sw, uint64_t now, const char *fmt, ...)
 {
-	dv_worker_t *w = sw->w;
 	va_list ap;
 
-	if (w->rc == 0) {
+	if (*sw->h.rc == 0) {
 		va_start(ap, fmt);
-		vsnprintf(w->err, sizeof(w->err), fmt, ap);
+		vsnprintf(sw->h.err, sw->h.err_len, fmt, ap);
 		va_end(ap);
-		w->rc = -ECONNABORTED;
+		*sw->h.rc = -ECONNABORTED;
 	}
-	w->sending = false;
-	w->drain_end_ns = now;
+	*sw->h.sending = false;
+	*sw->h.drain_end_ns = now;
 }
 
 static const char *kind_text(const dv_sw_t *sw)
 {
-	switch (sw->w->cfg->tp.kind) {
+	switch (sw->h.cfg->tp.kind) {
 	case DV_TP_DOT:
 		return "DNS over TLS";
 	case DV_TP_DOH:
@@ -216,8 +214,8 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now);
 /* Schedule a reopen (at once, or after a failed attempt a little later) while sending. */
 static void reopen(dv_sw_t *sw, dv_sconn_t *c, uint64_t at, uint64_t now)
 {
-	if (sw->closing || (sw->retry ? !sw->w->sending && sw->rq_len == 0
-	                              : !sw->w->sending || dv_engine_list_done(sw->e)))
+	if (sw->closing || (sw->retry ? !*sw->h.sending && sw->rq_len == 0
+	                              : !*sw->h.sending || dv_engine_list_done(sw->e)))
 		return;
 	if (at <= now) {
 		conn_open(sw, c, now);
@@ -304,7 +302,7 @@ static void conn_down(dv_sw_t *sw, dv_sconn_t *c, dv_end_t why, int err, uint64_
 
 static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 {
-	const dv_run_config_t *cfg = sw->w->cfg;
+	const dv_run_config_t *cfg = sw->h.cfg;
 	int one = 1, rc, fd;
 	char what[160];
 
@@ -340,7 +338,7 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 	c->poll = malloc(sizeof(*c->poll));
 	rc = c->poll == NULL ? -ENOMEM : dv_tp_conn_new(&c->tp, sw->sh, on_event, c);
 	if (rc == 0)
-		rc = uv_poll_init(&sw->w->loop, c->poll, fd) == 0 ? 0 : -EIO;
+		rc = uv_poll_init(sw->h.loop, c->poll, fd) == 0 ? 0 : -EIO;
 	if (rc != 0) {
 		free(c->poll);
 		c->poll = NULL;
@@ -572,12 +570,11 @@ static void on_poll(uv_poll_t *h, int status, int events)
 		if (c->poll == h && (status < 0 || (events & UV_READABLE)))
 			conn_read(sw, c, now);
 	}
-	sw->after_io(sw->w); /* may close every connection: c is not touched after it */
+	sw->h.after_io(sw->h.ctx); /* may close every connection: c is not touched after it */
 }
 
 /* A worker's stream state for n connections sharing a window of capacity queries. */
-static int sw_new(dv_worker_t *w, uint32_t n, uint32_t capacity, dv_sw_after_io_fn after_io,
-                  dv_sw_t **out, dv_err_t *err)
+static int sw_new(const dv_sw_host_t *h, uint32_t n, dv_sw_t **out, dv_err_t *err)
 {
 	dv_sw_t *sw;
 	uint32_t i;
@@ -590,19 +587,18 @@ static int sw_new(dv_worker_t *w, uint32_t n, uint32_t capacity, dv_sw_after_io_
 	if (sw == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	*out = sw;
-	sw->w = w;
-	sw->e = &w->eng;
-	sw->after_io = after_io;
+	sw->h = *h;
+	sw->e = h->eng;
 	sw->n = n;
-	sw->per_conn = DV_MAX((capacity + n - 1) / n, 1u);
+	sw->per_conn = DV_MAX((h->capacity + n - 1) / n, 1u);
 	sw->down_since_ns = UINT64_MAX;
-	rc = dv_tp_shared_new(&sw->sh, &w->cfg->tp, err);
+	rc = dv_tp_shared_new(&sw->sh, &h->cfg->tp, err);
 	if (rc != 0)
 		return rc;
 	sw->c = calloc(n, sizeof(*sw->c));
 	sw->rbuf = malloc(DV_SW_READ_BUF);
-	sw->qbuf = malloc(DV_BATCH * sizeof(*sw->qbuf));
-	sw->qlen = malloc(DV_BATCH * sizeof(*sw->qlen));
+	sw->qbuf = malloc(DV_SW_BATCH * sizeof(*sw->qbuf));
+	sw->qlen = malloc(DV_SW_BATCH * sizeof(*sw->qlen));
 	if (sw->c == NULL || sw->rbuf == NULL || sw->qbuf == NULL || sw->qlen == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
@@ -614,9 +610,9 @@ static int sw_new(dv_worker_t *w, uint32_t n, uint32_t capacity, dv_sw_after_io_
 	return 0;
 }
 
-int dv_sw_open(dv_worker_t *w, dv_sw_after_io_fn after_io, dv_err_t *err)
+int dv_sw_open(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err)
 {
-	return sw_new(w, w->share.nsocks, w->share.capacity, after_io, &w->sw, err);
+	return sw_new(h, h->conns, out, err);
 }
 
 /* The UDP engine's TC hook: queue the query to be asked over TCP. */
@@ -625,30 +621,30 @@ static void tc_push(void *ctx, uint32_t qidx)
 	dv_sw_t *sw = ctx;
 
 	if (sw->rq_len == DV_SW_RQ) {
-		sw->w->eng.stats.c.tc_not_sent++;
+		sw->h.eng->stats.c.tc_not_sent++;
 		return;
 	}
 	sw->rq[(sw->rq_head + sw->rq_len) % DV_SW_RQ] = qidx;
 	sw->rq_len++;
 }
 
-int dv_sw_open_tc(dv_worker_t *w, dv_sw_after_io_fn after_io, dv_err_t *err)
+int dv_sw_open_tc(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err)
 {
 	dv_sw_t *sw;
-	int rc = sw_new(w, 1, w->share.capacity, after_io, &w->tc, err);
+	int rc = sw_new(h, 1, out, err);
 
 	if (rc != 0)
 		return rc;
-	sw = w->tc;
+	sw = *out;
 	sw->retry = true;
-	rc = dv_engine_init(&sw->own, w->ql, w->share.capacity, w->cfg->timeout_ns, 0, 1, 0);
+	rc = dv_engine_init(&sw->own, h->ql, h->capacity, h->cfg->timeout_ns, 0, 1, 0);
 	sw->rq = malloc(DV_SW_RQ * sizeof(*sw->rq));
 	if (rc != 0 || sw->rq == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
-	sw->own.verbose = w->eng.verbose;
+	sw->own.verbose = h->eng->verbose;
 	sw->e = &sw->own;
-	w->eng.tc_fn = tc_push;
-	w->eng.tc_ctx = sw;
+	h->eng->tc_fn = tc_push;
+	h->eng->tc_ctx = sw;
 	return 0;
 }
 
@@ -693,7 +689,7 @@ void dv_sw_send_retries(dv_sw_t *sw, uint64_t now)
 	}
 }
 
-struct dv_engine *dv_sw_engine(dv_sw_t *sw)
+dv_engine_t *dv_sw_engine(dv_sw_t *sw)
 {
 	return sw->e;
 }
@@ -705,7 +701,7 @@ bool dv_sw_busy(const dv_sw_t *sw)
 
 void dv_sw_finish(dv_sw_t *sw, bool interrupted)
 {
-	dv_counters_t *to = &sw->w->eng.stats.c;
+	dv_counters_t *to = &sw->h.eng->stats.c;
 	const dv_counters_t *k = &sw->own.stats.c;
 
 	dv_engine_finish(&sw->own, interrupted);
@@ -725,7 +721,7 @@ void dv_sw_finish(dv_sw_t *sw, bool interrupted)
 	to->conn_idle_closed += k->conn_idle_closed;
 	to->conn_proto_errors += k->conn_proto_errors;
 	to->conn_inflight_peak = DV_MAX(to->conn_inflight_peak, k->conn_inflight_peak);
-	dv_hist_merge(&sw->w->eng.stats.connect, &sw->own.stats.connect);
+	dv_hist_merge(&sw->h.eng->stats.connect, &sw->own.stats.connect);
 }
 
 void dv_sw_start(dv_sw_t *sw, uint64_t now)
@@ -733,21 +729,21 @@ void dv_sw_start(dv_sw_t *sw, uint64_t now)
 	uint32_t i;
 
 	sw->down_since_ns = now;
-	for (i = 0; i < sw->n && sw->w->sending; i++)
+	for (i = 0; i < sw->n && *sw->h.sending; i++)
 		conn_open(sw, &sw->c[i], now);
 }
 
 /* How many queries c takes now. */
 static unsigned conn_room(const dv_sw_t *sw, const dv_sconn_t *c)
 {
-	uint64_t room, qpc = sw->w->cfg->queries_per_conn;
+	uint64_t room, qpc = sw->h.cfg->queries_per_conn;
 	size_t cap;
 
 	if (c->state != C_READY || c->inflight >= sw->per_conn)
 		return 0;
 	room = sw->per_conn - c->inflight;
 	cap = dv_tp_capacity(c->tp);
-	room = DV_MIN(room, (uint64_t)DV_MIN(cap, (size_t)DV_BATCH));
+	room = DV_MIN(room, (uint64_t)DV_MIN(cap, (size_t)DV_SW_BATCH));
 	if (qpc > 0)
 		room = DV_MIN(room, qpc - c->submitted);
 	return (unsigned)room;
@@ -758,7 +754,7 @@ static unsigned send_on(dv_sw_t *sw, dv_sconn_t *c, uint64_t now, unsigned n)
 {
 	dv_engine_t *e = sw->e;
 	unsigned k, i;
-	uint64_t qpc = sw->w->cfg->queries_per_conn;
+	uint64_t qpc = sw->h.cfg->queries_per_conn;
 
 	k = dv_engine_prepare(e, c->index, now, n, sw->qbuf, sw->qlen);
 	for (i = 0; i < k; i++)
@@ -796,7 +792,7 @@ unsigned dv_sw_send(dv_sw_t *sw, uint64_t now, unsigned n)
 /* Connects and handshakes past -t fail; idle connections due for a reopen open. */
 static void conn_timers(dv_sw_t *sw, uint64_t now)
 {
-	uint64_t t = sw->w->cfg->timeout_ns;
+	uint64_t t = sw->h.cfg->timeout_ns;
 	uint32_t i;
 	char what[120];
 
@@ -817,7 +813,7 @@ static void conn_timers(dv_sw_t *sw, uint64_t now)
 void dv_sw_turn(dv_sw_t *sw, uint64_t now)
 {
 	dv_engine_t *e = sw->e;
-	uint64_t t = sw->w->cfg->timeout_ns;
+	uint64_t t = sw->h.cfg->timeout_ns;
 	int32_t id;
 
 	if (now >= t) {
@@ -832,7 +828,7 @@ void dv_sw_turn(dv_sw_t *sw, uint64_t now)
 	if (sw->closing)
 		return;
 	conn_timers(sw, now);
-	if (sw->w->sending && (!sw->retry || sw->rq_len > 0) && sw->nup == 0 &&
+	if (*sw->h.sending && (!sw->retry || sw->rq_len > 0) && sw->nup == 0 &&
 	    sw->down_since_ns != UINT64_MAX && now - sw->down_since_ns >= t && sw->npending == 0)
 		fatal(sw, now, "no %s connection to the server for %.3g s: %s", kind_text(sw),
 		      (double)(now - sw->down_since_ns) / 1e9, sw->why);
@@ -840,7 +836,7 @@ void dv_sw_turn(dv_sw_t *sw, uint64_t now)
 
 uint64_t dv_sw_next_due(const dv_sw_t *sw)
 {
-	uint64_t t = sw->w->cfg->timeout_ns, due = UINT64_MAX;
+	uint64_t t = sw->h.cfg->timeout_ns, due = UINT64_MAX;
 	uint32_t i;
 
 	if (sw->closing)
@@ -852,7 +848,7 @@ uint64_t dv_sw_next_due(const dv_sw_t *sw)
 		else if (c->state == C_IDLE)
 			due = DV_MIN(due, c->retry_ns);
 	}
-	if (sw->w->sending && sw->nup == 0 && sw->down_since_ns != UINT64_MAX)
+	if (*sw->h.sending && sw->nup == 0 && sw->down_since_ns != UINT64_MAX)
 		due = DV_MIN(due, sw->down_since_ns + t);
 	return due;
 }

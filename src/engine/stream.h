@@ -5,7 +5,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <uv.h>
+
 #include "base/util.h"
+#include "engine/engine.h"
+#include "engine/run_config.h"
+#include "input/querylist.h"
 
 /*
  * With -m tcp|dot|doh a worker's share of -c is a set of connections instead of
@@ -22,32 +27,45 @@
  *   reopened (conn_reopened) while the worker is still sending.
  * - Connect and TLS handshake must finish within -t. A worker whose connections
  *   all fail before any was ever usable, or that has had no usable connection
- *   for -t, stops with an error (w->rc, w->err) instead of waiting forever.
+ *   for -t, stops with an error (the host's rc and err) instead of waiting forever.
  * doc/numbers.md defines the connection counters.
  */
 
-struct dv_worker;
 typedef struct dv_sw dv_sw_t;
 
-/* What the worker does after any I/O: check for a stop, send, finish or re-arm its timer. */
-typedef void (*dv_sw_after_io_fn)(struct dv_worker *w);
+/* What a worker lends its connections (all owned by the worker, outliving the dv_sw_t). */
+typedef struct dv_sw_host {
+	uv_loop_t *loop;            /* the worker's loop: the sockets' uv_poll_t live on it */
+	dv_engine_t *eng;           /* the worker's engine: window, matching, counters */
+	const dv_run_config_t *cfg; /* server, -t, tp (TLS, DoH), queries_per_conn */
+	const dv_querylist_t *ql;
+	uint32_t conns;         /* connections: the worker's share of -c */
+	uint32_t capacity;      /* the worker's window (-q share) */
+	bool *sending;          /* the worker's sending phase: read; a fatal error clears it */
+	uint64_t *drain_end_ns; /* a fatal error sets it to now */
+	int *rc;                /* a fatal error: -ECONNABORTED, and its sentence in err */
+	char *err;
+	size_t err_len;
+	void (*after_io)(void *ctx); /* after any I/O: check for a stop, send, finish, re-arm */
+	void *ctx;
+} dv_sw_host_t;
 
-/* Set up w->sw for w->share.nsocks connections (none opened yet). Needs w->eng. 0, or
- * a negative errno with err filled (a bad CA file, out of memory). */
-int dv_sw_open(struct dv_worker *w, dv_sw_after_io_fn after_io, dv_err_t *err);
+/* Set up *out for h->conns connections (none opened yet). 0, or a negative errno with
+ * err filled (a bad CA file, out of memory); *out is then still to be freed. */
+int dv_sw_open(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err);
 /*
- * --tc-tcp on a UDP worker: w->tc, one TCP connection (to the same address and port)
+ * --tc-tcp on a UDP worker: one TCP connection (to the same address and port)
  * on which every query whose UDP answer came back truncated (the engine's TC hook) is
  * asked again, in a window and counts of its own; dv_sw_finish folds them into the
  * worker's tc_* counters (and the connection figures). The same turn, next_due, close
  * and free calls drive it; dv_sw_send_retries sends what is queued.
  */
-int dv_sw_open_tc(struct dv_worker *w, dv_sw_after_io_fn after_io, dv_err_t *err);
+int dv_sw_open_tc(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err);
 void dv_sw_send_retries(dv_sw_t *sw, uint64_t now);
 /* Retries queued or in flight. */
 bool dv_sw_busy(const dv_sw_t *sw);
 /* Its engine (retry mode: its own window, for the worker's timer). */
-struct dv_engine *dv_sw_engine(dv_sw_t *sw);
+dv_engine_t *dv_sw_engine(dv_sw_t *sw);
 /* End of the pass (after the loop): retries in flight count tc_lost, queued ones
  * tc_not_sent; the counts go into the worker's engine. */
 void dv_sw_finish(dv_sw_t *sw, bool interrupted);

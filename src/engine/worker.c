@@ -230,7 +230,7 @@ static void drain_tx_stamps(dv_worker_t *w, dv_sock_t *s, int64_t wall_minus_mon
 }
 
 static void publish(dv_worker_t *w);
-static void after_io(dv_worker_t *w);
+static void after_io(void *ctx);
 static void coalesced_recv(dv_worker_t *w);
 
 /* Main asked for a snapshot or a stop: publish now; the timer callback reads stop_level. */
@@ -302,10 +302,23 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	if (w->cfg->verbose)
 		w->eng.verbose = w->cfg->out != NULL ? w->cfg->out : stdout;
 	w->eng.wire = w->wire;
-	if (w->cfg->stream)
-		return dv_sw_open(w, after_io, err);
-	if (w->cfg->tc_tcp)
-		return dv_sw_open_tc(w, after_io, err);
+	if (w->cfg->stream || w->cfg->tc_tcp) {
+		dv_sw_host_t h = {.loop = &w->loop,
+		                  .eng = &w->eng,
+		                  .cfg = w->cfg,
+		                  .ql = w->ql,
+		                  .conns = w->share.nsocks,
+		                  .capacity = w->share.capacity,
+		                  .sending = &w->sending,
+		                  .drain_end_ns = &w->drain_end_ns,
+		                  .rc = &w->rc,
+		                  .err = w->err,
+		                  .err_len = sizeof(w->err),
+		                  .after_io = after_io,
+		                  .ctx = w};
+		return w->cfg->stream ? dv_sw_open(&w->sw, &h, err)
+		                      : dv_sw_open_tc(&w->tc, &h, err);
+	}
 	return 0;
 }
 
@@ -658,8 +671,9 @@ static void check_stop(dv_worker_t *w, uint64_t now)
 }
 
 /* Stream transports: after a connection's I/O, as on_poll does after a socket's. */
-static void after_io(dv_worker_t *w)
+static void after_io(void *ctx)
 {
+	dv_worker_t *w = ctx;
 	uint64_t now = dv_now_ns();
 
 	check_stop(w, now);
@@ -805,6 +819,24 @@ static void count_client_drops(dv_worker_t *w)
 	}
 }
 
+/* -m tcp|dot|doh, --tc-tcp: open the connections as the pass starts. */
+static void start_streams(dv_worker_t *w, uint64_t now)
+{
+	if (w->sw != NULL)
+		dv_sw_start(w->sw, now);
+	if (w->tc != NULL)
+		dv_sw_start(w->tc, now);
+}
+
+/* The pass is over: what is still in flight, --tc-tcp's retries, the sockets' drops. */
+static void finish_counts(dv_worker_t *w)
+{
+	dv_engine_finish(&w->eng, w->interrupted);
+	if (w->tc != NULL)
+		dv_sw_finish(w->tc, w->interrupted);
+	count_client_drops(w);
+}
+
 static void *worker_main(void *arg)
 {
 	dv_worker_t *w = arg;
@@ -887,20 +919,14 @@ static void *worker_main(void *arg)
 		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
 		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
 	}
-	if (w->sw != NULL)
-		dv_sw_start(w->sw, now);
-	if (w->tc != NULL)
-		dv_sw_start(w->tc, now);
+	start_streams(w, now);
 	check_stop(w, now);
 	pump(w, now);
 	if (!maybe_finish(w, now))
 		reschedule(w, now);
 	uv_run(&w->loop, UV_RUN_DEFAULT);
 
-	dv_engine_finish(&w->eng, w->interrupted);
-	if (w->tc != NULL)
-		dv_sw_finish(w->tc, w->interrupted);
-	count_client_drops(w);
+	finish_counts(w);
 out:
 	if (w->epfd >= 0)
 		close(w->epfd);
