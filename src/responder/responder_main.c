@@ -338,8 +338,6 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGINT, SIG_DFL); /* an inherited SIG_IGN must not hide them */
 	signal(SIGTERM, SIG_DFL);
-	/* OpenSSL writes TLS records with write(): a client that closed must not kill us. */
-	signal(SIGPIPE, SIG_IGN);
 
 	dv_responder_config_init(&cfg);
 	opterr = 0;

@@ -12,6 +12,7 @@
 #include <netinet/tcp.h>
 #include <linux/sockios.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -699,7 +700,11 @@ uint16_t dv_stream_port(const dv_stream_t *s, bool tls)
 
 int dv_stream_start(dv_stream_t *s, dv_err_t *err)
 {
-	int e = pthread_create(&s->tid, NULL, stream_main, s);
+	int e;
+
+	/* OpenSSL writes TLS records with write(): a client that closed must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	e = pthread_create(&s->tid, NULL, stream_main, s);
 
 	if (e != 0)
 		return dv_err_set(err, -e, "cannot start the stream thread: %s", strerror(e));
