@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/wire.h"
+#include "engine/stream.h"
 
 /*
  * Why uv_poll_t on our own sockets rather than uv_udp_t: libuv 1.44 sends one
@@ -266,6 +267,7 @@ static void drain_tx_stamps(dv_worker_t *w, dv_sock_t *s, int64_t wall_minus_mon
 }
 
 static void publish(dv_worker_t *w);
+static void after_io(void *ctx);
 static void coalesced_recv(dv_worker_t *w);
 
 /* Main asked for a snapshot or a stop: publish now; the timer callback reads stop_level. */
@@ -309,18 +311,18 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
 	 * and always while draining, each answer wakes the loop.
 	 */
-	w->coalesce =
-	    w->share.rate_qps >= 1000 && (double)w->share.capacity >= 4 * w->share.rate_qps / 1000;
+	w->coalesce = !w->cfg->stream && w->share.rate_qps >= 1000 &&
+	              (double)w->share.capacity >= 4 * w->share.rate_qps / 1000;
 	/*
 	 * One socket and no pacing: wait for answers in recvmmsg itself, like a
 	 * blocking client. The socket is then on no epoll wait queue, so the kernel
 	 * makes no wake-up call for each datagram sent or received, and a turn costs
 	 * two system calls (sendmmsg, recvmmsg) instead of three.
 	 */
-	w->direct = w->share.rate_qps <= 0 && w->share.nsocks == 1;
+	w->direct = !w->cfg->stream && w->share.rate_qps <= 0 && w->share.nsocks == 1;
 	/* The clock (--clock): auto is the wire clock for paced runs (doc/performance.md). */
-	w->wire = w->cfg->clock == DV_CLOCK_WIRE ||
-	          (w->cfg->clock == DV_CLOCK_AUTO && w->share.rate_qps > 0);
+	w->wire = !w->cfg->stream && (w->cfg->clock == DV_CLOCK_WIRE ||
+	                              (w->cfg->clock == DV_CLOCK_AUTO && w->share.rate_qps > 0));
 	rc = uv_loop_init(&w->loop);
 	if (rc != 0)
 		return dv_err_set(err, -ENOMEM, "cannot create an event loop: %s", uv_strerror(rc));
@@ -331,7 +333,7 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < w->share.nsocks; i++)
 		w->socks[i].fd = -1;
-	for (i = 0; i < w->share.nsocks; i++) {
+	for (i = 0; !w->cfg->stream && i < w->share.nsocks; i++) {
 		rc = open_socket(w, w->share.first_sock + i, &w->socks[i].fd, err);
 		if (rc != 0)
 			return rc;
@@ -351,6 +353,23 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	if (w->cfg->verbose)
 		w->eng.verbose = w->cfg->out != NULL ? w->cfg->out : stdout;
 	w->eng.wire = w->wire;
+	if (w->cfg->stream || w->cfg->tc_tcp) {
+		dv_sw_host_t h = {.loop = &w->loop,
+		                  .eng = &w->eng,
+		                  .cfg = w->cfg,
+		                  .ql = w->ql,
+		                  .conns = w->share.nsocks,
+		                  .capacity = w->share.capacity,
+		                  .sending = &w->sending,
+		                  .drain_end_ns = &w->drain_end_ns,
+		                  .rc = &w->rc,
+		                  .err = w->err,
+		                  .err_len = sizeof(w->err),
+		                  .after_io = after_io,
+		                  .ctx = w};
+		return w->cfg->stream ? dv_sw_open(&w->sw, &h, err)
+		                      : dv_sw_open_tc(&w->tc, &h, err);
+	}
 	return 0;
 }
 
@@ -503,6 +522,14 @@ static void pump(dv_worker_t *w, uint64_t now)
 			n = DV_MIN(n, a);
 		}
 		n = DV_MIN(n, DV_BATCH);
+		if (w->sw != NULL) { /* stream transports: connections instead of sendmmsg */
+			k = dv_sw_send(w->sw, now, (unsigned)n);
+			if (w->share.rate_qps > 0)
+				dv_pacer_take(&w->pacer, k);
+			if (k == 0)
+				break;
+			continue;
+		}
 		s = w->by_client ? client_socket(w, &n) : pick_socket(w);
 		if (s == NULL)
 			break;
@@ -530,6 +557,8 @@ static void pump(dv_worker_t *w, uint64_t now)
 		}
 		/* A hard error skipped one query; the next round goes on with the rest. */
 	}
+	if (w->tc != NULL)
+		dv_sw_send_retries(w->tc, now);
 	if (dv_engine_list_done(&w->eng) || now >= w->send_end_ns)
 		end_sending(w, now, w->cfg->timeout_ns);
 }
@@ -640,6 +669,10 @@ static bool maybe_finish(dv_worker_t *w, uint64_t now)
 		return false;
 	if (w->eng.win.inflight > 0 && now < w->drain_end_ns)
 		return false;
+	/* --tc-tcp: retries asked during the drain get their own timeout, once */
+	if (w->tc != NULL && dv_sw_busy(w->tc) && !w->interrupted &&
+	    now < w->drain_end_ns + w->cfg->timeout_ns)
+		return false;
 	close_all(w);
 	return true;
 }
@@ -653,6 +686,12 @@ static void check_stop(dv_worker_t *w, uint64_t now);
  */
 static inline bool turn(dv_worker_t *w, uint64_t now)
 {
+	if (w->sw != NULL)
+		dv_sw_turn(w->sw, now); /* expires first, keeping the per-connection counts */
+	if (w->tc != NULL) {
+		dv_sw_turn(w->tc, now);
+		dv_sw_send_retries(w->tc, now);
+	}
 	dv_engine_expire(&w->eng, now);
 	pump(w, now);
 	if (now >= w->next_publish_ns) {
@@ -700,6 +739,19 @@ static void check_stop(dv_worker_t *w, uint64_t now)
 		w->sending = false;
 		w->drain_end_ns = now;
 	}
+}
+
+/* Stream transports: after a connection's I/O, as on_poll does after a socket's. */
+static void after_io(void *ctx)
+{
+	dv_worker_t *w = ctx;
+	uint64_t now = dv_now_ns();
+
+	check_stop(w, now);
+	pump(w, now);
+	if (maybe_finish(w, now))
+		return;
+	reschedule(w, now);
 }
 
 static void on_poll(uv_poll_t *h, int status, int events)
@@ -777,6 +829,11 @@ static void reschedule(dv_worker_t *w, uint64_t now)
 		next = DV_MIN(next, w->drain_end_ns);
 	}
 	next = DV_MIN(next, dv_engine_next_deadline(&w->eng));
+	if (w->sw != NULL)
+		next = DV_MIN(next, dv_sw_next_due(w->sw));
+	if (w->tc != NULL)
+		next = DV_MIN(next, DV_MIN(dv_sw_next_due(w->tc),
+		                           dv_engine_next_deadline(dv_sw_engine(w->tc))));
 	if (w->coalesce && w->eng.win.inflight > 0)
 		next = DV_MIN(next, now + DV_NS_PER_MS); /* collect answers every tick */
 	/* Millisecond timers: never less than 1 ms, so a due-now item cannot spin. */
@@ -806,11 +863,15 @@ static void close_all(dv_worker_t *w)
 	uv_close((uv_handle_t *)&w->prepare, NULL);
 	dv_duetimer_close(&w->due);
 	/* w->wake stays open (unreferenced) until dv_worker_cleanup: main may still send to it. */
+	if (w->tc != NULL)
+		dv_sw_close(w->tc);
 	if (w->direct) {
 		uv_close((uv_handle_t *)&w->idle, NULL);
 		return;
 	}
-	for (i = 0; i < w->share.nsocks; i++)
+	if (w->sw != NULL)
+		dv_sw_close(w->sw);
+	for (i = 0; w->sw == NULL && i < w->share.nsocks; i++)
 		uv_close((uv_handle_t *)&w->socks[i].poll, NULL);
 }
 
@@ -839,6 +900,24 @@ static void count_client_drops(dv_worker_t *w)
 		    len > SK_MEMINFO_DROPS * sizeof(uint32_t))
 			w->eng.stats.c.client_drops += mem[SK_MEMINFO_DROPS];
 	}
+}
+
+/* -m tcp|dot|doh, --tc-tcp: open the connections as the pass starts. */
+static void start_streams(dv_worker_t *w, uint64_t now)
+{
+	if (w->sw != NULL)
+		dv_sw_start(w->sw, now);
+	if (w->tc != NULL)
+		dv_sw_start(w->tc, now);
+}
+
+/* The pass is over: what is still in flight, --tc-tcp's retries, the sockets' drops. */
+static void finish_counts(dv_worker_t *w)
+{
+	dv_engine_finish(&w->eng, w->interrupted);
+	if (w->tc != NULL)
+		dv_sw_finish(w->tc, w->interrupted);
+	count_client_drops(w);
 }
 
 static void *worker_main(void *arg)
@@ -898,7 +977,7 @@ static void *worker_main(void *arg)
 		w->idle.data = w;
 		uv_idle_start(&w->idle, on_direct);
 	}
-	for (i = 0; !w->direct && i < w->share.nsocks; i++) {
+	for (i = 0; !w->direct && w->sw == NULL && i < w->share.nsocks; i++) {
 		uv_poll_init(&w->loop, &w->socks[i].poll, w->socks[i].fd);
 		w->socks[i].events = 0;
 		set_events(&w->socks[i], sock_events(w, &w->socks[i]));
@@ -929,14 +1008,14 @@ static void *worker_main(void *arg)
 		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
 		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
 	}
+	start_streams(w, now);
 	check_stop(w, now);
 	pump(w, now);
 	if (!maybe_finish(w, now))
 		reschedule(w, now);
 	uv_run(&w->loop, UV_RUN_DEFAULT);
 
-	dv_engine_finish(&w->eng, w->interrupted);
-	count_client_drops(w);
+	finish_counts(w);
 out:
 	if (w->epfd >= 0)
 		close(w->epfd);
@@ -983,5 +1062,9 @@ void dv_worker_cleanup(dv_worker_t *w)
 		uv_loop_close(&w->loop);
 		w->loop_ok = false;
 	}
+	dv_sw_free(w->sw); /* after the loop closed its handles */
+	w->sw = NULL;
+	dv_sw_free(w->tc);
+	w->tc = NULL;
 	pthread_mutex_destroy(&w->snap_lock);
 }

@@ -43,6 +43,8 @@ typedef enum jtype {
 	J_TIME,  /* ISO 8601 UTC text of a uint64_t ns member: written only (the ns have a key) */
 	J_KIND,  /* dv_pass_kind_t by name */
 	J_END,   /* dv_end_reason_t by name */
+	J_MODE,  /* the bool stream of a dv_run_config_t and its tp.kind: "udp", "tcp", "dot", "doh"
+	          */
 } jtype_t;
 
 typedef struct jfield {
@@ -102,6 +104,8 @@ static const jfield_t run_fields[] = {
     JD(dv_run_config_t, max_qps, "max_qps"),
     JU(dv_run_config_t, interval_ns, "interval_ns", INT64_MAX),
     JU(dv_run_config_t, local_port, "local_port", 65535),
+    JOPT(dv_run_config_t, stream, "transport", J_MODE, 0),
+    JOPT(dv_run_config_t, queries_per_conn, "queries_per_conn", J_UINT, INT64_MAX),
 };
 /* "query_options"; then "edns_options" (hex) when there are any. */
 static const jfield_t qopt_fields[] = {
@@ -380,6 +384,11 @@ static void w_fields(wctx_t *w, json_t *o, const void *base, const jfield_t *t, 
 		case J_END:
 			w_str(w, o, f->key, end_name(*(const dv_end_reason_t *)(const void *)p));
 			break;
+		case J_MODE: {
+			const dv_run_config_t *rc = base;
+			w_str(w, o, f->key, rc->stream ? dv_tp_kind_name(rc->tp.kind) : "udp");
+			break;
+		}
 		}
 	}
 }
@@ -844,6 +853,19 @@ static int r_end(rctx_t *r, json_t *o, dv_end_reason_t *e)
 	return 0;
 }
 
+/* "transport": udp, or a stream transport into rc->stream and rc->tp.kind. */
+static int r_mode(rctx_t *r, json_t *o, const char *key, dv_run_config_t *rc)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v))
+		return r_bad(r, "\"transport\" must be a string");
+	rc->stream = strcmp(json_string_value(v), "udp") != 0;
+	if (rc->stream && dv_tp_kind_parse(json_string_value(v), &rc->tp.kind) != 0)
+		return r_bad(r, "\"transport\" must be udp, tcp, dot or doh");
+	return 0;
+}
+
 static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
 {
 	uint64_t u = 0;
@@ -878,6 +900,8 @@ static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
 		return r_kind(r, o, (dv_pass_kind_t *)p);
 	case J_END:
 		return r_end(r, o, (dv_end_reason_t *)p);
+	case J_MODE:
+		return r_mode(r, o, f->key, (dv_run_config_t *)(void *)((char *)p - f->off));
 	}
 	return 0;
 }
