@@ -920,24 +920,16 @@ static void finish_counts(dv_worker_t *w)
 	count_client_drops(w);
 }
 
-static void *worker_main(void *arg)
+/* The thread's batch buffers (one allocation, its iovecs pointing into it); NULL: no memory. */
+static dv_batch_t *batch_new(void)
 {
-	dv_worker_t *w = arg;
-	dv_batch_t *b;
+	dv_batch_t *b = calloc(1, sizeof(*b));
 	uint32_t i;
-	uint64_t now;
 
-	b = calloc(1, sizeof(*b));
 	if (b != NULL)
 		b->rbuf = malloc((size_t)DV_BATCH * DV_RECV_BUF);
 	if (b == NULL || b->rbuf == NULL) {
-		w->rc = -ENOMEM;
-		snprintf(w->err, sizeof(w->err), "out of memory");
-		if (b != NULL)
-			free(b);
-		gate_wait(w->gate);
-		atomic_store(&w->finished, 1);
-		uv_async_send(w->done_async);
+		free(b);
 		return NULL;
 	}
 	for (i = 0; i < DV_BATCH; i++) {
@@ -951,7 +943,13 @@ static void *worker_main(void *arg)
 		b->rmsg[i].msg_hdr.msg_control = b->rctl[i].buf;
 		b->emsg[i].msg_hdr.msg_control = b->ectl[i].buf;
 	}
-	tl_batch = b;
+	return b;
+}
+
+/* The loop's handles: timer, prepare, the coalescing epoll set, due timer, idle or polls. */
+static void loop_setup(dv_worker_t *w)
+{
+	uint32_t i;
 
 	uv_timer_init(&w->loop, &w->timer);
 	w->timer.data = w;
@@ -982,13 +980,11 @@ static void *worker_main(void *arg)
 		w->socks[i].events = 0;
 		set_events(&w->socks[i], sock_events(w, &w->socks[i]));
 	}
+}
 
-	if (gate_wait(w->gate) < 0) {
-		close_all(w);
-		uv_run(&w->loop, UV_RUN_DEFAULT);
-		goto out;
-	}
-	now = dv_now_ns();
+/* The start barrier opened: the clock starts, the schedule with it; first sends. */
+static void pass_start(dv_worker_t *w, uint64_t now)
+{
 	w->t0_ns = now;
 	if (w->cfg->interval_ns > 0)
 		dv_engine_track_intervals(&w->eng, w->gate->t0_ns, w->cfg->interval_ns);
@@ -1013,10 +1009,31 @@ static void *worker_main(void *arg)
 	pump(w, now);
 	if (!maybe_finish(w, now))
 		reschedule(w, now);
-	uv_run(&w->loop, UV_RUN_DEFAULT);
+}
 
-	finish_counts(w);
-out:
+static void *worker_main(void *arg)
+{
+	dv_worker_t *w = arg;
+	dv_batch_t *b = batch_new();
+
+	if (b == NULL) {
+		w->rc = -ENOMEM;
+		snprintf(w->err, sizeof(w->err), "out of memory");
+		gate_wait(w->gate);
+		atomic_store(&w->finished, 1);
+		uv_async_send(w->done_async);
+		return NULL;
+	}
+	tl_batch = b;
+	loop_setup(w);
+	if (gate_wait(w->gate) < 0) {
+		close_all(w);
+		uv_run(&w->loop, UV_RUN_DEFAULT);
+	} else {
+		pass_start(w, dv_now_ns());
+		uv_run(&w->loop, UV_RUN_DEFAULT);
+		finish_counts(w);
+	}
 	if (w->epfd >= 0)
 		close(w->epfd);
 	publish(w);
