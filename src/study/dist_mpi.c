@@ -322,9 +322,10 @@ static void mpi_abort(dv_dist_t *d, int status)
 	fflush(stderr);
 	/*
 	 * Under mpirun --mca orte_enable_recovery 1 (what keeps a partial run's results,
-	 * doc/scale-out.md) MPI_Abort's code does not reach mpirun's exit status, but a
-	 * rank's own exit status does: end this rank first, and let MPI_Abort end the
-	 * rest when the exit did not (a launcher that waits for all).
+	 * doc/scale-out.md) Open MPI 4's mpirun exits 0 whatever the ranks do (neither
+	 * MPI_Abort's code nor a rank's exit status reaches it): each rank ends with its
+	 * own exit status, which a wrapper around dnsvolley records (rank 0's is the
+	 * run's). Otherwise rank 0 exits and MPI_Abort ends the rest.
 	 */
 	if (getenv("OMPI_MCA_orte_enable_recovery") != NULL || d->rank == 0)
 		_exit(status);
