@@ -1109,8 +1109,9 @@ static int r_interval_buckets(rctx_t *r, size_t i, json_t *b, dv_pass_result_t *
 		    !json_is_integer(lo = json_array_get(pair, 0)) ||
 		    !json_is_integer(n = json_array_get(pair, 1)) || json_integer_value(lo) < 0 ||
 		    json_integer_value(n) <= 0)
-			return r_bad(r, "intervals[%zu]: latency bucket %zu must be [low_ns, count > 0]",
-			             i, k);
+			return r_bad(
+			    r, "intervals[%zu]: latency bucket %zu must be [low_ns, count > 0]", i,
+			    k);
 		uint64_t low = (uint64_t)json_integer_value(lo);
 		int idx = dv_hist_bucket_of(low);
 		if (low > DV_HIST_MAX_NS || dv_hist_bucket_low(idx) != low)
@@ -1119,8 +1120,8 @@ static int r_interval_buckets(rctx_t *r, size_t i, json_t *b, dv_pass_result_t *
 			             "boundary of this histogram layout",
 			             i, k, (unsigned long long)low);
 		if (idx <= last)
-			return r_bad(r, "intervals[%zu]: latency buckets must be in increasing order",
-			             i);
+			return r_bad(
+			    r, "intervals[%zu]: latency buckets must be in increasing order", i);
 		last = idx;
 		dv_hist_cell_t *c = &res->lat_cells[res->n_lat_cells++];
 		c->bucket = (uint32_t)idx;
@@ -1165,8 +1166,8 @@ static int r_interval_latency(rctx_t *r, size_t i, json_t *e, dv_pass_result_t *
 	if ((rc = r_interval_buckets(r, i, b, res, &total)) != 0)
 		return rc;
 	if (total != iv->lat_count)
-		return r_bad(r, "intervals[%zu]: latency buckets add up to %llu, count says %llu", i,
-		             (unsigned long long)total, (unsigned long long)iv->lat_count);
+		return r_bad(r, "intervals[%zu]: latency buckets add up to %llu, count says %llu",
+		             i, (unsigned long long)total, (unsigned long long)iv->lat_count);
 	if (iv->lat_count == 0) {
 		if (json_object_get(o, "min_ns") != NULL || json_object_get(o, "max_ns") != NULL)
 			return r_bad(r, "intervals[%zu]: latency min_ns/max_ns without answers", i);

@@ -223,8 +223,8 @@ static void merge_interval(dv_interval_t *out, const dv_interval_t *a, const dv_
 	m.lat_min_ns = DV_MIN(a->lat_min_ns, b->lat_min_ns);
 	m.lat_max_ns = DV_MAX(a->lat_max_ns, b->lat_max_ns);
 	if (kept)
-		n = dv_hist_cells_merge(cells_of(pool_a, a), a->lat_n, cells_of(pool_b, b), b->lat_n,
-		                        cells + *used);
+		n = dv_hist_cells_merge(cells_of(pool_a, a), a->lat_n, cells_of(pool_b, b),
+		                        b->lat_n, cells + *used);
 	if (kept && *used + n <= DV_RUN_MAX_LAT_CELLS) {
 		m.lat_count = a->lat_count + b->lat_count;
 		m.lat_first = *used;

@@ -168,7 +168,8 @@ static bool cells_valid(const dv_pass_result_t *from)
 		const dv_interval_t *iv = &from->intervals[i];
 		if (!iv->lat_kept || iv->lat_n == 0)
 			continue;
-		if (iv->lat_first > from->n_lat_cells || iv->lat_n > from->n_lat_cells - iv->lat_first)
+		if (iv->lat_first > from->n_lat_cells ||
+		    iv->lat_n > from->n_lat_cells - iv->lat_first)
 			return false;
 		for (uint32_t k = 0; k < iv->lat_n; k++) {
 			const dv_hist_cell_t *c = &from->lat_cells[iv->lat_first + k];

@@ -140,8 +140,8 @@ static void add_interval(dv_pass_result_t *res, const dv_hist_t *h, bool kept)
 	size_t n;
 
 	res->intervals = realloc(res->intervals, (res->n_intervals + 1) * sizeof(*iv));
-	res->lat_cells = realloc(res->lat_cells, (res->n_lat_cells + DV_HIST_BUCKETS) *
-	                                             sizeof(*res->lat_cells));
+	res->lat_cells =
+	    realloc(res->lat_cells, (res->n_lat_cells + DV_HIST_BUCKETS) * sizeof(*res->lat_cells));
 	assert_non_null(res->intervals);
 	assert_non_null(res->lat_cells);
 	iv = &res->intervals[res->n_intervals];
@@ -258,8 +258,8 @@ static void test_start_at(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_share_config), cmocka_unit_test(test_share_refuses),
-	    cmocka_unit_test(test_shard),        cmocka_unit_test(test_merge_histograms),
+	    cmocka_unit_test(test_share_config),    cmocka_unit_test(test_share_refuses),
+	    cmocka_unit_test(test_shard),           cmocka_unit_test(test_merge_histograms),
 	    cmocka_unit_test(test_merge_intervals), cmocka_unit_test(test_start_at),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
