@@ -162,6 +162,7 @@ size_t dv_hist_to_cells(const dv_hist_t *h, dv_hist_cell_t *out)
 		if (h->bucket[i] == 0)
 			continue;
 		out[n].bucket = (uint32_t)i;
+		out[n].zero = 0;
 		out[n].count = h->bucket[i];
 		n++;
 	}

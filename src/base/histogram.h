@@ -51,6 +51,7 @@ uint64_t dv_hist_quantile_ns(const dv_hist_t *h, double q);
  */
 typedef struct dv_hist_cell {
 	uint32_t bucket; /* index, < DV_HIST_BUCKETS */
+	uint32_t zero;   /* 0 (no padding: cells are compared and sent as bytes) */
 	uint64_t count;  /* > 0 */
 } dv_hist_cell_t;
 

@@ -1125,6 +1125,7 @@ static int r_interval_buckets(rctx_t *r, size_t i, json_t *b, dv_pass_result_t *
 		last = idx;
 		dv_hist_cell_t *c = &res->lat_cells[res->n_lat_cells++];
 		c->bucket = (uint32_t)idx;
+		c->zero = 0;
 		c->count = (uint64_t)json_integer_value(n);
 		if (*total + c->count < *total)
 			return r_bad(r, "intervals[%zu]: latency bucket counts overflow", i);
@@ -1141,9 +1142,9 @@ static int r_interval_latency(rctx_t *r, size_t i, json_t *e, dv_pass_result_t *
 	uint64_t total;
 	int rc;
 
-	iv->lat_min_ns = UINT64_MAX;
 	if (o == NULL)
 		return 0;
+	iv->lat_min_ns = UINT64_MAX;
 	if (!json_is_object(o))
 		return r_bad(r, "intervals[%zu]: \"latency\" must be an object", i);
 	if ((rc = r_arr(r, o, "buckets", &b)) != 0)
