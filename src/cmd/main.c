@@ -180,7 +180,7 @@ static void print_pass(void *ctx, const dv_study_t *s, const dv_pass_record_t *p
 	fflush(rc->report);
 }
 
-/* --rank-json: keep this rank's own pass (before the merge); intervals copied. */
+/* --rank-json: keep this rank's own pass (before the merge); intervals and their cells copied. */
 static void keep_own(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
 {
 	run_ctx_t *rc = ctx;
@@ -200,12 +200,22 @@ static void keep_own(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
 	n->ranks = NULL;
 	n->n_ranks = 0;
 	n->res.intervals = NULL;
+	n->res.lat_cells = NULL;
 	if (p->res.n_intervals > 0) {
 		n->res.intervals = malloc(p->res.n_intervals * sizeof(*n->res.intervals));
 		if (n->res.intervals == NULL)
 			return;
 		memcpy(n->res.intervals, p->res.intervals,
 		       p->res.n_intervals * sizeof(*n->res.intervals));
+	}
+	if (p->res.n_lat_cells > 0) {
+		n->res.lat_cells = malloc(p->res.n_lat_cells * sizeof(*n->res.lat_cells));
+		if (n->res.lat_cells == NULL) {
+			free(n->res.intervals);
+			return;
+		}
+		memcpy(n->res.lat_cells, p->res.lat_cells,
+		       p->res.n_lat_cells * sizeof(*n->res.lat_cells));
 	}
 	rc->own.n_passes++;
 }
@@ -223,7 +233,7 @@ static int write_own(run_ctx_t *rc, const dv_study_t *st, const char *prefix, in
 	snprintf(path, sizeof(path), "%s.%d.json", prefix, rank);
 	r = dv_results_write_json(&own, path, err);
 	for (size_t i = 0; i < rc->own.n_passes; i++)
-		free(rc->own.passes[i].res.intervals);
+		dv_pass_result_free(&rc->own.passes[i].res);
 	free(rc->own.passes);
 	rc->own.passes = NULL;
 	rc->own.n_passes = 0;
