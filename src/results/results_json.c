@@ -728,11 +728,13 @@ int dv_results_write_json(const dv_study_t *s, const char *path, dv_err_t *err)
 		json_decref(root);
 		return rc;
 	}
+	errno = 0;
 	if (json_dumpf(root, f.fp, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0 ||
 	    fputc('\n', f.fp) == EOF) {
+		int e = errno ? errno : EIO; /* the stdio write's: ENOSPC on a full disk */
 		json_decref(root);
 		dv_atomicfile_abort(&f);
-		return dv_err_set(err, -EIO, "%s: write failed", path);
+		return dv_err_set(err, -e, "%s: write failed: %s", path, strerror(e));
 	}
 	json_decref(root);
 	return dv_atomicfile_commit(&f, err);
