@@ -197,6 +197,9 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 		dv_stats_qtype_completed(&e->stats.c,
 		                         dv_wire_get16(buf + DV_DNS_HEADER_LEN + rqlen - 4));
 		dv_hist_add(&e->stats.latency, lat);
+		if (e->paced)
+			dv_hist_add(&e->stats.latency_intended,
+			            now_ns > s->intended_ns ? now_ns - s->intended_ns : 0);
 		e->last_complete_ns = now_ns;
 		if (e->verbose != NULL)
 			verbose_line(e, dv_rcode_name(rcode), s->qidx, (double)lat / 1e9);

@@ -34,6 +34,7 @@ typedef struct dv_engine {
 	uint64_t last_send_ns;     /* monotonic time of the last datagram sent */
 	uint64_t last_complete_ns; /* monotonic time of the last completed answer */
 	FILE *verbose;             /* a line per query when not NULL */
+	bool paced; /* record stats.latency_intended (slot intended_ns set by caller) */
 } dv_engine_t;
 
 int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity, uint64_t timeout_ns,

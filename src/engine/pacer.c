@@ -82,24 +82,29 @@ uint64_t dv_pacer_next_due_ns(const dv_pacer_t *p)
 {
 	if (p->rate_qps == 0)
 		return 0;
-	if (p->issued == 0)
+	return dv_pacer_due_ns(p, p->issued);
+}
+
+uint64_t dv_pacer_due_ns(const dv_pacer_t *p, uint64_t k)
+{
+	if (p->rate_qps == 0 || k == 0)
 		return p->start_ns;
 	uint64_t t;
 	if (rate_is_integral(p->rate_qps)) {
 		uint64_t r = (uint64_t)p->rate_qps;
-		unsigned __int128 x = (unsigned __int128)p->issued * DV_NS_PER_S;
+		unsigned __int128 x = (unsigned __int128)k * DV_NS_PER_S;
 		x = (x + r - 1) / r;
 		t = x >= UINT64_MAX ? UINT64_MAX : add_sat(p->start_ns, (uint64_t)x);
 		return t;
 	}
-	long double x = ceill((long double)p->issued * 1e9L / (long double)p->rate_qps);
+	long double x = ceill((long double)k * 1e9L / (long double)p->rate_qps);
 	if (x >= 1.8e19L)
 		return UINT64_MAX;
 	t = add_sat(p->start_ns, (uint64_t)x);
 	/* Align with due_count()'s rounding; a few ns at most, so the loops are short. */
-	for (int i = 0; i < 1000 && t < UINT64_MAX && due_count(p, t) <= p->issued; i++)
+	for (int i = 0; i < 1000 && t < UINT64_MAX && due_count(p, t) <= k; i++)
 		t++;
-	for (int i = 0; i < 1000 && t > p->start_ns && due_count(p, t - 1) > p->issued; i++)
+	for (int i = 0; i < 1000 && t > p->start_ns && due_count(p, t - 1) > k; i++)
 		t--;
 	return t;
 }

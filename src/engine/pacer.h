@@ -31,5 +31,11 @@ uint64_t dv_pacer_allowance(dv_pacer_t *p, uint64_t now_ns);
 void dv_pacer_take(dv_pacer_t *p, uint64_t n);
 /* Monotonic time at which the next query is due (now_ns or earlier if one is due). */
 uint64_t dv_pacer_next_due_ns(const dv_pacer_t *p);
+/*
+ * The intended send time of query k (from 0): the earliest t with due_count(t) > k,
+ * i.e. start + ceil(k * 1e9 / rate) ns. start_ns for an unlimited pacer. The i-th
+ * query of the batch after an allowance is query issued + i.
+ */
+uint64_t dv_pacer_due_ns(const dv_pacer_t *p, uint64_t k);
 
 #endif

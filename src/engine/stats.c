@@ -10,6 +10,7 @@ void dv_stats_init(dv_stats_t *s)
 {
 	memset(&s->c, 0, sizeof(s->c));
 	dv_hist_init(&s->latency);
+	dv_hist_init(&s->latency_intended);
 }
 
 static dv_qtype_count_t *qtype_slot(dv_counters_t *c, uint16_t qtype)
@@ -83,6 +84,7 @@ void dv_stats_merge(dv_stats_t *into, const dv_stats_t *from)
 	a->qtype_other_completed += b->qtype_other_completed;
 	merge_qtypes(a, b);
 	dv_hist_merge(&into->latency, &from->latency);
+	dv_hist_merge(&into->latency_intended, &from->latency_intended);
 }
 
 const char *dv_rcode_name(unsigned rcode)

@@ -71,7 +71,9 @@ typedef struct dv_qtype_count {
 	/* event-loop waits (epoll_wait) */                                                        \
 	X(wait_calls, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
 	/* highest in flight (merged: sum of per-worker peaks) */                                  \
-	X(inflight_peak, NULL, NULL, 0)
+	X(inflight_peak, NULL, NULL, 0)                                                            \
+	/* paced: queries the schedule had due that were never sent (over 1 s behind) */           \
+	X(forfeited, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;
@@ -108,7 +110,11 @@ static inline uint64_t *dv_counter_ptr(dv_counters_t *c, const dv_counter_field_
 
 typedef struct dv_stats {
 	dv_counters_t c;
-	dv_hist_t latency; /* of completed answers, ns */
+	dv_hist_t latency; /* of completed answers, ns, from the actual send */
+	/* Paced runs only (empty otherwise): of the same answers, ns, from the intended send
+	 * time (the schedule's, dv_pacer_due_ns), so stalls are not hidden (coordinated
+	 * omission; doc/numbers.md). */
+	dv_hist_t latency_intended;
 } dv_stats_t;
 
 void dv_stats_init(dv_stats_t *s);

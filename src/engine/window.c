@@ -83,6 +83,7 @@ uint16_t dv_window_acquire(dv_window_t *w, uint32_t qidx, uint16_t sock, uint64_
 
 	dv_slot_t *s = &w->slot[id];
 	s->sent_ns = now_ns;
+	s->intended_ns = now_ns;
 	s->qidx = qidx;
 	s->sock = sock;
 	s->state = DV_SLOT_INFLIGHT;

@@ -34,8 +34,10 @@ typedef enum dv_slot_state {
 
 typedef struct dv_slot {
 	uint64_t sent_ns; /* monotonic send time */
-	uint32_t qidx;    /* index into the query list */
-	uint32_t prev;    /* in-flight list links (slot ids), DV_WINDOW_NIL at ends */
+	uint64_t
+	    intended_ns; /* when the schedule wanted it sent (paced runs); = sent_ns otherwise */
+	uint32_t qidx;   /* index into the query list */
+	uint32_t prev;   /* in-flight list links (slot ids), DV_WINDOW_NIL at ends */
 	uint32_t next;
 	uint16_t sock; /* worker-local socket index that sent it */
 	uint8_t state; /* dv_slot_state_t */

@@ -319,6 +319,10 @@ static void pump(dv_worker_t *w, uint64_t now)
 		k = dv_engine_prepare(&w->eng, s->index, now, (unsigned)n, b->sbuf, b->slen);
 		for (i = 0; i < k; i++)
 			b->siov[i].iov_len = b->slen[i];
+		if (w->share.rate_qps > 0) /* the schedule's time of each: query issued + i */
+			for (i = 0; i < k; i++)
+				w->eng.win.slot[dv_wire_get16(b->sbuf[i])].intended_ns =
+				    dv_pacer_due_ns(&w->pacer, w->pacer.issued + i);
 		r = sendmmsg(s->fd, b->smsg, k, MSG_DONTWAIT);
 		w->eng.stats.c.send_calls++;
 		if (r < 0) {
@@ -695,6 +699,7 @@ static void *worker_main(void *arg)
 		 */
 		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
 		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
+		w->eng.paced = true;
 	}
 	check_stop(w, now);
 	pump(w, now);
@@ -703,6 +708,7 @@ static void *worker_main(void *arg)
 	uv_run(&w->loop, UV_RUN_DEFAULT);
 
 	dv_engine_finish(&w->eng, w->interrupted);
+	w->eng.stats.c.forfeited = w->pacer.forfeited;
 out:
 	if (w->epfd >= 0)
 		close(w->epfd);

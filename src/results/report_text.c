@@ -110,6 +110,21 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        (double)dv_hist_quantile_ns(h, 0.90) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.99) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.999) / 1e9);
+	if (r->stats.latency_intended.count > 0) {
+		const dv_hist_t *hi = &r->stats.latency_intended;
+		fprintf(out,
+		        "  From intended send (s): p50 %.6f, p90 %.6f, p99 %.6f, p99.9 %.6f, max "
+		        "%.6f\n",
+		        (double)dv_hist_quantile_ns(hi, 0.50) / 1e9,
+		        (double)dv_hist_quantile_ns(hi, 0.90) / 1e9,
+		        (double)dv_hist_quantile_ns(hi, 0.99) / 1e9,
+		        (double)dv_hist_quantile_ns(hi, 0.999) / 1e9, (double)hi->max_ns / 1e9);
+	}
+	if (c->forfeited > 0)
+		fprintf(out,
+		        "  Queries forfeited:    %" PRIu64 " (the generator fell over 1 s behind "
+		        "its schedule; never sent)\n",
+		        c->forfeited);
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,
 	        r->max_outstanding);
 	syscalls = c->send_calls + c->recv_calls + c->wait_calls;

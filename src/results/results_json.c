@@ -437,6 +437,8 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 	w_fields(w, o, p, TABLE(pass_fields));
 	w_set(w, o, "counters", w_counters(w, &r->stats.c));
 	w_set(w, o, "latency", w_latency(w, &r->stats.latency));
+	if (r->stats.latency_intended.count > 0) /* optional: paced runs only */
+		w_set(w, o, "latency_intended", w_latency(w, &r->stats.latency_intended));
 	w_section(w, o, "udp_snmp", &r->udp, TABLE(udp_fields));
 	for (size_t i = 0; i < r->n_intervals && r->intervals != NULL; i++) {
 		json_t *e = json_object();
@@ -986,6 +988,17 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		return r_bad(r, "latency count %llu differs from completed %llu",
 		             (unsigned long long)res->stats.latency.count,
 		             (unsigned long long)res->stats.c.completed);
+	lat = json_object_get(o, "latency_intended"); /* optional (paced runs, added later) */
+	if (lat != NULL) {
+		if (!json_is_object(lat))
+			return r_bad(r, "\"latency_intended\" must be an object");
+		if ((rc = r_latency(r, lat, &res->stats.latency_intended)) != 0)
+			return rc;
+		if (res->stats.latency_intended.count != res->stats.c.completed)
+			return r_bad(r, "latency_intended count %llu differs from completed %llu",
+			             (unsigned long long)res->stats.latency_intended.count,
+			             (unsigned long long)res->stats.c.completed);
+	}
 	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0)
 		return rc;
 	return r_intervals(r, o, res);
