@@ -1,9 +1,10 @@
 # src/study: the pass plan (targets x lists x cold/hot x repeats), flushes and the summary.
 libdnsvolley_la_SOURCES += src/study/study.c src/study/study.h src/study/groups.c src/study/groups.h \
-	src/study/summary.c src/study/summary.h
+	src/study/summary.c src/study/summary.h \
+	src/study/capacity.c src/study/capacity.h
 
 if HAVE_CMOCKA
-STUDY_UNIT = tests/unit/study/test_study
+STUDY_UNIT = tests/unit/study/test_study tests/unit/study/test_capacity
 check_PROGRAMS += $(STUDY_UNIT)
 TESTS += $(STUDY_UNIT)
 endif

@@ -30,4 +30,13 @@ int dv_cmd_plot(int argc, char **argv);
  */
 int dv_cmd_report(int argc, char **argv);
 
+/*
+ * dnsvolley capacity [capacity options] [run options]
+ * Searches each target x list for the highest open-loop rate within an SLO
+ * (study/capacity.h); a line per step and a "Capacity:" line per search on
+ * stdout. 0 done (also generator-bound: the line says so), 2 usage or input
+ * error, 3 a pass could not run or was interrupted.
+ */
+int dv_cmd_capacity(int argc, char **argv);
+
 #endif

@@ -185,6 +185,8 @@ int main(int argc, char **argv)
 {
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return dv_cmd_compare(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "capacity") == 0)
+		return dv_cmd_capacity(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
 		return dv_cmd_plot(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)

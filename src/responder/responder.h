@@ -28,9 +28,15 @@ typedef struct dv_responder_config {
 	uint64_t tc_every;
 	uint64_t delay_ns; /* hold every outgoing datagram this long, 0 = none */
 	uint32_t hold_max; /* per thread; DV_RESPONDER_HOLD_MAX by default */
-	int rcode;         /* -1 = natural, else 0..15 */
-	bool reflect;      /* echo queries with QR set */
-	bool no_gso;       /* one datagram per send, never UDP GSO (for comparisons) */
+	/* --capacity: serve at most this many queries per second in all (each thread
+	 * capacity_qps / threads), one at a time in arrival order with a fixed service
+	 * time; a query that finds more than capacity_backlog (per thread) waiting is
+	 * dropped; the wait shows as latency. 0 = off. */
+	double capacity_qps;
+	uint32_t capacity_backlog;
+	int rcode;    /* -1 = natural, else 0..15 */
+	bool reflect; /* echo queries with QR set */
+	bool no_gso;  /* one datagram per send, never UDP GSO (for comparisons) */
 } dv_responder_config_t;
 
 /* Defaults: 127.0.0.1:53, one thread, no faults. */

@@ -33,6 +33,8 @@ enum {
 	OPT_REFLECT,
 	OPT_NO_GSO,
 	OPT_VERSION,
+	OPT_CAPACITY,
+	OPT_CAPACITY_BACKLOG,
 };
 
 static const struct option long_opts[] = {
@@ -43,6 +45,8 @@ static const struct option long_opts[] = {
     {"drop-every", required_argument, NULL, OPT_DROP_EVERY},
     {"delay", required_argument, NULL, OPT_DELAY},
     {"rcode", required_argument, NULL, OPT_RCODE},
+    {"capacity", required_argument, NULL, OPT_CAPACITY},
+    {"capacity-backlog", required_argument, NULL, OPT_CAPACITY_BACKLOG},
     {"tc-every", required_argument, NULL, OPT_TC_EVERY},
     {"garbage-every", required_argument, NULL, OPT_GARBAGE_EVERY},
     {"wrong-id-every", required_argument, NULL, OPT_WRONG_ID_EVERY},
@@ -70,6 +74,9 @@ static void usage(FILE *f)
 	    "  -T, --threads N             N threads, each with its own SO_REUSEPORT socket (1)\n"
 	    "      --drop-every N          do not answer queries N, 2N, 3N... (per thread)\n"
 	    "      --delay MS              hold every answer MS milliseconds (fractions allowed)\n"
+	    "      --capacity QPS          serve at most QPS queries/s (a queue, see the man "
+	    "page)\n"
+	    "      --capacity-backlog N    queries waiting before more are dropped (256)\n"
 	    "      --rcode R               answer with rcode R (NXDOMAIN, SERVFAIL... or 0-15)\n"
 	    "      --tc-every N            set TC on every Nth answer (1 = all)\n"
 	    "      --garbage-every N       every Nth query: send garbage instead of the answer\n"
@@ -259,6 +266,18 @@ int main(int argc, char **argv)
 				return bad("--delay", optarg,
 				           "is not a number of milliseconds from 0 to 3600000");
 			cfg.delay_ns = (uint64_t)llround(ms * (double)DV_NS_PER_MS);
+			break;
+		case OPT_CAPACITY:
+			if (dv_parse_double(optarg, 1.0, 1e9, &ms) != 0)
+				return bad("--capacity", optarg,
+				           "is not a rate in queries per second from 1 to 1e9");
+			cfg.capacity_qps = ms;
+			break;
+		case OPT_CAPACITY_BACKLOG:
+			if (dv_parse_u64(optarg, 0, DV_RESPONDER_HOLD_MAX, &v) != 0)
+				return bad("--capacity-backlog", optarg,
+				           "is not a number of queries from 0 to 1048576");
+			cfg.capacity_backlog = (uint32_t)v;
 			break;
 		case OPT_RCODE:
 			if (dv_rcode_parse(optarg, &cfg.rcode) != 0)

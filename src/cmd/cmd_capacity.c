@@ -1,0 +1,274 @@
+/* cmd_capacity: dnsvolley capacity: search each target x list for its capacity under an SLO. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cli.h"
+#include "cmd/cmd.h"
+#include "results/gates.h"
+#include "study/capacity.h"
+
+#define EXIT_USAGE      2
+#define EXIT_RUN_FAILED 3
+
+/* "0.1%" or "0.1" (percent either way) -> 0.001. */
+static int parse_pct(const char *s, double *out)
+{
+	char buf[64];
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, n + 1);
+	if (buf[n - 1] == '%')
+		buf[n - 1] = '\0';
+	if (dv_parse_double(buf, 0, 100, out) != 0)
+		return -EINVAL;
+	*out /= 100;
+	return 0;
+}
+
+/* "2s", "500ms", or a bare number of seconds. */
+static int parse_dur_ns(const char *s, uint64_t *out)
+{
+	double v;
+
+	if (dv_parse_double(s, 0, 86400, &v) == 0)
+		v *= 1e9;
+	else if (dv_parse_latency_ns(s, &v) != 0 || v < 0 || v > 86400e9)
+		return -EINVAL;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* "p99.9=20ms" -> quantile 0.999, 20e6 ns. */
+static int parse_max_latency(const char *s, dv_capacity_opts_t *o)
+{
+	const char *eq = strchr(s, '=');
+	char q[32];
+	double pct;
+
+	if (s[0] != 'p' || eq == NULL || (size_t)(eq - s) >= sizeof(q) || eq - s < 2)
+		return -EINVAL;
+	memcpy(q, s + 1, (size_t)(eq - s - 1));
+	q[eq - s - 1] = '\0';
+	if (dv_parse_double(q, 0.001, 100, &pct) != 0 || pct >= 100 + 1e-9)
+		return -EINVAL;
+	if (dv_parse_latency_ns(eq + 1, &o->max_lat_ns) != 0 || o->max_lat_ns <= 0)
+		return -EINVAL;
+	o->lat_q = pct / 100;
+	return 0;
+}
+
+static int bad(const char *flag, const char *val, const char *what)
+{
+	fprintf(stderr,
+	        "dnsvolley capacity: %s: '%s' %s\nTry 'dnsvolley capacity --help' for more "
+	        "information.\n",
+	        flag, val, what);
+	return EXIT_USAGE;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "Usage: dnsvolley capacity [CAPACITY OPTIONS] [RUN OPTIONS: -s -p -d -T -c -q -t "
+	        "...]\n"
+	        "Find the highest open-loop rate each target takes within an SLO.\n\n"
+	        "  --max-loss P%%          loss limit (default 0.1%%)\n"
+	        "  --max-p99 DUR           p99 latency limit (e.g. 10ms); none by default\n"
+	        "  --max-latency pQ=DUR    any percentile, e.g. p99.9=20ms\n"
+	        "  --latency-from intended|sent  latency measured from the schedule's send time "
+	        "(default) or the actual send\n"
+	        "  --step DUR              judged time per step (default 2s)\n"
+	        "  --settle DUR            unjudged time at the same rate before it (0.5s)\n"
+	        "  --from QPS, --to QPS    rate bounds (from 1000; to none)\n"
+	        "  --factor F              growth per step until the SLO breaks (2)\n"
+	        "  --precision P%%          stop bisecting at this bracket (2%%)\n\n"
+	        "Run options as for a plain run; -l and -n are set per step, -q defaults to\n"
+	        "65536 per thread and -t to 1 s here. See dnsvolley(1), CAPACITY.\n");
+}
+
+enum { C_LOSS = 1, C_P99, C_LAT, C_FROM_KIND, C_STEP, C_SETTLE, C_FROM, C_TO, C_FACTOR, C_PREC };
+static const struct {
+	const char *name;
+	int code;
+} cap_opts[] = {{"--max-loss", C_LOSS},   {"--max-p99", C_P99},
+                {"--max-latency", C_LAT}, {"--latency-from", C_FROM_KIND},
+                {"--step", C_STEP},       {"--settle", C_SETTLE},
+                {"--from", C_FROM},       {"--to", C_TO},
+                {"--factor", C_FACTOR},   {"--precision", C_PREC}};
+
+static int cap_opt(dv_capacity_opts_t *o, int code, const char *flag, const char *v)
+{
+	double d;
+
+	switch (code) {
+	case C_LOSS:
+		return parse_pct(v, &o->max_loss) ? bad(flag, v, "is not a percentage (0.1%)") : 0;
+	case C_P99:
+		o->lat_q = 0.99;
+		return dv_parse_latency_ns(v, &o->max_lat_ns) || o->max_lat_ns <= 0
+		           ? bad(flag, v, "is not a latency with a unit (10ms, 800us)")
+		           : 0;
+	case C_LAT:
+		return parse_max_latency(v, o) ? bad(flag, v, "is not pQ=LATENCY (p99.9=20ms)") : 0;
+	case C_FROM_KIND:
+		if (strcmp(v, "intended") != 0 && strcmp(v, "sent") != 0)
+			return bad(flag, v, "is neither 'intended' nor 'sent'");
+		o->lat_intended = strcmp(v, "intended") == 0;
+		return 0;
+	case C_STEP:
+	case C_SETTLE:
+		if (parse_dur_ns(v, code == C_STEP ? &o->step_ns : &o->settle_ns) != 0 ||
+		    (code == C_STEP && o->step_ns < 100 * DV_NS_PER_MS))
+			return bad(flag, v, "is not a duration (at least 0.1s for --step)");
+		return 0;
+	case C_FROM:
+	case C_TO:
+		if (dv_parse_double(v, 1, 1e9, &d) != 0)
+			return bad(flag, v, "is not a rate from 1 to 1e9 qps");
+		*(code == C_FROM ? &o->from : &o->to) = d;
+		return 0;
+	case C_FACTOR:
+		return dv_parse_double(v, 1.05, 100, &o->factor) ? bad(flag, v, "is not 1.05..100")
+		                                                 : 0;
+	default:
+		if (parse_pct(v, &o->precision) != 0 || o->precision < 0.001)
+			return bad(flag, v, "is not a percentage of at least 0.1%");
+		return 0;
+	}
+}
+
+/* Takes the capacity options out of argv (in place); the rest is for dv_cli_parse. */
+static int split_args(int *argc, char **argv, dv_capacity_opts_t *o)
+{
+	int i, n = 1, rc;
+
+	for (i = 1; i < *argc; i++) {
+		const char *a = argv[i], *val = NULL;
+		size_t k, len;
+		int code = 0;
+
+		if (strcmp(a, "--") == 0)
+			break;
+		for (k = 0; k < DV_ARRAY_SIZE(cap_opts) && code == 0; k++) {
+			len = strlen(cap_opts[k].name);
+			if (strncmp(a, cap_opts[k].name, len) == 0 &&
+			    (a[len] == '\0' || a[len] == '=')) {
+				code = cap_opts[k].code;
+				val = a[len] == '=' ? a + len + 1 : NULL;
+			}
+		}
+		if (code == 0) {
+			argv[n++] = argv[i];
+			continue;
+		}
+		if (val == NULL) {
+			if (i + 1 >= *argc) {
+				fprintf(stderr, "dnsvolley capacity: %s needs a value\n", a);
+				return EXIT_USAGE;
+			}
+			val = argv[++i];
+		}
+		if ((rc = cap_opt(o, code, a, val)) != 0)
+			return rc;
+	}
+	for (; i < *argc; i++)
+		argv[n++] = argv[i];
+	*argc = n;
+	argv[n] = NULL;
+	return 0;
+}
+
+/* Capacity's own defaults where the user kept the plain run's. */
+static void capacity_defaults(dv_run_config_t *run)
+{
+	dv_run_config_t d;
+
+	dv_run_config_init(&d);
+	if (run->max_outstanding == d.max_outstanding)
+		run->max_outstanding = 65536 * run->threads;
+	if (run->timeout_ns == d.timeout_ns)
+		run->timeout_ns = DV_NS_PER_S;
+}
+
+static int search_all(dv_config_t *cfg, const dv_capacity_opts_t *o)
+{
+	dv_study_t *st = &cfg->study;
+	dv_err_t err = {{0}};
+	int status = 0;
+
+	for (size_t t = 0; t < st->n_targets && status == 0; t++) {
+		for (size_t l = 0; l < st->n_lists && status == 0; l++) {
+			dv_run_config_t run = st->run;
+			dv_capacity_result_t r;
+
+			run.server = st->targets[t].addr;
+			run.server_len = st->targets[t].addr_len;
+			printf("[Status] Capacity search: target %s (%s), list %s\n",
+			       st->targets[t].label, st->targets[t].addr_text, st->lists[l].label);
+			fflush(stdout);
+			if (dv_capacity_run(o, &run, &st->lists[l].ql, stdout, &r, &err) != 0) {
+				fprintf(stderr, "dnsvolley capacity: %s\n", err.msg);
+				status = EXIT_RUN_FAILED;
+			}
+			dv_capacity_print(o, &r, stdout);
+			if (r.interrupted)
+				status = EXIT_RUN_FAILED;
+			dv_capacity_result_free(&r);
+		}
+	}
+	return status;
+}
+
+int dv_cmd_capacity(int argc, char **argv)
+{
+	dv_capacity_opts_t o;
+	dv_config_t cfg;
+	dv_err_t err = {{0}};
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int rc, n = argc, status;
+
+	if (args == NULL)
+		return EXIT_RUN_FAILED;
+	memcpy(args, argv, (size_t)argc * sizeof(*args));
+	args[0] = "dnsvolley";
+	dv_capacity_opts_init(&o);
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			free(args);
+			return 0;
+		}
+	if ((rc = split_args(&n, args, &o)) != 0) {
+		free(args);
+		return rc;
+	}
+	rc = dv_cli_parse(n, args, &cfg, &err);
+	free(args);
+	if (rc != 0) {
+		if (rc < 0)
+			fprintf(stderr,
+			        "dnsvolley capacity: %s\nTry 'dnsvolley capacity --help' for more "
+			        "information.\n",
+			        err.msg);
+		dv_config_free(&cfg);
+		return rc < 0 ? EXIT_USAGE : 0;
+	}
+	capacity_defaults(&cfg.study.run);
+	for (size_t i = 0; i < cfg.study.n_lists; i++) {
+		dv_list_t *l = &cfg.study.lists[i];
+		if (dv_querylist_load(&l->ql, l->path, &cfg.study.ql, &err) != 0) {
+			fprintf(stderr, "dnsvolley capacity: %s\n", err.msg);
+			dv_config_free(&cfg);
+			return EXIT_USAGE;
+		}
+	}
+	status = search_all(&cfg, &o);
+	dv_config_free(&cfg);
+	return status;
+}
