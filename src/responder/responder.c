@@ -99,6 +99,10 @@ typedef struct worker {
 	uint8_t *abuf; /* RECV_BATCH * ABUF_LEN */
 	hold_fifo_t hold;
 	double busy_until_ns; /* --capacity: when the service queue empties (monotonic) */
+	union {               /* --capacity: SCM_TIMESTAMPNS, the kernel's arrival times */
+		char buf[CMSG_SPACE(sizeof(struct timespec))];
+		struct cmsghdr align;
+	} rctl[RECV_BATCH];
 } worker_t;
 
 struct dv_responder {
@@ -394,6 +398,26 @@ static void mark_port(worker_t *w, const dv_sockaddr_t *a)
  * waiting is dropped, as a full socket buffer would. Arrival order is due order, so
  * the hold FIFO stays sorted. False = dropped (counted).
  */
+/* --capacity: query i's arrival on the monotonic clock, from the kernel's stamp (a
+ * thread descheduled for a while must not see a burst), else now. */
+static uint64_t arrival_ns(worker_t *w, unsigned i, uint64_t now_ns)
+{
+	struct msghdr *h = &w->rmsg[i].msg_hdr;
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(h); c != NULL; c = CMSG_NXTHDR(h, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+			int64_t t;
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			t = (int64_t)ts.tv_sec * (int64_t)DV_NS_PER_S + ts.tv_nsec -
+			    ((int64_t)dv_wall_ns() - (int64_t)now_ns);
+			return t > 0 && (uint64_t)t <= now_ns ? (uint64_t)t : now_ns;
+		}
+	}
+	return now_ns;
+}
+
 static bool capacity_admit(worker_t *w, uint64_t now_ns, uint64_t *due)
 {
 	const dv_responder_config_t *cfg = &w->r->cfg;
@@ -464,7 +488,7 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 		return;
 	}
 	if (cfg->capacity_qps > 0) {
-		if (!capacity_admit(w, now_ns, &due))
+		if (!capacity_admit(w, arrival_ns(w, i, now_ns), &due))
 			return;
 	} else {
 		due = now_ns + cfg->delay_ns;
@@ -488,6 +512,10 @@ static void recv_reset(worker_t *w, unsigned n)
 	for (i = 0; i < n; i++) {
 		w->rmsg[i].msg_hdr.msg_namelen = sizeof(w->raddr[i]);
 		w->rmsg[i].msg_hdr.msg_flags = 0;
+		if (w->r->cfg.capacity_qps > 0) {
+			w->rmsg[i].msg_hdr.msg_control = w->rctl[i].buf;
+			w->rmsg[i].msg_hdr.msg_controllen = sizeof(w->rctl[i].buf);
+		}
 	}
 }
 
@@ -740,6 +768,10 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 	rc = bind_all(r, err);
 	if (rc != 0)
 		goto fail;
+	for (i = 0; cfg->capacity_qps > 0 && i < r->nw; i++) {
+		int one = 1;
+		(void)setsockopt(r->w[i]->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	}
 	*out = r;
 	return 0;
 fail:

@@ -93,6 +93,8 @@ static void pass_result(dv_pass_result_t *r, uint64_t sent, uint64_t completed, 
 		dv_hist_add(&r->stats.latency_intended, lat_ns * 2);
 	}
 	r->elapsed_s = 3;
+	r->max_outstanding = 100;
+	r->stats.c.inflight_peak = 10;
 	r->cpu_user_s = 0.1;
 }
 
@@ -112,6 +114,13 @@ static void test_judge(void **state)
 	dv_capacity_judge(&o, 1000, 1, &r, &st);
 	assert_int_equal(st.verdict, DV_CAP_FAIL);
 	pass_result(&r, 1980, 1980, 1000000); /* 1.05% behind, no loss */
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_GENBOUND);
+	pass_result(&r, 1900, 1890, 1000000); /* behind, window full, loss: the server */
+	r.stats.c.inflight_peak = 100;
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_FAIL);
+	pass_result(&r, 1900, 1890, 1000000); /* behind with room in the window: generator */
 	dv_capacity_judge(&o, 1000, 1, &r, &st);
 	assert_int_equal(st.verdict, DV_CAP_GENBOUND);
 	pass_result(&r, 1993, 1993, 1000000); /* 0.4% behind: fine */
