@@ -116,6 +116,8 @@ bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned 
 		const dv_slot_t *s = &e->win.slot[id];
 
 		e->stats.c.sent++;
+		if (e->paced && s->sent_ns - s->intended_ns > DV_SEND_BEHIND_NS)
+			e->stats.c.sent_behind++;
 		e->stats.c.bytes_sent += e->ql->off[s->qidx + 1] - e->ql->off[s->qidx];
 		dv_stats_qtype_sent(&e->stats.c, query_qtype(e->ql, s->qidx));
 	}

@@ -39,6 +39,10 @@ typedef struct dv_qtype_count {
  */
 #define DV_CTR_OPTIONAL 1u /* absent in early results files */
 
+/* A paced query sent this long after its intended time counts in sent_behind (2 ms: two of
+ * the pacer's 1 ms ticks). */
+#define DV_SEND_BEHIND_NS 2000000ull
+
 #define DV_COUNTERS(X)                                                                             \
 	/* datagrams the kernel accepted */                                                        \
 	X(sent, "sent", "queries", 0)                                                              \
@@ -73,7 +77,9 @@ typedef struct dv_qtype_count {
 	/* highest in flight (merged: sum of per-worker peaks) */                                  \
 	X(inflight_peak, NULL, NULL, 0)                                                            \
 	/* paced: queries the schedule had due that were never sent (over 1 s behind) */           \
-	X(forfeited, NULL, NULL, DV_CTR_OPTIONAL)
+	X(forfeited, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
+	/* paced: queries sent over DV_SEND_BEHIND_NS after their intended time */                 \
+	X(sent_behind, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

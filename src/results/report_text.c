@@ -120,6 +120,11 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 		        (double)dv_hist_quantile_ns(hi, 0.99) / 1e9,
 		        (double)dv_hist_quantile_ns(hi, 0.999) / 1e9, (double)hi->max_ns / 1e9);
 	}
+	if (c->sent_behind > 0)
+		fprintf(out,
+		        "  Sent behind schedule: %" PRIu64 " (%.2f%%, over 2 ms after the intended "
+		        "time)\n",
+		        c->sent_behind, pct(c->sent_behind, c->sent));
 	if (c->forfeited > 0)
 		fprintf(out,
 		        "  Queries forfeited:    %" PRIu64 " (the generator fell over 1 s behind "

@@ -12,7 +12,8 @@
 #define DV_CAP_BEHIND   0.005 /* more than 0.5% behind the schedule: generator-bound */
 #define DV_CAP_CPU      0.95  /* share of the threads' CPU that counts as saturated */
 #define DV_CAP_MIN_QPS  1.0
-#define DV_CAP_MAX_STEP 200                  /* steps at most: every search ends */
+#define DV_CAP_MAX_STEP 200 /* steps at most: every search ends */
+#define DV_CAP_RETRIES  2   /* a generator-bound step is tried this many more times */
 #define DV_CAP_SETTLE_T (200 * DV_NS_PER_MS) /* settle pass: its timeout at most */
 
 void dv_capacity_opts_init(dv_capacity_opts_t *o)
@@ -69,7 +70,8 @@ void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t
 	                    : 0;
 	/* The schedule has floor(T x R) + 1 queries due in T (pacer.h). */
 	due = floor(step_s * offered_qps) + 1;
-	behind = (double)(c->sent + c->not_sent) < due * (1 - DV_CAP_BEHIND) || c->forfeited > 0;
+	behind = (double)(c->sent + c->not_sent) < due * (1 - DV_CAP_BEHIND) || c->forfeited > 0 ||
+	         (double)c->sent_behind > DV_CAP_BEHIND * (double)c->sent;
 	slo_loss = st->loss <= o->max_loss;
 	slo_lat = o->max_lat_ns <= 0 || (double)st->lat_ns <= o->max_lat_ns;
 	window_full = c->inflight_peak >= res->max_outstanding;
@@ -82,10 +84,9 @@ void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t
 		         st->cpu_share * 100, threads, threads == 1 ? "" : "s");
 	} else if (behind && !window_full) {
 		st->verdict = DV_CAP_GENBOUND;
-		snprintf(st->why, sizeof(st->why),
-		         "sent %.0f of %.0f due (%.2f%% behind schedule)%s",
+		snprintf(st->why, sizeof(st->why), "sent %.0f of %.0f due, %.2f%% over 2 ms late%s",
 		         (double)(c->sent + c->not_sent), due,
-		         100 * (1 - (double)(c->sent + c->not_sent) / due),
+		         c->sent ? 100.0 * (double)c->sent_behind / (double)c->sent : 0.0,
 		         c->forfeited ? ", queries forfeited" : "");
 	} else if (!slo_loss) {
 		st->verdict = DV_CAP_FAIL;
@@ -218,7 +219,7 @@ int dv_capacity_run(const dv_capacity_opts_t *o, const dv_run_config_t *cfg,
                     const dv_querylist_t *ql, FILE *out, dv_capacity_result_t *res, dv_err_t *err)
 {
 	dv_capacity_search_t s;
-	bool retried = false;
+	unsigned retried = 0;
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
@@ -237,13 +238,13 @@ int dv_capacity_run(const dv_capacity_opts_t *o, const dv_run_config_t *cfg,
 			res->interrupted = true;
 			break;
 		}
-		/* A generator-bound step is run once more before it ends the search: a busy
-		 * machine can stall the generator for a moment. */
-		if (st->verdict == DV_CAP_GENBOUND && !retried) {
-			retried = true;
+		/* A generator-bound step is run again (twice at most) before it ends the
+		 * search: a busy machine can stall the generator for a moment. */
+		if (st->verdict == DV_CAP_GENBOUND && retried < DV_CAP_RETRIES) {
+			retried++;
 			continue;
 		}
-		retried = false;
+		retried = 0;
 		dv_capacity_search_step(&s, o, st->verdict);
 	}
 	res->capacity_qps = s.lo;
@@ -274,6 +275,11 @@ void dv_capacity_print(const dv_capacity_opts_t *o, const dv_capacity_result_t *
 		snprintf(slo, sizeof(slo), "loss <= %g%%", o->max_loss * 100);
 	if (r->interrupted) {
 		fprintf(out, "Capacity: not found (the search was interrupted or a pass failed)\n");
+	} else if (r->generator_bound && r->capacity_qps <= 0) {
+		fprintf(out,
+		        "Capacity: generator-bound at the first rate tried: no server figure (%s); "
+		        "add threads (-T) or lower --from\n",
+		        slo);
 	} else if (r->generator_bound) {
 		fprintf(out,
 		        "Capacity: generator-bound: at least %.0f qps (%s); the generator could "

@@ -60,10 +60,11 @@ typedef struct dv_capacity_step {
 /*
  * Judge one finished step pass (pure): fills st from res. Generator-bound when the
  * generator used >= 95% of its threads' CPU, or when it sent more than 0.5% fewer
- * queries than the schedule had due in step_ns (or forfeited any) with room left in
- * its window. Behind schedule with the window full is the server's doing (answers
- * not coming back) when the SLO broke, and a too small -q (generator-bound) when not.
- * A generator-bound step is repeated once before the search stops on it.
+ * queries than the schedule had due in step_ns (or forfeited any), or sent over 0.5%
+ * of them more than 2 ms late (sent_behind), with room left in its window. Behind schedule with the
+ * window full is the server's doing (answers not coming back) when the SLO broke, and a too small
+ * -q (generator-bound) when not. A generator-bound step is tried twice more before the search stops
+ * on it.
  */
 void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t threads,
                        const dv_pass_result_t *res, dv_capacity_step_t *st);

@@ -123,6 +123,13 @@ static void test_judge(void **state)
 	pass_result(&r, 1900, 1890, 1000000); /* behind with room in the window: generator */
 	dv_capacity_judge(&o, 1000, 1, &r, &st);
 	assert_int_equal(st.verdict, DV_CAP_GENBOUND);
+	pass_result(&r, 2001, 2001, 1000000); /* 11 sent over 2 ms late (0.55%) */
+	r.stats.c.sent_behind = 11;
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_GENBOUND);
+	r.stats.c.sent_behind = 10;
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_PASS);
 	pass_result(&r, 1993, 1993, 1000000); /* 0.4% behind: fine */
 	dv_capacity_judge(&o, 1000, 1, &r, &st);
 	assert_int_equal(st.verdict, DV_CAP_PASS);
