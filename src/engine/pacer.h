@@ -15,6 +15,10 @@
  * the excess (it is never sent in a burst later); forfeited counts the loss.
  *
  * rate_qps == 0 means unlimited: allowance is always UINT64_MAX.
+ *
+ * A ramp (dv_pacer_set_ramp, resperf mode) makes the rate grow linearly from 0 to
+ * rate_qps over ramp_ns, then stay: due_count(t) = floor(R t^2 / 2r) + 1 within the
+ * ramp, floor(R r / 2 + R (t - r)) + 1 after it (t, r in seconds).
  */
 typedef struct dv_pacer {
 	double rate_qps;
@@ -22,9 +26,12 @@ typedef struct dv_pacer {
 	uint64_t issued;      /* queries accounted as sent, including forfeited */
 	uint64_t max_backlog; /* burst cap, in queries */
 	uint64_t forfeited;
+	uint64_t ramp_ns; /* 0, or: the rate grows linearly from 0 to rate_qps over ramp_ns */
 } dv_pacer_t;
 
 void dv_pacer_init(dv_pacer_t *p, double rate_qps, uint64_t start_ns, uint64_t max_backlog);
+/* Ramp the rate up from 0 over ramp_ns (0 = no ramp); call right after init. */
+void dv_pacer_set_ramp(dv_pacer_t *p, uint64_t ramp_ns);
 /* How many queries are due at now_ns and not yet taken. */
 uint64_t dv_pacer_allowance(dv_pacer_t *p, uint64_t now_ns);
 /* Record that n queries were sent (n <= the last allowance). */

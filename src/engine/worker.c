@@ -699,6 +699,7 @@ static void *worker_main(void *arg)
 		 */
 		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
 		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
+		dv_pacer_set_ramp(&w->pacer, w->cfg->ramp_ns);
 		w->eng.paced = true;
 	}
 	check_stop(w, now);

@@ -203,10 +203,41 @@ static void test_long_run_no_drift(void **state)
 	assert_int_equal(sent, (now - 7) / 1000 + 1);
 }
 
+/* Intended times: query k is due at start + ceil(k / rate); under a ramp the rate grows
+ * linearly, so 1000 qps over 10 s has 5000 queries due by its end (then 1000/s). */
+static void test_due_ns_and_ramp(void **state)
+{
+	dv_pacer_t p;
+	uint64_t k;
+
+	(void)state;
+	dv_pacer_init(&p, 1000, 5000, 0);
+	assert_int_equal(dv_pacer_due_ns(&p, 0), 5000);
+	assert_int_equal(dv_pacer_due_ns(&p, 1), 5000 + 1000000);
+	assert_int_equal(dv_pacer_due_ns(&p, 2500), 5000 + 2500000000ull);
+	dv_pacer_set_ramp(&p, 10 * 1000000000ull);
+	assert_int_equal(dv_pacer_allowance(&p, 5000 + 10 * 1000000000ull), 5001);
+	dv_pacer_take(&p, 5001);
+	assert_int_equal(dv_pacer_allowance(&p, 5000 + 11 * 1000000000ull), 1000);
+	dv_pacer_init(&p, 1000, 5000, 0);
+	dv_pacer_set_ramp(&p, 10 * 1000000000ull);
+	/* Halfway up the ramp (5 s) a quarter of the ramp's queries are due: 1250 + 1. */
+	assert_int_equal(dv_pacer_allowance(&p, 5000 + 5 * 1000000000ull), 1251);
+	for (k = 1; k < 8000; k += 97) {
+		uint64_t t = dv_pacer_due_ns(&p, k);
+		dv_pacer_t q = p;
+		q.issued = 0;
+		assert_true(dv_pacer_allowance(&q, t) > k);
+		q.issued = 0;
+		assert_true(dv_pacer_allowance(&q, t - 1) <= k);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_exact_schedule),
+	    cmocka_unit_test(test_due_ns_and_ramp),
 	    cmocka_unit_test(test_rates_polling),
 	    cmocka_unit_test(test_rates_sleeping_to_next_due),
 	    cmocka_unit_test(test_backlog_cap),
