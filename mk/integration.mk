@@ -10,7 +10,7 @@ INTEGRATION_TESTS = \
 	tests/integration/hostile.sh tests/integration/limits.sh \
 	tests/integration/bad-input.sh tests/integration/server-restart.sh \
 	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh \
-	tests/integration/capacity.sh
+	tests/integration/capacity.sh tests/integration/resperf.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
 # how this build is configured, so the sanitizer builds leave it out.
 if !SANITIZED

@@ -39,4 +39,12 @@ int dv_cmd_report(int argc, char **argv);
  */
 int dv_cmd_capacity(int argc, char **argv);
 
+/*
+ * dnsvolley resperf [-s -p -d -m -r -c -L -q -t -C -T -i -P]
+ * resperf's linear ramp in one paced pass; prints resperf's "Maximum throughput"
+ * and "Lost at that point" and writes its plot data (-P). 0 done, 2 usage, 3 the
+ * pass failed or was interrupted.
+ */
+int dv_cmd_resperf(int argc, char **argv);
+
 #endif

@@ -187,6 +187,8 @@ int main(int argc, char **argv)
 		return dv_cmd_compare(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "capacity") == 0)
 		return dv_cmd_capacity(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "resperf") == 0)
+		return dv_cmd_resperf(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
 		return dv_cmd_plot(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)

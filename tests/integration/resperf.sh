@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# dnsvolley resperf: resperf's flags and summary lines; its "Maximum throughput" is within
+# 10% of Debian's resperf against the same server (responder --capacity 20000) in the
+# same run, and the plot data has a line per interval.
+. "$(dirname "$0")/lib.sh"
+command -v resperf >/dev/null || skip "resperf (Debian package dnsperf) is not installed"
+# resperf does not replay its list: give it more queries than the ramp sends.
+awk '{ for (i = 0; i < 20; i++) print }' "$top_srcdir/querylists/soa.txt" >"$TMP/big.txt"
+start_responder R -T 1 --capacity 20000
+(cd "$TMP" && "$DV" resperf -s 127.0.0.1 -p "$R_PORT" -d "$TMP/big.txt" -m 40000 -r 6 -t 1 \
+	-P "$TMP/dv.plot") >"$TMP/dv" 2>&1 || fail "dnsvolley resperf failed: $(cat "$TMP/dv")"
+(cd "$TMP" && resperf -s 127.0.0.1 -p "$R_PORT" -d "$TMP/big.txt" -m 40000 -r 6 -t 1 \
+	-P "$TMP/rp.plot") >"$TMP/rp" 2>&1 || fail "resperf failed: $(cat "$TMP/rp")"
+mt() { sed -n 's/.*Maximum throughput: *\([0-9]*\).*/\1/p' "$1"; }
+dv=$(mt "$TMP/dv") rp=$(mt "$TMP/rp")
+[ -n "$dv" ] && [ -n "$rp" ] || fail "no Maximum throughput line: $(cat "$TMP/dv" "$TMP/rp")"
+grep -q '^  Lost at that point: *[0-9.]*%$' "$TMP/dv" || fail "no 'Lost at that point' line"
+echo "Maximum throughput: dnsvolley $dv, resperf $rp"
+assert_ge "dnsvolley vs resperf (x1000)" 900 $((dv * 1000 / rp))
+assert_le "dnsvolley vs resperf (x1000)" 1100 $((dv * 1000 / rp))
+# The server's capacity is 20000: both see it within 10%.
+assert_ge "dnsvolley Maximum throughput" 18000 "$dv"
+assert_le "dnsvolley Maximum throughput" 22000 "$dv"
+# -i 0.5 over a 6 s ramp: 12 interval lines (a header, then one per interval).
+assert_ge "plot lines" 12 "$(grep -vc '^#' "$TMP/dv.plot")"
+# Bad flags: exit 2.
+set +e
+"$DV" resperf -m nope >/dev/null 2>&1
+assert_eq "bad -m exit" 2 $?
