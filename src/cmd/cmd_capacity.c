@@ -9,6 +9,7 @@
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "results/gates.h"
+#include "results/plot_capacity.h"
 #include "study/capacity.h"
 
 #define EXIT_USAGE      2
@@ -87,12 +88,26 @@ static void usage(FILE *f)
 	        "  --settle DUR            unjudged time at the same rate before it (0.5s)\n"
 	        "  --from QPS, --to QPS    rate bounds (from 1000; to none)\n"
 	        "  --factor F              growth per step until the SLO breaks (2)\n"
-	        "  --precision P%%          stop bisecting at this bracket (2%%)\n\n"
+	        "  --precision P%%          stop bisecting at this bracket (2%%)\n"
+	        "  --plot DIR              draw the hockey stick (loss, latency against offered "
+	        "qps) into DIR\n\n"
 	        "Run options as for a plain run; -l and -n are set per step, -q defaults to\n"
 	        "65536 per thread and -t to 1 s here. See dnsvolley(1), CAPACITY.\n");
 }
 
-enum { C_LOSS = 1, C_P99, C_LAT, C_FROM_KIND, C_STEP, C_SETTLE, C_FROM, C_TO, C_FACTOR, C_PREC };
+enum {
+	C_LOSS = 1,
+	C_P99,
+	C_LAT,
+	C_FROM_KIND,
+	C_STEP,
+	C_SETTLE,
+	C_FROM,
+	C_TO,
+	C_FACTOR,
+	C_PREC,
+	C_PLOT
+};
 static const struct {
 	const char *name;
 	int code;
@@ -100,7 +115,9 @@ static const struct {
                 {"--max-latency", C_LAT}, {"--latency-from", C_FROM_KIND},
                 {"--step", C_STEP},       {"--settle", C_SETTLE},
                 {"--from", C_FROM},       {"--to", C_TO},
-                {"--factor", C_FACTOR},   {"--precision", C_PREC}};
+                {"--factor", C_FACTOR},   {"--precision", C_PREC},
+                {"--plot", C_PLOT}};
+static const char *plot_dir; /* --plot DIR */
 
 static int cap_opt(dv_capacity_opts_t *o, int code, const char *flag, const char *v)
 {
@@ -132,6 +149,9 @@ static int cap_opt(dv_capacity_opts_t *o, int code, const char *flag, const char
 		if (dv_parse_double(v, 1, 1e9, &d) != 0)
 			return bad(flag, v, "is not a rate from 1 to 1e9 qps");
 		*(code == C_FROM ? &o->from : &o->to) = d;
+		return 0;
+	case C_PLOT:
+		plot_dir = v;
 		return 0;
 	case C_FACTOR:
 		return dv_parse_double(v, 1.05, 100, &o->factor) ? bad(flag, v, "is not 1.05..100")
@@ -196,11 +216,42 @@ static void capacity_defaults(dv_run_config_t *run)
 		run->timeout_ns = DV_NS_PER_S;
 }
 
+/* Draw every search of the run on one chart (--plot). */
+static int plot_all(const dv_capacity_opts_t *o, dv_capacity_result_t *r, char (*labels)[256],
+                    size_t n)
+{
+	dv_plot_cap_series_t *s = calloc(n ? n : 1, sizeof(*s));
+	dv_err_t err = {{0}};
+	int rc;
+
+	if (s == NULL)
+		return EXIT_RUN_FAILED;
+	for (size_t i = 0; i < n; i++)
+		s[i] = (dv_plot_cap_series_t){.label = labels[i], .r = &r[i]};
+	rc = dv_plot_capacity(plot_dir, NULL, o, s, n, &err);
+	free(s);
+	if (rc != 0) {
+		fprintf(stderr, "dnsvolley capacity: --plot: %s\n", err.msg);
+		return EXIT_RUN_FAILED;
+	}
+	printf("[Status] Capacity chart: %s/capacity.png\n", plot_dir);
+	return 0;
+}
+
 static int search_all(dv_config_t *cfg, const dv_capacity_opts_t *o)
 {
 	dv_study_t *st = &cfg->study;
 	dv_err_t err = {{0}};
 	int status = 0;
+	size_t n = 0, max = st->n_targets * st->n_lists;
+	dv_capacity_result_t *all = calloc(max ? max : 1, sizeof(*all));
+	char(*labels)[256] = calloc(max ? max : 1, sizeof(*labels));
+
+	if (all == NULL || labels == NULL) {
+		free(all);
+		free(labels);
+		return EXIT_RUN_FAILED;
+	}
 
 	for (size_t t = 0; t < st->n_targets && status == 0; t++) {
 		for (size_t l = 0; l < st->n_lists && status == 0; l++) {
@@ -219,9 +270,17 @@ static int search_all(dv_config_t *cfg, const dv_capacity_opts_t *o)
 			dv_capacity_print(o, &r, stdout);
 			if (r.interrupted)
 				status = EXIT_RUN_FAILED;
-			dv_capacity_result_free(&r);
+			snprintf(labels[n], sizeof(labels[n]), "%s / %s", st->targets[t].label,
+			         st->lists[l].label);
+			all[n++] = r;
 		}
 	}
+	if (plot_dir != NULL && n > 0 && status == 0)
+		status = plot_all(o, all, labels, n);
+	for (size_t i = 0; i < n; i++)
+		dv_capacity_result_free(&all[i]);
+	free(all);
+	free(labels);
 	return status;
 }
 

@@ -13,12 +13,13 @@
 #include "cmd/target.h"
 #include "engine/run.h"
 #include "input/querylist.h"
+#include "results/plot_capacity.h"
 
 #define EXIT_USAGE      2
 #define EXIT_RUN_FAILED 3
 
 typedef struct rp_opts {
-	const char *server, *list, *plot;
+	const char *server, *list, *plot, *chart_dir;
 	uint64_t port, max_qps, outstanding, clients, threads;
 	double ramp_s, const_s, max_loss, timeout_s, interval_s;
 } rp_opts_t;
@@ -28,12 +29,13 @@ static void usage(FILE *f)
 	fprintf(f, "Usage: dnsvolley resperf [-s SERVER] [-p PORT] [-d FILE] [-m QPS] [-r SEC] "
 	           "[-c SEC]\n"
 	           "                        [-L PCT] [-q N] [-t SEC] [-C N] [-T N] [-i SEC] "
-	           "[-P FILE]\n"
+	           "[-P FILE] [-o DIR]\n"
 	           "resperf's ramp: the offered rate grows linearly from 0 to -m over -r seconds, "
 	           "then\n"
 	           "stays at -m for -c seconds. Prints resperf's \"Maximum throughput\" and "
 	           "\"Lost at\n"
-	           "that point\" and writes resperf's plot data to -P (resperf.gnuplot).\n"
+	           "that point\" and writes resperf's plot data to -P (resperf.gnuplot);\n"
+	           "-o DIR draws it as resperf-report does (DIR/resperf.png, gnuplot).\n"
 	           "Defaults as resperf's: -m 100000 -r 60 -c 0 -L 100 -q 65536 -t 45 -C 1 -i "
 	           "0.5; -T 1.\n");
 }
@@ -64,7 +66,7 @@ static int parse(int argc, char **argv, rp_opts_t *o)
 	                 .timeout_s = 45,
 	                 .interval_s = 0.5};
 	optind = 1;
-	while ((c = getopt(argc, argv, "s:p:d:m:r:c:L:q:t:C:T:i:P:h")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:m:r:c:L:q:t:C:T:i:P:o:h")) != -1) {
 		const char *v = optarg;
 		switch (c) {
 		case 's':
@@ -75,6 +77,9 @@ static int parse(int argc, char **argv, rp_opts_t *o)
 			break;
 		case 'P':
 			o->plot = v;
+			break;
+		case 'o':
+			o->chart_dir = v;
 			break;
 		case 'p':
 			if (dv_parse_u64(v, 1, 65535, &o->port))
@@ -249,5 +254,12 @@ int dv_cmd_resperf(int argc, char **argv)
 	fflush(stdout);
 	rc = run(&o, &ql, &cfg);
 	dv_querylist_free(&ql);
+	if (rc == 0 && o.chart_dir != NULL) {
+		if (dv_plot_resperf(o.chart_dir, NULL, o.plot, &err) != 0) {
+			fprintf(stderr, "dnsvolley resperf: -o: %s\n", err.msg);
+			return EXIT_RUN_FAILED;
+		}
+		printf("[Status] Chart: %s/resperf.png\n", o.chart_dir);
+	}
 	return rc;
 }

@@ -30,7 +30,11 @@ check3() {
 start_responder C20 -T 1 --capacity 20000
 for i in 1 2; do
 	"$DV" capacity --no-progress -s 127.0.0.1 -p "$C20_PORT" -d "$LIST" --step 1 --settle 0.3 \
-		--from 8000 >"$TMP/loss$i" 2>&1 || fail "capacity failed: $(cat "$TMP/loss$i")"
+		--from 8000 --plot "$TMP/plot$i" >"$TMP/loss$i" 2>&1 || fail "capacity failed: $(cat "$TMP/loss$i")"
+	# The hockey stick: a data line per step, and the chart.
+	assert_eq "run $i: plot data lines = steps" "$(grep -c '^\[Capacity\] step' "$TMP/loss$i")" \
+		"$(grep -vc '^#' "$TMP/plot$i/capacity-1.dat")"
+	[ -s "$TMP/plot$i/capacity.png" ] || fail "run $i: no capacity.png"
 	check3 "20000 loss SLO run $i" 20000 "$TMP/loss$i"
 done
 # The p99 SLO: a deeper queue (1024 queries, 51 ms at 20,000 qps) so that overload shows

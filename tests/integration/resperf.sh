@@ -8,7 +8,7 @@ command -v resperf >/dev/null || skip "resperf (Debian package dnsperf) is not i
 awk '{ for (i = 0; i < 20; i++) print }' "$top_srcdir/querylists/soa.txt" >"$TMP/big.txt"
 start_responder R -T 1 --capacity 20000
 (cd "$TMP" && "$DV" resperf -s 127.0.0.1 -p "$R_PORT" -d "$TMP/big.txt" -m 40000 -r 6 -t 1 \
-	-P "$TMP/dv.plot") >"$TMP/dv" 2>&1 || fail "dnsvolley resperf failed: $(cat "$TMP/dv")"
+	-P "$TMP/dv.plot" -o "$TMP/chart") >"$TMP/dv" 2>&1 || fail "dnsvolley resperf failed: $(cat "$TMP/dv")"
 (cd "$TMP" && resperf -s 127.0.0.1 -p "$R_PORT" -d "$TMP/big.txt" -m 40000 -r 6 -t 1 \
 	-P "$TMP/rp.plot") >"$TMP/rp" 2>&1 || fail "resperf failed: $(cat "$TMP/rp")"
 mt() { sed -n 's/.*Maximum throughput: *\([0-9]*\).*/\1/p' "$1"; }
@@ -23,6 +23,7 @@ assert_ge "dnsvolley Maximum throughput" 18000 "$dv"
 assert_le "dnsvolley Maximum throughput" 22000 "$dv"
 # -i 0.5 over a 6 s ramp: 12 interval lines (a header, then one per interval).
 assert_ge "plot lines" 12 "$(grep -vc '^#' "$TMP/dv.plot")"
+[ -s "$TMP/chart/resperf.png" ] || fail "no resperf.png"
 # Bad flags: exit 2.
 set +e
 "$DV" resperf -m nope >/dev/null 2>&1
