@@ -335,10 +335,11 @@ static void test_every_counter_distinct(void **state)
 		K(sent), K(not_sent), K(completed), K(lost), K(late), K(interrupted);
 		K(unexpected), K(malformed), K(truncated), K(icmp_errors), K(bytes_sent);
 		K(bytes_received), K(send_calls), K(recv_calls), K(wait_calls), K(inflight_peak);
+		K(forfeited), K(sent_behind);
 #undef K
-		/* Those 16, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 16 + 3);
-		assert_int_equal(dv_counter_nfields, 16);
+		/* Those 18, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 18 + 3);
+		assert_int_equal(dv_counter_nfields, 18);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);
