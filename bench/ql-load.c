@@ -72,7 +72,7 @@ static int ldns_pkt_baseline(const char *path, size_t n, uint64_t *ns, size_t *d
 
 int main(int argc, char **argv)
 {
-	dv_ql_options_t opts;
+	dv_querylist_options_t opts;
 	dv_querylist_t ql;
 	dv_err_t err;
 	uint64_t t0, load_ns;
@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	double cpu0, cpu1;
 	int i, rc;
 
-	dv_ql_options_init(&opts);
+	dv_querylist_options_init(&opts);
 	for (i = 1; i < argc - 1; i++) {
 		if (strcmp(argv[i], "--edns") == 0)
 			opts.edns = true;

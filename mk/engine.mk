@@ -2,11 +2,13 @@
 libdnsvolley_la_SOURCES += src/engine/window.c src/engine/window.h src/engine/pacer.c src/engine/pacer.h \
 	src/engine/stats.c src/engine/stats.h src/engine/engine.c src/engine/engine.h \
 	src/engine/worker.c src/engine/worker.h src/engine/run.c src/engine/run.h \
-	src/engine/run_config.c src/engine/run_config.h src/engine/probe.c src/engine/probe.h
+	src/engine/run_config.c src/engine/run_config.h src/engine/probe.c src/engine/probe.h \
+	src/engine/sockstat.c src/engine/sockstat.h \
+	src/engine/duetimer.c src/engine/duetimer.h
 
 if HAVE_CMOCKA
 ENGINE_UNIT = tests/unit/engine/test_window tests/unit/engine/test_pacer tests/unit/engine/test_engine \
-	tests/unit/engine/test_run tests/unit/engine/test_stats
+	tests/unit/engine/test_run tests/unit/engine/test_stats tests/unit/engine/test_sockstat
 check_PROGRAMS += $(ENGINE_UNIT)
 TESTS += $(ENGINE_UNIT)
 endif

@@ -10,7 +10,13 @@ INTEGRATION_TESTS = \
 	tests/integration/hostile.sh tests/integration/limits.sh \
 	tests/integration/bad-input.sh tests/integration/server-restart.sh \
 	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh \
-	tests/integration/capacity.sh tests/integration/resperf.sh
+	tests/integration/capacity.sh tests/integration/resperf.sh \
+	tests/integration/responder-tcp.sh \
+	tests/integration/capture.sh tests/integration/loss.sh \
+	tests/integration/terminal.sh \
+	tests/integration/closed-stdout.sh tests/integration/hostile-files.sh \
+	tests/integration/signals.sh \
+	tests/integration/mpi.sh tests/integration/mpi-study.sh tests/integration/mpi-netns.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
 # how this build is configured, so the sanitizer builds leave it out.
 if !SANITIZED
@@ -19,7 +25,9 @@ endif
 TESTS += $(INTEGRATION_TESTS)
 TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window.sh \
 	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \
-	tests/integration/responder.sh tests/integration/server-restart.sh
-EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/package.sh tests/integration/lib.sh \
+	tests/integration/responder.sh tests/integration/server-restart.sh \
+	tests/integration/responder-tcp.sh
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/package.sh tests/integration/lib.sh tests/integration/stream-client.py \
+	tests/integration/pty-run.py \
 	tests/integration/servers/nsd.conf.sh tests/integration/servers/unbound.conf.sh \
 	tests/integration/servers/zone.sh

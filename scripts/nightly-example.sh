@@ -10,7 +10,9 @@
 #   DV_LIST     [LABEL=]FILE, the query list              (required)
 #   DV_DIR      where history, runs, baseline, www live   (./dnsvolley-nightly)
 #   DV_FLUSH    cache flush command for the cold pass     (none: then a plain pass)
-#   DV_LOAD     load options                              (-l 10 -q 100)
+#   DV_LOAD     load options                              (-l 10 -q 100; with DV_FLUSH: -q 100,
+#               since a cold pass is one run through the list and -l/-n are refused)
+#   DV_HOT_TIME seconds of each hot pass (with DV_FLUSH)  (10)
 #   DV_REPEAT   repeats of the cold/hot sequence          (3)
 #   DV_GATES    gates                                     (--max-loss 0.1% --max-qps-drop 5% --max-p99-rise 10%)
 #   DV_DATE     name of this night's run                  (UTC date and time, YYYYmmddTHHMMSSZ)
@@ -22,7 +24,11 @@ DV=${DV:-dnsvolley}
 : "${DV_TARGET:?set DV_TARGET to [LABEL=]ADDR[:PORT]}"
 : "${DV_LIST:?set DV_LIST to [LABEL=]FILE}"
 DV_DIR=${DV_DIR:-./dnsvolley-nightly}
-DV_LOAD=${DV_LOAD:--l 10 -q 100}
+if [ -n "${DV_FLUSH:-}" ]; then
+	DV_LOAD=${DV_LOAD:--q 100}
+else
+	DV_LOAD=${DV_LOAD:--l 10 -q 100}
+fi
 DV_REPEAT=${DV_REPEAT:-3}
 DV_GATES=${DV_GATES:---max-loss 0.1% --max-qps-drop 5% --max-p99-rise 10%}
 DV_DATE=${DV_DATE:-$(date -u +%Y%m%dT%H%M%SZ)}
@@ -32,7 +38,7 @@ run_json="$DV_DIR/runs/$DV_DATE.json"
 
 passes=()
 if [ -n "${DV_FLUSH:-}" ]; then
-	passes=(--passes cold,hot --flush "$DV_FLUSH")
+	passes=(--passes cold,hot --hot-time "${DV_HOT_TIME:-10}" --flush "$DV_FLUSH")
 fi
 
 # Relative gates need a baseline; the first night has none.

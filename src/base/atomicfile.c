@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -46,29 +48,84 @@ static int copy_into(FILE *dst, const char *path, dv_err_t *err)
 	return 0;
 }
 
+/*
+ * The name to write: PATH, or for a symlink the file it points to (resolved, so the link
+ * stays and its target gets the content). Returns a malloc'ed name, or NULL with *rc set.
+ */
+static char *final_name(const char *path, int *rc, dv_err_t *err)
+{
+	struct stat st;
+	char *real, *p;
+
+	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) {
+		if ((p = strdup(path)) == NULL)
+			*rc = dv_err_set(err, -ENOMEM, "%s: out of memory", path);
+		return p;
+	}
+	real = realpath(path, NULL);
+	if (real == NULL) {
+		*rc = -errno;
+		if (errno == ENOENT)
+			dv_err_set(err, *rc,
+			           "%s: is a symbolic link to a missing file; not followed", path);
+		else
+			dv_err_set(err, *rc, "%s: cannot follow the symbolic link: %s", path,
+			           strerror(errno));
+	}
+	return real;
+}
+
+/*
+ * Create the temporary file: O_EXCL with mode 0666, so the kernel applies the umask (and a
+ * default ACL) as for any new file; a file being replaced keeps its own permission bits.
+ */
+static int create_tmp(dv_atomicfile_t *f)
+{
+	static unsigned seq;
+	struct stat st;
+	size_t n = strlen(f->tmp);
+	int fd = -1;
+
+	for (int i = 0; i < 100 && fd < 0; i++) {
+		uint64_t x =
+		    dv_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)++seq * 0x9e3779b9u;
+		for (size_t k = n - 6; k < n; k++, x /= 36)
+			f->tmp[k] = "0123456789abcdefghijklmnopqrstuvwxyz"[x % 36];
+		fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd < 0 && errno != EEXIST)
+			return -errno;
+	}
+	if (fd < 0)
+		return -EEXIST;
+	if (stat(f->path, &st) == 0 && S_ISREG(st.st_mode))
+		(void)fchmod(fd, st.st_mode & 07777);
+	return fd;
+}
+
 int dv_atomicfile_open(dv_atomicfile_t *f, const char *path, bool copy_existing, dv_err_t *err)
 {
-	int fd, rc;
+	int fd, rc = 0;
 
 	memset(f, 0, sizeof(*f));
 	if (strcmp(path, "-") == 0) {
 		f->fp = stdout;
 		return 0;
 	}
-	f->path = strdup(path);
-	if (f->path == NULL || asprintf(&f->tmp, "%s.tmp.XXXXXX", path) < 0) {
+	f->path = final_name(path, &rc, err);
+	if (f->path == NULL)
+		return rc;
+	if (asprintf(&f->tmp, "%s.tmp.XXXXXX", f->path) < 0) {
 		f->tmp = NULL;
 		afile_reset(f);
 		return dv_err_set(err, -ENOMEM, "%s: out of memory", path);
 	}
-	fd = mkstemp(f->tmp);
+	fd = create_tmp(f);
 	if (fd < 0) {
-		rc = -errno;
-		dv_err_set(err, rc, "%s: cannot create a file there: %s", path, strerror(errno));
+		rc = fd;
+		dv_err_set(err, rc, "%s: cannot create a file there: %s", path, strerror(-rc));
 		afile_reset(f);
 		return rc;
 	}
-	fchmod(fd, 0644);
 	f->fp = fdopen(fd, "w");
 	if (f->fp == NULL) {
 		rc = -errno;

@@ -16,8 +16,11 @@ typedef struct dv_atomicfile {
 /*
  * Open PATH for writing through "PATH.tmp.XXXXXX" in the same directory; "-" means
  * stdout (written directly). With copy_existing, the current content of PATH (if
- * any) is copied first, so appending stays atomic too. Returns 0 or a negative
- * errno with err filled ("FILE: why").
+ * any) is copied first, so appending stays atomic too. A new file gets mode 0666 less
+ * the umask (as any new file); a replaced file keeps its permission bits. A symlink is
+ * written through: its target is replaced, the link stays (a dangling link is refused,
+ * -ENOENT, "is a symbolic link to a missing file"). Returns 0 or a negative errno with
+ * err filled ("FILE: why"). Not for several threads at once (temporary names).
  */
 int dv_atomicfile_open(dv_atomicfile_t *f, const char *path, bool copy_existing, dv_err_t *err);
 /* Flush, fsync, close and rename over PATH. On any error the temporary file is

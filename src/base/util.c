@@ -4,11 +4,14 @@
 #include "base/util.h"
 
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <ldns/ldns.h>
@@ -102,9 +105,11 @@ int dv_parse_duration_ns(const char *s, uint64_t *out_ns)
 	} else if (len > 1 && buf[len - 1] == 's') {
 		buf[len - 1] = '\0';
 	}
-	rc = dv_parse_double(buf, 0.0, 1e7, &v);
+	rc = dv_parse_double(buf, 0.0, 1e300, &v);
 	if (rc != 0)
 		return rc;
+	if (v * scale > DV_DURATION_MAX_S * 1e9)
+		return -ERANGE;
 	*out_ns = (uint64_t)llround(v * scale);
 	return 0;
 }
@@ -199,4 +204,29 @@ int dv_sha256_file(const char *path, char hex[65], dv_err_t *err)
 	}
 	hex[64] = '\0';
 	return 0;
+}
+
+bool dv_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *da, *db, ra[PATH_MAX], rb[PATH_MAX], *ba, *bb;
+	bool same = false;
+
+	if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+		return false;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	/* Not both there yet: the same directory and the same last component. */
+	da = strdup(a);
+	db = strdup(b);
+	ba = strdup(a);
+	bb = strdup(b);
+	if (da != NULL && db != NULL && ba != NULL && bb != NULL &&
+	    realpath(dirname(da), ra) != NULL && realpath(dirname(db), rb) != NULL)
+		same = strcmp(ra, rb) == 0 && strcmp(basename(ba), basename(bb)) == 0;
+	free(da);
+	free(db);
+	free(ba);
+	free(bb);
+	return same;
 }

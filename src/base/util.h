@@ -3,6 +3,7 @@
 #define DV_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,7 +34,11 @@ uint64_t dv_wall_ns(void);
  */
 int dv_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 int dv_parse_double(const char *s, double min, double max, double *out);
-/* Seconds with fractions ("0.5", "5", "250ms", "2s") into nanoseconds. */
+/*
+ * Seconds with fractions ("0.5", "5", "250ms", "2s") into nanoseconds: -EINVAL when it is
+ * not a duration, -ERANGE when it is negative or above DV_DURATION_MAX_S (whatever the unit).
+ */
+#define DV_DURATION_MAX_S 1e7 /* seconds (~116 days) */
 int dv_parse_duration_ns(const char *s, uint64_t *out_ns);
 
 /*
@@ -54,6 +59,14 @@ char *dv_argv_quote(int argc, char *const *argv);
  * ("FILE: why").
  */
 int dv_sha256_file(const char *path, char hex[65], dv_err_t *err);
+
+/*
+ * Do two path names name the same file? Both existing: the same device and inode
+ * (links and symlinks included). Otherwise (one about to be created): the same real
+ * directory and the same last component. "-" (standard input/output) is never the
+ * same as anything.
+ */
+bool dv_same_file(const char *a, const char *b);
 
 #define DV_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define DV_MIN(a, b)     ((a) < (b) ? (a) : (b))

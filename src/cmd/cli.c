@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #include <unistd.h>
 
 #include "results/gates.h"
+#include "cmd/cli_replay.h"
+#include "results/results_json.h"
 #include "cmd/target.h"
 
 enum {
@@ -26,6 +29,7 @@ enum {
 	OPT_FLUSH,
 	OPT_WARMUP,
 	OPT_READY_TIMEOUT,
+	OPT_FLUSH_TIMEOUT,
 	OPT_JSON,
 	OPT_CSV,
 	OPT_METRICS,
@@ -34,10 +38,20 @@ enum {
 	OPT_PROGRESS,
 	OPT_NO_PROGRESS,
 	OPT_INTERRUPT_DRAIN,
+	OPT_CLOCK,
 	OPT_VERSION,
 	OPT_QUERY_VERSION,
 	OPT_AFTER_PASS,
 	OPT_NO_QUERY_VERSION,
+	OPT_HOT_TIME,
+	OPT_HOT_RUNS,
+	OPT_PROBE,
+	OPT_INTERVAL_FORMAT,
+	OPT_LATENCY_HISTOGRAM,
+	OPT_LONG_HELP,
+	OPT_REPLICATE, /* MPI ranks (doc/scale-out.md) */
+	OPT_START_AT,
+	OPT_RANK_JSON,
 };
 
 static const struct option long_opts[] = {
@@ -71,7 +85,14 @@ static const struct option long_opts[] = {
     {"warmup", no_argument, NULL, OPT_WARMUP},
     {"after-pass", required_argument, NULL, OPT_AFTER_PASS},
     {"ready-timeout", required_argument, NULL, OPT_READY_TIMEOUT},
+    {"hot-time", required_argument, NULL, OPT_HOT_TIME},
+    {"hot-runs", required_argument, NULL, OPT_HOT_RUNS},
+    {"probe", required_argument, NULL, OPT_PROBE},
+    {"flush-timeout", required_argument, NULL, OPT_FLUSH_TIMEOUT},
     {"json", required_argument, NULL, OPT_JSON},
+    {"replicate", no_argument, NULL, OPT_REPLICATE},
+    {"start-at", required_argument, NULL, OPT_START_AT},
+    {"rank-json", required_argument, NULL, OPT_RANK_JSON},
     {"csv", required_argument, NULL, OPT_CSV},
     {"dns-metrics", required_argument, NULL, OPT_METRICS},
     {"max-loss", required_argument, NULL, OPT_GATE},
@@ -85,64 +106,119 @@ static const struct option long_opts[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"interrupt-drain", required_argument, NULL, OPT_INTERRUPT_DRAIN},
+    {"clock", required_argument, NULL, OPT_CLOCK},
     {"server-version", no_argument, NULL, OPT_QUERY_VERSION},
     {"no-server-version", no_argument, NULL, OPT_NO_QUERY_VERSION},
+    {"interval-format", required_argument, NULL, OPT_INTERVAL_FORMAT},
+    {"latency-histogram", no_argument, NULL, OPT_LATENCY_HISTOGRAM},
+    {"mode", required_argument, NULL, 'm'},
+    {"warnings-to-stdout", no_argument, NULL, 'W'},
     {"help", no_argument, NULL, 'h'},
+    {"long-options-help", no_argument, NULL, OPT_LONG_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
+    DV_CLI_REPLAY_LONG_OPTS,
     {NULL, 0, NULL, 0},
 };
 
-static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vh";
+static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vhm:O:WHBy:uV";
 
 void dv_cli_usage(FILE *out)
 {
-	fputs("Usage: dnsvolley [-s [LABEL=]SERVER[:PORT]]... [-p PORT] [-d [LABEL=]FILE]... "
-	      "[options]\n"
-	      "       dnsvolley compare BASE.json NEW.json... [gates]\n"
-	      "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR\n"
-	      "       dnsvolley report RESULTS.json\n"
-	      "\n"
-	      "Target and list (dnsperf's letters):\n"
-	      "  -s, --server [LABEL=]ADDR[:PORT]  server address or name, repeatable (127.0.0.1)\n"
-	      "  -p, --port PORT                   default port (53)\n"
-	      "  -d, --datafile [LABEL=]FILE       query list, repeatable (standard input)\n"
-	      "  -f, --family inet|inet6|any       address family for names (any)\n"
-	      "  -a, --local-address ADDR          local address to send from\n"
-	      "  -x, --local-port PORT             first local port (one per socket)\n"
-	      "Load:\n"
-	      "  -c, --sockets N        UDP sockets (16)        -T, --threads N   worker threads "
-	      "(1)\n"
-	      "  -q, --outstanding N    queries in flight (100) -t, --timeout S   per query (5)\n"
-	      "  -l, --time-limit S     stop sending after S    -n, --runs N      passes through "
-	      "the list\n"
-	      "  -Q, --max-qps N        rate limit              --interrupt-drain S  after SIGINT "
-	      "(1)\n"
-	      "  -b, --buffer-size KB   socket buffers (4096)\n"
-	      "Queries:\n"
-	      "  -e, --edns             add EDNS0 OPT           --edns-bufsize N  OPT payload size "
-	      "(1232)\n"
-	      "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD\n"
-	      "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable\n"
-	      "  --skip-bad             skip and count malformed list lines instead of failing\n"
-	      "Studies:\n"
-	      "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)\n"
-	      "  --flush [LABEL=]CMD    cache flush before each cold pass\n"
-	      "  --warmup               an unreported pass first        --ready-timeout S (30)\n"
-	      "  --after-pass CMD       shell command after every pass (DV_PASS_KIND etc. set)\n"
-	      "Output:\n"
-	      "  -S, --stats-interval S  interval lines           -v, --verbose  a line per query\n"
-	      "  --json FILE|-   results file    --csv FILE   history row per pass\n"
-	      "  --dns-metrics FILE|-  DNS-OARC dns-metrics JSON lines\n"
-	      "  --quiet  no per-pass report   --progress / --no-progress  live line on stderr\n"
-	      "  --server-version / --no-server-version  ask version.bind CH TXT first (default:\n"
-	      "                         only when a results file is written)\n"
-	      "Gates (exit 1 when one fails):\n"
-	      "  --max-loss PCT  --max-p99 DUR  --min-qps N  --baseline FILE\n"
-	      "  --max-qps-drop PCT  --max-p99-rise PCT  --junit FILE\n"
-	      "\n"
-	      "Exit status: 0 ok, 1 a gate failed, 2 usage or input error, 3 the run failed.\n"
-	      "See dnsvolley(1).\n",
-	      out);
+	static const char *const lines[] = {
+	    "Usage: dnsvolley [-s [LABEL=]SERVER[:PORT]]... [-p PORT] [-d [LABEL=]FILE]...",
+	    "                 [options]",
+	    "       dnsvolley compare BASE.json NEW.json... [gates]",
+	    "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR",
+	    "       dnsvolley report RESULTS.json",
+	    "       dnsvolley merge A.json B.json... -o ALL.json",
+	    "",
+	    "Target and list (dnsperf's letters):",
+	    "  -s, --server [LABEL=]ADDR[:PORT]  server, repeatable (127.0.0.1);",
+	    "                                    IPv6 with a port: [::1]:5300",
+	    "  -p, --port PORT                   default port (53)",
+	    "  -d, --datafile [LABEL=]FILE       query list, repeatable (standard input)",
+	    "  -f, --family inet|inet6|any       address family for names (any)",
+	    "  -a, --local-address ADDR          local address to send from",
+	    "  -x, --local-port PORT             first local port (one per socket)",
+	    "  -m, --mode udp                    transport (udp; tcp, dot and doh not yet)",
+	    "Load:",
+	    "  -c, --sockets N        UDP sockets (16, at least -T)",
+	    "  -T, --threads N        worker threads (1; limited by -c and -q when given)",
+	    "  -q, --outstanding N    queries in flight (100, at least -T)",
+	    "  -t, --timeout S        per query (5)",
+	    "  -l, --time-limit S     stop sending after S seconds",
+	    "  -n, --runs N, --passes-through-list N  passes through the list (1)",
+	    "  -Q, --max-qps N        rate limit",
+	    "  --interrupt-drain S    wait for answers after SIGINT (1)",
+	    "  -b, --buffer-size KB   socket buffers (4096)",
+	    "  --clock wire|app       latency clock (auto: app unpaced, wire with -Q)",
+	    "Queries:",
+	    "  -e, --edns             add EDNS0 OPT",
+	    "  --edns-bufsize N       OPT payload size (1232)",
+	    "  -D, --dnssec           set DO (implies -e)     --no-rd           clear RD",
+	    "  -E, --edns-option CODE:HEX  add an EDNS option (implies -e), repeatable",
+	    "  --skip-bad             skip and count malformed list lines instead of failing",
+	    NULL,
+	    "Studies:",
+	    "  --passes cold,hot      pass plan per target and list   --repeat N   repeats (1)",
+	    "  --flush [LABEL=]CMD    cache flush before each cold pass",
+	    "  --warmup               an unreported pass first        --ready-timeout S (30)",
+	    "  --after-pass [LABEL=]CMD  shell command after every pass (DV_PASS_KIND etc.)",
+	    "  --hot-time S           hot pass length (2, at least 1)",
+	    "  --hot-runs N           hot pass: runs through the list instead",
+	    "  --probe 'NAME [TYPE] [CLASS]'  readiness probe (version.bind CH TXT)",
+	    "  --flush-timeout S      time limit of --flush and --after-pass commands (600)",
+	    "  (a cold pass is one run through its list: -l and -n are for plain runs)",
+	    "Output:",
+	    "  -S, --stats-interval S  interval lines         -v, --verbose  a line per query",
+	    "  --interval-format dnsvolley|dnsperf  -S lines: ours (default), or dnsperf's",
+	    "                          own 'SECONDS.USEC: QPS'",
+	    "  --latency-histogram    latency histogram after each report (as -O)",
+	    "  --json FILE|-   results file    --csv FILE   history row per pass",
+	    "  --dns-metrics FILE|-  DNS-OARC dns-metrics JSON lines",
+	    "  --quiet  no per-pass report   --progress / --no-progress  live line on stderr",
+	    "Several generators (doc/scale-out.md):",
+	    "  --start-at TIME        start the first pass at this wall-clock time",
+	    "  --replicate            under mpirun: every rank the whole list (default: shares)",
+	    "  --rank-json PREFIX     under mpirun: each rank's own results, PREFIX.RANK.json",
+	    "  -W, --warnings-to-stdout  warnings and errors on standard output",
+	    "  --server-version / --no-server-version  ask version.bind CH TXT first",
+	    "                         (default: only when a results file is written)",
+	    "Gates (exit 1 when one fails):",
+	    "  --max-loss PCT  --max-p99 DUR  --min-qps N  --baseline FILE",
+	    "  --max-qps-drop PCT  --max-p99-rise PCT  --junit FILE",
+	    "Other:",
+	    "  -h, --help  this help   -V, --version",
+	    "  -H, --long-options-help  dnsperf's -O options and what dnsvolley does",
+	    "  -O NAME=VALUE  dnsperf's long options (see -H)",
+	    "",
+	    "Exit status: 0 ok, 1 a gate failed, 2 usage or input error, 3 the run failed,",
+	    "4 not one query was answered.",
+	    "See dnsvolley(1).",
+	};
+
+	for (size_t i = 0; i < DV_ARRAY_SIZE(lines); i++) {
+		if (lines[i] == NULL) /* the capture-replay options: src/cmd/cli_replay.c */
+			dv_cli_replay_usage(out);
+		else
+			fprintf(out, "%s\n", lines[i]);
+	}
+}
+
+/* -H: dnsperf's -O long options and what dnsvolley does with each. */
+static void long_options_usage(FILE *out)
+{
+	fputs(
+	    "Usage: dnsvolley ... -O NAME=VALUE ...\n"
+	    "\n"
+	    "dnsperf's long options:\n"
+	    "  suppress=TYPE[,TYPE...]   timeouts, congestion, sendfailed, sockready, unexpected:\n"
+	    "                            accepted; dnsvolley prints none of these warnings (it\n"
+	    "                            counts them in the report)\n"
+	    "  latency-histogram[=yes|no]  print the latency histogram (--latency-histogram)\n"
+	    "  num-queries-per-conn=N    needs TCP, DoT or DoH: not supported yet\n"
+	    "  doh-uri=URI, doh-method=GET|POST  DNS over HTTPS: not supported yet\n",
+	    out);
 }
 
 static int bad(dv_err_t *err, const char *flag, const char *val, const char *what)
@@ -167,7 +243,12 @@ static int parse_seconds(const char *flag, const char *val, uint64_t *out_ns, dv
 {
 	uint64_t ns;
 
-	if (dv_parse_duration_ns(val, &ns) != 0)
+	int rc = dv_parse_duration_ns(val, &ns);
+
+	if (rc == -ERANGE)
+		return dv_err_set(err, -EINVAL, "%s: '%s' is out of range (0 to %.0f s)", flag, val,
+		                  DV_DURATION_MAX_S);
+	if (rc != 0)
 		return bad(err, flag, val, "is not a duration in seconds (e.g. 5, 0.5, 250ms)");
 	if (ns == 0)
 		return bad(err, flag, val, "must be greater than zero");
@@ -311,32 +392,6 @@ static int parse_local_address(dv_run_config_t *run, const char *val, dv_err_t *
 	return 0;
 }
 
-/* Do two path names name the same file (existing or about to be created)? */
-static bool same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-	char *da, *db, ra[PATH_MAX], rb[PATH_MAX], *ba, *bb;
-	bool same = false;
-
-	if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
-		return false;
-	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-	/* Not both there yet: the same directory and the same last component. */
-	da = strdup(a);
-	db = strdup(b);
-	ba = strdup(a);
-	bb = strdup(b);
-	if (da != NULL && db != NULL && ba != NULL && bb != NULL &&
-	    realpath(dirname(da), ra) != NULL && realpath(dirname(db), rb) != NULL)
-		same = strcmp(ra, rb) == 0 && strcmp(basename(ba), basename(bb)) == 0;
-	free(da);
-	free(db);
-	free(ba);
-	free(bb);
-	return same;
-}
-
 /* Is PATH a place a results file can be written (before a run that may take hours)? */
 static int check_writable(const char *flag, const char *path, dv_err_t *err)
 {
@@ -374,22 +429,31 @@ static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 	int rc;
 
 	for (i = 0; i < DV_ARRAY_SIZE(out); i++) {
-		if (out[i].path == NULL || strcmp(out[i].path, "-") == 0)
+		if (out[i].path == NULL)
+			continue;
+		for (j = 0; j < i && strcmp(out[i].path, "-") == 0; j++)
+			if (out[j].path != NULL && strcmp(out[j].path, "-") == 0)
+				return dv_err_set(
+				    err, -EINVAL,
+				    "%s: '-' (standard output) is also the %s output: "
+				    "two formats would be mixed",
+				    out[i].flag, out[j].flag);
+		if (strcmp(out[i].path, "-") == 0)
 			continue;
 		for (j = 0; j < cfg->study.n_lists; j++)
-			if (same_file(out[i].path, cfg->study.lists[j].path))
+			if (dv_same_file(out[i].path, cfg->study.lists[j].path))
 				return dv_err_set(err, -EINVAL,
 				                  "%s: '%s' is also a query list (-d); refusing to "
 				                  "overwrite it",
 				                  out[i].flag, out[i].path);
 		if (cfg->gates.baseline_path != NULL &&
-		    same_file(out[i].path, cfg->gates.baseline_path))
+		    dv_same_file(out[i].path, cfg->gates.baseline_path))
 			return dv_err_set(err, -EINVAL,
 			                  "%s: '%s' is also the --baseline file; refusing to "
 			                  "overwrite it",
 			                  out[i].flag, out[i].path);
 		for (j = 0; j < i; j++)
-			if (out[j].path != NULL && same_file(out[i].path, out[j].path))
+			if (out[j].path != NULL && dv_same_file(out[i].path, out[j].path))
 				return dv_err_set(err, -EINVAL, "%s: '%s' is also the %s output",
 				                  out[i].flag, out[i].path, out[j].flag);
 		rc = check_writable(out[i].flag, out[i].path, err);
@@ -406,6 +470,7 @@ void dv_config_free(dv_config_t *cfg)
 	dv_study_free(&cfg->study);
 	free(cfg->flush_all);
 	free(cfg->json_path);
+	free(cfg->rank_json);
 	free(cfg->csv_path);
 	free(cfg->metrics_path);
 	dv_gates_free(&cfg->gates);
@@ -423,10 +488,14 @@ typedef struct parse_state {
 	dv_config_t *cfg;
 	const char **flush_args; /* --flush values, in order; resolved once targets are known */
 	size_t n_flush;
+	const char **after_args; /* --after-pass values, likewise */
+	size_t n_after;
+	const char *probe; /* --probe, compiled once --no-rd is known */
 	uint64_t port;     /* -p: default port for targets without one */
 	int family;        /* -f: AF_INET, AF_INET6 or AF_UNSPEC */
 	int query_version; /* --server-version 1, --no-server-version 0, unset -1 */
 	bool progress_set;
+	bool sockets_set, threads_set, outstanding_set; /* -c, -T, -q given */
 } parse_state_t;
 
 /* An option handler's answer for an option of another group. */
@@ -478,14 +547,17 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case 'c':
 		rc = parse_count("-c", val, 1, 100000, &v, err);
 		run->sockets = (uint32_t)v;
+		ps->sockets_set = true;
 		return rc;
 	case 'T':
 		rc = parse_count("-T", val, 1, 256, &v, err);
 		run->threads = (uint32_t)v;
+		ps->threads_set = true;
 		return rc;
 	case 'q':
 		rc = parse_count("-q", val, 1, 65536ULL * 256, &v, err);
 		run->max_outstanding = (uint32_t)v;
+		ps->outstanding_set = true;
 		return rc;
 	case 't':
 		return parse_seconds("-t", val, &run->timeout_ns, err);
@@ -505,6 +577,16 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		return rc;
 	case OPT_INTERRUPT_DRAIN:
 		return parse_seconds("--interrupt-drain", val, &run->interrupt_drain_ns, err);
+	case OPT_CLOCK:
+		if (strcmp(val, "wire") == 0)
+			run->clock = DV_CLOCK_WIRE;
+		else if (strcmp(val, "app") == 0)
+			run->clock = DV_CLOCK_APP;
+		else if (strcmp(val, "auto") == 0)
+			run->clock = DV_CLOCK_AUTO;
+		else
+			return bad(err, "--clock", val, "is not wire, app or auto");
+		return 0;
 	}
 	return NOT_MINE;
 }
@@ -512,7 +594,7 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 /* Queries: -e -E --edns-bufsize -D --no-rd --skip-bad. */
 static int opt_query(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 {
-	dv_ql_options_t *ql = &ps->cfg->study.ql;
+	dv_querylist_options_t *ql = &ps->cfg->study.ql;
 	uint64_t v;
 	int rc;
 
@@ -521,7 +603,7 @@ static int opt_query(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		ql->edns = true;
 		return 0;
 	case 'E':
-		return dv_ql_add_edns_option(ql, val, err);
+		return dv_querylist_add_edns_option(ql, val, err);
 	case OPT_EDNS_BUFSIZE:
 		rc = parse_count("--edns-bufsize", val, 512, 65535, &v, err);
 		ql->edns = true;
@@ -541,7 +623,7 @@ static int opt_query(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	return NOT_MINE;
 }
 
-/* Study plan: --passes --repeat --flush --warmup --after-pass --ready-timeout. */
+/* Study plan: --passes --repeat --flush --warmup --after-pass --ready-timeout --flush-timeout. */
 static int opt_study(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 {
 	dv_study_t *st = &ps->cfg->study;
@@ -563,10 +645,28 @@ static int opt_study(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		st->warmup = true;
 		return 0;
 	case OPT_AFTER_PASS:
-		set_path(&st->after_pass_cmd, val);
+		ps->after_args = grow(ps->after_args, ps->n_after + 1, sizeof(*ps->after_args));
+		ps->after_args[ps->n_after++] = val;
 		return 0;
 	case OPT_READY_TIMEOUT:
 		return parse_seconds("--ready-timeout", val, &st->ready_timeout_ns, err);
+	case OPT_HOT_TIME:
+		if ((rc = parse_seconds("--hot-time", val, &st->hot_time_ns, err)) != 0)
+			return rc;
+		if (st->hot_time_ns < DV_HOT_TIME_MIN_NS)
+			return dv_err_set(
+			    err, -EINVAL,
+			    "--hot-time: '%s' is under %.0f s: so short a pass is mostly "
+			    "noise",
+			    val, (double)DV_HOT_TIME_MIN_NS / 1e9);
+		return 0;
+	case OPT_HOT_RUNS:
+		return parse_count("--hot-runs", val, 1, 1000000, &st->hot_runs, err);
+	case OPT_PROBE:
+		ps->probe = val;
+		return 0;
+	case OPT_FLUSH_TIMEOUT:
+		return parse_seconds("--flush-timeout", val, &st->flush_timeout_ns, err);
 	}
 	return NOT_MINE;
 }
@@ -588,6 +688,14 @@ static int opt_output(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		return 0;
 	case OPT_JSON:
 		set_path(&cfg->json_path, val);
+		return 0;
+	case OPT_REPLICATE:
+		cfg->replicate = true;
+		return 0;
+	case OPT_START_AT:
+		return dv_dist_parse_start_at(val, &cfg->start_at_ns, err);
+	case OPT_RANK_JSON:
+		set_path(&cfg->rank_json, val);
 		return 0;
 	case OPT_CSV:
 		set_path(&cfg->csv_path, val);
@@ -611,6 +719,127 @@ static int opt_output(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	return NOT_MINE;
 }
 
+/* -O suppress=TYPE[,TYPE...]: dnsperf's warning types, each checked. */
+static int parse_suppress(const char *val, dv_err_t *err)
+{
+	static const char *const types[] = {"timeouts", "congestion", "sendfailed", "sockready",
+	                                    "unexpected"};
+	char *copy = xstrdup(val), *tok, *save = NULL;
+	size_t i;
+	int rc = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < DV_ARRAY_SIZE(types); i++)
+			if (strcmp(tok, types[i]) == 0)
+				break;
+		if (i == DV_ARRAY_SIZE(types))
+			rc = dv_err_set(err, -EINVAL,
+			                "-O suppress: '%s' is not a message type (timeouts, "
+			                "congestion, sendfailed, sockready, unexpected)",
+			                tok);
+	}
+	free(copy);
+	return rc;
+}
+
+/* A boolean -O value: absent, yes/no, true/false, 1/0, on/off. */
+static int parse_bool(const char *name, const char *val, bool *out, dv_err_t *err)
+{
+	if (val == NULL || strcmp(val, "yes") == 0 || strcmp(val, "true") == 0 ||
+	    strcmp(val, "1") == 0 || strcmp(val, "on") == 0)
+		*out = true;
+	else if (strcmp(val, "no") == 0 || strcmp(val, "false") == 0 || strcmp(val, "0") == 0 ||
+	         strcmp(val, "off") == 0)
+		*out = false;
+	else
+		return dv_err_set(err, -EINVAL, "-O %s: '%s' is not yes or no", name, val);
+	return 0;
+}
+
+/* -O NAME=VALUE: dnsperf's long options; those with an equivalent work, the rest say why not. */
+static int parse_long_option(parse_state_t *ps, const char *arg, dv_err_t *err)
+{
+	const char *eq = strchr(arg, '=');
+	char name[64];
+	const char *val = eq != NULL ? eq + 1 : NULL;
+	size_t n = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
+	uint64_t v;
+
+	if (n == 0 || n >= sizeof(name))
+		return bad(err, "-O", arg, "is not NAME=VALUE (see -H for the names)");
+	memcpy(name, arg, n);
+	name[n] = '\0';
+	if (strcmp(name, "latency-histogram") == 0)
+		return parse_bool(name, val, &ps->cfg->latency_histogram, err);
+	if (val == NULL)
+		return dv_err_set(err, -EINVAL, "-O %s needs a value (%s=VALUE)", name, name);
+	if (strcmp(name, "suppress") == 0)
+		return parse_suppress(val, err);
+	if (strcmp(name, "num-queries-per-conn") == 0) {
+		if (parse_count("-O num-queries-per-conn", val, 1, UINT32_MAX, &v, err) != 0)
+			return -EINVAL;
+		return dv_err_set(err, -EINVAL,
+		                  "-O num-queries-per-conn: connections (TCP, DoT, DoH) are not "
+		                  "supported yet; over UDP, dnsvolley's only transport, it has "
+		                  "no effect: leave it out");
+	}
+	if (strcmp(name, "doh-uri") == 0 || strcmp(name, "doh-method") == 0)
+		return dv_err_set(err, -EINVAL,
+		                  "-O %s: DNS over HTTPS is not supported yet; dnsvolley sends "
+		                  "over UDP",
+		                  name);
+	return dv_err_set(err, -EINVAL,
+	                  "-O: '%s' is not a long option (suppress, latency-histogram, "
+	                  "num-queries-per-conn, doh-uri, doh-method; see -H)",
+	                  name);
+}
+
+/* dnsperf's flags beyond the common ones: -m -O -W -B -y -u, --interval-format. */
+static int opt_dnsperf(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	switch (c) {
+	case 'm':
+		if (strcmp(val, "udp") == 0)
+			return 0;
+		if (strcmp(val, "tcp") == 0 || strcmp(val, "dot") == 0 || strcmp(val, "doh") == 0)
+			return dv_err_set(err, -EINVAL,
+			                  "-m %s: %s is not supported yet; dnsvolley sends over "
+			                  "UDP (-m udp, the default)",
+			                  val,
+			                  strcmp(val, "tcp") == 0   ? "TCP"
+			                  : strcmp(val, "dot") == 0 ? "DNS over TLS"
+			                                            : "DNS over HTTPS");
+		return bad(err, "-m", val, "is not a mode (udp, tcp, dot or doh)");
+	case 'O':
+		return parse_long_option(ps, val, err);
+	case OPT_LATENCY_HISTOGRAM:
+		ps->cfg->latency_histogram = true;
+		return 0;
+	case 'W':
+		ps->cfg->warnings_stdout = true;
+		return 0;
+	case 'y':
+		return dv_err_set(
+		    err, -EINVAL,
+		    "-y: TSIG is not supported yet; dnsvolley sends unsigned queries");
+	case 'u':
+		return dv_err_set(err, -EINVAL,
+		                  "-u: dynamic updates are not supported yet; dnsvolley sends "
+		                  "queries (NAME TYPE lists)");
+	case OPT_INTERVAL_FORMAT:
+		if (strcmp(val, "dnsperf") == 0)
+			ps->cfg->study.run.interval_dnsperf = true;
+		else if (strcmp(val, "dnsvolley") == 0)
+			ps->cfg->study.run.interval_dnsperf = false;
+		else
+			return bad(err, "--interval-format", val,
+			           "is not a format (dnsvolley or dnsperf)");
+		return 0;
+	}
+	return NOT_MINE;
+}
+
 /* --help, --version (1: printed, exit 0), and getopt's complaints (usage errors). */
 static int opt_meta(int c, char **argv, dv_err_t *err)
 {
@@ -618,6 +847,11 @@ static int opt_meta(int c, char **argv, dv_err_t *err)
 	case 'h':
 		dv_cli_usage(stdout);
 		return 1;
+	case 'H':
+	case OPT_LONG_HELP:
+		long_options_usage(stdout);
+		return 1;
+	case 'V':
 	case OPT_VERSION:
 		printf("dnsvolley %s\n", PACKAGE_VERSION);
 		return 1;
@@ -631,11 +865,18 @@ static int opt_meta(int c, char **argv, dv_err_t *err)
 	return dv_err_set(err, -EINVAL, "unknown option '%s'", argv[optind - 1]);
 }
 
+/* Replay: --input -B --timing --speed --client-range --max-clients --multiply, rewrites. */
+static int opt_replay(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	int rc = dv_cli_replay_opt(&ps->cfg->study, c, val, err);
+	return rc == DV_CLI_REPLAY_NOT_MINE ? NOT_MINE : rc;
+}
+
 /* One option: each group's handler in turn, the first that knows c answers. */
 static int parse_one(parse_state_t *ps, int c, int idx, char **argv, dv_err_t *err)
 {
 	static int (*const groups[])(parse_state_t *, int, const char *, dv_err_t *) = {
-	    opt_target, opt_load, opt_query, opt_study, opt_output,
+	    opt_target, opt_load, opt_query, opt_study, opt_output, opt_replay, opt_dnsperf,
 	};
 	size_t i;
 	int rc;
@@ -666,7 +907,8 @@ static void apply_defaults(parse_state_t *ps, dv_err_t *err)
 		st->n_plan = 1;
 	}
 	if (!ps->progress_set)
-		st->run.progress = isatty(STDERR_FILENO) && !st->run.verbose;
+		st->run.progress = isatty(cfg->warnings_stdout ? STDOUT_FILENO : STDERR_FILENO) &&
+		                   !st->run.verbose;
 	/* The server's version is metadata for results files; a plain run sends nothing extra. */
 	st->query_version =
 	    ps->query_version >= 0
@@ -674,15 +916,60 @@ static void apply_defaults(parse_state_t *ps, dv_err_t *err)
 	        : (cfg->json_path != NULL || cfg->csv_path != NULL || cfg->metrics_path != NULL);
 }
 
-/* Threads, sockets, queries in flight and local ports that fit together. */
+/* Append a sentence to cfg->note (what was chosen automatically). */
+static void add_note(dv_config_t *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(dv_config_t *cfg, const char *fmt, ...)
+{
+	size_t n = strlen(cfg->note);
+	va_list ap;
+
+	if (n > 0 && n + 2 < sizeof(cfg->note)) {
+		memcpy(cfg->note + n, "; ", 3);
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(cfg->note + n, sizeof(cfg->note) - n, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * A thread needs a socket and a query in flight of its own. What was not given
+ * follows -T (-T 32 alone: 32 sockets); what was given limits -T, as in dnsperf
+ * (-c 1 -T 4: one thread). Either way the note says so.
+ */
+static void auto_load(parse_state_t *ps)
+{
+	dv_config_t *cfg = ps->cfg;
+	dv_run_config_t *run = &cfg->study.run;
+	uint32_t t = run->threads;
+
+	if (run->threads > run->sockets && !ps->sockets_set) {
+		add_note(cfg, "-T %u: using %u sockets (-c), one per thread", t, t);
+		run->sockets = t;
+	}
+	if (run->threads > run->max_outstanding && !ps->outstanding_set) {
+		add_note(cfg, "-T %u: using %u queries in flight (-q), one per thread", t, t);
+		run->max_outstanding = t;
+	}
+	if (run->threads > run->sockets) {
+		add_note(cfg,
+		         "-T %u with -c %u: using %u thread%s (a thread needs a socket of its own)",
+		         t, run->sockets, run->sockets, run->sockets == 1 ? "" : "s");
+		run->threads = run->sockets;
+	}
+	if (run->threads > run->max_outstanding) {
+		add_note(cfg,
+		         "-T %u with -q %u: using %u thread%s (a thread needs a query in flight of "
+		         "its own)",
+		         run->threads, run->max_outstanding, run->max_outstanding,
+		         run->max_outstanding == 1 ? "" : "s");
+		run->threads = run->max_outstanding;
+	}
+}
+
+/* Queries in flight and local ports that fit together (after auto_load). */
 static int check_load(const dv_run_config_t *run, dv_err_t *err)
 {
-	if (run->threads > run->sockets)
-		return dv_err_set(err, -EINVAL, "-T %u needs at least as many sockets (-c %u)",
-		                  run->threads, run->sockets);
-	if (run->threads > run->max_outstanding)
-		return dv_err_set(err, -EINVAL, "-T %u needs -q of at least %u", run->threads,
-		                  run->threads);
 	if ((run->max_outstanding + run->threads - 1) / run->threads > 65536)
 		return dv_err_set(
 		    err, -EINVAL,
@@ -752,47 +1039,124 @@ static int resolve_targets(dv_study_t *st, uint64_t port, int family, dv_err_t *
 	return 0;
 }
 
+/* The target labelled like the LABEL= prefix of arg, or -1 (no prefix); -2: an unknown label. */
+static long labelled_target(const dv_study_t *st, const char *arg, const char **cmd)
+{
+	char *label = NULL;
+	long found = -2;
+
+	*cmd = arg;
+	if (!split_label(arg, &label, cmd))
+		return -1;
+	for (size_t j = 0; j < st->n_targets; j++)
+		if (strcmp(st->targets[j].label, label) == 0)
+			found = (long)j;
+	free(label);
+	return found;
+}
+
+/* The "no target is labelled" error for flag's value arg: names the targets there are. */
+static int unknown_label(const dv_study_t *st, const char *flag, const char *arg, dv_err_t *err)
+{
+	char known[256] = "";
+	size_t len = strcspn(arg, "=");
+
+	for (size_t j = 0; j < st->n_targets; j++) {
+		size_t at = strlen(known);
+		snprintf(known + at, sizeof(known) - at, "%s%s", j ? ", " : "",
+		         st->targets[j].label);
+	}
+	return dv_err_set(err, -EINVAL,
+	                  "%s '%s': no target is labelled '%.*s' (targets: %s); for a command "
+	                  "that starts with a variable assignment write 'env %.*s=...'",
+	                  flag, arg, (int)len, arg, known, (int)len, arg);
+}
+
 /*
- * --flush LABEL=CMD for a known label, else one command for every target; a
- * cold pass needs a flush command for every target.
+ * --flush and --after-pass: LABEL=CMD for a known target label, CMD alone for
+ * every target; an unknown LABEL= is an error (it would run as a shell variable
+ * assignment and do nothing). A cold pass needs a flush command for every target.
  */
-static int assign_flush(parse_state_t *ps, dv_err_t *err)
+static int assign_commands(parse_state_t *ps, dv_err_t *err)
 {
 	dv_config_t *cfg = ps->cfg;
 	dv_study_t *st = &cfg->study;
-	size_t i, j;
+	const char *cmd;
+	long j;
 
-	for (i = 0; i < ps->n_flush; i++) {
-		const char *arg = ps->flush_args[i], *eq = strchr(arg, '=');
-		bool matched = false;
-		if (eq != NULL)
-			for (j = 0; j < st->n_targets; j++) {
-				dv_target_t *t = &st->targets[j];
-				if (strlen(t->label) == (size_t)(eq - arg) &&
-				    strncmp(t->label, arg, (size_t)(eq - arg)) == 0) {
-					free(t->flush_cmd);
-					t->flush_cmd = xstrdup(eq + 1);
-					matched = true;
-				}
-			}
-		if (!matched)
-			set_path(&cfg->flush_all, arg);
+	for (size_t i = 0; i < ps->n_flush; i++) {
+		j = labelled_target(st, ps->flush_args[i], &cmd);
+		if (j == -2)
+			return unknown_label(st, "--flush", ps->flush_args[i], err);
+		if (j >= 0)
+			set_path(&st->targets[j].flush_cmd, cmd);
+		else
+			set_path(&cfg->flush_all, cmd);
 	}
-	for (j = 0; j < st->n_targets; j++)
-		if (st->targets[j].flush_cmd == NULL && cfg->flush_all != NULL)
-			st->targets[j].flush_cmd = xstrdup(cfg->flush_all);
-	for (i = 0; i < st->n_plan; i++) {
+	for (size_t i = 0; i < ps->n_after; i++) {
+		j = labelled_target(st, ps->after_args[i], &cmd);
+		if (j == -2)
+			return unknown_label(st, "--after-pass", ps->after_args[i], err);
+		set_path(j >= 0 ? &st->targets[j].after_pass_cmd : &st->after_pass_cmd, cmd);
+	}
+	for (size_t t = 0; t < st->n_targets; t++)
+		if (st->targets[t].flush_cmd == NULL && cfg->flush_all != NULL)
+			st->targets[t].flush_cmd = xstrdup(cfg->flush_all);
+	for (size_t i = 0; i < st->n_plan; i++) {
 		if (st->plan[i] != DV_PASS_COLD)
 			continue;
-		for (j = 0; j < st->n_targets; j++)
-			if (st->targets[j].flush_cmd == NULL)
+		for (size_t t = 0; t < st->n_targets; t++)
+			if (st->targets[t].flush_cmd == NULL)
 				return dv_err_set(
 				    err, -EINVAL,
 				    "--passes cold: target '%s' has no --flush command "
 				    "to empty its cache",
-				    st->targets[j].label);
+				    st->targets[t].label);
 		break;
 	}
+	return 0;
+}
+
+/*
+ * Pass lengths (doc/methodology.md): a cold pass is one run through its list, a
+ * hot pass --hot-time or --hot-runs; -l/-n belong to plain runs. The probe.
+ */
+static int check_study(parse_state_t *ps, dv_err_t *err)
+{
+	dv_study_t *st = &ps->cfg->study;
+	bool hot = false, study = st->plan[0] != DV_PASS_PLAIN;
+	dv_err_t perr;
+
+	for (size_t i = 0; i < st->n_plan; i++)
+		hot |= st->plan[i] == DV_PASS_HOT;
+	if (study && (st->run.time_limit_ns > 0 || st->run.passes > 0))
+		return dv_err_set(err, -EINVAL,
+		                  "%s with --passes: a cold pass asks each name of its list once "
+		                  "(one run through the list); set a hot pass's length with "
+		                  "--hot-time S or --hot-runs N",
+		                  st->run.time_limit_ns > 0 ? "-l" : "-n");
+	if ((st->hot_time_ns > 0 || st->hot_runs > 0) && !hot)
+		return dv_err_set(err, -EINVAL,
+		                  "--%s: the plan has no hot pass (--passes cold,hot)",
+		                  st->hot_time_ns > 0 ? "hot-time" : "hot-runs");
+	if (st->hot_time_ns > 0 && st->hot_runs > 0)
+		return dv_err_set(err, -EINVAL, "--hot-time and --hot-runs: give one of them");
+	if (ps->probe != NULL && dv_study_set_probe(st, ps->probe, st->ql.rd, &perr) != 0)
+		return dv_err_set(err, -EINVAL, "--probe: %s", perr.msg);
+	return 0;
+}
+
+/* No study of more passes than a results file may hold (results/results_json.h). */
+static int check_plan_size(const dv_study_t *st, dv_err_t *err)
+{
+	uint64_t per = (uint64_t)st->n_plan * (st->repeat ? st->repeat : 1) + (st->warmup ? 1 : 0);
+	uint64_t n = (uint64_t)st->n_targets * st->n_lists * per;
+
+	if (n > DV_RESULTS_MAX_PASSES)
+		return dv_err_set(err, -EINVAL,
+		                  "--repeat: %llu passes planned (targets x lists x passes x "
+		                  "repeats), more than the %d a results file holds",
+		                  (unsigned long long)n, DV_RESULTS_MAX_PASSES);
 	return 0;
 }
 
@@ -803,16 +1167,19 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	int rc;
 
 	apply_defaults(ps, err);
-	if ((rc = check_load(&cfg->study.run, err)) != 0 ||
+	auto_load(ps);
+	if ((rc = dv_cli_replay_finish(&cfg->study, err)) != 0 ||
+	    (rc = check_load(&cfg->study.run, err)) != 0 ||
 	    (rc = check_lists(&cfg->study, err)) != 0 ||
 	    (rc = resolve_targets(&cfg->study, ps->port, ps->family, err)) != 0 ||
-	    (rc = assign_flush(ps, err)) != 0 || (rc = check_outputs(cfg, err)) != 0)
+	    (rc = assign_commands(ps, err)) != 0 || (rc = check_study(ps, err)) != 0 ||
+	    (rc = check_outputs(cfg, err)) != 0)
 		return rc;
 	if ((cfg->gates.max_qps_drop_pct >= 0 || cfg->gates.max_p99_rise_pct >= 0) &&
 	    cfg->gates.baseline_path == NULL)
 		return dv_err_set(err, -EINVAL,
 		                  "--max-qps-drop and --max-p99-rise need --baseline FILE");
-	return 0;
+	return check_plan_size(&cfg->study, err);
 }
 
 int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
@@ -823,7 +1190,8 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 
 	memset(cfg, 0, sizeof(*cfg));
 	dv_run_config_init(&st->run);
-	dv_ql_options_init(&st->ql);
+	dv_querylist_options_init(&st->ql);
+	dv_replay_options_init(&st->replay);
 	dv_gates_init(&cfg->gates);
 	st->repeat = 1;
 	st->ready_timeout_ns = 30 * DV_NS_PER_S;
@@ -842,5 +1210,6 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 	if (rc == 0)
 		rc = finish(&ps, err);
 	free(ps.flush_args);
+	free(ps.after_args);
 	return rc;
 }

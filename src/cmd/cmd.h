@@ -47,4 +47,11 @@ int dv_cmd_capacity(int argc, char **argv);
  */
 int dv_cmd_resperf(int argc, char **argv);
 
+/*
+ * dnsvolley merge A.json B.json [...] -o ALL.json
+ * The results files of one run's generators merged into one (results/merge.h).
+ * 0 written, 2 usage or input error (files of different runs included).
+ */
+int dv_cmd_merge(int argc, char **argv);
+
 #endif

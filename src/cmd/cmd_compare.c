@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/util.h"
 #include "cmd/cmd.h"
 #include "results/compare.h"
 #include "results/gates.h"
@@ -23,39 +24,47 @@ static void compare_usage(FILE *out)
 	      out);
 }
 
-int dv_cmd_compare(int argc, char **argv)
+/* A results file, its strings escaped for the terminal (labels may hold ESC, BEL, CR). */
+static int read_escaped(const char *path, dv_study_t *s, dv_err_t *err)
 {
-	static const struct option opts[] = {
-	    {"max-loss", required_argument, NULL, 'g'},
-	    {"max-p99", required_argument, NULL, 'g'},
-	    {"min-qps", required_argument, NULL, 'g'},
-	    {"max-qps-drop", required_argument, NULL, 'g'},
-	    {"max-p99-rise", required_argument, NULL, 'g'},
-	    {"junit", required_argument, NULL, 'g'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	dv_gates_t g;
-	dv_study_t base, cur;
-	dv_gate_report_t rep = {0};
-	dv_err_t err = {{0}};
-	int c, idx, status = 0;
+	int rc = dv_results_read_json(path, s, err);
 
-	dv_gates_init(&g);
+	if (rc == 0 && (rc = dv_results_escape_terminal(s)) != 0) {
+		dv_study_free(s);
+		return dv_err_set(err, rc, "%s: out of memory", path);
+	}
+	return rc;
+}
+
+static const struct option compare_opts[] = {
+    {"max-loss", required_argument, NULL, 'g'},
+    {"max-p99", required_argument, NULL, 'g'},
+    {"min-qps", required_argument, NULL, 'g'},
+    {"max-qps-drop", required_argument, NULL, 'g'},
+    {"max-p99-rise", required_argument, NULL, 'g'},
+    {"junit", required_argument, NULL, 'g'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The gates and the file names; -1 to go on, else the exit status (the error printed). */
+static int parse_args(int argc, char **argv, dv_gates_t *g)
+{
+	dv_err_t err = {{0}};
+	int c, idx;
+
 	optind = 0; /* GNU: full reinitialisation, main may have used getopt */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", compare_opts, &idx)) != -1) {
 		switch (c) {
 		case 'g':
-			if (dv_gates_parse_opt(&g, opts[idx].name, optarg, &err) != 0) {
+			if (dv_gates_parse_opt(g, compare_opts[idx].name, optarg, &err) != 0) {
 				fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
-				dv_gates_free(&g);
 				return 2;
 			}
 			break;
 		case 'h':
 			compare_usage(stdout);
-			dv_gates_free(&g);
 			return 0;
 		default:
 			if (optopt != 0)
@@ -67,40 +76,75 @@ int dv_cmd_compare(int argc, char **argv)
 				        "dnsvolley compare: %s: unknown option or missing value\n",
 				        argv[optind - 1]);
 			compare_usage(stderr);
-			dv_gates_free(&g);
 			return 2;
 		}
 	}
 	if (argc - optind < 2) {
 		fprintf(stderr, "dnsvolley compare: needs a BASE file and at least one NEW file\n");
 		compare_usage(stderr);
-		dv_gates_free(&g);
 		return 2;
 	}
-	if (dv_results_read_json(argv[optind], &base, &err) != 0) {
-		fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
-		dv_gates_free(&g);
-		return 2;
-	}
-	for (int i = optind + 1; i < argc && status == 0; i++) {
-		char prefix[300];
-		if (dv_results_read_json(argv[i], &cur, &err) != 0) {
-			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
-			status = 2;
-			break;
+	for (int i = optind; i < argc && g->junit_path != NULL; i++) {
+		if (dv_same_file(g->junit_path, argv[i])) {
+			fprintf(stderr,
+			        "dnsvolley compare: --junit: '%s' is also a results file to "
+			        "compare; refusing to overwrite it\n",
+			        g->junit_path);
+			return 2;
 		}
-		if (i > optind + 1)
+	}
+	return -1;
+}
+
+/* Each NEW file against base (files from first on): its table, its gates collected in rep. */
+static int compare_each(int argc, char **argv, int first, const dv_study_t *base,
+                        const dv_gates_t *g, dv_gate_report_t *rep)
+{
+	dv_study_t cur;
+	dv_err_t err = {{0}};
+	int status = 0;
+
+	for (int i = first + 1; i < argc && status == 0; i++) {
+		char prefix[300];
+		if (read_escaped(argv[i], &cur, &err) != 0) {
+			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
+			return 2;
+		}
+		if (i > first + 1)
 			fputs("\n", stdout);
-		dv_compare_print(&base, argv[optind], &cur, argv[i], stdout);
+		dv_compare_print(base, argv[first], &cur, argv[i], stdout);
 		snprintf(prefix, sizeof(prefix), "%s: ", argv[i]);
-		if (dv_gates_any(&g) &&
-		    dv_gates_collect(&g, &cur, &base, argc - optind > 2 ? prefix : NULL, &rep,
-		                     &err) != 0) {
+		if (dv_gates_any(g) &&
+		    dv_gates_collect(g, &cur, base, argc - first > 2 ? prefix : NULL, rep, &err) !=
+		        0) {
 			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
 			status = 2;
 		}
 		dv_study_free(&cur);
 	}
+	return status;
+}
+
+int dv_cmd_compare(int argc, char **argv)
+{
+	dv_gates_t g;
+	dv_study_t base;
+	dv_gate_report_t rep = {0};
+	dv_err_t err = {{0}};
+	int status;
+
+	dv_gates_init(&g);
+	status = parse_args(argc, argv, &g);
+	if (status >= 0) {
+		dv_gates_free(&g);
+		return status;
+	}
+	if (read_escaped(argv[optind], &base, &err) != 0) {
+		fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
+		dv_gates_free(&g);
+		return 2;
+	}
+	status = compare_each(argc, argv, optind, &base, &g, &rep);
 	if (status == 0 && dv_gates_any(&g)) {
 		fputs("\n", stdout);
 		status = dv_gates_print(&rep, stdout);
@@ -109,9 +153,10 @@ int dv_cmd_compare(int argc, char **argv)
 			status = 2;
 		}
 	}
-	fflush(stdout);
-	if (ferror(stdout) && status == 0)
+	if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
+		fprintf(stderr, "dnsvolley compare: standard output: write failed\n");
 		status = 2;
+	}
 	dv_gate_report_free(&rep);
 	dv_study_free(&base);
 	dv_gates_free(&g);

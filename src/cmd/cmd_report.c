@@ -56,6 +56,11 @@ int dv_cmd_report(int argc, char **argv)
 		fprintf(stderr, "dnsvolley report: %s\n", err.msg);
 		return 2;
 	}
+	if (dv_results_escape_terminal(&s) != 0) { /* labels may hold ESC, BEL, CR */
+		fprintf(stderr, "dnsvolley report: out of memory\n");
+		dv_study_free(&s);
+		return 2;
+	}
 	char when[64] = "?";
 	time_t secs = (time_t)(s.start_wall_ns / DV_NS_PER_S);
 	struct tm tm;
@@ -65,10 +70,14 @@ int dv_cmd_report(int argc, char **argv)
 	       s.tool_version ? s.tool_version : "?", when, s.hostname ? s.hostname : "?", s.ncpu,
 	       s.n_passes);
 	for (size_t t = 0; t < s.n_targets; t++)
-		printf("Target %s: %s%s%s\n", s.targets[t].label ? s.targets[t].label : "?",
+		printf("Target %s: %s%s%s%s%s\n", s.targets[t].label ? s.targets[t].label : "?",
 		       s.targets[t].addr_text ? s.targets[t].addr_text : "?",
 		       s.targets[t].server_version ? ", version " : "",
-		       s.targets[t].server_version ? s.targets[t].server_version : "");
+		       s.targets[t].server_version ? s.targets[t].server_version : "",
+		       s.targets[t].flush_cmd ? "; cache emptied by: " : "",
+		       s.targets[t].flush_cmd ? s.targets[t].flush_cmd : "");
+	if (s.probe_text != NULL)
+		printf("Readiness probe: %s\n", s.probe_text);
 	for (size_t l = 0; l < s.n_lists; l++)
 		printf("List %s: %s, %llu queries, sha256 %s\n",
 		       s.lists[l].label ? s.lists[l].label : "?",

@@ -220,7 +220,7 @@ int dv_cmd_resperf(int argc, char **argv)
 {
 	rp_opts_t o;
 	dv_run_config_t cfg;
-	dv_ql_options_t qo;
+	dv_querylist_options_t qo;
 	dv_querylist_t ql;
 	dv_err_t err = {{0}};
 	int rc = parse(argc, argv, &o);
@@ -242,7 +242,7 @@ int dv_cmd_resperf(int argc, char **argv)
 	cfg.time_limit_ns = (uint64_t)((o.ramp_s + o.const_s) * 1e9);
 	cfg.interval_ns = (uint64_t)(o.interval_s * 1e9);
 	cfg.out = stdout;
-	dv_ql_options_init(&qo);
+	dv_querylist_options_init(&qo);
 	memset(&ql, 0, sizeof(ql));
 	if (dv_querylist_load(&ql, o.list, &qo, &err) != 0) {
 		fprintf(stderr, "dnsvolley resperf: -d: %s\n", err.msg);

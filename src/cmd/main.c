@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,9 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "engine/run.h"
+#include "input/input.h"
+#include "input/replay.h"
 #include "results/gates.h"
 #include "results/csv.h"
 #include "results/metrics.h"
@@ -22,6 +27,7 @@
 #define EXIT_GATE_FAILED 1
 #define EXIT_USAGE       2
 #define EXIT_RUN_FAILED  3
+#define EXIT_NO_ANSWERS  4 /* queries were sent and not one was answered (doc/dnsvolley.1) */
 
 static void fill_metadata(dv_study_t *st)
 {
@@ -42,6 +48,39 @@ static void fill_metadata(dv_study_t *st)
 	st->start_wall_ns = dv_wall_ns();
 }
 
+/* One list: read (any input kind), then prepared for replay (src/input/replay.h). */
+static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
+{
+	dv_input_options_t io;
+	dv_input_stats_t is;
+	int rc;
+
+	dv_input_options_init(&io);
+	io.ql = st->ql;
+	rc = dv_input_load(&l->ql, l->path, st->input_kind, &io, &is, err);
+	if (rc != 0)
+		return rc;
+	snprintf(l->input, sizeof(l->input), "%s", dv_input_kind_name(is.kind));
+	l->malformed = is.malformed;
+	if (is.malformed > 0 && is.bad_kept > 0)
+		fprintf(stderr,
+		        "dnsvolley: %s: %" PRIu64 " malformed record%s skipped (first: %s %" PRIu64
+		        ": %s)\n",
+		        l->path, is.malformed, is.malformed == 1 ? "" : "s", is.pos_unit,
+		        is.bad[0].pos, is.bad[0].what);
+	rc = dv_replay_prepare(&l->ql, &st->replay, &l->replay, err);
+	if (rc != 0)
+		return rc;
+	if (l->ql.client != NULL && st->run.threads > 1)
+		return dv_err_set(err, -EINVAL,
+		                  "%s has %zu clients: a socket per client replays with one "
+		                  "thread (-T 1); --max-clients N merges them into N",
+		                  l->path, l->ql.clients);
+	l->queries = l->ql.count;
+	l->lines = is.kind == DV_INPUT_TEXT ? l->ql.lines : is.records;
+	return 0;
+}
+
 static int load_lists(dv_study_t *st, dv_err_t *err)
 {
 	size_t i;
@@ -53,11 +92,9 @@ static int load_lists(dv_study_t *st, dv_err_t *err)
 			fprintf(stderr, "dnsvolley: reading the query list from the terminal "
 			                "(NAME TYPE per line, end with Ctrl-D; -d FILE to read a "
 			                "file)\n");
-		rc = dv_querylist_load(&l->ql, l->path, &st->ql, err);
+		rc = load_list(st, l, err);
 		if (rc != 0)
 			return rc;
-		l->queries = l->ql.count;
-		l->lines = l->ql.lines;
 		if (strcmp(l->path, "-") != 0) {
 			rc = dv_sha256_file(l->path, l->sha256, err);
 			if (rc != 0)
@@ -81,91 +118,377 @@ static size_t reported_passes(const dv_study_t *st)
 	return n;
 }
 
-/* The study's observer: each reported pass as it ends, in the text report. */
+/* What the study's observer needs: where the report goes, the rank's own passes. */
+typedef struct run_ctx {
+	FILE *report;
+	bool quiet;
+	bool latency_histogram; /* -O latency-histogram */
+	dv_study_t own; /* --rank-json: this rank's own passes (shallow copy of the study) */
+	size_t cap_own;
+} run_ctx_t;
+
+/* Rank 0's lines about each rank of a multi-rank pass (doc/scale-out.md). */
+static void print_ranks(FILE *out, const dv_pass_record_t *p)
+{
+	for (size_t i = 0; i < p->n_ranks; i++) {
+		const dv_rank_pass_t *r = &p->ranks[i];
+		if (!r->reported) {
+			fprintf(out, "  Rank %u (%s): LOST, sent no result (partial run)\n",
+			        r->rank, r->host);
+			continue;
+		}
+		if (r->error != 0) {
+			fprintf(out, "  Rank %u (%s): FAILED: %s\n", r->rank, r->host,
+			        r->error_msg);
+			continue;
+		}
+		fprintf(out,
+		        "  Rank %u (%s): sent %llu, completed %llu, lost %llu, %.0f q/s, %.2f us "
+		        "CPU/query, kernel drops %llu, clock offset %+.3f s%s%s\n",
+		        r->rank, r->host, (unsigned long long)r->sent,
+		        (unsigned long long)r->completed, (unsigned long long)r->lost, r->qps,
+		        r->cpu_per_query_us, (unsigned long long)r->kernel_drops, r->clock_offset_s,
+		        r->generator_bound ? "; WARNING: generator-bound (its CPU limited the rate)"
+		                           : "",
+		        r->clock_off ? "; WARNING: its clock is off" : "");
+	}
+}
+
+/* The study's observer: the report's head when a pass starts ("Started at" then)... */
+static void print_pass_head(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	run_ctx_t *rc = ctx;
+
+	if (rc->quiet)
+		return;
+	dv_report_pass_head(rc->report, s, p);
+	fflush(rc->report);
+}
+
+/* ...and its statistics when it ends (with each rank's line after a multi-rank pass). */
 static void print_pass(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
 {
-	FILE *out = ctx;
+	run_ctx_t *rc = ctx;
 
-	dv_report_pass_text(out, s, p);
-	fflush(out);
+	if (rc->quiet)
+		return;
+	dv_report_pass_body(rc->report, s, p);
+	if (rc->latency_histogram)
+		dv_report_latency_histogram(rc->report, &p->res.stats.latency);
+	if (p->n_ranks > 0)
+		print_ranks(rc->report, p);
+	fflush(rc->report);
 }
+
+/* --rank-json: keep this rank's own pass (before the merge); intervals copied. */
+static void keep_own(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	run_ctx_t *rc = ctx;
+	dv_pass_record_t *n;
+
+	(void)s;
+	if (rc->own.n_passes == rc->cap_own) {
+		size_t cap = rc->cap_own ? rc->cap_own * 2 : 8;
+		n = realloc(rc->own.passes, cap * sizeof(*n));
+		if (n == NULL)
+			return;
+		rc->own.passes = n;
+		rc->cap_own = cap;
+	}
+	n = &rc->own.passes[rc->own.n_passes];
+	*n = *p;
+	n->ranks = NULL;
+	n->n_ranks = 0;
+	n->res.intervals = NULL;
+	if (p->res.n_intervals > 0) {
+		n->res.intervals = malloc(p->res.n_intervals * sizeof(*n->res.intervals));
+		if (n->res.intervals == NULL)
+			return;
+		memcpy(n->res.intervals, p->res.intervals,
+		       p->res.n_intervals * sizeof(*n->res.intervals));
+	}
+	rc->own.n_passes++;
+}
+
+/* --rank-json PREFIX: PREFIX.RANK.json with this rank's own passes; frees them. */
+static int write_own(run_ctx_t *rc, const dv_study_t *st, const char *prefix, int rank,
+                     dv_err_t *err)
+{
+	char path[4096];
+	dv_study_t own = *st;
+	int r;
+
+	own.passes = rc->own.passes;
+	own.n_passes = rc->own.n_passes;
+	snprintf(path, sizeof(path), "%s.%d.json", prefix, rank);
+	r = dv_results_write_json(&own, path, err);
+	for (size_t i = 0; i < rc->own.n_passes; i++)
+		free(rc->own.passes[i].res.intervals);
+	free(rc->own.passes);
+	rc->own.passes = NULL;
+	rc->own.n_passes = 0;
+	return r;
+}
+
+/* True when a reported pass sent queries and got not one answer back, not even late. */
+static bool any_pass_unanswered(const dv_study_t *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_passes; i++) {
+		const dv_counters_t *c = &st->passes[i].res.stats.c;
+		if (st->passes[i].kind != DV_PASS_WARMUP && c->sent + c->not_sent > 0 &&
+		    c->completed == 0 && c->late == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A standard output that cannot be written (a closed pipe: `| head -1`; a full disk) does not
+ * stop the run: SIGPIPE is ignored, the results files are written as usual, and the exit
+ * status becomes 2 (an unwritable output) unless it already says something worse.
+ */
+static int check_stdout(int status)
+{
+	int e = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0)
+		e = errno;
+	if (e == 0 && !ferror(stdout))
+		return status;
+	fprintf(stderr,
+	        "dnsvolley: standard output: write failed%s%s (the report is incomplete; "
+	        "results files were written)\n",
+	        e ? ": " : "", e ? strerror(e) : "");
+	return status ? status : EXIT_USAGE;
+}
+
+/* FNV-1a 64 of what every rank must agree on: the command line and the lists' contents. */
+static uint64_t plan_fingerprint(const dv_study_t *st)
+{
+	uint64_t h = 1469598103934665603ULL;
+	const char *parts[2];
+
+	for (size_t i = 0; i <= st->n_lists; i++) {
+		parts[0] = i == 0 ? st->cmdline : st->lists[i - 1].sha256;
+		parts[1] = i == 0 ? "" : st->lists[i - 1].path;
+		for (int k = 0; k < 2; k++)
+			for (const char *c = parts[k]; c != NULL && *c; c++)
+				h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+		if (i > 0)
+			h = (h ^ st->lists[i - 1].queries) * 1099511628211ULL;
+	}
+	return h;
+}
+
+/*
+ * Several ranks: rank 0's plan (its fingerprint, or 0 when its command line or
+ * lists failed) goes to every rank, which refuses to run another plan; then each
+ * rank takes its share of the load and of the lists. Returns 0, or an exit status;
+ * *alone is set when this rank alone fails (its plan differs from rank 0's): it must
+ * end the others, which would wait for it.
+ */
+static int dist_setup(dv_dist_t *d, dv_config_t *cfg, int parse_rc, bool *alone, dv_err_t *err)
+{
+	uint64_t mine = parse_rc == 0 ? plan_fingerprint(&cfg->study) : 0, plan = mine;
+
+	if (d->bcast(d, &plan, sizeof(plan), 120 * DV_NS_PER_S, err) != 0) {
+		fprintf(stderr, "dnsvolley: %s\n", err->msg);
+		return EXIT_RUN_FAILED;
+	}
+	if (plan == 0)
+		return EXIT_USAGE; /* rank 0 said why */
+	if (mine != plan) {
+		fprintf(stderr,
+		        "dnsvolley: rank %d (%s): %s differ from rank 0's (%s): every rank must "
+		        "run the same command line on the same lists\n",
+		        d->rank, d->hosts[d->rank],
+		        parse_rc != 0 ? "its command line or lists fail, they"
+		                      : "its command line "
+		                        "or lists",
+		        d->hosts[0]);
+		*alone = true;
+		return EXIT_USAGE;
+	}
+	if (dv_dist_share_config(&cfg->study.run, d->rank, d->size, err) != 0)
+		goto bad;
+	for (size_t i = 0; !cfg->replicate && i < cfg->study.n_lists; i++)
+		if (dv_dist_shard_list(&cfg->study.lists[i].ql, d->rank, d->size, err) != 0)
+			goto bad;
+	if (d->rank != 0) {
+		cfg->quiet = true;
+		cfg->study.run.progress = false;
+		cfg->study.run.interval_print = false;
+	}
+	cfg->study.dist = d;
+	return 0;
+bad:
+	if (d->rank == 0)
+		fprintf(stderr, "dnsvolley: %s\n", err->msg);
+	return EXIT_USAGE;
+}
+
+/* Parse and load; 0, or the exit status (the error printed). */
+static int prepare(int argc, char **argv, dv_config_t *cfg, bool speak, dv_err_t *err)
+{
+	int rc = dv_cli_parse(argc, argv, cfg, err);
+
+	if (rc == 1)
+		return -1; /* --help, --version: done, exit 0 */
+	if (rc != 0) {
+		if (speak)
+			fprintf(cfg->warnings_stdout ? stdout : stderr,
+			        "dnsvolley: %s\nTry 'dnsvolley --help' for more information.\n",
+			        err->msg);
+		return EXIT_USAGE;
+	}
+	/* -W: warnings and errors (all of standard error) on standard output, as dnsperf. */
+	if (cfg->warnings_stdout)
+		dup2(STDOUT_FILENO, STDERR_FILENO);
+	if (cfg->note[0] != '\0' && speak)
+		fprintf(stderr, "dnsvolley: note: %s\n", cfg->note);
+	/* SIGINT/SIGTERM counted from here on (an inherited SIG_IGN is replaced): a signal
+	 * while the lists load ends the run as interrupted (3), not killed (130/143). */
+	dv_run_catch_signals();
+	fill_metadata(&cfg->study);
+	rc = load_lists(&cfg->study, err);
+	if (dv_run_stop_requested()) {
+		if (speak)
+			fprintf(stderr, "dnsvolley: interrupted while loading the query lists: "
+			                "nothing measured, no results file written\n");
+		return EXIT_RUN_FAILED;
+	}
+	if (rc != 0) {
+		if (speak)
+			fprintf(stderr, "dnsvolley: %s\n", err->msg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *d);
 
 static int run_main(int argc, char **argv)
 {
 	dv_config_t cfg;
+	dv_dist_t dist;
+	dv_err_t err = {{0}};
+	run_ctx_t ctx;
+	int rc, status;
+
+	memset(&cfg, 0, sizeof(cfg));
+	memset(&ctx, 0, sizeof(ctx));
+	if (dv_dist_init(&dist, &argc, &argv, &err) != 0) {
+		fprintf(stderr, "dnsvolley: %s\n", err.msg);
+		return EXIT_RUN_FAILED;
+	}
+	rc = prepare(argc, argv, &cfg, dist.rank == 0, &err);
+	if (dist.size > 1) {
+		bool alone = false;
+		status = dist_setup(&dist, &cfg, rc, &alone, &err);
+		if (status != 0 && alone) {
+			dv_config_free(&cfg);
+			dist.abort(&dist, status);
+			return status;
+		}
+		if (status != 0 && rc == 0)
+			rc = status; /* every rank stops alike */
+	}
+	if (rc != 0) {
+		dv_config_free(&cfg);
+		dist.finish(&dist);
+		/* rank 0 said why, and its exit status is the run's */
+		return rc < 0 || dist.rank != 0 ? 0 : rc;
+	}
+	status = run_study(&cfg, &ctx, &dist);
+	if (dist.size > 1 && cfg.study.failed != 0 && !dist.lead_stopped)
+		dist.abort(&dist, status); /* a rank is lost or stuck: end them all */
+	if (dist.rank != 0)
+		status = 0; /* rank 0 reports the run, and its status is the run's */
+	dv_config_free(&cfg);
+	dist.finish(&dist);
+	return status;
+}
+
+static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *dist)
+{
 	dv_study_t baseline;
 	dv_err_t err = {{0}};
 	FILE *report = stdout;
 	bool have_baseline = false;
 	int rc, status = 0;
 
-	rc = dv_cli_parse(argc, argv, &cfg, &err);
-	if (rc == 1) {
-		dv_config_free(&cfg);
-		return 0;
-	}
-	if (rc != 0) {
-		fprintf(stderr, "dnsvolley: %s\nTry 'dnsvolley --help' for more information.\n",
-		        err.msg);
-		dv_config_free(&cfg);
-		return EXIT_USAGE;
-	}
-	fill_metadata(&cfg.study);
-	if (load_lists(&cfg.study, &err) != 0) {
-		fprintf(stderr, "dnsvolley: %s\n", err.msg);
-		dv_config_free(&cfg);
-		return EXIT_USAGE;
-	}
 	memset(&baseline, 0, sizeof(baseline));
-	if (cfg.gates.baseline_path != NULL) {
-		if (dv_results_read_json(cfg.gates.baseline_path, &baseline, &err) != 0) {
+	if (cfg->gates.baseline_path != NULL) {
+		if (dv_results_read_json(cfg->gates.baseline_path, &baseline, &err) != 0) {
 			fprintf(stderr, "dnsvolley: --baseline: %s\n", err.msg);
-			dv_config_free(&cfg);
-			return EXIT_USAGE;
+			return EXIT_USAGE; /* every rank reads it: all stop alike */
 		}
 		have_baseline = true;
 	}
 	/* A results file on standard output keeps it clean: the report goes to stderr. */
-	if ((cfg.json_path != NULL && strcmp(cfg.json_path, "-") == 0) ||
-	    (cfg.metrics_path != NULL && strcmp(cfg.metrics_path, "-") == 0))
+	if ((cfg->json_path != NULL && strcmp(cfg->json_path, "-") == 0) ||
+	    (cfg->metrics_path != NULL && strcmp(cfg->metrics_path, "-") == 0))
 		report = stderr;
-	if (!cfg.quiet) {
+	cfg->study.run.out = report; /* -S and -v lines with the report, never in the JSON */
+	if (!cfg->quiet) {
 		fprintf(report, "dnsvolley %s: DNS query-replay performance tester\n\n",
 		        PACKAGE_VERSION);
-		fprintf(report, "[Status] Command line: %s\n", cfg.study.cmdline);
+		fprintf(report, "[Status] Command line: %s\n", cfg->study.cmdline);
 		fflush(report);
 	}
 
-	dv_study_observer_t obs = {.pass_done = print_pass, .ctx = report};
-	rc = dv_study_run(&cfg.study, report, cfg.quiet, cfg.quiet ? NULL : &obs);
-	if (rc != 0 || cfg.study.failed != 0) {
+	ctx->report = report;
+	ctx->quiet = cfg->quiet;
+	ctx->latency_histogram = cfg->latency_histogram;
+	dv_study_observer_t obs = {.pass_start = print_pass_head,
+	                           .pass_done = print_pass,
+	                           .own_pass = cfg->rank_json != NULL ? keep_own : NULL,
+	                           .ctx = ctx};
+	if (cfg->start_at_ns != 0 && dv_dist_wait_until(cfg->start_at_ns) != 0)
+		cfg->study.interrupted = true;
+	rc = cfg->study.interrupted ? 0 : dv_study_run(&cfg->study, report, cfg->quiet, &obs);
+	if (rc != 0 || cfg->study.failed != 0) {
 		fprintf(stderr, "dnsvolley: %s\n",
-		        cfg.study.fail_msg[0] ? cfg.study.fail_msg : "the run failed");
+		        cfg->study.fail_msg[0] ? cfg->study.fail_msg : "the run failed");
 		status = EXIT_RUN_FAILED;
 	}
-	if (reported_passes(&cfg.study) > 1 || cfg.study.n_plan > 1 ||
-	    cfg.study.plan[0] != DV_PASS_PLAIN) {
-		dv_study_print_table(&cfg.study, report);
-		dv_study_print_summary(&cfg.study, report);
+	if (cfg->rank_json != NULL &&
+	    write_own(ctx, &cfg->study, cfg->rank_json, dist->rank, &err) != 0) {
+		fprintf(stderr, "dnsvolley: --rank-json: %s\n", err.msg);
+		status = status ? status : EXIT_USAGE;
+	}
+	if (dist->rank != 0) /* rank 0 reports the run */
+		return status;
+	if (reported_passes(&cfg->study) > 1 || cfg->study.n_plan > 1 ||
+	    cfg->study.plan[0] != DV_PASS_PLAIN) {
+		dv_study_print_table(&cfg->study, report);
+		dv_study_print_summary(&cfg->study, report);
 	}
 	/* Every result measured is written, also after a failure or an interruption. */
-	if (cfg.json_path != NULL && dv_results_write_json(&cfg.study, cfg.json_path, &err) != 0) {
+	if (cfg->json_path != NULL &&
+	    dv_results_write_json(&cfg->study, cfg->json_path, &err) != 0) {
 		fprintf(stderr, "dnsvolley: --json: %s\n", err.msg);
 		status = status ? status : EXIT_USAGE;
 	}
-	if (cfg.csv_path != NULL && dv_csv_append(&cfg.study, cfg.csv_path, &err) != 0) {
+	if (cfg->csv_path != NULL && dv_csv_append(&cfg->study, cfg->csv_path, &err) != 0) {
 		fprintf(stderr, "dnsvolley: --csv: %s\n", err.msg);
 		status = status ? status : EXIT_USAGE;
 	}
-	if (cfg.metrics_path != NULL && dv_metrics_write(&cfg.study, cfg.metrics_path, &err) != 0) {
+	if (cfg->metrics_path != NULL &&
+	    dv_metrics_write(&cfg->study, cfg->metrics_path, &err) != 0) {
 		fprintf(stderr, "dnsvolley: --dns-metrics: %s\n", err.msg);
 		status = status ? status : EXIT_USAGE;
 	}
-	if (cfg.study.interrupted && status == 0)
+	if (cfg->study.interrupted && status == 0)
 		status = EXIT_RUN_FAILED;
-	if (status == 0 && dv_gates_any(&cfg.gates)) {
-		rc = dv_gates_eval(&cfg.gates, &cfg.study, have_baseline ? &baseline : NULL, report,
-		                   &err);
+	if (status == 0 && any_pass_unanswered(&cfg->study))
+		status = EXIT_NO_ANSWERS;
+	if (status == 0 && dv_gates_any(&cfg->gates)) {
+		rc = dv_gates_eval(&cfg->gates, &cfg->study, have_baseline ? &baseline : NULL,
+		                   report, &err);
 		if (rc < 0) {
 			fprintf(stderr, "dnsvolley: %s\n", err.msg);
 			status = EXIT_USAGE;
@@ -173,16 +496,17 @@ static int run_main(int argc, char **argv)
 			status = EXIT_GATE_FAILED;
 		}
 	}
-	fflush(stdout);
+	status = check_stdout(status);
 	fflush(stderr);
 	if (have_baseline)
 		dv_study_free(&baseline);
-	dv_config_free(&cfg);
 	return status;
 }
 
 int main(int argc, char **argv)
 {
+	/* A closed stdout gives EPIPE on write, not death: results files are still written. */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return dv_cmd_compare(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "capacity") == 0)
@@ -193,5 +517,7 @@ int main(int argc, char **argv)
 		return dv_cmd_plot(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
 		return dv_cmd_report(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "merge") == 0)
+		return dv_cmd_merge(argc - 1, argv + 1);
 	return run_main(argc, argv);
 }

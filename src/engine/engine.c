@@ -4,6 +4,7 @@
 #include "engine/engine.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ldns/ldns.h>
@@ -35,6 +36,60 @@ void dv_engine_free(dv_engine_t *e)
 	if (e == NULL)
 		return;
 	dv_window_free(&e->win);
+	free(e->bucket);
+	e->bucket = NULL;
+	e->nbucket = 0;
+}
+
+void dv_engine_track_intervals(dv_engine_t *e, uint64_t t0_ns, uint64_t len_ns)
+{
+	e->bucket_t0_ns = t0_ns;
+	e->bucket_ns = len_ns;
+}
+
+/* The send-time bucket of a query sent at sent_ns, grown on demand; NULL when not tracked. */
+static dv_send_bucket_t *bucket_at(dv_engine_t *e, uint64_t sent_ns)
+{
+	size_t k;
+
+	if (e->bucket_ns == 0)
+		return NULL;
+	k = sent_ns > e->bucket_t0_ns ? (size_t)((sent_ns - e->bucket_t0_ns) / e->bucket_ns) : 0;
+	if (k >= e->nbucket) {
+		size_t n = DV_MAX(DV_MAX(k + 1, 2 * e->nbucket), (size_t)16);
+		dv_send_bucket_t *b = realloc(e->bucket, n * sizeof(*b));
+		if (b == NULL) {
+			e->bucket_ns = 0; /* out of memory: the live series stays */
+			return NULL;
+		}
+		memset(b + e->nbucket, 0, (n - e->nbucket) * sizeof(*b));
+		e->bucket = b;
+		e->nbucket = n;
+	}
+	return &e->bucket[k];
+}
+
+static void count_lost(dv_engine_t *e, uint64_t sent_ns)
+{
+	dv_send_bucket_t *b = bucket_at(e, sent_ns);
+
+	e->stats.c.lost++;
+	if (b != NULL)
+		b->lost++;
+}
+
+void dv_engine_tx_stamp(dv_engine_t *e, uint16_t sock, uint16_t id, uint32_t key, uint64_t stamp_ns)
+{
+	dv_slot_t *s = &e->win.slot[id];
+	uint64_t off;
+
+	if (s->state != DV_SLOT_INFLIGHT || s->sock != sock || s->tx_key != key ||
+	    s->wire_off_ns != DV_SLOT_NO_STAMP)
+		return;
+	/* Read before sendmmsg, stamped inside it: a stamp before it is a conversion error. */
+	off = stamp_ns > s->sent_ns ? stamp_ns - s->sent_ns : 0;
+	if (off < DV_SLOT_NO_STAMP)
+		s->wire_off_ns = (uint32_t)off;
 }
 
 uint64_t dv_engine_sendable(const dv_engine_t *e)
@@ -114,9 +169,12 @@ bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned 
 	for (i = 0; i < sent; i++) {
 		uint16_t id = dv_wire_get16(bufs[i]);
 		const dv_slot_t *s = &e->win.slot[id];
+		dv_send_bucket_t *b = bucket_at(e, s->sent_ns);
 
+		if (b != NULL)
+			b->sent++;
 		e->stats.c.sent++;
-		if (e->paced && s->sent_ns - s->intended_ns > DV_SEND_BEHIND_NS)
+		if (e->paced && s->sent_ns > s->intended_ns + DV_SEND_BEHIND_NS)
 			e->stats.c.sent_behind++;
 		e->stats.c.bytes_sent += e->ql->off[s->qidx + 1] - e->ql->off[s->qidx];
 		dv_stats_qtype_sent(&e->stats.c, query_qtype(e->ql, s->qidx));
@@ -137,6 +195,8 @@ bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned 
 		e->stats.c.not_sent++;
 		if (err == ECONNREFUSED || err == EHOSTUNREACH || err == ENETUNREACH)
 			e->stats.c.icmp_errors++;
+		if (err == ECONNREFUSED)
+			e->stats.c.icmp_port_unreachable++;
 		if (e->verbose != NULL)
 			verbose_line(e, "NOTSENT", (uint32_t)(e->next_seq % e->ql->count), -1);
 		e->next_seq += e->step;
@@ -174,7 +234,7 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 		now_ns = s->sent_ns;
 	if (s->state == DV_SLOT_INFLIGHT && now_ns - s->sent_ns > e->timeout_ns) {
 		/* Arrived after its deadline but read before expiry ran: lost, and late. */
-		e->stats.c.lost++;
+		count_lost(e, s->sent_ns);
 		if (e->verbose != NULL)
 			verbose_line(e, "T", s->qidx, -1);
 		dv_window_expire(&e->win, id);
@@ -190,7 +250,16 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 	{
 		uint64_t lat = now_ns - s->sent_ns;
 		unsigned rcode = DV_WIRE_RCODE(buf);
+		dv_send_bucket_t *b = bucket_at(e, s->sent_ns);
 
+		if (e->wire && s->wire_off_ns != DV_SLOT_NO_STAMP) {
+			uint64_t tx = s->sent_ns + s->wire_off_ns;
+			lat = now_ns > tx ? now_ns - tx : 0;
+			if (e->rx_stamped)
+				e->stats.c.wire_timed++;
+		}
+		if (b != NULL)
+			b->completed++;
 		e->stats.c.completed++;
 		e->stats.c.rcode[rcode]++;
 		if (DV_WIRE_TC(buf))
@@ -218,7 +287,7 @@ void dv_engine_expire(dv_engine_t *e, uint64_t now_ns)
 		return;
 	deadline = now_ns - e->timeout_ns;
 	while ((id = dv_window_oldest_expired(&e->win, deadline)) >= 0) {
-		e->stats.c.lost++;
+		count_lost(e, e->win.slot[id].sent_ns);
 		if (e->verbose != NULL)
 			verbose_line(e, "T", e->win.slot[id].qidx, -1);
 		dv_window_expire(&e->win, (uint16_t)id);
@@ -239,7 +308,7 @@ void dv_engine_finish(dv_engine_t *e, bool interrupted)
 		if (interrupted) {
 			e->stats.c.interrupted++;
 		} else {
-			e->stats.c.lost++;
+			count_lost(e, e->win.slot[id].sent_ns);
 			if (e->verbose != NULL)
 				verbose_line(e, "T", e->win.slot[id].qidx, -1);
 		}

@@ -23,6 +23,11 @@
 
 #define DV_MAX_QUERY_LEN 512 /* a compiled query: at most 12 + 255 + 4 + 11 + 200 (-E) octets */
 
+/* The fate of the queries sent in one interval (intervals by send time, doc/numbers.md). */
+typedef struct dv_send_bucket {
+	uint64_t sent, completed, lost;
+} dv_send_bucket_t;
+
 typedef struct dv_engine {
 	const dv_querylist_t *ql;
 	dv_window_t win;
@@ -34,7 +39,13 @@ typedef struct dv_engine {
 	uint64_t last_send_ns;     /* monotonic time of the last datagram sent */
 	uint64_t last_complete_ns; /* monotonic time of the last completed answer */
 	FILE *verbose;             /* a line per query when not NULL */
-	bool paced; /* record stats.latency_intended (slot intended_ns set by caller) */
+	bool paced;            /* record stats.latency_intended (slot intended_ns set by caller) */
+	bool wire;             /* latency from the kernel's transmit stamp when a slot has one */
+	bool rx_stamped;       /* the datagram being received carries a kernel receive stamp */
+	uint64_t bucket_t0_ns; /* intervals by send time: start of interval 0 */
+	uint64_t bucket_ns;    /* their length; 0 = not tracked */
+	dv_send_bucket_t *bucket; /* owned; nbucket entries, grown on demand */
+	size_t nbucket;
 } dv_engine_t;
 
 int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity, uint64_t timeout_ns,
@@ -83,6 +94,21 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 void dv_engine_expire(dv_engine_t *e, uint64_t now_ns);
 /* Monotonic deadline of the oldest query in flight, UINT64_MAX when none. */
 uint64_t dv_engine_next_deadline(const dv_engine_t *e);
+
+/*
+ * Track intervals by send time: each query sent at t counts (sent, then completed
+ * or lost) in bucket (t - t0_ns) / len_ns. Call before the first send.
+ */
+void dv_engine_track_intervals(dv_engine_t *e, uint64_t t0_ns, uint64_t len_ns);
+
+/*
+ * The kernel's transmit stamp (monotonic ns) of the datagram that carried DNS id
+ * on socket sock, numbered key by SOF_TIMESTAMPING_OPT_ID. Kept only when that
+ * slot is in flight from that socket under that key and has no stamp yet; with
+ * e->wire its answer's latency is then measured from this stamp.
+ */
+void dv_engine_tx_stamp(dv_engine_t *e, uint16_t sock, uint16_t id, uint32_t key,
+                        uint64_t stamp_ns);
 
 /* End of a pass: whatever is still in flight counts as lost, or as interrupted. */
 void dv_engine_finish(dv_engine_t *e, bool interrupted);

@@ -70,11 +70,88 @@ void dv_pacer_init(dv_pacer_t *p, double rate_qps, uint64_t start_ns, uint64_t m
 	p->max_backlog = max_backlog;
 	p->forfeited = 0;
 	p->ramp_ns = 0;
+	p->ts_ns = NULL;
+	dv_hist_init(&p->lag);
 }
 
 void dv_pacer_set_ramp(dv_pacer_t *p, uint64_t ramp_ns)
 {
-	p->ramp_ns = ramp_ns;
+	p->ramp_ns = p->ts_ns == NULL ? ramp_ns : 0;
+}
+
+#define DV_SCHEDULE_ALLOWANCE_MAX 256
+
+void dv_pacer_init_schedule(dv_pacer_t *p, const uint64_t *ts_ns, size_t count, uint64_t period_ns,
+                            double speed, uint64_t first_seq, uint64_t step, uint64_t end_seq,
+                            uint64_t start_ns)
+{
+	dv_pacer_init(p, 0, start_ns, 0);
+	p->ts_ns = ts_ns;
+	p->count = count;
+	p->period_ns = period_ns;
+	p->speed = speed > 0 ? speed : 1;
+	p->first_seq = first_seq;
+	p->step = step > 0 ? step : 1;
+	p->end_seq = end_seq;
+	p->rate_qps = (double)count * 1e9 * p->speed / (double)period_ns;
+	if (p->rate_qps <= 0)
+		p->rate_qps = 1;
+}
+
+/* Due time of this worker's k-th query; UINT64_MAX past its end. */
+static uint64_t schedule_due(const dv_pacer_t *p, uint64_t k)
+{
+	uint64_t seq, pass, t;
+
+	if (k > (UINT64_MAX - p->first_seq) / p->step)
+		return UINT64_MAX;
+	seq = p->first_seq + k * p->step;
+	if (seq >= p->end_seq)
+		return UINT64_MAX;
+	pass = seq / p->count;
+	t = p->ts_ns[seq % p->count];
+	if (pass > 0) {
+		unsigned __int128 x = (unsigned __int128)pass * p->period_ns + t;
+		t = x >= UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+	}
+	if (p->speed != 1.0) {
+		long double x = (long double)t / (long double)p->speed;
+		t = x >= 1.8e19L ? UINT64_MAX : (uint64_t)x;
+	}
+	return add_sat(p->start_ns, t);
+}
+
+uint64_t dv_pacer_allowance(dv_pacer_t *p, uint64_t now_ns)
+{
+	p->now_ns = now_ns;
+	if (p->ts_ns != NULL) {
+		uint64_t n = 0;
+		while (n < DV_SCHEDULE_ALLOWANCE_MAX && schedule_due(p, p->issued + n) <= now_ns)
+			n++;
+		return n;
+	}
+	if (p->rate_qps == 0)
+		return UINT64_MAX;
+	uint64_t due = due_count(p, now_ns);
+	if (due <= p->issued)
+		return 0;
+	uint64_t a = due - p->issued;
+	if (p->max_backlog != 0 && a > p->max_backlog) {
+		uint64_t excess = a - p->max_backlog;
+		p->issued += excess;
+		p->forfeited += excess;
+		a = p->max_backlog;
+	}
+	return a;
+}
+
+void dv_pacer_take(dv_pacer_t *p, uint64_t n)
+{
+	for (uint64_t k = 0; p->ts_ns != NULL && k < n; k++) {
+		uint64_t due = schedule_due(p, p->issued + k);
+		dv_hist_add(&p->lag, p->now_ns > due ? p->now_ns - due : 0);
+	}
+	p->issued += n;
 }
 
 /* Under a ramp: the earliest t with due_count(t) > k, by inverting the integral, then
@@ -102,37 +179,17 @@ static uint64_t ramp_due_ns(const dv_pacer_t *p, uint64_t k)
 	return add_sat(p->start_ns, lo);
 }
 
-uint64_t dv_pacer_allowance(dv_pacer_t *p, uint64_t now_ns)
-{
-	if (p->rate_qps == 0)
-		return UINT64_MAX;
-	uint64_t due = due_count(p, now_ns);
-	if (due <= p->issued)
-		return 0;
-	uint64_t a = due - p->issued;
-	if (p->max_backlog != 0 && a > p->max_backlog) {
-		uint64_t excess = a - p->max_backlog;
-		p->issued += excess;
-		p->forfeited += excess;
-		a = p->max_backlog;
-	}
-	return a;
-}
-
-void dv_pacer_take(dv_pacer_t *p, uint64_t n)
-{
-	p->issued += n;
-}
-
 uint64_t dv_pacer_next_due_ns(const dv_pacer_t *p)
 {
-	if (p->rate_qps == 0)
+	if (p->rate_qps == 0 && p->ts_ns == NULL)
 		return 0;
 	return dv_pacer_due_ns(p, p->issued);
 }
 
 uint64_t dv_pacer_due_ns(const dv_pacer_t *p, uint64_t k)
 {
+	if (p->ts_ns != NULL)
+		return schedule_due(p, k);
 	if (p->rate_qps == 0 || k == 0)
 		return p->start_ns;
 	if (p->ramp_ns != 0)

@@ -80,6 +80,44 @@ static bool same_question(const uint8_t *a, size_t qlen, const uint8_t *b, size_
 	return true;
 }
 
+bool dv_probe_same_question(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	size_t qlen = question_len(a, alen);
+	return qlen > 0 && same_question(a, qlen, b, blen);
+}
+
+size_t dv_probe_parse(const char *text, bool rd, uint8_t *buf, size_t cap, dv_err_t *err)
+{
+	char name[300], tok[2][32], extra[2];
+	ldns_rr_type t = LDNS_RR_TYPE_A;
+	ldns_rr_class c = LDNS_RR_CLASS_IN;
+	size_t len;
+	int n = sscanf(text, "%299s %31s %31s %1s", name, tok[0], tok[1], extra);
+
+	if (n < 1 || n > 3) {
+		dv_err_set(err, -EINVAL, "'%s' is not NAME [TYPE] [CLASS]", text);
+		return 0;
+	}
+	/* TYPE and CLASS in either order ("version.bind CH TXT", "x.test A IN"). */
+	for (int i = 0; i + 1 < n; i++) {
+		ldns_rr_class k = ldns_get_rr_class_by_name(tok[i]);
+		ldns_rr_type y = ldns_get_rr_type_by_name(tok[i]);
+		if (k != 0)
+			c = k;
+		else if (y != 0)
+			t = y;
+		else {
+			dv_err_set(err, -EINVAL, "'%s': '%s' is neither a query type nor a class",
+			           text, tok[i]);
+			return 0;
+		}
+	}
+	len = dv_probe_build_query(buf, cap, name, (uint16_t)t, (uint16_t)c, rd);
+	if (len == 0)
+		dv_err_set(err, -EINVAL, "'%s': '%s' is not a domain name", text, name);
+	return len;
+}
+
 static void addr_text(const struct sockaddr *sa, char *buf, size_t cap)
 {
 	char ip[INET6_ADDRSTRLEN] = "?";

@@ -24,6 +24,16 @@ size_t dv_probe_build_query(uint8_t *buf, size_t cap, const char *name, uint16_t
                             uint16_t qclass, bool rd);
 
 /*
+ * Parse "NAME [TYPE] [CLASS]" (TYPE a mnemonic such as A or TXT, or TYPEnnn;
+ * CLASS IN, CH...; in either order; defaults A and IN) into a query in buf, RD as
+ * given. Returns its length, or 0 with err naming the bad part.
+ */
+size_t dv_probe_parse(const char *text, bool rd, uint8_t *buf, size_t cap, dv_err_t *err);
+
+/* Whether messages a and b (each with QDCOUNT 1) ask the same question (names case-blind). */
+bool dv_probe_same_question(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/*
  * Query the target until it answers: send QUERY (a complete DNS message; its ID is
  * overwritten) on a connected UDP socket, wait for a response whose ID is one of
  * those sent and whose question equals the query's, resend after attempt_ns

@@ -10,10 +10,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <uv.h>
 
+#include "engine/sockstat.h"
 #include "engine/worker.h"
 
 #define DV_MAIN_TICK_MS 10
@@ -146,7 +148,8 @@ typedef struct dv_pass {
 	uint64_t prev_t_ns;
 	dv_pass_result_t *res;
 	size_t cap_intervals;
-	bool progress_shown;
+	bool progress_shown; /* a progress line is on the terminal now */
+	bool ended;          /* the workers are joined: no more progress lines */
 } dv_pass_t;
 
 static void merge_snapshots(dv_pass_t *p, dv_stats_t *out, uint64_t *inflight, bool *sending)
@@ -165,6 +168,38 @@ static void merge_snapshots(dv_pass_t *p, dv_stats_t *out, uint64_t *inflight, b
 		*inflight += inf;
 		*sending = *sending || snd;
 	}
+}
+
+static void show_progress(dv_pass_t *p, uint64_t now);
+
+/*
+ * One -S line: ours, or dnsperf's "SECONDS.USEC: QPS" (wall clock at the
+ * boundary, completed per second in the interval). The progress line, if shown,
+ * is cleared first and drawn again below it, so the two never share a row.
+ */
+static void print_interval(dv_pass_t *p, const dv_interval_t *iv, uint64_t now)
+{
+	FILE *out = p->cfg->out != NULL ? p->cfg->out : stdout;
+	uint64_t wall = p->res->start_wall_ns + (now - p->t0_ns);
+
+	if (p->progress_shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		p->progress_shown = false;
+	}
+	if (p->cfg->interval_dnsperf)
+		fprintf(out, "%u.%06u: %.6f\n", (unsigned)(wall / DV_NS_PER_S),
+		        (unsigned)(wall % DV_NS_PER_S / 1000), iv->qps);
+	else
+		fprintf(out,
+		        "[Interval] %8.3f s  sent %llu  completed %llu  lost %llu  in flight %llu  "
+		        "qps %.1f  latency avg %.3f ms p50 %.3f ms p99 %.3f ms\n",
+		        iv->t_s, (unsigned long long)iv->sent, (unsigned long long)iv->completed,
+		        (unsigned long long)iv->lost, (unsigned long long)iv->inflight, iv->qps,
+		        iv->lat_mean_ns / 1e6, iv->lat_p50_ns / 1e6, iv->lat_p99_ns / 1e6);
+	fflush(out);
+	if (p->cfg->progress && !p->ended)
+		show_progress(p, now);
 }
 
 static void record_interval(dv_pass_t *p, uint64_t now, bool print)
@@ -200,16 +235,8 @@ static void record_interval(dv_pass_t *p, uint64_t now, bool print)
 		p->cap_intervals = ncap;
 	}
 	p->res->intervals[p->res->n_intervals++] = iv;
-	if (print) {
-		FILE *out = p->cfg->out != NULL ? p->cfg->out : stdout;
-		fprintf(out,
-		        "[Interval] %8.3f s  sent %llu  completed %llu  lost %llu  in flight %llu  "
-		        "qps %.1f  latency avg %.3f ms p50 %.3f ms p99 %.3f ms\n",
-		        iv.t_s, (unsigned long long)iv.sent, (unsigned long long)iv.completed,
-		        (unsigned long long)iv.lost, (unsigned long long)iv.inflight, iv.qps,
-		        iv.lat_mean_ns / 1e6, iv.lat_p50_ns / 1e6, iv.lat_p99_ns / 1e6);
-		fflush(out);
-	}
+	if (print)
+		print_interval(p, &iv, now);
 	p->prev = *cur;
 	p->prev_t_ns = now;
 out:
@@ -217,23 +244,58 @@ out:
 	free(delta);
 }
 
+/* The terminal's width in columns: stderr's window size, else $COLUMNS, else 80. */
+static unsigned term_width(void)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	long n;
+
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	n = env != NULL ? strtol(env, NULL, 10) : 0;
+	return n > 0 && n < 10000 ? (unsigned)n : 80;
+}
+
+/*
+ * The live line on stderr: as many fields as fit in the terminal's width less
+ * one column (no wrap, so "\r" and clear-to-end-of-line always erase it), most
+ * important first.
+ */
 static void show_progress(dv_pass_t *p, uint64_t now)
 {
 	dv_stats_t *cur = malloc(sizeof(*cur));
+	char field[6][64], line[512];
 	uint64_t inflight;
 	bool sending;
 	double t;
+	size_t len, n, i, room = term_width() - 1;
 
 	if (cur == NULL)
 		return;
 	merge_snapshots(p, cur, &inflight, &sending);
 	t = (double)(now - p->t0_ns) / 1e9;
-	fprintf(
-	    stderr,
-	    "\r\033[K[%7.1fs] %s sent %llu  completed %llu  qps %.0f  in flight %llu  lost %llu", t,
-	    sending ? "sending" : "draining", (unsigned long long)cur->c.sent,
-	    (unsigned long long)cur->c.completed, t > 0 ? (double)cur->c.completed / t : 0,
-	    (unsigned long long)inflight, (unsigned long long)cur->c.lost);
+	snprintf(field[0], sizeof(field[0]), sending ? "[%.1fs]" : "[%.1fs, draining]", t);
+	snprintf(field[1], sizeof(field[1]), "sent %llu", (unsigned long long)cur->c.sent);
+	snprintf(field[2], sizeof(field[2]), "completed %llu",
+	         (unsigned long long)cur->c.completed);
+	snprintf(field[3], sizeof(field[3]), "qps %.0f", t > 0 ? (double)cur->c.completed / t : 0);
+	snprintf(field[4], sizeof(field[4]), "lost %llu", (unsigned long long)cur->c.lost);
+	snprintf(field[5], sizeof(field[5]), "in flight %llu", (unsigned long long)inflight);
+	if (room > sizeof(line) - 1)
+		room = sizeof(line) - 1;
+	len = strlen(field[0]) < room ? strlen(field[0]) : room;
+	memcpy(line, field[0], len);
+	for (i = 1; i < 6; i++) {
+		n = strlen(field[i]);
+		if (len + 2 + n > room)
+			break;
+		memcpy(line + len, "  ", 2);
+		memcpy(line + len + 2, field[i], n);
+		len += 2 + n;
+	}
+	line[len] = '\0';
+	fprintf(stderr, "\r\033[K%s", line);
 	fflush(stderr);
 	p->progress_shown = true;
 	free(cur);
@@ -412,7 +474,7 @@ static void watch_pass(dv_pass_t *p)
 	if (p->seen_signals > 0) /* a signal came before the pass: stop at once */
 		for (i = 0; i < p->nw; i++)
 			dv_worker_request_stop(&p->w[i], 1);
-	p->t0_ns = dv_now_ns();
+	p->t0_ns = p->gate.t0_ns;
 	p->res->start_wall_ns = dv_wall_ns();
 	p->prev_t_ns = p->t0_ns;
 	dv_stats_init(&p->prev);
@@ -428,7 +490,7 @@ static void watch_pass(dv_pass_t *p)
  * *last the latest send or completed answer. Returns the first worker error.
  */
 static int merge_workers(dv_pass_t *p, uint32_t started, uint64_t *first, uint64_t *last,
-                         dv_err_t *err)
+                         uint64_t *last_send, dv_err_t *err)
 {
 	dv_pass_result_t *res = p->res;
 	uint32_t i;
@@ -436,6 +498,7 @@ static int merge_workers(dv_pass_t *p, uint32_t started, uint64_t *first, uint64
 
 	*first = UINT64_MAX;
 	*last = 0;
+	*last_send = 0;
 	for (i = 0; i < started; i++) {
 		dv_worker_t *w = &p->w[i];
 		uint64_t wl;
@@ -444,6 +507,11 @@ static int merge_workers(dv_pass_t *p, uint32_t started, uint64_t *first, uint64
 			dv_err_set(err, rc, "worker %u: %s", i, w->err);
 		}
 		dv_stats_merge(&res->stats, &w->eng.stats);
+		if (w->scheduled) {
+			res->scheduled = true;
+			dv_hist_merge(&res->lag, &w->pacer.lag);
+			*last_send = DV_MAX(*last_send, w->eng.last_send_ns);
+		}
 		res->interrupted = res->interrupted || w->interrupted;
 		*first = DV_MIN(*first, w->t0_ns);
 		wl = DV_MAX(w->eng.last_send_ns, w->eng.last_complete_ns);
@@ -470,7 +538,53 @@ static dv_end_reason_t end_reason(const dv_run_config_t *cfg, const dv_pass_resu
 typedef struct dv_host_sample {
 	struct rusage ru;
 	dv_udp_snmp_t udp;
+	dv_sockstat_t target; /* the target's own sockets, when on this host */
 } dv_host_sample_t;
+
+static void sample_host(const dv_run_config_t *cfg, dv_host_sample_t *h)
+{
+	dv_sockstat_read(&cfg->server, &h->target);
+	read_udp_snmp(&h->udp);
+	getrusage(RUSAGE_SELF, &h->ru);
+}
+
+/*
+ * Intervals by send time: the workers' buckets summed, written over the
+ * recorded series' sent, completed and lost (queries sent after the last
+ * boundary belong to the last interval), then printed when -S prints.
+ */
+static void intervals_by_send_time(dv_pass_t *p, uint32_t started)
+{
+	dv_pass_result_t *res = p->res;
+	size_t k, i;
+
+	if (res->n_intervals == 0)
+		return;
+	for (k = 0; k < res->n_intervals; k++)
+		res->intervals[k].sent = res->intervals[k].completed = res->intervals[k].lost = 0;
+	for (i = 0; i < started; i++) {
+		const dv_engine_t *e = &p->w[i].eng;
+		for (k = 0; k < e->nbucket; k++) {
+			dv_interval_t *iv = &res->intervals[DV_MIN(k, res->n_intervals - 1)];
+			iv->sent += e->bucket[k].sent;
+			iv->completed += e->bucket[k].completed;
+			iv->lost += e->bucket[k].lost;
+		}
+	}
+	if (!p->cfg->interval_print)
+		return;
+	FILE *out = p->cfg->out != NULL ? p->cfg->out : stdout;
+	for (k = 0; k < res->n_intervals; k++) {
+		const dv_interval_t *iv = &res->intervals[k];
+		fprintf(out,
+		        "[Interval by send time] %8.3f s  sent %llu  completed %llu  lost %llu "
+		        "(%.2f%%)\n",
+		        iv->t_s, (unsigned long long)iv->sent, (unsigned long long)iv->completed,
+		        (unsigned long long)iv->lost,
+		        iv->sent ? 100.0 * (double)iv->lost / (double)iv->sent : 0.0);
+	}
+	fflush(out);
+}
 
 /* Fill res's times, rates, CPU and UDP deltas and the end reason. */
 static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t t_end,
@@ -479,15 +593,21 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	const dv_run_config_t *cfg = p->cfg;
 	dv_pass_result_t *res = p->res;
 
-	/* The final interval: whatever happened since the last boundary. */
+	/* The final interval: whatever happened since the last boundary (recorded; dnsperf's
+	 * format prints whole intervals only, as dnsperf does). */
 	if (cfg->interval_ns > 0 && t_end > p->prev_t_ns + DV_NS_PER_MS)
-		record_interval(p, t_end, cfg->interval_print);
+		record_interval(p, t_end, cfg->interval_print && !cfg->interval_dnsperf);
 	res->run_time_s = last > first ? (double)(last - first) / 1e9 : 0;
 	res->elapsed_s = (double)(t_end - first) / 1e9;
 	res->qps = res->run_time_s > 0 ? (double)res->stats.c.completed / res->run_time_s : 0;
 	res->cpu_user_s = tv_s(h1->ru.ru_utime) - tv_s(h0->ru.ru_utime);
 	res->cpu_sys_s = tv_s(h1->ru.ru_stime) - tv_s(h0->ru.ru_stime);
 	udp_delta(&res->udp, &h0->udp, &h1->udp);
+	/* A restarted target starts its counter again: never a negative delta. */
+	res->stats.c.target_sockets = h1->target.sockets;
+	res->stats.c.target_drops =
+	    h1->target.drops > h0->target.drops ? h1->target.drops - h0->target.drops : 0;
+	res->wire_clock = p->w[0].wire;
 	res->sockets = cfg->sockets;
 	res->threads = cfg->threads;
 	res->max_outstanding = cfg->max_outstanding;
@@ -514,15 +634,27 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 {
 	dv_pass_t p;
 	dv_host_sample_t h0, h1;
-	uint64_t t_end, first, last;
+	dv_run_config_t spread;
+	uint64_t t_end, first, last, last_send;
 	uint32_t i, started = 0;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
 	dv_stats_init(&res->stats);
+	dv_hist_init(&res->lag);
 	rc = check_pass(cfg, ql, err);
 	if (rc != 0)
 		return rc;
+	if (ql->client != NULL && ql->clients > 0) { /* a socket per client (worker.c) */
+		if (cfg->threads > 1)
+			return dv_err_set(err, -EINVAL,
+			                  "%s has clients: a socket per client replays with one "
+			                  "thread (-T 1)",
+			                  ql->source != NULL ? ql->source : "the list");
+		spread = *cfg;
+		spread.sockets = (uint32_t)ql->clients;
+		cfg = &spread;
+	}
 	pthread_once(&handler_once, install_handlers);
 	rc = ensure_fd_limit(cfg->sockets, err);
 	if (rc != 0)
@@ -537,8 +669,8 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	}
 
 	rc = start_workers(&p, &started);
-	read_udp_snmp(&h0.udp);
-	getrusage(RUSAGE_SELF, &h0.ru);
+	sample_host(cfg, &h0);
+	p.gate.t0_ns = dv_now_ns();
 	open_gate(&p.gate, started == p.nw ? 1 : -1);
 	if (started < p.nw) {
 		dv_err_set(err, rc, "cannot start worker thread %u: %s", started + 1,
@@ -549,12 +681,16 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	watch_pass(&p);
 	t_end = dv_now_ns();
 	join_workers(&p, started);
-	getrusage(RUSAGE_SELF, &h1.ru);
-	read_udp_snmp(&h1.udp);
+	sample_host(cfg, &h1);
+	p.ended = true;
 	if (p.progress_shown)
 		fprintf(stderr, "\r\033[K");
-	rc = merge_workers(&p, started, &first, &last, err);
+	p.progress_shown = false;
+	rc = merge_workers(&p, started, &first, &last, &last_send, err);
 	finish_result(&p, first, last, t_end, &h0, &h1);
+	intervals_by_send_time(&p, started);
+	if (res->scheduled && last_send > first && res->stats.c.sent > 1)
+		res->send_qps = (double)(res->stats.c.sent - 1) * 1e9 / (double)(last_send - first);
 
 cleanup_gate:
 	pthread_cond_destroy(&p.gate.cond);

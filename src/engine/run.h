@@ -43,12 +43,25 @@ typedef struct dv_pass_result {
 	double cpu_user_s, cpu_sys_s; /* this process, over the pass */
 	dv_udp_snmp_t udp;            /* /proc/net/snmp Udp deltas over the pass (host-wide) */
 	uint32_t sockets, threads, max_outstanding;
+	bool wire_clock; /* latency timed by kernel stamps (--clock; wire_timed counts them) */
+	/*
+	 * One entry per -S interval. While the pass runs they are recorded by arrival
+	 * (what was sent, answered and timed out in it); after the drain, sent,
+	 * completed and lost are replaced by the fate of the queries sent in each
+	 * interval (doc/numbers.md, "intervals"); the other fields stay as recorded.
+	 */
 	dv_interval_t *intervals; /* owned; n_intervals entries */
 	size_t n_intervals;
+	/* A timed list replayed with --timing original (zero otherwise): */
+	bool scheduled;
+	dv_hist_t lag;   /* ns from each query's due time to its send (doc/numbers.md) */
+	double send_qps; /* achieved rate: (sent - 1) / (last send - first due time) */
 } dv_pass_result_t;
 
 /*
- * Run one pass. Blocks until done. The first pass installs a process-wide
+ * Run one pass. Blocks until done. A list with clients (ql->client) is replayed
+ * with a socket per client: cfg->sockets is taken as ql->clients, and it needs
+ * one thread (-EINVAL otherwise). The first pass installs a process-wide
  * SIGINT/SIGTERM handler that stays for the life of the process and only counts
  * the signals (worker threads block both). The pass polls the count every 10 ms:
  * the first signal stops sending and drains for at most min(interrupt_drain_ns,

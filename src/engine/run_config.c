@@ -17,6 +17,8 @@ void dv_run_config_init(dv_run_config_t *cfg)
 	cfg->timeout_ns = 5 * DV_NS_PER_S;
 	cfg->interval_ns = DV_NS_PER_S;
 	cfg->interrupt_drain_ns = DV_NS_PER_S;
+	cfg->speed = 1.0;
+	cfg->client_base.ss_family = AF_UNSPEC;
 	cfg->socket_buf_bytes = 4 * 1024 * 1024;
 	cfg->out = NULL;
 }

@@ -7,6 +7,13 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+/* Which clock times each query (--clock; doc/numbers.md "latency"). */
+typedef enum dv_clock {
+	DV_CLOCK_AUTO = 0, /* wire for paced runs, app otherwise (doc/performance.md says why) */
+	DV_CLOCK_WIRE,     /* kernel transmit and receive stamps of each datagram */
+	DV_CLOCK_APP,      /* one clock read before each sendmmsg, one after each recvmmsg */
+} dv_clock_t;
+
 typedef struct dv_run_config {
 	struct sockaddr_storage server; /* target address and port */
 	socklen_t server_len;
@@ -22,12 +29,26 @@ typedef struct dv_run_config {
 	double max_qps;              /* -Q, 0 = unlimited */
 	uint64_t interval_ns;        /* -S / snapshot period; 0 = no interval lines */
 	bool interval_print;         /* print a line per interval (-S) */
+	bool interval_dnsperf;       /* print them as dnsperf does: "SECONDS.USEC: QPS" */
 	bool progress;               /* live progress line on stderr */
 	bool verbose;                /* a line per query on stdout (-v) */
 	FILE *out;                   /* where interval and verbose lines go (stdout) */
 	uint64_t interrupt_drain_ns; /* wait after SIGINT before giving up, default 1 s */
 	uint32_t socket_buf_bytes;   /* -b: SO_RCVBUF/SO_SNDBUF asked for (default 4 MiB) */
 	uint64_t ramp_ns;            /* paced: rate grows from 0 to max_qps over this, 0 = none */
+	dv_clock_t clock;            /* --clock */
+	/*
+	 * Replay (src/input/replay.h). A list with capture times follows its
+	 * schedule with timing_original; a list with clients sends each client's
+	 * queries from its own socket (one thread; cfg->sockets is then the
+	 * number of clients), bound to the client's address when a range is given.
+	 */
+	bool timing_original;                /* --timing original */
+	double speed;                        /* --speed (1) */
+	struct sockaddr_storage client_base; /* --client-range: client c binds to base + c, port 0;
+	                                      * AF_UNSPEC when not given */
+	socklen_t client_base_len;
+	uint64_t client_range_size; /* addresses from client_base on */
 } dv_run_config_t;
 
 /* Defaults as documented in doc/dnsvolley.1 (run_config.c). */

@@ -76,6 +76,16 @@ typedef struct dv_qtype_count {
 	X(wait_calls, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
 	/* highest in flight (merged: sum of per-worker peaks) */                                  \
 	X(inflight_peak, NULL, NULL, 0)                                                            \
+	/* ICMP port unreachable reported on our sockets (ECONNREFUSED; also in icmp_errors) */    \
+	X(icmp_port_unreachable, NULL, NULL, DV_CTR_OPTIONAL)                                      \
+	/* datagrams dropped by dnsvolley's own sockets (SO_MEMINFO drops, end of the pass) */     \
+	X(client_drops, NULL, "client_drops", DV_CTR_OPTIONAL)                                     \
+	/* drops at the target's socket(s) on this host over the pass (/proc/net/udp, udp6) */     \
+	X(target_drops, NULL, "target_drops", DV_CTR_OPTIONAL)                                     \
+	/* the target's sockets found on this host (0: not local, target_drops unknown) */         \
+	X(target_sockets, NULL, NULL, DV_CTR_OPTIONAL)                                             \
+	/* completed answers timed by kernel stamps at both ends (the wire clock) */               \
+	X(wire_timed, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
 	/* paced: queries the schedule had due that were never sent (over 1 s behind) */           \
 	X(forfeited, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
 	/* paced: queries sent over DV_SEND_BEHIND_NS after their intended time */                 \

@@ -32,15 +32,18 @@ typedef enum dv_slot_state {
 	DV_SLOT_LATE,     /* timed out, then answered */
 } dv_slot_state_t;
 
+#define DV_SLOT_NO_STAMP UINT32_MAX /* wire_off_ns: no kernel transmit stamp (yet) */
+
 typedef struct dv_slot {
-	uint64_t sent_ns; /* monotonic send time */
-	uint64_t
-	    intended_ns; /* when the schedule wanted it sent (paced runs); = sent_ns otherwise */
-	uint32_t qidx;   /* index into the query list */
-	uint32_t prev;   /* in-flight list links (slot ids), DV_WINDOW_NIL at ends */
+	uint64_t sent_ns;     /* monotonic send time (read just before the sendmmsg call) */
+	uint64_t intended_ns; /* when the pacer's schedule wanted it sent; = sent_ns unpaced */
+	uint32_t qidx;        /* index into the query list */
+	uint32_t prev;        /* in-flight list links (slot ids), DV_WINDOW_NIL at ends */
 	uint32_t next;
-	uint16_t sock; /* worker-local socket index that sent it */
-	uint8_t state; /* dv_slot_state_t */
+	uint32_t tx_key;      /* the kernel's SOF_TIMESTAMPING_OPT_ID key of its datagram */
+	uint32_t wire_off_ns; /* kernel transmit stamp - sent_ns, or DV_SLOT_NO_STAMP */
+	uint16_t sock;        /* worker-local socket index that sent it */
+	uint8_t state;        /* dv_slot_state_t */
 } dv_slot_t;
 
 typedef struct dv_window {

@@ -6,6 +6,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/errqueue.h>
+#include <linux/net_tstamp.h>
+#include <linux/sock_diag.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,14 +46,51 @@ typedef struct dv_batch {
 	struct mmsghdr smsg[DV_BATCH];
 	struct iovec riov[DV_BATCH];
 	struct mmsghdr rmsg[DV_BATCH];
-	union { /* SCM_TIMESTAMPNS: the kernel's receive time of each datagram */
-		char buf[CMSG_SPACE(sizeof(struct timespec))];
+	union { /* SCM_TIMESTAMPNS or SCM_TIMESTAMPING: the kernel's receive time */
+		char buf[CMSG_SPACE(sizeof(struct scm_timestamping))];
 		struct cmsghdr align;
 	} rctl[DV_BATCH];
+	struct mmsghdr emsg[DV_BATCH]; /* the error queue: transmit stamps (wire clock) */
+	union {
+		char
+		    buf[CMSG_SPACE(sizeof(struct scm_timestamping)) +
+		        CMSG_SPACE(sizeof(struct sock_extended_err) + sizeof(struct sockaddr_in6))];
+		struct cmsghdr align;
+	} ectl[DV_BATCH];
 	uint8_t *rbuf; /* DV_BATCH * DV_RECV_BUF */
 } dv_batch_t;
 
 static _Thread_local dv_batch_t *tl_batch;
+
+/* --client-range: bind client index's socket to the range's index-th address (port 0). */
+static int bind_client(int fd, const dv_run_config_t *cfg, uint32_t index, dv_err_t *err)
+{
+	struct sockaddr_storage a = cfg->client_base;
+	char text[INET6_ADDRSTRLEN] = "?";
+	int rc;
+
+	if (a.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&a;
+		uint64_t low = 0;
+		for (int i = 8; i < 16; i++)
+			low = low << 8 | s6->sin6_addr.s6_addr[i];
+		low += index;
+		for (int i = 15; i >= 8; i--, low >>= 8)
+			s6->sin6_addr.s6_addr[i] = (uint8_t)low;
+		s6->sin6_port = 0;
+		inet_ntop(AF_INET6, &s6->sin6_addr, text, sizeof(text));
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&a;
+		s4->sin_addr.s_addr = htonl(ntohl(s4->sin_addr.s_addr) + index);
+		s4->sin_port = 0;
+		inet_ntop(AF_INET, &s4->sin_addr, text, sizeof(text));
+	}
+	if (bind(fd, (struct sockaddr *)&a, cfg->client_base_len) == 0)
+		return 0;
+	rc = -errno;
+	return dv_err_set(err, rc, "cannot bind client %u's socket to %s (--client-range): %s",
+	                  index + 1, text, strerror(-rc));
+}
 
 static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_err_t *err)
 {
@@ -77,9 +118,33 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 	 * which cost 15-20% more CPU per query at saturation (doc/performance.md),
 	 * and a worker that wakes per answer reads it within its batch anyway.
 	 */
-	if (w->coalesce)
+	if (w->wire) {
+		/*
+		 * The wire clock: the kernel stamps each datagram as it leaves (software
+		 * transmit stamp, numbered by OPT_ID, returned alone on the error queue:
+		 * OPT_TSONLY) and as it arrives (software receive stamp in the control
+		 * data of recvmmsg). doc/performance.md has what it costs.
+		 */
+		int flags = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_RX_SOFTWARE |
+		            SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
+		            SOF_TIMESTAMPING_OPT_TSONLY;
+		if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) != 0) {
+			rc = -errno;
+			close(fd);
+			return dv_err_set(err, rc,
+			                  "cannot ask for kernel timestamps (--clock wire): %s",
+			                  strerror(-rc));
+		}
+	} else if (w->coalesce) {
 		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
-	if (cfg->local.ss_family != AF_UNSPEC || cfg->local_port != 0) {
+	}
+	if (w->by_client && cfg->client_base.ss_family != AF_UNSPEC) {
+		rc = bind_client(fd, cfg, global_index, err);
+		if (rc != 0) {
+			close(fd);
+			return rc;
+		}
+	} else if (cfg->local.ss_family != AF_UNSPEC || cfg->local_port != 0) {
 		struct sockaddr_storage local;
 		socklen_t llen;
 		if (cfg->local.ss_family != AF_UNSPEC) {
@@ -118,6 +183,88 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 
 static void on_timer(uv_timer_t *t);
 
+/*
+ * The map from transmit-stamp keys to DNS IDs of one socket: the kernel numbers
+ * the datagrams of a socket 0, 1, 2, ... (OPT_ID), so key k's query is
+ * tx_map[k & tx_mask]. Twice the window, so a key is overwritten only long after
+ * its stamp came; the slot's own tx_key catches any that came later still.
+ */
+static int tx_map_init(dv_worker_t *w, dv_sock_t *s, dv_err_t *err)
+{
+	uint32_t n = 64;
+
+	while (n < 2 * w->share.capacity && n < DV_WINDOW_IDS)
+		n *= 2;
+	s->tx_map = calloc(n, sizeof(*s->tx_map));
+	if (s->tx_map == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	s->tx_mask = n - 1;
+	s->tx_key = 0;
+	return 0;
+}
+
+/* The k datagrams just accepted by the kernel on s took the next k stamp keys. */
+static void tx_map_sent(dv_worker_t *w, dv_sock_t *s, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned k)
+{
+	unsigned i;
+
+	for (i = 0; i < k; i++) {
+		uint16_t id = dv_wire_get16(bufs[i]);
+		w->eng.win.slot[id].tx_key = s->tx_key;
+		s->tx_map[s->tx_key & s->tx_mask] = id;
+		s->tx_key++;
+	}
+}
+
+/* Read the kernel's software stamp (ts[0]) or SCM_TIMESTAMPNS of h as realtime ns; 0 if none. */
+static int64_t cmsg_stamp(struct msghdr *h, uint32_t *key, bool *have_key)
+{
+	struct cmsghdr *c;
+	int64_t t = 0;
+
+	for (c = CMSG_FIRSTHDR(h); c != NULL; c = CMSG_NXTHDR(h, c)) {
+		if (c->cmsg_level == SOL_SOCKET &&
+		    (c->cmsg_type == SCM_TIMESTAMPNS || c->cmsg_type == SCM_TIMESTAMPING)) {
+			struct timespec ts; /* the first timespec of either */
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			t = (int64_t)ts.tv_sec * (int64_t)DV_NS_PER_S + ts.tv_nsec;
+		} else if (key != NULL &&
+		           ((c->cmsg_level == SOL_IP && c->cmsg_type == IP_RECVERR) ||
+		            (c->cmsg_level == SOL_IPV6 && c->cmsg_type == IPV6_RECVERR))) {
+			struct sock_extended_err ee;
+			memcpy(&ee, CMSG_DATA(c), sizeof(ee));
+			if (ee.ee_errno == ENOMSG && ee.ee_origin == SO_EE_ORIGIN_TIMESTAMPING &&
+			    ee.ee_info == SCM_TSTAMP_SND) {
+				*key = ee.ee_data;
+				*have_key = true;
+			}
+		}
+	}
+	return t;
+}
+
+/* Take every transmit stamp waiting on s's error queue (wire clock). */
+static void drain_tx_stamps(dv_worker_t *w, dv_sock_t *s, int64_t wall_minus_mono)
+{
+	dv_batch_t *b = tl_batch;
+	int r, i;
+
+	do {
+		for (i = 0; i < DV_BATCH; i++)
+			b->emsg[i].msg_hdr.msg_controllen = sizeof(b->ectl[i].buf);
+		r = recvmmsg(s->fd, b->emsg, DV_BATCH, MSG_ERRQUEUE | MSG_DONTWAIT, NULL);
+		w->eng.stats.c.recv_calls++;
+		for (i = 0; i < r; i++) {
+			uint32_t key = 0;
+			bool have_key = false;
+			int64_t t = cmsg_stamp(&b->emsg[i].msg_hdr, &key, &have_key);
+			if (t > 0 && have_key && t - wall_minus_mono > 0)
+				dv_engine_tx_stamp(&w->eng, s->index, s->tx_map[key & s->tx_mask],
+				                   key, (uint64_t)(t - wall_minus_mono));
+		}
+	} while (r == DV_BATCH);
+}
+
 static void publish(dv_worker_t *w);
 static void coalesced_recv(dv_worker_t *w);
 
@@ -137,12 +284,26 @@ static void on_wake(uv_async_t *a)
 		uv_timer_start(&w->timer, on_timer, 0, 0);
 }
 
+/* Replay (run_config.h): a timed list paces itself at its schedule's rate; clients. */
+static void replay_setup(dv_worker_t *w)
+{
+	const dv_querylist_t *ql = w->ql;
+
+	w->due.fd = -1;
+	w->scheduled = w->cfg->timing_original && ql->ts_ns != NULL && ql->period_ns > 0;
+	if (w->scheduled)
+		w->share.rate_qps = (double)ql->count * 1e9 * w->cfg->speed /
+		                    (double)ql->period_ns / w->cfg->threads;
+	w->by_client = ql->client != NULL && ql->clients > 0;
+}
+
 int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 {
 	uint32_t i;
 	int rc;
 
 	pthread_mutex_init(&w->snap_lock, NULL);
+	replay_setup(w);
 	/*
 	 * Paced runs collect answers on the pacer's 1 ms ticks when the window holds
 	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
@@ -157,6 +318,9 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	 * two system calls (sendmmsg, recvmmsg) instead of three.
 	 */
 	w->direct = w->share.rate_qps <= 0 && w->share.nsocks == 1;
+	/* The clock (--clock): auto is the wire clock for paced runs (doc/performance.md). */
+	w->wire = w->cfg->clock == DV_CLOCK_WIRE ||
+	          (w->cfg->clock == DV_CLOCK_AUTO && w->share.rate_qps > 0);
 	rc = uv_loop_init(&w->loop);
 	if (rc != 0)
 		return dv_err_set(err, -ENOMEM, "cannot create an event loop: %s", uv_strerror(rc));
@@ -173,6 +337,11 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 			return rc;
 		w->socks[i].w = w;
 		w->socks[i].index = (uint16_t)i;
+		if (w->wire) {
+			rc = tx_map_init(w, &w->socks[i], err);
+			if (rc != 0)
+				return rc;
+		}
 	}
 	rc = dv_engine_init(&w->eng, w->ql, w->share.capacity, w->cfg->timeout_ns,
 	                    w->share.first_seq, w->share.step, w->share.end_seq);
@@ -181,6 +350,7 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 		                  strerror(-rc));
 	if (w->cfg->verbose)
 		w->eng.verbose = w->cfg->out != NULL ? w->cfg->out : stdout;
+	w->eng.wire = w->wire;
 	return 0;
 }
 
@@ -266,6 +436,26 @@ static dv_sock_t *pick_socket(dv_worker_t *w)
 	return NULL;
 }
 
+/*
+ * A list with clients: the socket of the next query's client, and *n cut to the
+ * run of queries of that client (one sendmmsg goes out of one socket). NULL when
+ * that socket waits to be writable.
+ */
+static dv_sock_t *client_socket(dv_worker_t *w, uint64_t *n)
+{
+	const dv_querylist_t *ql = w->ql;
+	uint64_t seq = w->eng.next_seq, step = w->eng.step, k;
+	uint32_t c = ql->client[seq % ql->count];
+	dv_sock_t *s = &w->socks[c % w->share.nsocks];
+
+	for (k = 1; k < *n && seq + k * step < w->eng.end_seq &&
+	            ql->client[(seq + k * step) % ql->count] == c;
+	     k++)
+		;
+	*n = k;
+	return s->want_write ? NULL : s;
+}
+
 static void end_sending(dv_worker_t *w, uint64_t now, uint64_t drain_ns)
 {
 	uint32_t i;
@@ -313,7 +503,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 			n = DV_MIN(n, a);
 		}
 		n = DV_MIN(n, DV_BATCH);
-		s = pick_socket(w);
+		s = w->by_client ? client_socket(w, &n) : pick_socket(w);
 		if (s == NULL)
 			break;
 		k = dv_engine_prepare(&w->eng, s->index, now, (unsigned)n, b->sbuf, b->slen);
@@ -332,6 +522,8 @@ static void pump(dv_worker_t *w, uint64_t now)
 			err = EINTR; /* the kernel stopped early without an error code: retry */
 		}
 		before = w->eng.stats.c.sent + w->eng.stats.c.not_sent;
+		if (w->wire)
+			tx_map_sent(w, s, b->sbuf, (unsigned)r);
 		wait = dv_engine_sent(&w->eng, b->sbuf, k, (unsigned)r, err, now);
 		if (w->share.rate_qps > 0)
 			dv_pacer_take(&w->pacer,
@@ -346,23 +538,25 @@ static void pump(dv_worker_t *w, uint64_t now)
 		end_sending(w, now, w->cfg->timeout_ns);
 }
 
-/* Monotonic arrival time of a received datagram from its SCM_TIMESTAMPNS, else now. */
-static uint64_t arrival_ns(struct msghdr *h, int64_t wall_minus_mono, uint64_t now)
+/*
+ * Monotonic arrival time of a received datagram from its kernel receive stamp
+ * (*stamped true), else now.
+ */
+static uint64_t arrival_ns(struct msghdr *h, int64_t wall_minus_mono, uint64_t now, bool *stamped)
 {
-	struct cmsghdr *c;
+	int64_t t = cmsg_stamp(h, NULL, NULL), mono = t - wall_minus_mono;
 
-	for (c = CMSG_FIRSTHDR(h); c != NULL; c = CMSG_NXTHDR(h, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-			struct timespec ts;
-			int64_t mono;
-			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-			mono = (int64_t)ts.tv_sec * (int64_t)DV_NS_PER_S + ts.tv_nsec -
-			       wall_minus_mono;
-			/* A stepped wall clock must not produce times from the future. */
-			return mono > 0 && (uint64_t)mono <= now ? (uint64_t)mono : now;
-		}
-	}
-	return now;
+	/* A stepped wall clock must not produce times from the future. */
+	*stamped = t > 0 && mono > 0 && (uint64_t)mono <= now;
+	return *stamped ? (uint64_t)mono : now;
+}
+
+/* A failed receive: count the ICMP error it reports, by kind. */
+static void count_recv_error(dv_worker_t *w, int e)
+{
+	w->eng.stats.c.icmp_errors++;
+	if (e == ECONNREFUSED)
+		w->eng.stats.c.icmp_port_unreachable++;
 }
 
 /*
@@ -379,6 +573,8 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 	 * server's address and port (others go to no socket and count as NoPorts),
 	 * so the source is not fetched per datagram.
 	 */
+	if (w->wire) /* the stamps of what was sent, before the answers they time */
+		drain_tx_stamps(w, s, (int64_t)dv_wall_ns() - (int64_t)dv_now_ns());
 	for (round = 0; round < DV_RECV_ROUNDS; round++) {
 		int r, i;
 		uint64_t now;
@@ -395,7 +591,7 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 			if (errno == EINTR)
 				continue;
 			/* A pending ICMP error (port unreachable...) is reported once, here. */
-			w->eng.stats.c.icmp_errors++;
+			count_recv_error(w, errno);
 			continue;
 		}
 		now = dv_now_ns();
@@ -405,9 +601,10 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 				w->eng.stats.c.malformed++; /* larger than any UDP datagram */
 				continue;
 			}
+			uint64_t at =
+			    arrival_ns(&b->rmsg[i].msg_hdr, offset, now, &w->eng.rx_stamped);
 			dv_engine_receive(&w->eng, s->index, b->rbuf + (size_t)i * DV_RECV_BUF,
-			                  b->rmsg[i].msg_len, true,
-			                  arrival_ns(&b->rmsg[i].msg_hdr, offset, now));
+			                  b->rmsg[i].msg_len, true, at);
 		}
 		if (r < DV_BATCH)
 			break;
@@ -555,6 +752,13 @@ static void on_timer(uv_timer_t *t)
 	reschedule(w, now);
 }
 
+static void on_due(void *data)
+{
+	dv_worker_t *w = data;
+
+	on_timer(&w->timer);
+}
+
 static uint64_t armed_due_ns(const dv_worker_t *w)
 {
 	return uv_is_active((const uv_handle_t *)&w->timer) ? uv_timer_get_due_in(&w->timer)
@@ -567,8 +771,12 @@ static void reschedule(dv_worker_t *w, uint64_t now)
 
 	if (w->sending) {
 		next = DV_MIN(next, w->send_end_ns);
-		if (w->share.rate_qps > 0 && dv_engine_sendable(&w->eng) > 0)
-			next = DV_MIN(next, dv_pacer_next_due_ns(&w->pacer));
+		if (w->share.rate_qps > 0 && dv_engine_sendable(&w->eng) > 0) {
+			if (w->due.fd >= 0) /* a schedule: to the microsecond */
+				dv_duetimer_arm(&w->due, dv_pacer_next_due_ns(&w->pacer));
+			else
+				next = DV_MIN(next, dv_pacer_next_due_ns(&w->pacer));
+		}
 	} else {
 		next = DV_MIN(next, w->drain_end_ns);
 	}
@@ -600,6 +808,7 @@ static void close_all(dv_worker_t *w)
 		return;
 	uv_close((uv_handle_t *)&w->timer, NULL);
 	uv_close((uv_handle_t *)&w->prepare, NULL);
+	dv_duetimer_close(&w->due);
 	/* w->wake stays open (unreferenced) until dv_worker_cleanup: main may still send to it. */
 	if (w->direct) {
 		uv_close((uv_handle_t *)&w->idle, NULL);
@@ -619,6 +828,41 @@ static int gate_wait(dv_start_barrier_t *g)
 	state = g->state;
 	pthread_mutex_unlock(&g->lock);
 	return state;
+}
+
+/* What the kernel dropped at this worker's sockets (full receive buffers), from SO_MEMINFO. */
+static void count_client_drops(dv_worker_t *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->share.nsocks; i++) {
+		uint32_t mem[SK_MEMINFO_VARS];
+		socklen_t len = sizeof(mem);
+		memset(mem, 0, sizeof(mem));
+		if (getsockopt(w->socks[i].fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+		    len > SK_MEMINFO_DROPS * sizeof(uint32_t))
+			w->eng.stats.c.client_drops += mem[SK_MEMINFO_DROPS];
+	}
+}
+
+/* The pacer at the start of sending: a replay's schedule, or -Q's rate (and a ramp). */
+static void start_pacing(dv_worker_t *w, uint64_t now)
+{
+	if (w->scheduled) {
+		dv_pacer_init_schedule(&w->pacer, w->ql->ts_ns, w->ql->count, w->ql->period_ns,
+		                       w->cfg->speed, w->share.first_seq, w->share.step,
+		                       w->share.end_seq, now);
+		w->eng.paced = true;
+	} else if (w->share.rate_qps > 0) {
+		/*
+		 * Catch up at most 1 s of schedule after a stall (a busy machine can
+		 * deschedule us for tens of ms); the window still bounds any burst.
+		 */
+		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
+		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
+		dv_pacer_set_ramp(&w->pacer, w->cfg->ramp_ns);
+		w->eng.paced = true;
+	}
 }
 
 static void *worker_main(void *arg)
@@ -650,6 +894,7 @@ static void *worker_main(void *arg)
 		b->rmsg[i].msg_hdr.msg_iov = &b->riov[i];
 		b->rmsg[i].msg_hdr.msg_iovlen = 1;
 		b->rmsg[i].msg_hdr.msg_control = b->rctl[i].buf;
+		b->emsg[i].msg_hdr.msg_control = b->ectl[i].buf;
 	}
 	tl_batch = b;
 
@@ -670,6 +915,8 @@ static void *worker_main(void *arg)
 		}
 		w->coalesce = w->epfd >= 0;
 	}
+	if (w->scheduled && dv_duetimer_init(&w->due, &w->loop, on_due, w) != 0)
+		w->due.fd = -1; /* no timerfd: the millisecond timer paces it */
 	if (w->direct) {
 		uv_idle_init(&w->loop, &w->idle);
 		w->idle.data = w;
@@ -688,20 +935,13 @@ static void *worker_main(void *arg)
 	}
 	now = dv_now_ns();
 	w->t0_ns = now;
+	if (w->cfg->interval_ns > 0)
+		dv_engine_track_intervals(&w->eng, w->gate->t0_ns, w->cfg->interval_ns);
 	w->send_end_ns = w->cfg->time_limit_ns ? now + w->cfg->time_limit_ns : UINT64_MAX;
 	w->next_publish_ns = now + DV_PUBLISH_NS;
 	w->sending = true;
 	w->drain_end_ns = UINT64_MAX;
-	if (w->share.rate_qps > 0) {
-		/*
-		 * Catch up at most 1 s of schedule after a stall (a busy machine can
-		 * deschedule us for tens of ms); the window still bounds any burst.
-		 */
-		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
-		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
-		dv_pacer_set_ramp(&w->pacer, w->cfg->ramp_ns);
-		w->eng.paced = true;
-	}
+	start_pacing(w, now);
 	check_stop(w, now);
 	pump(w, now);
 	if (!maybe_finish(w, now))
@@ -710,6 +950,7 @@ static void *worker_main(void *arg)
 
 	dv_engine_finish(&w->eng, w->interrupted);
 	w->eng.stats.c.forfeited = w->pacer.forfeited;
+	count_client_drops(w);
 out:
 	if (w->epfd >= 0)
 		close(w->epfd);
@@ -740,9 +981,11 @@ void dv_worker_cleanup(dv_worker_t *w)
 	uint32_t i;
 
 	if (w->socks != NULL) {
-		for (i = 0; i < w->share.nsocks; i++)
+		for (i = 0; i < w->share.nsocks; i++) {
 			if (w->socks[i].fd >= 0)
 				close(w->socks[i].fd);
+			free(w->socks[i].tx_map);
+		}
 		free(w->socks);
 		w->socks = NULL;
 	}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <uv.h>
 
+#include "engine/duetimer.h"
 #include "engine/engine.h"
 #include "engine/pacer.h"
 #include "engine/run_config.h"
@@ -24,15 +25,19 @@ typedef struct dv_start_barrier {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int state;
+	uint64_t t0_ns; /* monotonic start of the pass, set before the gate opens (intervals) */
 } dv_start_barrier_t;
 
 typedef struct dv_sock {
 	uv_poll_t poll; /* first member: handle -> dv_sock_t */
 	struct dv_worker *w;
 	int fd;
-	uint16_t index;  /* worker-local */
-	bool want_write; /* the kernel refused a send: wait for POLLOUT */
-	int events;      /* events the poll handle watches */
+	uint16_t index;   /* worker-local */
+	bool want_write;  /* the kernel refused a send: wait for POLLOUT */
+	int events;       /* events the poll handle watches */
+	uint32_t tx_key;  /* wire clock: the OPT_ID key of the next datagram sent */
+	uint32_t tx_mask; /* tx_map entries - 1 */
+	uint16_t *tx_map; /* wire clock: DNS ID by key & tx_mask; NULL otherwise */
 } dv_sock_t;
 
 typedef struct dv_worker {
@@ -63,9 +68,14 @@ typedef struct dv_worker {
 	bool sending;             /* still in the sending phase */
 	bool coalesce;            /* paced: read answers on timer ticks (private epoll set) */
 	bool direct;              /* one socket, unpaced: wait for answers in recvmmsg itself */
+	bool wire;                /* the wire clock: kernel transmit and receive stamps */
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
 	int epfd;                 /* that epoll set, -1 when not coalescing */
 	bool interrupted;
+	/* replay (run_config.h): a timed list's schedule, a socket per client */
+	bool scheduled;    /* the pacer follows the list's capture times */
+	bool by_client;    /* query i goes out on socket client[i] */
+	dv_duetimer_t due; /* wakes the loop when the next scheduled query is due */
 
 	/* main <-> worker */
 	_Atomic int stop_level; /* 0 run, 1 stop sending and drain briefly, 2 stop now */

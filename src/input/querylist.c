@@ -25,8 +25,8 @@
  * because most lists repeat a handful of types.
  */
 
-#define QL_MSG_MAX \
-	(DV_DNS_HEADER_LEN + DV_DNS_NAME_MAX + 4 + DV_DNS_OPT_RR_LEN + DV_QL_EDNS_OPTS_MAX)
+#define QL_MSG_MAX                                                                                 \
+	(DV_DNS_HEADER_LEN + DV_DNS_NAME_MAX + 4 + DV_DNS_OPT_RR_LEN + DV_QUERYLIST_EDNS_OPTS_MAX)
 #define QL_MAX_TOKENS 4
 #define QL_QUOTE_MAX  32 /* characters of an offending token quoted in messages */
 #define QL_TYPE_CACHE 8
@@ -52,15 +52,15 @@ typedef struct ql_builder {
 	size_t lines;
 	size_t skipped;
 	const char *name; /* for messages */
-	const dv_ql_options_t *opts;
+	const dv_querylist_options_t *opts;
 	uint8_t hdr[DV_DNS_HEADER_LEN];
-	uint8_t opt_rr[DV_DNS_OPT_RR_LEN + DV_QL_EDNS_OPTS_MAX];
+	uint8_t opt_rr[DV_DNS_OPT_RR_LEN + DV_QUERYLIST_EDNS_OPTS_MAX];
 	size_t opt_len;
 	ql_type_cache_ent_t tcache[QL_TYPE_CACHE];
 	unsigned tcache_next;
 } ql_builder_t;
 
-void dv_ql_options_init(dv_ql_options_t *opts)
+void dv_querylist_options_init(dv_querylist_options_t *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->rd = true;
@@ -77,7 +77,7 @@ static int hexval(char c)
 	return -1;
 }
 
-int dv_ql_add_edns_option(dv_ql_options_t *opts, const char *spec, dv_err_t *err)
+int dv_querylist_add_edns_option(dv_querylist_options_t *opts, const char *spec, dv_err_t *err)
 {
 	const char *colon = strchr(spec, ':'), *hex;
 	char *end;
@@ -86,7 +86,8 @@ int dv_ql_add_edns_option(dv_ql_options_t *opts, const char *spec, dv_err_t *err
 	uint8_t *p;
 
 	if (colon == NULL || colon == spec)
-		return dv_err_set(err, -EINVAL, "-E: '%s' is not CODE:HEXVALUE (e.g. 10:0102)", spec);
+		return dv_err_set(err, -EINVAL, "-E: '%s' is not CODE:HEXVALUE (e.g. 10:0102)",
+		                  spec);
 	errno = 0;
 	code = strtoul(spec, &end, 10);
 	if (end != colon || errno != 0 || code > 65535 || spec[0] == '-' || spec[0] == '+')
@@ -94,16 +95,16 @@ int dv_ql_add_edns_option(dv_ql_options_t *opts, const char *spec, dv_err_t *err
 	hex = colon + 1;
 	nhex = strlen(hex);
 	if (nhex % 2 != 0)
-		return dv_err_set(err, -EINVAL, "-E: '%s': the value needs an even number of hex digits",
-				  spec);
+		return dv_err_set(err, -EINVAL,
+		                  "-E: '%s': the value needs an even number of hex digits", spec);
 	for (i = 0; i < nhex; i++)
 		if (hexval(hex[i]) < 0)
 			return dv_err_set(err, -EINVAL, "-E: '%s': '%c' is not a hex digit", spec,
-					  hex[i]);
+			                  hex[i]);
 	need = 4 + nhex / 2;
-	if (opts->edns_opts_len + need > DV_QL_EDNS_OPTS_MAX)
+	if (opts->edns_opts_len + need > DV_QUERYLIST_EDNS_OPTS_MAX)
 		return dv_err_set(err, -ENOSPC, "-E: at most %d octets of EDNS options",
-				  DV_QL_EDNS_OPTS_MAX);
+		                  DV_QUERYLIST_EDNS_OPTS_MAX);
 	p = opts->edns_opts + opts->edns_opts_len;
 	p[0] = (uint8_t)(code >> 8);
 	p[1] = (uint8_t)code;
@@ -123,6 +124,9 @@ void dv_querylist_free(dv_querylist_t *ql)
 	free(ql->arena);
 	free(ql->off);
 	free(ql->source);
+	free(ql->qlen);
+	free(ql->ts_ns);
+	free(ql->client);
 	memset(ql, 0, sizeof(*ql));
 }
 
@@ -432,7 +436,7 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 	return 1;
 }
 
-static void builder_init(ql_builder_t *b, const char *name, const dv_ql_options_t *opts)
+static void builder_init(ql_builder_t *b, const char *name, const dv_querylist_options_t *opts)
 {
 	bool edns = opts->edns || opts->dnssec_ok || opts->edns_opts_len > 0;
 	uint16_t bufsize = opts->edns_bufsize != 0 ? opts->edns_bufsize : 1232;
@@ -521,7 +525,7 @@ static int builder_finish(ql_builder_t *b, dv_querylist_t *ql, dv_err_t *err)
 }
 
 int dv_querylist_load_buffer(dv_querylist_t *ql, const char *buf, size_t len, const char *name,
-                             const dv_ql_options_t *opts, dv_err_t *err)
+                             const dv_querylist_options_t *opts, dv_err_t *err)
 {
 	ql_builder_t b;
 	size_t pos = 0;
@@ -545,7 +549,7 @@ out:
 }
 
 int dv_querylist_load_stream(dv_querylist_t *ql, FILE *in, const char *name,
-                             const dv_ql_options_t *opts, dv_err_t *err)
+                             const dv_querylist_options_t *opts, dv_err_t *err)
 {
 	ql_builder_t b;
 	char *line = NULL;
@@ -577,7 +581,7 @@ out:
 	return rc;
 }
 
-int dv_querylist_load(dv_querylist_t *ql, const char *path, const dv_ql_options_t *opts,
+int dv_querylist_load(dv_querylist_t *ql, const char *path, const dv_querylist_options_t *opts,
                       dv_err_t *err)
 {
 	FILE *in;

@@ -22,37 +22,57 @@
  * The hot path only copies these bytes and writes the 2-byte ID.
  */
 
-#define DV_QL_EDNS_OPTS_MAX 200 /* octets of EDNS options (-E), codes and lengths included */
+#define DV_QUERYLIST_EDNS_OPTS_MAX                                                                 \
+	200 /* octets of EDNS options (-E), codes and lengths included                             \
+	     */
+/* Longest query any input may hold: the engine's send buffer (DV_MAX_QUERY_LEN). */
+#define DV_QUERYLIST_WIRE_MAX 512
 
-typedef struct dv_ql_options {
+typedef struct dv_querylist_options {
 	bool rd;               /* set RD (default true, as dnsperf does) */
 	bool edns;             /* append an OPT RR */
 	uint16_t edns_bufsize; /* OPT UDP payload size (default 1232 when 0) */
 	bool dnssec_ok;        /* set DO in the OPT RR (implies edns) */
 	bool skip_bad;         /* count and skip malformed lines instead of failing */
-	uint8_t edns_opts[DV_QL_EDNS_OPTS_MAX]; /* EDNS options in wire form (implies edns) */
+	uint8_t
+	    edns_opts[DV_QUERYLIST_EDNS_OPTS_MAX]; /* EDNS options in wire form (implies edns) */
 	uint16_t edns_opts_len;
-} dv_ql_options_t;
+} dv_querylist_options_t;
 
 /* Defaults: rd = true, everything else off. */
-void dv_ql_options_init(dv_ql_options_t *opts);
+void dv_querylist_options_init(dv_querylist_options_t *opts);
 
 /*
  * Add an EDNS option from dnsperf's -E syntax, "CODE:HEXVALUE" (CODE decimal
  * 0-65535, HEXVALUE an even number of hex digits, may be empty: "10:" or "3:").
  * Sets edns. Returns 0 or -EINVAL / -ENOSPC with err filled.
  */
-int dv_ql_add_edns_option(dv_ql_options_t *opts, const char *spec, dv_err_t *err);
+int dv_querylist_add_edns_option(dv_querylist_options_t *opts, const char *spec, dv_err_t *err);
 
 typedef struct dv_querylist {
-	uint8_t *arena;  /* wire bytes of all queries, back to back */
+	uint8_t *arena; /* wire bytes of all queries, back to back */
 	size_t arena_len;
-	uint32_t *off;   /* count + 1 offsets into arena */
-	size_t count;    /* number of queries */
-	size_t lines;    /* lines read, including comments and blanks */
-	size_t skipped;  /* malformed lines skipped (only with skip_bad) */
+	uint32_t *off;    /* count + 1 offsets into arena */
+	size_t count;     /* number of queries */
+	size_t lines;     /* lines read, including comments and blanks */
+	size_t skipped;   /* malformed lines skipped (only with skip_bad) */
 	uint16_t opt_len; /* octets of the OPT RR every query ends with (0 without EDNS) */
-	char *source;    /* file name as given, "-" for stdin (owned) */
+	char *source;     /* file name as given, "-" for stdin (owned) */
+	/*
+	 * Captured inputs (src/input/input.h: -B, pcap, dnstap) keep each query as
+	 * captured (its own EDNS, flags, ID zeroed), so the question length is
+	 * stored per query; NULL for text lists, which all end with opt_len octets.
+	 */
+	uint16_t *qlen;   /* count question lengths (name + 4), or NULL (owned) */
+	uint64_t *ts_ns;  /* count capture times, ns after the earliest query, or NULL (owned) */
+	uint32_t *client; /* count client indexes 0..clients-1, or NULL (owned) */
+	size_t clients;   /* distinct clients (0 without client) */
+	/*
+	 * Timed lists prepared for replay (src/input/replay.h): the schedule's
+	 * length, capture span plus one mean gap; pass p is shifted by p * period_ns.
+	 * 0 until dv_replay_prepare sets it.
+	 */
+	uint64_t period_ns;
 } dv_querylist_t;
 
 /*
@@ -60,14 +80,14 @@ typedef struct dv_querylist {
  * code and fills err with "FILE:LINE: what is wrong" (or "FILE: why" for I/O
  * errors and for an empty list). ql is left empty on error.
  */
-int dv_querylist_load(dv_querylist_t *ql, const char *path, const dv_ql_options_t *opts,
-		      dv_err_t *err);
+int dv_querylist_load(dv_querylist_t *ql, const char *path, const dv_querylist_options_t *opts,
+                      dv_err_t *err);
 /* The same from an open stream; name is used in messages and kept as source. */
 int dv_querylist_load_stream(dv_querylist_t *ql, FILE *in, const char *name,
-			     const dv_ql_options_t *opts, dv_err_t *err);
+                             const dv_querylist_options_t *opts, dv_err_t *err);
 /* The same from memory (tests, fuzzing). */
 int dv_querylist_load_buffer(dv_querylist_t *ql, const char *buf, size_t len, const char *name,
-			     const dv_ql_options_t *opts, dv_err_t *err);
+                             const dv_querylist_options_t *opts, dv_err_t *err);
 
 /* Free everything; accepts NULL and an already freed/zeroed list. */
 void dv_querylist_free(dv_querylist_t *ql);
@@ -81,6 +101,8 @@ static inline const uint8_t *dv_querylist_get(const dv_querylist_t *ql, size_t i
 /* Octets of query i's question section (name, type, class), which starts at offset 12. */
 static inline size_t dv_querylist_question_len(const dv_querylist_t *ql, size_t i)
 {
+	if (ql->qlen != NULL)
+		return ql->qlen[i];
 	return ql->off[i + 1] - ql->off[i] - 12 - ql->opt_len;
 }
 

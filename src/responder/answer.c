@@ -111,19 +111,173 @@ static int build_formerr(const uint8_t *q, dv_wire_writer_t *w, bool wrong_id)
 	return finish(w, wrong_id);
 }
 
+/* What dv_answer_build() needs to know about a well-formed query. */
+typedef struct query {
+	size_t namelen; /* of the question name, which starts at DV_DNS_HEADER_LEN */
+	size_t qend;    /* offset just past the question */
+	uint16_t qtype, qclass;
+	uint8_t opcode;
+	bool has_opt, do_bit, badvers; /* an OPT RR; its DO bit; EDNS version > 0 */
+} query_t;
+
+/* Walk the additional section for the OPT RR; c->ok false on a malformed one. */
+static void read_additional(dv_wire_cursor_t *c, const uint8_t *q, uint16_t arcount, query_t *pq)
+{
+	unsigned i;
+
+	for (i = 0; i < arcount && c->ok; i++) {
+		size_t owner = c->pos;
+		uint16_t type, ext_version, eflags;
+
+		dv_wire_skip_name_unfollowed(c);
+		type = dv_wire_read16(c);
+		dv_wire_skip(c, 2);              /* class (OPT: the UDP payload size) */
+		ext_version = dv_wire_read16(c); /* TTL (OPT: extended rcode, EDNS version) */
+		eflags = dv_wire_read16(c);      /* (OPT: flags) */
+		dv_wire_skip(c, dv_wire_read16(c));
+		if (!c->ok || type != DV_DNS_TYPE_OPT)
+			continue;
+		if (pq->has_opt || q[owner] != 0) { /* RFC 6891: one OPT, owned by the root */
+			c->ok = false;
+			break;
+		}
+		pq->has_opt = true;
+		pq->badvers = (ext_version & 0xff) != 0;
+		pq->do_bit = (eflags & DV_DNS_EDNS_DO) != 0;
+	}
+}
+
+/* Parse the query (qlen >= DV_DNS_HEADER_LEN). Returns false when it gets FORMERR. */
+static bool parse_query(const uint8_t *q, size_t qlen, query_t *pq)
+{
+	dv_wire_cursor_t c;
+	uint16_t ancount, nscount;
+	unsigned i;
+
+	memset(pq, 0, sizeof(*pq));
+	dv_wire_cursor_init(&c, q, qlen, DV_DNS_HEADER_LEN);
+	pq->opcode = (uint8_t)((q[2] & DV_DNS_OPCODE_MASK) >> DV_DNS_OPCODE_SHIFT);
+	ancount = dv_wire_get16(q + 6);
+	nscount = dv_wire_get16(q + 8);
+	if ((q[2] & DV_DNS_QR) != 0 || dv_wire_get16(q + 4) != 1)
+		return false;
+
+	pq->namelen = dv_wire_read_plain_name(&c); /* nothing precedes it to point to */
+	pq->qtype = dv_wire_read16(&c);
+	pq->qclass = dv_wire_read16(&c);
+	pq->qend = c.pos;
+	/* Answer and authority records in a query are unusual but legal: skip them. */
+	for (i = 0; i < (unsigned)ancount + nscount && c.ok; i++) {
+		dv_wire_skip_name_unfollowed(&c);
+		dv_wire_skip(&c, 8);
+		dv_wire_skip(&c, dv_wire_read16(&c));
+	}
+	read_additional(&c, q, dv_wire_get16(q + 10), pq);
+	return c.ok;
+}
+
+/* The reflect fault: the query echoed with QR (and the rcode and TC asked for) set. */
+static int build_reflect(const uint8_t *q, size_t qlen, const query_t *pq, dv_wire_writer_t *w,
+                         const dv_answer_opts_t *o)
+{
+	dv_wire_put(w, q, 2);
+	dv_wire_put8(w, (uint8_t)(q[2] | DV_DNS_QR | (o->tc ? DV_DNS_TC : 0)));
+	dv_wire_put8(w, o->rcode >= 0 ? (uint8_t)((q[3] & ~DV_DNS_RCODE_MASK) | o->rcode) : q[3]);
+	dv_wire_put(w, q + 4, 8);
+	wr_question(w, q + DV_DNS_HEADER_LEN, pq->namelen, q + DV_DNS_HEADER_LEN + pq->namelen,
+	            o->wrong_question);
+	dv_wire_put(w, q + pq->qend, qlen - pq->qend);
+	return finish(w, o->wrong_id);
+}
+
+/*
+ * The response code (*rcode) and what the response carries: 0 nothing; type A,
+ * AAAA or SOA: that record as the answer; -SOA: NODATA/NXDOMAIN, SOA in authority.
+ */
+static int answer_kind(const query_t *pq, const dv_answer_opts_t *o, uint8_t *rcode)
+{
+	*rcode = o->rcode >= 0 ? (uint8_t)(o->rcode & DV_DNS_RCODE_MASK) : 0;
+	if (pq->opcode != 0)
+		*rcode = DV_DNS_RCODE_NOTIMP;
+	if (pq->badvers)
+		*rcode = 0; /* the OPT RR carries the upper bits: BADVERS */
+	if (o->tc || pq->badvers || pq->opcode != 0)
+		return 0;
+	if (*rcode == 0 && pq->qclass == DV_DNS_CLASS_IN &&
+	    (pq->qtype == DV_DNS_TYPE_A || pq->qtype == DV_DNS_TYPE_AAAA ||
+	     pq->qtype == DV_DNS_TYPE_SOA))
+		return pq->qtype;
+	if ((*rcode == 0 && pq->qclass == DV_DNS_CLASS_IN) || *rcode == DV_DNS_RCODE_NXDOMAIN)
+		return -DV_DNS_TYPE_SOA;
+	return 0;
+}
+
+/* The one record of kind (see answer_kind()), owned by the question name. */
+static void wr_record(dv_wire_writer_t *w, const uint8_t *q, const query_t *pq, int kind)
+{
+	uint64_t h;
+
+	if (kind == DV_DNS_TYPE_A) {
+		h = name_hash(q + DV_DNS_HEADER_LEN, pq->namelen);
+		wr_rr_head(w, DV_DNS_TYPE_A, pq->qclass, 4);
+		dv_wire_put8(w, 198);
+		dv_wire_put8(w, (uint8_t)(18 | ((h >> 16) & 1)));
+		dv_wire_put8(w, (uint8_t)(h >> 8));
+		dv_wire_put8(w, (uint8_t)h);
+	} else if (kind == DV_DNS_TYPE_AAAA) {
+		h = name_hash(q + DV_DNS_HEADER_LEN, pq->namelen);
+		wr_rr_head(w, DV_DNS_TYPE_AAAA, pq->qclass, 16);
+		dv_wire_put32(w, 0x20010db8);
+		dv_wire_put32(w, (uint32_t)(h >> 32));
+		dv_wire_put32(w, (uint32_t)h);
+		dv_wire_put32(w, (uint32_t)(h >> 16) ^ 1u);
+	} else if (kind == DV_DNS_TYPE_SOA || kind == -DV_DNS_TYPE_SOA) {
+		wr_soa(w, pq->qclass);
+	}
+}
+
+/* The OPT RR of the response: our UDP size, DO copied, BADVERS for EDNS version > 0. */
+static void wr_opt(dv_wire_writer_t *w, const query_t *pq)
+{
+	dv_wire_put8(w, 0);
+	dv_wire_put16(w, DV_DNS_TYPE_OPT);
+	dv_wire_put16(w, DV_ANSWER_EDNS_UDP);
+	dv_wire_put8(w, pq->badvers ? BADVERS_HI : 0);
+	dv_wire_put8(w, 0);
+	dv_wire_put8(w, pq->do_bit ? (uint8_t)(DV_DNS_EDNS_DO >> 8) : 0);
+	dv_wire_put8(w, 0);
+	dv_wire_put16(w, 0);
+}
+
+/* The synthetic response: header, question, at most one record, OPT if asked. */
+static int build_answer(const uint8_t *q, const query_t *pq, dv_wire_writer_t *w,
+                        const dv_answer_opts_t *o)
+{
+	uint8_t rcode;
+	int kind = answer_kind(pq, o, &rcode);
+
+	dv_wire_put(w, q, 2);
+	dv_wire_put8(w, (uint8_t)(DV_DNS_QR | (q[2] & DV_DNS_OPCODE_MASK) | DV_DNS_AA |
+	                          (o->tc ? DV_DNS_TC : 0) | (q[2] & DV_DNS_RD)));
+	dv_wire_put8(w, rcode);
+	dv_wire_put16(w, 1);
+	dv_wire_put16(w, kind > 0 ? 1 : 0);
+	dv_wire_put16(w, kind < 0 ? 1 : 0);
+	dv_wire_put16(w, pq->has_opt ? 1 : 0);
+	wr_question(w, q + DV_DNS_HEADER_LEN, pq->namelen, q + DV_DNS_HEADER_LEN + pq->namelen,
+	            o->wrong_question);
+	wr_record(w, q, pq, kind);
+	if (pq->has_opt)
+		wr_opt(w, pq);
+	return finish(w, o->wrong_id);
+}
+
 int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
                     const dv_answer_opts_t *o)
 {
 	dv_answer_opts_t defaults;
-	dv_wire_cursor_t c;
 	dv_wire_writer_t w;
-	uint16_t qdcount, ancount, nscount, arcount, qtype, qclass;
-	unsigned i;
-	size_t namelen, qend;
-	bool has_opt = false, do_bit = false, badvers = false;
-	uint8_t opcode, rcode;
-	uint16_t an = 0, ns = 0;
-	int kind = 0; /* 0: nothing; type A, AAAA or SOA: answer; -SOA: SOA in authority */
+	query_t pq;
 
 	if (o == NULL) {
 		dv_answer_opts_init(&defaults);
@@ -133,120 +287,14 @@ int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
 		return -EBADMSG;
 	if (out == NULL || cap < DV_DNS_HEADER_LEN)
 		return -ENOSPC;
-	dv_wire_cursor_init(&c, q, qlen, DV_DNS_HEADER_LEN);
 	dv_wire_writer_init(&w, out, cap);
-
-	opcode = (uint8_t)((q[2] & DV_DNS_OPCODE_MASK) >> DV_DNS_OPCODE_SHIFT);
-	qdcount = dv_wire_get16(q + 4);
-	ancount = dv_wire_get16(q + 6);
-	nscount = dv_wire_get16(q + 8);
-	arcount = dv_wire_get16(q + 10);
-	if ((q[2] & DV_DNS_QR) != 0 || qdcount != 1)
+	if ((q[2] & DV_DNS_QR) != 0)
+		return -EBADMSG; /* a response: never answered (two servers would loop) */
+	if (!parse_query(q, qlen, &pq))
 		return build_formerr(q, &w, o->wrong_id);
-
-	namelen = dv_wire_read_plain_name(&c); /* nothing precedes it to point to */
-	qtype = dv_wire_read16(&c);
-	qclass = dv_wire_read16(&c);
-	qend = c.pos;
-	/* Answer and authority records in a query are unusual but legal: skip them. */
-	for (i = 0; i < (unsigned)ancount + nscount && c.ok; i++) {
-		dv_wire_skip_name_unfollowed(&c);
-		dv_wire_skip(&c, 8);
-		dv_wire_skip(&c, dv_wire_read16(&c));
-	}
-	for (i = 0; i < arcount && c.ok; i++) {
-		size_t owner = c.pos;
-		uint16_t type, ext_version, eflags;
-
-		dv_wire_skip_name_unfollowed(&c);
-		type = dv_wire_read16(&c);
-		dv_wire_skip(&c, 2);              /* class (OPT: the UDP payload size) */
-		ext_version = dv_wire_read16(&c); /* TTL (OPT: extended rcode, EDNS version) */
-		eflags = dv_wire_read16(&c);      /* (OPT: flags) */
-		dv_wire_skip(&c, dv_wire_read16(&c));
-		if (!c.ok || type != DV_DNS_TYPE_OPT)
-			continue;
-		if (has_opt || q[owner] != 0) { /* RFC 6891: one OPT, owned by the root */
-			c.ok = false;
-			break;
-		}
-		has_opt = true;
-		badvers = (ext_version & 0xff) != 0;
-		do_bit = (eflags & DV_DNS_EDNS_DO) != 0;
-	}
-	if (!c.ok)
-		return build_formerr(q, &w, o->wrong_id);
-
-	if (o->reflect) {
-		dv_wire_put(&w, q, 2);
-		dv_wire_put8(&w, (uint8_t)(q[2] | DV_DNS_QR | (o->tc ? DV_DNS_TC : 0)));
-		dv_wire_put8(&w, o->rcode >= 0 ? (uint8_t)((q[3] & ~DV_DNS_RCODE_MASK) | o->rcode)
-		                               : q[3]);
-		dv_wire_put(&w, q + 4, 8);
-		wr_question(&w, q + DV_DNS_HEADER_LEN, namelen, q + DV_DNS_HEADER_LEN + namelen,
-		            o->wrong_question);
-		dv_wire_put(&w, q + qend, qlen - qend);
-		return finish(&w, o->wrong_id);
-	}
-
-	rcode = o->rcode >= 0 ? (uint8_t)(o->rcode & DV_DNS_RCODE_MASK) : 0;
-	if (opcode != 0)
-		rcode = DV_DNS_RCODE_NOTIMP;
-	if (badvers)
-		rcode = 0; /* the OPT RR carries the upper bits: BADVERS */
-	if (!o->tc && !badvers && opcode == 0) {
-		if (rcode == 0 && qclass == DV_DNS_CLASS_IN &&
-		    (qtype == DV_DNS_TYPE_A || qtype == DV_DNS_TYPE_AAAA ||
-		     qtype == DV_DNS_TYPE_SOA))
-			kind = qtype;
-		else if ((rcode == 0 && qclass == DV_DNS_CLASS_IN) ||
-		         rcode == DV_DNS_RCODE_NXDOMAIN)
-			kind = -DV_DNS_TYPE_SOA;
-	}
-	if (kind > 0)
-		an = 1;
-	else if (kind < 0)
-		ns = 1;
-
-	dv_wire_put(&w, q, 2);
-	dv_wire_put8(&w, (uint8_t)(DV_DNS_QR | (q[2] & DV_DNS_OPCODE_MASK) | DV_DNS_AA |
-	                           (o->tc ? DV_DNS_TC : 0) | (q[2] & DV_DNS_RD)));
-	dv_wire_put8(&w, rcode);
-	dv_wire_put16(&w, 1);
-	dv_wire_put16(&w, an);
-	dv_wire_put16(&w, ns);
-	dv_wire_put16(&w, has_opt ? 1 : 0);
-	wr_question(&w, q + DV_DNS_HEADER_LEN, namelen, q + DV_DNS_HEADER_LEN + namelen,
-	            o->wrong_question);
-
-	if (kind == DV_DNS_TYPE_A) {
-		uint64_t h = name_hash(q + DV_DNS_HEADER_LEN, namelen);
-		wr_rr_head(&w, DV_DNS_TYPE_A, qclass, 4);
-		dv_wire_put8(&w, 198);
-		dv_wire_put8(&w, (uint8_t)(18 | ((h >> 16) & 1)));
-		dv_wire_put8(&w, (uint8_t)(h >> 8));
-		dv_wire_put8(&w, (uint8_t)h);
-	} else if (kind == DV_DNS_TYPE_AAAA) {
-		uint64_t h = name_hash(q + DV_DNS_HEADER_LEN, namelen);
-		wr_rr_head(&w, DV_DNS_TYPE_AAAA, qclass, 16);
-		dv_wire_put32(&w, 0x20010db8);
-		dv_wire_put32(&w, (uint32_t)(h >> 32));
-		dv_wire_put32(&w, (uint32_t)h);
-		dv_wire_put32(&w, (uint32_t)(h >> 16) ^ 1u);
-	} else if (kind == DV_DNS_TYPE_SOA || kind == -DV_DNS_TYPE_SOA) {
-		wr_soa(&w, qclass);
-	}
-	if (has_opt) {
-		dv_wire_put8(&w, 0);
-		dv_wire_put16(&w, DV_DNS_TYPE_OPT);
-		dv_wire_put16(&w, DV_ANSWER_EDNS_UDP);
-		dv_wire_put8(&w, badvers ? BADVERS_HI : 0);
-		dv_wire_put8(&w, 0);
-		dv_wire_put8(&w, do_bit ? (uint8_t)(DV_DNS_EDNS_DO >> 8) : 0);
-		dv_wire_put8(&w, 0);
-		dv_wire_put16(&w, 0);
-	}
-	return finish(&w, o->wrong_id);
+	if (o->reflect)
+		return build_reflect(q, qlen, &pq, &w, o);
+	return build_answer(q, &pq, &w, o);
 }
 
 int dv_answer_garbage(uint64_t seq, uint8_t *out, size_t cap)

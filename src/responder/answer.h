@@ -36,11 +36,13 @@ void dv_answer_opts_init(dv_answer_opts_t *o);
  * DV_ANSWER_EDNS_UDP, DO copied; EDNS version > 0 gets BADVERS). Opcodes other
  * than QUERY get NOTIMP.
  *
- * A query whose header is readable but that cannot be answered (QR set, QDCOUNT
- * != 1, bad name, truncated sections) gets a header-only FORMERR response.
+ * A query whose header is readable but that cannot be answered (QDCOUNT != 1, bad
+ * name, truncated sections) gets a header-only FORMERR response. A message with QR
+ * set is a response, not a query: it gets nothing (-EBADMSG), as real servers do, so
+ * two servers (or one whose own address is spoofed as the source) cannot loop.
  *
  * Returns the response length (> 0), or
- *   -EBADMSG  fewer than 12 bytes: no response possible (the caller drops it);
+ *   -EBADMSG  fewer than 12 bytes, or QR set: no response (the caller drops it);
  *   -ENOSPC   cap too small (DV_ANSWER_MAX is always enough for synthesized answers;
  *             with reflect the answer is as long as the query, so give qlen bytes).
  */

@@ -3,6 +3,7 @@
 
 #include "responder/responder.h"
 
+#include "base/dns.h"
 #include "responder/answer.h"
 
 #include <arpa/inet.h>
@@ -114,6 +115,7 @@ struct dv_responder {
 	atomic_int failed;
 	worker_t **w;
 	unsigned nw;
+	dv_stream_t *stream; /* TCP/TLS listeners, NULL when off */
 };
 
 void dv_responder_config_init(dv_responder_config_t *cfg)
@@ -390,14 +392,6 @@ static void mark_port(worker_t *w, const dv_sockaddr_t *a)
 	w->ports[port >> 6] |= 1ULL << (port & 63);
 }
 
-/*
- * --capacity: a single server of fixed service time 1 / (capacity / threads) per
- * thread, first come first served. A query arriving at now starts service when the
- * queue empties (busy_until, or now if idle) and its answer leaves when service ends
- * (plus --delay). A query that finds more than capacity_backlog queries' worth of work
- * waiting is dropped, as a full socket buffer would. Arrival order is due order, so
- * the hold FIFO stays sorted. False = dropped (counted).
- */
 /* --capacity: query i's arrival on the monotonic clock, from the kernel's stamp (a
  * thread descheduled for a while must not see a burst), else now. */
 static uint64_t arrival_ns(worker_t *w, unsigned i, uint64_t now_ns)
@@ -418,6 +412,14 @@ static uint64_t arrival_ns(worker_t *w, unsigned i, uint64_t now_ns)
 	return now_ns;
 }
 
+/*
+ * --capacity: a single server of fixed service time 1 / (capacity / threads) per
+ * thread, first come first served. A query arriving at now starts service when the
+ * queue empties (busy_until, or now if idle) and its answer leaves when service ends
+ * (plus --delay). A query that finds more than capacity_backlog queries' worth of work
+ * waiting is dropped, as a full socket buffer would. Arrival order is due order, so
+ * the hold FIFO stays sorted. False = dropped (counted).
+ */
 static bool capacity_admit(worker_t *w, uint64_t now_ns, uint64_t *due)
 {
 	const dv_responder_config_t *cfg = &w->r->cfg;
@@ -451,8 +453,8 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 	w->c.received++;
 	n = ++w->nq;
 	mark_port(w, &w->raddr[i]);
-	if ((mh->msg_flags & MSG_TRUNC) != 0) {
-		w->c.malformed++;
+	if ((mh->msg_flags & MSG_TRUNC) != 0 || (qlen >= 3 && (q[2] & DV_DNS_QR) != 0)) {
+		w->c.malformed++; /* QR set: a response; never answered, not even by a fault */
 		return;
 	}
 	if (every(cfg->drop_every, n)) {
@@ -772,6 +774,13 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 		int one = 1;
 		(void)setsockopt(r->w[i]->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	}
+	if (cfg->stream.tcp || cfg->stream.tls) {
+		r->cfg.stream.rcode = cfg->rcode;
+		r->cfg.stream.reflect = cfg->reflect;
+		rc = dv_stream_open(&r->stream, &r->cfg.stream, err);
+		if (rc != 0)
+			goto fail;
+	}
 	*out = r;
 	return 0;
 fail:
@@ -789,10 +798,17 @@ uint16_t dv_responder_port(const dv_responder_t *r)
 	return r == NULL ? 0 : get_port(&r->bound);
 }
 
+uint16_t dv_responder_stream_port(const dv_responder_t *r, bool tls)
+{
+	return r->stream != NULL ? dv_stream_port(r->stream, tls) : 0;
+}
+
 int dv_responder_start(dv_responder_t *r, dv_err_t *err)
 {
 	unsigned i;
 
+	if (r->stream != NULL && dv_stream_start(r->stream, err) != 0)
+		return -EAGAIN;
 	for (i = 0; i < r->nw; i++) {
 		int e = pthread_create(&r->w[i]->tid, NULL, worker_main, r->w[i]);
 		if (e != 0) {
@@ -814,6 +830,8 @@ void dv_responder_stop(dv_responder_t *r)
 	atomic_store(&r->stop, 1);
 	rc = write(r->stop_pipe[1], &b, 1); /* stays readable: wakes every ppoll */
 	(void)rc;
+	if (r->stream != NULL)
+		dv_stream_stop(r->stream);
 	/* Wakes a blocked recvmmsg at once (Linux does it for unconnected UDP too). */
 	for (i = 0; i < r->nw; i++)
 		if (r->w[i] != NULL && r->w[i]->fd >= 0)
@@ -854,6 +872,8 @@ int dv_responder_join(dv_responder_t *r, dv_responder_counts_t *counts, dv_err_t
 	}
 	for (j = 0; j < DV_ARRAY_SIZE(ports); j++)
 		counts->source_ports += (uint64_t)__builtin_popcountll(ports[j]);
+	if (r->stream != NULL)
+		dv_stream_join(r->stream, &counts->tcp, &counts->tls);
 	return rc;
 }
 
@@ -883,6 +903,7 @@ void dv_responder_free(dv_responder_t *r)
 		}
 		free(r->w);
 	}
+	dv_stream_free(r->stream);
 	if (r->stop_pipe[0] >= 0)
 		close(r->stop_pipe[0]);
 	if (r->stop_pipe[1] >= 0)

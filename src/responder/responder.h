@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "base/util.h"
+#include "responder/stream.h"
 
 /* Answers a thread may hold for --delay before dropping (and counting) more. */
 #define DV_RESPONDER_HOLD_MAX    (1u << 20)
@@ -31,12 +32,15 @@ typedef struct dv_responder_config {
 	/* --capacity: serve at most this many queries per second in all (each thread
 	 * capacity_qps / threads), one at a time in arrival order with a fixed service
 	 * time; a query that finds more than capacity_backlog (per thread) waiting is
-	 * dropped; the wait shows as latency. 0 = off. */
+	 * dropped; the wait shows as latency. 0 = off. UDP only (not the stream listeners). */
 	double capacity_qps;
 	uint32_t capacity_backlog;
 	int rcode;    /* -1 = natural, else 0..15 */
 	bool reflect; /* echo queries with QR set */
 	bool no_gso;  /* one datagram per send, never UDP GSO (for comparisons) */
+	/* TCP and TLS listeners (stream.h), off unless stream.tcp / stream.tls; their rcode
+	 * and reflect are taken from the fields above. */
+	dv_stream_config_t stream;
 } dv_responder_config_t;
 
 /* Defaults: 127.0.0.1:53, one thread, no faults. */
@@ -52,6 +56,7 @@ typedef struct dv_responder_counts {
 	uint64_t malformed;    /* datagrams that got no response at all (< 12 bytes, truncated) */
 	uint64_t send_errors;  /* datagrams the kernel refused */
 	uint64_t source_ports; /* distinct source ports seen */
+	dv_stream_counts_t tcp, tls; /* the stream listeners (zero when off) */
 } dv_responder_counts_t;
 
 typedef struct dv_responder dv_responder_t;
@@ -62,6 +67,9 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 /* The bound address (with the real port when 0 was asked). */
 const struct sockaddr_storage *dv_responder_addr(const dv_responder_t *r);
 uint16_t dv_responder_port(const dv_responder_t *r);
+
+/* The bound port of the TCP (tls false) or TLS listener, 0 if it is off. */
+uint16_t dv_responder_stream_port(const dv_responder_t *r, bool tls);
 
 /* Start the worker threads. Call with SIGINT/SIGTERM blocked: the threads inherit it. */
 int dv_responder_start(dv_responder_t *r, dv_err_t *err);

@@ -35,6 +35,19 @@ enum {
 	OPT_VERSION,
 	OPT_CAPACITY,
 	OPT_CAPACITY_BACKLOG,
+	OPT_TCP_PORT,
+	OPT_TLS_PORT,
+	OPT_TCP_PORT_FILE,
+	OPT_TLS_PORT_FILE,
+	OPT_TLS_CERT,
+	OPT_TLS_KEY,
+	OPT_FAULT_CONNS, /* OPT_FAULT_CONNS..OPT_REVERSE: the --stream-* faults (parse_opt) */
+	OPT_CLOSE_AFTER,
+	OPT_RESET_AFTER,
+	OPT_HALF_CLOSE_AFTER,
+	OPT_STALL_AFTER,
+	OPT_STREAM_DROP_EVERY,
+	OPT_REVERSE,
 };
 
 static const struct option long_opts[] = {
@@ -54,6 +67,19 @@ static const struct option long_opts[] = {
     {"duplicate-every", required_argument, NULL, OPT_DUPLICATE_EVERY},
     {"reflect", no_argument, NULL, OPT_REFLECT},
     {"no-gso", no_argument, NULL, OPT_NO_GSO},
+    {"tcp-port", required_argument, NULL, OPT_TCP_PORT},
+    {"tls-port", required_argument, NULL, OPT_TLS_PORT},
+    {"tcp-port-file", required_argument, NULL, OPT_TCP_PORT_FILE},
+    {"tls-port-file", required_argument, NULL, OPT_TLS_PORT_FILE},
+    {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+    {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+    {"stream-fault-conns", required_argument, NULL, OPT_FAULT_CONNS},
+    {"stream-close-after", required_argument, NULL, OPT_CLOSE_AFTER},
+    {"stream-reset-after", required_argument, NULL, OPT_RESET_AFTER},
+    {"stream-half-close-after", required_argument, NULL, OPT_HALF_CLOSE_AFTER},
+    {"stream-stall-after", required_argument, NULL, OPT_STALL_AFTER},
+    {"stream-drop-every", required_argument, NULL, OPT_STREAM_DROP_EVERY},
+    {"stream-reverse", required_argument, NULL, OPT_REVERSE},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -85,12 +111,26 @@ static void usage(FILE *f)
 	    "      --duplicate-every N     every Nth query: send the answer twice\n"
 	    "      --reflect               echo queries back with QR set (fastest)\n"
 	    "      --no-gso                one datagram per send (no UDP GSO batching)\n"
+	    "      --tcp-port PORT         also serve DNS over TCP on PORT (0 = any free port)\n"
+	    "      --tls-port PORT         also serve DNS over TLS on PORT (needs the next two)\n"
+	    "      --tls-cert FILE         PEM certificate (chain) of the TLS listener\n"
+	    "      --tls-key FILE          PEM private key of the TLS listener\n"
+	    "      --tcp-port-file FILE    write the bound TCP port, like --port-file\n"
+	    "      --tls-port-file FILE    write the bound TLS port, like --port-file\n"
+	    "  TCP/TLS faults, on connections M, 2M... (--stream-fault-conns M, default 1):\n"
+	    "      --stream-close-after N  close after answering N queries\n"
+	    "      --stream-reset-after N  reset (RST) after answering N queries\n"
+	    "      --stream-half-close-after N  shut the write side after N answers\n"
+	    "      --stream-stall-after N  stop reading after N queries\n"
+	    "      --stream-drop-every N   no answer to queries N, 2N... of a connection\n"
+	    "      --stream-reverse N      answer in groups of N, each group last-first\n"
 	    "  -q, --quiet                 no start-up line\n"
 	    "  -h, --help                  this help\n"
 	    "      --version               print the version\n"
 	    "\n"
 	    "Stops on SIGINT/SIGTERM and prints its counts on stdout: received, answered,\n"
-	    "dropped, faulty, duplicates, malformed, send-errors, source-ports.\n"
+	    "dropped, faulty, duplicates, malformed, send-errors, source-ports; then the\n"
+	    "tcp-* and tls-* counts of the stream listeners that are on.\n"
 	    "See dnsvolley-responder(1).\n");
 }
 
@@ -173,7 +213,26 @@ out:
 	return rc;
 }
 
-static void print_counts(const dv_responder_counts_t *c)
+static void print_stream_counts(const char *p, const dv_stream_counts_t *c)
+{
+	printf("%s-connections %" PRIu64 "\n", p, c->connections);
+	printf("%s-refused %" PRIu64 "\n", p, c->refused);
+	printf("%s-received %" PRIu64 "\n", p, c->received);
+	printf("%s-answered %" PRIu64 "\n", p, c->answered);
+	printf("%s-dropped %" PRIu64 "\n", p, c->dropped);
+	printf("%s-unanswered %" PRIu64 "\n", p, c->unanswered);
+	printf("%s-closed %" PRIu64 "\n", p, c->closed);
+	printf("%s-resets %" PRIu64 "\n", p, c->resets);
+	printf("%s-half-closed %" PRIu64 "\n", p, c->half_closed);
+	printf("%s-stalled %" PRIu64 "\n", p, c->stalled);
+	printf("%s-malformed %" PRIu64 "\n", p, c->malformed);
+	if (strcmp(p, "tls") == 0) {
+		printf("tls-handshake-failed %" PRIu64 "\n", c->tls_failed);
+		printf("tls-resumed %" PRIu64 "\n", c->tls_resumed);
+	}
+}
+
+static void print_counts(const dv_responder_config_t *cfg, const dv_responder_counts_t *c)
 {
 	printf("received %" PRIu64 "\n", c->received);
 	printf("answered %" PRIu64 "\n", c->answered);
@@ -183,7 +242,72 @@ static void print_counts(const dv_responder_counts_t *c)
 	printf("malformed %" PRIu64 "\n", c->malformed);
 	printf("send-errors %" PRIu64 "\n", c->send_errors);
 	printf("source-ports %" PRIu64 "\n", c->source_ports);
+	if (cfg->stream.tcp)
+		print_stream_counts("tcp", &c->tcp);
+	if (cfg->stream.tls)
+		print_stream_counts("tls", &c->tls);
 	fflush(stdout);
+}
+
+/* The fault field of a --stream-* option. */
+static uint64_t *stream_fault(dv_stream_faults_t *f, int c)
+{
+	switch (c) {
+	case OPT_FAULT_CONNS:
+		return &f->conn_every;
+	case OPT_CLOSE_AFTER:
+		return &f->close_after;
+	case OPT_RESET_AFTER:
+		return &f->reset_after;
+	case OPT_HALF_CLOSE_AFTER:
+		return &f->half_close_after;
+	case OPT_STALL_AFTER:
+		return &f->stall_after;
+	case OPT_STREAM_DROP_EVERY:
+		return &f->drop_every;
+	default:
+		return &f->reverse;
+	}
+}
+
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, PROG ": %s\nTry '" PROG " --help'.\n", msg);
+	return 2;
+}
+
+/* The stream listeners: same address as UDP, their own ports. 0 or exit status 2. */
+static int stream_setup(dv_responder_config_t *cfg, int tcp_port, int tls_port,
+                        const char *tcp_file, const char *tls_file, const char *fault_flag)
+{
+	dv_stream_config_t *s = &cfg->stream;
+
+	if (tls_port < 0 && (s->cert_file != NULL || s->key_file != NULL || tls_file != NULL))
+		return usage_error("--tls-cert, --tls-key and --tls-port-file need --tls-port");
+	if (tcp_port < 0 && tcp_file != NULL)
+		return usage_error("--tcp-port-file needs --tcp-port");
+	if (tls_port >= 0 && (s->cert_file == NULL || s->key_file == NULL))
+		return usage_error("--tls-port needs --tls-cert FILE and --tls-key FILE");
+	if (tcp_port < 0 && tls_port < 0 && fault_flag[0] != '\0') {
+		fprintf(stderr,
+		        PROG ": %s needs --tcp-port or --tls-port\nTry '" PROG " --help'.\n",
+		        fault_flag);
+		return 2;
+	}
+	if (s->faults.reverse > DV_STREAM_REVERSE_MAX)
+		return usage_error("--stream-reverse: at most 1024 answers in a group");
+	s->tcp = tcp_port >= 0;
+	s->tls = tls_port >= 0;
+	s->addr_len = cfg->addr_len;
+	s->tcp_addr = s->tls_addr = cfg->addr;
+	if (cfg->addr.ss_family == AF_INET6) {
+		((struct sockaddr_in6 *)&s->tcp_addr)->sin6_port = htons((uint16_t)tcp_port);
+		((struct sockaddr_in6 *)&s->tls_addr)->sin6_port = htons((uint16_t)tls_port);
+	} else {
+		((struct sockaddr_in *)&s->tcp_addr)->sin_port = htons((uint16_t)tcp_port);
+		((struct sockaddr_in *)&s->tls_addr)->sin_port = htons((uint16_t)tls_port);
+	}
+	return 0;
 }
 
 /* Wait for SIGINT/SIGTERM (blocked in every thread) or a thread that failed. */
@@ -198,18 +322,235 @@ static void wait_for_stop(dv_responder_t *r, const sigset_t *set)
 	}
 }
 
+/* The command line, parsed. */
+typedef struct opts {
+	dv_responder_config_t cfg;
+	const char *address, *port_file, *tcp_port_file, *tls_port_file;
+	char stream_flag[32];   /* the first --stream-* fault flag given, "" = none */
+	int tcp_port, tls_port; /* -1 = off */
+	uint64_t port;
+	bool quiet;
+} opts_t;
+
+/* The counter a "every N" style option sets (the --*-every faults, --stream-*), or NULL. */
+static uint64_t *every_field(dv_responder_config_t *cfg, int c)
+{
+	switch (c) {
+	case OPT_DROP_EVERY:
+		return &cfg->drop_every;
+	case OPT_TC_EVERY:
+		return &cfg->tc_every;
+	case OPT_GARBAGE_EVERY:
+		return &cfg->garbage_every;
+	case OPT_WRONG_ID_EVERY:
+		return &cfg->wrong_id_every;
+	case OPT_WRONG_QUESTION_EVERY:
+		return &cfg->wrong_question_every;
+	case OPT_DUPLICATE_EVERY:
+		return &cfg->duplicate_every;
+	case OPT_FAULT_CONNS:
+	case OPT_CLOSE_AFTER:
+	case OPT_RESET_AFTER:
+	case OPT_HALF_CLOSE_AFTER:
+	case OPT_STALL_AFTER:
+	case OPT_STREAM_DROP_EVERY:
+	case OPT_REVERSE:
+		return stream_fault(&cfg->stream.faults, c);
+	default:
+		return NULL;
+	}
+}
+
+/* An option with a numeric or named value (optarg). 0, or exit status 2. */
+static int parse_value(opts_t *o, int c)
+{
+	uint64_t v;
+	double x;
+
+	switch (c) {
+	case 'p':
+		if (dv_parse_u64(optarg, 0, 65535, &o->port) != 0)
+			return bad("--port", optarg, "is not a port number from 0 to 65535");
+		return 0;
+	case 'T':
+		if (dv_parse_u64(optarg, 1, DV_RESPONDER_THREADS_MAX, &v) != 0)
+			return bad("--threads", optarg, "is not a number from 1 to 256");
+		o->cfg.threads = (unsigned)v;
+		return 0;
+	case OPT_DELAY:
+		if (dv_parse_double(optarg, 0.0, 3600.0 * 1000.0, &x) != 0)
+			return bad("--delay", optarg,
+			           "is not a number of milliseconds from 0 to 3600000");
+		o->cfg.delay_ns = (uint64_t)llround(x * (double)DV_NS_PER_MS);
+		return 0;
+	case OPT_CAPACITY:
+		if (dv_parse_double(optarg, 1.0, 1e9, &x) != 0)
+			return bad("--capacity", optarg,
+			           "is not a rate in queries per second from 1 to 1e9");
+		o->cfg.capacity_qps = x;
+		return 0;
+	case OPT_CAPACITY_BACKLOG:
+		if (dv_parse_u64(optarg, 0, DV_RESPONDER_HOLD_MAX, &v) != 0)
+			return bad("--capacity-backlog", optarg,
+			           "is not a number of queries from 0 to 1048576");
+		o->cfg.capacity_backlog = (uint32_t)v;
+		return 0;
+	case OPT_RCODE:
+		if (dv_rcode_parse(optarg, &o->cfg.rcode) != 0)
+			return bad("--rcode", optarg,
+			           "is not an rcode name (NOERROR, FORMERR, SERVFAIL, "
+			           "NXDOMAIN, NOTIMP, REFUSED, ...) or a number from 0 to 15");
+		return 0;
+	default: /* OPT_TCP_PORT, OPT_TLS_PORT */
+		if (dv_parse_u64(optarg, 0, 65535, &v) != 0)
+			return bad(opt_name(c), optarg, "is not a port number from 0 to 65535");
+		if (c == OPT_TCP_PORT)
+			o->tcp_port = (int)v;
+		else
+			o->tls_port = (int)v;
+		return 0;
+	}
+}
+
+/* An unknown option or one without its value: the message. Exit status 2. */
+static int bad_option(int c, const char *flag)
+{
+	if (c == ':')
+		fprintf(stderr, PROG ": option '%s' needs a value\n", flag);
+	else if (optopt > 0 && optopt < 128)
+		fprintf(stderr, PROG ": unknown option '-%c'\n", optopt);
+	else
+		fprintf(stderr, PROG ": unknown option '%s'\n", flag);
+	fprintf(stderr, "Try '" PROG " --help'.\n");
+	return 2;
+}
+
+/* One option from getopt_long. 0 go on, -1 done (help or version printed), else exit status. */
+static int parse_opt(opts_t *o, int c, const char *flag)
+{
+	uint64_t *every = every_field(&o->cfg, c);
+
+	if (every != NULL) {
+		if (dv_parse_u64(optarg, 0, UINT64_MAX / 2, every) != 0)
+			return bad(opt_name(c), optarg, "is not a whole number (0 = off)");
+		if (c >= OPT_FAULT_CONNS && c <= OPT_REVERSE && o->stream_flag[0] == '\0')
+			snprintf(o->stream_flag, sizeof(o->stream_flag), "%s", opt_name(c));
+		return 0;
+	}
+	switch (c) {
+	case 'a':
+		o->address = optarg;
+		return 0;
+	case OPT_PORT_FILE:
+		o->port_file = optarg;
+		return 0;
+	case OPT_TCP_PORT_FILE:
+		o->tcp_port_file = optarg;
+		return 0;
+	case OPT_TLS_PORT_FILE:
+		o->tls_port_file = optarg;
+		return 0;
+	case OPT_TLS_CERT:
+		o->cfg.stream.cert_file = optarg;
+		return 0;
+	case OPT_TLS_KEY:
+		o->cfg.stream.key_file = optarg;
+		return 0;
+	case OPT_REFLECT:
+		o->cfg.reflect = true;
+		return 0;
+	case OPT_NO_GSO:
+		o->cfg.no_gso = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return -1;
+	case OPT_VERSION:
+		printf(PROG " %s\n", PACKAGE_VERSION);
+		return -1;
+	case 'p':
+	case 'T':
+	case OPT_DELAY:
+	case OPT_CAPACITY:
+	case OPT_CAPACITY_BACKLOG:
+	case OPT_RCODE:
+	case OPT_TCP_PORT:
+	case OPT_TLS_PORT:
+		return parse_value(o, c);
+	default:
+		return bad_option(c, flag);
+	}
+}
+
+/* The whole command line into o. 0 go on, -1 done (help or version), else exit status. */
+static int parse_args(opts_t *o, int argc, char **argv)
+{
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	dv_responder_config_init(&o->cfg);
+	o->address = "127.0.0.1";
+	o->port = 53;
+	o->tcp_port = o->tls_port = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":a:p:T:qh", long_opts, NULL)) != -1) {
+		rc = parse_opt(o, c, optind > 1 ? argv[optind - 1] : "?");
+		if (rc != 0)
+			return rc;
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\nTry '" PROG " --help'.\n",
+		        argv[optind]);
+		return 2;
+	}
+	if (parse_address(o->address, (uint16_t)o->port, &o->cfg) != 0)
+		return bad("--address", o->address, "is not an IPv4 or IPv6 address");
+	return stream_setup(&o->cfg, o->tcp_port, o->tls_port, o->tcp_port_file, o->tls_port_file,
+	                    o->stream_flag);
+}
+
+/* The start-up line on stderr and the port files. 0, or -errno in err. */
+static int announce(const opts_t *o, const dv_responder_t *r, dv_err_t *err)
+{
+	const dv_responder_config_t *cfg = &o->cfg;
+	char host[INET6_ADDRSTRLEN];
+	int rc = 0;
+
+	inet_ntop(cfg->addr.ss_family,
+	          cfg->addr.ss_family == AF_INET6
+	              ? (const void *)&((const struct sockaddr_in6 *)&cfg->addr)->sin6_addr
+	              : (const void *)&((const struct sockaddr_in *)&cfg->addr)->sin_addr,
+	          host, sizeof(host));
+	/* The sockets are bound: queries sent from now on wait in their buffers. */
+	if (!o->quiet)
+		fprintf(stderr, PROG ": listening on %s%s%s:%u (%u thread%s)\n",
+		        cfg->addr.ss_family == AF_INET6 ? "[" : "", host,
+		        cfg->addr.ss_family == AF_INET6 ? "]" : "", dv_responder_port(r),
+		        cfg->threads, cfg->threads == 1 ? "" : "s");
+	if (!o->quiet && (cfg->stream.tcp || cfg->stream.tls))
+		fprintf(stderr, PROG ": TCP port %u, TLS port %u (0 = off)\n",
+		        dv_responder_stream_port(r, false), dv_responder_stream_port(r, true));
+	/* The stream port files first: a test that sees --port-file sees them too. */
+	if (o->tcp_port_file != NULL)
+		rc = write_port_file(o->tcp_port_file, dv_responder_stream_port(r, false), err);
+	if (rc == 0 && o->tls_port_file != NULL)
+		rc = write_port_file(o->tls_port_file, dv_responder_stream_port(r, true), err);
+	if (rc == 0 && o->port_file != NULL)
+		rc = write_port_file(o->port_file, dv_responder_port(r), err);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	dv_responder_config_t cfg;
+	opts_t o;
 	dv_responder_counts_t counts;
 	dv_responder_t *r = NULL;
 	dv_err_t err = {{0}};
-	const char *address = "127.0.0.1", *port_file = NULL;
-	uint64_t port = 53, v;
-	bool quiet = false;
 	sigset_t set;
-	char host[INET6_ADDRSTRLEN];
-	int c, rc;
+	int rc;
 
 	/* Blocked before any thread exists, so that only wait_for_stop() takes them. */
 	sigemptyset(&set);
@@ -219,128 +560,15 @@ int main(int argc, char **argv)
 	signal(SIGINT, SIG_DFL); /* an inherited SIG_IGN must not hide them */
 	signal(SIGTERM, SIG_DFL);
 
-	dv_responder_config_init(&cfg);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:p:T:qh", long_opts, NULL)) != -1) {
-		const char *flag = optind > 1 ? argv[optind - 1] : "?";
-		uint64_t *every = NULL;
-		double ms;
-
-		switch (c) {
-		case 'a':
-			address = optarg;
-			break;
-		case 'p':
-			if (dv_parse_u64(optarg, 0, 65535, &port) != 0)
-				return bad("--port", optarg,
-				           "is not a port number from 0 to 65535");
-			break;
-		case OPT_PORT_FILE:
-			port_file = optarg;
-			break;
-		case 'T':
-			if (dv_parse_u64(optarg, 1, DV_RESPONDER_THREADS_MAX, &v) != 0)
-				return bad("--threads", optarg, "is not a number from 1 to 256");
-			cfg.threads = (unsigned)v;
-			break;
-		case OPT_DROP_EVERY:
-			every = &cfg.drop_every;
-			break;
-		case OPT_TC_EVERY:
-			every = &cfg.tc_every;
-			break;
-		case OPT_GARBAGE_EVERY:
-			every = &cfg.garbage_every;
-			break;
-		case OPT_WRONG_ID_EVERY:
-			every = &cfg.wrong_id_every;
-			break;
-		case OPT_WRONG_QUESTION_EVERY:
-			every = &cfg.wrong_question_every;
-			break;
-		case OPT_DUPLICATE_EVERY:
-			every = &cfg.duplicate_every;
-			break;
-		case OPT_DELAY:
-			if (dv_parse_double(optarg, 0.0, 3600.0 * 1000.0, &ms) != 0)
-				return bad("--delay", optarg,
-				           "is not a number of milliseconds from 0 to 3600000");
-			cfg.delay_ns = (uint64_t)llround(ms * (double)DV_NS_PER_MS);
-			break;
-		case OPT_CAPACITY:
-			if (dv_parse_double(optarg, 1.0, 1e9, &ms) != 0)
-				return bad("--capacity", optarg,
-				           "is not a rate in queries per second from 1 to 1e9");
-			cfg.capacity_qps = ms;
-			break;
-		case OPT_CAPACITY_BACKLOG:
-			if (dv_parse_u64(optarg, 0, DV_RESPONDER_HOLD_MAX, &v) != 0)
-				return bad("--capacity-backlog", optarg,
-				           "is not a number of queries from 0 to 1048576");
-			cfg.capacity_backlog = (uint32_t)v;
-			break;
-		case OPT_RCODE:
-			if (dv_rcode_parse(optarg, &cfg.rcode) != 0)
-				return bad(
-				    "--rcode", optarg,
-				    "is not an rcode name (NOERROR, FORMERR, SERVFAIL, "
-				    "NXDOMAIN, NOTIMP, REFUSED, ...) or a number from 0 to 15");
-			break;
-		case OPT_REFLECT:
-			cfg.reflect = true;
-			break;
-		case OPT_NO_GSO:
-			cfg.no_gso = true;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case OPT_VERSION:
-			printf(PROG " %s\n", PACKAGE_VERSION);
-			return 0;
-		case ':':
-			fprintf(stderr,
-			        PROG ": option '%s' needs a value\nTry '" PROG " --help'.\n", flag);
-			return 2;
-		default:
-			if (optopt > 0 && optopt < 128)
-				fprintf(stderr, PROG ": unknown option '-%c'\n", optopt);
-			else
-				fprintf(stderr, PROG ": unknown option '%s'\n", flag);
-			fprintf(stderr, "Try '" PROG " --help'.\n");
-			return 2;
-		}
-		if (every != NULL && dv_parse_u64(optarg, 0, UINT64_MAX / 2, every) != 0)
-			return bad(opt_name(c), optarg, "is not a whole number (0 = off)");
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\nTry '" PROG " --help'.\n",
-		        argv[optind]);
-		return 2;
-	}
-	if (parse_address(address, (uint16_t)port, &cfg) != 0)
-		return bad("--address", address, "is not an IPv4 or IPv6 address");
-
-	rc = dv_responder_open(&r, &cfg, &err);
+	rc = parse_args(&o, argc, argv);
+	if (rc != 0)
+		return rc < 0 ? 0 : rc;
+	rc = dv_responder_open(&r, &o.cfg, &err);
 	if (rc != 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return 1;
 	}
-	inet_ntop(cfg.addr.ss_family,
-	          cfg.addr.ss_family == AF_INET6
-	              ? (const void *)&((const struct sockaddr_in6 *)&cfg.addr)->sin6_addr
-	              : (const void *)&((const struct sockaddr_in *)&cfg.addr)->sin_addr,
-	          host, sizeof(host));
-	/* The sockets are bound: queries sent from now on wait in their buffers. */
-	if (!quiet)
-		fprintf(stderr, PROG ": listening on %s%s%s:%u (%u thread%s)\n",
-		        cfg.addr.ss_family == AF_INET6 ? "[" : "", host,
-		        cfg.addr.ss_family == AF_INET6 ? "]" : "", dv_responder_port(r),
-		        cfg.threads, cfg.threads == 1 ? "" : "s");
-	if (port_file != NULL && write_port_file(port_file, dv_responder_port(r), &err) != 0) {
+	if (announce(&o, r, &err) != 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		dv_responder_free(r);
 		return 1;
@@ -351,7 +579,7 @@ int main(int argc, char **argv)
 	dv_responder_stop(r);
 	if (dv_responder_join(r, &counts, rc == 0 ? &err : NULL) != 0 && rc == 0)
 		rc = -1;
-	print_counts(&counts);
+	print_counts(&o.cfg, &counts);
 	if (rc != 0)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 	dv_responder_free(r);

@@ -44,15 +44,18 @@ static void print_group_rows(const dv_group_t *b, const dv_group_t *c, FILE *out
 			snprintf(sr, sizeof(sr), "n/a");
 		dv_series_t ab = dv_group_series(b, m), ac = dv_group_series(c, m);
 
-		switch (dv_spread_significant(&ab, &ac)) {
-		case 1:
+		/* The study summary's rule (study/groups.h): Welch's t, latency floored. */
+		dv_diff_t dd = dv_diff_welch(&ab, &ac, dv_metric_floor(m, ab.mean),
+		                             dv_metric_floor(m, ac.mean));
+		switch (dd.verdict) {
+		case DV_DIFF_SIGNIFICANT:
 			sig = "YES";
 			break;
-		case 0:
+		case DV_DIFF_NOISE:
 			sig = "no";
 			break;
 		default:
-			sig = "n/a (< 2 repeats)";
+			sig = "n/a (< 3 repeats: needs --repeat 3)";
 			break;
 		}
 		fprintf(out, "  %-9s %14s %14s %14s %9s  %s\n", dv_metric_label(m), sb, sc, sd, sr,
@@ -95,8 +98,9 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 		fprintf(out, "\ninterrupted passes left out: %zu in %s, %zu in %s\n", gb.left_out,
 		        base_name, gc.left_out, cur_name);
 	if (gb.n > 0 || gc.n > 0)
-		fprintf(out, "\nbeyond spread: |delta of means| > 2 x pooled sample standard "
-		             "deviation of the repeats (doc/nightly.md)\n");
+		fprintf(out, "\nbeyond spread: Welch's 95%% confidence interval of the delta "
+		             "excludes 0 (3 repeats or more a side; latency spread floored at the "
+		             "histogram's bucket width; doc/methodology.md)\n");
 	dv_groups_free(&gb);
 	dv_groups_free(&gc);
 	return matched;

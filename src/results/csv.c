@@ -7,6 +7,7 @@
 #include "base/atomicfile.h"
 #include "study/groups.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -350,6 +351,14 @@ static char *slurp(const char *path, size_t *len, dv_err_t *err, int *rc)
 		}
 		r = fread(buf + n, 1, 65536, fp);
 		n += r;
+		if (n > DV_CSV_MAX_BYTES) {
+			free(buf);
+			fclose(fp);
+			*rc = dv_err_set(err, -EFBIG,
+			                 "%s: larger than %d MiB, more than this dnsvolley reads",
+			                 path, DV_CSV_MAX_BYTES >> 20);
+			return NULL;
+		}
 	} while (r > 0);
 	if (ferror(fp)) {
 		free(buf);
@@ -439,20 +448,46 @@ static int parse_record(const char *buf, size_t len, size_t *pos, char **fv, siz
 	return (int)nf;
 }
 
+/* Is s a UTC time as the history writes it, YYYY-MM-DDTHH:MM:SSZ (fields in range)? */
+static bool is_utc_time(const char *s)
+{
+	static const char pat[] = "dddd-dd-ddTdd:dd:ddZ";
+	int mo, d, h, mi, se;
+
+	for (size_t i = 0; i < sizeof(pat) - 1; i++)
+		if (pat[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != pat[i])
+			return false;
+	if (s[sizeof(pat) - 1] != '\0' ||
+	    sscanf(s + 5, "%2d-%2dT%2d:%2d:%2d", &mo, &d, &h, &mi, &se) != 5)
+		return false;
+	return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && se <= 60;
+}
+
 int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
 {
-	size_t len, pos = 0, line = 1, cap = 0;
+	size_t len;
 	int rc;
 	char *buf = slurp(path, &len, err, &rc);
-	char **fv;
 
 	memset(t, 0, sizeof(*t));
 	if (buf == NULL)
 		return rc;
+	rc = dv_csv_read_buffer(buf, len, path, t, err);
+	free(buf);
+	return rc;
+}
+
+int dv_csv_read_buffer(const char *buf, size_t len, const char *path, dv_csv_table_t *t,
+                       dv_err_t *err)
+{
+	size_t pos = 0, line = 1, cap = 0;
+	int rc;
+	char **fv;
+
+	memset(t, 0, sizeof(*t));
 	size_t hl = strlen(dv_csv_header());
 	if (len < hl || strncmp(buf, dv_csv_header(), hl) != 0 ||
-	    (buf[hl] != '\n' && buf[hl] != '\r' && buf[hl] != '\0')) {
-		free(buf);
+	    (len > hl && buf[hl] != '\n' && buf[hl] != '\r' && buf[hl] != '\0')) {
 		return dv_err_set(err, -EPROTO,
 		                  "%s: not a dnsvolley history file: the first line is not \"%s\"",
 		                  path, dv_csv_header());
@@ -486,6 +521,16 @@ int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
 			                       : "wrong number of fields");
 			goto fail;
 		}
+		/* plot writes the date into its data files: a newline there would forge rows. */
+		if (!is_utc_time(fv[dv_csv_column("date")])) {
+			for (size_t c = 0; c < dv_csv_ncolumns; c++)
+				free(fv[c]);
+			free(fv);
+			rc = dv_err_set(err, -EPROTO,
+			                "%s:%zu: \"date\" is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)",
+			                path, start_line);
+			goto fail;
+		}
 		if (t->n == cap) {
 			char ***nr = realloc(t->rows, (cap = cap ? cap * 2 : 64) * sizeof(*nr));
 			if (nr == NULL) {
@@ -499,10 +544,8 @@ int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
 		}
 		t->rows[t->n++] = fv;
 	}
-	free(buf);
 	return 0;
 fail:
-	free(buf);
 	dv_csv_table_free(t);
 	return rc;
 }

@@ -45,6 +45,11 @@ typedef struct dv_csv_table {
  * "FILE:LINE: why".
  */
 int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err);
+/* The same from memory (buf[0..len), no NUL needed); path is used in messages (fuzzing). */
+int dv_csv_read_buffer(const char *buf, size_t len, const char *path, dv_csv_table_t *t,
+                       dv_err_t *err);
+/* The reader refuses larger history files (-EFBIG): memory stays bounded. */
+#define DV_CSV_MAX_BYTES (256 << 20)
 void dv_csv_table_free(dv_csv_table_t *t);
 /* Index of a column by name, or -1. */
 int dv_csv_column(const char *name);

@@ -182,6 +182,26 @@ static void finish(dv_gate_report_t *rep, dv_gate_check_t *c)
 	rep->skipped += c->skipped;
 }
 
+/*
+ * A figure that is not a finite number (inf from a huge mean, NaN from inf - inf) fails its
+ * gate with the reason: comparisons with NaN are all false, so "value > limit" alone would
+ * call it ok. Returns true (and fills the check) when it took the decision.
+ */
+static bool fail_non_finite(dv_gate_check_t *c, const char *what, double v, double base)
+{
+	if (isfinite(v) && isfinite(base))
+		return false;
+	c->failed = true;
+	c->value = v;
+	if (isfinite(base))
+		snprintf(c->msg, sizeof(c->msg), "%s: %s %g: not a finite number", c->group, what,
+		         v);
+	else
+		snprintf(c->msg, sizeof(c->msg), "%s: %s %g vs baseline %g: not a finite number",
+		         c->group, what, v, base);
+	return true;
+}
+
 /* Percent change from base to cur; false when base is 0 (no meaningful ratio). */
 static bool pct_change(double base, double cur, double *pct)
 {
@@ -202,16 +222,19 @@ static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 		if (c == NULL)
 			return -ENOMEM;
 		c->limit = g->max_qps_drop_pct;
-		if (b == NULL || !pct_change(b->mean[DV_M_QPS], grp->mean[DV_M_QPS], &pct)) {
+		if (b != NULL &&
+		    fail_non_finite(c, "qps", grp->mean[DV_M_QPS], b->mean[DV_M_QPS])) {
+			/* decided: failed */
+		} else if (b == NULL || !pct_change(b->mean[DV_M_QPS], grp->mean[DV_M_QPS], &pct)) {
 			c->skipped = true;
 			snprintf(c->msg, sizeof(c->msg), "%s: %s", c->group,
 			         b ? "baseline qps is 0, no drop to compute"
 			           : "no pass with this target/list/kind in the baseline");
 		} else {
 			c->value = -pct; /* the drop, positive when qps went down */
-			c->failed = c->value > c->limit;
+			c->failed = !isfinite(c->value) || c->value > c->limit;
 			snprintf(c->msg, sizeof(c->msg),
-			         "%s: qps %.1f vs baseline %.1f: drop %.2f%% %s %g%%", c->group,
+			         "%s: qps %.1f vs baseline %.1f: drop %.2f%% %s %.15g%%", c->group,
 			         grp->mean[DV_M_QPS], b->mean[DV_M_QPS], c->value,
 			         c->failed ? ">" : "<=", c->limit);
 		}
@@ -222,16 +245,20 @@ static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 		if (c == NULL)
 			return -ENOMEM;
 		c->limit = g->max_p99_rise_pct;
-		if (b == NULL || !pct_change(b->mean[DV_M_P99_MS], grp->mean[DV_M_P99_MS], &pct)) {
+		if (b != NULL &&
+		    fail_non_finite(c, "p99 ms", grp->mean[DV_M_P99_MS], b->mean[DV_M_P99_MS])) {
+			/* decided: failed */
+		} else if (b == NULL ||
+		           !pct_change(b->mean[DV_M_P99_MS], grp->mean[DV_M_P99_MS], &pct)) {
 			c->skipped = true;
 			snprintf(c->msg, sizeof(c->msg), "%s: %s", c->group,
 			         b ? "baseline p99 is 0, no rise to compute"
 			           : "no pass with this target/list/kind in the baseline");
 		} else {
 			c->value = pct;
-			c->failed = c->value > c->limit;
+			c->failed = !isfinite(c->value) || c->value > c->limit;
 			snprintf(c->msg, sizeof(c->msg),
-			         "%s: p99 %.4f ms vs baseline %.4f ms: rise %.2f%% %s %g%%",
+			         "%s: p99 %.4f ms vs baseline %.4f ms: rise %.2f%% %s %.15g%%",
 			         c->group, grp->mean[DV_M_P99_MS], b->mean[DV_M_P99_MS], c->value,
 			         c->failed ? ">" : "<=", c->limit);
 		}
@@ -251,8 +278,9 @@ static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char
 		c->value = grp->mean[DV_M_LOST_PCT];
 		c->limit = g->max_loss_pct;
 		c->failed = c->value > c->limit;
-		snprintf(c->msg, sizeof(c->msg), "%s: lost %.4f%% %s %g%%", c->group, c->value,
-		         c->failed ? ">" : "<=", c->limit);
+		if (!fail_non_finite(c, "lost %", c->value, 0))
+			snprintf(c->msg, sizeof(c->msg), "%s: lost %.4f%% %s %.15g%%", c->group,
+			         c->value, c->failed ? ">" : "<=", c->limit);
 		finish(rep, c);
 	}
 	if (g->max_p99_ns >= 0) {
@@ -261,8 +289,9 @@ static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char
 		c->value = grp->mean[DV_M_P99_MS];
 		c->limit = g->max_p99_ns / 1e6;
 		c->failed = c->value > c->limit;
-		snprintf(c->msg, sizeof(c->msg), "%s: p99 %.4f ms %s %g ms", c->group, c->value,
-		         c->failed ? ">" : "<=", c->limit);
+		if (!fail_non_finite(c, "p99 ms", c->value, 0))
+			snprintf(c->msg, sizeof(c->msg), "%s: p99 %.4f ms %s %.15g ms", c->group,
+			         c->value, c->failed ? ">" : "<=", c->limit);
 		finish(rep, c);
 	}
 	if (g->min_qps >= 0) {
@@ -271,8 +300,9 @@ static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char
 		c->value = grp->mean[DV_M_QPS];
 		c->limit = g->min_qps;
 		c->failed = c->value < c->limit;
-		snprintf(c->msg, sizeof(c->msg), "%s: qps %.1f %s %g", c->group, c->value,
-		         c->failed ? "<" : ">=", c->limit);
+		if (!fail_non_finite(c, "qps", c->value, 0))
+			snprintf(c->msg, sizeof(c->msg), "%s: qps %.1f %s %.15g", c->group,
+			         c->value, c->failed ? "<" : ">=", c->limit);
 		finish(rep, c);
 	}
 	return 0;

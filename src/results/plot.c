@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -90,7 +91,8 @@ static void gp_begin(FILE *fp, const chart_t *c)
 	fprintf(fp, "set output '%s.png'\n", c->name);
 	fputs("set title ", fp);
 	gp_str(fp, c->title);
-	fputs("\nset grid\nset key outside right top\n", fp);
+	/* The legend under the chart, in columns: the plot keeps the width. */
+	fputs("\nset grid\nset key below horizontal reverse Left samplen 3 width 2\n", fp);
 }
 
 static void gp_end(FILE *fp, const chart_t *c)
@@ -101,13 +103,38 @@ static void gp_end(FILE *fp, const chart_t *c)
 	        c->name);
 }
 
-static int file_nonempty(const char *dir, const char *name, const char *ext)
+/*
+ * Did gnuplot write the whole image? A PNG ends with its IEND chunk, an SVG with </svg>:
+ * on a full disk gnuplot may exit 0 after a short write (issue 16 item 9).
+ */
+static bool chart_complete(const char *dir, const char *name, const char *ext)
 {
-	char path[4096];
-	struct stat st;
+	static const unsigned char iend[8] = {'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
+	char path[4096], tail[64];
+	FILE *f;
+	size_t n = 0;
 
 	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
-	return stat(path, &st) == 0 && st.st_size > 0;
+	if ((f = fopen(path, "rb")) == NULL)
+		return false;
+	if (fseek(f, -(long)sizeof(tail), SEEK_END) != 0)
+		rewind(f);
+	n = fread(tail, 1, sizeof(tail), f);
+	fclose(f);
+	if (strcmp(ext, "png") == 0)
+		return n >= sizeof(iend) &&
+		       memcmp(tail + n - sizeof(iend), iend, sizeof(iend)) == 0;
+	return memmem(tail, n, "</svg>", 6) != NULL;
+}
+
+static void chart_remove(const char *dir, const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s.png", dir, name);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s.svg", dir, name);
+	unlink(path);
 }
 
 /* Start gnuplot NAME.gp in the directory (its own process group, stdin /dev/null, stdout and
@@ -162,9 +189,15 @@ static int run_gnuplot(plot_ctx_t *p, chart_t *c)
 		return dv_err_set(p->err, -EIO, "%s/%s: %s failed (status %d); see %s", p->dir,
 		                  script, p->gnuplot,
 		                  pr.end == DV_PROC_EXITED ? pr.code : 128 + pr.code, log);
-	if (!file_nonempty(p->dir, c->name, "png") || !file_nonempty(p->dir, c->name, "svg"))
-		return dv_err_set(p->err, -EIO, "%s/%s: %s wrote no %s.png/.svg; see %s", p->dir,
-		                  script, p->gnuplot, c->name, log);
+	if (!chart_complete(p->dir, c->name, "png") || !chart_complete(p->dir, c->name, "svg")) {
+		struct statvfs vs;
+		bool full = statvfs(p->dir, &vs) == 0 && vs.f_bavail == 0;
+		chart_remove(p->dir, c->name); /* no truncated or empty image left behind */
+		return dv_err_set(p->err, full ? -ENOSPC : -EIO,
+		                  "%s/%s: %s could not write a whole %s.png and %s.svg: %s; see %s",
+		                  p->dir, script, p->gnuplot, c->name, c->name,
+		                  full ? strerror(ENOSPC) : "incomplete output", log);
+	}
 	c->made = true;
 	return 0;
 }
@@ -195,6 +228,8 @@ typedef struct series {
 	const char *file; /* data file */
 	char title[320];
 	int ycol;
+	int lc; /* line colour index (1...): one per target or group; 0 = gnuplot's turn */
+	int dt; /* dash type (1 solid, 2 dashed...): one per pass kind or repeat; 0 = solid */
 } series_t;
 
 typedef struct lines_arg {
@@ -202,7 +237,7 @@ typedef struct lines_arg {
 	const char *extra; /* more settings, may be NULL */
 	const series_t *s;
 	size_t n;
-	const char *style; /* "lines", "linespoints" */
+	const char *style; /* "lines", "linespoints", or "intervals" (a level per interval) */
 } lines_arg_t;
 
 static void lines_body(FILE *fp, const void *argp)
@@ -218,17 +253,38 @@ static void lines_body(FILE *fp, const void *argp)
 		fputs(a->extra, fp);
 	fputs("plot ", fp);
 	for (size_t i = 0; i < a->n; i++) {
-		fprintf(fp, "%s'%s' using 1:%d with %s lw 2 title ", i ? ", \\\n     " : "",
-		        a->s[i].file, a->s[i].ycol, a->style);
+		/* "intervals": each value held over its interval, column 7 to column 1. */
+		if (strcmp(a->style, "intervals") == 0)
+			fprintf(fp, "%s'%s' using 7:%d:($1-$7):(0) with vectors nohead lw 2",
+			        i ? ", \\\n     " : "", a->s[i].file, a->s[i].ycol);
+		else
+			fprintf(fp, "%s'%s' using 1:%d with %s lw 2", i ? ", \\\n     " : "",
+			        a->s[i].file, a->s[i].ycol, a->style);
+		if (a->s[i].lc > 0)
+			fprintf(fp, " lc %d", a->s[i].lc);
+		fprintf(fp, " dt %d title ", a->s[i].dt > 0 ? a->s[i].dt : 1);
 		gp_str(fp, a->s[i].title);
 	}
 	fputs("\n", fp);
 }
 
+/* Line styles: one colour per target, cold passes dashed, the rest solid. */
+static int kind_dash(dv_pass_kind_t k)
+{
+	return k == DV_PASS_COLD ? 2 : 1;
+}
+
+/* An upper bound for a linear axis from 0 that keeps the top point inside: 1 when all are 0. */
+static double y_top(double max)
+{
+	return max > 0 ? max * 1.1 : 1;
+}
+
 /* DNS Shotgun's way: x = share of answers at least this slow (log, 100% on the left). */
 static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 {
-	chart_t *c = chart_new(p, "latency", "Latency percentiles (one line per target/list/pass)");
+	chart_t *c =
+	    chart_new(p, "latency", "Latency percentiles (colour: target; dashed: cold pass)");
 	series_t *s = calloc(gs->n ? gs->n : 1, sizeof(*s));
 	char(*files)[48] = calloc(gs->n ? gs->n : 1, sizeof(*files));
 	double xmin = 100;
@@ -269,6 +325,8 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 			goto out;
 		s[ns].file = files[ns];
 		s[ns].ycol = 2;
+		s[ns].lc = (int)gs->g[i].ti + 1;
+		s[ns].dt = kind_dash(gs->g[i].kind);
 		dv_group_name(&gs->g[i], s[ns].title, sizeof(s[ns].title));
 		ns++;
 	}
@@ -279,10 +337,10 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 	{
 		char extra[256];
 		double lo = pow(10, floor(log10(xmin)));
-		snprintf(
-		    extra, sizeof(extra),
-		    "set logscale x\nset logscale y\nset xrange [100:%g]\nset format x '%%g'\n",
-		    lo < 100 ? lo : 1);
+		snprintf(extra, sizeof(extra),
+		         "set logscale x\nset logscale y\nset xrange [100:%g]\nset format x '%%g'\n"
+		         "set format y '%%g'\nset offsets 0, 0, graph 0.05, 0\n",
+		         lo < 100 ? lo : 1);
 		lines_arg_t a = {"slowest percentile (%)", "latency (ms)", extra, s, ns, "lines"};
 		rc = draw(p, c, lines_body, &a);
 	}
@@ -292,15 +350,66 @@ out:
 	return rc;
 }
 
-/* qps and loss over time from the interval snapshots, one line per reported pass. */
+/* The group (target x list x kind) a pass belongs to, as a 1-based colour index. */
+static int pass_colour(const dv_study_t *st, size_t i)
+{
+	const dv_pass_record_t *a = &st->passes[i];
+	int c = 0;
+
+	for (size_t j = 0; j <= i; j++) {
+		const dv_pass_record_t *b = &st->passes[j];
+		bool first = b->kind != DV_PASS_WARMUP;
+		for (size_t k = 0; k < j && first; k++)
+			first = !(st->passes[k].target == b->target &&
+			          st->passes[k].list == b->list && st->passes[k].kind == b->kind);
+		if (first)
+			c++;
+		if (b->target == a->target && b->list == a->list && b->kind == a->kind)
+			return c;
+	}
+	return c;
+}
+
+/* The interval data of one pass into FILE; the largest t, qps and lost % into *mx. */
+static int pass_data(plot_ctx_t *p, const dv_pass_record_t *pr, const char *file, double mx[3])
+{
+	dv_atomicfile_t f;
+	int rc;
+
+	if ((rc = out_open(p, file, &f)) != 0)
+		return rc;
+	fputs("# t_s qps lost_pct sent completed lost t_start_s: the interval (t_start_s, t_s]\n",
+	      f.fp);
+	for (size_t k = 0; k < pr->res.n_intervals; k++) {
+		const dv_interval_t *iv = &pr->res.intervals[k];
+		double lp = iv->sent ? 100.0 * (double)iv->lost / (double)iv->sent : 0.0;
+		fprintf(f.fp, "%.6f %.3f %.6f %llu %llu %llu %.6f\n", iv->t_s, iv->qps, lp,
+		        (unsigned long long)iv->sent, (unsigned long long)iv->completed,
+		        (unsigned long long)iv->lost, k > 0 ? pr->res.intervals[k - 1].t_s : 0.0);
+		mx[0] = DV_MAX(mx[0], iv->t_s);
+		mx[1] = DV_MAX(mx[1], iv->qps);
+		mx[2] = DV_MAX(mx[2], lp);
+	}
+	return dv_atomicfile_commit(&f, p->err);
+}
+
+/*
+ * qps and loss over time from the interval snapshots, one line per reported
+ * pass: a colour per target/list/kind, a dash type per repeat. The ranges are
+ * set (from 0 to the largest value, with room above it), so a pass of one
+ * snapshot or without loss draws without gnuplot's "empty range" warnings.
+ */
 static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 {
-	chart_t *cq = chart_new(p, "qps-time", "Answers per second over time (interval snapshots)");
+	chart_t *cq =
+	    chart_new(p, "qps-time", "Answers per second over time (one level per interval)");
 	chart_t *cl =
-	    chart_new(p, "loss-time", "Lost queries over time, % of sent (interval snapshots)");
+	    chart_new(p, "loss-time", "Lost queries over time, % of sent (one level per interval)");
 	size_t np = st->n_passes, ns = 0;
 	series_t *sq = calloc(np ? np : 1, sizeof(*sq)), *sl = calloc(np ? np : 1, sizeof(*sl));
 	char(*files)[48] = calloc(np ? np : 1, sizeof(*files));
+	double mx[3] = {0, 0, 0};
+	char extra_q[160], extra_l[160];
 	unsigned n = 0;
 	int rc = 0;
 
@@ -310,7 +419,6 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 	}
 	for (size_t i = 0; i < np; i++) {
 		const dv_pass_record_t *pr = &st->passes[i];
-		dv_atomicfile_t f;
 
 		if (pr->kind == DV_PASS_WARMUP)
 			continue;
@@ -318,25 +426,17 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 		if (pr->res.n_intervals == 0)
 			continue;
 		snprintf(files[ns], sizeof(files[ns]), "pass-%u.dat", n);
-		if ((rc = out_open(p, files[ns], &f)) != 0)
-			goto out;
-		fputs("# t_s qps lost_pct sent completed lost\n", f.fp);
-		for (size_t k = 0; k < pr->res.n_intervals; k++) {
-			const dv_interval_t *iv = &pr->res.intervals[k];
-			fprintf(f.fp, "%.6f %.3f %.6f %llu %llu %llu\n", iv->t_s, iv->qps,
-			        iv->sent ? 100.0 * (double)iv->lost / (double)iv->sent : 0.0,
-			        (unsigned long long)iv->sent, (unsigned long long)iv->completed,
-			        (unsigned long long)iv->lost);
-		}
-		if ((rc = dv_atomicfile_commit(&f, p->err)) != 0)
+		if ((rc = pass_data(p, pr, files[ns], mx)) != 0)
 			goto out;
 		const char *tl = pr->target < st->n_targets ? st->targets[pr->target].label : "?";
 		const char *ll = pr->list < st->n_lists ? st->lists[pr->list].label : "?";
-		snprintf(sq[ns].title, sizeof(sq[ns].title), "%s/%s/%s r%u", tl ? tl : "?",
+		snprintf(sq[ns].title, sizeof(sq[ns].title), "%s/%s/%s repeat %u", tl ? tl : "?",
 		         ll ? ll : "?", dv_pass_kind_name(pr->kind), pr->repeat + 1);
 		sq[ns].file = sl[ns].file = files[ns];
 		sq[ns].ycol = 2;
 		sl[ns].ycol = 3;
+		sq[ns].lc = sl[ns].lc = pass_colour(st, i);
+		sq[ns].dt = sl[ns].dt = (int)pr->repeat % 5 + 1;
 		memcpy(sl[ns].title, sq[ns].title, sizeof(sl[ns].title));
 		ns++;
 	}
@@ -347,20 +447,16 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 		memcpy(cl->note, cq->note, sizeof(cl->note));
 		goto out;
 	}
-	lines_arg_t aq = {"time since the pass started (s)",
-	                  "answers per second",
-	                  "set yrange [0:*]\n",
-	                  sq,
-	                  ns,
-	                  "linespoints"};
+	snprintf(extra_q, sizeof(extra_q), "set xrange [0:%.6g]\nset yrange [0:%.6g]\n",
+	         y_top(mx[0]), y_top(mx[1]));
+	snprintf(extra_l, sizeof(extra_l), "set xrange [0:%.6g]\nset yrange [0:%.6g]\n",
+	         y_top(mx[0]), y_top(mx[2]));
+	lines_arg_t aq = {
+	    "time since the pass started (s)", "answers per second", extra_q, sq, ns, "intervals"};
 	if ((rc = draw(p, cq, lines_body, &aq)) != 0)
 		goto out;
-	lines_arg_t al = {"time since the pass started (s)",
-	                  "lost (% of sent)",
-	                  "set yrange [0:*]\n",
-	                  sl,
-	                  ns,
-	                  "linespoints"};
+	lines_arg_t al = {
+	    "time since the pass started (s)", "lost (% of sent)", extra_l, sl, ns, "intervals"};
 	rc = draw(p, cl, lines_body, &al);
 out:
 	free(sq);
@@ -371,87 +467,129 @@ out:
 
 typedef struct bars_arg {
 	const char *ylabel;
-	size_t col; /* 0: qps columns, 1: p99 columns of bars.dat */
-	const char *kinds[3];
-	size_t nk;
+	size_t metric;  /* 0: qps columns, 1: p99 columns of bars.dat */
+	size_t ntarget; /* the targets: one bar each in every cluster */
+	const char *const *targets;
+	bool errorbars; /* a group has more than one repeat: min-max bars */
+	double ymax;
 } bars_arg_t;
 
+/* bars.dat: per target, qps mean min max then p99 mean min max: 6 columns after the label. */
 static void bars_body(FILE *fp, const void *argp)
 {
 	const bars_arg_t *a = argp;
 
-	fputs("set style data histogram\nset style histogram cluster gap 1\n"
-	      "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset datafile missing '-'\n"
-	      "set yrange [0:*]\nset xtics rotate by -20\nset ylabel ",
+	fputs("set style data histogram\nset style fill solid 0.8 border -1\n"
+	      "set boxwidth 0.9\nset datafile missing '-'\n",
 	      fp);
+	fputs(a->errorbars ? "set style histogram errorbars gap 1 lw 1.5\n"
+	                   : "set style histogram cluster gap 1\n",
+	      fp);
+	fprintf(fp, "set yrange [0:%.6g]\nset xtics nomirror\nset ylabel ", a->ymax);
 	gp_str(fp, a->ylabel);
 	fputs("\nplot ", fp);
-	for (size_t k = 0; k < a->nk; k++) {
-		fprintf(fp, "%s'bars.dat' using %zu%s title ", k ? ", " : "", 2 + k * 2 + a->col,
-		        k == 0 ? ":xtic(1)" : "");
-		gp_str(fp, a->kinds[k]);
+	for (size_t k = 0; k < a->ntarget; k++) {
+		size_t col = 2 + k * 6 + a->metric * 3;
+		if (a->errorbars)
+			fprintf(fp, "%s'bars.dat' using %zu:%zu:%zu%s lc %zu title ", k ? ", " : "",
+			        col, col + 1, col + 2, k == 0 ? ":xtic(1)" : "", k + 1);
+		else
+			fprintf(fp, "%s'bars.dat' using %zu%s lc %zu title ", k ? ", " : "", col,
+			        k == 0 ? ":xtic(1)" : "", k + 1);
+		gp_str(fp, a->targets[k]);
 	}
 	fputs("\n", fp);
 }
 
-/* Cold/hot (and plain) side by side per target and list: mean qps and mean p99. */
+/* One bars.dat row: cluster label, then mean min max of qps and p99 per target. */
+static void bars_row(FILE *fp, const dv_groups_t *gs, const dv_group_t *g0,
+                     const char *const *targets, size_t nt, size_t *max_n, double ymax[2])
+{
+	static const dv_metric_t m[2] = {DV_M_QPS, DV_M_P99_MS};
+	char label[320];
+
+	snprintf(label, sizeof(label), "%s %s", g0->list, dv_pass_kind_name(g0->kind));
+	dat_label(fp, label);
+	for (size_t t = 0; t < nt; t++) {
+		dv_group_t key = {.target = targets[t], .list = g0->list, .kind = g0->kind};
+		const dv_group_t *g = dv_groups_find(gs, &key);
+		for (size_t k = 0; k < 2; k++) {
+			if (g == NULL) {
+				fputs(" - - -", fp);
+				continue;
+			}
+			dv_series_t v = dv_group_series(g, m[k]);
+			fprintf(fp, " %.6g %.6g %.6g", v.mean, v.min, v.max);
+			ymax[k] = DV_MAX(ymax[k], v.max);
+			*max_n = DV_MAX(*max_n, g->n);
+		}
+	}
+	fputc('\n', fp);
+}
+
+/*
+ * Targets (versions) side by side in one cluster per list and pass kind, one
+ * colour per target: mean qps and mean p99, with min-max error bars over the
+ * repeats when there are several.
+ */
 static int bar_charts(plot_ctx_t *p, const dv_groups_t *gs)
 {
-	static const dv_pass_kind_t order[] = {DV_PASS_PLAIN, DV_PASS_COLD, DV_PASS_HOT};
-	chart_t *cq = chart_new(p, "bars-qps", "Mean answers per second by pass kind");
-	chart_t *cp = chart_new(p, "bars-p99", "Mean p99 latency (ms) by pass kind");
-	bars_arg_t a = {.nk = 0};
-	dv_pass_kind_t kinds[3];
+	chart_t *cq = chart_new(p, "bars-qps", "Answers per second, targets side by side");
+	chart_t *cp = chart_new(p, "bars-p99", "p99 latency (ms), targets side by side");
+	const char **targets = calloc(gs->n ? gs->n : 1, sizeof(*targets));
+	bars_arg_t a = {.targets = targets};
+	double ymax[2] = {0, 0};
+	size_t max_n = 0;
 	dv_atomicfile_t f;
 	int rc;
 
-	for (size_t k = 0; k < DV_ARRAY_SIZE(order); k++)
-		for (size_t i = 0; i < gs->n; i++)
-			if (gs->g[i].kind == order[k]) {
-				kinds[a.nk] = order[k];
-				a.kinds[a.nk++] = dv_pass_kind_name(order[k]);
-				break;
-			}
-	if (a.nk == 0) {
-		snprintf(cq->note, sizeof(cq->note), "no reported pass");
-		snprintf(cp->note, sizeof(cp->note), "no reported pass");
-		return 0;
+	if (targets == NULL)
+		return dv_err_set(p->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < gs->n; i++) {
+		size_t t = 0;
+		while (t < a.ntarget && strcmp(targets[t], gs->g[i].target) != 0)
+			t++;
+		if (t == a.ntarget)
+			targets[a.ntarget++] = gs->g[i].target;
 	}
 	if ((rc = out_open(p, "bars.dat", &f)) != 0)
-		return rc;
-	fputs("# target/list, then per pass kind: qps p99_ms (- = no such pass)\n", f.fp);
+		goto out;
+	fputs("# list and pass kind, then per target: qps mean min max, p99_ms mean min max "
+	      "(- = no such pass)\n",
+	      f.fp);
 	for (size_t i = 0; i < gs->n; i++) {
 		bool seen = false;
-		char label[320];
-		for (size_t j = 0; j < i; j++)
-			if (strcmp(gs->g[j].target, gs->g[i].target) == 0 &&
-			    strcmp(gs->g[j].list, gs->g[i].list) == 0)
-				seen = true;
-		if (seen)
-			continue;
-		snprintf(label, sizeof(label), "%s/%s", gs->g[i].target, gs->g[i].list);
-		dat_label(f.fp, label);
-		for (size_t k = 0; k < a.nk; k++) {
-			dv_group_t key = {
-			    .target = gs->g[i].target, .list = gs->g[i].list, .kind = kinds[k]};
-			const dv_group_t *g = dv_groups_find(gs, &key);
-			if (g)
-				fprintf(f.fp, " %.3f %.6f", g->mean[DV_M_QPS],
-				        g->mean[DV_M_P99_MS]);
-			else
-				fputs(" - -", f.fp);
-		}
-		fputc('\n', f.fp);
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(gs->g[j].list, gs->g[i].list) == 0 &&
+			       gs->g[j].kind == gs->g[i].kind;
+		if (!seen)
+			bars_row(f.fp, gs, &gs->g[i], targets, a.ntarget, &max_n, ymax);
 	}
 	if ((rc = dv_atomicfile_commit(&f, p->err)) != 0)
-		return rc;
+		goto out;
+	a.errorbars = max_n > 1;
+	if (a.errorbars) {
+		snprintf(cq->title, sizeof(cq->title),
+		         "Mean answers per second, targets side by side (bars: min-max of %zu "
+		         "repeats)",
+		         max_n);
+		snprintf(
+		    cp->title, sizeof(cp->title),
+		    "Mean p99 latency (ms), targets side by side (bars: min-max of %zu repeats)",
+		    max_n);
+	}
 	a.ylabel = "answers per second";
-	a.col = 0;
+	a.metric = 0;
+	a.ymax = y_top(ymax[0]);
 	if ((rc = draw(p, cq, bars_body, &a)) != 0)
-		return rc;
+		goto out;
 	a.ylabel = "p99 latency (ms)";
-	a.col = 1;
-	return draw(p, cp, bars_body, &a);
+	a.metric = 1;
+	a.ymax = y_top(ymax[1]);
+	rc = draw(p, cp, bars_body, &a);
+out:
+	free(targets);
+	return rc;
 }
 
 /* ---- index.html ---- */
@@ -692,6 +830,76 @@ static int history_index(plot_ctx_t *p, const dv_csv_table_t *t, const char *src
 	return dv_atomicfile_commit(&f, p->err);
 }
 
+/* A history date ("2026-12-01T10:38:00Z") as seconds since 1970; -1 when it is not one. */
+static double csv_time(const char *date)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return end != NULL && *end == '\0' ? (double)timegm(&tm) : -1;
+}
+
+/*
+ * The time axis of the trend charts fitted to the rows: a few minutes of rows
+ * get clock times, a day or two day and time, longer spans dates; a margin on
+ * both sides keeps the first and last point inside. The day goes in the label
+ * when all rows are on one day.
+ */
+static void time_axis(const dv_csv_table_t *t, int cd, char *xlabel, size_t xlen, char *out,
+                      size_t len, double ymax)
+{
+	double lo = -1, hi = -1, span, pad;
+	const char *fmt;
+	char day[16] = "";
+
+	for (size_t r = 0; r < t->n; r++) {
+		double v = csv_time(t->rows[r][cd]);
+		if (v < 0)
+			continue;
+		lo = lo < 0 ? v : DV_MIN(lo, v);
+		hi = DV_MAX(hi, v);
+	}
+	span = hi - lo;
+	pad = span > 0 ? DV_MAX(span * 0.05, 1) : 60;
+	if (lo >= 0) {
+		time_t a = (time_t)lo, b = (time_t)hi;
+		struct tm ta, tb;
+		gmtime_r(&a, &ta);
+		gmtime_r(&b, &tb);
+		if (ta.tm_yday == tb.tm_yday && ta.tm_year == tb.tm_year)
+			strftime(day, sizeof(day), "%Y-%m-%d", &ta);
+	}
+	if (day[0] != '\0')
+		fmt = span < 600 ? "%H:%M:%S" : "%H:%M";
+	else
+		fmt = span < 14 * 86400 ? "%m-%d\\n%H:%M" : "%Y-%m-%d";
+	snprintf(xlabel, xlen, day[0] ? "time (UTC) on %s" : "date (UTC)", day);
+	if (lo < 0) { /* no date readable: gnuplot's own range */
+		snprintf(
+		    out, len,
+		    "set xdata time\nset timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\nset yrange [0:%.6g]\n",
+		    ymax);
+		return;
+	}
+	/* The range is given in timefmt. */
+	{
+		char a[32], b[32];
+		time_t ta = (time_t)(lo - pad), tb = (time_t)(hi + pad);
+		struct tm ma, mb;
+		gmtime_r(&ta, &ma);
+		gmtime_r(&tb, &mb);
+		strftime(a, sizeof(a), "%Y-%m-%dT%H:%M:%SZ", &ma);
+		strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%SZ", &mb);
+		snprintf(out, len,
+		         "set xdata time\nset timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\nset format x "
+		         "\"%s\"\nset xrange ['%s':'%s']\nset xtics rotate by -30\n"
+		         "set yrange [0:%.6g]\n",
+		         fmt, a, b, ymax);
+	}
+}
+
 int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *dir,
                     const char *gnuplot, dv_err_t *err)
 {
@@ -701,6 +909,7 @@ int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *d
 	size_t ng = 0;
 	series_t *sq = NULL, *s99 = NULL;
 	char(*files)[48] = NULL;
+	double ymax[2] = {0, 0};
 	int rc;
 
 	if ((rc = make_dir(dir, err)) != 0)
@@ -725,6 +934,8 @@ int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *d
 		for (size_t k = 0; k < g[i].n; k++) {
 			char **row = t->rows[g[i].rows[k]];
 			fprintf(f.fp, "%s %.3f %.6f\n", row[cd], atof(row[cq]), atof(row[c99]));
+			ymax[0] = DV_MAX(ymax[0], atof(row[cq]));
+			ymax[1] = DV_MAX(ymax[1], atof(row[c99]));
 		}
 		if ((rc = dv_atomicfile_commit(&f, err)) != 0)
 			goto out;
@@ -735,10 +946,11 @@ int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *d
 		         g[i].pass);
 		memcpy(s99[i].title, sq[i].title, sizeof(s99[i].title));
 	}
-	static const char timex[] = "set xdata time\nset timefmt '%Y-%m-%dT%H:%M:%SZ'\n"
-	                            "set format x \"%Y-%m-%d\\n%H:%M\"\nset yrange [0:*]\n";
-	lines_arg_t aq = {"date (UTC)", "answers per second", timex, sq, ng, "linespoints"};
-	lines_arg_t a99 = {"date (UTC)", "p99 latency (ms)", timex, s99, ng, "linespoints"};
+	char timeq[400], time99[400], xlabel[64];
+	time_axis(t, cd, xlabel, sizeof(xlabel), timeq, sizeof(timeq), y_top(ymax[0]));
+	time_axis(t, cd, xlabel, sizeof(xlabel), time99, sizeof(time99), y_top(ymax[1]));
+	lines_arg_t aq = {xlabel, "answers per second", timeq, sq, ng, "linespoints"};
+	lines_arg_t a99 = {xlabel, "p99 latency (ms)", time99, s99, ng, "linespoints"};
 	if ((rc = draw(&p, chart_new(&p, "trend-qps", "Nightly trend: answers per second"),
 	               lines_body, &aq)) != 0)
 		goto out;

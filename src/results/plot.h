@@ -11,9 +11,12 @@
  * Write into dir (created if missing; its parent must exist) the data files
  * (*.dat), the gnuplot scripts (*.gp), the charts as PNG and SVG, and
  * index.html showing them with the summary table. Charts of a results file:
- * latency (percentile chart, log scale), qps-time and loss-time (interval
- * snapshots), bars-qps and bars-p99 (cold/hot per target and list); of a
- * history file: trend-qps and trend-p99. gnuplot is the program to run
+ * latency (percentile curves, log-log, a colour per target, cold passes
+ * dashed), qps-time and loss-time (one level per interval snapshot, a line per
+ * pass), bars-qps and bars-p99 (the targets side by side in a cluster per list
+ * and pass kind, min-max error bars over the repeats when there are several);
+ * of a history file: trend-qps and trend-p99 (the time axis fitted to the
+ * rows). Ranges are set so that gnuplot warns of no empty range. gnuplot is the program to run
  * ("gnuplot"). 0, or a negative errno with err filled (gnuplot failing too).
  */
 int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, const char *gnuplot,

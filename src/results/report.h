@@ -12,4 +12,18 @@
  */
 void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t *p);
 
+/*
+ * The two halves of it: the head ("[Status] Sending queries", "Started at", the
+ * stop rule) and the body (how the pass ended, "Statistics:"). The head may be
+ * printed before the pass runs, with p holding only target, list, repeat, kind
+ * and the flush times (res zeroed): then it shows the study's settings and the
+ * time now.
+ */
+void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t *p);
+void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t *p);
+
+/* dnsperf's -O latency-histogram: "Latency bucket (s): answer count", one line per
+ * non-empty bucket (bounds in seconds, low inclusive, high exclusive). */
+void dv_report_latency_histogram(FILE *out, const dv_hist_t *h);
+
 #endif

@@ -5,6 +5,7 @@
 #include "results/report.h"
 
 #include <inttypes.h>
+#include <string.h>
 #include <time.h>
 
 static double pct(uint64_t part, uint64_t whole)
@@ -26,20 +27,170 @@ static void print_stop_rule(FILE *out, const dv_run_config_t *run)
 		        run->passes ? run->passes : 1, run->passes > 1 ? "s" : "");
 }
 
-void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
+/*
+ * Where the lost queries went: dropped by our own sockets (answers that came
+ * but found the receive buffer full), at the target's socket on this host
+ * (queries it never read), or neither. Each part is capped by what is left of
+ * lost, since the target's counter also counts other clients' queries.
+ */
+static void print_loss_split(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+	uint64_t own = DV_MIN(c->client_drops, c->lost), left = c->lost - own;
+	uint64_t target = DV_MIN(c->target_drops, left);
+
+	if (c->lost == 0 && c->client_drops == 0)
+		return;
+	if (c->target_sockets > 0)
+		fprintf(out,
+		        "  Loss split:           lost %" PRIu64 ": %" PRIu64
+		        " dropped by dnsvolley's sockets, %" PRIu64
+		        " dropped at the target's socket (local), %" PRIu64
+		        " unaccounted (server internal or network)\n",
+		        c->lost, own, target, left - target);
+	else
+		fprintf(out,
+		        "  Loss split:           lost %" PRIu64 ": %" PRIu64
+		        " dropped by dnsvolley's sockets, %" PRIu64
+		        " unaccounted (no socket of the target's found on this host to read: its "
+		        "socket, the network or the server)\n",
+		        c->lost, own, left);
+	if (c->client_drops > 0)
+		fprintf(out,
+		        "  dnsvolley's own sockets dropped %" PRIu64
+		        " answers (receive buffers full): raise -b, or use more sockets (-c) for "
+		        "fewer queries in flight per socket\n",
+		        c->client_drops);
+}
+
+/* A pass in which queries went out and not one answer came back: say so, and why it may be. */
+static void print_no_answer(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+
+	if (c->sent + c->not_sent == 0 || c->completed > 0 || c->late > 0 || r->interrupted)
+		return;
+	if (c->icmp_port_unreachable > 0)
+		fprintf(out,
+		        "  NO ANSWERS: not one query was answered; ICMP port unreachable came back "
+		        "%" PRIu64
+		        " times: nothing is listening at the target's address and port\n",
+		        c->icmp_port_unreachable);
+	else if (c->icmp_errors > 0)
+		fprintf(out,
+		        "  NO ANSWERS: not one query was answered; %" PRIu64
+		        " ICMP errors came back (host or network unreachable?)\n",
+		        c->icmp_errors);
+	else
+		fprintf(out,
+		        "  NO ANSWERS: not one query was answered, and nothing came back at all "
+		        "(silence: a firewall dropping, a wrong address, or a server that does not "
+		        "answer)\n");
+}
+
+/* Which clock timed the answers (doc/numbers.md "latency"). */
+static void print_clock(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+
+	/* A results file read back has no flag: answers stamped at both ends say wire. */
+	if (r->wire_clock || c->wire_timed > 0)
+		fprintf(
+		    out,
+		    "  Latency clock:        wire (kernel transmit and receive stamps), %" PRIu64
+		    " of %" PRIu64 " answers stamped at both ends\n",
+		    c->wire_timed, c->completed);
+	else
+		fprintf(out, "  Latency clock:        app (before sendmmsg, after recvmmsg; "
+		             "--clock wire for the wire)\n");
+}
+
+/* Paced runs: latency from the intended send time (coordinated omission, doc/numbers.md)
+ * and how far the generator kept its schedule. */
+static void print_intended(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+
+	if (r->stats.latency_intended.count > 0) {
+		const dv_hist_t *hi = &r->stats.latency_intended;
+		fprintf(out,
+		        "  From intended send (s): p50 %.6f, p90 %.6f, p99 %.6f, p99.9 %.6f, max "
+		        "%.6f\n",
+		        (double)dv_hist_quantile_ns(hi, 0.50) / 1e9,
+		        (double)dv_hist_quantile_ns(hi, 0.90) / 1e9,
+		        (double)dv_hist_quantile_ns(hi, 0.99) / 1e9,
+		        (double)dv_hist_quantile_ns(hi, 0.999) / 1e9, (double)hi->max_ns / 1e9);
+	}
+	if (c->sent_behind > 0)
+		fprintf(out,
+		        "  Sent behind schedule: %" PRIu64 " (%.2f%%, over 2 ms after the intended "
+		        "time)\n",
+		        c->sent_behind, pct(c->sent_behind, c->sent));
+	if (c->forfeited > 0)
+		fprintf(out,
+		        "  Queries forfeited:    %" PRIu64 " (the generator fell over 1 s behind "
+		        "its schedule; never sent)\n",
+		        c->forfeited);
+}
+
+/* A replayed capture (doc/numbers.md, "Replay"): input, clients, rates, lag. */
+static void print_replay(FILE *out, const dv_study_t *s, const dv_list_t *l,
+                         const dv_pass_result_t *r)
+{
+	const dv_replay_info_t *ri = &l->replay;
+	uint32_t copies = s->replay.multiply > 1 ? s->replay.multiply : 1;
+
+	if (ri->clients == 0 && !r->scheduled && (l->input[0] == '\0' || !strcmp(l->input, "text")))
+		return;
+	fprintf(out, "\n  Replay input:         %s, %" PRIu64 " malformed record%s skipped",
+	        l->input[0] ? l->input : "?", l->malformed, l->malformed == 1 ? "" : "s");
+	fprintf(out, "; timing %s", r->scheduled ? "original" : "list");
+	if (r->scheduled)
+		fprintf(out, ", speed %g", s->replay.speed);
+	if (copies > 1)
+		fprintf(out, ", %u copies", copies);
+	if (ri->rewritten > 0)
+		fprintf(out, "; %" PRIu64 " queries rewritten", ri->rewritten);
+	fprintf(out, "\n");
+	if (ri->clients > 0) {
+		fprintf(out, "  Clients replayed:     %" PRIu64 " (%" PRIu64 " captured",
+		        ri->clients, ri->captured_clients);
+		if (copies > 1)
+			fprintf(out, " x %u copies", copies);
+		if (ri->clients < ri->captured_clients * copies)
+			fprintf(out, ", merged: client mod %" PRIu64, ri->clients);
+		fprintf(out, "), a socket each\n");
+		fprintf(out,
+		        "  Queries per client:   min %" PRIu64 ", median %" PRIu64 ", max %" PRIu64
+		        "\n",
+		        ri->per_client_min, ri->per_client_median, ri->per_client_max);
+	}
+	if (ri->timed)
+		fprintf(out, "  Captured rate (q/s):  %.3f; scheduled %.3f\n", ri->captured_qps,
+		        r->scheduled ? ri->schedule_qps : 0.0);
+	if (r->scheduled) {
+		fprintf(out, "  Achieved rate (q/s):  %.3f (%.3f%% of the schedule)\n", r->send_qps,
+		        ri->schedule_qps > 0 ? 100.0 * r->send_qps / ri->schedule_qps : 0.0);
+		fprintf(out, "  Lag behind schedule (s): p50 %.6f, p99 %.6f, max %.6f\n",
+		        (double)dv_hist_quantile_ns(&r->lag, 0.50) / 1e9,
+		        (double)dv_hist_quantile_ns(&r->lag, 0.99) / 1e9,
+		        (double)r->lag.max_ns / 1e9);
+	}
+}
+
+void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
-	const dv_counters_t *c = &r->stats.c;
-	const dv_hist_t *h = &r->stats.latency;
 	const dv_target_t *t = &s->targets[p->target];
 	const dv_list_t *l = &s->lists[p->list];
-	time_t start = (time_t)(r->start_wall_ns / 1000000000ULL);
+	/* Before the pass (no result yet): the study's settings and the time now. */
+	bool before = r->sockets == 0;
+	uint32_t sockets = before ? s->run.sockets : r->sockets;
+	uint32_t threads = before ? s->run.threads : r->threads;
+	uint32_t outstanding = before ? s->run.max_outstanding : r->max_outstanding;
+	time_t start = before ? time(NULL) : (time_t)(r->start_wall_ns / 1000000000ULL);
 	char when[64];
 	struct tm tm;
-	uint64_t rc_total = 0, syscalls;
-	double cpu = r->cpu_user_s + r->cpu_sys_s;
-	unsigned i;
-	bool first = true;
 
 	localtime_r(&start, &tm);
 	strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
@@ -47,13 +198,36 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        "[Status] Sending queries (to %s, target %s, list %s: %s, %" PRIu64 " queries)\n",
 	        t->addr_text ? t->addr_text : t->spec, t->label, l->label, l->path, l->queries);
 	fprintf(out, "[Status] Pass: %s, repeat %u; %u socket%s, %u thread%s, %u outstanding\n",
-	        dv_pass_kind_name(p->kind), p->repeat + 1, r->sockets, r->sockets == 1 ? "" : "s",
-	        r->threads, r->threads == 1 ? "" : "s", r->max_outstanding);
+	        dv_pass_kind_name(p->kind), p->repeat + 1, sockets, sockets == 1 ? "" : "s",
+	        threads, threads == 1 ? "" : "s", outstanding);
 	if (p->kind == DV_PASS_COLD)
-		fprintf(out, "[Status] Cache flushed in %.3f s; target answered after %.3f s\n",
-		        p->flush_s, p->ready_wait_s);
+		fprintf(out,
+		        "[Status] Flush command took %.3f s; target answered the probe after %.3f "
+		        "s (%u probe quer%s)\n",
+		        p->flush_s, p->ready_wait_s, p->probe_queries,
+		        p->probe_queries == 1 ? "y" : "ies");
 	fprintf(out, "[Status] Started at: %s\n", when);
-	print_stop_rule(out, &s->run);
+	const dv_run_config_t run = dv_study_pass_config(s, p->kind);
+	print_stop_rule(out, &run);
+}
+
+void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	dv_report_pass_head(out, s, p);
+	dv_report_pass_body(out, s, p);
+}
+
+void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
+{
+	const dv_pass_result_t *r = &p->res;
+	const dv_counters_t *c = &r->stats.c;
+	const dv_hist_t *h = &r->stats.latency;
+	const dv_list_t *l = &s->lists[p->list];
+	uint64_t rc_total = 0, syscalls;
+	double cpu = r->cpu_user_s + r->cpu_sys_s;
+	unsigned i;
+	bool first = true;
+
 	switch (r->end) {
 	case DV_END_LIST:
 		fprintf(out, "[Status] Testing complete (end of file)\n");
@@ -79,6 +253,8 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 		fprintf(out,
 		        "  Queries interrupted:  %" PRIu64 " (in flight at the interruption)\n",
 		        c->interrupted);
+	print_loss_split(out, r);
+	print_no_answer(out, r);
 	fprintf(out, "  Late answers:         %" PRIu64 " (after the timeout; counted lost)\n",
 	        c->late);
 	fprintf(out, "  Unexpected answers:   %" PRIu64 "\n", c->unexpected);
@@ -110,28 +286,11 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        (double)dv_hist_quantile_ns(h, 0.90) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.99) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.999) / 1e9);
-	if (r->stats.latency_intended.count > 0) {
-		const dv_hist_t *hi = &r->stats.latency_intended;
-		fprintf(out,
-		        "  From intended send (s): p50 %.6f, p90 %.6f, p99 %.6f, p99.9 %.6f, max "
-		        "%.6f\n",
-		        (double)dv_hist_quantile_ns(hi, 0.50) / 1e9,
-		        (double)dv_hist_quantile_ns(hi, 0.90) / 1e9,
-		        (double)dv_hist_quantile_ns(hi, 0.99) / 1e9,
-		        (double)dv_hist_quantile_ns(hi, 0.999) / 1e9, (double)hi->max_ns / 1e9);
-	}
-	if (c->sent_behind > 0)
-		fprintf(out,
-		        "  Sent behind schedule: %" PRIu64 " (%.2f%%, over 2 ms after the intended "
-		        "time)\n",
-		        c->sent_behind, pct(c->sent_behind, c->sent));
-	if (c->forfeited > 0)
-		fprintf(out,
-		        "  Queries forfeited:    %" PRIu64 " (the generator fell over 1 s behind "
-		        "its schedule; never sent)\n",
-		        c->forfeited);
+	print_intended(out, r);
+	print_clock(out, r);
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,
 	        r->max_outstanding);
+	print_replay(out, s, l, r);
 	syscalls = c->send_calls + c->recv_calls + c->wait_calls;
 	fprintf(out, "\n  Generator CPU (s):    user %.3f, system %.3f\n", r->cpu_user_s,
 	        r->cpu_sys_s);
@@ -143,13 +302,26 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        c->completed ? (double)syscalls / (double)c->completed : 0.0, c->send_calls,
 	        c->recv_calls, c->wait_calls);
 	if (c->icmp_errors > 0)
-		fprintf(out, "  ICMP errors:          %" PRIu64 " (e.g. port unreachable)\n",
-		        c->icmp_errors);
+		fprintf(out, "  ICMP errors:          %" PRIu64 " (%" PRIu64 " port unreachable)\n",
+		        c->icmp_errors, c->icmp_port_unreachable);
 	if (r->udp.valid)
 		fprintf(out,
 		        "  Kernel UDP counters:  receive-buffer errors %" PRIu64
 		        ", send-buffer errors %" PRIu64 ", no-port %" PRIu64
 		        " (host-wide, during the pass)\n",
 		        r->udp.rcvbuf_errors, r->udp.sndbuf_errors, r->udp.no_ports);
+	fprintf(out, "\n");
+}
+
+void dv_report_latency_histogram(FILE *out, const dv_hist_t *h)
+{
+	int i;
+
+	fprintf(out, "  Latency bucket (s): answer count\n");
+	for (i = 0; i < DV_HIST_BUCKETS; i++)
+		if (h->bucket[i] > 0)
+			fprintf(out, "  %.9f - %.9f: %" PRIu64 "\n",
+			        (double)dv_hist_bucket_low(i) / 1e9,
+			        (double)dv_hist_bucket_high(i) / 1e9, h->bucket[i]);
 	fprintf(out, "\n");
 }

@@ -3,6 +3,8 @@
 
 #include "results/results_json.h"
 
+#include "base/escape.h"
+
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
@@ -15,10 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "base/atomicfile.h"
 #include "engine/stats.h"
+#include "input/input.h"
+#include "input/replay.h"
 
 /* ================================================================ field tables */
 
@@ -46,11 +51,16 @@ typedef struct jfield {
 	size_t off;   /* of the member in the section's struct */
 	size_t size;  /* of the member */
 	uint64_t max; /* J_UINT: the largest value read */
+	bool opt;     /* added after version 1: may be absent when reading (then 0/NULL) */
 } jfield_t;
 
 #define JF(T, m, key, type, max)                                                                   \
 	{                                                                                          \
-		key, type, offsetof(T, m), sizeof(((T *)0)->m), max                                \
+		key, type, offsetof(T, m), sizeof(((T *)0)->m), max, false                         \
+	}
+#define JOPT(T, m, key, type, max)                                                                 \
+	{                                                                                          \
+		key, type, offsetof(T, m), sizeof(((T *)0)->m), max, true                          \
 	}
 #define JU(T, m, key, max) JF(T, m, key, J_UINT, max)
 #define JD(T, m, key)      JF(T, m, key, J_DBL, 0)
@@ -78,6 +88,9 @@ static const jfield_t config_fields[] = {
     JU(dv_study_t, repeat, "repeat", 1000000),
     JB(dv_study_t, warmup, "warmup"),
     JU(dv_study_t, ready_timeout_ns, "ready_timeout_ns", INT64_MAX),
+    JOPT(dv_study_t, hot_time_ns, "hot_time_ns", J_UINT, INT64_MAX),
+    JOPT(dv_study_t, hot_runs, "hot_runs", J_UINT, UINT32_MAX),
+    JOPT(dv_study_t, probe_text, "probe", J_STR, 0),
 };
 static const jfield_t run_fields[] = {
     JU(dv_run_config_t, sockets, "sockets", UINT32_MAX),
@@ -92,17 +105,18 @@ static const jfield_t run_fields[] = {
 };
 /* "query_options"; then "edns_options" (hex) when there are any. */
 static const jfield_t qopt_fields[] = {
-    JB(dv_ql_options_t, rd, "rd"),
-    JB(dv_ql_options_t, edns, "edns"),
-    JU(dv_ql_options_t, edns_bufsize, "edns_bufsize", 65535),
-    JB(dv_ql_options_t, dnssec_ok, "dnssec_ok"),
-    JB(dv_ql_options_t, skip_bad, "skip_bad"),
+    JB(dv_querylist_options_t, rd, "rd"),
+    JB(dv_querylist_options_t, edns, "edns"),
+    JU(dv_querylist_options_t, edns_bufsize, "edns_bufsize", 65535),
+    JB(dv_querylist_options_t, dnssec_ok, "dnssec_ok"),
+    JB(dv_querylist_options_t, skip_bad, "skip_bad"),
 };
 static const jfield_t target_fields[] = {
     JL(dv_target_t, label, "label"),
     JS(dv_target_t, spec, "spec"),
     JS(dv_target_t, addr_text, "address"),
     JS(dv_target_t, flush_cmd, "flush_command"),
+    JOPT(dv_target_t, after_pass_cmd, "after_pass_command", J_STR, 0),
     JS(dv_target_t, server_version, "server_version"),
 };
 /* "lists[i]"; then "sha256". */
@@ -112,6 +126,32 @@ static const jfield_t list_fields[] = {
     JU(dv_list_t, queries, "queries", INT64_MAX),
     JU(dv_list_t, lines, "lines", INT64_MAX),
 };
+/* "lists[i]"."input" (optional: files before issue 17 lack it); then its "kind". */
+static const jfield_t list_input_fields[] = {
+    JU(dv_list_t, malformed, "malformed", INT64_MAX),
+    JB(dv_list_t, replay.timed, "timed"),
+    JD(dv_list_t, replay.captured_qps, "captured_qps"),
+    JD(dv_list_t, replay.schedule_qps, "schedule_qps"),
+    JU(dv_list_t, replay.captured_clients, "captured_clients", INT64_MAX),
+    JU(dv_list_t, replay.clients, "clients", INT64_MAX),
+    JU(dv_list_t, replay.per_client_min, "per_client_min", INT64_MAX),
+    JU(dv_list_t, replay.per_client_median, "per_client_median", INT64_MAX),
+    JU(dv_list_t, replay.per_client_max, "per_client_max", INT64_MAX),
+    JU(dv_list_t, replay.rewritten, "rewritten", INT64_MAX),
+};
+/* "config"."replay" (optional); then its "timing" and "input". */
+static const jfield_t replay_opt_fields[] = {
+    JD(dv_replay_options_t, speed, "speed"),
+    JU(dv_replay_options_t, multiply, "multiply", 1000),
+    JU(dv_replay_options_t, max_clients, "max_clients", UINT32_MAX),
+    JB(dv_replay_options_t, strip_edns_options, "strip_edns_options"),
+    JB(dv_replay_options_t, strip_ecs, "strip_ecs"),
+    JB(dv_replay_options_t, force_rd, "force_rd"),
+};
+/* "passes[i]"."replay" (optional, --timing original only); then its "lag" histogram. */
+static const jfield_t pass_replay_fields[] = {
+    JD(dv_pass_result_t, send_qps, "send_qps"),
+};
 /* "passes[i]"; then "counters", "latency", "udp_snmp", "intervals". */
 static const jfield_t pass_fields[] = {
     JU(dv_pass_record_t, target, "target", INT64_MAX),
@@ -120,6 +160,8 @@ static const jfield_t pass_fields[] = {
     JF(dv_pass_record_t, kind, "kind", J_KIND, 0),
     JD(dv_pass_record_t, flush_s, "flush_s"),
     JD(dv_pass_record_t, ready_wait_s, "ready_wait_s"),
+    JOPT(dv_pass_record_t, probe_queries, "probe_queries", J_UINT, UINT32_MAX),
+    JOPT(dv_pass_record_t, names_asked, "names_asked", J_UINT, INT64_MAX),
     JF(dv_pass_record_t, res.end, "end_reason", J_END, 0),
     JB(dv_pass_record_t, res.interrupted, "interrupted"),
     JF(dv_pass_record_t, res.start_wall_ns, "start_time", J_TIME, 0),
@@ -152,6 +194,21 @@ static const jfield_t interval_fields[] = {
     JD(dv_interval_t, lat_mean_ns, "lat_mean_ns"),
     JD(dv_interval_t, lat_p50_ns, "lat_p50_ns"),
     JD(dv_interval_t, lat_p99_ns, "lat_p99_ns"),
+};
+/* A pass's optional "ranks": each MPI rank's own figures (study/dist.h, doc/scale-out.md). */
+static const jfield_t rank_fields[] = {
+    JU(dv_rank_pass_t, rank, "rank", INT32_MAX),
+    JB(dv_rank_pass_t, reported, "reported"),
+    JU(dv_rank_pass_t, sent, "sent", INT64_MAX),
+    JU(dv_rank_pass_t, completed, "completed", INT64_MAX),
+    JU(dv_rank_pass_t, lost, "lost", INT64_MAX),
+    JU(dv_rank_pass_t, kernel_drops, "kernel_drops", INT64_MAX),
+    JD(dv_rank_pass_t, qps, "qps"),
+    JD(dv_rank_pass_t, cpu_per_query_us, "cpu_per_query_us"),
+    JD(dv_rank_pass_t, busy, "busy"),
+    JD(dv_rank_pass_t, clock_offset_s, "clock_offset_s"),
+    JB(dv_rank_pass_t, generator_bound, "generator_bound"),
+    JB(dv_rank_pass_t, clock_off, "clock_off"),
 };
 /* "counters"."qtype_other": queries of qtypes beyond the tracked slots. */
 static const jfield_t qtype_other_fields[] = {
@@ -440,6 +497,11 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 	if (r->stats.latency_intended.count > 0) /* optional: paced runs only */
 		w_set(w, o, "latency_intended", w_latency(w, &r->stats.latency_intended));
 	w_section(w, o, "udp_snmp", &r->udp, TABLE(udp_fields));
+	if (r->scheduled) {
+		json_t *rp = w_section(w, o, "replay", r, TABLE(pass_replay_fields));
+		if (rp != NULL)
+			w_set(w, rp, "lag", w_latency(w, &r->lag));
+	}
 	for (size_t i = 0; i < r->n_intervals && r->intervals != NULL; i++) {
 		json_t *e = json_object();
 		if (e == NULL) {
@@ -450,6 +512,21 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 		w_append(w, iv, e);
 	}
 	w_set(w, o, "intervals", iv);
+	if (p->n_ranks > 0) {
+		json_t *ra = json_array();
+		for (size_t i = 0; ra != NULL && i < p->n_ranks; i++) {
+			json_t *e = json_object();
+			if (e == NULL)
+				break;
+			w_fields(w, e, &p->ranks[i], TABLE(rank_fields));
+			w_str(w, e, "host", p->ranks[i].host);
+			w_str(w, e, "error", p->ranks[i].error ? p->ranks[i].error_msg : NULL);
+			w_append(w, ra, e);
+		}
+		if (ra == NULL)
+			w_fail(w, -ENOMEM, "ranks");
+		w_set(w, o, "ranks", ra);
+	}
 	return o;
 }
 
@@ -485,17 +562,30 @@ static void w_config(wctx_t *w, json_t *root, const dv_study_t *s)
 	w_section(w, cfg, "run", &s->run, TABLE(run_fields));
 	qo = w_section(w, cfg, "query_options", &s->ql, TABLE(qopt_fields));
 	if (qo != NULL && s->ql.edns_opts_len > 0) { /* -E options in wire form, as hex */
-		char hex[2 * DV_QL_EDNS_OPTS_MAX + 1];
+		char hex[2 * DV_QUERYLIST_EDNS_OPTS_MAX + 1];
 		for (size_t i = 0; i < s->ql.edns_opts_len; i++)
 			snprintf(hex + 2 * i, 3, "%02x", s->ql.edns_opts[i]);
 		w_str(w, qo, "edns_options", hex);
+	}
+	qo = w_section(w, cfg, "replay", &s->replay, TABLE(replay_opt_fields));
+	if (qo != NULL) {
+		w_str(w, qo, "timing", dv_replay_timing_name(s->replay.timing));
+		w_str(w, qo, "input", dv_input_kind_name(s->input_kind));
 	}
 	w_set(w, root, "config", cfg);
 }
 
 static void w_list_sha(wctx_t *w, json_t *e, const void *list)
 {
-	w_str(w, e, "sha256", ((const dv_list_t *)list)->sha256);
+	const dv_list_t *l = list;
+	json_t *in;
+
+	w_str(w, e, "sha256", l->sha256);
+	if (l->input[0] == '\0')
+		return;
+	in = w_section(w, e, "input", l, TABLE(list_input_fields));
+	if (in != NULL)
+		w_str(w, in, "kind", l->input);
 }
 
 /*
@@ -606,7 +696,8 @@ int dv_results_write_json(const dv_study_t *s, const char *path, dv_err_t *err)
 typedef struct rctx {
 	const char *name; /* file name for messages */
 	dv_err_t *err;
-	char where[96]; /* "passes[3]" */
+	size_t n_intervals; /* so far, all passes: at most DV_RESULTS_MAX_INTERVALS */
+	char where[96];     /* "passes[3]" */
 } rctx_t;
 
 static int r_bad(rctx_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -763,6 +854,8 @@ static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
 	char *str = NULL;
 	int rc;
 
+	if (f->opt && json_object_get(o, f->key) == NULL)
+		return 0;
 	switch (f->type) {
 	case J_UINT:
 		if ((rc = r_u64(r, o, f->key, f->max, &u)) == 0)
@@ -951,6 +1044,14 @@ static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 	json_t *iv;
 	int rc;
 
+	if ((rc = r_arr(r, o, "intervals", &iv)) != 0)
+		return rc;
+	r->n_intervals += json_array_size(iv);
+	if (r->n_intervals > DV_RESULTS_MAX_INTERVALS)
+		return r_bad(r,
+		             "more than %d interval snapshots in the file: not read (the limit "
+		             "keeps memory bounded; use a longer --stats-interval)",
+		             DV_RESULTS_MAX_INTERVALS);
 	if ((rc = r_array(r, o, "intervals", sizeof(dv_interval_t), &iv,
 	                  (void **)&res->intervals)) != 0)
 		return rc;
@@ -961,6 +1062,112 @@ static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 			return r_bad(r, "intervals[%zu] must be an object", i);
 		if ((rc = r_fields(r, e, &res->intervals[i], TABLE(interval_fields))) != 0)
 			return rc;
+	}
+	return 0;
+}
+
+/* Every J_DBL of table t in the struct at base: finite and >= 0 (null reads as NaN). */
+static int check_figures(rctx_t *r, const char *pre, const void *base, const jfield_t *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		if (t[i].type != J_DBL)
+			continue;
+		memcpy(&v, (const char *)base + t[i].off, sizeof(v));
+		if (!isfinite(v) || v < 0)
+			return r_bad(r, "%s\"%s\" must be a finite number >= 0", pre, t[i].key);
+	}
+	return 0;
+}
+
+/* Accepted qps: completed / run_time_s within rounding (files are written bit-exact). */
+static bool qps_consistent(double qps, uint64_t completed, double run_time_s)
+{
+	double want = run_time_s > 0 ? (double)completed / run_time_s : 0;
+
+	return isfinite(want) && fabs(qps - want) <= DV_MAX(1e-3, 1e-9 * want);
+}
+
+/*
+ * The invariants of doc/numbers.md, so that no reader (report, compare, gates) computes
+ * with a figure the engine cannot produce: sent = completed + lost + interrupted, late <=
+ * lost, every real figure finite and >= 0, run_time_s 0 or >= 1 ns, qps = completed /
+ * run_time_s. The message names the field.
+ */
+/* A histogram's sums: finite and >= 0 (the buckets are checked as they are read). */
+static int check_hist(rctx_t *r, const char *name, const dv_hist_t *h)
+{
+	if (!isfinite(h->sum_ns) || h->sum_ns < 0)
+		return r_bad(r, "%s \"sum_ns\" must be a finite number >= 0", name);
+	if (!isfinite(h->sumsq_ns) || h->sumsq_ns < 0)
+		return r_bad(r, "%s \"sumsq_ns\" must be a finite number >= 0", name);
+	return 0;
+}
+
+static int check_pass(rctx_t *r, const dv_pass_record_t *p)
+{
+	const dv_pass_result_t *res = &p->res;
+	const dv_counters_t *c = &res->stats.c;
+	const dv_hist_t *h = &res->stats.latency;
+	char pre[48];
+	int rc;
+
+	if (c->completed > c->sent)
+		return r_bad(r, "completed %llu is above sent %llu",
+		             (unsigned long long)c->completed, (unsigned long long)c->sent);
+	if (c->lost > c->sent)
+		return r_bad(r, "lost %llu is above sent %llu", (unsigned long long)c->lost,
+		             (unsigned long long)c->sent);
+	if (c->late > c->lost)
+		return r_bad(r, "late %llu is above lost %llu", (unsigned long long)c->late,
+		             (unsigned long long)c->lost);
+	if (c->interrupted > c->sent || c->sent - c->completed - c->lost != c->interrupted ||
+	    c->completed + c->lost > c->sent)
+		return r_bad(r, "sent %llu is not completed %llu + lost %llu + interrupted %llu",
+		             (unsigned long long)c->sent, (unsigned long long)c->completed,
+		             (unsigned long long)c->lost, (unsigned long long)c->interrupted);
+	if ((rc = check_figures(r, "", p, TABLE(pass_fields))) != 0)
+		return rc;
+	if ((rc = check_hist(r, "latency", h)) != 0 ||
+	    (rc = check_hist(r, "latency_intended", &res->stats.latency_intended)) != 0)
+		return rc;
+	if (c->sent_behind > c->sent)
+		return r_bad(r, "sent_behind %llu is above sent %llu",
+		             (unsigned long long)c->sent_behind, (unsigned long long)c->sent);
+	if (res->run_time_s > 0 && res->run_time_s < 1e-9)
+		return r_bad(r, "\"run_time_s\" must be 0 or at least 1 ns");
+	if (!qps_consistent(res->qps, c->completed, res->run_time_s))
+		return r_bad(r, "qps %g is not completed %llu / run_time_s %g (%g)", res->qps,
+		             (unsigned long long)c->completed, res->run_time_s,
+		             res->run_time_s > 0 ? (double)c->completed / res->run_time_s : 0.0);
+	for (size_t i = 0; i < res->n_intervals; i++) {
+		snprintf(pre, sizeof(pre), "intervals[%zu]: ", i);
+		if ((rc = check_figures(r, pre, &res->intervals[i], TABLE(interval_fields))) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The optional "ranks" of a multi-rank pass (absent in a one-process run). */
+static int r_ranks(rctx_t *r, json_t *o, dv_pass_record_t *p)
+{
+	json_t *ra;
+	int rc;
+
+	if (json_object_get(o, "ranks") == NULL)
+		return 0;
+	if ((rc = r_array(r, o, "ranks", sizeof(dv_rank_pass_t), &ra, (void **)&p->ranks)) != 0)
+		return rc;
+	for (size_t i = 0; i < json_array_size(ra); i++) {
+		json_t *e = json_array_get(ra, i), *h;
+		p->n_ranks = i + 1;
+		if (!json_is_object(e))
+			return r_bad(r, "ranks[%zu] must be an object", i);
+		if ((rc = r_fields(r, e, &p->ranks[i], TABLE(rank_fields))) != 0)
+			return rc;
+		h = json_object_get(e, "host");
+		snprintf(p->ranks[i].host, sizeof(p->ranks[i].host), "%s",
+		         json_is_string(h) ? json_string_value(h) : "?");
 	}
 	return 0;
 }
@@ -999,9 +1206,21 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 			             (unsigned long long)res->stats.latency_intended.count,
 			             (unsigned long long)res->stats.c.completed);
 	}
-	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0)
+	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0 ||
+	    (rc = r_intervals(r, o, res)) != 0)
 		return rc;
-	return r_intervals(r, o, res);
+	dv_hist_init(&res->lag);
+	if (json_object_get(o, "replay") != NULL) { /* optional: --timing original passes */
+		json_t *rp, *lag;
+		res->scheduled = true;
+		if ((rc = r_section(r, o, "replay", res, TABLE(pass_replay_fields), &rp)) != 0 ||
+		    (rc = r_obj(r, rp, "lag", &lag)) != 0 ||
+		    (rc = r_latency(r, lag, &res->lag)) != 0)
+			return rc;
+	}
+	if ((rc = r_ranks(r, o, p)) != 0)
+		return rc;
+	return check_pass(r, p);
 }
 
 /* "1.2.3.4:53" / "[::1]:53" -> sockaddr; leaves AF_UNSPEC when it is not numeric. */
@@ -1095,7 +1314,7 @@ static int r_plan(rctx_t *r, json_t *cfg, dv_study_t *s)
 }
 
 /* "edns_options": absent, null, or the -E options in wire form as hex. */
-static int r_edns_options(rctx_t *r, json_t *qo, dv_ql_options_t *ql)
+static int r_edns_options(rctx_t *r, json_t *qo, dv_querylist_options_t *ql)
 {
 	char *hex = NULL;
 	size_t n;
@@ -1104,10 +1323,10 @@ static int r_edns_options(rctx_t *r, json_t *qo, dv_ql_options_t *ql)
 	if ((rc = r_str(r, qo, "edns_options", false, &hex)) != 0)
 		return rc;
 	n = hex != NULL ? strlen(hex) : 0;
-	if (n % 2 != 0 || n / 2 > DV_QL_EDNS_OPTS_MAX) {
+	if (n % 2 != 0 || n / 2 > DV_QUERYLIST_EDNS_OPTS_MAX) {
 		free(hex);
 		return r_bad(r, "\"edns_options\" must be at most %d octets of hex",
-		             DV_QL_EDNS_OPTS_MAX);
+		             DV_QUERYLIST_EDNS_OPTS_MAX);
 	}
 	for (size_t i = 0; i < n / 2; i++) {
 		unsigned byte;
@@ -1124,6 +1343,32 @@ static int r_edns_options(rctx_t *r, json_t *qo, dv_ql_options_t *ql)
 	return 0;
 }
 
+/* "config"."replay" (optional): timing, speed, copies, clients, rewrites. */
+static int r_replay_options(rctx_t *r, json_t *cfg, dv_study_t *s)
+{
+	json_t *rp;
+	char *timing = NULL, *input = NULL;
+	dv_err_t e;
+	int rc;
+
+	dv_replay_options_init(&s->replay);
+	if (json_object_get(cfg, "replay") == NULL)
+		return 0;
+	if ((rc = r_section(r, cfg, "replay", &s->replay, TABLE(replay_opt_fields), &rp)) != 0 ||
+	    (rc = r_str(r, rp, "timing", false, &timing)) != 0 ||
+	    (rc = r_str(r, rp, "input", false, &input)) != 0)
+		goto out;
+	if (timing != NULL && dv_replay_timing_parse(timing, &s->replay.timing, &e) != 0)
+		rc = r_bad(r, "config.replay.timing must be \"list\" or \"original\"");
+	else if (input != NULL && strcmp(input, "auto") != 0 &&
+	         dv_input_kind_parse(input, &s->input_kind, &e) != 0)
+		rc = r_bad(r, "config.replay.input is not an input kind");
+out:
+	free(timing);
+	free(input);
+	return rc;
+}
+
 static int r_config(rctx_t *r, json_t *root, dv_study_t *s)
 {
 	json_t *cfg, *qo;
@@ -1132,7 +1377,8 @@ static int r_config(rctx_t *r, json_t *root, dv_study_t *s)
 	if ((rc = r_obj(r, root, "config", &cfg)) != 0 || (rc = r_plan(r, cfg, s)) != 0 ||
 	    (rc = r_fields(r, cfg, s, TABLE(config_fields))) != 0 ||
 	    (rc = r_section(r, cfg, "run", &s->run, TABLE(run_fields), NULL)) != 0 ||
-	    (rc = r_section(r, cfg, "query_options", &s->ql, TABLE(qopt_fields), &qo)) != 0)
+	    (rc = r_section(r, cfg, "query_options", &s->ql, TABLE(qopt_fields), &qo)) != 0 ||
+	    (rc = r_replay_options(r, cfg, s)) != 0)
 		return rc;
 	return r_edns_options(r, qo, &s->ql);
 }
@@ -1180,6 +1426,23 @@ static int r_sha256(rctx_t *r, json_t *e, dv_list_t *l)
 	return 0;
 }
 
+/* "input" (optional): the kind read, malformed records, replay figures. */
+static int r_list_input(rctx_t *r, json_t *e, dv_list_t *l)
+{
+	json_t *in;
+	char *kind = NULL;
+	int rc;
+
+	if (json_object_get(e, "input") == NULL)
+		return 0;
+	if ((rc = r_section(r, e, "input", l, TABLE(list_input_fields), &in)) != 0 ||
+	    (rc = r_str(r, in, "kind", true, &kind)) != 0)
+		return rc;
+	snprintf(l->input, sizeof(l->input), "%s", kind);
+	free(kind);
+	return 0;
+}
+
 static int r_lists(rctx_t *r, json_t *root, dv_study_t *s)
 {
 	json_t *lists;
@@ -1195,7 +1458,7 @@ static int r_lists(rctx_t *r, json_t *root, dv_study_t *s)
 		if (!json_is_object(e))
 			return r_bad(r, "must be an object");
 		if ((rc = r_fields(r, e, l, TABLE(list_fields))) != 0 ||
-		    (rc = r_sha256(r, e, l)) != 0)
+		    (rc = r_sha256(r, e, l)) != 0 || (rc = r_list_input(r, e, l)) != 0)
 			return rc;
 	}
 	r->where[0] = '\0';
@@ -1207,6 +1470,13 @@ static int r_passes(rctx_t *r, json_t *root, dv_study_t *s)
 	json_t *passes;
 	int rc;
 
+	if ((rc = r_arr(r, root, "passes", &passes)) != 0)
+		return rc;
+	if (json_array_size(passes) > DV_RESULTS_MAX_PASSES)
+		return r_bad(r,
+		             "%zu passes, more than the %d this dnsvolley reads (the limit keeps "
+		             "memory bounded)",
+		             json_array_size(passes), DV_RESULTS_MAX_PASSES);
 	if ((rc = r_array(r, root, "passes", sizeof(*s->passes), &passes, (void **)&s->passes)) !=
 	    0)
 		return rc;
@@ -1249,6 +1519,36 @@ static int study_from_json(rctx_t *r, json_t *root, dv_study_t *s)
 	return r_status(r, root, s);
 }
 
+/* About how many JSON values buf holds: '[', '{' and ',' outside strings (no parsing). */
+static size_t count_values(const char *buf, size_t len)
+{
+	size_t n = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char ch = buf[i];
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+		} else if (ch == '"') {
+			in_str = true;
+		} else if (ch == ',' || ch == '[' || ch == '{') {
+			n++;
+		}
+	}
+	return n;
+}
+
+static int too_large(const char *name, dv_err_t *err)
+{
+	return dv_err_set(err, -EFBIG,
+	                  "%s: larger than %llu MiB, more than this dnsvolley reads (the limit "
+	                  "keeps memory bounded)",
+	                  name, DV_RESULTS_MAX_BYTES >> 20);
+}
+
 int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_study_t *s,
                            dv_err_t *err)
 {
@@ -1258,6 +1558,14 @@ int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_stu
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	if (len > DV_RESULTS_MAX_BYTES)
+		return too_large(name, err);
+	if (count_values(buf, len) > DV_RESULTS_MAX_VALUES)
+		return dv_err_set(
+		    err, -EFBIG,
+		    "%s: more than %d JSON values, more than this dnsvolley reads (the "
+		    "limit keeps memory bounded)",
+		    name, DV_RESULTS_MAX_VALUES);
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (root == NULL)
 		return dv_err_set(err, -EINVAL, "%s:%d: not valid JSON: %s", name, jerr.line,
@@ -1274,6 +1582,7 @@ int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_stu
 int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err)
 {
 	FILE *f;
+	struct stat st;
 	char *buf = NULL;
 	size_t len = 0, cap = 0, n;
 	int rc;
@@ -1283,10 +1592,15 @@ int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err)
 	if (f == NULL)
 		return dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	errno = 0;
+	if (f != stdin && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    (unsigned long long)st.st_size > DV_RESULTS_MAX_BYTES) {
+		rc = too_large(path, err);
+		goto out;
+	}
 	for (;;) {
 		if (cap - len < 65536) {
-			if (cap > ((size_t)1 << 34)) {
-				rc = dv_err_set(err, -EFBIG, "%s: file too large", path);
+			if (len > DV_RESULTS_MAX_BYTES) { /* a pipe, or a file still growing */
+				rc = too_large(path, err);
 				goto out;
 			}
 			char *nb = realloc(buf, cap ? cap * 2 : 65536 * 2);
@@ -1313,4 +1627,41 @@ out:
 		fclose(f);
 	free(buf);
 	return rc;
+}
+
+/* *p escaped in place (freed and replaced) when it holds a control character. */
+static int escape_one(char **p)
+{
+	char *e;
+
+	if (*p == NULL || !dv_term_needs_escape(*p))
+		return 0;
+	if ((e = dv_term_escape(*p)) == NULL)
+		return -ENOMEM;
+	free(*p);
+	*p = e;
+	return 0;
+}
+
+int dv_results_escape_terminal(dv_study_t *s)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < s->n_targets; i++) {
+		dv_target_t *t = &s->targets[i];
+		rc |= escape_one(&t->label) | escape_one(&t->spec) | escape_one(&t->addr_text) |
+		      escape_one(&t->flush_cmd) | escape_one(&t->server_version);
+	}
+	for (size_t i = 0; i < s->n_lists; i++)
+		rc |= escape_one(&s->lists[i].label) | escape_one(&s->lists[i].path);
+	rc |= escape_one(&s->tool_version) | escape_one(&s->cmdline) | escape_one(&s->hostname) |
+	      escape_one(&s->kernel) | escape_one(&s->after_pass_cmd);
+	if (dv_term_needs_escape(s->fail_msg)) {
+		char *e = dv_term_escape(s->fail_msg);
+		if (e == NULL)
+			return -ENOMEM;
+		snprintf(s->fail_msg, sizeof(s->fail_msg), "%s", e);
+		free(e);
+	}
+	return rc != 0 ? -ENOMEM : 0;
 }

@@ -26,6 +26,18 @@ int dv_results_write_json(const dv_study_t *s, const char *path, dv_err_t *err);
 char *dv_results_dump_json(const dv_study_t *s, dv_err_t *err);
 
 /*
+ * Limits of the reader, so that a small hostile file cannot make report or compare use
+ * gigabytes (each pass costs ~75 KB in memory whatever its size in the file, each JSON value
+ * ~80 B while parsed): larger files are refused with a message naming the limit, the bytes
+ * and the values before parsing. Reading takes at most about 1.5 GB. The run refuses a plan
+ * of more than DV_RESULTS_MAX_PASSES passes.
+ */
+#define DV_RESULTS_MAX_BYTES     (256ULL << 20) /* file size */
+#define DV_RESULTS_MAX_PASSES    10000          /* "passes" entries */
+#define DV_RESULTS_MAX_INTERVALS 500000         /* interval snapshots, all passes together */
+#define DV_RESULTS_MAX_VALUES    10000000       /* JSON values (~80 B of memory each when parsed) */
+
+/*
  * Read a results file back into s (zeroed first; free with dv_study_free). The
  * passes are rebuilt exactly as written (counters, histogram, intervals); lists
  * are not compiled (ql stays empty). Any malformed, inconsistent or unsupported
@@ -33,6 +45,15 @@ char *dv_results_dump_json(const dv_study_t *s, dv_err_t *err);
  * s is then left freed and zeroed.
  */
 int dv_results_read_json(const char *path, dv_study_t *s, dv_err_t *err);
+/*
+ * Replace every string of s read from a file (labels, addresses, paths, versions, host,
+ * command line, failure message) with its dv_term_escape form, so that printing it cannot
+ * drive the terminal (ESC, BEL, CR, C1 controls become visible \xHH / \uHHHH). For
+ * report and compare, which print what a file says; not for plot (it escapes for HTML
+ * and gnuplot itself). Returns 0 or -ENOMEM.
+ */
+int dv_results_escape_terminal(dv_study_t *s);
+
 /* The same from memory; name is used in messages (tests, fuzzing). */
 int dv_results_read_buffer(const char *buf, size_t len, const char *name, dv_study_t *s,
                            dv_err_t *err);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define GROUP_CAP0 8 /* samples a new group has room for before it grows */
+
 static const char *const metric_labels[DV_M_COUNT] = {
     [DV_M_QPS] = "qps",         [DV_M_LOST_PCT] = "lost %", [DV_M_P50_MS] = "p50 ms",
     [DV_M_P90_MS] = "p90 ms",   [DV_M_P99_MS] = "p99 ms",   [DV_M_P999_MS] = "p99.9 ms",
@@ -51,7 +53,7 @@ bool dv_pass_is_sample(const dv_pass_record_t *p)
 	return p->kind != DV_PASS_WARMUP && !p->res.interrupted;
 }
 
-/* ---------------------------------------------------------------- the spread rule */
+/* ---------------------------------------------------------------- series */
 
 dv_series_t dv_series_of(const double *v, size_t n)
 {
@@ -75,19 +77,119 @@ dv_series_t dv_series_of(const double *v, size_t n)
 	return st;
 }
 
-double dv_pooled_sd(const dv_series_t *a, const dv_series_t *b)
+/* ---------------------------------------------------------------- Welch's t */
+
+/* Continued fraction of the regularised incomplete beta function (modified Lentz). */
+static double beta_cf(double a, double b, double x)
 {
-	if (a->n < 2 || b->n < 2)
-		return 0;
-	return sqrt(((double)(a->n - 1) * a->sd * a->sd + (double)(b->n - 1) * b->sd * b->sd) /
-	            (double)(a->n + b->n - 2));
+	const double tiny = 1e-300, eps = 1e-15;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = fabs(d) < tiny ? tiny : d;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m, aa = m * (b - m) * x / ((a - 1 + m2) * (a + m2)), del;
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2));
+		d = 1 + aa * d;
+		d = fabs(d) < tiny ? tiny : d;
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		d = 1 / d;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < eps)
+			break;
+	}
+	return h;
 }
 
-int dv_spread_significant(const dv_series_t *a, const dv_series_t *b)
+/* I_x(a, b), the regularised incomplete beta function. */
+static double beta_inc(double a, double b, double x)
 {
-	if (a->n < 2 || b->n < 2)
-		return -1;
-	return fabs(b->mean - a->mean) > 2.0 * dv_pooled_sd(a, b) ? 1 : 0;
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log(1 - x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+/* P(T <= t) for Student's t with df degrees of freedom. */
+static double t_cdf(double t, double df)
+{
+	double tail = 0.5 * beta_inc(df / 2, 0.5, df / (df + t * t));
+	return t >= 0 ? 1 - tail : tail;
+}
+
+double dv_t_quantile(double p, double df)
+{
+	double lo = -1e6, hi = 1e6;
+
+	if (!(p > 0 && p < 1 && df > 0))
+		return NAN;
+	for (int i = 0; i < 200; i++) { /* bounded: 2e6 / 2^200 is far below any double step */
+		double mid = (lo + hi) / 2;
+		if (t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+dv_diff_t dv_diff_welch(const dv_series_t *a, const dv_series_t *b, double floor_a, double floor_b)
+{
+	dv_diff_t d = {.diff = b->mean - a->mean, .lo = NAN, .hi = NAN, .verdict = DV_DIFF_TOO_FEW};
+	double sa, sb, va, vb, se, t;
+
+	if (a->n < DV_DIFF_MIN_N || b->n < DV_DIFF_MIN_N)
+		return d;
+	sa = DV_MAX(a->sd, floor_a);
+	sb = DV_MAX(b->sd, floor_b);
+	va = sa * sa / (double)a->n;
+	vb = sb * sb / (double)b->n;
+	se = sqrt(va + vb);
+	if (se > 0)
+		d.df = (va + vb) * (va + vb) /
+		       (va * va / (double)(a->n - 1) + vb * vb / (double)(b->n - 1));
+	else
+		d.df = (double)(a->n + b->n - 2);
+	t = dv_t_quantile(0.975, d.df);
+	d.lo = d.diff - t * se;
+	d.hi = d.diff + t * se;
+	if (se > 0)
+		d.verdict = d.lo > 0 || d.hi < 0 ? DV_DIFF_SIGNIFICANT : DV_DIFF_NOISE;
+	else
+		d.verdict = d.diff != 0 ? DV_DIFF_SIGNIFICANT : DV_DIFF_NOISE;
+	return d;
+}
+
+double dv_metric_floor(dv_metric_t m, double v)
+{
+	uint64_t ns;
+	int i;
+
+	if (m < DV_M_P50_MS || m > DV_M_MEAN_MS || !(v > 0))
+		return 0;
+	ns = v * 1e6 >= (double)DV_HIST_MAX_NS ? DV_HIST_MAX_NS : (uint64_t)(v * 1e6);
+	i = dv_hist_bucket_of(ns);
+	return (double)(dv_hist_bucket_high(i) - dv_hist_bucket_low(i)) / 1e6;
+}
+
+bool dv_metric_higher_is_better(dv_metric_t m)
+{
+	return m == DV_M_QPS;
 }
 
 /* ---------------------------------------------------------------- groups */
@@ -162,6 +264,8 @@ static int group_new(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_
 	g->li = p->list;
 	g->kind = p->kind;
 	g->nth = nth;
+	cap =
+	    DV_MIN(cap, GROUP_CAP0); /* grown by group_add: one group per pass must not cost n^2 */
 	g->latency = malloc(sizeof(*g->latency));
 	g->passes = calloc(cap, sizeof(*g->passes));
 	ok = g->latency != NULL && g->passes != NULL;
@@ -175,8 +279,30 @@ static int group_new(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_
 	return 0;
 }
 
-static void group_add(dv_group_t *g, const dv_pass_record_t *p)
+/* Room for one more sample: the arrays hold GROUP_CAP0, then the next power of two. */
+static int group_grow(dv_group_t *g)
 {
+	size_t n = g->n;
+
+	if (n < GROUP_CAP0 || (n & (n - 1)) != 0)
+		return 0;
+	const dv_pass_record_t **pp = realloc(g->passes, 2 * n * sizeof(*pp));
+	if (pp == NULL)
+		return -ENOMEM;
+	g->passes = pp;
+	for (int m = 0; m < DV_M_COUNT; m++) {
+		double *v = realloc(g->val[m], 2 * n * sizeof(*v));
+		if (v == NULL)
+			return -ENOMEM;
+		g->val[m] = v;
+	}
+	return 0;
+}
+
+static int group_add(dv_group_t *g, const dv_pass_record_t *p)
+{
+	if (group_grow(g) != 0)
+		return -ENOMEM;
 	for (int m = 0; m < DV_M_COUNT; m++)
 		g->val[m][g->n] = dv_pass_metric(&p->res, (dv_metric_t)m);
 	g->passes[g->n] = p;
@@ -185,6 +311,7 @@ static void group_add(dv_group_t *g, const dv_pass_record_t *p)
 	g->completed += p->res.stats.c.completed;
 	g->lost += p->res.stats.c.lost;
 	dv_hist_merge(g->latency, &p->res.stats.latency);
+	return 0;
 }
 
 static dv_group_t *group_of(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_t *p,
@@ -231,7 +358,10 @@ int dv_groups_build(const dv_study_t *s, dv_group_by_t by, dv_groups_t *out)
 			}
 			g = &gs.g[gs.n - 1];
 		}
-		group_add(g, p);
+		if (group_add(g, p) != 0) {
+			dv_groups_free(&gs);
+			return -ENOMEM;
+		}
 	}
 	for (size_t k = 0; k < gs.n; k++)
 		for (int m = 0; m < DV_M_COUNT; m++) {

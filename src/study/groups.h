@@ -1,4 +1,4 @@
-/* groups: a study's passes grouped over the repeats, and the run-to-run spread rule (one place). */
+/* groups: a study's passes grouped over the repeats, and the significance rule (one place). */
 #ifndef DV_GROUPS_H
 #define DV_GROUPS_H
 
@@ -45,15 +45,44 @@ typedef struct dv_series {
 dv_series_t dv_series_of(const double *v, size_t n);
 
 /*
- * The run-to-run spread rule (doc/methodology.md, doc/nightly.md): the pooled
- * sample standard deviation sqrt(((na-1) sa^2 + (nb-1) sb^2) / (na+nb-2)), 0
- * when either side has fewer than two values; and whether b differs from a
- * beyond the spread: 1 when |mean b - mean a| > 2 x pooled sd, 0 within it,
- * -1 when either side has fewer than two values (spread unknown). Two series
- * with no spread at all differ as soon as their means differ.
+ * The difference between two targets (doc/methodology.md, "Comparing targets"):
+ * diff = mean b - mean a with the 95% confidence interval of Welch's t,
+ *   se = sqrt(sa'^2/na + sb'^2/nb),  df = se^4 / ((sa'^2/na)^2/(na-1) + (sb'^2/nb)^2/(nb-1)),
+ *   diff +- t(0.975, df) x se,
+ * where s' = max(s, floor) (floor: the figure's resolution, dv_metric_floor). The
+ * verdict needs DV_DIFF_MIN_N repeats on each side: fewer give DV_DIFF_TOO_FEW and
+ * no interval (lo = hi = NAN). Significant: the interval excludes 0 (with se 0:
+ * the means differ).
  */
-double dv_pooled_sd(const dv_series_t *a, const dv_series_t *b);
-int dv_spread_significant(const dv_series_t *a, const dv_series_t *b);
+#define DV_DIFF_MIN_N 3
+
+typedef enum dv_diff_verdict {
+	DV_DIFF_TOO_FEW = -1, /* fewer than DV_DIFF_MIN_N values on a side */
+	DV_DIFF_NOISE = 0,    /* the interval contains 0 */
+	DV_DIFF_SIGNIFICANT = 1,
+} dv_diff_verdict_t;
+
+typedef struct dv_diff {
+	double diff;   /* mean b - mean a */
+	double lo, hi; /* 95% confidence interval of diff; NAN when too few values */
+	double df;     /* Welch-Satterthwaite degrees of freedom; 0 when too few */
+	dv_diff_verdict_t verdict;
+} dv_diff_t;
+
+dv_diff_t dv_diff_welch(const dv_series_t *a, const dv_series_t *b, double floor_a, double floor_b);
+
+/* Quantile p (0 < p < 1) of Student's t with df > 0 degrees of freedom (bisection on the CDF). */
+double dv_t_quantile(double p, double df);
+
+/*
+ * The resolution of figure m at value v (same unit as the figure): for latency
+ * (ms) the width of the histogram bucket holding v (src/base/histogram.h): two
+ * values within it may be one value rounded apart. 0 for qps and loss.
+ */
+double dv_metric_floor(dv_metric_t m, double v);
+
+/* Whether a larger value of m is better (qps) or worse (latency, loss). */
+bool dv_metric_higher_is_better(dv_metric_t m);
 
 /*
  * One group: the sample passes of one target x list x pass kind (and, grouped

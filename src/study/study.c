@@ -19,7 +19,7 @@
 
 extern char **environ;
 
-#define DV_FLUSH_TIMEOUT_NS   (600 * DV_NS_PER_S) /* a hung flush command is killed after this */
+#define DV_FLUSH_TIMEOUT_NS   (600 * DV_NS_PER_S) /* default --flush-timeout */
 #define DV_READY_DEFAULT_NS   (30 * DV_NS_PER_S)
 #define DV_PROBE_FIRST_TRY_NS (100 * DV_NS_PER_MS)
 
@@ -133,6 +133,11 @@ static int stop_requested(void *arg)
 	return dv_run_stop_requested();
 }
 
+static uint64_t flush_timeout_ns(const dv_study_t *s)
+{
+	return s->flush_timeout_ns ? s->flush_timeout_ns : DV_FLUSH_TIMEOUT_NS;
+}
+
 /* Check what ended the command; 0 when it exited 0, or it was stopped (s->interrupted set). */
 static int command_end(dv_study_t *s, const dv_target_t *t, const char *what, const char *cmd,
                        const dv_proc_result_t *pr)
@@ -140,9 +145,9 @@ static int command_end(dv_study_t *s, const dv_target_t *t, const char *what, co
 	switch (pr->end) {
 	case DV_PROC_TIMED_OUT:
 		return fail(s, -ETIMEDOUT,
-		            "target %s: %s command did not finish within %.0f s (its process "
+		            "target %s: %s command did not finish within %g s (its process "
 		            "group was killed): %s",
-		            t->label, what, (double)DV_FLUSH_TIMEOUT_NS / 1e9, cmd);
+		            t->label, what, (double)flush_timeout_ns(s) / 1e9, cmd);
 	case DV_PROC_STOPPED:
 		s->interrupted = true;
 		return 0;
@@ -206,7 +211,7 @@ static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_
 	o.shell_cmd = cmd;
 	o.envp = envp;
 	o.stdout_fd = 2;
-	o.timeout_ms = DV_FLUSH_TIMEOUT_NS / DV_NS_PER_MS;
+	o.timeout_ms = DV_MAX(flush_timeout_ns(s) / DV_NS_PER_MS, 1);
 	o.should_stop = stop_requested;
 	dv_run_catch_signals(); /* a Ctrl-C during the first flush too */
 	rc = dv_proc_run(&o, &pr);
@@ -220,29 +225,73 @@ static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_
 
 /* ---------------------------------------------------------------- running */
 
-static int wait_ready(dv_study_t *s, size_t ti, size_t li, dv_probe_result_t *pr)
+int dv_study_set_probe(dv_study_t *s, const char *text, bool rd, dv_err_t *err)
+{
+	size_t len = dv_probe_parse(text, rd, s->probe_wire, sizeof(s->probe_wire), err);
+	char *copy;
+
+	if (len == 0)
+		return -EINVAL;
+	copy = strdup(text);
+	if (copy == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	free(s->probe_text);
+	s->probe_text = copy;
+	s->probe_len = len;
+	return 0;
+}
+
+/* The probe's query: --probe's, else version.bind CH TXT (answered by the server itself,
+ * in no list, so it warms nothing a cold pass asks). */
+static void probe_query(dv_study_t *s)
+{
+	dv_err_t err;
+
+	if (s->probe_len > 0)
+		return;
+	(void)dv_study_set_probe(s, DV_PROBE_DEFAULT, false, &err);
+}
+
+static int wait_ready(dv_study_t *s, size_t ti, dv_probe_result_t *pr)
 {
 	const dv_target_t *t = &s->targets[ti];
-	const dv_list_t *l = &s->lists[li];
-	uint8_t root_soa[64];
-	const uint8_t *q;
-	size_t qlen;
 	dv_err_t err;
 	int rc;
 
-	/* The list's first query: a name the target serves; ". SOA" when the list is empty. */
-	if (l->ql.count > 0) {
-		q = dv_querylist_get(&l->ql, 0, &qlen);
-	} else {
-		qlen = dv_probe_build_query(root_soa, sizeof(root_soa), ".", 6, 1, true);
-		q = root_soa;
-	}
-	rc = dv_probe_ready((const struct sockaddr *)&t->addr, t->addr_len, q, qlen,
+	probe_query(s);
+	rc = dv_probe_ready((const struct sockaddr *)&t->addr, t->addr_len, s->probe_wire,
+	                    s->probe_len,
 	                    s->ready_timeout_ns ? s->ready_timeout_ns : DV_READY_DEFAULT_NS,
 	                    DV_PROBE_FIRST_TRY_NS, pr, &err);
 	if (rc != 0)
 		return fail(s, rc, "target %s: %s", t->label, err.msg);
 	return 0;
+}
+
+uint64_t dv_pass_names_asked(const dv_pass_record_t *p, uint64_t list_size)
+{
+	return DV_MIN(p->res.stats.c.sent, list_size);
+}
+
+dv_run_config_t dv_study_pass_config(const dv_study_t *s, dv_pass_kind_t kind)
+{
+	dv_run_config_t cfg = s->run;
+
+	if (kind == DV_PASS_COLD) {
+		cfg.time_limit_ns = 0; /* one run through the list: each entry once */
+		cfg.passes = 1;
+	} else if (kind == DV_PASS_HOT || kind == DV_PASS_WARMUP) {
+		cfg.passes = s->hot_runs;
+		cfg.time_limit_ns = s->hot_runs      ? 0
+		                    : s->hot_time_ns ? s->hot_time_ns
+		                                     : DV_HOT_TIME_DEFAULT_NS;
+		if (kind == DV_PASS_WARMUP && s->n_plan > 0 && s->plan[0] != DV_PASS_HOT &&
+		    s->plan[0] != DV_PASS_COLD) {
+			cfg.passes = s->run.passes; /* the warm-up of a plain run: as the run */
+			cfg.time_limit_ns = s->run.time_limit_ns;
+		}
+	}
+	return cfg;
 }
 
 static int grow_passes(dv_study_t *s)
@@ -255,88 +304,326 @@ static int grow_passes(dv_study_t *s)
 	return 0;
 }
 
+/* More than one rank runs this study. */
+static bool distributed(const dv_study_t *s)
+{
+	return s->dist != NULL && s->dist->size > 1;
+}
+
+/* Only rank 0 runs the flush, readiness and --after-pass commands. */
+static bool commands_here(const dv_study_t *s)
+{
+	return s->dist == NULL || s->dist->rank == 0;
+}
+
 /* --after-pass: a user command after every pass (e.g. to read the server's counters). */
 static int after_pass(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_kind_t kind)
 {
 	double took_s;
 
-	if (s->after_pass_cmd == NULL || s->interrupted)
+	const char *cmd =
+	    s->targets[ti].after_pass_cmd ? s->targets[ti].after_pass_cmd : s->after_pass_cmd;
+
+	if (cmd == NULL || s->interrupted || !commands_here(s))
 		return 0;
-	return run_command(s, ti, li, r, kind, s->after_pass_cmd, "after-pass", &took_s);
+	return run_command(s, ti, li, r, kind, cmd, "after-pass", &took_s);
 }
 
-static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs, size_t ti,
-                    size_t li, unsigned r, dv_pass_kind_t kind)
+/* How long a rank waits for rank 0 between passes: its flush, readiness and merge. */
+static uint64_t dist_between_ns(const dv_study_t *s)
+{
+	return flush_timeout_ns(s) + DV_READY_DEFAULT_NS + 60 * DV_NS_PER_S;
+}
+
+/*
+ * The ranks agree to start the pass (rank 0 decides: rc from its flush, or a stop)
+ * and start together. Returns 0 to run it; otherwise the study ends (s->failed or
+ * s->interrupted set).
+ */
+static int dist_go(dv_study_t *s, int rc)
+{
+	dv_dist_t *d = s->dist;
+	dv_err_t err = {{0}};
+	int go = 0;
+
+	if (!distributed(s))
+		return rc;
+	if (d->rank == 0)
+		go = rc != 0 ? rc : (s->interrupted || dv_run_stop_requested()) ? -EINTR : 0;
+	rc = d->start_pass(d, &go, d->rank == 0 ? 120 * DV_NS_PER_S : dist_between_ns(s), &err);
+	if (rc != 0)
+		return fail(s, rc, "%s", err.msg);
+	if (go == -EINTR)
+		s->interrupted = true;
+	else if (go != 0 && d->rank != 0) {
+		d->lead_stopped = true;
+		return fail(s, go, "rank 0 (%s) stopped the run", d->hosts[0]);
+	}
+	return go == -EINTR ? 0 : go;
+}
+
+/*
+ * Merge the ranks' results into rank 0's res and keep the per-rank facts in rec
+ * (rank 0); the other ranks send theirs. A lost or failed rank fails the study,
+ * the merge of the others kept.
+ */
+static int dist_reduce(dv_study_t *s, const dv_run_config_t *cfg, dv_pass_result_t *res,
+                       dv_rank_pass_t **ranks, int own_rc, const char *own_msg)
+{
+	dv_dist_t *d = s->dist;
+	dv_err_t err = {{0}};
+	uint64_t wait;
+	int rc;
+
+	if (!distributed(s))
+		return own_rc;
+	*ranks = calloc((size_t)d->size, sizeof(**ranks));
+	if (*ranks == NULL)
+		return fail(s, -ENOMEM, "out of memory");
+	/* The same bound both ways: rank 0 waiting for a rank's result, a rank waiting for
+	 * rank 0 to take it (after its own pass, as long again). */
+	wait = cfg->timeout_ns + 5 * DV_NS_PER_S + (uint64_t)(res->elapsed_s * 0.1e9);
+	rc = d->reduce_pass(d, res, own_rc, own_msg, *ranks, wait, &err);
+	if (d->rank == 0)
+		dv_rank_pass_classify(*ranks, (size_t)d->size);
+	if (rc != 0)
+		return fail(s, rc, "%s", err.msg);
+	return own_rc != 0 ? fail(s, own_rc, "%s", own_msg) : 0;
+}
+
+/* Where the study is: pass k of N and how long the passes so far took (for the time left). */
+typedef struct progress {
+	size_t done, total;
+	size_t todo[DV_PASS_WARMUP + 1]; /* passes of each kind not run yet */
+	size_t ran[DV_PASS_WARMUP + 1];  /* passes of each kind run, and the time they took */
+	double took_s[DV_PASS_WARMUP + 1];
+} progress_t;
+
+/* Time left: each kind's passes still to run at that kind's mean so far (else all kinds'). */
+static void fmt_left(char *buf, size_t cap, const progress_t *pg)
+{
+	double left = 0, all_s = 0;
+	size_t all_n = 0;
+	unsigned sec;
+
+	for (int k = 0; k <= DV_PASS_WARMUP; k++) {
+		all_s += pg->took_s[k];
+		all_n += pg->ran[k];
+	}
+	if (all_n == 0) {
+		snprintf(buf, cap, "time left known after the first pass");
+		return;
+	}
+	for (int k = 0; k <= DV_PASS_WARMUP; k++)
+		left += (double)pg->todo[k] *
+		        (pg->ran[k] ? pg->took_s[k] / (double)pg->ran[k] : all_s / (double)all_n);
+	sec = (unsigned)(left + 0.5);
+	if (sec >= 3600)
+		snprintf(buf, cap, "about %uh%02um left", sec / 3600, sec / 60 % 60);
+	else if (sec >= 60)
+		snprintf(buf, cap, "about %um%02us left", sec / 60, sec % 60);
+	else
+		snprintf(buf, cap, "about %us left", sec);
+}
+
+/* "== Pass 3 of 16: ..." on out, or with --quiet one line on stderr when progress is shown. */
+static void announce(const dv_study_t *s, FILE *out, bool quiet, const progress_t *pg, size_t ti,
+                     size_t li, unsigned r, dv_pass_kind_t kind)
+{
+	const dv_target_t *t = &s->targets[ti];
+	const dv_list_t *l = &s->lists[li];
+	unsigned reps = s->repeat ? s->repeat : 1;
+	char left[64];
+
+	fmt_left(left, sizeof(left), pg);
+	if (!quiet) {
+		fprintf(
+		    out,
+		    "\n== Pass %zu of %zu: repeat %u of %u, target %s (%s), list %s (%s), %s; %s\n",
+		    pg->done + 1, pg->total, r + 1, reps, t->label,
+		    t->addr_text ? t->addr_text : "?", l->label, l->path ? l->path : "?",
+		    dv_pass_kind_name(kind), left);
+		fflush(out);
+	} else if (s->run.progress) {
+		fprintf(stderr,
+		        "dnsvolley: pass %zu of %zu: repeat %u of %u, target %s, list %s, %s; %s\n",
+		        pg->done + 1, pg->total, r + 1, reps, t->label, l->label,
+		        dv_pass_kind_name(kind), left);
+	}
+}
+
+/* Say on stderr what would make a figure mislead: a cold pass short of its list, a short hot pass.
+ */
+static void check_pass(const dv_study_t *s, const dv_pass_record_t *p)
+{
+	const dv_list_t *l = &s->lists[p->list];
+	uint64_t asked = dv_pass_names_asked(p, l->queries);
+
+	if (p->res.interrupted)
+		return;
+	if (p->kind == DV_PASS_COLD && asked < l->queries)
+		fprintf(stderr,
+		        "dnsvolley: warning: the cold pass of target %s, list %s, repeat %u asked "
+		        "%llu of its %llu list entries: the passes after it may ask names it did "
+		        "not put in the cache\n",
+		        s->targets[p->target].label, l->label, p->repeat + 1,
+		        (unsigned long long)asked, (unsigned long long)l->queries);
+	if (p->kind == DV_PASS_HOT && p->res.run_time_s * 1e9 < (double)DV_HOT_TIME_MIN_NS)
+		fprintf(stderr,
+		        "dnsvolley: note: the hot pass of target %s, list %s, repeat %u lasted "
+		        "%.2f s: a pass under %.0f s is mostly noise (--hot-time S sets its "
+		        "length)\n",
+		        s->targets[p->target].label, l->label, p->repeat + 1, p->res.run_time_s,
+		        (double)DV_HOT_TIME_MIN_NS / 1e9);
+}
+
+/* The flush command and the readiness probe before a cold pass. */
+static int empty_cache(dv_study_t *s, size_t ti, size_t li, unsigned r, double *flush_s,
+                       dv_probe_result_t *pr)
+{
+	const dv_target_t *t = &s->targets[ti];
+	int rc;
+
+	if (t->flush_cmd != NULL) {
+		rc = run_command(s, ti, li, r, DV_PASS_COLD, t->flush_cmd, "flush", flush_s);
+		if (rc != 0 || s->interrupted)
+			return rc;
+	}
+	return wait_ready(s, ti, pr);
+}
+
+static int record_pass(dv_study_t *s, const dv_study_observer_t *obs, size_t ti, size_t li,
+                       unsigned r, dv_pass_kind_t kind, double flush_s, const dv_probe_result_t *pr,
+                       dv_pass_result_t *res, dv_rank_pass_t *ranks)
+{
+	dv_pass_record_t *rec;
+
+	if (grow_passes(s) != 0) {
+		dv_pass_result_free(res);
+		free(ranks);
+		return fail(s, -ENOMEM, "out of memory");
+	}
+	rec = &s->passes[s->n_passes++];
+	rec->target = ti;
+	rec->list = li;
+	rec->repeat = r;
+	rec->kind = kind;
+	rec->flush_s = flush_s;
+	rec->ready_wait_s = pr->wait_s;
+	rec->probe_queries = pr->attempts;
+	rec->res = *res;
+	rec->ranks = ranks;
+	rec->n_ranks = ranks != NULL ? (size_t)s->dist->size : 0;
+	rec->names_asked = dv_pass_names_asked(rec, s->lists[li].queries);
+	check_pass(s, rec);
+	if (obs != NULL && obs->pass_done != NULL)
+		obs->pass_done(obs->ctx, s, rec);
+	if (res->interrupted)
+		s->interrupted = true;
+	return 0;
+}
+
+static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs,
+                    progress_t *pg, size_t ti, size_t li, unsigned r, dv_pass_kind_t kind)
 {
 	dv_target_t *t = &s->targets[ti];
 	dv_list_t *l = &s->lists[li];
-	unsigned reps = s->repeat ? s->repeat : 1;
-	double flush_s = 0, ready_s = 0;
+	double flush_s = 0;
 	dv_probe_result_t pr = {0};
-	dv_run_config_t cfg = s->run;
+	dv_run_config_t cfg = dv_study_pass_config(s, kind);
+	dv_rank_pass_t *ranks = NULL;
 	dv_pass_result_t res;
-	dv_err_t err;
-	int rc;
+	dv_err_t err = {{0}};
+	int rc = 0, prc;
 
-	if (!quiet) {
-		fprintf(out, "\n== Run %u/%u, target %s (%s), list %s (%s), pass %s\n", r + 1, reps,
-		        t->label, t->addr_text ? t->addr_text : "?", l->label,
-		        l->path ? l->path : "?", dv_pass_kind_name(kind));
-		fflush(out);
-	}
-	if (kind == DV_PASS_COLD) {
-		if (t->flush_cmd != NULL) {
-			rc = run_command(s, ti, li, r, kind, t->flush_cmd, "flush", &flush_s);
-			if (rc != 0 || s->interrupted)
-				return rc;
-		}
-		rc = wait_ready(s, ti, li, &pr);
-		if (rc != 0)
-			return rc;
-		ready_s = pr.wait_s;
-		if (!quiet) {
-			if (t->flush_cmd != NULL)
-				fprintf(out, "Flush command took %.3f s; ", flush_s);
-			else
-				fprintf(out, "No flush command; ");
-			fprintf(out, "target ready after %.3f s (%u probe quer%s, rcode %d)\n",
-			        ready_s, pr.attempts, pr.attempts == 1 ? "y" : "ies", pr.rcode);
-		}
-	}
+	uint64_t t0 = dv_now_ns();
+
+	announce(s, out, quiet, pg, ti, li, r, kind);
+	if (kind == DV_PASS_COLD && commands_here(s))
+		rc = empty_cache(s, ti, li, r, &flush_s, &pr);
+	rc = dist_go(s, rc);
+	if (rc != 0 || s->interrupted)
+		return rc;
 	memcpy(&cfg.server, &t->addr, sizeof(cfg.server));
 	cfg.server_len = t->addr_len;
+	if (obs != NULL && obs->pass_start != NULL && kind != DV_PASS_WARMUP) {
+		dv_pass_record_t pre = {.target = ti,
+		                        .list = li,
+		                        .repeat = r,
+		                        .kind = kind,
+		                        .flush_s = flush_s,
+		                        .ready_wait_s = pr.wait_s,
+		                        .probe_queries = pr.attempts};
+		obs->pass_start(obs->ctx, s, &pre);
+	}
 	memset(&res, 0, sizeof(res));
-	rc = dv_run_pass(&cfg, &l->ql, &res, &err);
-	if (rc != 0)
+	prc = dv_run_pass(&cfg, &l->ql, &res, &err);
+	pg->done++;
+	pg->todo[kind] -= pg->todo[kind] > 0;
+	pg->ran[kind]++;
+	pg->took_s[kind] += (double)(dv_now_ns() - t0) / 1e9;
+	if (prc == 0 && kind != DV_PASS_WARMUP && distributed(s) && obs != NULL &&
+	    obs->own_pass != NULL) {
+		dv_pass_record_t own = {.target = ti,
+		                        .list = li,
+		                        .repeat = r,
+		                        .kind = kind,
+		                        .flush_s = flush_s,
+		                        .ready_wait_s = pr.wait_s,
+		                        .res = res};
+		obs->own_pass(obs->ctx, s, &own);
+	}
+	rc = dist_reduce(s, &cfg, &res, &ranks, prc, err.msg);
+	if (prc != 0 && !distributed(s)) {
+		dv_pass_result_free(&res);
 		return fail(s, rc, "target %s, list %s: %s", t->label, l->label, err.msg);
-
-	if (kind == DV_PASS_WARMUP) {
-		if (!quiet)
+	}
+	if (kind == DV_PASS_WARMUP || !commands_here(s)) {
+		if (kind == DV_PASS_WARMUP && !quiet)
 			fprintf(out, "Warm-up pass (not reported): %llu sent, %llu completed\n",
 			        (unsigned long long)res.stats.c.sent,
 			        (unsigned long long)res.stats.c.completed);
 		if (res.interrupted)
 			s->interrupted = true;
 		dv_pass_result_free(&res);
-		return after_pass(s, ti, li, r, kind);
+		free(ranks);
+		return rc != 0 ? rc : after_pass(s, ti, li, r, kind);
 	}
-	if (grow_passes(s) != 0) {
-		dv_pass_result_free(&res);
-		return fail(s, -ENOMEM, "out of memory");
+	prc = record_pass(s, obs, ti, li, r, kind, flush_s, &pr, &res, ranks);
+	if (prc != 0)
+		return prc;
+	return rc != 0 ? rc : after_pass(s, ti, li, r, kind);
+}
+
+/* Warn when --probe asks a question one of the lists asks: its cold passes would find it cached. */
+static void check_probe(const dv_study_t *s)
+{
+	for (size_t li = 0; s->probe_text != NULL && li < s->n_lists; li++) {
+		const dv_list_t *l = &s->lists[li];
+		for (size_t i = 0; i < l->ql.count; i++) {
+			size_t len;
+			const uint8_t *q = dv_querylist_get(&l->ql, i, &len);
+			if (dv_probe_same_question(s->probe_wire, s->probe_len, q, len)) {
+				fprintf(stderr,
+				        "dnsvolley: warning: --probe '%s' is entry %zu of list %s: "
+				        "each cold pass of that list finds it cached (probe a name "
+				        "in no list)\n",
+				        s->probe_text, i + 1, l->label);
+				break;
+			}
+		}
 	}
-	dv_pass_record_t *rec = &s->passes[s->n_passes++];
-	rec->target = ti;
-	rec->list = li;
-	rec->repeat = r;
-	rec->kind = kind;
-	rec->flush_s = flush_s;
-	rec->ready_wait_s = ready_s;
-	rec->res = res;
-	if (obs != NULL && obs->pass_done != NULL)
-		obs->pass_done(obs->ctx, s, rec);
-	if (res.interrupted)
-		s->interrupted = true;
-	return after_pass(s, ti, li, r, kind);
+}
+
+static void ask_versions(dv_study_t *s)
+{
+	/* Ask each target once who it is; silence is fine (many hide their version). */
+	for (size_t t = 0; s->query_version && commands_here(s) && t < s->n_targets; t++) {
+		dv_target_t *tg = &s->targets[t];
+		if (tg->server_version == NULL && tg->addr.ss_family != AF_UNSPEC)
+			(void)dv_probe_version((const struct sockaddr *)&tg->addr, tg->addr_len, 2,
+			                       250 * DV_NS_PER_MS, &tg->server_version, NULL);
+	}
 }
 
 int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs)
@@ -345,32 +632,28 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t
 	const dv_pass_kind_t *plan = s->n_plan ? s->plan : &plain;
 	size_t n_plan = s->n_plan ? s->n_plan : 1;
 	unsigned reps = s->repeat ? s->repeat : 1;
+	progress_t pg = {0};
 	int rc = 0;
 
 	complete_metadata(s);
-	/* Ask each target once who it is; silence is fine (many hide their version). */
-	for (size_t t = 0; s->query_version && t < s->n_targets; t++) {
-		dv_target_t *tg = &s->targets[t];
-		if (tg->server_version == NULL && tg->addr.ss_family != AF_UNSPEC)
-			(void)dv_probe_version((const struct sockaddr *)&tg->addr, tg->addr_len, 2,
-			                       250 * DV_NS_PER_MS, &tg->server_version, NULL);
-	}
+	probe_query(s);
+	for (size_t k = 0; k < n_plan; k++)
+		pg.todo[plan[k]] += (size_t)reps * s->n_lists * s->n_targets;
+	pg.todo[DV_PASS_WARMUP] += s->warmup ? s->n_lists * s->n_targets : 0;
+	for (int k = 0; k <= DV_PASS_WARMUP; k++)
+		pg.total += pg.todo[k];
+	if (!quiet && (pg.total > 1 || plan[0] != DV_PASS_PLAIN))
+		dv_study_print_plan(s, out);
+	check_probe(s);
+	ask_versions(s);
 	for (unsigned r = 0; r < reps; r++) {
 		for (size_t l = 0; l < s->n_lists; l++) {
 			for (size_t t = 0; t < s->n_targets; t++) {
-				if (r == 0 && s->warmup) {
-					if (dv_run_stop_requested())
+				for (size_t k = (r == 0 && s->warmup) ? 0 : 1; k <= n_plan; k++) {
+					dv_pass_kind_t kind = k == 0 ? DV_PASS_WARMUP : plan[k - 1];
+					if (dv_run_stop_requested() && !distributed(s))
 						goto stopped;
-					rc = one_pass(s, out, quiet, obs, t, l, r, DV_PASS_WARMUP);
-					if (rc != 0)
-						return rc;
-					if (s->interrupted)
-						return 0;
-				}
-				for (size_t k = 0; k < n_plan; k++) {
-					if (dv_run_stop_requested())
-						goto stopped;
-					rc = one_pass(s, out, quiet, obs, t, l, r, plan[k]);
+					rc = one_pass(s, out, quiet, obs, &pg, t, l, r, kind);
 					if (rc != 0)
 						return rc;
 					if (s->interrupted)
@@ -385,6 +668,77 @@ stopped:
 	return 0;
 }
 
+/* ---------------------------------------------------------------- the plan */
+
+/* "one run through the list", "3 runs through the list", "2.0 s" for a pass of this kind. */
+static void fmt_length(const dv_study_t *s, dv_pass_kind_t kind, char *buf, size_t cap)
+{
+	dv_run_config_t cfg = dv_study_pass_config(s, kind);
+
+	if (cfg.passes > 0 && cfg.time_limit_ns > 0)
+		snprintf(buf, cap, "%llu run%s through the list or %.3g s, whichever comes first",
+		         (unsigned long long)cfg.passes, cfg.passes == 1 ? "" : "s",
+		         (double)cfg.time_limit_ns / 1e9);
+	else if (cfg.time_limit_ns > 0)
+		snprintf(buf, cap, "%.3g s, round the list as often as it takes",
+		         (double)cfg.time_limit_ns / 1e9);
+	else if (cfg.passes > 1)
+		snprintf(buf, cap, "%llu runs through the list", (unsigned long long)cfg.passes);
+	else
+		snprintf(buf, cap, "one run through the list");
+}
+
+void dv_study_print_plan(const dv_study_t *s, FILE *out)
+{
+	static const dv_pass_kind_t plain = DV_PASS_PLAIN;
+	const dv_pass_kind_t *plan = s->n_plan ? s->plan : &plain;
+	size_t n_plan = s->n_plan ? s->n_plan : 1;
+	unsigned reps = s->repeat ? s->repeat : 1;
+	bool cold = false, hot = false;
+	char len[128];
+
+	fprintf(out, "[Plan] %zu target%s x %zu list%s x (", s->n_targets,
+	        s->n_targets == 1 ? "" : "s", s->n_lists, s->n_lists == 1 ? "" : "s");
+	for (size_t k = 0; k < n_plan; k++) {
+		fprintf(out, "%s%s", k ? ", " : "", dv_pass_kind_name(plan[k]));
+		cold |= plan[k] == DV_PASS_COLD;
+		hot |= plan[k] == DV_PASS_HOT;
+	}
+	fprintf(out, ") x %u repeat%s = %zu passes%s\n", reps, reps == 1 ? "" : "s",
+	        (size_t)reps * s->n_targets * s->n_lists * n_plan,
+	        s->warmup ? " (and an unreported warm-up pass per target and list)" : "");
+	for (size_t i = 0; i < s->n_targets; i++) {
+		const dv_target_t *t = &s->targets[i];
+		fprintf(out, "[Plan] target %s (%s): ", t->label,
+		        t->addr_text ? t->addr_text : "?");
+		if (t->flush_cmd != NULL)
+			fprintf(out, "cache emptied by: %s\n", t->flush_cmd);
+		else
+			fprintf(out, "no flush command%s\n",
+			        cold ? " (cold passes are not cold)" : "");
+		if (t->after_pass_cmd != NULL)
+			fprintf(out, "[Plan] target %s: after every pass: %s\n", t->label,
+			        t->after_pass_cmd);
+	}
+	if (s->after_pass_cmd != NULL)
+		fprintf(out, "[Plan] after every pass: %s\n", s->after_pass_cmd);
+	for (size_t i = 0; i < s->n_lists; i++)
+		fprintf(out, "[Plan] list %s (%s): %llu queries\n", s->lists[i].label,
+		        s->lists[i].path ? s->lists[i].path : "?",
+		        (unsigned long long)s->lists[i].queries);
+	if (cold) {
+		fprintf(out, "[Plan] cold pass: one run through the list (each entry asked once), "
+		             "after the flush command\n");
+		fprintf(out, "[Plan] readiness probe after each flush: %s\n",
+		        s->probe_text ? s->probe_text : DV_PROBE_DEFAULT);
+	}
+	if (hot) {
+		fmt_length(s, DV_PASS_HOT, len, sizeof(len));
+		fprintf(out, "[Plan] hot pass: %s\n", len);
+	}
+	fflush(out);
+}
+
 /* ---------------------------------------------------------------- free */
 
 void dv_study_free(dv_study_t *s)
@@ -396,6 +750,9 @@ void dv_study_free(dv_study_t *s)
 	dv_argv_free(s->argv);
 	s->argv = NULL;
 	free(s->after_pass_cmd);
+	free(s->probe_text);
+	s->probe_text = NULL;
+	s->probe_len = 0;
 	free(s->hostname);
 	free(s->kernel);
 	for (size_t i = 0; i < s->n_targets; i++) {
@@ -404,6 +761,7 @@ void dv_study_free(dv_study_t *s)
 		free(t->spec);
 		free(t->addr_text);
 		free(t->flush_cmd);
+		free(t->after_pass_cmd);
 		free(t->server_version);
 	}
 	free(s->targets);
@@ -415,8 +773,10 @@ void dv_study_free(dv_study_t *s)
 	}
 	free(s->lists);
 	free(s->plan);
-	for (size_t i = 0; i < s->n_passes; i++)
+	for (size_t i = 0; i < s->n_passes; i++) {
 		dv_pass_result_free(&s->passes[i].res);
+		free(s->passes[i].ranks);
+	}
 	free(s->passes);
 	s->tool_version = s->cmdline = s->hostname = s->kernel = NULL;
 	s->targets = NULL;

@@ -8,8 +8,11 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "input/input_types.h"
 #include "input/querylist.h"
+#include "input/replay.h"
 #include "engine/run.h"
+#include "study/dist.h"
 #include "base/util.h"
 
 typedef enum dv_pass_kind {
@@ -21,6 +24,10 @@ typedef enum dv_pass_kind {
 
 const char *dv_pass_kind_name(dv_pass_kind_t k); /* "plain", "cold", "hot", "warmup" */
 
+#define DV_HOT_TIME_DEFAULT_NS (2 * DV_NS_PER_S) /* a hot pass's length by default */
+#define DV_HOT_TIME_MIN_NS     DV_NS_PER_S       /* --hot-time refuses shorter */
+#define DV_PROBE_DEFAULT       "version.bind CH TXT"
+
 typedef struct dv_target {
 	char *label; /* "host1"; the address text when no label was given */
 	char *spec;  /* ADDR[:PORT] as given */
@@ -28,6 +35,7 @@ typedef struct dv_target {
 	socklen_t addr_len;
 	char *addr_text;      /* "127.0.0.1:5300" */
 	char *flush_cmd;      /* --flush LABEL=CMD, or the global --flush; NULL = none */
+	char *after_pass_cmd; /* --after-pass LABEL=CMD, or NULL (then the study's) */
 	char *server_version; /* version.bind CH TXT answer, NULL when none */
 } dv_target_t;
 
@@ -38,6 +46,10 @@ typedef struct dv_list {
 	uint64_t queries;  /* number of queries */
 	uint64_t lines;
 	char sha256[65]; /* of the file's bytes, hex; "" for stdin */
+	/* What src/input read (results files before issue 17 lack it: "" and 0). */
+	char input[8];           /* "text", "binary", "pcap" or "dnstap" */
+	uint64_t malformed;      /* records skipped as malformed (dv_input_stats_t) */
+	dv_replay_info_t replay; /* clients, captured and scheduled rates (src/input/replay.h) */
 } dv_list_t;
 
 typedef struct dv_pass_record {
@@ -45,9 +57,13 @@ typedef struct dv_pass_record {
 	size_t list;     /* index into study lists */
 	unsigned repeat; /* 0-based */
 	dv_pass_kind_t kind;
-	double flush_s;      /* time the flush command took (cold) */
-	double ready_wait_s; /* time until the readiness probe was answered (cold) */
-	dv_pass_result_t res;
+	double flush_s;         /* time the flush command took (cold) */
+	double ready_wait_s;    /* time until the readiness probe was answered (cold) */
+	unsigned probe_queries; /* readiness probe queries sent before the pass (cold) */
+	uint64_t names_asked;   /* list entries asked (dv_pass_names_asked) */
+	dv_pass_result_t res;   /* merged over the ranks when several ran it */
+	dv_rank_pass_t *ranks;  /* per-rank facts (owned), NULL for a one-process pass */
+	size_t n_ranks;
 } dv_pass_record_t;
 
 typedef struct dv_study {
@@ -61,7 +77,9 @@ typedef struct dv_study {
 	unsigned ncpu;
 	/* configuration */
 	dv_run_config_t run;
-	dv_ql_options_t ql;
+	dv_querylist_options_t ql;
+	dv_input_kind_t input_kind; /* --input / -B (DV_INPUT_AUTO: detected per list) */
+	dv_replay_options_t replay; /* --timing, --speed, --multiply, --max-clients, rewrites */
 	dv_target_t *targets;
 	size_t n_targets;
 	dv_list_t *lists;
@@ -73,6 +91,22 @@ typedef struct dv_study {
 	bool query_version;   /* ask each target for version.bind CH TXT before the first pass */
 	char *after_pass_cmd; /* --after-pass: shell command run after every pass, or NULL */
 	uint64_t ready_timeout_ns;
+	/*
+	 * Pass lengths (doc/methodology.md, "Cold means cold"): a cold pass is always one
+	 * run through its list (each entry asked once), whatever run.time_limit_ns and
+	 * run.passes say (the command line refuses -l/-n with --passes); a hot pass runs
+	 * hot_runs times through the list, else for hot_time_ns (wrapping around the list).
+	 */
+	uint64_t hot_time_ns; /* --hot-time; DV_HOT_TIME_DEFAULT_NS unless --hot-runs */
+	uint64_t hot_runs;    /* --hot-runs N; 0 = by time */
+	/* The readiness probe (--probe 'NAME [TYPE [CLASS]]'), default "version.bind CH TXT". */
+	char *probe_text;
+	uint8_t probe_wire[300];
+	size_t probe_len;          /* 0 = the default, built when the study runs */
+	uint64_t flush_timeout_ns; /* --flush-timeout: --flush/--after-pass limit; 0: 600 s */
+	/* The ranks running the study (dist.h); NULL = this process alone. Rank 0 runs the
+	 * flush, readiness and --after-pass commands and gets the merged results. */
+	dv_dist_t *dist;
 	/* results, in the order run */
 	dv_pass_record_t *passes;
 	size_t n_passes;
@@ -86,8 +120,14 @@ typedef struct dv_study {
  * each pass with the text report). Any member may be NULL.
  */
 typedef struct dv_study_observer {
+	/* A reported pass is about to start (after its flush): p holds target, list,
+	 * repeat, kind and the flush times; p->res is zeroed. */
+	void (*pass_start)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
 	/* A reported (not warm-up) pass ended and is recorded: p is in s->passes. */
 	void (*pass_done)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
+	/* Several ranks: this rank's own result of a reported pass, before the merge (every
+	 * rank; p is temporary). */
+	void (*own_pass)(void *ctx, const dv_study_t *s, const dv_pass_record_t *p);
 	void *ctx; /* handed back to each call */
 } dv_study_observer_t;
 
@@ -101,6 +141,25 @@ typedef struct dv_study_observer {
  * measured so far are kept in s->passes.
  */
 int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs);
+
+/*
+ * --probe TEXT: "NAME [TYPE] [CLASS]" (TYPE A, CLASS IN by default; either order) compiled into
+ * s->probe_wire with RD as rd. 0, or -EINVAL with err naming what is wrong.
+ */
+int dv_study_set_probe(dv_study_t *s, const char *text, bool rd, dv_err_t *err);
+
+/*
+ * List entries a pass asked: min(sent, list_size). Exact for a cold pass (one run
+ * through the list: each entry is sent at most once) and for one thread; for a
+ * time-limited pass over several threads an upper bound (doc/methodology.md).
+ */
+uint64_t dv_pass_names_asked(const dv_pass_record_t *p, uint64_t list_size);
+
+/* The run configuration of a pass of this kind (cold: one run; hot: --hot-*; else as given). */
+dv_run_config_t dv_study_pass_config(const dv_study_t *s, dv_pass_kind_t kind);
+
+/* Print the plan (targets with their flush commands, lists, pass lengths, probe, passes). */
+void dv_study_print_plan(const dv_study_t *s, FILE *out);
 
 void dv_study_free(dv_study_t *s);
 

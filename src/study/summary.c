@@ -4,6 +4,7 @@
 #include "study/summary.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -93,6 +94,51 @@ static void grid_free(grid_t *g)
 	g->cell = NULL;
 }
 
+/* ---------------------------------------------------------------- labels */
+
+#define LABEL_MAX 24 /* longer labels are shortened in tables, with a legend below */
+
+/* label, or its first LABEL_MAX - 3 characters and "..." (marked in *shortened). */
+static const char *short_label(const char *label, char *buf, size_t cap, bool *shortened)
+{
+	if (label == NULL)
+		return "?";
+	if (strlen(label) <= LABEL_MAX)
+		return label;
+	snprintf(buf, cap, "%.*s...", LABEL_MAX - 3, label);
+	*shortened = true;
+	return buf;
+}
+
+static void set_labels(grid_t *g, size_t row, const dv_study_t *s, size_t t, size_t l,
+                       bool *shortened)
+{
+	char buf[LABEL_MAX + 1];
+
+	grid_set(g, row, 0, "%s", short_label(s->targets[t].label, buf, sizeof(buf), shortened));
+	grid_set(g, row, 1, "%s", short_label(s->lists[l].label, buf, sizeof(buf), shortened));
+}
+
+/* Under a grid with shortened labels: each shortened label and the label in full. */
+static void print_legend(const dv_study_t *s, bool shortened, FILE *out)
+{
+	char buf[LABEL_MAX + 1];
+	bool dummy = false;
+
+	if (!shortened)
+		return;
+	for (size_t t = 0; t < s->n_targets; t++)
+		if (s->targets[t].label != NULL && strlen(s->targets[t].label) > LABEL_MAX)
+			fprintf(out, "  target %s = %s\n",
+			        short_label(s->targets[t].label, buf, sizeof(buf), &dummy),
+			        s->targets[t].label);
+	for (size_t l = 0; l < s->n_lists; l++)
+		if (s->lists[l].label != NULL && strlen(s->lists[l].label) > LABEL_MAX)
+			fprintf(out, "  list %s = %s\n",
+			        short_label(s->lists[l].label, buf, sizeof(buf), &dummy),
+			        s->lists[l].label);
+}
+
 /* ---------------------------------------------------------------- table */
 
 /*
@@ -108,17 +154,9 @@ static void plan_of(const dv_study_t *s, const dv_pass_kind_t **plan, size_t *n)
 
 static void plan_col_name(const dv_pass_kind_t *plan, size_t j, char *buf, size_t cap)
 {
-	unsigned same = 0, before = 0;
-	for (size_t i = 0; plan != NULL; i++) {
-		if (plan[i] == plan[j]) {
-			same++;
-			if (i < j)
-				before++;
-		}
-		if (i == j)
-			break;
-	}
-	(void)same;
+	unsigned before = 0;
+	for (size_t i = 0; i < j; i++)
+		before += plan[i] == plan[j];
 	if (before == 0)
 		snprintf(buf, cap, "%s", dv_pass_kind_name(plan[j]));
 	else
@@ -166,12 +204,50 @@ static unsigned study_reps(const dv_study_t *s)
 	return reps;
 }
 
-void dv_study_print_table(const dv_study_t *s, FILE *out)
+/* "100%", "51.9%" (rounded down: a list not covered never shows 100%). */
+static void fmt_coverage(char *buf, size_t cap, uint64_t asked, uint64_t size)
+{
+	if (size == 0)
+		snprintf(buf, cap, "-");
+	else if (asked >= size)
+		snprintf(buf, cap, "100%%");
+	else
+		snprintf(buf, cap, "%.1f%%", floor(1000.0 * (double)asked / (double)size) / 10);
+}
+
+/* A table cell of pass p: "243633 (lost 0)"; the coverage table's "100% (3.4 runs)". */
+typedef void (*cell_fn)(const dv_study_t *s, const dv_pass_record_t *p, grid_t *g, size_t row,
+                        size_t col);
+
+static void cell_qps(const dv_study_t *s, const dv_pass_record_t *p, grid_t *g, size_t row,
+                     size_t col)
+{
+	(void)s;
+	grid_set(g, row, col, "%.0f (lost %llu)%s", p->res.qps,
+	         (unsigned long long)p->res.stats.c.lost, p->res.interrupted ? "*" : "");
+}
+
+static void cell_coverage(const dv_study_t *s, const dv_pass_record_t *p, grid_t *g, size_t row,
+                          size_t col)
+{
+	uint64_t size = s->lists[p->list].queries, sent = p->res.stats.c.sent;
+	char cov[32];
+
+	fmt_coverage(cov, sizeof(cov), dv_pass_names_asked(p, size), size);
+	if (p->kind == DV_PASS_COLD || size == 0 || sent <= size)
+		grid_set(g, row, col, "%s%s", cov, p->res.interrupted ? "*" : "");
+	else
+		grid_set(g, row, col, "%s (%.1f runs)%s", cov, (double)sent / (double)size,
+		         p->res.interrupted ? "*" : "");
+}
+
+/* One grid: a row per target and list, a cell per repeat and plan position filled by cell. */
+static bool print_pass_grid(const dv_study_t *s, cell_fn cell, FILE *out)
 {
 	const dv_pass_kind_t *plan;
 	size_t n_plan;
 	unsigned reps = study_reps(s);
-	bool any_interrupted = false;
+	bool any_interrupted = false, shortened = false;
 	grid_t g;
 
 	plan_of(s, &plan, &n_plan);
@@ -179,7 +255,7 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 	if (idx == NULL ||
 	    grid_init(&g, 1 + s->n_targets * s->n_lists, 2 + reps * n_plan, 2) != 0) {
 		free(idx);
-		return;
+		return false;
 	}
 	grid_set(&g, 0, 0, "Target");
 	grid_set(&g, 0, 1, "List");
@@ -187,13 +263,12 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 		for (size_t j = 0; j < n_plan; j++) {
 			char name[32];
 			plan_col_name(plan, j, name, sizeof(name));
-			grid_set(&g, 0, 2 + r * n_plan + j, "Run%u %s", r + 1, name);
+			grid_set(&g, 0, 2 + r * n_plan + j, "rep%u %s", r + 1, name);
 		}
 	for (size_t t = 0; t < s->n_targets; t++)
 		for (size_t l = 0; l < s->n_lists; l++) {
 			size_t row = 1 + t * s->n_lists + l;
-			grid_set(&g, row, 0, "%s", s->targets[t].label ? s->targets[t].label : "?");
-			grid_set(&g, row, 1, "%s", s->lists[l].label ? s->lists[l].label : "?");
+			set_labels(&g, row, s, t, l, &shortened);
 			for (unsigned r = 0; r < reps; r++)
 				for (size_t j = 0; j < n_plan; j++) {
 					size_t p =
@@ -203,28 +278,40 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 						grid_set(&g, row, col, "-");
 						continue;
 					}
-					const dv_pass_result_t *res = &s->passes[p].res;
-					any_interrupted |= res->interrupted;
-					grid_set(&g, row, col, "%.0f (lost%llu)%s", res->qps,
-					         (unsigned long long)res->stats.c.lost,
-					         res->interrupted ? "*" : "");
+					any_interrupted |= s->passes[p].res.interrupted;
+					cell(s, &s->passes[p], &g, row, col);
 				}
 		}
-	fprintf(out, "\nComparison table (queries per second, lost queries in brackets):\n");
 	grid_print(&g, out);
+	print_legend(s, shortened, out);
+	grid_free(&g);
+	free(idx);
+	return any_interrupted;
+}
+
+void dv_study_print_table(const dv_study_t *s, FILE *out)
+{
+	bool any_interrupted;
+
+	fprintf(out, "\nComparison table (queries per second, lost queries in brackets; repN = "
+	             "repeat N of --repeat):\n");
+	any_interrupted = print_pass_grid(s, cell_qps, out);
+	fprintf(out, "\nCoverage (list entries asked / list size; runs through the list in "
+	             "brackets):\n");
+	print_pass_grid(s, cell_coverage, out);
 	if (any_interrupted)
 		fprintf(out, "* interrupted pass: partial figures\n");
 	if (s->failed)
 		fprintf(out, "The study stopped early: %s\n", s->fail_msg);
 	else if (s->interrupted)
 		fprintf(out, "The study was interrupted; '-' marks passes not run.\n");
-	grid_free(&g);
-	free(idx);
 }
 
 /* ---------------------------------------------------------------- summary */
 
-enum { M_QPS = 0, M_P50, M_P99, M_COUNT };
+enum { M_QPS = 0, M_P50, M_P99, M_LOST, M_COUNT };
+static const dv_metric_t summary_metric[M_COUNT] = {DV_M_QPS, DV_M_P50_MS, DV_M_P99_MS,
+                                                    DV_M_LOST_PCT};
 
 /* The occurrence of plan[j]'s kind at position j (0 = first): "hot2" is 1. */
 static unsigned plan_nth(const dv_pass_kind_t *plan, size_t j)
@@ -235,57 +322,68 @@ static unsigned plan_nth(const dv_pass_kind_t *plan, size_t j)
 	return nth;
 }
 
-static void fmt_series(char *buf, size_t cap, const dv_series_t *st, double scale, int decimals)
+/* "0%", "0.03%", "1.2%". */
+static void fmt_pct(char *buf, size_t cap, double v)
 {
+	if (v == 0)
+		snprintf(buf, cap, "0%%");
+	else if (fabs(v) >= 1)
+		snprintf(buf, cap, "%.1f%%", v);
+	else
+		snprintf(buf, cap, "%.2g%%", v);
+}
+
+/* mean +- sd (min..max); a latency spread under the histogram's resolution is "< width". */
+static void fmt_series(char *buf, size_t cap, const dv_series_t *st, dv_metric_t m, int decimals)
+{
+	double res = dv_metric_floor(m, st->mean);
+
 	if (st->n == 0)
 		snprintf(buf, cap, "-");
 	else if (st->n == 1)
-		snprintf(buf, cap, "%.*f", decimals, st->mean / scale);
+		snprintf(buf, cap, "%.*f", decimals, st->mean);
+	else if (st->sd < res)
+		snprintf(buf, cap, "%.*f +- <%.*f (%.*f..%.*f)", decimals, st->mean, decimals, res,
+		         decimals, st->min, decimals, st->max);
 	else
-		snprintf(buf, cap, "%.*f +- %.*f (%.*f..%.*f)", decimals, st->mean / scale,
-		         decimals, st->sd / scale, decimals, st->min / scale, decimals,
-		         st->max / scale);
+		snprintf(buf, cap, "%.*f +- %.*f (%.*f..%.*f)", decimals, st->mean, decimals,
+		         st->sd, decimals, st->min, decimals, st->max);
 }
 
-/*
- * The change of b against a (the first target), documented in doc/methodology.md:
- * delta = (mean_b - mean_a) / mean_a; significance by the spread rule of
- * study/groups.h (the one compare uses).
- */
-static void fmt_change(char *buf, size_t cap, const dv_series_t *a, const dv_series_t *b)
-{
-	if (a->n == 0 || b->n == 0) {
-		snprintf(buf, cap, "-");
-		return;
-	}
-	double diff = b->mean - a->mean;
-	char pct[32];
-	if (a->mean != 0)
-		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * diff / a->mean);
-	else
-		snprintf(pct, sizeof(pct), "%s", diff == 0 ? "+0.0%" : "n/a");
-	if (dv_spread_significant(a, b) < 0) {
-		snprintf(buf, cap, "%s (one repeat: spread unknown)", pct);
-		return;
-	}
-	snprintf(buf, cap, "%s (%s)", pct,
-	         dv_spread_significant(a, b) ? "significant" : "within noise");
-}
-
-/* What the summary's grids are built from: the plan and three series per cell. */
+/* What the summary's grids are built from: the plan, the series and coverage per cell. */
 typedef struct summary {
 	const dv_study_t *s;
 	const dv_pass_kind_t *plan;
 	size_t n_plan;
 	dv_series_t *ser; /* [(t * n_lists + l) * n_plan + j][M_COUNT] */
+	uint64_t *asked;  /* [(t * n_lists + l) * n_plan + j]: fewest list entries a sample asked */
+	bool shortened;   /* a label was shortened */
 } summary_t;
+
+static size_t cell_at(const summary_t *sm, size_t t, size_t l, size_t j)
+{
+	return (t * sm->s->n_lists + l) * sm->n_plan + j;
+}
 
 static dv_series_t *ser_at(const summary_t *sm, size_t t, size_t l, size_t j)
 {
-	return &sm->ser[((t * sm->s->n_lists + l) * sm->n_plan + j) * M_COUNT];
+	return &sm->ser[cell_at(sm, t, l, j) * M_COUNT];
 }
 
-/* The three series of every (target, list, plan position), from the groups of study/groups.h. */
+static void summary_cell(summary_t *sm, const dv_groups_t *gs, size_t t, size_t l, size_t j)
+{
+	const dv_group_t *g = dv_groups_at(gs, t, l, sm->plan[j], plan_nth(sm->plan, j));
+	dv_series_t *m = ser_at(sm, t, l, j);
+	uint64_t size = sm->s->lists[l].queries, fewest = size;
+
+	for (int k = 0; k < M_COUNT; k++)
+		m[k] = dv_group_series(g, summary_metric[k]);
+	for (size_t i = 0; g != NULL && i < g->n; i++)
+		fewest = DV_MIN(fewest, dv_pass_names_asked(g->passes[i], size));
+	sm->asked[cell_at(sm, t, l, j)] = fewest;
+}
+
+/* The series of every (target, list, plan position), from the groups of study/groups.h. */
 static int summary_init(summary_t *sm, const dv_study_t *s)
 {
 	size_t n_rows = s->n_targets * s->n_lists;
@@ -295,66 +393,24 @@ static int summary_init(summary_t *sm, const dv_study_t *s)
 	sm->s = s;
 	plan_of(s, &sm->plan, &sm->n_plan);
 	sm->ser = calloc(n_rows * sm->n_plan * M_COUNT + 1, sizeof(dv_series_t));
-	if (sm->ser == NULL || dv_groups_build(s, DV_GROUP_BY_POSITION, &gs) != 0) {
+	sm->asked = calloc(n_rows * sm->n_plan + 1, sizeof(uint64_t));
+	if (sm->ser == NULL || sm->asked == NULL ||
+	    dv_groups_build(s, DV_GROUP_BY_POSITION, &gs) != 0) {
 		free(sm->ser);
+		free(sm->asked);
 		sm->ser = NULL;
+		sm->asked = NULL;
 		return -ENOMEM;
 	}
 	for (size_t t = 0; t < s->n_targets; t++)
 		for (size_t l = 0; l < s->n_lists; l++)
-			for (size_t j = 0; j < sm->n_plan; j++) {
-				const dv_group_t *g =
-				    dv_groups_at(&gs, t, l, sm->plan[j], plan_nth(sm->plan, j));
-				dv_series_t *m = ser_at(sm, t, l, j);
-				m[M_QPS] = dv_group_series(g, DV_M_QPS);
-				m[M_P50] = dv_group_series(g, DV_M_P50_MS);
-				m[M_P99] = dv_group_series(g, DV_M_P99_MS);
-			}
+			for (size_t j = 0; j < sm->n_plan; j++)
+				summary_cell(sm, &gs, t, l, j);
 	dv_groups_free(&gs);
 	return 0;
 }
 
-/* Fills the figure columns (from col) of the row of target t, list l, plan position j. */
-typedef void (*row_fill_fn)(const summary_t *sm, size_t t, size_t l, size_t j, grid_t *g,
-                            size_t row, size_t col);
-
-/*
- * One grid with a row per target (from t0), list and plan position: Target,
- * List and Pass, then the columns heads[] filled by fill. The first `left`
- * columns are left-aligned.
- */
-static void print_position_grid(const summary_t *sm, size_t t0, const char *const *heads,
-                                size_t n_heads, size_t left, row_fill_fn fill, FILE *out)
-{
-	const dv_study_t *s = sm->s;
-	size_t n_rows = (s->n_targets - t0) * s->n_lists * sm->n_plan;
-	grid_t g;
-	char name[32];
-
-	if (grid_init(&g, 1 + n_rows, 3 + n_heads, left) != 0)
-		return;
-	grid_set(&g, 0, 0, "Target");
-	grid_set(&g, 0, 1, "List");
-	grid_set(&g, 0, 2, "Pass");
-	for (size_t k = 0; k < n_heads; k++)
-		grid_set(&g, 0, 3 + k, "%s", heads[k]);
-	for (size_t t = t0; t < s->n_targets; t++)
-		for (size_t l = 0; l < s->n_lists; l++)
-			for (size_t j = 0; j < sm->n_plan; j++) {
-				size_t row = 1 + ((t - t0) * s->n_lists + l) * sm->n_plan + j;
-				grid_set(&g, row, 0, "%s",
-				         s->targets[t].label ? s->targets[t].label : "?");
-				grid_set(&g, row, 1, "%s",
-				         s->lists[l].label ? s->lists[l].label : "?");
-				plan_col_name(sm->plan, j, name, sizeof(name));
-				grid_set(&g, row, 2, "%s", name);
-				fill(sm, t, l, j, &g, row, 3);
-			}
-	grid_print(&g, out);
-	grid_free(&g);
-}
-
-/* Summary row: N, then qps, p50 and p99 as mean +- sd (min..max). */
+/* Summary row: N, coverage, then qps, p50 and p99 as mean +- sd (min..max), and loss. */
 static void fill_series(const summary_t *sm, size_t t, size_t l, size_t j, grid_t *g, size_t row,
                         size_t col)
 {
@@ -362,25 +418,52 @@ static void fill_series(const summary_t *sm, size_t t, size_t l, size_t j, grid_
 	char a[160];
 
 	grid_set(g, row, col, "%zu", m[M_QPS].n);
-	fmt_series(a, sizeof(a), &m[M_QPS], 1, 0);
+	if (m[M_QPS].n > 0)
+		fmt_coverage(a, sizeof(a), sm->asked[cell_at(sm, t, l, j)],
+		             sm->s->lists[l].queries);
+	else
+		snprintf(a, sizeof(a), "-");
 	grid_set(g, row, col + 1, "%s", a);
-	fmt_series(a, sizeof(a), &m[M_P50], 1, 3);
+	fmt_series(a, sizeof(a), &m[M_QPS], DV_M_QPS, 0);
 	grid_set(g, row, col + 2, "%s", a);
-	fmt_series(a, sizeof(a), &m[M_P99], 1, 3);
+	fmt_series(a, sizeof(a), &m[M_P50], DV_M_P50_MS, 3);
 	grid_set(g, row, col + 3, "%s", a);
+	fmt_series(a, sizeof(a), &m[M_P99], DV_M_P99_MS, 3);
+	grid_set(g, row, col + 4, "%s", a);
+	if (m[M_LOST].n > 0)
+		fmt_pct(a, sizeof(a), m[M_LOST].mean);
+	else
+		snprintf(a, sizeof(a), "-");
+	grid_set(g, row, col + 5, "%s", a);
 }
 
-/* Change row: qps, p50 and p99 of target t against the first target. */
-static void fill_change(const summary_t *sm, size_t t, size_t l, size_t j, grid_t *g, size_t row,
-                        size_t col)
+static void print_series(summary_t *sm, FILE *out)
 {
-	const dv_series_t *m0 = ser_at(sm, 0, l, j), *m = ser_at(sm, t, l, j);
-	char a[160];
+	static const char *const heads[] = {"N", "asked", "qps", "p50 ms", "p99 ms", "lost"};
+	const dv_study_t *s = sm->s;
+	size_t n_rows = s->n_targets * s->n_lists * sm->n_plan;
+	grid_t g;
+	char name[32];
 
-	for (int k = 0; k < M_COUNT; k++) {
-		fmt_change(a, sizeof(a), &m0[k], &m[k]);
-		grid_set(g, row, col + (size_t)k, "%s", a);
-	}
+	if (grid_init(&g, 1 + n_rows, 3 + DV_ARRAY_SIZE(heads), 3) != 0)
+		return;
+	grid_set(&g, 0, 0, "Target");
+	grid_set(&g, 0, 1, "List");
+	grid_set(&g, 0, 2, "Pass");
+	for (size_t k = 0; k < DV_ARRAY_SIZE(heads); k++)
+		grid_set(&g, 0, 3 + k, "%s", heads[k]);
+	for (size_t t = 0; t < s->n_targets; t++)
+		for (size_t l = 0; l < s->n_lists; l++)
+			for (size_t j = 0; j < sm->n_plan; j++) {
+				size_t row = 1 + cell_at(sm, t, l, j);
+				set_labels(&g, row, s, t, l, &sm->shortened);
+				plan_col_name(sm->plan, j, name, sizeof(name));
+				grid_set(&g, row, 2, "%s", name);
+				fill_series(sm, t, l, j, &g, row, 3);
+			}
+	grid_print(&g, out);
+	print_legend(s, sm->shortened, out);
+	grid_free(&g);
 }
 
 /* Hot/cold: the first hot position against the first cold position, per target and list. */
@@ -388,6 +471,7 @@ static void print_hot_cold(const summary_t *sm, FILE *out)
 {
 	const dv_study_t *s = sm->s;
 	size_t jc = SIZE_MAX, jh = SIZE_MAX;
+	bool shortened = false;
 	grid_t g;
 
 	for (size_t j = 0; j < sm->n_plan; j++) {
@@ -410,8 +494,7 @@ static void print_hot_cold(const summary_t *sm, FILE *out)
 		for (size_t l = 0; l < s->n_lists; l++) {
 			size_t row = 1 + t * s->n_lists + l;
 			const dv_series_t *mc = ser_at(sm, t, l, jc), *mh = ser_at(sm, t, l, jh);
-			grid_set(&g, row, 0, "%s", s->targets[t].label ? s->targets[t].label : "?");
-			grid_set(&g, row, 1, "%s", s->lists[l].label ? s->lists[l].label : "?");
+			set_labels(&g, row, s, t, l, &shortened);
 			if (mc[M_QPS].n && mh[M_QPS].n && mc[M_QPS].mean > 0)
 				grid_set(&g, row, 2, "%.2f", mh[M_QPS].mean / mc[M_QPS].mean);
 			else
@@ -425,25 +508,108 @@ static void print_hot_cold(const summary_t *sm, FILE *out)
 	grid_free(&g);
 }
 
+/* ---------------------------------------------------------------- change */
+
+/* "+10.0%" of b against a, or the absolute difference when a is 0. */
+static void fmt_rel(char *buf, size_t cap, double diff, double base, int decimals)
+{
+	if (base != 0)
+		snprintf(buf, cap, "%+.1f%%", 100.0 * diff / base);
+	else
+		snprintf(buf, cap, "%+.*f", decimals, diff);
+}
+
+/*
+ * One figure's change line of b against a (doc/methodology.md): the difference,
+ * its direction, and with enough repeats the verdict with its 95% interval.
+ */
+static void print_change(FILE *out, const char *name, dv_metric_t m, const dv_series_t *a,
+                         const dv_series_t *b, bool note_few)
+{
+	dv_diff_t d = dv_diff_welch(a, b, dv_metric_floor(m, a->mean), dv_metric_floor(m, b->mean));
+	bool higher = dv_metric_higher_is_better(m);
+	const char *dir = d.diff == 0 ? "same" : (d.diff > 0) == higher ? "better" : "worse";
+	int dec = m == DV_M_QPS ? 0 : 3;
+	char diff[48], lo[48], hi[48], va[32], vb[32];
+
+	if (m == DV_M_LOST_PCT) {
+		fmt_pct(vb, sizeof(vb), b->mean);
+		fmt_pct(va, sizeof(va), a->mean);
+		snprintf(diff, sizeof(diff), "%s vs %s", vb, va);
+	} else {
+		fmt_rel(diff, sizeof(diff), d.diff, a->mean, dec);
+	}
+	fprintf(out, "    %-5s %-14s %s", name, diff, dir);
+	if (d.verdict == DV_DIFF_TOO_FEW || fabs(d.diff) <= 1e-9 * fabs(a->mean)) {
+		if (note_few && d.verdict == DV_DIFF_TOO_FEW)
+			fprintf(out, " (no verdict: %zu and %zu repeats; needs --repeat %d)", a->n,
+			        b->n, DV_DIFF_MIN_N);
+		fputc('\n', out);
+		return;
+	}
+	if (m == DV_M_LOST_PCT || a->mean == 0) {
+		snprintf(lo, sizeof(lo), "%+.*f", m == DV_M_LOST_PCT ? 3 : dec, d.lo);
+		snprintf(hi, sizeof(hi), "%+.*f", m == DV_M_LOST_PCT ? 3 : dec, d.hi);
+	} else {
+		fmt_rel(lo, sizeof(lo), d.lo, a->mean, dec);
+		fmt_rel(hi, sizeof(hi), d.hi, a->mean, dec);
+	}
+	fprintf(out, ", %s (95%% CI %s .. %s%s)\n",
+	        d.verdict == DV_DIFF_SIGNIFICANT ? "significant" : "within noise", lo, hi,
+	        m == DV_M_LOST_PCT ? " points" : "");
+}
+
+/* The change of every other target against the first, per list and plan position. */
+static void print_changes(const summary_t *sm, FILE *out)
+{
+	static const char *const names[M_COUNT] = {"qps", "p50", "p99", "lost"};
+	const dv_study_t *s = sm->s;
+	unsigned reps = study_reps(s);
+	char name[32];
+
+	fprintf(out,
+	        "\nChange against the first target, %s (mean of the other minus its mean; with "
+	        "%d repeats or more, Welch's 95%% confidence interval and whether it excludes "
+	        "0; see doc/methodology.md):\n",
+	        s->targets[0].label ? s->targets[0].label : "?", DV_DIFF_MIN_N);
+	if (reps == 1)
+		fprintf(out, "  (one repeat: spread unknown; no verdicts, needs --repeat %d)\n",
+		        DV_DIFF_MIN_N);
+	else if (reps < DV_DIFF_MIN_N)
+		fprintf(out, "  (%u repeats: too few for a verdict, needs --repeat %d)\n", reps,
+		        DV_DIFF_MIN_N);
+	for (size_t t = 1; t < s->n_targets; t++)
+		for (size_t l = 0; l < s->n_lists; l++)
+			for (size_t j = 0; j < sm->n_plan; j++) {
+				const dv_series_t *m0 = ser_at(sm, 0, l, j),
+				                  *m = ser_at(sm, t, l, j);
+				plan_col_name(sm->plan, j, name, sizeof(name));
+				fprintf(out, "  %s vs %s, list %s, %s:", s->targets[t].label,
+				        s->targets[0].label, s->lists[l].label, name);
+				if (m0[M_QPS].n == 0 || m[M_QPS].n == 0) {
+					fprintf(out, " - (not measured)\n");
+					continue;
+				}
+				fputc('\n', out);
+				for (int k = 0; k < M_COUNT; k++)
+					print_change(out, names[k], summary_metric[k], &m0[k],
+					             &m[k], reps >= DV_DIFF_MIN_N);
+			}
+}
+
 void dv_study_print_summary(const dv_study_t *s, FILE *out)
 {
-	static const char *const series_heads[] = {"N", "qps", "p50 ms", "p99 ms"};
-	static const char *const change_heads[] = {"qps", "p50", "p99"};
 	summary_t sm;
 
 	if (summary_init(&sm, s) != 0)
 		return;
 	fprintf(out, "\nSummary per target, list and pass (mean +- sample stddev (min..max) over "
-	             "the repeats; latency in ms):\n");
-	print_position_grid(&sm, 0, series_heads, DV_ARRAY_SIZE(series_heads), 3, fill_series, out);
+	             "the repeats; latency in ms; asked: list entries asked / list size, the "
+	             "fewest of the repeats; lost: mean lost %%):\n");
+	print_series(&sm, out);
 	print_hot_cold(&sm, out);
-	if (s->n_targets > 1) {
-		fprintf(out,
-		        "\nChange against the first target, %s (significant: |difference of "
-		        "means| > 2 x pooled sample stddev; see doc/methodology.md):\n",
-		        s->targets[0].label ? s->targets[0].label : "?");
-		print_position_grid(&sm, 1, change_heads, DV_ARRAY_SIZE(change_heads), 6,
-		                    fill_change, out);
-	}
+	if (s->n_targets > 1)
+		print_changes(&sm, out);
 	free(sm.ser);
+	free(sm.asked);
 }

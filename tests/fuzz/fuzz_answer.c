@@ -53,8 +53,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r < 0) {
 		if (r != -EBADMSG && r != -ENOSPC)
 			abort();
-		if (size >= 12 && cap == full)
-			abort(); /* a readable header always gets a response */
+		if (size >= 12 && cap == full && !DV_WIRE_QR(data))
+			abort(); /* a readable query header always gets a response */
+		if (size >= 12 && DV_WIRE_QR(data) && r != -EBADMSG)
+			abort(); /* a response (QR set) never gets one */
 		return 0;
 	}
 	if (r < 12 || !DV_WIRE_QR(out))
@@ -62,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r2 = dv_answer_build(data, size, out2, cap, &o);
 	if (r2 != r || memcmp(out, out2, (size_t)r) != 0)
 		abort();
-	if (!o.reflect && DV_WIRE_QDCOUNT(out) == 1 && !dv_wire_check_response(out, (size_t)r, &qlen))
+	if (!o.reflect && DV_WIRE_QDCOUNT(out) == 1 &&
+	    !dv_wire_check_response(out, (size_t)r, &qlen))
 		abort();
 	return 0;
 }

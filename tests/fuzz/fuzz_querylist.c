@@ -1,4 +1,5 @@
-/* fuzz_querylist: libFuzzer target for the query-list parser and compiler (dv_querylist_load_buffer). */
+/* fuzz_querylist: libFuzzer target for the query-list parser and compiler
+ * (dv_querylist_load_buffer). */
 #include "config.h"
 
 #include <stdint.h>
@@ -20,13 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	dv_querylist_t ql;
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 	dv_err_t err;
 	size_t i;
 
 	if (size == 0)
 		return 0;
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	o.rd = (data[0] & 1) == 0;
 	o.edns = (data[0] & 2) != 0;
 	o.dnssec_ok = (data[0] & 4) != 0;
@@ -46,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < ql.count; i++) {
 		size_t len, qlen;
 		const uint8_t *q = dv_querylist_get(&ql, i, &len);
-		if (ql.off[i + 1] <= ql.off[i] || len > DV_MAX_QUERY_LEN || len < DV_DNS_HEADER_LEN + 5)
+		if (ql.off[i + 1] <= ql.off[i] || len > DV_MAX_QUERY_LEN ||
+		    len < DV_DNS_HEADER_LEN + 5)
 			abort();
 		qlen = dv_wire_question_len(q, len);
 		if (qlen < 5 || DV_WIRE_QDCOUNT(q) != 1 || DV_WIRE_QR(q))

@@ -1,4 +1,5 @@
-/* fuzz_response: libFuzzer target for the receive path: dv_engine_receive and the wire checks it uses. */
+/* fuzz_response: libFuzzer target for the receive path: dv_engine_receive and the wire checks it
+ * uses. */
 #include "config.h"
 
 #include <stdint.h>
@@ -27,22 +28,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  */
 
 static const char list_text[] = "example.com A\n"
-				"www.Example.org AAAA\n"
-				"example.net SOA\n"
-				"_sip._udp.example.com SRV\n"
-				"xn--bcher-kva.example TXT\n"
-				"a.b.c.d.e.f.g.example MX\n";
+                                "www.Example.org AAAA\n"
+                                "example.net SOA\n"
+                                "_sip._udp.example.com SRV\n"
+                                "xn--bcher-kva.example TXT\n"
+                                "a.b.c.d.e.f.g.example MX\n";
 
 static dv_querylist_t ql;
 
 static void load_list(void)
 {
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 	dv_err_t err;
 
 	if (ql.count != 0)
 		return;
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	o.edns = true;
 	if (dv_querylist_load_buffer(&ql, list_text, sizeof(list_text) - 1, "fuzz", &o, &err) != 0)
 		abort();
@@ -83,7 +84,7 @@ static void setup(void)
 	for (i = 0; i < 2; i++) {
 		unsigned k;
 		n = dv_engine_prepare(&pristine, (uint16_t)i, 1000000000ULL, 6, &bufs[i * 6],
-				      &lens[i * 6]);
+		                      &lens[i * 6]);
 		if (n != 6)
 			abort();
 		dv_engine_sent(&pristine, &bufs[i * 6], n, n, 0, 1000000000ULL);
@@ -144,11 +145,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dv_wire_set16(dgram, ids[pick % 12]);
 		(void)dv_wire_check_response(dgram, len, &qlen);
 		before = e.stats.c.completed + e.stats.c.late + e.stats.c.unexpected +
-			 e.stats.c.malformed;
+		         e.stats.c.malformed;
 		now += 1000;
 		dv_engine_receive(&e, (flags & 2) ? 1 : 0, dgram, len, (flags & 1) == 0, now);
 		if (e.stats.c.completed + e.stats.c.late + e.stats.c.unexpected +
-			    e.stats.c.malformed !=
+		        e.stats.c.malformed !=
 		    before + 1)
 			abort();
 		datagrams++;

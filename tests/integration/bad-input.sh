@@ -73,13 +73,31 @@ fi
 expect 2 "-q: '0' is out of range" -s "$S" -d l.txt -q 0
 expect 2 "-c: 'abc' is not a whole number" -s "$S" -d l.txt -c abc
 expect 2 "-c: '100001' is out of range" -s "$S" -d l.txt -c 100001
-expect 2 "-t: '-1' is not a duration" -s "$S" -d l.txt -t -1
+expect 2 "-t: '-1' is out of range (0 to 10000000 s)" -s "$S" -d l.txt -t -1
+expect 2 "-l: '1000000000' is out of range (0 to 10000000 s)" -s "$S" -d l.txt -l 1000000000
+expect 2 "-l: '2e10ms' is out of range" -s "$S" -d l.txt -l 2e10ms
+expect 2 "-l: 'soon' is not a duration" -s "$S" -d l.txt -l soon
 expect 2 "-l: '0' must be greater than zero" -s "$S" -d l.txt -l 0
 expect 2 "-Q: '0' is not a rate" -s "$S" -d l.txt -Q 0
 expect 2 "-p: '70000' is out of range" -s "$S" -d l.txt -p 70000
 expect 2 "unknown option '--bogus'" -s "$S" -d l.txt --bogus
 expect 2 "-s needs a value" -d l.txt -s
-expect 2 "-T 4 needs at least as many sockets (-c 2)" -s "$S" -d l.txt -T 4 -c 2
+expect 0 "note: -T 4 with -c 2: using 2 threads (a thread needs a socket of its own)" --no-progress -s "$S" -d l.txt -T 4 -c 2
+grep -qF "2 sockets, 2 threads" out.txt || fail "-T 4 -c 2: not 2 threads: $(grep Pass: out.txt)"
+expect 0 "note: -T 32: using 32 sockets (-c), one per thread" --no-progress -s "$S" -d l.txt -T 32
+grep -qF "32 sockets, 32 threads" out.txt || fail "-T 32: $(grep Pass: out.txt)"
+expect 2 "-m tcp: TCP is not supported yet; dnsvolley sends over UDP (-m udp, the default)" -s "$S" -d l.txt -m tcp
+expect 2 "-y: TSIG is not supported yet; dnsvolley sends unsigned queries" -s "$S" -d l.txt -y k:c2VjcmV0
+expect 2 "-u: dynamic updates are not supported yet" -s "$S" -d l.txt -u
+expect 2 "no queries (" -s "$S" -d l.txt -B
+expect 2 "-O num-queries-per-conn: connections (TCP, DoT, DoH) are not supported yet" -s "$S" -d l.txt -O num-queries-per-conn=10
+expect 2 "-O: 'colour' is not a long option" -s "$S" -d l.txt -O colour=red
+expect 2 "-s: '::1:40653' is not an IPv6 address; for port 40653 write [::1]:40653" -s ::1:40653 -d l.txt
+expect 2 "-s: '::1:5450' is ambiguous: write [::1]:5450 for port 5450 of ::1" -s ::1:5450 -d l.txt
+expect 2 "-s: '127.0.0.1' is an IPv4 address, but -f inet6 asks for IPv6" -s 127.0.0.1 -f inet6 -d l.txt
+if getent ahostsv4 localhost >/dev/null && ! getent ahostsv6 localhost | grep -q '^::1 '; then
+	expect 2 "-s: 'localhost' has no IPv6 address (AAAA record), only IPv4: use -f inet or -f any" -s localhost -f inet6 -d l.txt
+fi
 expect 2 "at most 65536 queries in flight per thread" -s "$S" -d l.txt -q 70000
 expect 2 "-x 65535 with -c 2 runs past port 65535" -s "$S" -d l.txt -x 65535 -c 2
 expect 2 "--edns-bufsize: '100' is out of range (512-65535)" -s "$S" -d l.txt --edns-bufsize 100
@@ -112,6 +130,14 @@ expect 2 "array.json: not a dnsvolley results file (the top level is not an obje
 expect 2 "v99.json: unsupported schema_version (this dnsvolley reads 1 to 1)" compare v99.json good.json
 expect 2 "other.json: not a dnsvolley results file" compare other.json good.json
 expect 2 "negative.json:" compare good.json negative.json
+# Files that break doc/numbers.md's invariants (issue 16 item 3): refused, the field named.
+sed 's/"qps": [0-9.e+]*/"qps": 1e308/' good.json >hugeqps.json
+sed 's/"lost": 0,/"lost": 25,/' good.json >lost-above-sent.json
+sed 's/"qps": [0-9.e+]*/"qps": -1.0/' good.json >negqps.json
+expect 2 "hugeqps.json: passes[0]: qps 1e+308 is not completed 20 / run_time_s" compare hugeqps.json good.json
+expect 2 "lost-above-sent.json: passes[0]: lost 25 is above sent 20" compare good.json lost-above-sent.json
+expect 2 "negqps.json: passes[0]: \"qps\" must be a finite number >= 0" report negqps.json
+expect 2 "--baseline: hugeqps.json: passes[0]: qps 1e+308" -s "$S" -d l.txt --baseline hugeqps.json --max-qps-drop 5
 expect 2 "l.txt:1: not valid JSON" compare l.txt good.json
 expect 2 "$TMP: read failed: Is a directory" compare good.json "$TMP"
 expect 2 "needs a BASE file and at least one NEW file" compare good.json
@@ -157,6 +183,27 @@ if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
 	expect 2 "--dns-metrics: full/m.jsonl: write failed: No space left on device" --no-progress --quiet -s "$S" -d l.txt --dns-metrics full/m.jsonl
 	[ ! -e full/m.jsonl ] || fail "full disk: a partial dns-metrics file was left"
 	umount full
+	# plot on a full disk (issue 16 item 9): room for the scripts and data, not for every
+	# chart. The error names the disk, and no truncated or empty png/svg is left.
+	if command -v gnuplot >/dev/null; then
+		mount -t tmpfs -o size=256k tmpfs full
+		dd if=/dev/zero of=full/fill bs=4k count=54 2>/dev/null || true # ~40 KiB left
+		rc=0
+		"$DV" plot good.json -o full/p >out.txt 2>err.txt || rc=$?
+		assert_eq "plot on a full disk: exit status" 2 "$rc"
+		grep -qF "No space left on device" err.txt || fail "plot on a full disk: message: $(cat err.txt)"
+		for f in full/p/*.png; do
+			[ -e "$f" ] || continue
+			[ "$(tail -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 49454e44ae426082 ] ||
+				fail "plot on a full disk: $f is truncated"
+		done
+		for f in full/p/*.svg; do
+			[ -e "$f" ] || continue
+			grep -q '</svg>' "$f" || fail "plot on a full disk: $f is truncated or empty"
+		done
+		echo "ok: plot on a full disk: $(head -1 err.txt)"
+		umount full
+	fi
 else
 	echo "note: cannot mount a tmpfs here (not root?): full-disk rows not checked"
 fi

@@ -17,7 +17,7 @@ interrupt_flush() {
 	[ "$2" = 1 ] || touch "$d/first"
 	local flush="if [ -e $d/first ]; then sleep 100 & echo \$! >$d/g; sleep 100 & echo \$! >>$d/g; wait;"
 	flush="$flush else touch $d/first; fi"
-	"$DV" -s "a=127.0.0.1:$r_PORT" -d "L=$TMP/list.txt" -n 10 -q 10 --passes cold,hot --repeat 2 \
+	"$DV" -s "a=127.0.0.1:$r_PORT" -d "L=$TMP/list.txt" --hot-runs 10 -q 10 --passes cold,hot --repeat 2 \
 		--no-progress --no-server-version --json "$d/r.json" --flush "$flush" >"$d/out" 2>&1 &
 	dv=$!
 	_pids+=("$dv")

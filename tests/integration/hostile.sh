@@ -36,6 +36,13 @@ run() { # OUT ARGS...
 	timeout 120 "$DV" --no-progress "$@" >"$out" 2>"$out.err" ||
 		fail "dnsvolley $* exited $?: $(cat "$out.err")"
 }
+run_unanswered() { # OUT ARGS...: a run in which nothing may be answered exits 4 (no answers)
+	local out=$1 rc=0
+	shift
+	timeout 120 "$DV" --no-progress "$@" >"$out" 2>"$out.err" || rc=$?
+	[ "$rc" = 4 ] || fail "dnsvolley $* exited $rc, not 4 (no answers): $(cat "$out.err")"
+	grep -q "NO ANSWERS" "$out" || fail "dnsvolley $*: no NO ANSWERS line"
+}
 
 # 1. A flood: 5 unsolicited (well-formed, unmatched) answers per query, from the
 #    server's own address and port: all counted unexpected, every real answer matched.
@@ -68,7 +75,7 @@ assert_le "long flood: peak RSS (KiB)" $((short_kb * 110 / 100 + 1024)) "$long_k
 #    (dnsvolley's sockets are connected, so the kernel drops them; nothing may count.)
 for mode in other-port other-addr; do
 	start_hostile W "--$mode"
-	run "$TMP/$mode" -s 127.0.0.1 -p "$W_PORT" -d "$LIST" -q 4 -c 2 -t 0.2 -l 1
+	run_unanswered "$TMP/$mode" -s 127.0.0.1 -p "$W_PORT" -d "$LIST" -q 4 -c 2 -t 0.2 -l 1
 	stop_responder W
 	sent=$(f "$TMP/$mode" "Queries sent")
 	assert_ge "$mode: sent" 4 "$sent"
@@ -113,7 +120,7 @@ done
 #    go out at 20 qps until the 2 s limit; the last ones time out about 1 s later).
 start_hostile N --silent
 t0=$(date +%s%N)
-run "$TMP/silent" -s 127.0.0.1 -p "$N_PORT" -d "$LIST" -Q 20 -q 100 -c 2 -t 1 -l 2
+run_unanswered "$TMP/silent" -s 127.0.0.1 -p "$N_PORT" -d "$LIST" -Q 20 -q 100 -c 2 -t 1 -l 2
 t1=$(date +%s%N)
 elapsed_ms=$(((t1 - t0) / 1000000))
 assert_ge "silent -l 2 -t 1: elapsed ms" 2900 "$elapsed_ms"
@@ -126,7 +133,7 @@ assert_eq "silent: completed" 0 "$(f "$TMP/silent" "Queries completed")"
 # -n 1 with a 50-query list and no time limit: the timeout ends it.
 head -50 "$LIST" >"$TMP/50.txt"
 t0=$(date +%s%N)
-run "$TMP/silent2" -s 127.0.0.1 -p "$N_PORT" -d "$TMP/50.txt" -n 1 -q 100 -t 1
+run_unanswered "$TMP/silent2" -s 127.0.0.1 -p "$N_PORT" -d "$TMP/50.txt" -n 1 -q 100 -t 1
 t1=$(date +%s%N)
 elapsed_ms=$(((t1 - t0) / 1000000))
 stop_responder N

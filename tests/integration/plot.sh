@@ -7,9 +7,9 @@ source "$(dirname "$0")/lib.sh"
 [ -x "$RESPONDER" ] || skip "no responder"
 command -v gnuplot >/dev/null || skip "gnuplot not installed"
 
-for i in $(seq 100); do echo "p$i.example. AAAA"; done >"$TMP/list.txt"
+for i in $(seq 4000); do echo "p$i.example. AAAA"; done >"$TMP/list.txt"
 start_responder r
-"$DV" -s 'a<&>=127.0.0.1' -p "$r_PORT" -d "L=$TMP/list.txt" -n 40 -q 20 -S 0.05 \
+"$DV" -s 'a<&>=127.0.0.1' -p "$r_PORT" -d "L=$TMP/list.txt" --hot-runs 1 -q 20 -S 0.05 \
 	--passes cold,hot --flush true --repeat 2 --quiet \
 	--json "$TMP/run.json" --csv "$TMP/h.csv" --dns-metrics "$TMP/m.jsonl" >"$TMP/run.out" 2>&1 ||
 	fail "run: $(cat "$TMP/run.out")"
@@ -48,8 +48,22 @@ assert_eq "interval data files" 4 "$(ls "$out"/pass-*.dat | wc -l | tr -d ' ')"
 # The percentile data start at 100% and decrease; latency never decreases.
 awk 'NR == 2 && $1 != 100 { exit 1 } NR > 2 && ($1 > px || $2 < py) { exit 1 } NR > 1 { px = $1; py = $2 }' \
 	"$out/latency-1.dat" || fail "latency-1.dat is not a percentile curve"
-# bars.dat: one row for a<&>/L with cold and hot figures.
-assert_eq "bars rows" 1 "$(grep -vc '^#' "$out/bars.dat")"
+# bars.dat: a cluster per list and pass kind (L cold, L hot), per target mean min max of qps
+# and p99; with two repeats the bars carry min-max error bars.
+assert_eq "bars rows" 2 "$(grep -vc '^#' "$out/bars.dat")"
+assert_eq "bars labels" '"L cold" "L hot"' "$(grep -v '^#' "$out/bars.dat" | cut -d'"' -f2 | sed 's/.*/"&"/' | paste -sd' ')"
+assert_eq "bars columns after the label" 6 "$(awk '!/^#/ { sub(/^"[^"]*"/, ""); print NF; exit }' "$out/bars.dat")"
+awk '!/^#/ { sub(/^"[^"]*"/, ""); if (!($2 <= $1 && $1 <= $3 && $2 > 0)) exit 1 }' "$out/bars.dat" \
+	|| fail "bars.dat: qps min <= mean <= max: $(cat "$out/bars.dat")"
+grep -q 'set style histogram errorbars' "$out/bars-qps.gp" || fail "bars-qps: no error bars"
+grep -q "using 2:3:4:xtic(1)" "$out/bars-qps.gp" || fail "bars-qps: $(grep plot "$out/bars-qps.gp")"
+grep -q 'set logscale x' "$out/latency.gp" && grep -q 'set logscale y' "$out/latency.gp" \
+	|| fail "latency: not log-log"
+# gnuplot ran without a warning; each PNG is a real chart (not an empty frame).
+assert_eq "gnuplot warnings" "" "$(cat "$out/gnuplot.log")"
+for c in latency qps-time loss-time bars-qps bars-p99; do
+	assert_ge "$c.png bytes" 15000 "$(stat -c %s "$out/$c.png")"
+done
 # The label with markup characters is escaped in the page, never raw.
 grep -q '<td class="l">a&lt;&amp;&gt;</td><td class="l">L</td><td class="l">cold</td><td>2</td>' \
 	"$out/index.html" || fail "index: summary row missing or unescaped"
@@ -58,8 +72,24 @@ if command -v xmllint >/dev/null; then
 	xmllint --html --noout "$out/index.html" 2>"$TMP/lint" || fail "index.html: $(cat "$TMP/lint")"
 fi
 
+# A short pass (one interval snapshot, no loss): no "empty x range" or "empty y range".
+start_responder r2
+"$DV" -s "127.0.0.1:$r2_PORT" -d "$TMP/list.txt" -n 30 -q 20 --quiet --json "$TMP/short.json" \
+	>/dev/null 2>&1 || fail "short run"
+stop_responder r2
+"$DV" plot "$TMP/short.json" -o "$TMP/short" >/dev/null 2>&1 || fail "plot short"
+assert_eq "short pass: interval rows" 1 "$(grep -vc '^#' "$TMP/short/pass-1.dat")"
+assert_eq "short pass: gnuplot warnings" "" "$(cat "$TMP/short/gnuplot.log")"
+assert_ge "short pass: qps-time.png bytes" 10000 "$(stat -c %s "$TMP/short/qps-time.png")"
+
 # History plot.
 "$DV" plot "$TMP/h.csv" -o "$TMP/hist" >/dev/null 2>&1 || fail "plot history"
+assert_eq "history: gnuplot warnings" "" "$(cat "$TMP/hist/gnuplot.log")"
+# Rows of one day: an axis of clock times, the day in its label, a range of minutes, not a year.
+grep -q "set format x \"%H:%M" "$TMP/hist/trend-qps.gp" || fail "trend: $(grep 'format x' "$TMP/hist/trend-qps.gp")"
+grep -q "set xlabel 'time (UTC) on 20" "$TMP/hist/trend-qps.gp" || fail "trend: no day in the label"
+read -r lo hi < <(sed -n "s/^set xrange \['\(.*\)':'\(.*\)'\]/\1 \2/p" "$TMP/hist/trend-qps.gp")
+assert_le "history x range (s)" 3600 $(($(date -d "$hi" +%s) - $(date -d "$lo" +%s)))
 for c in trend-qps trend-p99; do png_ok "$TMP/hist/$c.png"; svg_ok "$TMP/hist/$c.svg"; done
 assert_eq "trend data files" 2 "$(ls "$TMP/hist"/trend-*.dat | wc -l | tr -d ' ')"
 assert_eq "trend-1 points" 2 "$(grep -vc '^#' "$TMP/hist/trend-1.dat")"

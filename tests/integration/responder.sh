@@ -80,16 +80,17 @@ assert_eq "MX status (NODATA)" NOERROR "$(status_of <<<"$out")"
 assert_eq "MX flags (RD not set: not copied)" "qr aa" "$(flags_of <<<"$out")"
 grep -q 'ANSWER: 0; AUTHORITY: 1; ADDITIONAL: 1' <<<"$out" || fail "NODATA sections: $out"
 grep -q 'UDP size: 1232 B' <<<"$out" || fail "EDNS echo: $out"
-# Raw datagrams from one socket each: a too short one, a response (FORMERR), a real query.
+# Raw datagrams from one socket each: a too short one, a response (dropped, as real servers
+# do: answering responses lets two responders answer each other forever), a real query.
 assert_eq "raw: 3 bytes get nothing" "" "$(udp_exchange "$plain_PORT" 616263)"
-formerr=$(udp_exchange "$plain_PORT" "${QUERY_HEX:0:4}81${QUERY_HEX:6}")
-assert_eq "raw: QR set gets FORMERR" "123481010000000000000000" "$formerr"
+assert_eq "raw: QR set gets nothing" "" "$(udp_exchange "$plain_PORT" "${QUERY_HEX:0:4}81${QUERY_HEX:6}")"
+assert_eq "raw: QR set header only gets nothing" "" "$(udp_exchange "$plain_PORT" 123481000000000000000000)"
 reply=$(udp_exchange "$plain_PORT" "$QUERY_HEX")
 assert_eq "raw: question echoed with case" "${QUERY_HEX:24}" "${reply:24:${#QUERY_HEX}-24}"
 assert_eq "raw: header" "123485000001000100000000" "${reply:0:24}"
 stop plain
 assert_eq "plain counts" \
-	"received=8 answered=7 dropped=0 faulty=0 duplicates=0 malformed=1 send-errors=0 source-ports=8" \
+	"received=9 answered=6 dropped=0 faulty=0 duplicates=0 malformed=3 send-errors=0 source-ports=9" \
 	"$(counts plain)"
 
 echo "== --drop-every 2 over 4 queries"

@@ -1,5 +1,6 @@
-/* test_atomicfile: commit puts the whole file in place (mode 0644), abort and errors leave
- * neither the file nor a temporary behind, appending copies the old content first. */
+/* test_atomicfile: commit puts the whole file in place (mode 0666 & ~umask, or the replaced
+ * file's), through a symlink; abort and errors leave neither the file nor a temporary behind,
+ * appending copies the old content first. */
 #include "config.h"
 
 #include <dirent.h>
@@ -96,7 +97,7 @@ static void test_commit(void **state)
 	dv_err_t err = {{0}};
 	struct stat st;
 	char names[256];
-	mode_t old = umask(077); /* the file is 0644 whatever the umask */
+	mode_t old = umask(027); /* a new file honours the umask: 0666 & ~027 */
 
 	(void)state;
 	assert_int_equal(dv_atomicfile_open(&f, path, false, &err), 0);
@@ -116,12 +117,56 @@ static void test_commit(void **state)
 	assert_null(f.tmp);
 	assert_content(path, "{\"a\": 1}\n");
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, "out.json");
+	/* umask 0: 0666; umask 077: 0600 (never a fixed 0644). */
+	unlink(path);
+	old = umask(0);
+	assert_int_equal(dv_atomicfile_open(&f, path, false, &err), 0);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0666);
+	unlink(path);
+	umask(077);
+	assert_int_equal(dv_atomicfile_open(&f, path, false, &err), 0);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
+	umask(old);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+}
+
+/* A symlink is written through: the link stays, its target gets the content (issue 16). */
+static void test_symlink(void **state)
+{
+	dv_atomicfile_t f;
+	dv_err_t err = {{0}};
+	struct stat st;
+	char names[256], real[sizeof(path) + 16];
+
+	(void)state;
+	snprintf(real, sizeof(real), "%s/real.csv", dir);
+	write_file(real, "row1\n", 0640);
+	assert_int_equal(symlink("real.csv", path), 0); /* relative, as users make them */
+	assert_int_equal(dv_atomicfile_open(&f, path, true, &err), 0);
+	fputs("row2\n", f.fp);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_content(real, "row1\nrow2\n");
+	assert_int_equal(stat(real, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0640);
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, "out.json real.csv");
+	/* A dangling symlink is refused with a message, nothing is created. */
+	unlink(real);
+	assert_int_equal(dv_atomicfile_open(&f, path, false, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "is a symbolic link to a missing file"));
 	dir_names(names, sizeof(names));
 	assert_string_equal(names, "out.json");
 }
 
-/* Replacing a file: new content, mode 0644 (not the old file's). */
+/* Replacing a file: new content, the old file's mode kept (a private history stays private). */
 static void test_commit_replaces(void **state)
 {
 	dv_atomicfile_t f;
@@ -137,7 +182,7 @@ static void test_commit_replaces(void **state)
 	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
 	assert_content(path, "new\n");
 	assert_int_equal(stat(path, &st), 0);
-	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(st.st_mode & 07777, 0600);
 	dir_names(names, sizeof(names));
 	assert_string_equal(names, "out.json");
 }
@@ -257,6 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_commit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_commit_replaces, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_symlink, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_append_copies_existing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_abort, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),

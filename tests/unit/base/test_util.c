@@ -119,7 +119,15 @@ static void test_parse_duration(void **state)
 	assert_int_equal(dv_parse_duration_ns("10000001", &ns), -ERANGE);
 	assert_int_equal(dv_parse_duration_ns("-1", &ns), -ERANGE);
 	assert_int_equal(dv_parse_duration_ns("-5ms", &ns), -ERANGE);
+	assert_int_equal(dv_parse_duration_ns("1000000000", &ns),
+	                 -ERANGE); /* not "not a duration" */
+	assert_int_equal(dv_parse_duration_ns("2e10ms", &ns),
+	                 -ERANGE); /* the range is in seconds */
+	assert_int_equal(dv_parse_duration_ns("1e999", &ns), -ERANGE);
 	assert_int_equal(ns, 7);
+	assert_int_equal(dv_parse_duration_ns("1e9ms", &ns), 0); /* 1e6 s */
+	assert_int_equal(ns, 1000000ULL * 1000000000ULL);
+	ns = 7;
 	/* Not a duration. */
 	assert_int_equal(dv_parse_duration_ns(NULL, &ns), -EINVAL);
 	assert_int_equal(dv_parse_duration_ns("", &ns), -EINVAL);

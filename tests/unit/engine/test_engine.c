@@ -29,11 +29,11 @@ typedef struct fixture {
 static int setup_cap(void **state, uint32_t cap, uint64_t end_seq)
 {
 	fixture_t *f = calloc(1, sizeof(*f));
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 	dv_err_t err;
 
 	assert_non_null(f);
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	assert_int_equal(dv_querylist_load_buffer(&f->ql, LIST, strlen(LIST), "t", &o, &err), 0);
 	assert_int_equal(dv_engine_init(&f->e, &f->ql, cap, 1000, 0, 1, end_seq), 0);
 	*state = f;
@@ -271,6 +271,69 @@ static void test_striping(void **state)
 	dv_engine_free(&w1);
 }
 
+/* Wire clock: a transmit stamp is kept only for its own slot, socket and key; latency runs from it.
+ */
+static void test_wire_stamps(void **state)
+{
+	fixture_t *f = *state;
+	uint8_t r[DV_MAX_QUERY_LEN];
+	uint16_t id0, id1;
+	size_t n;
+
+	f->e.wire = true;
+	send_all(f, 2, 100);
+	id0 = dv_wire_get16(f->bufs[0]);
+	id1 = dv_wire_get16(f->bufs[1]);
+	f->e.win.slot[id0].tx_key = 7;
+	f->e.win.slot[id1].tx_key = 8;
+	dv_engine_tx_stamp(&f->e, 1, id0, 7, 120); /* another socket: ignored */
+	dv_engine_tx_stamp(&f->e, 0, id0, 8, 120); /* another key: ignored */
+	assert_int_equal(f->e.win.slot[id0].wire_off_ns, DV_SLOT_NO_STAMP);
+	dv_engine_tx_stamp(&f->e, 0, id0, 7, 130);
+	dv_engine_tx_stamp(&f->e, 0, id0, 7, 140); /* a second stamp changes nothing */
+	assert_int_equal(f->e.win.slot[id0].wire_off_ns, 30);
+	f->e.rx_stamped = true;
+	n = answer(f, 0, r, 0);
+	dv_engine_receive(&f->e, 0, r, n, true, 150);
+	assert_int_equal(f->e.stats.latency.min_ns, 20); /* 150 - 130, not 150 - 100 */
+	assert_int_equal(f->e.stats.c.wire_timed, 1);
+	/* No stamp for the second: timed from the application's send time, not counted wire. */
+	n = answer(f, 1, r, 0);
+	dv_engine_receive(&f->e, 0, r, n, true, 170);
+	assert_int_equal(f->e.stats.latency.max_ns, 70);
+	assert_int_equal(f->e.stats.c.wire_timed, 1);
+	assert_int_equal(f->e.stats.c.completed, 2);
+	/* A stamp for a slot no longer in flight is ignored. */
+	dv_engine_tx_stamp(&f->e, 0, id1, 8, 120);
+	assert_int_equal(f->e.win.slot[id1].wire_off_ns, DV_SLOT_NO_STAMP);
+}
+
+/* Intervals by send time: each query's fate counts in the interval it was sent in. */
+static void test_send_time_buckets(void **state)
+{
+	fixture_t *f = *state;
+	uint8_t r[DV_MAX_QUERY_LEN];
+	size_t n;
+
+	dv_engine_track_intervals(&f->e, 100, 50); /* [100,150) [150,200) ... */
+	send_all(f, 1, 120);                       /* interval 0 */
+	send_all(f, 2, 260);                       /* interval 3 */
+	assert_true(f->e.nbucket >= 4);
+	assert_int_equal(f->e.bucket[0].sent, 1);
+	assert_int_equal(f->e.bucket[3].sent, 2);
+	/* The first query expires at 1120: lost in interval 0, where it was sent. */
+	dv_engine_expire(&f->e, 1120);
+	assert_int_equal(f->e.stats.c.lost, 1);
+	assert_int_equal(f->e.bucket[0].lost, 1);
+	assert_int_equal(f->e.bucket[3].lost, 0);
+	n = answer(f, 0, r, 0);
+	dv_engine_receive(&f->e, 0, r, n, true, 400);
+	assert_int_equal(f->e.bucket[3].completed, 1);
+	dv_engine_finish(&f->e, false);
+	assert_int_equal(f->e.bucket[3].lost, 1);
+	assert_int_equal(f->e.bucket[1].sent + f->e.bucket[2].sent, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +348,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_send_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_finish_counts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_striping, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_wire_stamps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_send_time_buckets, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,6 +233,71 @@ static void test_due_ns_and_ramp(void **state)
 	}
 }
 
+/* --timing original: each query at start + (pass * period + ts) / speed; lag recorded. */
+static void test_schedule(void **state)
+{
+	(void)state;
+	static const uint64_t ts[4] = {0, 100, 100, 1000};
+	dv_pacer_t p;
+	const uint64_t start = 5000;
+
+	dv_pacer_init_schedule(&p, ts, 4, 2000, 1.0, 0, 1, 8, start);
+	dv_pacer_set_ramp(&p, 1000000); /* no ramp in schedule mode */
+	assert_int_equal(p.ramp_ns, 0);
+	assert_true(p.rate_qps > 0);
+	/* Intended times (latency_intended) are the schedule's due times. */
+	assert_int_equal(dv_pacer_due_ns(&p, 0), start);
+	assert_int_equal(dv_pacer_due_ns(&p, 2), start + 100);
+	assert_int_equal(dv_pacer_due_ns(&p, 3), start + 1000);
+	assert_int_equal(dv_pacer_due_ns(&p, 5), start + 2100);
+	assert_int_equal(dv_pacer_due_ns(&p, 8), UINT64_MAX);
+	assert_int_equal(dv_pacer_next_due_ns(&p), start);
+	assert_int_equal(dv_pacer_allowance(&p, start - 1), 0);
+	assert_int_equal(dv_pacer_allowance(&p, start), 1);
+	dv_pacer_take(&p, 1);
+	assert_int_equal(dv_pacer_next_due_ns(&p), start + 100);
+	assert_int_equal(dv_pacer_allowance(&p, start + 99), 0);
+	assert_int_equal(dv_pacer_allowance(&p, start + 150), 2); /* both at 100 */
+	dv_pacer_take(&p, 2);
+	assert_int_equal(p.lag.count, 3);
+	assert_int_equal(p.lag.max_ns, 50);
+	assert_int_equal(p.lag.min_ns, 0);
+	assert_int_equal(dv_pacer_next_due_ns(&p), start + 1000);
+	/* A late sender is never forfeited: everything due is allowed. */
+	/* 1000, then pass 1: 2000 + 0, 2000 + 100 twice */
+	assert_int_equal(dv_pacer_allowance(&p, start + 2100), 4);
+	dv_pacer_take(&p, 4);
+	assert_int_equal(p.forfeited, 0);
+	assert_int_equal(p.lag.max_ns, 1100);
+	assert_int_equal(dv_pacer_next_due_ns(&p), start + 3000);
+	assert_int_equal(dv_pacer_allowance(&p, start + 1000000), 1); /* the end: sequence 8 */
+	dv_pacer_take(&p, 1);
+	assert_int_equal(dv_pacer_allowance(&p, UINT64_MAX - 1), 0);
+	assert_int_equal(dv_pacer_next_due_ns(&p), UINT64_MAX);
+}
+
+static void test_schedule_speed_and_step(void **state)
+{
+	(void)state;
+	static const uint64_t ts[4] = {0, 100, 300, 1000};
+	dv_pacer_t p;
+
+	/* Worker 1 of 2 at speed 2: sequences 1, 3, 5 (= ts 100, 1000, pass 1 + 100). */
+	dv_pacer_init_schedule(&p, ts, 4, 2000, 2.0, 1, 2, 6, 0);
+	assert_int_equal(dv_pacer_next_due_ns(&p), 50);
+	assert_int_equal(dv_pacer_allowance(&p, 499), 1);
+	dv_pacer_take(&p, 1);
+	assert_int_equal(dv_pacer_next_due_ns(&p), 500);
+	assert_int_equal(dv_pacer_allowance(&p, 1049), 1);
+	dv_pacer_take(&p, 1);
+	assert_int_equal(dv_pacer_next_due_ns(&p), 1050);
+	assert_int_equal(dv_pacer_allowance(&p, 1050), 1);
+	dv_pacer_take(&p, 1);
+	assert_int_equal(dv_pacer_next_due_ns(&p), UINT64_MAX);
+	assert_int_equal(p.lag.count, 3);
+	assert_int_equal(p.lag.max_ns, 549);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -243,6 +308,8 @@ int main(void)
 	    cmocka_unit_test(test_backlog_cap),
 	    cmocka_unit_test(test_unlimited),
 	    cmocka_unit_test(test_long_run_no_drift),
+	    cmocka_unit_test(test_schedule),
+	    cmocka_unit_test(test_schedule_speed_and_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,13 +18,13 @@
 
 #define SRC "lists/a.txt"
 
-static int load_text(dv_querylist_t *ql, const char *text, const dv_ql_options_t *opts,
+static int load_text(dv_querylist_t *ql, const char *text, const dv_querylist_options_t *opts,
                      dv_err_t *err)
 {
-	dv_ql_options_t def;
+	dv_querylist_options_t def;
 
 	if (opts == NULL) {
-		dv_ql_options_init(&def);
+		dv_querylist_options_init(&def);
 		opts = &def;
 	}
 	memset(err, 0, sizeof(*err));
@@ -143,8 +143,8 @@ static void test_bad_lines(void **state)
 		static const char nul[] = "ok.com A\nexa\0mple.com A\n";
 		dv_querylist_t ql;
 		dv_err_t err;
-		dv_ql_options_t o;
-		dv_ql_options_init(&o);
+		dv_querylist_options_t o;
+		dv_querylist_options_init(&o);
 		assert_int_equal(dv_querylist_load_buffer(&ql, nul, sizeof(nul) - 1, SRC, &o, &err),
 		                 -EINVAL);
 		assert_string_equal(err.msg, SRC ":2: NUL byte in line");
@@ -160,13 +160,13 @@ static void test_empty_list(void **state)
 {
 	dv_querylist_t ql;
 	dv_err_t err;
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 
 	assert_int_equal(load_text(&ql, "", NULL, &err), -EINVAL);
 	assert_string_equal(err.msg, SRC ": no queries");
 	assert_int_equal(load_text(&ql, "# only\n\n   # comments\n", NULL, &err), -EINVAL);
 	assert_string_equal(err.msg, SRC ": no queries");
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	o.skip_bad = true;
 	assert_int_equal(load_text(&ql, "a..b A\nx.com FOO\n", &o, &err), -EINVAL);
 	assert_string_equal(err.msg, SRC ": no queries (2 malformed lines skipped)");
@@ -176,9 +176,9 @@ static void test_skip_bad(void **state)
 {
 	dv_querylist_t ql;
 	dv_err_t err;
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	o.skip_bad = true;
 	assert_int_equal(load_text(&ql,
 	                           "a.com A\n"
@@ -205,9 +205,9 @@ static void test_io_errors(void **state)
 {
 	dv_querylist_t ql;
 	dv_err_t err;
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	assert_int_equal(dv_querylist_load(&ql, "/nonexistent/list.txt", &o, &err), -ENOENT);
 	assert_string_equal(err.msg, "/nonexistent/list.txt: No such file or directory");
 	assert_int_equal(dv_querylist_load(&ql, "/", &o, &err), -EISDIR);
@@ -300,11 +300,11 @@ static void test_header_options(void **state)
 	static const uint8_t opt_4096_do[] = {0, 0, 41, 0x10, 0x00, 0, 0, 0x80, 0, 0, 0};
 	dv_querylist_t ql;
 	dv_err_t err;
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 	size_t len;
 	const uint8_t *m;
 
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	assert_true(o.rd);
 	assert_false(o.edns || o.dnssec_ok || o.skip_bad);
 	assert_int_equal(o.edns_bufsize, 0);
@@ -320,7 +320,7 @@ static void test_header_options(void **state)
 	assert_int_equal(m[11], 0);
 	dv_querylist_free(&ql);
 
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	o.edns = true;
 	assert_int_equal(load_text(&ql, "a.b A\n", &o, &err), 0);
 	m = dv_querylist_get(&ql, 0, &len);
@@ -332,7 +332,7 @@ static void test_header_options(void **state)
 	dv_querylist_free(&ql);
 
 	/* dnssec_ok alone implies EDNS */
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	o.dnssec_ok = true;
 	o.edns_bufsize = 4096;
 	assert_int_equal(load_text(&ql, "a.b A\nc.d MX\n", &o, &err), 0);
@@ -350,20 +350,21 @@ static void test_header_options(void **state)
 
 static void test_edns_options(void **state)
 {
-	static const uint8_t opt_rr[] = {0,    0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 10, /* rdlen 10 */
-					 0x00, 10, 0, 2, 0x01, 0x02,                 /* 10: 0102 */
-					 0x00, 3, 0, 0};                             /* NSID, empty */
+	static const uint8_t opt_rr[] = {0,    0,  41, 0x04, 0xd0, 0,
+	                                 0,    0,  0,  0,    10,         /* rdlen 10 */
+	                                 0x00, 10, 0,  2,    0x01, 0x02, /* 10: 0102 */
+	                                 0x00, 3,  0,  0};               /* NSID, empty */
 	dv_querylist_t ql;
 	dv_err_t err;
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 	ldns_pkt *pkt = NULL;
 	size_t len;
 	const uint8_t *m;
 
 	(void)state;
-	dv_ql_options_init(&o);
-	assert_int_equal(dv_ql_add_edns_option(&o, "10:0102", &err), 0);
-	assert_int_equal(dv_ql_add_edns_option(&o, "3:", &err), 0);
+	dv_querylist_options_init(&o);
+	assert_int_equal(dv_querylist_add_edns_option(&o, "10:0102", &err), 0);
+	assert_int_equal(dv_querylist_add_edns_option(&o, "3:", &err), 0);
 	assert_true(o.edns);
 	assert_int_equal(load_text(&ql, "a.b A\n", &o, &err), 0);
 	m = dv_querylist_get(&ql, 0, &len);
@@ -379,20 +380,20 @@ static void test_edns_options(void **state)
 	dv_querylist_free(&ql);
 
 	/* bad specs: a message naming -E, nothing added */
-	dv_ql_options_init(&o);
-	assert_int_equal(dv_ql_add_edns_option(&o, "10", &err), -EINVAL);
+	dv_querylist_options_init(&o);
+	assert_int_equal(dv_querylist_add_edns_option(&o, "10", &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "-E: '10' is not CODE:HEXVALUE"));
-	assert_int_equal(dv_ql_add_edns_option(&o, "70000:00", &err), -EINVAL);
-	assert_int_equal(dv_ql_add_edns_option(&o, "10:012", &err), -EINVAL);
-	assert_int_equal(dv_ql_add_edns_option(&o, "10:0g", &err), -EINVAL);
-	assert_int_equal(dv_ql_add_edns_option(&o, "-1:00", &err), -EINVAL);
+	assert_int_equal(dv_querylist_add_edns_option(&o, "70000:00", &err), -EINVAL);
+	assert_int_equal(dv_querylist_add_edns_option(&o, "10:012", &err), -EINVAL);
+	assert_int_equal(dv_querylist_add_edns_option(&o, "10:0g", &err), -EINVAL);
+	assert_int_equal(dv_querylist_add_edns_option(&o, "-1:00", &err), -EINVAL);
 	assert_int_equal(o.edns_opts_len, 0);
-	/* at most DV_QL_EDNS_OPTS_MAX octets */
+	/* at most DV_QUERYLIST_EDNS_OPTS_MAX octets */
 	for (int i = 0; i < 50; i++)
-		if (dv_ql_add_edns_option(&o, "65001:00000000", &err) != 0)
+		if (dv_querylist_add_edns_option(&o, "65001:00000000", &err) != 0)
 			break;
-	assert_int_equal(o.edns_opts_len, (DV_QL_EDNS_OPTS_MAX / 8) * 8);
-	assert_int_equal(dv_ql_add_edns_option(&o, "65001:00000000", &err), -ENOSPC);
+	assert_int_equal(o.edns_opts_len, (DV_QUERYLIST_EDNS_OPTS_MAX / 8) * 8);
+	assert_int_equal(dv_querylist_add_edns_option(&o, "65001:00000000", &err), -ENOSPC);
 }
 
 /* ---- the plain-name fast path gives ldns's bytes ---- */
@@ -494,10 +495,10 @@ static void test_stream_and_stdin(void **state)
 	static const char text[] = "# list\na.com A\nb.com AAAA\n\nc.com MX";
 	dv_querylist_t ql;
 	dv_err_t err;
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 	FILE *f;
 
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	f = fmemopen((void *)text, sizeof(text) - 1, "r");
 	assert_non_null(f);
 	assert_int_equal(dv_querylist_load_stream(&ql, f, "mem", &o, &err), 0);
@@ -579,7 +580,7 @@ static int expect_line(char *line, expect_q_t *q)
 	return 1;
 }
 
-static void round_trip(const char *file, const dv_ql_options_t *o, size_t want_count)
+static void round_trip(const char *file, const dv_querylist_options_t *o, size_t want_count)
 {
 	const char *top = getenv("top_srcdir");
 	char path[4096], *line = NULL;
@@ -644,9 +645,9 @@ static void round_trip(const char *file, const dv_ql_options_t *o, size_t want_c
 
 static void test_round_trip(void **state)
 {
-	dv_ql_options_t o;
+	dv_querylist_options_t o;
 
-	dv_ql_options_init(&o);
+	dv_querylist_options_init(&o);
 	round_trip("mixed.txt", &o, 43);
 	round_trip("soa.txt", &o, 10000);
 	round_trip("www-a.txt", &o, 10000);

@@ -27,39 +27,30 @@ static dv_study_t *make_study(const pass_spec_t *ps, size_t n)
 	return make_study_of(targets, 2, ps, n);
 }
 
-/* The spread rule on two arrays of values (study/groups.h works on series). */
+/* The significance rule on two arrays of values (study/groups.h works on series). */
 static int sig(const double *a, size_t na, const double *b, size_t nb)
 {
 	dv_series_t sa = dv_series_of(a, na), sb = dv_series_of(b, nb);
-	return dv_spread_significant(&sa, &sb);
-}
-
-static double pooled(const double *a, size_t na, const double *b, size_t nb)
-{
-	dv_series_t sa = dv_series_of(a, na), sb = dv_series_of(b, nb);
-	return dv_pooled_sd(&sa, &sb);
+	return (int)dv_diff_welch(&sa, &sb, 0, 0).verdict;
 }
 
 static void test_spread_rule(void **state)
 {
-	/* a: mean 10, sd 1; b: mean 12, sd 1 -> pooled sd 1, delta 2: not beyond (2 > 2 is false).
-	 */
-	static const double a[] = {9, 10, 11}, b[] = {11, 12, 13}, c[] = {11.5, 12.5, 13.5};
-	static const double one[] = {5}, flat[] = {4, 4}, flat2[] = {4, 4}, flat3[] = {4.5, 4.5};
+	/* a: mean 10, sd 1; b: mean 12, sd 1: se 0.816, df 4, t 2.776: CI 2 +- 2.27 holds 0. */
+	static const double a[] = {9, 10, 11}, b[] = {11, 12, 13}, c[] = {12, 13, 14};
+	static const double one[] = {5}, two[] = {4, 5}, flat[] = {4, 4, 4}, flat2[] = {4, 4, 4},
+	                    flat3[] = {4.5, 4.5, 4.5};
 	(void)state;
 
-	assert_true(fabs(pooled(a, 3, b, 3) - 1.0) < 1e-12);
 	assert_int_equal(sig(a, 3, b, 3), 0);
-	assert_int_equal(sig(a, 3, c, 3), 1); /* delta 2.5 > 2 */
+	assert_int_equal(sig(a, 3, c, 3), 1); /* delta 3 > 2.27 */
 	assert_int_equal(sig(c, 3, a, 3), 1); /* either direction */
 	assert_int_equal(sig(a, 3, one, 1), -1);
 	assert_int_equal(sig(one, 1, a, 3), -1);
-	/* Pooled with unequal sizes: ((2*1) + (1*0.5)) / 3 = 0.8333 */
-	static const double d[] = {1, 2};
-	assert_true(fabs(pooled(a, 3, d, 2) - sqrt((2 * 1.0 + 1 * 0.5) / 3)) < 1e-12);
-	/* No spread at all: any difference is beyond it, none is not. */
-	assert_int_equal(sig(flat, 2, flat2, 2), 0);
-	assert_int_equal(sig(flat, 2, flat3, 2), 1);
+	assert_int_equal(sig(a, 3, two, 2), -1); /* two repeats: needs --repeat 3 */
+	/* No spread at all (and no floor): any difference is significant, none is not. */
+	assert_int_equal(sig(flat, 3, flat2, 3), 0);
+	assert_int_equal(sig(flat, 3, flat3, 3), 1);
 	/* The series itself. */
 	dv_series_t st = dv_series_of(a, 3);
 	assert_int_equal(st.n, 3);
@@ -144,7 +135,7 @@ static void test_table(void **state)
 	assert_int_equal(matched, 1);
 	assert_non_null(strstr(t, "Comparison: base base.json, new new.json\n"));
 	assert_non_null(strstr(t, "\na/SOA/hot (repeats: base 3, new 3)\n"));
-	/* qps: 1000 -> 900, -100 (-10.00%); sd 10 and 5, pooled 7.9: beyond the spread. */
+	/* qps: 1000 -> 900, -100 (-10.00%); sd 10 and 5: Welch CI -100 +- 30, beyond the spread. */
 	assert_non_null(strstr(t, "  qps               1000.0          900.0         -100.0   "
 	                          "-10.00%  YES\n"));
 	assert_non_null(strstr(t, "  lost %             0.000          1.000         +1.000       "
@@ -161,7 +152,7 @@ static void test_table(void **state)
 	assert_non_null(strstr(t, "  qps               1000.0         1000.0           +0.0    "
 	                          "+0.00%  no\n"));
 	/* One repeat: no spread to compare with. */
-	assert_non_null(strstr(t, "+0.00%  n/a (< 2 repeats)\n"));
+	assert_non_null(strstr(t, "+0.00%  n/a (< 3 repeats: needs --repeat 3)\n"));
 	free(t);
 	free_study(b);
 	free_study(c);
@@ -193,16 +184,20 @@ static void test_compare_agrees_with_summary(void **state)
 	    {DV_PASS_PLAIN, 1, 905, 1000, 0, 1000000, 1},
 	    {DV_PASS_PLAIN, 2, 990, 1000, 0, 1000000, 0},
 	    {DV_PASS_PLAIN, 2, 100, 1000, 0, 1000000, 1},
+	    {DV_PASS_PLAIN, 3, 1000, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 3, 895, 1000, 0, 1000000, 1},
 	};
 	static const pass_spec_t base_ps[] = {
 	    {DV_PASS_PLAIN, 0, 1000, 1000, 0, 1000000, 0},
 	    {DV_PASS_PLAIN, 1, 1010, 1000, 0, 1000000, 0},
 	    {DV_PASS_PLAIN, 2, 990, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 3, 1000, 1000, 0, 1000000, 0},
 	};
 	static const pass_spec_t new_ps[] = {
 	    {DV_PASS_PLAIN, 0, 900, 1000, 0, 1000000, 0},
 	    {DV_PASS_PLAIN, 1, 905, 1000, 0, 1000000, 0},
 	    {DV_PASS_PLAIN, 2, 100, 1000, 0, 1000000, 0},
+	    {DV_PASS_PLAIN, 3, 895, 1000, 0, 1000000, 0},
 	};
 	dv_study_t *s = make_study(both, DV_ARRAY_SIZE(both));
 	dv_study_t *b = make_study(base_ps, DV_ARRAY_SIZE(base_ps));
@@ -210,23 +205,23 @@ static void test_compare_agrees_with_summary(void **state)
 	size_t matched;
 	(void)state;
 
-	s->repeat = b->repeat = c->repeat = 3;
+	s->repeat = b->repeat = c->repeat = 4;
 	s->passes[5].res.interrupted = true;
 	c->passes[2].res.interrupted = true;
 
-	/* The summary: target b against a, two samples of b (mean 902.5): significant. */
+	/* The summary: target b against a, three samples of b (mean 900): significant. */
 	char *t = summary_to_string(s);
-	if (strstr(t, "\nb       SOA   plain  2     902 +- 4 (900..905)") == NULL ||
-	    strstr(t, "\nb       SOA   plain  -9.8% (significant)") == NULL)
+	if (strstr(t, "\nb       SOA   plain  3      -    900 +- 5 (895..905)") == NULL ||
+	    strstr(t, "    qps   -10.0%         worse, significant") == NULL)
 		fail_msg("summary:\n%s", t);
 	free(t);
 
-	/* compare: the same two samples on the new side, the same verdict. */
+	/* compare: the same three samples on the new side, the same verdict. */
 	t = print_to_string(b, c, &matched);
 	assert_int_equal(matched, 1);
-	if (strstr(t, "\na/SOA/plain (repeats: base 3, new 2)\n") == NULL ||
+	if (strstr(t, "\na/SOA/plain (repeats: base 4, new 3)\n") == NULL ||
 	    strstr(t,
-	           "  qps               1000.0          902.5          -97.5    -9.75%  YES\n") ==
+	           "  qps               1000.0          900.0         -100.0   -10.00%  YES\n") ==
 	        NULL ||
 	    strstr(t, "\ninterrupted passes left out: 0 in base.json, 1 in new.json\n") == NULL)
 		fail_msg("compare:\n%s", t);
@@ -240,7 +235,7 @@ static void test_compare_agrees_with_summary(void **state)
 	assert_int_equal(gp.left_out, 1);
 	assert_int_equal(gk.n, 2);
 	assert_int_equal(gp.n, 2);
-	assert_int_equal(gk.g[1].n, 2);
+	assert_int_equal(gk.g[1].n, 3);
 	assert_ptr_equal(dv_groups_at(&gp, 1, 0, DV_PASS_PLAIN, 0)->passes[1], &s->passes[3]);
 	dv_groups_free(&gk);
 	dv_groups_free(&gp);

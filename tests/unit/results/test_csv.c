@@ -240,6 +240,37 @@ static void test_header_mismatch_refused(void **state)
 	free_study(s);
 }
 
+/*
+ * A history "date" that is not a UTC time is refused: a quoted date holding a newline injected
+ * rows into plot's trend data (issue 16 item 9).
+ */
+static void test_bad_date_refused(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	char *text, *row, buf[8192];
+	(void)state;
+
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	text = read_all(path);
+	row = strchr(text, '\n') + 1; /* the first data row starts with its date */
+	assert_int_equal(row[20], ',');
+	snprintf(buf, sizeof(buf), "%.*s\"2024-06-01T00:01:00Z\n2030-01-01T00:00:00Z 1e9 0\"%s",
+	         (int)(row - text), text, row + 20);
+	write_all(path, buf);
+	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, ":2: \"date\" is not a UTC time (YYYY-MM-DDTHH:MM:SSZ)"));
+	snprintf(buf, sizeof(buf), "%.*s2024-13-01%s", (int)(row - text), text, row + 10);
+	write_all(path, buf);
+	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
+	write_all(path, text); /* the original reads */
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	dv_csv_table_free(&t);
+	free(text);
+	free_study(s);
+}
+
 static void test_quoting_round_trip(void **state)
 {
 	dv_study_t *s = make_study("lab, \"x\"\nnext");
@@ -297,6 +328,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_counter_columns, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_empty_file_gets_header, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_header_mismatch_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_date_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_quoting_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),

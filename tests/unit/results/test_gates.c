@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -185,6 +186,11 @@ static void test_each_absolute_gate(void **state)
 	g.min_qps = 10000;
 	assert_int_equal(eval(&g, s, NULL, &text, &err), 0);
 	free(text);
+	/* A large limit reads as written, not as 1e+07. */
+	g.min_qps = 10000000;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
+	assert_non_null(strstr(text, "FAIL t1/SOA/cold: qps 10000.0 < 10000000\n"));
+	free(text);
 	free_study(s);
 }
 
@@ -276,6 +282,48 @@ static void test_relative_gates(void **state)
 	free_study(slow);
 }
 
+/*
+ * A non-finite figure never passes a gate (issue 16: two baseline repeats of qps 1e308 gave a
+ * mean of inf, a drop of NaN%, and NaN > limit is false: "ok"). Each gate fails and says why.
+ */
+static void test_non_finite_fails(void **state)
+{
+	static const pass_spec_t huge[] = {
+	    {DV_PASS_HOT, 0, 1e308, 1000, 0, 500000, 0},
+	    {DV_PASS_HOT, 1, 1e308, 1000, 0, 500000, 0},
+	};
+	static const pass_spec_t cur_spec[] = {{DV_PASS_HOT, 0, 20000, 1000, 0, 500000, 0}};
+	dv_study_t *base = make_study(huge, 2), *cur = make_study(cur_spec, 1);
+	dv_gates_t g;
+	dv_err_t err = {{0}};
+	char *text;
+	(void)state;
+
+	dv_gates_init(&g);
+	g.max_qps_drop_pct = 5;
+	assert_int_equal(eval(&g, cur, base, &text, &err), 1);
+	assert_non_null(strstr(text, "gate max-qps-drop FAIL t1/SOA/hot: "));
+	assert_non_null(strstr(text, "not a finite number"));
+	free(text);
+	/* The same study as its own baseline: inf vs inf is NaN, not "no drop". */
+	assert_int_equal(eval(&g, base, base, &text, &err), 1);
+	assert_non_null(strstr(text, "not a finite number"));
+	free(text);
+
+	dv_gates_init(&g);
+	g.min_qps = 10;
+	assert_int_equal(eval(&g, base, NULL, &text, &err), 1);
+	assert_non_null(
+	    strstr(text, "gate min-qps      FAIL t1/SOA/hot: qps inf: not a finite number"));
+	free(text);
+	base->passes[0].res.qps = NAN;
+	assert_int_equal(eval(&g, base, NULL, &text, &err), 1);
+	assert_non_null(strstr(text, "not a finite number"));
+	free(text);
+	free_study(base);
+	free_study(cur);
+}
+
 static void test_no_passes(void **state)
 {
 	dv_study_t *s = make_study(NULL, 0);
@@ -343,10 +391,15 @@ static void test_junit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_percent),    cmocka_unit_test(test_parse_latency),
-	    cmocka_unit_test(test_parse_opt),        cmocka_unit_test(test_each_absolute_gate),
-	    cmocka_unit_test(test_repeats_use_mean), cmocka_unit_test(test_relative_gates),
-	    cmocka_unit_test(test_no_passes),        cmocka_unit_test(test_junit),
+	    cmocka_unit_test(test_parse_percent),
+	    cmocka_unit_test(test_parse_latency),
+	    cmocka_unit_test(test_parse_opt),
+	    cmocka_unit_test(test_each_absolute_gate),
+	    cmocka_unit_test(test_repeats_use_mean),
+	    cmocka_unit_test(test_relative_gates),
+	    cmocka_unit_test(test_non_finite_fails),
+	    cmocka_unit_test(test_no_passes),
+	    cmocka_unit_test(test_junit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,7 +48,7 @@ static void build(dv_study_t *s)
 	s->ql.rd = true;
 	s->ql.edns = true;
 	s->ql.edns_bufsize = 1232;
-	assert_int_equal(dv_ql_add_edns_option(&s->ql, "10:0102", NULL), 0);
+	assert_int_equal(dv_querylist_add_edns_option(&s->ql, "10:0102", NULL), 0);
 	s->n_plan = 2;
 	s->plan = calloc(2, sizeof(*s->plan));
 	s->plan[0] = DV_PASS_COLD;
@@ -302,6 +302,9 @@ static void test_every_counter_distinct(void **state)
 				*dv_counter_ptr(c, &dv_counter_fields[k]) = base + 1000 * (k + 1);
 		for (int k = 0; k < DV_RCODES; k++)
 			c->rcode[k] = base + 100 + (uint64_t)k;
+		/* Still distinct, and within the invariants the reader checks (doc/numbers.md). */
+		c->late = c->lost - 7;
+		c->sent = c->completed + c->lost + c->interrupted;
 		c->qtype_other_sent = base + 201;
 		c->qtype_other_completed = base + 202;
 		r->udp.valid = 1;
@@ -335,11 +338,12 @@ static void test_every_counter_distinct(void **state)
 		K(sent), K(not_sent), K(completed), K(lost), K(late), K(interrupted);
 		K(unexpected), K(malformed), K(truncated), K(icmp_errors), K(bytes_sent);
 		K(bytes_received), K(send_calls), K(recv_calls), K(wait_calls), K(inflight_peak);
-		K(forfeited), K(sent_behind);
+		K(icmp_port_unreachable), K(client_drops), K(target_drops), K(target_sockets);
+		K(wire_timed), K(forfeited), K(sent_behind);
 #undef K
-		/* Those 18, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 18 + 3);
-		assert_int_equal(dv_counter_nfields, 18);
+		/* Those 23, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 23 + 3);
+		assert_int_equal(dv_counter_nfields, 23);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);
@@ -363,21 +367,30 @@ static void test_empty_and_nonfinite(void **state)
 	dv_study_t a, b;
 	dv_err_t err;
 	build(&a);
-	/* A pass with no answers: empty histogram (min UINT64_MAX) and qps NaN. */
+	/* A pass with no answers: empty histogram (min UINT64_MAX), qps 0. */
 	dv_pass_result_t *r = &a.passes[0].res;
 	r->stats.c.completed = 0;
+	r->stats.c.lost = r->stats.c.sent;
 	r->stats.c.rcode[0] = 0;
 	dv_hist_init(&r->stats.latency);
-	r->qps = NAN;
+	r->qps = 0;
 	char *text = dv_results_dump_json(&a, &err);
 	assert_non_null(text);
 	assert_int_equal(dv_results_read_buffer(text, strlen(text), "m", &b, &err), 0);
 	assert_true(b.passes[0].res.stats.latency.min_ns == UINT64_MAX);
-	assert_true(isnan(b.passes[0].res.qps));
-	b.passes[0].res.qps = 0;
-	a.passes[0].res.qps = 0;
 	assert_same(&a, &b);
 	free(text);
+	dv_study_free(&b);
+	/* A non-finite figure is written as null, and a file holding one is refused. */
+	r->qps = NAN;
+	text = dv_results_dump_json(&a, &err);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"qps\": null"));
+	assert_int_equal(dv_results_read_buffer(text, strlen(text), "m", &b, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "passes[0]: \"qps\" must be a finite number >= 0"));
+	free(text);
+	dv_study_free(&a);
+	return;
 	dv_study_free(&a);
 	dv_study_free(&b);
 }
@@ -463,8 +476,140 @@ static void test_rejects(void **state)
 	REJECT("\"plan\": [\n   \"cold\"", "\"plan\": [\n   \"lukewarm\"",
 	       "\"kind\" must be one of");
 	REJECT("\"udp_snmp\": {", "\"udp_snmp\": [", "not valid JSON");
+	/* The invariants of doc/numbers.md (issue 16 item 3): the field is named. */
+	REJECT("\"lost\": 10,", "\"lost\": 11,",
+	       "passes[0]: sent 1000 is not completed 990 + lost 11 + interrupted 0");
+	REJECT("\"sent\": 1000,", "\"sent\": 5,", "passes[0]: completed 990 is above sent 5");
+	REJECT("\"lost\": 10,", "\"lost\": 2000,", "passes[0]: lost 2000 is above sent 1000");
+	REJECT("\"late\": 3", "\"late\": 11", "passes[0]: late 11 is above lost 10");
+	REJECT("\"qps\": 1980.0", "\"qps\": -1980.0",
+	       "passes[0]: \"qps\" must be a finite number >= 0");
+	REJECT("\"qps\": 1980.0", "\"qps\": null",
+	       "passes[0]: \"qps\" must be a finite number >= 0");
+	REJECT("\"qps\": 1980.0", "\"qps\": 1e308",
+	       "passes[0]: qps 1e+308 is not completed 990 / run_time_s 0.5 (1980)");
+	REJECT("\"qps\": 1980.0", "\"qps\": 1981.0", "passes[0]: qps 1981 is not completed");
+	REJECT("\"run_time_s\": 0.5", "\"run_time_s\": 1e-300",
+	       "passes[0]: \"run_time_s\" must be 0 or at least 1 ns");
+	REJECT("\"cpu_user_s\": ", "\"cpu_user_s\": -1, \"x\": ",
+	       "passes[0]: \"cpu_user_s\" must be a finite number >= 0");
+	REJECT("\"t_s\": 1.0", "\"t_s\": -1.0",
+	       "passes[1]: intervals[0]: \"t_s\" must be a finite number >= 0");
+	REJECT("\"sum_ns\": ", "\"sum_ns\": -1, \"y\": ",
+	       "passes[0]: latency \"sum_ns\" must be a finite number >= 0");
 #undef REJECT
 	free(good);
+}
+
+/* Paced passes (issue 13): latency_intended, forfeited and sent_behind read back
+ * exactly, and are checked like the rest (count = completed, sums finite >= 0). */
+static void test_intended(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	char *good, *bad, *at, *tail;
+
+	build(&a);
+	dv_pass_result_t *r = &a.passes[0].res;
+	for (uint64_t k = 0; k < r->stats.c.completed; k++)
+		dv_hist_add(&r->stats.latency_intended, 500000 + k * 1009);
+	r->stats.c.forfeited = 3;
+	r->stats.c.sent_behind = 7;
+	good = dv_results_dump_json(&a, &err);
+	assert_non_null(good);
+	assert_int_equal(dv_results_read_buffer(good, strlen(good), "m", &b, &err), 0);
+	assert_memory_equal(&b.passes[0].res.stats.latency_intended, &r->stats.latency_intended,
+	                    sizeof(dv_hist_t));
+	assert_int_equal(b.passes[1].res.stats.latency_intended.count, 0); /* absent: empty */
+	assert_int_equal(b.passes[0].res.stats.c.forfeited, 3);
+	assert_int_equal(b.passes[0].res.stats.c.sent_behind, 7);
+	assert_same(&a, &b);
+	dv_study_free(&a);
+	dv_study_free(&b);
+	bad = subst(good, "\"sent_behind\": 7", "\"sent_behind\": 1001");
+	expect_reject(bad, "passes[0]: sent_behind 1001 is above sent 1000");
+	free(bad);
+	bad = subst(good, "\"latency_intended\": {", "\"latency_intended\": [");
+	expect_reject(bad, "not valid JSON");
+	free(bad);
+	bad = subst(good, "\"latency_intended\": {", "\"latency_intended\": 5, \"x\": {");
+	expect_reject(bad, "passes[0]: \"latency_intended\" must be an object");
+	free(bad);
+	/* The same edits inside latency_intended (after its key), not latency. */
+	at = strstr(good, "\"latency_intended\": {");
+	assert_non_null(at);
+	const char *edits[][3] = {
+	    {"\"sum_ns\": ", "\"sum_ns\": -1, \"y\": ",
+	     "passes[0]: latency_intended \"sum_ns\" must be a finite number >= 0"},
+	    {"\"sumsq_ns\": ", "\"sumsq_ns\": -1, \"y\": ",
+	     "passes[0]: latency_intended \"sumsq_ns\" must be a finite number >= 0"},
+	    {"\"count\": 990", "\"count\": 989", "buckets add up to 990, count says 989"},
+	};
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		tail = subst(at, edits[i][0], edits[i][1]);
+		bad = malloc((size_t)(at - good) + strlen(tail) + 1);
+		assert_non_null(bad);
+		memcpy(bad, good, (size_t)(at - good));
+		strcpy(bad + (at - good), tail);
+		expect_reject(bad, edits[i][2]);
+		free(bad);
+		free(tail);
+	}
+	free(good);
+}
+
+/* Limits that keep a small hostile file from taking gigabytes (issue 16 item 7). */
+static void test_limits(void **state)
+{
+	(void)state;
+	dv_study_t a;
+	dv_err_t err;
+	char *good, *bad, *many;
+	size_t n;
+
+	build(&a);
+	good = dv_results_dump_json(&a, &err);
+	assert_non_null(good);
+	dv_study_free(&a);
+	/* More passes than DV_RESULTS_MAX_PASSES: refused before any is read. */
+	n = (size_t)DV_RESULTS_MAX_PASSES + 1 - 8; /* the file has 8 passes after these */
+	many = malloc(n * 3 + 16);
+	assert_non_null(many);
+	strcpy(many, "\"passes\": [{}");
+	size_t k = strlen(many);
+	for (size_t i = 1; i < n; i++, k += 3)
+		memcpy(many + k, ",{}", 3);
+	strcpy(many + k, ",");
+	bad = subst(good, "\"passes\": [", many);
+	expect_reject(bad, "10001 passes, more than the 10000 this dnsvolley reads");
+	free(bad);
+	/* More interval snapshots than DV_RESULTS_MAX_INTERVALS. */
+	n = (size_t)DV_RESULTS_MAX_INTERVALS + 1;
+	many = realloc(many, n * 3 + 32);
+	assert_non_null(many);
+	strcpy(many, "\"intervals\": [{}");
+	for (size_t i = 1; i < n; i++)
+		memcpy(many + strlen("\"intervals\": [{}") + 3 * (i - 1), ",{}", 4);
+	strcat(many, "]");
+	bad = subst(good, "\"intervals\": []", many);
+	expect_reject(bad, "more than 500000 interval snapshots");
+	free(bad);
+	free(many);
+	free(good);
+	/* More JSON values than DV_RESULTS_MAX_VALUES: refused before parsing. */
+	n = (size_t)DV_RESULTS_MAX_VALUES + 1;
+	many = malloc(2 * n + 2);
+	assert_non_null(many);
+	many[0] = '[';
+	for (size_t i = 0; i < n; i++)
+		memcpy(many + 1 + 2 * i, "0,", 2);
+	many[2 * n] = ']';
+	many[2 * n + 1] = '\0';
+	dv_study_t s;
+	assert_int_equal(dv_results_read_buffer(many, 2 * n + 1, "v.json", &s, &err), -EFBIG);
+	assert_non_null(strstr(err.msg, "v.json: more than 10000000 JSON values"));
+	free(many);
 }
 
 /*
@@ -529,6 +674,8 @@ int main(void)
 	    cmocka_unit_test(test_every_counter_distinct),
 	    cmocka_unit_test(test_empty_and_nonfinite),
 	    cmocka_unit_test(test_rejects),
+	    cmocka_unit_test(test_intended),
+	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_mutations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,6 +3,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "engine/probe.h"
+#include "study/groups.h"
 #include "study/study.h"
 #include "study/summary.h"
 
@@ -44,6 +46,7 @@ static void add_pass(dv_study_t *s, size_t t, size_t l, unsigned r, dv_pass_kind
 	p->res.qps = qps;
 	p->res.stats.c.lost = lost;
 	p->res.stats.c.completed = 100;
+	p->res.stats.c.sent = 100 + lost;
 	for (int i = 0; i < 100; i++)
 		dv_hist_add(&p->res.stats.latency, lat_ns);
 }
@@ -60,6 +63,8 @@ static void build(dv_study_t *s, const char *const *targets, size_t nt, unsigned
 	s->lists = calloc(2, sizeof(*s->lists));
 	s->lists[0].label = xs("SOA");
 	s->lists[1].label = xs("A");
+	s->lists[0].queries = 100; /* a pass of 100 + lost sent covers it */
+	s->lists[1].queries = 400; /* ... a quarter of it */
 	s->n_plan = 2;
 	s->plan = calloc(2, sizeof(*s->plan));
 	s->plan[0] = DV_PASS_COLD;
@@ -98,12 +103,19 @@ static void test_table_shape(void **state)
 			}
 	char *out = capture(&s, true);
 	const char *want =
-	    "\nComparison table (queries per second, lost queries in brackets):\n"
-	    "Target  List       Run1 cold      Run1 hot       Run2 cold      Run2 hot\n"
-	    "3.4.11  SOA   1000 (lost500)  1000 (lost7)  1445 (lost722)  1446 (lost7)\n"
-	    "3.4.11  A     1222 (lost611)  1223 (lost7)  1668 (lost833)  1668 (lost7)\n"
-	    "4.0.4   SOA   1111 (lost555)  1112 (lost7)  1556 (lost778)  1557 (lost7)\n"
-	    "4.0.4   A     1334 (lost666)  1334 (lost7)  1779 (lost889)  1779 (lost7)\n";
+	    "\nComparison table (queries per second, lost queries in brackets; repN = repeat N "
+	    "of --repeat):\n"
+	    "Target  List        rep1 cold       rep1 hot        rep2 cold       rep2 hot\n"
+	    "3.4.11  SOA   1000 (lost 500)  1000 (lost 7)  1445 (lost 722)  1446 (lost 7)\n"
+	    "3.4.11  A     1222 (lost 611)  1223 (lost 7)  1668 (lost 833)  1668 (lost 7)\n"
+	    "4.0.4   SOA   1111 (lost 555)  1112 (lost 7)  1556 (lost 778)  1557 (lost 7)\n"
+	    "4.0.4   A     1334 (lost 666)  1334 (lost 7)  1779 (lost 889)  1779 (lost 7)\n"
+	    "\nCoverage (list entries asked / list size; runs through the list in brackets):\n"
+	    "Target  List  rep1 cold         rep1 hot  rep2 cold         rep2 hot\n"
+	    "3.4.11  SOA        100%  100% (1.1 runs)       100%  100% (1.1 runs)\n"
+	    "3.4.11  A          100%            26.7%       100%            26.7%\n"
+	    "4.0.4   SOA        100%  100% (1.1 runs)       100%  100% (1.1 runs)\n"
+	    "4.0.4   A          100%            26.7%       100%            26.7%\n";
 	assert_string_equal(out, want);
 	free(out);
 	dv_study_free(&s);
@@ -128,9 +140,17 @@ static void test_table_partial_and_repeated_kind(void **state)
 	s.interrupted = true;
 	char *out = capture(&s, true);
 	const char *want =
-	    "\nComparison table (queries per second, lost queries in brackets):\n"
-	    "Target  List   Run1 cold    Run1 hot   Run1 hot2    Run2 cold  Run2 hot  Run2 hot2\n"
-	    "x       SOA   10 (lost1)  20 (lost2)  30 (lost3)  40 (lost4)*         -          -\n"
+	    "\nComparison table (queries per second, lost queries in brackets; repN = repeat N "
+	    "of --repeat):\n"
+	    "Target  List    rep1 cold     rep1 hot    rep1 hot2     rep2 cold  rep2 hot  rep2 "
+	    "hot2\n"
+	    "x       SOA   10 (lost 1)  20 (lost 2)  30 (lost 3)  40 (lost 4)*         -          "
+	    "-\n"
+	    "\nCoverage (list entries asked / list size; runs through the list in brackets):\n"
+	    "Target  List  rep1 cold         rep1 hot        rep1 hot2  rep2 cold  rep2 hot  rep2 "
+	    "hot2\n"
+	    "x       SOA        100%  100% (1.0 runs)  100% (1.0 runs)      100%*         -        "
+	    "  -\n"
 	    "* interrupted pass: partial figures\n"
 	    "The study was interrupted; '-' marks passes not run.\n";
 	assert_string_equal(out, want);
@@ -143,71 +163,262 @@ static void test_table_partial_and_repeated_kind(void **state)
 	dv_study_free(&s);
 }
 
+/* Every line of want[] is somewhere in out. */
+static void assert_lines(const char *out, const char *const *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strstr(out, want[i]) == NULL) {
+			fprintf(stderr, "lacks line %zu:\n%s\n--- got:\n%s", i, want[i], out);
+			fail();
+		}
+}
+
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
 static void test_summary(void **state)
 {
 	(void)state;
 	static const char *const t[] = {"old", "new"};
+	static const double old_cold[] = {1000, 1010, 990}, new_cold[] = {1100, 1110, 1090};
+	static const double old_hot[] = {2000, 2100, 2050}, new_hot[] = {2010, 2090, 2040};
 	dv_study_t s;
-	build(&s, t, 2, 2);
-	/* SOA cold: old 1000/1010, new 1100/1110: +9.5%, pooled sd 7.07 -> significant.
-	 * SOA hot: old 2000/2100, new 2010/2090: +0.0%, within noise.
-	 * Latency: old cold 2 ms both, new cold 1 ms / 3 ms. */
-	add_pass(&s, 0, 0, 0, DV_PASS_COLD, 1000, 0, 2000000);
-	add_pass(&s, 0, 0, 0, DV_PASS_HOT, 2000, 0, 100000);
-	add_pass(&s, 1, 0, 0, DV_PASS_COLD, 1100, 0, 1000000);
-	add_pass(&s, 1, 0, 0, DV_PASS_HOT, 2010, 0, 100000);
-	add_pass(&s, 0, 1, 0, DV_PASS_COLD, 500, 0, 1000000);
-	add_pass(&s, 0, 1, 0, DV_PASS_HOT, 1000, 0, 100000);
-	add_pass(&s, 0, 0, 1, DV_PASS_COLD, 1010, 0, 2000000);
-	add_pass(&s, 0, 0, 1, DV_PASS_HOT, 2100, 0, 100000);
-	add_pass(&s, 1, 0, 1, DV_PASS_COLD, 1110, 0, 3000000);
-	add_pass(&s, 1, 0, 1, DV_PASS_HOT, 2110, 0, 100000);
-	/* list A of "new" never ran (study stopped) */
+	build(&s, t, 2, 3);
+	/* SOA cold: +10%, sd 10 a side: Welch CI 100 +- 2.776 x 8.165 = 77.3..122.7: significant.
+	 * SOA hot: -0.2%, sd 50 and 40: within noise. new's hot passes lose 3 of 103. */
+	for (unsigned r = 0; r < 3; r++) {
+		add_pass(&s, 0, 0, r, DV_PASS_COLD, old_cold[r], 0, 2000000);
+		add_pass(&s, 0, 0, r, DV_PASS_HOT, old_hot[r], 0, 100000);
+		add_pass(&s, 1, 0, r, DV_PASS_COLD, new_cold[r], 0, 2000000);
+		add_pass(&s, 1, 0, r, DV_PASS_HOT, new_hot[r], 3, 100000);
+		add_pass(&s, 0, 1, r, DV_PASS_COLD, 500, 0, 1000000);
+	}
+	/* list A of "new" never ran, nor A hot of "old" (study stopped) */
 	char *out = capture(&s, false);
-	const char *lines[] = {
-	    "Target  List  Pass  N                      qps                         p50 ms         "
-	    "                p99 ms\n",
-	    "old     SOA   cold  2   1005 +- 7 (1000..1010)  2.000 +- 0.000 (2.000..2.000)  2.000 "
-	    "+- 0.000 (2.000..2.000)\n",
-	    "old     SOA   hot   2  2050 +- 71 (2000..2100)  0.100 +- 0.000 (0.100..0.100)  0.100 "
-	    "+- 0.000 (0.100..0.100)\n",
-	    "old     A     cold  1                      500                          1.000         "
-	    "                 1.000\n",
-	    "new     SOA   cold  2   1105 +- 7 (1100..1110)  2.000 +- 1.414 (1.000..3.000)  2.000 "
-	    "+- 1.414 (1.000..3.000)\n",
-	    "new     SOA   hot   2  2060 +- 71 (2010..2110)  0.100 +- 0.000 (0.100..0.100)  0.100 "
-	    "+- 0.000 (0.100..0.100)\n",
-	    "new     A     hot   0                        -                              -         "
-	    "                     -\n",
+	static const char *const lines[] = {
+	    "Target  List  Pass  N  asked                      qps                          p50 ms "
+	    "                         p99 ms  lost\n",
+	    "old     SOA   cold  3   100%   1000 +- 10 (990..1010)  2.000 +- <0.008 (2.000..2.000) "
+	    " "
+	    "2.000 +- <0.008 (2.000..2.000)    0%\n",
+	    "old     A     cold  3  25.0%      500 +- 0 (500..500)",
+	    "new     SOA   hot   3   100%  2047 +- 40 (2010..2090)",
+	    "2.9%\n",
+	    "new     A     cold  0      -                        -",
 	    "Target  List  qps hot/cold  p50 cold/hot\n",
-	    "old     SOA           2.04         20.00\n",
-	    "old     A             2.00         10.00\n",
-	    "new     A                -             -\n",
-	    "\nChange against the first target, old (significant: |difference of means| > 2 x "
-	    "pooled sample stddev; see doc/methodology.md):\n",
-	    "new     SOA   cold  +10.0% (significant)  +0.0% (within noise)  +0.0% (within "
-	    "noise)\n",
-	    "new     SOA   hot   +0.5% (within noise)  +0.0% (within noise)  +0.0% (within "
-	    "noise)\n",
-	    "new     A     cold  -                     -                     -\n",
+	    "old     SOA           2.05         20.00\n",
+	    "old     A                -             -\n",
+	    "    p50   +0.0%          same\n    p99   +0.0%          same\n"
+	    "    lost  2.9% vs 0%     worse, significant",
+	    "  new vs old, list SOA, cold:\n"
+	    "    qps   +10.0%         better, significant (95% CI +7.7% .. +12.3%)\n"
+	    "    p50   +0.0%          same\n"
+	    "    p99   +0.0%          same\n"
+	    "    lost  0% vs 0%       same\n",
+	    "  new vs old, list SOA, hot:\n"
+	    "    qps   -0.2%          worse, within noise (95% CI",
+	    "    lost  2.9% vs 0%     worse, significant",
+	    "  new vs old, list A, cold: - (not measured)\n",
 	};
-	for (size_t i = 0; i < DV_ARRAY_SIZE(lines); i++)
-		if (strstr(out, lines[i]) == NULL) {
-			fprintf(stderr, "summary lacks line %zu:\n%s\n--- got:\n%s", i, lines[i],
-			        out);
-			fail();
-		}
+	assert_lines(out, lines, DV_ARRAY_SIZE(lines));
+	assert_null(strstr(out, "needs --repeat"));
 	free(out);
 	dv_study_free(&s);
 
-	/* One repeat: the spread is unknown, and the summary says so. */
+	/* One repeat: the spread is unknown, said once; nothing is called significant. */
 	build(&s, t, 2, 1);
 	add_pass(&s, 0, 0, 0, DV_PASS_COLD, 1000, 0, 2000000);
-	add_pass(&s, 1, 0, 0, DV_PASS_COLD, 900, 0, 2000000);
+	add_pass(&s, 1, 0, 0, DV_PASS_COLD, 900, 0, 4000000);
+	add_pass(&s, 0, 0, 0, DV_PASS_HOT, 1000, 0, 2000000);
+	add_pass(&s, 1, 0, 0, DV_PASS_HOT, 1100, 0, 1000000);
 	out = capture(&s, false);
-	assert_non_null(strstr(out, "new     SOA   cold  -10.0% (one repeat: spread unknown)"));
+	static const char *const one[] = {
+	    "  (one repeat: spread unknown; no verdicts, needs --repeat 3)\n",
+	    "  new vs old, list SOA, cold:\n    qps   -10.0%         worse\n"
+	    "    p50   +100.0%        worse\n",
+	    "  new vs old, list SOA, hot:\n    qps   +10.0%         better\n"
+	    "    p50   -50.0%         better\n",
+	};
+	assert_lines(out, one, DV_ARRAY_SIZE(one));
+	assert_int_equal(count_of(out, "spread unknown"), 1);
+	assert_null(strstr(out, "significant"));
 	free(out);
 	dv_study_free(&s);
+}
+
+/* Student's t quantiles against tables, and the worked example of doc/methodology.md. */
+static void test_welch(void **state)
+{
+	(void)state;
+	static const struct {
+		double df, t;
+	} tab[] = {{1, 12.7062}, {2, 4.3027},  {3, 3.1824},   {4, 2.7764},
+	           {10, 2.2281}, {30, 2.0423}, {1000, 1.9623}};
+	for (size_t i = 0; i < DV_ARRAY_SIZE(tab); i++)
+		if (fabs(dv_t_quantile(0.975, tab[i].df) - tab[i].t) > 1e-4)
+			fail_msg("t(0.975, %g) = %.6f, want %.4f", tab[i].df,
+			         dv_t_quantile(0.975, tab[i].df), tab[i].t);
+	assert_true(fabs(dv_t_quantile(0.5, 7)) < 1e-6);
+	assert_true(isnan(dv_t_quantile(0.975, 0)));
+
+	/* doc/methodology.md: A 41200, 40650, 41830 qps; B 43910, 44420, 43580. */
+	static const double a[] = {41200, 40650, 41830}, b[] = {43910, 44420, 43580};
+	dv_series_t sa = dv_series_of(a, 3), sb = dv_series_of(b, 3);
+	dv_diff_t d = dv_diff_welch(&sa, &sb, 0, 0);
+	assert_true(fabs(d.diff - 2743.33) < 0.01);
+	assert_true(fabs(d.df - 3.626) < 0.001);
+	assert_true(fabs(d.lo - 1529.88) < 0.01 && fabs(d.hi - 3956.78) < 0.01);
+	assert_int_equal(d.verdict, DV_DIFF_SIGNIFICANT);
+	/* ... and B 41900, 40900, 42600: within noise. */
+	static const double c[] = {41900, 40900, 42600};
+	dv_series_t sc = dv_series_of(c, 3);
+	d = dv_diff_welch(&sa, &sc, 0, 0);
+	assert_true(fabs(d.lo + 1176.86) < 0.01 && fabs(d.hi - 2323.52) < 0.01);
+	assert_int_equal(d.verdict, DV_DIFF_NOISE);
+	/* Two repeats: no verdict, no interval. */
+	sb = dv_series_of(b, 2);
+	d = dv_diff_welch(&sa, &sb, 0, 0);
+	assert_int_equal(d.verdict, DV_DIFF_TOO_FEW);
+	assert_true(isnan(d.lo) && isnan(d.hi));
+}
+
+/*
+ * Two targets whose latency differs only by the histogram's rounding (one bucket)
+ * with no spread at all: not significant (the spread is floored at the bucket width).
+ */
+static void test_rounding_not_significant(void **state)
+{
+	(void)state;
+	static const char *const t[] = {"a", "b"};
+	int i = dv_hist_bucket_of(1000000); /* 1 ms */
+	uint64_t lo = dv_hist_bucket_low(i), next = dv_hist_bucket_low(i + 1);
+	dv_study_t s;
+
+	assert_true(fabs(dv_metric_floor(DV_M_P50_MS, (double)lo / 1e6) -
+	                 (double)(next - lo) / 1e6) < 1e-12);
+	assert_true(dv_metric_floor(DV_M_QPS, 1000) == 0);
+	build(&s, t, 2, 3);
+	s.n_plan = 1;
+	for (unsigned r = 0; r < 3; r++) {
+		add_pass(&s, 0, 0, r, DV_PASS_COLD, 1000, 0, lo);
+		add_pass(&s, 1, 0, r, DV_PASS_COLD, 1000, 0, next);
+	}
+	char *out = capture(&s, false);
+	static const char *const lines[] = {
+	    "    p50   +0.4%          worse, within noise (95% CI -0.5% .. +1.3%)\n",
+	    "    p99   +0.4%          worse, within noise (95% CI -0.5% .. +1.3%)\n",
+	};
+	assert_lines(out, lines, DV_ARRAY_SIZE(lines));
+	assert_null(strstr(out, "significant"));
+	free(out);
+	/* Without the floor the same figures would be called significant. */
+	dv_series_t sa =
+	    dv_series_of((double[]){(double)lo / 1e6, (double)lo / 1e6, (double)lo / 1e6}, 3);
+	dv_series_t sb =
+	    dv_series_of((double[]){(double)next / 1e6, (double)next / 1e6, (double)next / 1e6}, 3);
+	assert_int_equal(dv_diff_welch(&sa, &sb, 0, 0).verdict, DV_DIFF_SIGNIFICANT);
+	dv_study_free(&s);
+}
+
+/* A lossy hot pass: its loss in the change lines of the summary, and the direction. */
+static void test_lossy_change_line(void **state)
+{
+	(void)state;
+	static const char *const t[] = {"pdns", "unbound"};
+	dv_study_t s;
+	build(&s, t, 2, 1);
+	s.n_lists = 1;
+	add_pass(&s, 0, 0, 0, DV_PASS_HOT, 50000, 0, 100000);
+	add_pass(&s, 1, 0, 0, DV_PASS_HOT, 46800, 3, 100000);
+	s.passes[1].res.stats.c.sent = 10000; /* 3 of 10000 lost: 0.03% */
+	char *out = capture(&s, false);
+	static const char *const lines[] = {
+	    "  unbound vs pdns, list SOA, hot:\n    qps   -6.4%          worse\n",
+	    "    lost  0.03% vs 0%    worse\n",
+	};
+	assert_lines(out, lines, DV_ARRAY_SIZE(lines));
+	free(out);
+	dv_study_free(&s);
+}
+
+/* Long labels are shortened in the grids (columns stay narrow) and given in full below. */
+static void test_long_labels(void **state)
+{
+	(void)state;
+	static const char *const t[] = {"a", "unbound-1.19.0-with-a-very-long-build-tag"};
+	dv_study_t s;
+	build(&s, t, 2, 1);
+	add_pass(&s, 0, 0, 0, DV_PASS_COLD, 10, 0, 1000);
+	add_pass(&s, 1, 0, 0, DV_PASS_COLD, 20, 0, 1000);
+	char *out = capture(&s, true);
+	static const char *const lines[] = {
+	    "\nTarget                    List    rep1 cold  rep1 hot\n",
+	    "\nunbound-1.19.0-with-a...  SOA   20 (lost 0)         -\n",
+	    "  target unbound-1.19.0-with-a... = unbound-1.19.0-with-a-very-long-build-tag\n",
+	};
+	assert_lines(out, lines, DV_ARRAY_SIZE(lines));
+	free(out);
+	dv_study_free(&s);
+}
+
+/* Pass lengths: cold is one run through the list whatever -l/-n say; hot as --hot-*. */
+static void test_pass_config(void **state)
+{
+	(void)state;
+	dv_study_t s;
+	memset(&s, 0, sizeof(s));
+	dv_run_config_init(&s.run);
+	s.run.time_limit_ns = 5 * DV_NS_PER_S;
+	s.run.passes = 9;
+	dv_run_config_t c = dv_study_pass_config(&s, DV_PASS_COLD);
+	assert_int_equal(c.time_limit_ns, 0);
+	assert_int_equal(c.passes, 1);
+	c = dv_study_pass_config(&s, DV_PASS_HOT);
+	assert_int_equal(c.time_limit_ns, DV_HOT_TIME_DEFAULT_NS);
+	assert_int_equal(c.passes, 0);
+	s.hot_runs = 3;
+	c = dv_study_pass_config(&s, DV_PASS_HOT);
+	assert_int_equal(c.time_limit_ns, 0);
+	assert_int_equal(c.passes, 3);
+	s.hot_runs = 0;
+	s.hot_time_ns = 7 * DV_NS_PER_S;
+	c = dv_study_pass_config(&s, DV_PASS_HOT);
+	assert_int_equal(c.time_limit_ns, 7 * DV_NS_PER_S);
+	c = dv_study_pass_config(&s, DV_PASS_PLAIN);
+	assert_int_equal(c.time_limit_ns, 5 * DV_NS_PER_S);
+	assert_int_equal(c.passes, 9);
+}
+
+/* --probe: NAME [TYPE] [CLASS] in either order; bad parts named. */
+static void test_probe_parse(void **state)
+{
+	(void)state;
+	uint8_t q[300], want[300];
+	dv_err_t err;
+	size_t n = dv_probe_parse("version.bind CH TXT", false, q, sizeof(q), &err);
+	size_t m = dv_probe_build_query(want, sizeof(want), "version.bind", 16, 3, false);
+	assert_true(n > 0 && n == m && memcmp(q, want, n) == 0);
+	n = dv_probe_parse("version.bind TXT CH", false, q, sizeof(q), &err);
+	assert_true(n == m && memcmp(q, want, n) == 0);
+	n = dv_probe_parse("probe.z0.test", true, q, sizeof(q), &err);
+	m = dv_probe_build_query(want, sizeof(want), "probe.z0.test", 1, 1, true);
+	assert_true(n > 0 && n == m && memcmp(q, want, n) == 0);
+	assert_int_equal(dv_probe_parse("x.test BOGUS", true, q, sizeof(q), &err), 0);
+	assert_non_null(strstr(err.msg, "'BOGUS' is neither a query type nor a class"));
+	assert_int_equal(dv_probe_parse("x.test A IN extra", true, q, sizeof(q), &err), 0);
+	assert_int_equal(dv_probe_parse("", true, q, sizeof(q), &err), 0);
+	/* Same question, case-blind; another type is another question. */
+	m = dv_probe_build_query(want, sizeof(want), "PROBE.z0.test", 1, 1, true);
+	assert_true(dv_probe_same_question(q, 0, want, m) == false);
+	n = dv_probe_parse("probe.z0.test A", true, q, sizeof(q), &err);
+	assert_true(dv_probe_same_question(q, n, want, m));
+	m = dv_probe_build_query(want, sizeof(want), "probe.z0.test", 28, 1, true);
+	assert_false(dv_probe_same_question(q, n, want, m));
 }
 
 /* ---------------------------------------------------------------- a UDP peer */
@@ -443,7 +654,7 @@ static void test_never_ready_stops(void **state)
 	assert_non_null(strstr(s.fail_msg, "target lbl: 127.0.0.1:"));
 	assert_non_null(strstr(s.fail_msg, "target not ready"));
 	assert_null(s.targets[0].server_version);
-	/* The probe used ". SOA" (the list is empty) and the version query came first. */
+	/* The probe (version.bind CH TXT) was retried and the version query came first. */
 	if (p.received < 3)
 		fail_msg("peer received %d queries; %s", p.received, s.fail_msg);
 	dv_study_free(&s);
@@ -455,6 +666,12 @@ int main(void)
 	    cmocka_unit_test(test_table_shape),
 	    cmocka_unit_test(test_table_partial_and_repeated_kind),
 	    cmocka_unit_test(test_summary),
+	    cmocka_unit_test(test_welch),
+	    cmocka_unit_test(test_rounding_not_significant),
+	    cmocka_unit_test(test_lossy_change_line),
+	    cmocka_unit_test(test_long_labels),
+	    cmocka_unit_test(test_pass_config),
+	    cmocka_unit_test(test_probe_parse),
 	    cmocka_unit_test(test_probe_ready_retries),
 	    cmocka_unit_test(test_probe_version),
 	    cmocka_unit_test(test_flush_failure_stops),

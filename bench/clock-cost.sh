@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# clock-cost.sh: CPU per query and queries/s of --clock wire against --clock app and bench/floor, paired rounds.
+#
+# Rounds interleave the three clients against one dnsvolley-responder (--reflect
+# --no-gso, pinned to core 1; clients on core 0), so machine noise hits them
+# alike; the per-round ratios and their medians are the figures to trust.
+# usage: bench/clock-cost.sh [BUILD_DIR] [ROUNDS] [SECONDS] [EXTRA dnsvolley ARGS...]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "${1:-$top/build}" && pwd)
+rounds=${2:-5}
+secs=${3:-3}
+shift $(($# < 3 ? $# : 3))
+extra=("$@")
+[ ${#extra[@]} -gt 0 ] || extra=(-c 1 -q 100)
+list="$top/querylists/soa.txt"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvclock.XXXXXX")
+rpid=""
+cleanup() {
+	[ -z "$rpid" ] || { kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true; }
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+cpin=(); spin=()
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then cpin=(taskset -c 0); spin=(taskset -c 1); fi
+"${spin[@]}" "$build/dnsvolley-responder" -a 127.0.0.1 -p 0 --port-file "$tmp/port" --reflect --no-gso \
+	>/dev/null 2>&1 &
+rpid=$!
+for _ in $(seq 200); do [ -s "$tmp/port" ] && break; sleep 0.025; done
+port=$(cat "$tmp/port")
+
+# run NAME CMD...: prints "qps cpu_us_per_query" of one run
+run() {
+	shift
+	/usr/bin/time -f '%U %S' -o "$tmp/time" "${cpin[@]}" "$@" >"$tmp/out" 2>&1 || true
+	local done
+	done=$(sed -n 's/^ *Queries completed: *\([0-9]*\).*/\1/p' "$tmp/out" | head -n 1)
+	awk -v d="${done:-0}" -v s="$secs" '{ c = $1 + $2; printf "%.0f %.3f\n", d / s, d ? c * 1e6 / d : 0 }' "$tmp/time"
+}
+
+printf '%-6s %10s %8s %10s %8s %10s %8s %8s %8s\n' round app_qps app_us wire_qps wire_us floor_qps floor_us wire/app wire/floor
+for r in $(seq "$rounds"); do
+	a=$(run app "$build/dnsvolley" -s 127.0.0.1 -p "$port" -d "$list" -l "$secs" "${extra[@]}" --clock app)
+	w=$(run wire "$build/dnsvolley" -s 127.0.0.1 -p "$port" -d "$list" -l "$secs" "${extra[@]}" --clock wire)
+	f=$(run floor "$build/bench/floor" -s 127.0.0.1 -p "$port" -l "$secs" -q 100)
+	echo "$r $a $w $f" | awk '{ printf "%-6s %10s %8s %10s %8s %10s %8s %8.3f %8.3f\n", $1, $2, $3, $4, $5, $6, $7, $5 / $3, $5 / $7 }'
+done | tee "$tmp/rows"
+med() { awk -v c="$1" '{ print $c }' "$tmp/rows" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+echo "median CPU/query ratio: wire/app $(med 8), wire/floor $(med 9); app/floor $(awk '{ printf "%.3f\n", $3 / $7 }' "$tmp/rows" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') ($rounds rounds)"

@@ -1,0 +1,92 @@
+/* sockstat: sums the drops column of the target's sockets in /proc/net/udp and udp6. */
+#include "config.h"
+
+#include "engine/sockstat.h"
+
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * A table line (net/ipv4/udp.c, udp4_format_sock; ipv6 likewise):
+ *   sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid
+ *   timeout inode ref pointer drops
+ * Addresses are the raw network-order words printed with %08X (so they read back
+ * into the same memory on this host), ports in host order with %04X.
+ */
+static int parse_addr(const char *text, int v6, uint32_t words[4], unsigned *port)
+{
+	char buf[8 + 1];
+	int n = v6 ? 4 : 1, i;
+	const char *colon = strchr(text, ':');
+
+	if (colon == NULL || colon - text != 8 * n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		memcpy(buf, text + 8 * i, 8);
+		buf[8] = '\0';
+		words[i] = (uint32_t)strtoul(buf, NULL, 16);
+	}
+	*port = (unsigned)strtoul(colon + 1, NULL, 16);
+	return 0;
+}
+
+/* Does a socket bound to words (v6 or not) receive what is sent to server? */
+static int addr_matches(const uint32_t w[4], int v6, const struct sockaddr_storage *server)
+{
+	static const uint32_t zero[4];
+
+	if (server->ss_family == AF_INET) {
+		uint32_t a = ((const struct sockaddr_in *)server)->sin_addr.s_addr;
+		if (!v6)
+			return w[0] == 0 || w[0] == a;
+		/* ::  or ::ffff:a (dual-stack sockets) */
+		return memcmp(w, zero, sizeof(zero)) == 0 ||
+		       (w[0] == 0 && w[1] == 0 && w[2] == htonl(0xffff) && w[3] == a);
+	}
+	if (!v6)
+		return 0;
+	return memcmp(w, zero, sizeof(zero)) == 0 ||
+	       memcmp(w, &((const struct sockaddr_in6 *)server)->sin6_addr, 16) == 0;
+}
+
+void dv_sockstat_scan(FILE *f, int v6, const struct sockaddr_storage *server, dv_sockstat_t *st)
+{
+	char line[512];
+	unsigned want =
+	    ntohs(server->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)server)->sin6_port
+	                                        : ((const struct sockaddr_in *)server)->sin_port);
+
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *save, *tok, *fields[13];
+		uint32_t lw[4] = {0}, rw[4] = {0};
+		unsigned lport, rport;
+		int n = 0;
+
+		for (tok = strtok_r(line, " \t\n", &save); tok != NULL && n < 13;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			fields[n++] = tok;
+		if (n < 13 || parse_addr(fields[1], v6, lw, &lport) != 0 ||
+		    parse_addr(fields[2], v6, rw, &rport) != 0)
+			continue; /* the header, or not a socket line */
+		if (lport != want || rport != 0 || !addr_matches(lw, v6, server))
+			continue;
+		st->drops += strtoull(fields[12], NULL, 10);
+		st->sockets++;
+	}
+}
+
+void dv_sockstat_read(const struct sockaddr_storage *server, dv_sockstat_t *st)
+{
+	FILE *f;
+
+	memset(st, 0, sizeof(*st));
+	if (server->ss_family == AF_INET && (f = fopen("/proc/net/udp", "r")) != NULL) {
+		dv_sockstat_scan(f, 0, server, st);
+		fclose(f);
+	}
+	if ((f = fopen("/proc/net/udp6", "r")) != NULL) {
+		dv_sockstat_scan(f, 1, server, st);
+		fclose(f);
+	}
+}

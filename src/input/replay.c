@@ -1,0 +1,334 @@
+/* replay: prepare a loaded list for replay: query rewrites, --multiply copies, time order, client
+ * cap. */
+#include "config.h"
+
+#include "input/replay.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DNS_TYPE_OPT    41
+#define EDNS_OPTION_ECS 8
+
+void dv_replay_options_init(dv_replay_options_t *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->timing = DV_TIMING_LIST;
+	o->speed = 1.0;
+	o->multiply = 1;
+	o->max_clients = DV_REPLAY_MAX_CLIENTS_DEFAULT;
+}
+
+int dv_replay_timing_parse(const char *s, dv_timing_t *t, dv_err_t *err)
+{
+	if (strcmp(s, "list") == 0)
+		*t = DV_TIMING_LIST;
+	else if (strcmp(s, "original") == 0)
+		*t = DV_TIMING_ORIGINAL;
+	else
+		return dv_err_set(err, -EINVAL, "--timing: '%s' is not list or original", s);
+	return 0;
+}
+
+const char *dv_replay_timing_name(dv_timing_t t)
+{
+	return t == DV_TIMING_ORIGINAL ? "original" : "list";
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* Offset just past the owner name at pos, or 0 when it runs off the message. */
+static size_t skip_name(const uint8_t *msg, size_t len, size_t pos)
+{
+	while (pos < len) {
+		uint8_t b = msg[pos];
+		if (b == 0)
+			return pos + 1;
+		if ((b & 0xC0) == 0xC0)
+			return pos + 2 <= len ? pos + 2 : 0;
+		if ((b & 0xC0) != 0)
+			return 0;
+		pos += 1u + b;
+	}
+	return 0;
+}
+
+/* Drop the options o asks to drop from an OPT RR's RDATA at rd (rdlen octets); new length. */
+static size_t strip_options(uint8_t *rd, size_t rdlen, const dv_replay_options_t *o)
+{
+	size_t in = 0, out = 0;
+
+	while (in + 4 <= rdlen) {
+		uint16_t code = get16(rd + in), olen = get16(rd + in + 2);
+		size_t n = 4u + olen;
+		if (in + n > rdlen)
+			return rdlen; /* a broken option list is left as it is */
+		bool drop = o->strip_edns_options || (o->strip_ecs && code == EDNS_OPTION_ECS);
+		if (!drop) {
+			memmove(rd + out, rd + in, n);
+			out += n;
+		}
+		in += n;
+	}
+	return in == rdlen ? out : rdlen;
+}
+
+int dv_replay_rewrite(uint8_t *msg, size_t *len, size_t qlen, const dv_replay_options_t *o)
+{
+	size_t pos = 12 + qlen, n = *len;
+	unsigned rrs, ar_first, i;
+	int changed = 0;
+
+	if (n < pos)
+		return -EINVAL;
+	if (o->force_rd && !(msg[2] & 0x01)) {
+		msg[2] |= 0x01;
+		changed = 1;
+	}
+	if (!o->strip_edns_options && !o->strip_ecs)
+		return changed;
+	ar_first = get16(msg + 6) + get16(msg + 8);
+	rrs = ar_first + get16(msg + 10);
+	for (i = 0; i < rrs; i++) {
+		size_t end = skip_name(msg, n, pos), rdlen, keep;
+		if (end == 0 || end + 10 > n)
+			return -EINVAL;
+		rdlen = get16(msg + end + 8);
+		if (end + 10 + rdlen > n)
+			return -EINVAL;
+		if (i >= ar_first && get16(msg + end) == DNS_TYPE_OPT) {
+			keep = strip_options(msg + end + 10, rdlen, o);
+			if (keep != rdlen) {
+				memmove(msg + end + 10 + keep, msg + end + 10 + rdlen,
+				        n - (end + 10 + rdlen));
+				n -= rdlen - keep;
+				put16(msg + end + 8, (uint16_t)keep);
+				rdlen = keep;
+				changed = 1;
+			}
+		}
+		pos = end + 10 + rdlen;
+	}
+	*len = n;
+	return changed;
+}
+
+/* Rewrite every query, compacting the arena (a rewrite only shortens). */
+static int rewrite_all(dv_querylist_t *ql, const dv_replay_options_t *o, uint64_t *rewritten)
+{
+	size_t i, w = 0, start = ql->off[0];
+
+	if (ql->qlen == NULL) { /* a text list: its question lengths before its OPT RRs change */
+		ql->qlen = malloc(ql->count * sizeof(*ql->qlen));
+		if (ql->qlen == NULL)
+			return -ENOMEM;
+		for (i = 0; i < ql->count; i++)
+			ql->qlen[i] = (uint16_t)dv_querylist_question_len(ql, i);
+	}
+	for (i = 0; i < ql->count; i++) {
+		size_t end = ql->off[i + 1], len = end - start;
+		memmove(ql->arena + w, ql->arena + start, len);
+		if (dv_replay_rewrite(ql->arena + w, &len, ql->qlen[i], o) == 1)
+			(*rewritten)++;
+		ql->off[i] = (uint32_t)w;
+		w += len;
+		start = end;
+	}
+	ql->off[ql->count] = (uint32_t)w;
+	ql->arena_len = w;
+	ql->opt_len = 0; /* qlen holds every question length now */
+	return 0;
+}
+
+typedef struct entry {
+	uint64_t ts;  /* due offset in the capture's time */
+	uint64_t ord; /* copy * count + index: ties keep copy, then capture order */
+} entry_t;
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const entry_t *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* The arrays of a rebuilt list; all or nothing. */
+static int rebuild(dv_querylist_t *ql, const entry_t *e, size_t n, size_t copies)
+{
+	size_t i, w = 0, count = ql->count, clients = ql->clients;
+	uint8_t *arena = malloc(ql->arena_len * copies + 1);
+	uint32_t *off = malloc((n + 1) * sizeof(*off));
+	uint16_t *qlen = malloc(n * sizeof(*qlen));
+	uint64_t *ts = malloc(n * sizeof(*ts));
+	uint32_t *client = ql->client != NULL ? malloc(n * sizeof(*client)) : NULL;
+
+	if (arena == NULL || off == NULL || qlen == NULL || ts == NULL ||
+	    (ql->client != NULL && client == NULL)) {
+		free(arena);
+		free(off);
+		free(qlen);
+		free(ts);
+		free(client);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		size_t src = (size_t)(e[i].ord % count), copy = (size_t)(e[i].ord / count), len;
+		const uint8_t *q = dv_querylist_get(ql, src, &len);
+		memcpy(arena + w, q, len);
+		off[i] = (uint32_t)w;
+		w += len;
+		qlen[i] = (uint16_t)dv_querylist_question_len(ql, src);
+		ts[i] = e[i].ts;
+		if (client != NULL)
+			client[i] = (uint32_t)(ql->client[src] + copy * clients);
+	}
+	off[n] = (uint32_t)w;
+	free(ql->arena);
+	free(ql->off);
+	free(ql->qlen);
+	free(ql->ts_ns);
+	free(ql->client);
+	ql->arena = arena;
+	ql->arena_len = w;
+	ql->off = off;
+	ql->qlen = qlen;
+	ql->ts_ns = ts;
+	ql->client = client;
+	ql->count = n;
+	ql->opt_len = 0;
+	if (client != NULL)
+		ql->clients = clients * copies;
+	return 0;
+}
+
+/* Copies (rotated) and time order of a timed list. */
+static int order_timed(dv_querylist_t *ql, uint32_t copies, dv_err_t *err)
+{
+	size_t count = ql->count, n, i;
+	uint32_t k;
+	entry_t *e;
+	int rc;
+
+	if ((uint64_t)ql->arena_len * copies >= UINT32_MAX ||
+	    (uint64_t)count * copies >= UINT32_MAX)
+		return dv_err_set(err, -E2BIG, "%s: --multiply %u makes the list too large",
+		                  ql->source ? ql->source : "list", copies);
+	n = count * copies;
+	e = malloc(n * sizeof(*e));
+	if (e == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	for (k = 0; k < copies; k++) {
+		uint64_t shift = (uint64_t)((unsigned __int128)ql->period_ns * k / copies);
+		for (i = 0; i < count; i++) {
+			e[k * count + i].ts = (ql->ts_ns[i] + shift) % ql->period_ns;
+			e[k * count + i].ord = (uint64_t)k * count + i;
+		}
+	}
+	qsort(e, n, sizeof(*e), entry_cmp);
+	rc = rebuild(ql, e, n, copies);
+	free(e);
+	return rc == 0 ? 0 : dv_err_set(err, rc, "out of memory");
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Cap the clients (c mod max) and fill the per-client figures. */
+static int spread_clients(dv_querylist_t *ql, uint32_t max, dv_replay_info_t *info)
+{
+	size_t i;
+	uint64_t *per;
+
+	if (ql->client == NULL)
+		return 0;
+	if (max > 0 && ql->clients > max) {
+		for (i = 0; i < ql->count; i++)
+			ql->client[i] %= max;
+		ql->clients = max;
+	}
+	per = calloc(ql->clients, sizeof(*per));
+	if (per == NULL)
+		return -ENOMEM;
+	for (i = 0; i < ql->count; i++)
+		per[ql->client[i]]++;
+	qsort(per, ql->clients, sizeof(*per), cmp_u64);
+	info->clients = ql->clients;
+	info->per_client_min = per[0];
+	info->per_client_median = per[(ql->clients - 1) / 2];
+	info->per_client_max = per[ql->clients - 1];
+	free(per);
+	return 0;
+}
+
+/* period_ns and captured_qps of a timed list as read. */
+static void measure_schedule(dv_querylist_t *ql, dv_replay_info_t *info)
+{
+	uint64_t span = 0, gap;
+	size_t i;
+
+	for (i = 0; i < ql->count; i++)
+		span = DV_MAX(span, ql->ts_ns[i]);
+	gap = ql->count > 1 ? span / (ql->count - 1) : 0;
+	ql->period_ns = span + gap > 0 ? span + gap : DV_NS_PER_MS;
+	info->captured_qps = span > 0 ? (double)(ql->count - 1) * 1e9 / (double)span : 0;
+}
+
+int dv_replay_prepare(dv_querylist_t *ql, const dv_replay_options_t *o, dv_replay_info_t *info,
+                      dv_err_t *err)
+{
+	dv_replay_info_t local;
+	const char *name = ql->source != NULL ? ql->source : "list";
+	bool sorted = true;
+	size_t i;
+	int rc;
+
+	if (info == NULL)
+		info = &local;
+	memset(info, 0, sizeof(*info));
+	info->timed = ql->ts_ns != NULL;
+	info->captured_clients = ql->clients;
+	if (!info->timed && o->timing == DV_TIMING_ORIGINAL)
+		return dv_err_set(err, -EINVAL,
+		                  "%s: --timing original needs capture times (a pcap or dnstap "
+		                  "input); this input has none",
+		                  name);
+	if (!info->timed && o->multiply > 1)
+		return dv_err_set(err, -EINVAL,
+		                  "%s: --multiply needs capture times (a pcap or dnstap input)",
+		                  name);
+	if (o->strip_edns_options || o->strip_ecs || o->force_rd) {
+		rc = rewrite_all(ql, o, &info->rewritten);
+		if (rc != 0)
+			return dv_err_set(err, rc, "out of memory");
+	}
+	if (info->timed) {
+		measure_schedule(ql, info);
+		for (i = 1; i < ql->count && sorted; i++)
+			sorted = ql->ts_ns[i - 1] <= ql->ts_ns[i];
+		if (o->multiply > 1 || !sorted) {
+			rc = order_timed(ql, DV_MAX(o->multiply, 1u), err);
+			if (rc != 0)
+				return rc;
+		}
+		info->schedule_qps = info->captured_qps * DV_MAX(o->multiply, 1u) * o->speed;
+	}
+	rc = spread_clients(ql, o->max_clients, info);
+	if (rc != 0)
+		return dv_err_set(err, rc, "out of memory");
+	return 0;
+}

@@ -1,0 +1,681 @@
+/* stream: one thread serving DNS over TCP and TLS (OpenSSL) with poll: framing, faults, counts. */
+#include "config.h"
+
+#include "responder/stream.h"
+
+#include "responder/answer.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <linux/sockios.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#define READ_CHUNK  16384
+#define FRAME_MAX   65535u
+#define ABUF_LEN    (FRAME_MAX + 16) /* reflect may add 2 bytes */
+#define RST_WAIT_MS 1000
+
+enum action { ACT_NONE = 0, ACT_CLOSE, ACT_RESET, ACT_HALF };
+
+typedef struct listener {
+	int fd;
+	bool tls;
+	uint64_t seq; /* connections accepted */
+	dv_stream_counts_t c;
+} listener_t;
+
+typedef struct buf {
+	uint8_t *p;
+	size_t len, cap;
+} buf_t;
+
+typedef struct sconn {
+	int fd;
+	SSL *ssl;
+	listener_t *l;
+	bool faulty, hs_done, want_write, stalled, eof, half, dead, rst;
+	unsigned rst_wait;  /* > 0: reset due once the client has acked every answer (ms left) */
+	enum action action; /* pending until the answers before it are written */
+	buf_t in;           /* bytes read, not yet framed */
+	buf_t out;          /* framed answers; out_off written, walk = start of the first
+	                     * frame not yet written whole */
+	size_t out_off, walk;
+	buf_t held; /* reverse: this group's framed answers */
+	uint32_t *held_off;
+	unsigned held_n;
+	uint64_t nq, na, nd; /* queries read, answers written, queries never to be answered */
+} sconn_t;
+
+struct dv_stream {
+	dv_stream_config_t cfg;
+	listener_t l[2]; /* [0] TCP, [1] TLS */
+	SSL_CTX *tls;
+	int stop_pipe[2];
+	atomic_int stop;
+	pthread_t tid;
+	bool started;
+	sconn_t **conns;
+	unsigned nconns;
+	struct pollfd *pfd;
+	uint8_t abuf[ABUF_LEN];
+	uint8_t rbuf[READ_CHUNK];
+};
+
+static bool every(uint64_t n, uint64_t seq)
+{
+	return n != 0 && seq % n == 0;
+}
+
+static int buf_put(buf_t *b, const void *data, size_t n)
+{
+	if (b->cap - b->len < n) {
+		size_t cap = b->cap ? b->cap : 1024;
+		uint8_t *np;
+		while (cap - b->len < n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (np == NULL)
+			return -ENOMEM;
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	return 0;
+}
+
+static int put_frame(buf_t *b, const uint8_t *m, size_t len)
+{
+	uint8_t h[2] = {(uint8_t)(len >> 8), (uint8_t)len};
+	if (buf_put(b, h, 2) != 0 || buf_put(b, m, len) != 0)
+		return -ENOMEM;
+	return 0;
+}
+
+/* ---- answers ---- */
+
+static void flush_held(sconn_t *c)
+{
+	unsigned i;
+
+	for (i = c->held_n; i > 0; i--) {
+		const uint8_t *f = c->held.p + c->held_off[i - 1];
+		size_t len = (size_t)f[0] << 8 | f[1];
+		if (buf_put(&c->out, f, len + 2) != 0)
+			c->dead = true;
+	}
+	c->held.len = 0;
+	c->held_n = 0;
+}
+
+static void after_query(dv_stream_t *s, sconn_t *c)
+{
+	const dv_stream_faults_t *f = &s->cfg.faults;
+
+	if (!c->faulty)
+		return;
+	if (f->stall_after == c->nq) {
+		c->stalled = true;
+		c->l->c.stalled++;
+	}
+	if (f->close_after == c->nq)
+		c->action = ACT_CLOSE;
+	else if (f->reset_after == c->nq)
+		c->action = ACT_RESET;
+	else if (f->half_close_after == c->nq)
+		c->action = ACT_HALF;
+	if (c->action != ACT_NONE)
+		flush_held(c);
+}
+
+static void answer(dv_stream_t *s, sconn_t *c, const uint8_t *q, size_t len)
+{
+	const dv_stream_faults_t *f = &s->cfg.faults;
+	dv_answer_opts_t o;
+	int n;
+
+	c->l->c.received++;
+	c->nq++;
+	if (c->action != ACT_NONE || c->half)
+		return; /* read, never answered: counted at the end of the connection */
+	if (c->faulty && every(f->drop_every, c->nq)) {
+		c->l->c.dropped++;
+		c->nd++;
+		goto out;
+	}
+	dv_answer_opts_init(&o);
+	o.rcode = s->cfg.rcode;
+	o.reflect = s->cfg.reflect;
+	n = len < 12 ? -EBADMSG : dv_answer_build(q, len, s->abuf, sizeof(s->abuf), &o);
+	if (n <= 0) {
+		c->l->c.malformed++;
+		c->nd++;
+		goto out;
+	}
+	if (c->faulty && f->reverse > 1) {
+		c->held_off[c->held_n++] = (uint32_t)c->held.len;
+		if (put_frame(&c->held, s->abuf, (size_t)n) != 0)
+			c->dead = true;
+		if (c->held_n == f->reverse)
+			flush_held(c);
+	} else if (put_frame(&c->out, s->abuf, (size_t)n) != 0) {
+		c->dead = true;
+	}
+out:
+	after_query(s, c);
+}
+
+/* Answer every whole frame of d[0..len); returns the bytes taken. */
+static size_t unframe(dv_stream_t *s, sconn_t *c, const uint8_t *d, size_t len)
+{
+	size_t pos = 0;
+
+	while (!c->stalled && !c->dead && len - pos >= 2) {
+		size_t n = (size_t)d[pos] << 8 | d[pos + 1];
+		if (n == 0) {
+			c->l->c.malformed++;
+			c->dead = true;
+			break;
+		}
+		if (len - pos - 2 < n)
+			break;
+		answer(s, c, d + pos + 2, n);
+		pos += 2 + n;
+	}
+	return pos;
+}
+
+/*
+ * New bytes arrived in s->rbuf: frames whole in them are answered in place; only
+ * a frame cut by the end of a read is kept in c->in (so an idle connection holds
+ * no read buffer).
+ */
+static void take(dv_stream_t *s, sconn_t *c, size_t n)
+{
+	size_t used;
+
+	if (c->in.len == 0) {
+		used = unframe(s, c, s->rbuf, n);
+		if (used < n && buf_put(&c->in, s->rbuf + used, n - used) != 0)
+			c->dead = true;
+		return;
+	}
+	if (buf_put(&c->in, s->rbuf, n) != 0) {
+		c->dead = true;
+		return;
+	}
+	used = unframe(s, c, c->in.p, c->in.len);
+	memmove(c->in.p, c->in.p + used, c->in.len - used);
+	c->in.len -= used;
+	if (c->in.len == 0) {
+		free(c->in.p);
+		c->in = (buf_t){0};
+	}
+}
+
+/* ---- connection I/O ---- */
+
+static int tls_handshake(sconn_t *c)
+{
+	int rc = SSL_accept(c->ssl), e;
+
+	c->want_write = false;
+	if (rc == 1) {
+		c->hs_done = true;
+		if (SSL_session_reused(c->ssl))
+			c->l->c.tls_resumed++;
+		return 0;
+	}
+	e = SSL_get_error(c->ssl, rc);
+	if (e == SSL_ERROR_WANT_READ)
+		return 0;
+	if (e == SSL_ERROR_WANT_WRITE) {
+		c->want_write = true;
+		return 0;
+	}
+	c->l->c.tls_failed++;
+	c->dead = true;
+	ERR_clear_error();
+	return -EPROTO;
+}
+
+/* One read into s->rbuf: > 0 bytes, 0 would block, -1 EOF, -2 error. */
+static ssize_t read_some(dv_stream_t *s, sconn_t *c)
+{
+	ssize_t n;
+
+	if (c->ssl == NULL) {
+		n = read(c->fd, s->rbuf, sizeof(s->rbuf));
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -2;
+		return n == 0 ? -1 : n;
+	}
+	n = SSL_read(c->ssl, s->rbuf, (int)sizeof(s->rbuf));
+	if (n > 0)
+		return n;
+	switch (SSL_get_error(c->ssl, (int)n)) {
+	case SSL_ERROR_WANT_READ:
+		return 0;
+	case SSL_ERROR_WANT_WRITE:
+		c->want_write = true;
+		return 0;
+	case SSL_ERROR_ZERO_RETURN:
+		return -1;
+	default:
+		ERR_clear_error();
+		return -1; /* a reset or a close without close_notify: the peer is gone */
+	}
+}
+
+static void conn_read(dv_stream_t *s, sconn_t *c)
+{
+	if (c->ssl != NULL && !c->hs_done && (tls_handshake(c) != 0 || !c->hs_done))
+		return;
+	while (!c->stalled && !c->dead && !c->eof) {
+		ssize_t n = read_some(s, c);
+		if (n == 0)
+			return;
+		if (n == -1) {
+			c->eof = true;
+			flush_held(c);
+		} else if (n < 0) {
+			c->dead = true;
+		} else {
+			take(s, c, (size_t)n);
+		}
+	}
+}
+
+/* Count the frames that went out whole. */
+static void walk_written(sconn_t *c)
+{
+	while (c->out_off - c->walk >= 2) {
+		size_t len = (size_t)c->out.p[c->walk] << 8 | c->out.p[c->walk + 1];
+		if (c->out_off - c->walk < len + 2)
+			break;
+		c->walk += len + 2;
+		c->na++;
+		c->l->c.answered++;
+	}
+}
+
+static ssize_t write_some(sconn_t *c)
+{
+	size_t n = c->out.len - c->out_off;
+	ssize_t w;
+	int e;
+
+	if (c->ssl == NULL) {
+		w = send(c->fd, c->out.p + c->out_off, n, MSG_NOSIGNAL);
+		if (w < 0)
+			return errno == EAGAIN || errno == EINTR ? 0 : -1;
+		return w;
+	}
+	w = SSL_write(c->ssl, c->out.p + c->out_off, n > INT32_MAX ? INT32_MAX : (int)n);
+	if (w > 0)
+		return w;
+	e = SSL_get_error(c->ssl, (int)w);
+	if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ)
+		return 0;
+	ERR_clear_error();
+	return -1;
+}
+
+static void do_action(dv_stream_t *s, sconn_t *c)
+{
+	enum action a = c->action;
+
+	c->action = ACT_NONE;
+	if (a == ACT_RESET) {
+		c->half = true; /* read on, answer nothing */
+		c->rst_wait = RST_WAIT_MS;
+		return;
+	}
+	if (c->ssl != NULL)
+		SSL_shutdown(c->ssl); /* close_notify */
+	if (a == ACT_CLOSE) {
+		c->l->c.closed++;
+		c->dead = true;
+	} else {
+		c->l->c.half_closed++;
+		c->half = true;
+		shutdown(c->fd, SHUT_WR);
+	}
+}
+
+/* A reset throws away what the client has not acked: wait (1 ms polls, bounded) until
+ * the answers written before it are acked, so the client has them all. */
+static void reset_when_acked(dv_stream_t *s, sconn_t *c)
+{
+	int unacked = 0;
+
+	if (ioctl(c->fd, SIOCOUTQ, &unacked) == 0 && unacked > 0 && --c->rst_wait > 0)
+		return;
+	/* What already waits in the socket was sent by the client: read and count it. */
+	conn_read(s, c);
+	c->rst_wait = 0;
+	c->l->c.resets++;
+	c->rst = true;
+	c->dead = true;
+}
+
+static void conn_write(dv_stream_t *s, sconn_t *c)
+{
+	if (c->ssl != NULL && !c->hs_done) {
+		if (c->want_write)
+			tls_handshake(c);
+		return;
+	}
+	while (!c->dead && c->out_off < c->out.len) {
+		ssize_t n = write_some(c);
+		if (n == 0)
+			return;
+		if (n < 0) {
+			c->dead = true;
+			return;
+		}
+		c->out_off += (size_t)n;
+		walk_written(c);
+	}
+	c->out.len = c->out_off = c->walk = 0;
+	if (c->action != ACT_NONE)
+		do_action(s, c);
+	if (c->eof && c->rst_wait == 0)
+		c->dead = true;
+}
+
+static void conn_free(sconn_t *c)
+{
+	dv_stream_counts_t *k = &c->l->c;
+
+	k->unanswered += c->nq - c->na - c->nd;
+	if (c->rst) {
+		struct linger lg = {.l_onoff = 1, .l_linger = 0};
+		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	} else if (c->ssl != NULL && c->hs_done && !c->half) {
+		SSL_shutdown(c->ssl);
+	}
+	SSL_free(c->ssl);
+	ERR_clear_error();
+	close(c->fd);
+	free(c->in.p);
+	free(c->out.p);
+	free(c->held.p);
+	free(c->held_off);
+	free(c);
+}
+
+static void accept_all(dv_stream_t *s, listener_t *l)
+{
+	const dv_stream_faults_t *f = &s->cfg.faults;
+	int one = 1;
+
+	for (;;) {
+		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		sconn_t *c;
+		if (fd < 0)
+			return;
+		if (s->nconns >= DV_STREAM_CONNS_MAX || (c = calloc(1, sizeof(*c))) == NULL) {
+			l->c.refused++;
+			close(fd);
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		l->c.connections++;
+		c->fd = fd;
+		c->l = l;
+		c->faulty = every(f->conn_every ? f->conn_every : 1, ++l->seq);
+		if (c->faulty && f->reverse > 1)
+			c->held_off = calloc(f->reverse, sizeof(*c->held_off));
+		if (l->tls) {
+			c->ssl = SSL_new(s->tls);
+			if (c->ssl != NULL)
+				SSL_set_fd(c->ssl, fd);
+		}
+		if ((l->tls && c->ssl == NULL) || (c->faulty && f->reverse > 1 && !c->held_off)) {
+			conn_free(c);
+			continue;
+		}
+		s->conns[s->nconns++] = c;
+	}
+}
+
+/* ---- the thread ---- */
+
+static unsigned build_poll(dv_stream_t *s, int *timeout_ms)
+{
+	unsigned n = 0, i;
+
+	*timeout_ms = -1;
+	s->pfd[n++] = (struct pollfd){.fd = s->stop_pipe[0], .events = POLLIN};
+	for (i = 0; i < 2; i++)
+		s->pfd[n++] = (struct pollfd){.fd = s->l[i].fd, .events = POLLIN};
+	for (i = 0; i < s->nconns; i++) {
+		sconn_t *c = s->conns[i];
+		short ev = 0;
+		if (!c->stalled && !c->eof)
+			ev |= POLLIN;
+		if (c->want_write || c->out_off < c->out.len)
+			ev |= POLLOUT;
+		if (c->rst_wait > 0)
+			*timeout_ms = 1;
+		s->pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
+	}
+	return n;
+}
+
+static void reap(dv_stream_t *s)
+{
+	unsigned i, j = 0;
+
+	for (i = 0; i < s->nconns; i++) {
+		if (s->conns[i]->dead)
+			conn_free(s->conns[i]);
+		else
+			s->conns[j++] = s->conns[i];
+	}
+	s->nconns = j;
+}
+
+static void *stream_main(void *arg)
+{
+	dv_stream_t *s = arg;
+	unsigned i;
+
+	while (!atomic_load(&s->stop)) {
+		int timeout_ms;
+		unsigned n = build_poll(s, &timeout_ms), nc = s->nconns;
+		if (poll(s->pfd, n, timeout_ms) < 0)
+			continue;
+		if (s->pfd[0].revents != 0)
+			break;
+		for (i = 0; i < nc; i++) {
+			sconn_t *c = s->conns[i];
+			short re = s->pfd[3 + i].revents;
+			if (c->stalled && (re & (POLLHUP | POLLERR)))
+				c->dead = true; /* a stalled peer that is gone: no busy loop */
+			if (re & (POLLIN | POLLHUP | POLLERR))
+				conn_read(s, c);
+			if (!c->dead && (re & (POLLOUT | POLLIN | POLLHUP | POLLERR)))
+				conn_write(s, c);
+			if (!c->dead && c->rst_wait > 0)
+				reset_when_acked(s, c);
+		}
+		reap(s);
+		for (i = 0; i < 2; i++)
+			if (s->l[i].fd >= 0 && (s->pfd[1 + i].revents & POLLIN))
+				accept_all(s, &s->l[i]);
+	}
+	for (i = 0; i < s->nconns; i++)
+		conn_free(s->conns[i]);
+	s->nconns = 0;
+	return NULL;
+}
+
+/* ---- setup ---- */
+
+static int listen_on(listener_t *l, const struct sockaddr_storage *a, socklen_t len, dv_err_t *err)
+{
+	int one = 1;
+
+	l->fd = socket(a->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (l->fd < 0)
+		return dv_err_set(err, -errno, "socket: %s", strerror(errno));
+	setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(l->fd, (const struct sockaddr *)a, len) != 0 || listen(l->fd, 1024) != 0) {
+		int e = errno;
+		uint16_t port =
+		    ntohs(a->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)a)->sin6_port
+		                                   : ((const struct sockaddr_in *)a)->sin_port);
+		return dv_err_set(err, -e, "cannot listen on %s port %u: %s",
+		                  l->tls ? "TLS" : "TCP", port, strerror(e));
+	}
+	return 0;
+}
+
+static int tls_setup(dv_stream_t *s, dv_err_t *err)
+{
+	char r[160] = "";
+
+	if (s->cfg.cert_file == NULL || s->cfg.key_file == NULL)
+		return dv_err_set(err, -EINVAL, "the TLS listener needs --tls-cert and --tls-key");
+	s->tls = SSL_CTX_new(TLS_server_method());
+	if (s->tls == NULL)
+		return dv_err_set(err, -ENOMEM, "TLS: cannot create a context");
+	SSL_CTX_set_min_proto_version(s->tls, TLS1_2_VERSION);
+	/* RELEASE_BUFFERS: an idle connection gives its record buffers back. */
+	SSL_CTX_set_mode(s->tls, SSL_MODE_ENABLE_PARTIAL_WRITE |
+	                             SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+	                             SSL_MODE_RELEASE_BUFFERS);
+	SSL_CTX_set_session_id_context(s->tls, (const unsigned char *)"dnsvolley", 9);
+	/* A client that shuts its TCP write side without close_notify is at EOF, as over
+	 * TCP: the answers still due are written (else OpenSSL would fail the connection). */
+	SSL_CTX_set_options(s->tls, SSL_OP_IGNORE_UNEXPECTED_EOF);
+	if (SSL_CTX_use_certificate_chain_file(s->tls, s->cfg.cert_file) != 1) {
+		ERR_error_string_n(ERR_get_error(), r, sizeof(r));
+		return dv_err_set(err, -EINVAL, "--tls-cert %s: %s", s->cfg.cert_file, r);
+	}
+	if (SSL_CTX_use_PrivateKey_file(s->tls, s->cfg.key_file, SSL_FILETYPE_PEM) != 1 ||
+	    SSL_CTX_check_private_key(s->tls) != 1) {
+		ERR_error_string_n(ERR_get_error(), r, sizeof(r));
+		return dv_err_set(err, -EINVAL, "--tls-key %s: %s", s->cfg.key_file, r);
+	}
+	return 0;
+}
+
+int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *err)
+{
+	dv_stream_t *s = calloc(1, sizeof(*s));
+	int rc = 0;
+
+	*out = NULL;
+	if (s == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	s->cfg = *cfg;
+	s->l[0].fd = s->l[1].fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
+	s->l[1].tls = true;
+	if (cfg->faults.reverse > DV_STREAM_REVERSE_MAX) {
+		rc = dv_err_set(err, -EINVAL, "reverse groups hold at most %d answers",
+		                DV_STREAM_REVERSE_MAX);
+		goto out;
+	}
+	s->conns = calloc(DV_STREAM_CONNS_MAX, sizeof(*s->conns));
+	s->pfd = calloc(DV_STREAM_CONNS_MAX + 3, sizeof(*s->pfd));
+	if (s->conns == NULL || s->pfd == NULL ||
+	    pipe2(s->stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+		rc = dv_err_set(err, -ENOMEM, "out of memory or descriptors");
+		goto out;
+	}
+	if (cfg->tls && (rc = tls_setup(s, err)) != 0)
+		goto out;
+	if (cfg->tcp && (rc = listen_on(&s->l[0], &cfg->tcp_addr, cfg->addr_len, err)) != 0)
+		goto out;
+	if (cfg->tls && (rc = listen_on(&s->l[1], &cfg->tls_addr, cfg->addr_len, err)) != 0)
+		goto out;
+	*out = s;
+out:
+	ERR_clear_error();
+	if (rc != 0)
+		dv_stream_free(s);
+	return rc;
+}
+
+uint16_t dv_stream_port(const dv_stream_t *s, bool tls)
+{
+	struct sockaddr_storage a;
+	socklen_t len = sizeof(a);
+	const listener_t *l = &s->l[tls ? 1 : 0];
+
+	if (l->fd < 0 || getsockname(l->fd, (struct sockaddr *)&a, &len) != 0)
+		return 0;
+	return ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
+	                                     : ((struct sockaddr_in *)&a)->sin_port);
+}
+
+int dv_stream_start(dv_stream_t *s, dv_err_t *err)
+{
+	int e = pthread_create(&s->tid, NULL, stream_main, s);
+
+	if (e != 0)
+		return dv_err_set(err, -e, "cannot start the stream thread: %s", strerror(e));
+	s->started = true;
+	return 0;
+}
+
+void dv_stream_stop(dv_stream_t *s)
+{
+	char b = 1;
+	ssize_t rc;
+
+	atomic_store(&s->stop, 1);
+	rc = write(s->stop_pipe[1], &b, 1);
+	(void)rc;
+}
+
+void dv_stream_join(dv_stream_t *s, dv_stream_counts_t *tcp, dv_stream_counts_t *tls)
+{
+	if (s->started) {
+		pthread_join(s->tid, NULL);
+		s->started = false;
+	}
+	*tcp = s->l[0].c;
+	*tls = s->l[1].c;
+}
+
+void dv_stream_free(dv_stream_t *s)
+{
+	unsigned i;
+
+	if (s == NULL)
+		return;
+	if (s->started) {
+		dv_stream_stop(s);
+		pthread_join(s->tid, NULL);
+	}
+	for (i = 0; i < s->nconns; i++)
+		conn_free(s->conns[i]);
+	for (i = 0; i < 2; i++)
+		if (s->l[i].fd >= 0)
+			close(s->l[i].fd);
+	if (s->stop_pipe[0] >= 0)
+		close(s->stop_pipe[0]);
+	if (s->stop_pipe[1] >= 0)
+		close(s->stop_pipe[1]);
+	SSL_CTX_free(s->tls);
+	free(s->conns);
+	free(s->pfd);
+	free(s);
+}

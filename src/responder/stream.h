@@ -1,0 +1,79 @@
+/* stream: the responder's DNS over TCP and DNS over TLS listeners, with deterministic faults and
+ * counts. */
+#ifndef DV_STREAM_H
+#define DV_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "base/util.h"
+
+/* Connections one stream thread holds at once; more are accepted and closed at once
+ * (counted as refused). */
+#define DV_STREAM_CONNS_MAX 4096
+/* Largest --stream-reverse group. */
+#define DV_STREAM_REVERSE_MAX 1024
+
+/*
+ * Faults, applied to the connections picked by conn_every (the 1st, 2nd... connection
+ * of a listener counts 1, 2...: conn_every M picks M, 2M, 3M...; 1 = all). "After N"
+ * counts the queries read on that connection; the action happens once the answers
+ * to the first N are written. 0 = off for each.
+ */
+typedef struct dv_stream_faults {
+	uint64_t conn_every;
+	uint64_t close_after;      /* then close (TLS: close_notify first) */
+	uint64_t reset_after;      /* then reset (RST: SO_LINGER 0) */
+	uint64_t half_close_after; /* then shutdown(SHUT_WR), keep reading, answer nothing */
+	uint64_t stall_after;      /* then never read from it again (it stays open) */
+	uint64_t drop_every;       /* queries N, 2N... of the connection get no answer */
+	uint64_t reverse;          /* answers in groups of N, each group last-first */
+} dv_stream_faults_t;
+
+typedef struct dv_stream_config {
+	bool tcp, tls;                              /* which listeners */
+	struct sockaddr_storage tcp_addr, tls_addr; /* address and port (0 = any) */
+	socklen_t addr_len;
+	const char *cert_file, *key_file; /* TLS: PEM */
+	dv_stream_faults_t faults;
+	int rcode; /* as dv_answer_opts_t */
+	bool reflect;
+} dv_stream_config_t;
+
+/* Per listener, printed at exit with a "tcp-" or "tls-" prefix (doc/dnsvolley-responder.1). */
+typedef struct dv_stream_counts {
+	uint64_t connections; /* accepted */
+	uint64_t refused;     /* accepted past DV_STREAM_CONNS_MAX and closed at once */
+	uint64_t received;    /* framed queries read */
+	uint64_t answered;    /* answers written whole to the socket (TLS: to the library) */
+	uint64_t dropped;     /* not answered on purpose (drop_every) */
+	uint64_t unanswered;  /* read, not dropped, and no answer written when the
+	                       * connection ended (reset, close, half-close, stop, peer gone):
+	                       * the queries in flight on it as far as the server knows */
+	uint64_t closed;      /* connections closed by close_after */
+	uint64_t resets;      /* connections reset by reset_after */
+	uint64_t half_closed; /* connections half-closed by half_close_after */
+	uint64_t stalled;     /* connections stalled by stall_after */
+	uint64_t malformed;   /* queries under 12 bytes or a zero length prefix (the
+	                       * connection is closed) */
+	uint64_t tls_failed;  /* TLS handshakes that failed */
+	uint64_t tls_resumed; /* TLS handshakes that resumed a session */
+} dv_stream_counts_t;
+
+typedef struct dv_stream dv_stream_t;
+
+/* Bind and listen. 0, or a negative errno with err filled. */
+int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *err);
+/* The bound port of the TCP (tls false) or TLS listener, 0 if it is off. */
+uint16_t dv_stream_port(const dv_stream_t *s, bool tls);
+/* One thread serves both listeners. */
+int dv_stream_start(dv_stream_t *s, dv_err_t *err);
+/* Async-signal-safe. */
+void dv_stream_stop(dv_stream_t *s);
+/* Wait for the thread; the counts of each listener. */
+void dv_stream_join(dv_stream_t *s, dv_stream_counts_t *tcp, dv_stream_counts_t *tls);
+/* Accepts NULL; stops and joins a running thread. */
+void dv_stream_free(dv_stream_t *s);
+
+#endif

@@ -1,0 +1,322 @@
+/* dist: the single-process distribution and the pure parts of a multi-rank run (split, shard,
+ * merge). */
+#include "config.h"
+
+#include "study/dist.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- one process */
+
+static int single_start_pass(dv_dist_t *d, int *go, uint64_t timeout_ns, dv_err_t *err)
+{
+	(void)d, (void)go, (void)timeout_ns, (void)err;
+	return 0;
+}
+
+static int single_bcast(dv_dist_t *d, void *buf, size_t len, uint64_t timeout_ns, dv_err_t *err)
+{
+	(void)d, (void)buf, (void)len, (void)timeout_ns, (void)err;
+	return 0;
+}
+
+static int single_reduce(dv_dist_t *d, dv_pass_result_t *res, int own_rc, const char *own_msg,
+                         dv_rank_pass_t *ranks, uint64_t timeout_ns, dv_err_t *err)
+{
+	(void)timeout_ns, (void)err;
+	dv_rank_pass_fill(&ranks[0], 0, d->hosts[0], res);
+	ranks[0].reported = true;
+	ranks[0].error = own_rc;
+	if (own_msg != NULL)
+		snprintf(ranks[0].error_msg, sizeof(ranks[0].error_msg), "%s", own_msg);
+	return 0;
+}
+
+static void single_abort(dv_dist_t *d, int status)
+{
+	(void)d, (void)status;
+}
+
+static void single_finish(dv_dist_t *d)
+{
+	if (d->hosts != NULL)
+		free(d->hosts[0]);
+	free(d->hosts);
+	d->hosts = NULL;
+}
+
+void dv_dist_single(dv_dist_t *d)
+{
+	char host[256] = "";
+
+	memset(d, 0, sizeof(*d));
+	d->rank = 0;
+	d->size = 1;
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "?");
+	host[sizeof(host) - 1] = '\0';
+	d->hosts = calloc(1, sizeof(*d->hosts));
+	if (d->hosts != NULL)
+		d->hosts[0] = strdup(host);
+	if (d->hosts != NULL && d->hosts[0] == NULL) {
+		free(d->hosts);
+		d->hosts = NULL;
+	}
+	d->start_pass = single_start_pass;
+	d->bcast = single_bcast;
+	d->reduce_pass = single_reduce;
+	d->abort = single_abort;
+	d->finish = single_finish;
+}
+
+/* ---------------------------------------------------------------- split and shard */
+
+int dv_dist_share_config(dv_run_config_t *cfg, int rank, int size, dv_err_t *err)
+{
+	dv_run_config_t by_rank = *cfg, threads = *cfg;
+	dv_run_share_t share, tshare;
+	uint32_t n = (uint32_t)size;
+
+	if (size <= 1)
+		return 0;
+	if (cfg->sockets < n)
+		return dv_err_set(err, -EINVAL,
+		                  "-c %u is fewer sockets than the %d ranks (-c is the total of "
+		                  "the run; each rank needs at least one)",
+		                  cfg->sockets, size);
+	if (cfg->max_outstanding < n)
+		return dv_err_set(err, -EINVAL,
+		                  "-q %u is fewer queries in flight than the %d ranks (-q is the "
+		                  "total of the run; each rank needs at least one)",
+		                  cfg->max_outstanding, size);
+	by_rank.threads = n;
+	dv_run_split(&by_rank, 1, (uint32_t)rank, &share);
+	/* -T divided the way -c is: split a config whose "sockets" are the threads. */
+	threads.threads = n;
+	threads.sockets = cfg->threads < n ? n : cfg->threads;
+	threads.max_outstanding = threads.sockets;
+	dv_run_split(&threads, 1, (uint32_t)rank, &tshare);
+	cfg->sockets = share.nsocks;
+	cfg->max_outstanding = share.capacity;
+	cfg->max_qps = share.rate_qps;
+	cfg->threads = tshare.nsocks;
+	if (cfg->local_port != 0)
+		cfg->local_port = (uint16_t)(cfg->local_port + share.first_sock);
+	return 0;
+}
+
+int dv_dist_shard_list(dv_querylist_t *ql, int rank, int size, dv_err_t *err)
+{
+	size_t n, len, i, k = 0, bytes = 0;
+	uint8_t *arena;
+	uint32_t *off;
+
+	if (size <= 1)
+		return 0;
+	if (ql->count < (size_t)size)
+		return dv_err_set(err, -EINVAL,
+		                  "%s: %zu quer%s cannot be shared by %d ranks (use --replicate to "
+		                  "give every rank the whole list)",
+		                  ql->source ? ql->source : "list", ql->count,
+		                  ql->count == 1 ? "y" : "ies", size);
+	n = (ql->count - (size_t)rank + (size_t)size - 1) / (size_t)size;
+	for (i = (size_t)rank; i < ql->count; i += (size_t)size)
+		bytes += ql->off[i + 1] - ql->off[i];
+	arena = malloc(bytes ? bytes : 1);
+	off = malloc((n + 1) * sizeof(*off));
+	if (arena == NULL || off == NULL) {
+		free(arena), free(off);
+		return dv_err_set(err, -ENOMEM, "out of memory sharding the list");
+	}
+	off[0] = 0;
+	for (i = (size_t)rank; i < ql->count; i += (size_t)size) {
+		const uint8_t *q = dv_querylist_get(ql, i, &len);
+		memcpy(arena + off[k], q, len);
+		off[k + 1] = (uint32_t)(off[k] + len);
+		k++;
+	}
+	free(ql->arena);
+	free(ql->off);
+	ql->arena = arena;
+	ql->off = off;
+	ql->arena_len = bytes;
+	ql->count = n;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- per-rank facts */
+
+void dv_rank_pass_fill(dv_rank_pass_t *rp, int rank, const char *host, const dv_pass_result_t *res)
+{
+	double cpu = res->cpu_user_s + res->cpu_sys_s;
+
+	memset(rp, 0, sizeof(*rp));
+	rp->rank = (uint32_t)rank;
+	snprintf(rp->host, sizeof(rp->host), "%s", host != NULL ? host : "?");
+	rp->sent = res->stats.c.sent;
+	rp->completed = res->stats.c.completed;
+	rp->lost = res->stats.c.lost;
+	rp->kernel_drops = res->udp.valid ? res->udp.rcvbuf_errors + res->udp.sndbuf_errors : 0;
+	rp->qps = res->qps;
+	rp->cpu_per_query_us =
+	    res->stats.c.completed ? cpu * 1e6 / (double)res->stats.c.completed : 0;
+	rp->busy = res->elapsed_s > 0 && res->threads > 0
+	               ? cpu / (res->elapsed_s * (double)res->threads)
+	               : 0;
+	/* rank 0 rewrites it from the ranks' start times */
+	rp->clock_offset_s = (double)res->start_wall_ns / 1e9;
+}
+
+void dv_rank_pass_classify(dv_rank_pass_t *ranks, size_t n)
+{
+	double t0 = n > 0 ? ranks[0].clock_offset_s : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		dv_rank_pass_t *r = &ranks[i];
+		if (!r->reported || r->error != 0) {
+			r->clock_offset_s = 0;
+			continue;
+		}
+		r->clock_offset_s = i == 0 ? 0 : r->clock_offset_s - t0;
+		r->generator_bound = r->busy >= DV_DIST_BUSY_BOUND;
+		r->clock_off = fabs(r->clock_offset_s) > DV_DIST_CLOCK_OFF_S;
+	}
+	if (n > 0 && ranks[0].reported)
+		ranks[0].clock_offset_s = 0;
+}
+
+/* ---------------------------------------------------------------- merging */
+
+int dv_dist_merge_intervals(dv_pass_result_t *into, const dv_pass_result_t *from)
+{
+	if (from->n_intervals > into->n_intervals) {
+		dv_interval_t *n = realloc(into->intervals, from->n_intervals * sizeof(*n));
+		if (n == NULL)
+			return -ENOMEM;
+		memset(n + into->n_intervals, 0,
+		       (from->n_intervals - into->n_intervals) * sizeof(*n));
+		into->intervals = n;
+		into->n_intervals = from->n_intervals;
+	}
+	for (size_t i = 0; i < from->n_intervals; i++) {
+		dv_interval_t *a = &into->intervals[i];
+		const dv_interval_t *b = &from->intervals[i];
+		uint64_t done = a->completed + b->completed;
+		if (done > 0)
+			a->lat_mean_ns = (a->lat_mean_ns * (double)a->completed +
+			                  b->lat_mean_ns * (double)b->completed) /
+			                 (double)done;
+		a->lat_p50_ns = a->lat_p50_ns > b->lat_p50_ns ? a->lat_p50_ns : b->lat_p50_ns;
+		a->lat_p99_ns = a->lat_p99_ns > b->lat_p99_ns ? a->lat_p99_ns : b->lat_p99_ns;
+		a->t_s = a->t_s > b->t_s ? a->t_s : b->t_s;
+		a->sent += b->sent;
+		a->completed = done;
+		a->lost += b->lost;
+		a->inflight += b->inflight;
+		a->qps += b->qps;
+	}
+	return 0;
+}
+
+int dv_dist_merge_pass(dv_pass_result_t *into, const dv_pass_result_t *from)
+{
+	dv_stats_merge(&into->stats, &from->stats);
+	if (from->run_time_s > into->run_time_s)
+		into->run_time_s = from->run_time_s;
+	if (from->elapsed_s > into->elapsed_s)
+		into->elapsed_s = from->elapsed_s;
+	if (from->start_wall_ns != 0 &&
+	    (into->start_wall_ns == 0 || from->start_wall_ns < into->start_wall_ns))
+		into->start_wall_ns = from->start_wall_ns;
+	if ((int)from->end > (int)into->end)
+		into->end = from->end;
+	into->interrupted = into->interrupted || from->interrupted;
+	into->cpu_user_s += from->cpu_user_s;
+	into->cpu_sys_s += from->cpu_sys_s;
+	into->udp.in_datagrams += from->udp.in_datagrams;
+	into->udp.no_ports += from->udp.no_ports;
+	into->udp.in_errors += from->udp.in_errors;
+	into->udp.out_datagrams += from->udp.out_datagrams;
+	into->udp.rcvbuf_errors += from->udp.rcvbuf_errors;
+	into->udp.sndbuf_errors += from->udp.sndbuf_errors;
+	into->udp.valid = into->udp.valid && from->udp.valid;
+	into->sockets += from->sockets;
+	into->threads += from->threads;
+	into->max_outstanding += from->max_outstanding;
+	into->qps = into->run_time_s > 0 ? (double)into->stats.c.completed / into->run_time_s : 0;
+	return dv_dist_merge_intervals(into, from);
+}
+
+/* ---------------------------------------------------------------- --start-at */
+
+int dv_dist_parse_start_at(const char *text, uint64_t *wall_ns, dv_err_t *err)
+{
+	struct tm tm;
+	char *end;
+	double frac = 0, secs;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(text, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (end != NULL) {
+		time_t t = timegm(&tm);
+		if (*end == '.') {
+			char *e2;
+			frac = strtod(end, &e2);
+			end = e2;
+		}
+		if (strcmp(end, "Z") != 0 || t == (time_t)-1)
+			return dv_err_set(err, -EINVAL,
+			                  "--start-at: '%s' is not YYYY-MM-DDTHH:MM:SS[.F]Z (UTC) "
+			                  "or seconds since 1970",
+			                  text);
+		*wall_ns = (uint64_t)t * DV_NS_PER_S + (uint64_t)(frac * 1e9);
+		return 0;
+	}
+	errno = 0;
+	secs = strtod(text, &end);
+	if (errno != 0 || end == text || *end != '\0' || !(secs > 0) || secs > 4e9)
+		return dv_err_set(err, -EINVAL,
+		                  "--start-at: '%s' is not YYYY-MM-DDTHH:MM:SS[.F]Z (UTC) or "
+		                  "seconds since 1970",
+		                  text);
+	*wall_ns = (uint64_t)(secs * 1e9);
+	return 0;
+}
+
+int dv_dist_wait_until(uint64_t wall_ns)
+{
+	dv_run_catch_signals();
+	for (;;) {
+		uint64_t now = dv_wall_ns(), step;
+		struct timespec ts;
+		if (now >= wall_ns)
+			return 0;
+		if (dv_run_stop_requested())
+			return -EINTR;
+		step = wall_ns - now;
+		if (step > 10 * DV_NS_PER_MS)
+			step = 10 * DV_NS_PER_MS;
+		ts.tv_sec = (time_t)(step / DV_NS_PER_S);
+		ts.tv_nsec = (long)(step % DV_NS_PER_S);
+		nanosleep(&ts, NULL);
+	}
+}
+
+#ifndef HAVE_MPI
+bool dv_dist_have_mpi(void)
+{
+	return false;
+}
+
+int dv_dist_init(dv_dist_t *d, int *argc, char ***argv, dv_err_t *err)
+{
+	(void)argc, (void)argv, (void)err;
+	dv_dist_single(d);
+	return d->hosts != NULL ? 0 : -ENOMEM;
+}
+#endif

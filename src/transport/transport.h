@@ -1,0 +1,120 @@
+/* transport: one interface for DNS over TCP, TLS (DoT) and HTTPS (DoH) connections, sans I/O. */
+#ifndef DV_TRANSPORT_H
+#define DV_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "base/util.h"
+
+/*
+ * The engine owns sockets, timers and the window; a dv_tp_conn_t only frames and
+ * unframes (doc/transports.md). Per connection the engine:
+ *   1. after connect(): writes dv_tp_output() until empty (a TLS ClientHello);
+ *   2. dv_tp_submit() each query it sends (an id of its own choosing);
+ *   3. writes what dv_tp_output() gives with writev/send, then dv_tp_consume(n);
+ *   4. feeds every read to dv_tp_input() (and dv_tp_eof() on a read of 0), which
+ *      calls the event function for each answer and connection event;
+ * and after each of 2 and 4 checks dv_tp_output() again. Single-threaded: one
+ * dv_tp_shared_t per worker, shared by that worker's connections.
+ */
+
+typedef enum dv_tp_kind { DV_TP_TCP = 0, DV_TP_DOT, DV_TP_DOH } dv_tp_kind_t;
+
+typedef struct dv_tp_config {
+	dv_tp_kind_t kind;
+	const char *sni;      /* DoT/DoH: TLS server name (NULL = none); DoH :authority too */
+	const char *ca_file;  /* DoT/DoH: verify the server against it; NULL = verification off */
+	bool no_resume;       /* DoT/DoH: full handshake every time */
+	bool doh_get;         /* DoH: GET with ?dns=<base64url> instead of POST */
+	const char *doh_path; /* DoH: path, starts with '/'; NULL = "/dns-query" */
+	size_t out_max;       /* bytes of queries queued ahead of the socket; 0 = 256 KiB */
+	int tls_min, tls_max; /* TLS1_2_VERSION / TLS1_3_VERSION; 0 = 1.2 .. 1.3 */
+} dv_tp_config_t;
+
+/* Defaults: TCP, no TLS options, POST to /dns-query. */
+void dv_tp_config_init(dv_tp_config_t *cfg);
+/* Parse "tcp", "dot", "doh" (also "tls", "https"). 0 or -EINVAL. */
+int dv_tp_kind_parse(const char *s, dv_tp_kind_t *out);
+const char *dv_tp_kind_name(dv_tp_kind_t k);
+
+/* Per worker: the TLS context, the resumption ticket, the handshake counters. */
+typedef struct dv_tp_shared dv_tp_shared_t;
+/* cfg (and its strings) must outlive the shared state and its connections.
+ * 0, or -EINVAL (an unreadable CA file, a bad path: said in err), -ENOMEM. */
+int dv_tp_shared_new(dv_tp_shared_t **out, const dv_tp_config_t *cfg, dv_err_t *err);
+void dv_tp_shared_free(dv_tp_shared_t *s);
+/* TLS handshakes completed by this worker's connections (0 for TCP). */
+void dv_tp_shared_handshakes(const dv_tp_shared_t *s, uint64_t *full, uint64_t *resumed);
+
+typedef enum dv_tp_event_kind {
+	DV_TP_EV_ANSWER,       /* msg/len: one DNS message; id: DoH stream's query id, TCP/DoT 0
+	                        * (match by DNS ID and question, as for UDP) */
+	DV_TP_EV_HTTP_STATUS,  /* DoH: query id got HTTP status (non-200): not an answer */
+	DV_TP_EV_STREAM_ERROR, /* DoH: query id's stream was reset or refused (e.g. past
+	                        * GOAWAY's last stream), or its response was not DNS */
+	DV_TP_EV_HANDSHAKE,    /* TLS handshake done; resumed says how */
+	DV_TP_EV_CLOSED,       /* the peer closed (EOF, close_notify, DoH GOAWAY): no more
+	                        * submits; queries not answered by now are lost */
+	DV_TP_EV_PROTO_ERROR,  /* bad framing, TLS or HTTP/2 error; what says it; the
+	                        * connection is dead, its unanswered queries lost */
+} dv_tp_event_kind_t;
+
+typedef struct dv_tp_event {
+	dv_tp_event_kind_t kind;
+	uint64_t id;
+	const uint8_t *msg; /* ANSWER: valid only during the call */
+	size_t len;
+	int status;       /* HTTP_STATUS: the status; CLOSED by GOAWAY: its error code */
+	bool resumed;     /* HANDSHAKE */
+	bool goaway;      /* CLOSED: by DoH GOAWAY (in-flight ids may still be answered
+	                   * or come back as STREAM_ERROR) */
+	const char *what; /* PROTO_ERROR, STREAM_ERROR: a sentence */
+} dv_tp_event_t;
+
+/* Called from dv_tp_input / dv_tp_eof. A negative return stops the input and is
+ * returned by it. The callee must not free the connection. */
+typedef int (*dv_tp_event_fn)(void *ctx, const dv_tp_event_t *ev);
+
+typedef struct dv_tp_conn dv_tp_conn_t;
+
+int dv_tp_conn_new(dv_tp_conn_t **out, dv_tp_shared_t *s, dv_tp_event_fn fn, void *ctx);
+void dv_tp_conn_free(dv_tp_conn_t *c);
+
+/*
+ * Queue one DNS query (len 1..65535). id is returned in DoH events for it. 0, or
+ *   -EAGAIN   no room now: DoH streams at the server's SETTINGS_MAX_CONCURRENT_STREAMS,
+ *             or out_max bytes already queued (retry after output/input);
+ *   -EMSGSIZE len 0 or over 65535;
+ *   -EPIPE    the connection is closed or dead.
+ */
+int dv_tp_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t id);
+/* How many more queries dv_tp_submit would take now (DoH: free streams; TCP/DoT:
+ * SIZE_MAX while bytes fit, else 0). */
+size_t dv_tp_capacity(const dv_tp_conn_t *c);
+/* DoH: the queries submitted and not yet reported (0 for TCP/DoT: the engine's own
+ * window knows). */
+size_t dv_tp_in_flight(const dv_tp_conn_t *c);
+
+/* Bytes read from the socket. Events go to fn. 0 or fn's negative value; after a
+ * PROTO_ERROR it returns -EPROTO. */
+int dv_tp_input(dv_tp_conn_t *c, const uint8_t *data, size_t len);
+/* The socket read 0 bytes (the peer closed): a CLOSED event (or PROTO_ERROR when a
+ * TLS stream ends without close_notify mid-record or a TCP frame is cut). */
+int dv_tp_eof(dv_tp_conn_t *c);
+
+/* Bytes to write, as up to max iovecs; returns how many were filled (0 = nothing). */
+int dv_tp_output(dv_tp_conn_t *c, struct iovec *iov, int max);
+size_t dv_tp_output_len(dv_tp_conn_t *c);
+/* n bytes of dv_tp_output were written. */
+void dv_tp_consume(dv_tp_conn_t *c, size_t n);
+
+/* Ask for a clean close (TLS close_notify, DoH GOAWAY): write dv_tp_output, then close. */
+void dv_tp_close(dv_tp_conn_t *c);
+
+/* TLS handshake done (TCP: true at once). */
+bool dv_tp_ready(const dv_tp_conn_t *c);
+
+#endif

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A real dnsvolley run against the bundled responder, captured on lo by tcpdump,
+# read back by the pcap reader (src/input): every query sent is read, from as many
+# clients as the run had sockets, and nothing is malformed.
+. "$(dirname "$0")/lib.sh"
+DUMP="$top_builddir/tests/helpers/input-dump"
+LIST="$top_srcdir/querylists/soa.txt"   # 10,000 queries
+[ -x "$DV" ] && [ -x "$RESPONDER" ] && [ -x "$DUMP" ] || fail "binaries not built"
+command -v tcpdump >/dev/null || skip "tcpdump not installed (scripts/packages.txt)"
+[ "$(id -u)" -eq 0 ] || skip "capturing on lo needs root"
+
+start_responder R -T 1
+PCAP="$TMP/run.pcap"
+# Only queries to the responder's port. --immediate-mode: packets reach tcpdump at
+# once (else the last ring block waits for its 1 s timeout and is lost at SIGINT);
+# -U writes each packet at once; a big buffer (KiB).
+tcpdump -i lo -n -U --immediate-mode -B 65536 --time-stamp-precision=nano -w "$PCAP" \
+	"udp and dst host 127.0.0.1 and dst port $R_PORT" 2>"$TMP/tcpdump.err" &
+TD=$!
+_pids+=("$TD")
+for i in $(seq 200); do
+	grep -q "listening on" "$TMP/tcpdump.err" && break
+	kill -0 "$TD" 2>/dev/null || skip "tcpdump cannot capture here: $(cat "$TMP/tcpdump.err")"
+	sleep 0.025
+done
+grep -q "listening on" "$TMP/tcpdump.err" || fail "tcpdump did not start"
+
+# Rate-limited so the capture keeps up (its drops would be the capture's, not ours).
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 1 -c 8 -Q 20000 -t 1 \
+	>"$TMP/report" 2>"$TMP/report.err" || fail "dnsvolley exited $?: $(cat "$TMP/report.err")"
+sleep 0.5
+kill -INT "$TD"
+wait "$TD" || true
+stop_responder R
+sent=$(report_field "$TMP/report" "Queries sent")
+assert_eq "sent" 10000 "$sent"
+assert_eq "tcpdump dropped nothing" 0 "$(awk '/dropped by kernel/ { print $1 }' "$TMP/tcpdump.err")"
+
+"$DUMP" -s "127.0.0.1#$R_PORT" "$PCAP" >"$TMP/dump" 2>"$TMP/dump.err" ||
+	fail "input-dump: $(cat "$TMP/dump.err")"
+read -r _ kind _ queries _ clients _ malformed _ ignored _ records _ span _ <"$TMP/dump"
+assert_eq "kind detected" pcap "$kind"
+assert_eq "queries read = sent" "$sent" "$queries"
+assert_eq "queries read = responder received" "$(resp_count R received)" "$queries"
+assert_eq "clients = sockets (source address + port)" 8 "$clients"
+assert_eq "malformed" 0 "$malformed"
+assert_eq "records" "$sent" "$records"
+# At 20,000 q/s the 10,000 queries span about half a second.
+assert_ge "capture span (ns)" 400000000 "$span"
+assert_le "capture span (ns)" 2000000000 "$span"
+# Every query read back is the list's SOA query: the type column is 6 throughout.
+assert_eq "all SOA" "$sent" "$(tail -n +2 "$TMP/dump" | awk '$3 == 6' | wc -l)"
+# Address only: one client (127.0.0.1).
+"$DUMP" -a -q -s "127.0.0.1#$R_PORT" "$PCAP" >"$TMP/dump-a"
+assert_eq "clients by address" 1 "$(awk '{ print $6 }' "$TMP/dump-a")"
+# As -B the same capture is not a query file: refused with a reason, not a crash.
+if "$DUMP" -q -k binary "$PCAP" >/dev/null 2>"$TMP/dump-b.err"; then
+	fail "a pcap read as -B loaded"
+fi
+grep -q "no queries" "$TMP/dump-b.err" || fail "no reason given: $(cat "$TMP/dump-b.err")"
+echo "PASS: input-capture"

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# loss.sh: loss attributed to where it happened, intervals by send time, and the no-answer status.
+#
+#  1. knotd (Debian package knot) on loopback with its default receive buffer,
+#     -c 8 -q 500: the target's socket drops account for >= 90% of lost and
+#     dnsvolley's own sockets for none (skipped part when knotd kept up: no loss).
+#  2. The responder, with a tiny receive buffer on the client (-b 4, -q 2000):
+#     the report blames dnsvolley's own sockets, with the fix, not the server.
+#  3. The responder dropping every 10th query, paced, -S 1 -l 5 -t 2: by send
+#     time each interval's lost is 10% of its sent (within one query).
+#  4. Nothing listening: the no-answer line and exit status 4.
+. "$(dirname "$0")/lib.sh"
+LIST="$top_srcdir/querylists/soa.txt"
+
+# split FILE: "lost own target unaccounted" from the report's loss split line.
+split_line() {
+	sed -n "s/^ *Loss split: *lost \([0-9]*\): \([0-9]*\) dropped by dnsvolley's sockets, \([0-9]*\) dropped at the target's socket (local), \([0-9]*\) unaccounted.*/\1 \2 \3 \4/p" "$1"
+}
+
+# --- 2. tiny client buffer: the client is to blame.
+start_responder r --reflect --no-gso
+"$DV" -s 127.0.0.1 -p "$r_PORT" -d "$LIST" -c 1 -q 2000 -b 4 -l 1 -t 0.5 >"$TMP/tiny.out" 2>&1
+read -r lost own target unacc < <(split_line "$TMP/tiny.out")
+[ -n "${lost:-}" ] || { cat "$TMP/tiny.out"; fail "tiny -b: no loss split line naming the local target"; }
+assert_ge "tiny -b: lost" 1 "$lost"
+assert_eq "tiny -b: dropped by dnsvolley's sockets = lost" "$lost" "$own"
+assert_eq "tiny -b: dropped at the target's socket" 0 "$target"
+grep -q "dnsvolley's own sockets dropped $own answers .*raise -b" "$TMP/tiny.out" ||
+	fail "tiny -b: no one-line fix hint"
+echo "ok: tiny -b: the report blames the client"
+stop_responder r
+
+# --- 3. intervals by send time: every 10th query dropped.
+start_responder d --reflect --no-gso --drop-every 10
+"$DV" -s 127.0.0.1 -p "$d_PORT" -d "$LIST" -c 1 -q 5000 -Q 2000 -S 1 -l 5 -t 2 \
+	--json "$TMP/iv.json" >"$TMP/iv.out" 2>&1
+stop_responder d
+grep '^\[Interval by send time\]' "$TMP/iv.out" >"$TMP/iv.lines" || fail "no interval lines by send time"
+n=0
+while read -r _ _ _ _ _ _ _ sent _ completed _ lost _; do
+	[ "$sent" -ge 500 ] || continue
+	n=$((n + 1))
+	d=$((lost * 10 - sent))
+	[ "$d" -ge -10 ] && [ "$d" -le 10 ] || fail "interval $n: lost $lost of sent $sent is not 10%"
+	assert_eq "interval $n: sent = completed + lost" "$sent" "$((completed + lost))"
+done <"$TMP/iv.lines"
+assert_ge "full intervals checked" 4 "$n"
+python3 - "$TMP/iv.json" "$TMP/iv.lines" <<'PY'
+import json, sys
+iv = json.load(open(sys.argv[1]))["passes"][0]["intervals"]
+lines = [l.split() for l in open(sys.argv[2])]
+got = [(i["sent"], i["completed"], i["lost"]) for i in iv]
+want = [(int(l[7]), int(l[9]), int(l[11])) for l in lines]
+assert got == want, (got, want)
+print("ok: the results file keeps the same series by send time")
+PY
+
+# --- 4. nothing listening (the stopped responder's port is free again).
+rc=0
+"$DV" -s 127.0.0.1 -p "$d_PORT" -d "$LIST" -n 1 -t 0.5 >"$TMP/none.out" 2>&1 || rc=$?
+assert_eq "nothing listening: exit status" 4 "$rc"
+grep -q "NO ANSWERS: .*ICMP port unreachable" "$TMP/none.out" || fail "nothing listening: no plain no-answer line"
+echo "ok: nothing listening says so"
+
+# --- 1. knotd with its default receive buffer.
+command -v knotd >/dev/null || skip "no knotd (Debian package knot)"
+kport=""
+for _ in $(seq 20); do
+	p=$((20000 + RANDOM % 30000))
+	if ! awk -v h="$(printf ':%04X' "$p")" 'index($2, h) { f = 1 } END { exit !f }' /proc/net/udp /proc/net/tcp; then
+		kport=$p
+		break
+	fi
+done
+[ -n "$kport" ] || skip "no free port for knotd"
+mkdir -p "$TMP/knot"
+cat >"$TMP/knot/example.com.zone" <<Z
+\$ORIGIN example.com.
+\$TTL 3600
+@ IN SOA ns.example.com. hostmaster.example.com. 1 3600 900 604800 3600
+@ IN NS ns
+ns IN A 127.0.0.1
+Z
+cat >"$TMP/knot/knot.conf" <<C
+server:
+    listen: 127.0.0.1@$kport
+    rundir: $TMP/knot
+database:
+    storage: $TMP/knot
+log:
+  - target: stderr
+    any: error
+zone:
+  - domain: example.com
+    file: $TMP/knot/example.com.zone
+C
+knotd -c "$TMP/knot/knot.conf" >"$TMP/knot/out" 2>&1 &
+kpid=$!
+_pids+=("$kpid")
+for _ in $(seq 100); do
+	kdig @127.0.0.1 -p "$kport" +short +time=1 +tries=1 example.com SOA >/dev/null 2>&1 && break
+	kill -0 "$kpid" 2>/dev/null || fail "knotd exited: $(cat "$TMP/knot/out")"
+	sleep 0.05
+done
+for _ in $(seq 2000); do echo "example.com SOA"; done >"$TMP/knot.list"
+"$DV" -s 127.0.0.1 -p "$kport" -d "$TMP/knot.list" -c 8 -q 500 -l 3 -t 1 >"$TMP/knot.rep" 2>&1 || true
+read -r lost own target unacc < <(split_line "$TMP/knot.rep")
+[ -n "${lost:-}" ] || { cat "$TMP/knot.rep"; fail "knotd: no loss split line naming the local target"; }
+[ "$lost" -gt 0 ] || skip "knotd lost nothing this time: no loss to attribute"
+assert_eq "knotd: dropped by dnsvolley's sockets" 0 "$own"
+assert_ge "knotd: target's socket drops x 10 >= lost x 9" "$((lost * 9))" "$((target * 10))"

@@ -1,0 +1,109 @@
+/* test_sockstat: the target's drop counter read from /proc/net/udp and udp6 text. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine/sockstat.h"
+
+/* Real lines (kernel 6.x layout): 127.0.0.1:53 bound twice (SO_REUSEPORT), a client
+ * socket connected to it, 0.0.0.0:5353, and 127.0.0.2:53. */
+static const char udp4[] =
+    "   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  "
+    "timeout inode ref pointer drops\n"
+    "  100: 0100007F:0035 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        "
+    "0 1001 2 0000000000000000 611\n"
+    "  100: 0100007F:0035 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        "
+    "0 1002 2 0000000000000000 3\n"
+    "  200: 0100007F:A2C4 0100007F:0035 01 00000000:00000000 00:00000000 00000000     0        "
+    "0 1003 2 0000000000000000 7\n"
+    "  300: 00000000:14E9 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        "
+    "0 1004 2 0000000000000000 5\n"
+    "  400: 0200007F:0035 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        "
+    "0 1005 2 0000000000000000 9\n";
+
+/* [::]:5353 (dual stack) and [::1]:53. */
+static const char udp6[] =
+    "  sl  local_address                         remote_address                        st "
+    "tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n"
+    "  10: 00000000000000000000000000000000:14E9 00000000000000000000000000000000:0000 07 "
+    "00000000:00000000 00:00000000 00000000     0        0 2001 2 0000000000000000 40\n"
+    "  11: 00000000000000000000000001000000:0035 00000000000000000000000000000000:0000 07 "
+    "00000000:00000000 00:00000000 00000000     0        0 2002 2 0000000000000000 2\n";
+
+static dv_sockstat_t scan(const char *text, int v6, const char *addr, unsigned port)
+{
+	struct sockaddr_storage ss;
+	dv_sockstat_t st = {0, 0};
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	memset(&ss, 0, sizeof(ss));
+	if (strchr(addr, ':') != NULL) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)port);
+		inet_pton(AF_INET6, addr, &s6->sin6_addr);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)port);
+		inet_pton(AF_INET, addr, &s4->sin_addr);
+	}
+	assert_non_null(f);
+	dv_sockstat_scan(f, v6, &ss, &st);
+	fclose(f);
+	return st;
+}
+
+static void test_v4_reuseport_summed_client_ignored(void **state)
+{
+	dv_sockstat_t st = scan(udp4, 0, "127.0.0.1", 53);
+	(void)state;
+	assert_int_equal(st.sockets, 2);
+	assert_int_equal(st.drops, 614);
+}
+
+static void test_v4_wildcard_and_other_address(void **state)
+{
+	dv_sockstat_t st = scan(udp4, 0, "127.0.0.1", 5353);
+	(void)state;
+	assert_int_equal(st.sockets, 1);
+	assert_int_equal(st.drops, 5);
+	st = scan(udp4, 0, "127.0.0.2", 53);
+	assert_int_equal(st.sockets, 1);
+	assert_int_equal(st.drops, 9);
+	st = scan(udp4, 0, "127.0.0.3", 53);
+	assert_int_equal(st.sockets, 0);
+	assert_int_equal(st.drops, 0);
+}
+
+static void test_v6(void **state)
+{
+	dv_sockstat_t st = scan(udp6, 1, "::1", 53);
+	(void)state;
+	assert_int_equal(st.sockets, 1);
+	assert_int_equal(st.drops, 2);
+	/* An IPv4 target is also served by a dual-stack [::] socket. */
+	st = scan(udp6, 1, "127.0.0.1", 5353);
+	assert_int_equal(st.sockets, 1);
+	assert_int_equal(st.drops, 40);
+	st = scan(udp6, 1, "127.0.0.1", 53);
+	assert_int_equal(st.sockets, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_v4_reuseport_summed_client_ignored),
+	    cmocka_unit_test(test_v4_wildcard_and_other_address),
+	    cmocka_unit_test(test_v6),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,158 @@
+/* test_dist: the split of -c/-q/-T/-Q over ranks, list sharding, the exact merge of passes. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "study/dist.h"
+
+static void test_share_config(void **state)
+{
+	uint32_t sockets = 0, outstanding = 0, threads = 0;
+	double qps = 0;
+	dv_err_t err;
+
+	(void)state;
+	for (int r = 0; r < 3; r++) {
+		dv_run_config_t cfg;
+		dv_run_config_init(&cfg);
+		cfg.sockets = 16;
+		cfg.max_outstanding = 100;
+		cfg.threads = 4;
+		cfg.max_qps = 30000;
+		cfg.local_port = 20000;
+		assert_int_equal(dv_dist_share_config(&cfg, r, 3, &err), 0);
+		/* 16 = 6 + 5 + 5, 100 = 34 + 33 + 33, 4 = 2 + 1 + 1 */
+		assert_int_equal(cfg.sockets, r == 0 ? 6 : 5);
+		assert_int_equal(cfg.max_outstanding, r == 0 ? 34 : 33);
+		assert_int_equal(cfg.threads, r == 0 ? 2 : 1);
+		assert_int_equal(cfg.local_port, 20000 + (r == 0 ? 0 : r == 1 ? 6 : 11));
+		sockets += cfg.sockets;
+		outstanding += cfg.max_outstanding;
+		threads += cfg.threads;
+		qps += cfg.max_qps;
+	}
+	assert_int_equal(sockets, 16);
+	assert_int_equal(outstanding, 100);
+	assert_int_equal(threads, 4);
+	assert_true(qps > 29999.999 && qps < 30000.001);
+}
+
+static void test_share_refuses(void **state)
+{
+	dv_run_config_t cfg;
+	dv_err_t err;
+
+	(void)state;
+	dv_run_config_init(&cfg);
+	cfg.sockets = 2;
+	assert_int_equal(dv_dist_share_config(&cfg, 0, 3, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "-c 2"));
+	dv_run_config_init(&cfg);
+	cfg.threads = 1; /* fewer threads than ranks: one each */
+	assert_int_equal(dv_dist_share_config(&cfg, 2, 3, &err), 0);
+	assert_int_equal(cfg.threads, 1);
+}
+
+static void test_shard(void **state)
+{
+	const char *text = "a. A\nb. A\nc. A\nd. A\ne. A\nf. A\ng. A\n";
+	dv_querylist_options_t o;
+	dv_err_t err;
+	size_t total = 0;
+
+	(void)state;
+	dv_querylist_options_init(&o);
+	for (int r = 0; r < 3; r++) {
+		dv_querylist_t full, part;
+		size_t lf, lp;
+		assert_int_equal(dv_querylist_load_buffer(&full, text, strlen(text), "t", &o, &err),
+		                 0);
+		assert_int_equal(dv_querylist_load_buffer(&part, text, strlen(text), "t", &o, &err),
+		                 0);
+		assert_int_equal(dv_dist_shard_list(&part, r, 3, &err), 0);
+		assert_int_equal(part.count, r == 0 ? 3 : 2);
+		for (size_t i = 0; i < part.count; i++) {
+			const uint8_t *a = dv_querylist_get(&part, i, &lp);
+			const uint8_t *b = dv_querylist_get(&full, (size_t)r + 3 * i, &lf);
+			assert_int_equal(lp, lf);
+			assert_memory_equal(a, b, lp);
+		}
+		total += part.count;
+		dv_querylist_free(&full);
+		dv_querylist_free(&part);
+	}
+	assert_int_equal(total, 7);
+}
+
+/* Two known histograms merged: the percentiles are those of all the values in one. */
+static void test_merge_histograms(void **state)
+{
+	dv_pass_result_t a, b;
+	dv_hist_t all;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	dv_stats_init(&a.stats);
+	dv_stats_init(&b.stats);
+	dv_hist_init(&all);
+	for (uint64_t v = 1; v <= 100; v++) { /* a: 1..100 us; b: 101..200 us */
+		dv_hist_add(&a.stats.latency, v * 1000);
+		dv_hist_add(&b.stats.latency, (v + 100) * 1000);
+		dv_hist_add(&all, v * 1000);
+		dv_hist_add(&all, (v + 100) * 1000);
+	}
+	a.stats.c.sent = a.stats.c.completed = 100;
+	b.stats.c.sent = b.stats.c.completed = 100;
+	a.run_time_s = 1.0;
+	b.run_time_s = 2.0;
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_int_equal(a.stats.c.sent, 200);
+	assert_int_equal(a.stats.latency.count, 200);
+	assert_memory_equal(a.stats.latency.bucket, all.bucket, sizeof(all.bucket));
+	assert_int_equal(dv_hist_quantile_ns(&a.stats.latency, 0.5),
+	                 dv_hist_quantile_ns(&all, 0.5));
+	assert_int_equal(dv_hist_quantile_ns(&a.stats.latency, 0.99),
+	                 dv_hist_quantile_ns(&all, 0.99));
+	/* 100th of 200 values is 100 us, the 198th 198 us: within a bucket (<= 0.8%) */
+	assert_true(dv_hist_quantile_ns(&a.stats.latency, 0.5) >= 99200 &&
+	            dv_hist_quantile_ns(&a.stats.latency, 0.5) <= 100800);
+	assert_true(dv_hist_quantile_ns(&a.stats.latency, 0.99) >= 196400 &&
+	            dv_hist_quantile_ns(&a.stats.latency, 0.99) <= 199600);
+	assert_int_equal(a.stats.latency.min_ns, 1000);
+	assert_int_equal(a.stats.latency.max_ns, 200000);
+	assert_true(a.qps > 99.99 && a.qps < 100.01); /* 200 completed over the longer 2 s */
+}
+
+static void test_start_at(void **state)
+{
+	uint64_t ns = 0;
+	dv_err_t err;
+
+	(void)state;
+	assert_int_equal(dv_dist_parse_start_at("2026-01-02T03:04:05Z", &ns, &err), 0);
+	assert_int_equal(ns, 1767323045ULL * 1000000000ULL);
+	assert_int_equal(dv_dist_parse_start_at("1767323045.5", &ns, &err), 0);
+	assert_int_equal(ns, 1767323045500000000ULL);
+	assert_int_equal(dv_dist_parse_start_at("soon", &ns, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--start-at"));
+	assert_int_equal(dv_dist_parse_start_at("2026-01-02T03:04:05", &ns, &err), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_share_config), cmocka_unit_test(test_share_refuses),
+	    cmocka_unit_test(test_shard),        cmocka_unit_test(test_merge_histograms),
+	    cmocka_unit_test(test_start_at),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

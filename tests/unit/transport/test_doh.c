@@ -1,0 +1,526 @@
+/* test_doh: the DoH client machine against an nghttp2 server session over TLS in memory. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <nghttp2/nghttp2.h>
+
+#include "transport/tls.h"
+#include "transport/transport.h"
+#include "selfsigned.h"
+
+#define MAXS 256
+
+static selfsigned_t cert;
+
+/* One request as the server saw it. */
+typedef struct sreq {
+	int32_t sid;
+	char method[8];
+	char path[600];
+	uint8_t body[512];
+	size_t body_len;
+	uint8_t resp[512];
+	size_t resp_len, resp_off;
+} sreq_t;
+
+typedef struct server {
+	dv_tls_ctx_t *ctx;
+	dv_tls_t *t;
+	nghttp2_session *h2;
+	bool hold; /* keep complete requests waiting until release() */
+	sreq_t *req[MAXS];
+	unsigned nreq, ndone, open, max_open;
+	int32_t waiting[MAXS];
+	unsigned nwaiting;
+} server_t;
+
+static int unb64(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '-' ? 62 : c == '_' ? 63 : -1;
+}
+
+/* base64url without padding into out; the length, or -1. */
+static int decode(const char *s, uint8_t *out)
+{
+	uint32_t acc = 0;
+	int bits = 0, n = 0;
+
+	for (; *s != '\0' && *s != '&'; s++) {
+		int v = unb64(*s);
+		if (v < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (uint8_t)(acc >> bits);
+		}
+	}
+	return n;
+}
+
+static ssize_t resp_read(nghttp2_session *h2, int32_t sid, uint8_t *buf, size_t len,
+                         uint32_t *flags, nghttp2_data_source *src, void *user)
+{
+	sreq_t *r = src->ptr;
+	size_t n = r->resp_len - r->resp_off;
+	if (n > len)
+		n = len;
+	memcpy(buf, r->resp + r->resp_off, n);
+	r->resp_off += n;
+	if (r->resp_off == r->resp_len)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+/* Answer: the query with QR set, or 404 for any path but /dns-query. */
+static void respond(server_t *s, int32_t sid)
+{
+	sreq_t *r = nghttp2_session_get_stream_user_data(s->h2, sid);
+	const char *q;
+	nghttp2_nv ok[] = {
+	    {(uint8_t *)":status", (uint8_t *)"200", 7, 3, 0},
+	    {(uint8_t *)"content-type", (uint8_t *)"application/dns-message", 12, 23, 0},
+	};
+	nghttp2_nv nf[] = {{(uint8_t *)":status", (uint8_t *)"404", 7, 3, 0}};
+	nghttp2_data_provider prd = {.source.ptr = r, .read_callback = resp_read};
+
+	assert_non_null(r);
+	if (strncmp(r->path, "/dns-query", 10) != 0) {
+		assert_int_equal(nghttp2_submit_response(s->h2, sid, nf, 1, NULL), 0);
+		return;
+	}
+	if (strcmp(r->method, "GET") == 0) {
+		q = strstr(r->path, "?dns=");
+		assert_non_null(q);
+		assert_int_equal(r->body_len, 0);
+		r->resp_len = (size_t)decode(q + 5, r->resp);
+	} else {
+		assert_string_equal(r->method, "POST");
+		memcpy(r->resp, r->body, r->body_len);
+		r->resp_len = r->body_len;
+	}
+	assert_true(r->resp_len >= 12);
+	r->resp[2] |= 0x80;
+	assert_int_equal(nghttp2_submit_response(s->h2, sid, ok, 2, &prd), 0);
+}
+
+static int s_begin(nghttp2_session *h2, const nghttp2_frame *f, void *user)
+{
+	server_t *s = user;
+	sreq_t *r = calloc(1, sizeof(*r));
+	assert_true(s->nreq < MAXS);
+	r->sid = f->hd.stream_id;
+	s->req[s->nreq++] = r;
+	nghttp2_session_set_stream_user_data(h2, r->sid, r);
+	if (++s->open > s->max_open)
+		s->max_open = s->open;
+	return 0;
+}
+
+static int s_header(nghttp2_session *h2, const nghttp2_frame *f, const uint8_t *n, size_t nl,
+                    const uint8_t *v, size_t vl, uint8_t flags, void *user)
+{
+	sreq_t *r = nghttp2_session_get_stream_user_data(h2, f->hd.stream_id);
+	if (nl == 7 && memcmp(n, ":method", 7) == 0 && vl < sizeof(r->method))
+		memcpy(r->method, v, vl);
+	if (nl == 5 && memcmp(n, ":path", 5) == 0 && vl < sizeof(r->path))
+		memcpy(r->path, v, vl);
+	return 0;
+}
+
+static int s_data(nghttp2_session *h2, uint8_t flags, int32_t sid, const uint8_t *d, size_t len,
+                  void *user)
+{
+	sreq_t *r = nghttp2_session_get_stream_user_data(h2, sid);
+	assert_true(r->body_len + len <= sizeof(r->body));
+	memcpy(r->body + r->body_len, d, len);
+	r->body_len += len;
+	return 0;
+}
+
+static int s_frame(nghttp2_session *h2, const nghttp2_frame *f, void *user)
+{
+	server_t *s = user;
+	if ((f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA) ||
+	    !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	if (s->hold)
+		s->waiting[s->nwaiting++] = f->hd.stream_id;
+	else
+		respond(s, f->hd.stream_id);
+	return 0;
+}
+
+static int s_close(nghttp2_session *h2, int32_t sid, uint32_t err, void *user)
+{
+	server_t *s = user;
+	s->open--;
+	s->ndone++;
+	return 0;
+}
+
+static void server_init(server_t *s, uint32_t max_streams, bool alpn)
+{
+	dv_tls_ctx_config_t tc = {.server = true,
+	                          .cert_file = cert.cert,
+	                          .key_file = cert.key,
+	                          .alpn = alpn ? "\x02h2" : NULL,
+	                          .alpn_len = alpn ? 3 : 0};
+	nghttp2_session_callbacks *cb;
+	nghttp2_settings_entry set[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, max_streams}};
+
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(dv_tls_ctx_new(&s->ctx, &tc, NULL), 0);
+	assert_int_equal(dv_tls_new(&s->t, s->ctx, NULL, 1 << 20), 0);
+	nghttp2_session_callbacks_new(&cb);
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, s_begin);
+	nghttp2_session_callbacks_set_on_header_callback(cb, s_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, s_data);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, s_frame);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, s_close);
+	assert_int_equal(nghttp2_session_server_new(&s->h2, cb, s), 0);
+	nghttp2_session_callbacks_del(cb);
+	assert_int_equal(nghttp2_submit_settings(s->h2, NGHTTP2_FLAG_NONE, set, 1), 0);
+}
+
+static void server_free(server_t *s)
+{
+	nghttp2_session_del(s->h2);
+	dv_tls_free(s->t);
+	dv_tls_ctx_free(s->ctx);
+	for (unsigned i = 0; i < s->nreq; i++)
+		free(s->req[i]);
+}
+
+static int s_plain(void *ctx, const uint8_t *d, size_t len)
+{
+	server_t *s = ctx;
+	assert_int_equal(nghttp2_session_mem_recv(s->h2, d, len), (ssize_t)len);
+	return 0;
+}
+
+static void release(server_t *s)
+{
+	for (unsigned i = 0; i < s->nwaiting; i++)
+		respond(s, s->waiting[i]);
+	s->nwaiting = 0;
+}
+
+/* Client events, by id. */
+typedef struct log {
+	unsigned answers, statuses, errors, closed, handshakes, goaways;
+	int status[MAXS];
+	uint8_t answered[MAXS];
+	uint8_t query_byte[MAXS]; /* byte 12 of the query sent with this id */
+} log_t;
+
+static int on_ev(void *ctx, const dv_tp_event_t *ev)
+{
+	log_t *l = ctx;
+	switch (ev->kind) {
+	case DV_TP_EV_ANSWER:
+		assert_true(ev->id < MAXS);
+		assert_int_equal(ev->len, 13);
+		assert_true(ev->msg[2] & 0x80);
+		assert_int_equal(ev->msg[12], l->query_byte[ev->id]);
+		l->answered[ev->id]++;
+		l->answers++;
+		break;
+	case DV_TP_EV_HTTP_STATUS:
+		l->status[ev->id] = ev->status;
+		l->statuses++;
+		break;
+	case DV_TP_EV_STREAM_ERROR:
+		l->errors++;
+		break;
+	case DV_TP_EV_CLOSED:
+		l->closed++;
+		l->goaways += ev->goaway;
+		break;
+	case DV_TP_EV_HANDSHAKE:
+		l->handshakes++;
+		break;
+	default:
+		fail_msg("unexpected event %d: %s", ev->kind, ev->what ? ev->what : "");
+	}
+	return 0;
+}
+
+/* Shuttle bytes until both sides are quiet. */
+static void pump(dv_tp_conn_t *c, server_t *s)
+{
+	for (int round = 0; round < 100; round++) {
+		struct iovec iov;
+		const uint8_t *d;
+		ssize_t n;
+		dv_bq_t *so;
+		bool moved = false;
+		if (dv_tp_output(c, &iov, 1) == 1) {
+			assert_int_equal(dv_tls_feed(s->t, iov.iov_base, iov.iov_len, s_plain, s),
+			                 0);
+			dv_tp_consume(c, iov.iov_len);
+			moved = true;
+		}
+		if (dv_tls_handshake_done(s->t))
+			while ((n = nghttp2_session_mem_send(s->h2, &d)) > 0)
+				assert_int_equal(dv_tls_write(s->t, d, (size_t)n), 0);
+		so = dv_tls_out(s->t);
+		if (dv_bq_len(so) > 0) {
+			assert_int_equal(dv_tp_input(c, dv_bq_data(so), dv_bq_len(so)), 0);
+			dv_bq_consume(so, dv_bq_len(so));
+			moved = true;
+		}
+		if (!moved)
+			return;
+	}
+	fail_msg("DoH exchange did not settle");
+}
+
+typedef struct rig {
+	dv_tp_config_t cfg;
+	dv_tp_shared_t *sh;
+	dv_tp_conn_t *c;
+	server_t s;
+	log_t log;
+} rig_t;
+
+static rig_t *rig_new(bool get, const char *path, uint32_t max_streams)
+{
+	rig_t *r = calloc(1, sizeof(*r));
+	dv_tp_config_init(&r->cfg);
+	r->cfg.kind = DV_TP_DOH;
+	r->cfg.sni = "dnsvolley.test";
+	r->cfg.doh_get = get;
+	r->cfg.doh_path = path;
+	assert_int_equal(dv_tp_shared_new(&r->sh, &r->cfg, NULL), 0);
+	server_init(&r->s, max_streams, true);
+	assert_int_equal(dv_tp_conn_new(&r->c, r->sh, on_ev, &r->log), 0);
+	pump(r->c, &r->s);
+	assert_int_equal(r->log.handshakes, 1);
+	return r;
+}
+
+static void rig_free(rig_t *r)
+{
+	dv_tp_conn_free(r->c);
+	dv_tp_shared_free(r->sh);
+	server_free(&r->s);
+	free(r);
+}
+
+static int submit(rig_t *r, uint64_t id)
+{
+	uint8_t q[13] = {(uint8_t)(id >> 8), (uint8_t)id, 0x01, 0, 0, 1};
+	q[12] = (uint8_t)(id * 37 + 1);
+	r->log.query_byte[id] = q[12];
+	return dv_tp_submit(r->c, q, sizeof(q), id);
+}
+
+static void post_or_get(bool get)
+{
+	rig_t *r = rig_new(get, NULL, 100);
+
+	for (uint64_t id = 0; id < 5; id++)
+		assert_int_equal(submit(r, id), 0);
+	assert_int_equal(dv_tp_in_flight(r->c), 5);
+	pump(r->c, &r->s);
+	assert_int_equal(r->log.answers, 5);
+	for (unsigned id = 0; id < 5; id++)
+		assert_int_equal(r->log.answered[id], 1);
+	assert_int_equal(dv_tp_in_flight(r->c), 0);
+	assert_string_equal(r->s.req[0]->method, get ? "GET" : "POST");
+	if (get)
+		/* 13 bytes: 18 base64url characters, no padding. */
+		assert_int_equal(strlen(r->s.req[0]->path), strlen("/dns-query?dns=") + 18);
+	else
+		assert_string_equal(r->s.req[0]->path, "/dns-query");
+	rig_free(r);
+}
+
+static void test_post(void **st)
+{
+	post_or_get(false);
+}
+
+static void test_get(void **st)
+{
+	post_or_get(true);
+}
+
+/* 100 streams at once, exactly the server's limit; one more waits. */
+static void test_concurrent(void **st)
+{
+	rig_t *r = rig_new(false, NULL, 100);
+	uint64_t id;
+
+	r->s.hold = true;
+	assert_int_equal(dv_tp_capacity(r->c), 100);
+	for (id = 0; id < 100; id++)
+		assert_int_equal(submit(r, id), 0);
+	assert_int_equal(dv_tp_capacity(r->c), 0);
+	assert_int_equal(submit(r, 100), -EAGAIN);
+	pump(r->c, &r->s);
+	assert_int_equal(r->s.max_open, 100);
+	assert_int_equal(r->s.nwaiting, 100);
+	assert_int_equal(r->log.answers, 0);
+	release(&r->s);
+	pump(r->c, &r->s);
+	assert_int_equal(r->log.answers, 100);
+	assert_int_equal(dv_tp_capacity(r->c), 100);
+	assert_int_equal(dv_tp_in_flight(r->c), 0);
+	rig_free(r);
+}
+
+/* A server that allows 10 streams: capacity follows its SETTINGS. */
+static void test_server_limit(void **st)
+{
+	rig_t *r = rig_new(false, NULL, 10);
+
+	r->s.hold = true;
+	assert_int_equal(dv_tp_capacity(r->c), 10);
+	for (uint64_t id = 0; id < 10; id++)
+		assert_int_equal(submit(r, id), 0);
+	assert_int_equal(submit(r, 10), -EAGAIN);
+	pump(r->c, &r->s);
+	assert_int_equal(r->s.max_open, 10);
+	release(&r->s);
+	pump(r->c, &r->s);
+	assert_int_equal(r->log.answers, 10);
+	rig_free(r);
+}
+
+static void test_404(void **st)
+{
+	rig_t *r = rig_new(false, "/nope", 100);
+
+	assert_int_equal(submit(r, 7), 0);
+	assert_int_equal(submit(r, 8), 0);
+	pump(r->c, &r->s);
+	assert_int_equal(r->log.answers, 0);
+	assert_int_equal(r->log.statuses, 2);
+	assert_int_equal(r->log.status[7], 404);
+	assert_int_equal(r->log.status[8], 404);
+	assert_int_equal(dv_tp_in_flight(r->c), 0);
+	rig_free(r);
+}
+
+/* GOAWAY after the first of three streams: CLOSED (goaway), the first still answered,
+ * the two past the last stream id refused, no more submits. */
+static void test_goaway(void **st)
+{
+	rig_t *r = rig_new(false, NULL, 100);
+
+	r->s.hold = true;
+	for (uint64_t id = 0; id < 3; id++)
+		assert_int_equal(submit(r, id), 0);
+	pump(r->c, &r->s);
+	assert_int_equal(r->s.nwaiting, 3);
+	assert_int_equal(nghttp2_submit_goaway(r->s.h2, NGHTTP2_FLAG_NONE, r->s.waiting[0],
+	                                       NGHTTP2_NO_ERROR, NULL, 0),
+	                 0);
+	r->s.nwaiting = 1;
+	release(&r->s);
+	pump(r->c, &r->s);
+	assert_int_equal(r->log.closed, 1);
+	assert_int_equal(r->log.goaways, 1);
+	assert_int_equal(r->log.answers, 1);
+	assert_int_equal(r->log.answered[0], 1);
+	assert_int_equal(r->log.errors, 2);
+	assert_int_equal(dv_tp_in_flight(r->c), 0);
+	assert_int_equal(dv_tp_capacity(r->c), 0);
+	assert_int_equal(submit(r, 3), -EPIPE);
+	rig_free(r);
+}
+
+static int alpn_ev(void *ctx, const dv_tp_event_t *ev)
+{
+	assert_int_equal(ev->kind, DV_TP_EV_PROTO_ERROR);
+	assert_non_null(strstr(ev->what, "ALPN h2"));
+	(*(unsigned *)ctx)++;
+	return 0;
+}
+
+/* A TLS server that does not choose h2: a protocol error, no handshake event. */
+static void test_no_alpn(void **st)
+{
+	dv_tp_config_t cfg;
+	dv_tp_shared_t *sh;
+	dv_tp_conn_t *c;
+	server_t s;
+	unsigned errors = 0;
+	struct iovec iov;
+
+	dv_tp_config_init(&cfg);
+	cfg.kind = DV_TP_DOH;
+	assert_int_equal(dv_tp_shared_new(&sh, &cfg, NULL), 0);
+	server_init(&s, 100, false);
+	assert_int_equal(dv_tp_conn_new(&c, sh, alpn_ev, &errors), 0);
+	for (int round = 0; round < 10 && errors == 0; round++) {
+		dv_bq_t *so = dv_tls_out(s.t);
+		if (dv_tp_output(c, &iov, 1) == 1) {
+			assert_int_equal(dv_tls_feed(s.t, iov.iov_base, iov.iov_len, s_plain, &s),
+			                 0);
+			dv_tp_consume(c, iov.iov_len);
+		}
+		if (dv_bq_len(so) > 0) {
+			int rc = dv_tp_input(c, dv_bq_data(so), dv_bq_len(so));
+			assert_true(rc == 0 || rc == -EPROTO);
+			dv_bq_consume(so, dv_bq_len(so));
+		}
+	}
+	assert_int_equal(errors, 1);
+	assert_int_equal(dv_tp_submit(c, (const uint8_t *)"123456789012", 12, 1), -EPIPE);
+	dv_tp_conn_free(c);
+	dv_tp_shared_free(sh);
+	server_free(&s);
+}
+
+static void test_bad_path(void **st)
+{
+	dv_tp_config_t cfg;
+	dv_tp_shared_t *sh;
+	dv_err_t err;
+
+	dv_tp_config_init(&cfg);
+	cfg.kind = DV_TP_DOH;
+	cfg.doh_path = "dns-query";
+	assert_int_equal(dv_tp_shared_new(&sh, &cfg, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "dns-query"));
+}
+
+static int setup(void **s)
+{
+	return selfsigned_make(&cert);
+}
+
+static int teardown(void **s)
+{
+	selfsigned_remove(&cert);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_post),       cmocka_unit_test(test_get),
+	    cmocka_unit_test(test_concurrent), cmocka_unit_test(test_server_limit),
+	    cmocka_unit_test(test_404),        cmocka_unit_test(test_goaway),
+	    cmocka_unit_test(test_bad_path),   cmocka_unit_test(test_no_alpn),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
