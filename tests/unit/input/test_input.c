@@ -29,6 +29,8 @@ typedef struct buf {
 static void put(buf_t *b, const void *p, size_t n)
 {
 	assert_true(b->n + n <= sizeof(b->d));
+	if (n == 0)
+		return; /* p may be NULL (a segment without payload) */
 	memcpy(b->d + b->n, p, n);
 	b->n += n;
 }
