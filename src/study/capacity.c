@@ -82,6 +82,13 @@ void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t
 		st->verdict = DV_CAP_GENBOUND;
 		snprintf(st->why, sizeof(st->why), "generator CPU %.0f%% of %u thread%s",
 		         st->cpu_share * 100, threads, threads == 1 ? "" : "s");
+	} else if (c->client_drops > 0) {
+		/* Answers the server sent and our own sockets dropped (SO_MEMINFO): the loss
+		 * and latency are the generator's, not the server's. */
+		st->verdict = DV_CAP_GENBOUND;
+		snprintf(st->why, sizeof(st->why),
+		         "its own sockets dropped %" PRIu64 " answer%s (raise -b, or -c)",
+		         c->client_drops, c->client_drops == 1 ? "" : "s");
 	} else if (behind && !window_full) {
 		st->verdict = DV_CAP_GENBOUND;
 		snprintf(st->why, sizeof(st->why), "sent %.0f of %.0f due, %.2f%% over 2 ms late%s",

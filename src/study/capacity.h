@@ -59,7 +59,8 @@ typedef struct dv_capacity_step {
 
 /*
  * Judge one finished step pass (pure): fills st from res. Generator-bound when the
- * generator used >= 95% of its threads' CPU, or when it sent more than 0.5% fewer
+ * generator used >= 95% of its threads' CPU, or its own sockets dropped answers
+ * (client_drops, SO_MEMINFO), or when it sent more than 0.5% fewer
  * queries than the schedule had due in step_ns (or forfeited any), or sent over 0.5%
  * of them more than 2 ms late (sent_behind), with room left in its window. Behind schedule with the
  * window full is the server's doing (answers not coming back) when the SLO broke, and a too small

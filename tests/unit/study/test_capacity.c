@@ -141,6 +141,21 @@ static void test_judge(void **state)
 	o.lat_intended = false;
 	dv_capacity_judge(&o, 1000, 1, &r, &st);
 	assert_int_equal(st.verdict, DV_CAP_PASS);
+	/* Answers dropped by the generator's own sockets (SO_MEMINFO): generator-bound,
+	 * even where the step would pass, and where its loss would fail the SLO. */
+	r.stats.c.client_drops = 1;
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_GENBOUND);
+	assert_non_null(strstr(st.why, "own sockets dropped 1 answer "));
+	r.stats.c.lost = 50;
+	r.stats.c.client_drops = 50;
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_GENBOUND);
+	assert_non_null(strstr(st.why, "dropped 50 answers"));
+	r.stats.c.client_drops = 0;
+	r.stats.c.lost = 0;
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_PASS);
 	/* A saturated generator CPU is generator-bound whatever the server did. */
 	r.cpu_user_s = 2.9;
 	r.stats.c.lost = 1000;
