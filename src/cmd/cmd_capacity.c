@@ -117,10 +117,10 @@ static const struct {
                 {"--from", C_FROM},       {"--to", C_TO},
                 {"--factor", C_FACTOR},   {"--precision", C_PREC},
                 {"--plot", C_PLOT}};
-static const char *plot_dir; /* --plot DIR */
 
-static int cap_opt(dv_capacity_opts_t *o, int code, const char *flag, const char *v)
+static int cap_opt(dv_capacity_cli_t *cc, int code, const char *flag, const char *v)
 {
+	dv_capacity_opts_t *o = &cc->opts;
 	double d;
 
 	switch (code) {
@@ -151,7 +151,7 @@ static int cap_opt(dv_capacity_opts_t *o, int code, const char *flag, const char
 		*(code == C_FROM ? &o->from : &o->to) = d;
 		return 0;
 	case C_PLOT:
-		plot_dir = v;
+		cc->plot_dir = v;
 		return 0;
 	case C_FACTOR:
 		return dv_parse_double(v, 1.05, 100, &o->factor) ? bad(flag, v, "is not 1.05..100")
@@ -163,10 +163,18 @@ static int cap_opt(dv_capacity_opts_t *o, int code, const char *flag, const char
 	}
 }
 
-/* Takes the capacity options out of argv (in place); the rest is for dv_cli_parse. */
-static int split_args(int *argc, char **argv, dv_capacity_opts_t *o)
+int dv_capacity_cli_split(int *argc, char **argv, dv_capacity_cli_t *cc)
 {
 	int i, n = 1, rc;
+
+	memset(cc, 0, sizeof(*cc));
+	dv_capacity_opts_init(&cc->opts);
+	for (i = 1; i < *argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return -1;
+		}
+	argv[0] = "dnsvolley";
 
 	for (i = 1; i < *argc; i++) {
 		const char *a = argv[i], *val = NULL;
@@ -194,7 +202,7 @@ static int split_args(int *argc, char **argv, dv_capacity_opts_t *o)
 			}
 			val = argv[++i];
 		}
-		if ((rc = cap_opt(o, code, a, val)) != 0)
+		if ((rc = cap_opt(cc, code, a, val)) != 0)
 			return rc;
 	}
 	for (; i < *argc; i++)
@@ -204,8 +212,7 @@ static int split_args(int *argc, char **argv, dv_capacity_opts_t *o)
 	return 0;
 }
 
-/* Capacity's own defaults where the user kept the plain run's. */
-static void capacity_defaults(dv_run_config_t *run)
+void dv_capacity_cli_defaults(dv_run_config_t *run)
 {
 	dv_run_config_t d;
 
@@ -216,118 +223,48 @@ static void capacity_defaults(dv_run_config_t *run)
 		run->timeout_ns = DV_NS_PER_S;
 }
 
-/* Draw every search of the run on one chart (--plot). */
-static int plot_all(const dv_capacity_opts_t *o, dv_capacity_result_t *r, char (*labels)[256],
-                    size_t n)
+int dv_capacity_cli_plot(const dv_capacity_cli_t *cc, const dv_study_t *s)
 {
-	dv_plot_cap_series_t *s = calloc(n ? n : 1, sizeof(*s));
+	dv_plot_cap_series_t *ser = calloc(s->n_passes ? s->n_passes : 1, sizeof(*ser));
+	dv_capacity_result_t *r = calloc(s->n_passes ? s->n_passes : 1, sizeof(*r));
+	char(*labels)[256] = calloc(s->n_passes ? s->n_passes : 1, sizeof(*labels));
 	dv_err_t err = {{0}};
-	int rc;
+	size_t n = 0;
+	int rc = -ENOMEM;
 
-	if (s == NULL)
-		return EXIT_RUN_FAILED;
-	for (size_t i = 0; i < n; i++)
-		s[i] = (dv_plot_cap_series_t){.label = labels[i], .r = &r[i]};
-	rc = dv_plot_capacity(plot_dir, NULL, o, s, n, &err);
-	free(s);
-	if (rc != 0) {
-		fprintf(stderr, "dnsvolley capacity: --plot: %s\n", err.msg);
-		return EXIT_RUN_FAILED;
+	/* One series per search that ran steps: "target / list", plus kind and repeat in a
+	 * study of several passes. The results borrow the records' steps. */
+	for (size_t i = 0; ser != NULL && r != NULL && labels != NULL && i < s->n_passes; i++) {
+		const dv_pass_record_t *p = &s->passes[i];
+		if (!p->cap.searched || p->n_cap_steps == 0)
+			continue;
+		r[n] = (dv_capacity_result_t){.steps = p->cap_steps,
+		                              .n_steps = p->n_cap_steps,
+		                              .capacity_qps = p->cap.capacity_qps,
+		                              .generator_bound = p->cap.generator_bound,
+		                              .confirmed = p->cap.confirmed,
+		                              .hit_to = p->cap.hit_to};
+		if (s->n_passes > 1 && p->kind != DV_PASS_PLAIN)
+			snprintf(labels[n], sizeof(labels[n]), "%s / %s / %s rep%u",
+			         s->targets[p->target].label, s->lists[p->list].label,
+			         dv_pass_kind_name(p->kind), p->repeat + 1);
+		else
+			snprintf(labels[n], sizeof(labels[n]), "%s / %s",
+			         s->targets[p->target].label, s->lists[p->list].label);
+		ser[n] = (dv_plot_cap_series_t){.label = labels[n], .r = &r[n]};
+		n++;
 	}
-	printf("[Status] Capacity chart: %s/capacity.png\n", plot_dir);
-	return 0;
-}
-
-static int search_all(dv_config_t *cfg, const dv_capacity_opts_t *o)
-{
-	dv_study_t *st = &cfg->study;
-	dv_err_t err = {{0}};
-	int status = 0;
-	size_t n = 0, max = st->n_targets * st->n_lists;
-	dv_capacity_result_t *all = calloc(max ? max : 1, sizeof(*all));
-	char(*labels)[256] = calloc(max ? max : 1, sizeof(*labels));
-
-	if (all == NULL || labels == NULL) {
-		free(all);
-		free(labels);
-		return EXIT_RUN_FAILED;
-	}
-
-	for (size_t t = 0; t < st->n_targets && status == 0; t++) {
-		for (size_t l = 0; l < st->n_lists && status == 0; l++) {
-			dv_run_config_t run = st->run;
-			dv_capacity_result_t r;
-
-			run.server = st->targets[t].addr;
-			run.server_len = st->targets[t].addr_len;
-			printf("[Status] Capacity search: target %s (%s), list %s\n",
-			       st->targets[t].label, st->targets[t].addr_text, st->lists[l].label);
-			fflush(stdout);
-			if (dv_capacity_run(o, &run, &st->lists[l].ql, stdout, &r, &err) != 0) {
-				fprintf(stderr, "dnsvolley capacity: %s\n", err.msg);
-				status = EXIT_RUN_FAILED;
-			}
-			dv_capacity_print(o, &r, stdout);
-			if (r.interrupted)
-				status = EXIT_RUN_FAILED;
-			snprintf(labels[n], sizeof(labels[n]), "%s / %s", st->targets[t].label,
-			         st->lists[l].label);
-			all[n++] = r;
-		}
-	}
-	if (plot_dir != NULL && n > 0 && status == 0)
-		status = plot_all(o, all, labels, n);
-	for (size_t i = 0; i < n; i++)
-		dv_capacity_result_free(&all[i]);
-	free(all);
+	if (ser != NULL && r != NULL && labels != NULL)
+		rc = n == 0 ? 0 : dv_plot_capacity(cc->plot_dir, NULL, &cc->opts, ser, n, &err);
+	free(ser);
+	free(r);
 	free(labels);
-	return status;
-}
-
-int dv_cmd_capacity(int argc, char **argv)
-{
-	dv_capacity_opts_t o;
-	dv_config_t cfg;
-	dv_err_t err = {{0}};
-	char **args = calloc((size_t)argc + 1, sizeof(*args));
-	int rc, n = argc, status;
-
-	if (args == NULL)
-		return EXIT_RUN_FAILED;
-	memcpy(args, argv, (size_t)argc * sizeof(*args));
-	args[0] = "dnsvolley";
-	dv_capacity_opts_init(&o);
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(stdout);
-			free(args);
-			return 0;
-		}
-	if ((rc = split_args(&n, args, &o)) != 0) {
-		free(args);
-		return rc;
-	}
-	rc = dv_cli_parse(n, args, &cfg, &err);
-	free(args);
 	if (rc != 0) {
-		if (rc < 0)
-			fprintf(stderr,
-			        "dnsvolley capacity: %s\nTry 'dnsvolley capacity --help' for more "
-			        "information.\n",
-			        err.msg);
-		dv_config_free(&cfg);
-		return rc < 0 ? EXIT_USAGE : 0;
+		fprintf(stderr, "dnsvolley capacity: --plot: %s\n",
+		        err.msg[0] ? err.msg : "out of memory");
+		return EXIT_RUN_FAILED;
 	}
-	capacity_defaults(&cfg.study.run);
-	for (size_t i = 0; i < cfg.study.n_lists; i++) {
-		dv_list_t *l = &cfg.study.lists[i];
-		if (dv_querylist_load(&l->ql, l->path, &cfg.study.ql, &err) != 0) {
-			fprintf(stderr, "dnsvolley capacity: %s\n", err.msg);
-			dv_config_free(&cfg);
-			return EXIT_USAGE;
-		}
-	}
-	status = search_all(&cfg, &o);
-	dv_config_free(&cfg);
-	return status;
+	if (n > 0)
+		printf("[Status] Capacity chart: %s/capacity.png\n", cc->plot_dir);
+	return 0;
 }

@@ -152,6 +152,14 @@ static const jfield_t replay_opt_fields[] = {
 static const jfield_t pass_replay_fields[] = {
     JD(dv_pass_result_t, send_qps, "send_qps"),
 };
+/* "passes[i].capacity" (optional, capacity studies: study/capacity.h). */
+static const jfield_t pass_capacity_fields[] = {
+    JD(dv_capacity_figure_t, capacity_qps, "capacity_qps"),
+    JB(dv_capacity_figure_t, generator_bound, "generator_bound"),
+    JB(dv_capacity_figure_t, confirmed, "confirmed"),
+    JB(dv_capacity_figure_t, hit_to, "hit_to"),
+    JU(dv_capacity_figure_t, steps, "steps", 1000000),
+};
 /* "passes[i]"; then "counters", "latency", "udp_snmp", "intervals". */
 static const jfield_t pass_fields[] = {
     JU(dv_pass_record_t, target, "target", INT64_MAX),
@@ -497,6 +505,8 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 	if (r->stats.latency_intended.count > 0) /* optional: paced runs only */
 		w_set(w, o, "latency_intended", w_latency(w, &r->stats.latency_intended));
 	w_section(w, o, "udp_snmp", &r->udp, TABLE(udp_fields));
+	if (p->cap.searched) /* optional: capacity studies */
+		w_section(w, o, "capacity", &p->cap, TABLE(pass_capacity_fields));
 	if (r->scheduled) {
 		json_t *rp = w_section(w, o, "replay", r, TABLE(pass_replay_fields));
 		if (rp != NULL)
@@ -1216,6 +1226,14 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		if ((rc = r_section(r, o, "replay", res, TABLE(pass_replay_fields), &rp)) != 0 ||
 		    (rc = r_obj(r, rp, "lag", &lag)) != 0 ||
 		    (rc = r_latency(r, lag, &res->lag)) != 0)
+			return rc;
+	}
+	if (json_object_get(o, "capacity") != NULL) { /* optional: capacity studies */
+		p->cap.searched = true;
+		if ((rc = r_section(r, o, "capacity", &p->cap, TABLE(pass_capacity_fields),
+		                    NULL)) != 0 ||
+		    (rc = check_figures(r, "capacity: ", &p->cap, TABLE(pass_capacity_fields))) !=
+		        0)
 			return rc;
 	}
 	if ((rc = r_ranks(r, o, p)) != 0)

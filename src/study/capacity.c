@@ -201,31 +201,50 @@ static void print_step(FILE *out, size_t n, const dv_capacity_opts_t *o,
 }
 
 /* Settle pass (not judged), then the judged step pass at s->next. */
+/* One step at qps: settle, then the judged pass into *res (the caller frees it). */
 static int one_step(const dv_capacity_opts_t *o, const dv_run_config_t *cfg,
-                    const dv_querylist_t *ql, double qps, dv_capacity_step_t *st, dv_err_t *err)
+                    const dv_querylist_t *ql, double qps, dv_capacity_step_t *st,
+                    dv_pass_result_t *res, dv_err_t *err)
 {
-	dv_pass_result_t res;
 	int rc;
 
+	if (o->before_step != NULL && (rc = o->before_step(o->before_ctx)) != 0)
+		return dv_err_set(err, rc < 0 ? rc : -EINTR, "the step's preparation failed");
 	if (o->settle_ns > 0) {
 		rc = run_at(cfg, ql, qps, o->settle_ns, DV_MIN(cfg->timeout_ns, DV_CAP_SETTLE_T),
-		            &res, err);
+		            res, err);
 		if (rc != 0)
 			return rc;
-		dv_pass_result_free(&res);
+		dv_pass_result_free(res);
 	}
-	rc = run_at(cfg, ql, qps, o->step_ns, cfg->timeout_ns, &res, err);
+	rc = run_at(cfg, ql, qps, o->step_ns, cfg->timeout_ns, res, err);
 	if (rc != 0)
 		return rc;
-	dv_capacity_judge(o, qps, cfg->threads, &res, st);
-	dv_pass_result_free(&res);
+	dv_capacity_judge(o, qps, cfg->threads, res, st);
 	return 0;
+}
+
+/* Keep the judged pass of a passing step at the highest passing rate (the latest such). */
+static void keep_best(dv_capacity_result_t *r, double *best_qps, const dv_capacity_step_t *st,
+                      dv_pass_result_t *pass)
+{
+	if (st->verdict == DV_CAP_PASS && st->offered_qps >= *best_qps) {
+		if (r->have_best)
+			dv_pass_result_free(&r->best);
+		r->best = *pass;
+		r->have_best = true;
+		*best_qps = st->offered_qps;
+	} else {
+		dv_pass_result_free(pass);
+	}
 }
 
 int dv_capacity_run(const dv_capacity_opts_t *o, const dv_run_config_t *cfg,
                     const dv_querylist_t *ql, FILE *out, dv_capacity_result_t *res, dv_err_t *err)
 {
 	dv_capacity_search_t s;
+	dv_pass_result_t pass;
+	double best_qps = 0;
 	unsigned retried = 0;
 	int rc = 0;
 
@@ -236,9 +255,14 @@ int dv_capacity_run(const dv_capacity_opts_t *o, const dv_run_config_t *cfg,
 	dv_capacity_search_init(&s, o);
 	while (s.next > 0 && res->n_steps < DV_CAP_MAX_STEP) {
 		dv_capacity_step_t *st = &res->steps[res->n_steps];
-		rc = one_step(o, cfg, ql, s.next, st, err);
-		if (rc != 0)
+		memset(&pass, 0, sizeof(pass));
+		rc = one_step(o, cfg, ql, s.next, st, &pass, err);
+		if (rc != 0) {
+			dv_pass_result_free(&pass);
+			res->interrupted = true;
 			break;
+		}
+		keep_best(res, &best_qps, st, &pass);
 		res->n_steps++;
 		print_step(out, res->n_steps, o, st);
 		if (st->verdict == DV_CAP_ERROR || dv_run_stop_requested()) {
@@ -268,6 +292,25 @@ void dv_capacity_result_free(dv_capacity_result_t *r)
 	free(r->steps);
 	r->steps = NULL;
 	r->n_steps = 0;
+	if (r->have_best)
+		dv_pass_result_free(&r->best);
+	r->have_best = false;
+}
+
+dv_capacity_figure_t dv_capacity_figure_of(const dv_capacity_result_t *r)
+{
+	dv_capacity_figure_t f = {.searched = true,
+	                          .capacity_qps = r->capacity_qps,
+	                          .generator_bound = r->generator_bound,
+	                          .confirmed = r->confirmed,
+	                          .hit_to = r->hit_to,
+	                          .steps = (uint32_t)r->n_steps};
+	return f;
+}
+
+bool dv_capacity_is_lower_bound(const dv_capacity_figure_t *f)
+{
+	return f->generator_bound || f->hit_to;
 }
 
 void dv_capacity_print(const dv_capacity_opts_t *o, const dv_capacity_result_t *r, FILE *out)

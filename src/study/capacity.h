@@ -31,6 +31,10 @@ typedef struct dv_capacity_opts {
 	double from, to;    /* offered qps bounds (--from, --to) */
 	double factor;      /* geometric growth (2) */
 	double precision;   /* stop bisecting when hi / lo <= 1 + precision (0.02) */
+	/* Called before each step (before its settle pass), e.g. a flush for a cold
+	 * search; non-zero stops the search (res->interrupted). NULL = none. */
+	int (*before_step)(void *ctx);
+	void *before_ctx;
 } dv_capacity_opts_t;
 
 void dv_capacity_opts_init(dv_capacity_opts_t *o);
@@ -94,7 +98,30 @@ typedef struct dv_capacity_result {
 	bool confirmed;       /* the final repeat at capacity_qps passed */
 	bool hit_to;          /* passed at --to: a lower bound too */
 	bool interrupted;
+	/* The judged pass of the last passing step at capacity_qps (the confirmation when
+	 * there was one): what a study records for the search. Owned; have_best false and
+	 * best zeroed when no step passed. */
+	dv_pass_result_t best;
+	bool have_best;
 } dv_capacity_result_t;
+
+/*
+ * A search as a study records it (study.h: dv_pass_record_t.cap; results files key
+ * "capacity"). searched false: the pass is an ordinary pass.
+ */
+typedef struct dv_capacity_figure {
+	bool searched;
+	double capacity_qps;  /* highest passing offered rate, 0 = none passed */
+	bool generator_bound; /* a lower bound: the generator could not offer more */
+	bool confirmed;       /* the final repeat at capacity_qps passed */
+	bool hit_to;          /* passed at --to: a lower bound too */
+	uint32_t steps;       /* steps run (judged passes) */
+} dv_capacity_figure_t;
+
+/* The figure of a finished search. */
+dv_capacity_figure_t dv_capacity_figure_of(const dv_capacity_result_t *r);
+/* Whether the figure is only a lower bound ("at least"): generator-bound or --to reached. */
+bool dv_capacity_is_lower_bound(const dv_capacity_figure_t *f);
 
 /*
  * Run a search against cfg->server with list ql: cfg is copied; its max_qps and
