@@ -360,7 +360,9 @@ int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t 
 
 	if (relative_gates(g) && baseline == NULL)
 		return dv_err_set(err, -EINVAL, "--%s needs a baseline: --baseline FILE",
-		                  g->max_qps_drop_pct >= 0 ? "max-qps-drop" : "max-p99-rise");
+		                  g->max_qps_drop_pct >= 0   ? "max-qps-drop"
+		                  : g->max_p99_rise_pct >= 0 ? "max-p99-rise"
+		                                             : "max-capacity-drop");
 	if ((rc = dv_groups_build(s, DV_GROUP_BY_KIND, &gs)) != 0)
 		return dv_err_set(err, rc, "gates: out of memory");
 	if (gs.n == 0 && dv_gates_any(g)) {

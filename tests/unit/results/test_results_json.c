@@ -559,6 +559,40 @@ static void test_intended(void **state)
 	free(good);
 }
 
+/* Capacity studies: a pass's "capacity" object reads back exactly and is checked. */
+static void test_capacity_key(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	char *good, *bad;
+
+	build(&a);
+	a.passes[2].cap = (dv_capacity_figure_t){.searched = true,
+	                                         .capacity_qps = 20242.5,
+	                                         .generator_bound = true,
+	                                         .confirmed = false,
+	                                         .hit_to = true,
+	                                         .steps = 13};
+	good = dv_results_dump_json(&a, &err);
+	assert_non_null(good);
+	assert_int_equal(dv_results_read_buffer(good, strlen(good), "m", &b, &err), 0);
+	assert_memory_equal(&b.passes[2].cap, &a.passes[2].cap, sizeof(dv_capacity_figure_t));
+	assert_false(b.passes[0].cap.searched); /* absent: not a search */
+	dv_study_free(&a);
+	dv_study_free(&b);
+	bad = subst(good, "\"capacity_qps\": 20242.5", "\"capacity_qps\": -1.0");
+	expect_reject(bad, "passes[2]: capacity: \"capacity_qps\" must be a finite number >= 0");
+	free(bad);
+	bad = subst(good, "\"steps\": 13", "\"steps\": 1.5");
+	expect_reject(bad, "\"steps\" must be an integer");
+	free(bad);
+	bad = subst(good, "\"hit_to\": true", "\"hit_to\": 1");
+	expect_reject(bad, "\"hit_to\" must be true or false");
+	free(bad);
+	free(good);
+}
+
 /* Limits that keep a small hostile file from taking gigabytes (issue 16 item 7). */
 static void test_limits(void **state)
 {
@@ -675,6 +709,7 @@ int main(void)
 	    cmocka_unit_test(test_empty_and_nonfinite),
 	    cmocka_unit_test(test_rejects),
 	    cmocka_unit_test(test_intended),
+	    cmocka_unit_test(test_capacity_key),
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_mutations),
 	};
