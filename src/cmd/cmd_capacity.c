@@ -1,4 +1,5 @@
-/* cmd_capacity: dnsvolley capacity: search each target x list for its capacity under an SLO. */
+/* cmd_capacity: dnsvolley capacity's own options, defaults and --plot (main.c runs its searches as
+ * a study). */
 #include "config.h"
 
 #include <errno.h>
@@ -91,8 +92,9 @@ static void usage(FILE *f)
 	        "  --precision P%%          stop bisecting at this bracket (2%%)\n"
 	        "  --plot DIR              draw the hockey stick (loss, latency against offered "
 	        "qps) into DIR\n\n"
-	        "Run options as for a plain run; -l and -n are set per step, -q defaults to\n"
-	        "65536 per thread and -t to 1 s here. See dnsvolley(1), CAPACITY.\n");
+	        "Run and study options as for a plain run (--passes, --repeat, --flush, --json,\n"
+	        "--baseline, --max-capacity-drop PCT...); -l and -n are set per step, -q\n"
+	        "defaults to 65536 per thread and -t to 1 s here. See dnsvolley(1).\n");
 }
 
 enum {
