@@ -4,11 +4,13 @@ libdnsvolley_la_SOURCES += src/engine/window.c src/engine/window.h src/engine/pa
 	src/engine/worker.c src/engine/worker.h src/engine/run.c src/engine/run.h \
 	src/engine/run_config.c src/engine/run_config.h src/engine/probe.c src/engine/probe.h \
 	src/engine/sockstat.c src/engine/sockstat.h \
-	src/engine/duetimer.c src/engine/duetimer.h
+	src/engine/duetimer.c src/engine/duetimer.h \
+	src/engine/stream.c src/engine/stream.h
 
 if HAVE_CMOCKA
 ENGINE_UNIT = tests/unit/engine/test_window tests/unit/engine/test_pacer tests/unit/engine/test_engine \
-	tests/unit/engine/test_run tests/unit/engine/test_stats tests/unit/engine/test_sockstat
+	tests/unit/engine/test_run tests/unit/engine/test_stats tests/unit/engine/test_sockstat \
+	tests/unit/engine/test_stream
 check_PROGRAMS += $(ENGINE_UNIT)
 TESTS += $(ENGINE_UNIT)
 endif

@@ -153,3 +153,58 @@ uint64_t dv_hist_quantile_ns(const dv_hist_t *h, double q)
 		mid = h->max_ns;
 	return mid;
 }
+
+size_t dv_hist_to_cells(const dv_hist_t *h, dv_hist_cell_t *out)
+{
+	size_t n = 0;
+
+	for (int i = 0; h->count > 0 && i < DV_HIST_BUCKETS; i++) {
+		if (h->bucket[i] == 0)
+			continue;
+		out[n].bucket = (uint32_t)i;
+		out[n].zero = 0;
+		out[n].count = h->bucket[i];
+		n++;
+	}
+	return n;
+}
+
+size_t dv_hist_cells_merge(const dv_hist_cell_t *a, size_t na, const dv_hist_cell_t *b, size_t nb,
+                           dv_hist_cell_t *out)
+{
+	size_t i = 0, j = 0, n = 0;
+
+	while (i < na || j < nb) {
+		if (j == nb || (i < na && a[i].bucket < b[j].bucket)) {
+			out[n++] = a[i++];
+		} else if (i == na || b[j].bucket < a[i].bucket) {
+			out[n++] = b[j++];
+		} else {
+			out[n] = a[i++];
+			out[n++].count += b[j++].count;
+		}
+	}
+	return n;
+}
+
+uint64_t dv_hist_cells_quantile_ns(const dv_hist_cell_t *cells, size_t n, uint64_t count,
+                                   uint64_t min_ns, uint64_t max_ns, double q)
+{
+	if (count == 0 || n == 0)
+		return 0;
+	uint64_t rank = rank_of(q, count), cum = 0;
+	size_t k;
+	for (k = 0; k < n - 1; k++) {
+		cum += cells[k].count;
+		if (cum >= rank)
+			break;
+	}
+	int i = (int)cells[k].bucket;
+	uint64_t low = dv_hist_bucket_low(i);
+	uint64_t mid = low + (dv_hist_bucket_high(i) - low) / 2;
+	if (mid < min_ns)
+		mid = min_ns;
+	if (mid > max_ns)
+		mid = max_ns;
+	return mid;
+}

@@ -2,6 +2,7 @@
 #ifndef DV_HISTOGRAM_H
 #define DV_HISTOGRAM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -43,6 +44,29 @@ double dv_hist_stddev_ns(const dv_hist_t *h);
  * [min, max]. 0 when empty.
  */
 uint64_t dv_hist_quantile_ns(const dv_hist_t *h, double q);
+
+/*
+ * Sparse form: the non-empty buckets of a histogram, in increasing bucket order
+ * (an interval's histogram delta is kept this way, doc/numbers.md "intervals").
+ */
+typedef struct dv_hist_cell {
+	uint32_t bucket; /* index, < DV_HIST_BUCKETS */
+	uint32_t zero;   /* 0 (no padding: cells are compared and sent as bytes) */
+	uint64_t count;  /* > 0 */
+} dv_hist_cell_t;
+
+/* The non-empty buckets of h into out (room for DV_HIST_BUCKETS cells); returns how many. */
+size_t dv_hist_to_cells(const dv_hist_t *h, dv_hist_cell_t *out);
+/* out = a + b, bucket by bucket (out has room for na + nb cells); returns how many cells. */
+size_t dv_hist_cells_merge(const dv_hist_cell_t *a, size_t na, const dv_hist_cell_t *b, size_t nb,
+                           dv_hist_cell_t *out);
+/*
+ * dv_hist_quantile_ns of the histogram whose non-empty buckets are cells[0 .. n)
+ * (count = their sum), clamped to [min_ns, max_ns] as that function does: the
+ * same value, without the dense histogram. 0 when empty.
+ */
+uint64_t dv_hist_cells_quantile_ns(const dv_hist_cell_t *cells, size_t n, uint64_t count,
+                                   uint64_t min_ns, uint64_t max_ns, double q);
 
 int dv_hist_bucket_of(uint64_t ns);
 uint64_t dv_hist_bucket_low(int i);

@@ -12,6 +12,7 @@
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,6 +53,13 @@ enum {
 	OPT_REPLICATE, /* MPI ranks (doc/scale-out.md) */
 	OPT_START_AT,
 	OPT_RANK_JSON,
+	OPT_TLS_SNI,
+	OPT_TLS_CA,
+	OPT_TLS_NO_RESUME,
+	OPT_DOH_METHOD,
+	OPT_DOH_PATH,
+	OPT_QUERIES_PER_CONN,
+	OPT_TC_TCP,
 };
 
 static const struct option long_opts[] = {
@@ -113,6 +121,13 @@ static const struct option long_opts[] = {
     {"interval-format", required_argument, NULL, OPT_INTERVAL_FORMAT},
     {"latency-histogram", no_argument, NULL, OPT_LATENCY_HISTOGRAM},
     {"mode", required_argument, NULL, 'm'},
+    {"tls-sni", required_argument, NULL, OPT_TLS_SNI},
+    {"tls-ca", required_argument, NULL, OPT_TLS_CA},
+    {"tls-no-resume", no_argument, NULL, OPT_TLS_NO_RESUME},
+    {"doh-method", required_argument, NULL, OPT_DOH_METHOD},
+    {"doh-path", required_argument, NULL, OPT_DOH_PATH},
+    {"queries-per-conn", required_argument, NULL, OPT_QUERIES_PER_CONN},
+    {"tc-tcp", no_argument, NULL, OPT_TC_TCP},
     {"warnings-to-stdout", no_argument, NULL, 'W'},
     {"help", no_argument, NULL, 'h'},
     {"long-options-help", no_argument, NULL, OPT_LONG_HELP},
@@ -141,7 +156,12 @@ void dv_cli_usage(FILE *out)
 	    "  -f, --family inet|inet6|any       address family for names (any)",
 	    "  -a, --local-address ADDR          local address to send from",
 	    "  -x, --local-port PORT             first local port (one per socket)",
-	    "  -m, --mode udp                    transport (udp; tcp, dot and doh not yet)",
+	    "  -m, --mode udp|tcp|dot|doh        transport (udp); ports 53, 53, 853, 443;",
+	    "                                    -c is then the number of connections",
+	    "  --queries-per-conn N              reopen a connection after N queries",
+	    "  --tc-tcp                          UDP: ask truncated answers again over TCP",
+	    "  --tls-sni NAME  --tls-ca FILE (verify)  --tls-no-resume     DoT and DoH",
+	    "  --doh-method GET|POST (POST)  --doh-path PATH (/dns-query)  DoH",
 	    "Load:",
 	    "  -c, --sockets N        UDP sockets (16, at least -T)",
 	    "  -T, --threads N        worker threads (1; limited by -c and -q when given)",
@@ -218,8 +238,10 @@ static void long_options_usage(FILE *out)
 	    "                            accepted; dnsvolley prints none of these warnings (it\n"
 	    "                            counts them in the report)\n"
 	    "  latency-histogram[=yes|no]  print the latency histogram (--latency-histogram)\n"
-	    "  num-queries-per-conn=N    needs TCP, DoT or DoH: not supported yet\n"
-	    "  doh-uri=URI, doh-method=GET|POST  DNS over HTTPS: not supported yet\n",
+	    "  num-queries-per-conn=N    reopen a connection after N queries (as\n"
+	    "                            --queries-per-conn; -m tcp, dot or doh)\n"
+	    "  doh-uri=URI               DoH: the path of the URI (as --doh-path)\n"
+	    "  doh-method=GET|POST       DoH: as --doh-method\n",
 	    out);
 }
 
@@ -498,6 +520,10 @@ typedef struct parse_state {
 	int query_version; /* --server-version 1, --no-server-version 0, unset -1 */
 	bool progress_set;
 	bool sockets_set, threads_set, outstanding_set; /* -c, -T, -q given */
+	bool port_set;                                  /* -p given */
+	const char *tls_opt; /* the first TLS option given (--tls-sni...), for the checks */
+	const char *doh_opt; /* the first DoH option given */
+	const char *qpc_opt; /* --queries-per-conn or -O num-queries-per-conn */
 } parse_state_t;
 
 /* An option handler's answer for an option of another group. */
@@ -514,6 +540,7 @@ static int opt_target(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case 's':
 		return add_target(st, val, err);
 	case 'p':
+		ps->port_set = true;
 		return parse_count("-p", val, 1, 65535, &ps->port, err);
 	case 'd':
 		return add_list(st, val, err);
@@ -760,6 +787,9 @@ static int parse_bool(const char *name, const char *val, bool *out, dv_err_t *er
 }
 
 /* -O NAME=VALUE: dnsperf's long options; those with an equivalent work, the rest say why not. */
+static int opt_stream(parse_state_t *ps, int c, const char *val, dv_err_t *err);
+static int doh_uri(parse_state_t *ps, const char *val, dv_err_t *err);
+
 static int parse_long_option(parse_state_t *ps, const char *arg, dv_err_t *err)
 {
 	const char *eq = strchr(arg, '=');
@@ -781,20 +811,128 @@ static int parse_long_option(parse_state_t *ps, const char *arg, dv_err_t *err)
 	if (strcmp(name, "num-queries-per-conn") == 0) {
 		if (parse_count("-O num-queries-per-conn", val, 1, UINT32_MAX, &v, err) != 0)
 			return -EINVAL;
-		return dv_err_set(err, -EINVAL,
-		                  "-O num-queries-per-conn: connections (TCP, DoT, DoH) are not "
-		                  "supported yet; over UDP, dnsvolley's only transport, it has "
-		                  "no effect: leave it out");
+		ps->cfg->study.run.queries_per_conn = v;
+		ps->qpc_opt = "-O num-queries-per-conn";
+		return 0;
 	}
-	if (strcmp(name, "doh-uri") == 0 || strcmp(name, "doh-method") == 0)
-		return dv_err_set(err, -EINVAL,
-		                  "-O %s: DNS over HTTPS is not supported yet; dnsvolley sends "
-		                  "over UDP",
-		                  name);
+	if (strcmp(name, "doh-method") == 0)
+		return opt_stream(ps, OPT_DOH_METHOD, val, err);
+	if (strcmp(name, "doh-uri") == 0)
+		return doh_uri(ps, val, err);
 	return dv_err_set(err, -EINVAL,
 	                  "-O: '%s' is not a long option (suppress, latency-histogram, "
 	                  "num-queries-per-conn, doh-uri, doh-method; see -H)",
 	                  name);
+}
+
+/* -m VALUE: udp, or a stream transport. */
+static int parse_mode(parse_state_t *ps, const char *val, dv_err_t *err)
+{
+	dv_run_config_t *run = &ps->cfg->study.run;
+
+	if (strcmp(val, "udp") == 0) {
+		run->stream = false;
+		return 0;
+	}
+	if (strcmp(val, "tcp") != 0 && strcmp(val, "dot") != 0 && strcmp(val, "doh") != 0)
+		return bad(err, "-m", val, "is not a mode (udp, tcp, dot or doh)");
+	run->stream = true;
+	return dv_tp_kind_parse(val, &run->tp.kind);
+}
+
+/* Stream transports: --tls-sni --tls-ca --tls-no-resume --doh-method --doh-path
+ * --queries-per-conn. The strings stay in argv, which outlives the run. */
+static int opt_stream(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	dv_run_config_t *run = &ps->cfg->study.run;
+	FILE *f;
+	int e;
+
+	switch (c) {
+	case OPT_TLS_SNI:
+		if (*val == '\0')
+			return bad(err, "--tls-sni", val, "is empty (give a server name)");
+		run->tp.sni = val;
+		ps->tls_opt = ps->tls_opt ? ps->tls_opt : "--tls-sni";
+		return 0;
+	case OPT_TLS_CA:
+		f = fopen(val, "r");
+		if (f == NULL) {
+			e = errno;
+			return dv_err_set(err, -EINVAL, "--tls-ca %s: cannot read it: %s", val,
+			                  strerror(e));
+		}
+		fclose(f);
+		run->tp.ca_file = val;
+		ps->tls_opt = ps->tls_opt ? ps->tls_opt : "--tls-ca";
+		return 0;
+	case OPT_TLS_NO_RESUME:
+		run->tp.no_resume = true;
+		ps->tls_opt = ps->tls_opt ? ps->tls_opt : "--tls-no-resume";
+		return 0;
+	case OPT_DOH_METHOD:
+		if (strcasecmp(val, "GET") == 0)
+			run->tp.doh_get = true;
+		else if (strcasecmp(val, "POST") == 0)
+			run->tp.doh_get = false;
+		else
+			return bad(err, "--doh-method", val, "is not GET or POST");
+		ps->doh_opt = ps->doh_opt ? ps->doh_opt : "--doh-method";
+		return 0;
+	case OPT_DOH_PATH:
+		if (val[0] != '/')
+			return bad(err, "--doh-path", val,
+			           "does not start with '/' (e.g. /dns-query)");
+		run->tp.doh_path = val;
+		ps->doh_opt = ps->doh_opt ? ps->doh_opt : "--doh-path";
+		return 0;
+	case OPT_TC_TCP:
+		run->tc_tcp = true;
+		return 0;
+	case OPT_QUERIES_PER_CONN:
+		ps->qpc_opt = "--queries-per-conn";
+		return parse_count("--queries-per-conn", val, 1, UINT32_MAX, &run->queries_per_conn,
+		                   err);
+	}
+	return NOT_MINE;
+}
+
+/* -O doh-uri=https://HOST[:PORT]/PATH (dnsperf): the path is what dnsvolley takes from it. */
+static int doh_uri(parse_state_t *ps, const char *val, dv_err_t *err)
+{
+	const char *p = strstr(val, "://");
+
+	p = p != NULL ? strchr(p + 3, '/') : NULL;
+	if (p == NULL)
+		return bad(err, "-O doh-uri", val, "has no path (https://HOST/dns-query)");
+	return opt_stream(ps, OPT_DOH_PATH, p, err);
+}
+
+/* The stream options against -m, and the default port of the transport (before the
+ * targets are resolved). */
+static int check_stream(parse_state_t *ps, dv_err_t *err)
+{
+	const dv_run_config_t *run = &ps->cfg->study.run;
+	const char *mode = run->stream ? dv_tp_kind_name(run->tp.kind) : "udp";
+
+	if (run->tc_tcp && run->stream)
+		return dv_err_set(err, -EINVAL,
+		                  "--tc-tcp asks truncated UDP answers again over TCP: it needs "
+		                  "-m udp, not -m %s",
+		                  mode);
+	if (ps->qpc_opt != NULL && !run->stream)
+		return dv_err_set(err, -EINVAL,
+		                  "%s needs a connection transport (-m tcp, dot or doh), not "
+		                  "-m udp",
+		                  ps->qpc_opt);
+	if (ps->tls_opt != NULL && (!run->stream || run->tp.kind == DV_TP_TCP))
+		return dv_err_set(err, -EINVAL, "%s needs TLS (-m dot or -m doh), not -m %s",
+		                  ps->tls_opt, mode);
+	if (ps->doh_opt != NULL && (!run->stream || run->tp.kind != DV_TP_DOH))
+		return dv_err_set(err, -EINVAL, "%s needs -m doh, not -m %s", ps->doh_opt, mode);
+	if (!ps->port_set && run->stream)
+		ps->port = run->tp.kind == DV_TP_DOT ? 853 : run->tp.kind == DV_TP_DOH ? 443 : 53;
+	return 0;
 }
 
 /* dnsperf's flags beyond the common ones: -m -O -W -B -y -u, --interval-format. */
@@ -802,17 +940,7 @@ static int opt_dnsperf(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 {
 	switch (c) {
 	case 'm':
-		if (strcmp(val, "udp") == 0)
-			return 0;
-		if (strcmp(val, "tcp") == 0 || strcmp(val, "dot") == 0 || strcmp(val, "doh") == 0)
-			return dv_err_set(err, -EINVAL,
-			                  "-m %s: %s is not supported yet; dnsvolley sends over "
-			                  "UDP (-m udp, the default)",
-			                  val,
-			                  strcmp(val, "tcp") == 0   ? "TCP"
-			                  : strcmp(val, "dot") == 0 ? "DNS over TLS"
-			                                            : "DNS over HTTPS");
-		return bad(err, "-m", val, "is not a mode (udp, tcp, dot or doh)");
+		return parse_mode(ps, val, err);
 	case 'O':
 		return parse_long_option(ps, val, err);
 	case OPT_LATENCY_HISTOGRAM:
@@ -878,7 +1006,8 @@ static int opt_replay(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 static int parse_one(parse_state_t *ps, int c, int idx, char **argv, dv_err_t *err)
 {
 	static int (*const groups[])(parse_state_t *, int, const char *, dv_err_t *) = {
-	    opt_target, opt_load, opt_query, opt_study, opt_output, opt_replay, opt_dnsperf,
+	    opt_target, opt_load,   opt_query,   opt_study,
+	    opt_output, opt_replay, opt_dnsperf, opt_stream,
 	};
 	size_t i;
 	int rc;
@@ -1171,7 +1300,7 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	apply_defaults(ps, err);
 	auto_load(ps);
 	if ((rc = dv_cli_replay_finish(&cfg->study, err)) != 0 ||
-	    (rc = check_load(&cfg->study.run, err)) != 0 ||
+	    (rc = check_load(&cfg->study.run, err)) != 0 || (rc = check_stream(ps, err)) != 0 ||
 	    (rc = check_lists(&cfg->study, err)) != 0 ||
 	    (rc = resolve_targets(&cfg->study, ps->port, ps->family, err)) != 0 ||
 	    (rc = assign_commands(ps, err)) != 0 || (rc = check_study(ps, err)) != 0 ||

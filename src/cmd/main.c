@@ -188,7 +188,7 @@ static void print_pass(void *ctx, const dv_study_t *s, const dv_pass_record_t *p
 	fflush(rc->report);
 }
 
-/* --rank-json: keep this rank's own pass (before the merge); intervals copied. */
+/* --rank-json: keep this rank's own pass (before the merge); intervals and their cells copied. */
 static void keep_own(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
 {
 	run_ctx_t *rc = ctx;
@@ -208,12 +208,22 @@ static void keep_own(void *ctx, const dv_study_t *s, const dv_pass_record_t *p)
 	n->ranks = NULL;
 	n->n_ranks = 0;
 	n->res.intervals = NULL;
+	n->res.lat_cells = NULL;
 	if (p->res.n_intervals > 0) {
 		n->res.intervals = malloc(p->res.n_intervals * sizeof(*n->res.intervals));
 		if (n->res.intervals == NULL)
 			return;
 		memcpy(n->res.intervals, p->res.intervals,
 		       p->res.n_intervals * sizeof(*n->res.intervals));
+	}
+	if (p->res.n_lat_cells > 0) {
+		n->res.lat_cells = malloc(p->res.n_lat_cells * sizeof(*n->res.lat_cells));
+		if (n->res.lat_cells == NULL) {
+			free(n->res.intervals);
+			return;
+		}
+		memcpy(n->res.lat_cells, p->res.lat_cells,
+		       p->res.n_lat_cells * sizeof(*n->res.lat_cells));
 	}
 	rc->own.n_passes++;
 }
@@ -231,7 +241,7 @@ static int write_own(run_ctx_t *rc, const dv_study_t *st, const char *prefix, in
 	snprintf(path, sizeof(path), "%s.%d.json", prefix, rank);
 	r = dv_results_write_json(&own, path, err);
 	for (size_t i = 0; i < rc->own.n_passes; i++)
-		free(rc->own.passes[i].res.intervals);
+		dv_pass_result_free(&rc->own.passes[i].res);
 	free(rc->own.passes);
 	rc->own.passes = NULL;
 	rc->own.n_passes = 0;
@@ -239,6 +249,27 @@ static int write_own(run_ctx_t *rc, const dv_study_t *st, const char *prefix, in
 }
 
 /* True when a reported pass sent queries and got not one answer back, not even late. */
+/*
+ * After an append to a history file of an earlier header version (its layout
+ * kept, doc/nightly.md): one line saying which columns its rows lack.
+ */
+static void csv_old_version_note(const char *path)
+{
+	dv_err_t err = {{0}};
+	int v = dv_csv_file_version(path, &err);
+	size_t from = v > 0 ? dv_csv_version_columns((unsigned)v) : dv_csv_ncolumns;
+	const char *h = dv_csv_header();
+
+	if (v <= 0 || v >= DV_CSV_VERSION)
+		return;
+	for (size_t i = 0; i < from && h != NULL; i++)
+		h = strchr(h, ',') ? strchr(h, ',') + 1 : NULL;
+	fprintf(stderr,
+	        "dnsvolley: --csv: %s has the version %d header: rows appended without %s "
+	        "(doc/nightly.md says how to upgrade the file)\n",
+	        path, v, h ? h : "the new columns");
+}
+
 static bool any_pass_unanswered(const dv_study_t *st)
 {
 	size_t i;
@@ -519,6 +550,8 @@ static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *dist)
 	if (cfg->csv_path != NULL && dv_csv_append(&cfg->study, cfg->csv_path, &err) != 0) {
 		fprintf(stderr, "dnsvolley: --csv: %s\n", err.msg);
 		status = status ? status : EXIT_USAGE;
+	} else if (cfg->csv_path != NULL && !cfg->quiet) {
+		csv_old_version_note(cfg->csv_path);
 	}
 	if (cfg->metrics_path != NULL &&
 	    dv_metrics_write(&cfg->study, cfg->metrics_path, &err) != 0) {

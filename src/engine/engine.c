@@ -131,6 +131,18 @@ unsigned dv_engine_prepare(dv_engine_t *e, uint16_t sock, uint64_t now_ns, unsig
 	return i;
 }
 
+void dv_engine_prepare_qidx(dv_engine_t *e, uint16_t sock, uint64_t now_ns, uint32_t qidx,
+                            uint8_t *buf, unsigned *len)
+{
+	size_t n;
+	const uint8_t *q = dv_querylist_get(e->ql, qidx, &n);
+	uint16_t id = dv_window_acquire(&e->win, qidx, sock, now_ns);
+
+	memcpy(buf, q, n);
+	dv_wire_set16(buf, id);
+	*len = (unsigned)n;
+}
+
 static void verbose_line(dv_engine_t *e, const char *status, uint32_t qidx, double latency_s)
 {
 	size_t len, ql;
@@ -262,8 +274,11 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 			b->completed++;
 		e->stats.c.completed++;
 		e->stats.c.rcode[rcode]++;
-		if (DV_WIRE_TC(buf))
+		if (DV_WIRE_TC(buf)) {
 			e->stats.c.truncated++;
+			if (e->tc_fn != NULL)
+				e->tc_fn(e->tc_ctx, s->qidx);
+		}
 		e->stats.c.bytes_received += len;
 		dv_stats_qtype_completed(&e->stats.c,
 		                         dv_wire_get16(buf + DV_DNS_HEADER_LEN + rqlen - 4));
@@ -292,6 +307,14 @@ void dv_engine_expire(dv_engine_t *e, uint64_t now_ns)
 			verbose_line(e, "T", e->win.slot[id].qidx, -1);
 		dv_window_expire(&e->win, (uint16_t)id);
 	}
+}
+
+void dv_engine_lose(dv_engine_t *e, uint16_t id)
+{
+	count_lost(e, e->win.slot[id].sent_ns);
+	if (e->verbose != NULL)
+		verbose_line(e, "T", e->win.slot[id].qidx, -1);
+	dv_window_expire(&e->win, id);
 }
 
 uint64_t dv_engine_next_deadline(const dv_engine_t *e)

@@ -46,6 +46,9 @@ typedef struct dv_engine {
 	uint64_t bucket_ns;    /* their length; 0 = not tracked */
 	dv_send_bucket_t *bucket; /* owned; nbucket entries, grown on demand */
 	size_t nbucket;
+	/* --tc-tcp: called with the list index of each completed answer that has TC set */
+	void (*tc_fn)(void *ctx, uint32_t qidx);
+	void *tc_ctx;
 } dv_engine_t;
 
 int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity, uint64_t timeout_ns,
@@ -67,6 +70,15 @@ static inline bool dv_engine_list_done(const dv_engine_t *e)
  */
 unsigned dv_engine_prepare(dv_engine_t *e, uint16_t sock, uint64_t now_ns, unsigned n,
                            uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned *lens);
+
+/*
+ * Prepare one query of list entry qidx (not from the sequence: a --tc-tcp retry) for
+ * socket sock into buf (DV_MAX_QUERY_LEN octets), *len set. Requires window room.
+ * Count it with dv_engine_sent(e, &buf, 1, 1, 0, now) once sent, or give the slot
+ * back with dv_window_cancel.
+ */
+void dv_engine_prepare_qidx(dv_engine_t *e, uint16_t sock, uint64_t now_ns, uint32_t qidx,
+                            uint8_t *buf, unsigned *len);
 
 /*
  * Account for a send call over n prepared queries of which the kernel accepted
@@ -92,6 +104,9 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 
 /* Expire queries sent at or before now_ns - timeout: each counts as lost. */
 void dv_engine_expire(dv_engine_t *e, uint64_t now_ns);
+/* Stream transports: in-flight query id is lost now (its connection ended, or its
+ * deadline passed): counted as lost, its ID freed as by expiry. */
+void dv_engine_lose(dv_engine_t *e, uint16_t id);
 /* Monotonic deadline of the oldest query in flight, UINT64_MAX when none. */
 uint64_t dv_engine_next_deadline(const dv_engine_t *e);
 

@@ -148,6 +148,7 @@ typedef struct dv_pass {
 	uint64_t prev_t_ns;
 	dv_pass_result_t *res;
 	size_t cap_intervals;
+	size_t cap_lat_cells;
 	bool progress_shown; /* a progress line is on the terminal now */
 	bool ended;          /* the workers are joined: no more progress lines */
 } dv_pass_t;
@@ -202,6 +203,54 @@ static void print_interval(dv_pass_t *p, const dv_interval_t *iv, uint64_t now)
 		show_progress(p, now);
 }
 
+/*
+ * The interval's histogram delta, sparse, appended to the pass's cells (off the
+ * send/receive path: the main thread, once per -S interval); none past
+ * DV_RUN_MAX_LAT_CELLS or without memory. Its range is the pass's range so far
+ * narrowed to the delta's first and last buckets (the quantiles are unchanged).
+ */
+static void keep_interval_hist(dv_pass_t *p, const dv_hist_t *delta, dv_interval_t *iv)
+{
+	dv_pass_result_t *res = p->res;
+	dv_hist_cell_t *cells = malloc(DV_HIST_BUCKETS * sizeof(*cells));
+	size_t n;
+
+	if (cells == NULL)
+		return;
+	n = dv_hist_to_cells(delta, cells);
+	if (res->n_lat_cells + n > DV_RUN_MAX_LAT_CELLS)
+		goto out;
+	if (res->n_lat_cells + n > p->cap_lat_cells) {
+		size_t cap = p->cap_lat_cells ? p->cap_lat_cells * 2 : 4096;
+		while (cap < res->n_lat_cells + n)
+			cap *= 2;
+		dv_hist_cell_t *grown = realloc(res->lat_cells, cap * sizeof(*grown));
+		if (grown == NULL)
+			goto out;
+		res->lat_cells = grown;
+		p->cap_lat_cells = cap;
+	}
+	if (n > 0)
+		memcpy(res->lat_cells + res->n_lat_cells, cells, n * sizeof(*cells));
+	iv->lat_kept = true;
+	iv->lat_first = res->n_lat_cells;
+	iv->lat_n = (uint32_t)n;
+	iv->lat_count = delta->count;
+	iv->lat_min_ns = UINT64_MAX;
+	iv->lat_max_ns = 0;
+	if (n > 0) {
+		uint64_t lo = dv_hist_bucket_low((int)cells[0].bucket);
+		uint64_t hi = cells[n - 1].bucket == DV_HIST_BUCKETS - 1 /* all above the top */
+		                  ? delta->max_ns
+		                  : dv_hist_bucket_high((int)cells[n - 1].bucket) - 1;
+		iv->lat_min_ns = DV_MAX(delta->min_ns, lo);
+		iv->lat_max_ns = DV_MIN(delta->max_ns, hi);
+	}
+	res->n_lat_cells += n;
+out:
+	free(cells);
+}
+
 static void record_interval(dv_pass_t *p, uint64_t now, bool print)
 {
 	dv_stats_t *cur = malloc(sizeof(*cur));
@@ -226,6 +275,7 @@ static void record_interval(dv_pass_t *p, uint64_t now, bool print)
 	iv.lat_mean_ns = dv_hist_mean_ns(delta);
 	iv.lat_p50_ns = (double)dv_hist_quantile_ns(delta, 0.50);
 	iv.lat_p99_ns = (double)dv_hist_quantile_ns(delta, 0.99);
+	keep_interval_hist(p, delta, &iv);
 	if (p->res->n_intervals == p->cap_intervals) {
 		size_t ncap = p->cap_intervals ? p->cap_intervals * 2 : 64;
 		dv_interval_t *n = realloc(p->res->intervals, ncap * sizeof(*n));
@@ -373,6 +423,9 @@ void dv_pass_result_free(dv_pass_result_t *res)
 	free(res->intervals);
 	res->intervals = NULL;
 	res->n_intervals = 0;
+	free(res->lat_cells);
+	res->lat_cells = NULL;
+	res->n_lat_cells = 0;
 }
 
 static int check_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_err_t *err)

@@ -19,7 +19,27 @@ typedef struct dv_interval {
 	uint64_t inflight; /* at the end of the interval */
 	double qps;        /* completed / interval length */
 	double lat_mean_ns, lat_p50_ns, lat_p99_ns;
+	/*
+	 * The latency histogram of the answers timed in this interval (the delta of
+	 * the pass's, so the intervals of several ranks merge exactly): lat_n
+	 * non-empty buckets at the pass result's lat_cells[lat_first ..], lat_count
+	 * answers in them, and the range its quantiles are clamped to (lat_min_ns >
+	 * lat_max_ns when empty). lat_kept false: no histogram (a results file
+	 * without one, or past DV_RUN_MAX_LAT_CELLS); its p50/p99 then merge as an
+	 * upper bound (doc/scale-out.md).
+	 */
+	bool lat_kept;
+	uint32_t lat_n;
+	size_t lat_first;
+	uint64_t lat_count, lat_min_ns, lat_max_ns;
 } dv_interval_t;
+
+/*
+ * Interval histograms kept per pass, in cells (16 bytes each: 16 MB); an
+ * interval past it keeps none. Bounds memory and the results file of a long
+ * pass with a short -S (a few hundred cells per interval are usual).
+ */
+#define DV_RUN_MAX_LAT_CELLS 1000000
 
 typedef enum dv_end_reason {
 	DV_END_LIST = 0,  /* the planned passes through the list were sent */
@@ -52,6 +72,8 @@ typedef struct dv_pass_result {
 	 */
 	dv_interval_t *intervals; /* owned; n_intervals entries */
 	size_t n_intervals;
+	dv_hist_cell_t *lat_cells; /* owned; the intervals' histograms (dv_interval_t.lat_first) */
+	size_t n_lat_cells;
 	/* A timed list replayed with --timing original (zero otherwise): */
 	bool scheduled;
 	dv_hist_t lag;   /* ns from each query's due time to its send (doc/numbers.md) */

@@ -21,6 +21,7 @@ void dv_run_config_init(dv_run_config_t *cfg)
 	cfg->client_base.ss_family = AF_UNSPEC;
 	cfg->socket_buf_bytes = 4 * 1024 * 1024;
 	cfg->out = NULL;
+	dv_tp_config_init(&cfg->tp);
 }
 
 /* n divided over T as evenly as possible: the first n % T shares get one more. */

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "transport/transport.h"
+
 /* Which clock times each query (--clock; doc/numbers.md "latency"). */
 typedef enum dv_clock {
 	DV_CLOCK_AUTO = 0, /* wire for paced runs, app otherwise (doc/performance.md says why) */
@@ -49,6 +51,11 @@ typedef struct dv_run_config {
 	                                      * AF_UNSPEC when not given */
 	socklen_t client_base_len;
 	uint64_t client_range_size; /* addresses from client_base on */
+	/* -m tcp|dot|doh: sockets are connections (engine/stream.h); tp.kind says which */
+	bool stream;
+	dv_tp_config_t tp;         /* stream transports: TLS and DoH options */
+	uint64_t queries_per_conn; /* --queries-per-conn: reopen after this many, 0 = never */
+	bool tc_tcp;               /* UDP: ask truncated answers' queries again over TCP */
 } dv_run_config_t;
 
 /* Defaults as documented in doc/dnsvolley.1 (run_config.c). */

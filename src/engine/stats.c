@@ -3,6 +3,8 @@
 
 #include "engine/stats.h"
 
+#include "base/util.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +13,8 @@ void dv_stats_init(dv_stats_t *s)
 	memset(&s->c, 0, sizeof(s->c));
 	dv_hist_init(&s->latency);
 	dv_hist_init(&s->latency_intended);
+	dv_hist_init(&s->connect);
+	dv_hist_init(&s->handshake);
 }
 
 static dv_qtype_count_t *qtype_slot(dv_counters_t *c, uint16_t qtype)
@@ -75,7 +79,8 @@ void dv_stats_merge(dv_stats_t *into, const dv_stats_t *from)
 	dv_counters_t *a = &into->c;
 	const dv_counters_t *b = &from->c;
 
-#define DV_COUNTER_ADD_(field, csv, metrics, flags) a->field += b->field;
+#define DV_COUNTER_ADD_(field, csv, metrics, flags)                                                \
+	a->field = ((flags)&DV_CTR_MAX) ? DV_MAX(a->field, b->field) : a->field + b->field;
 	DV_COUNTERS(DV_COUNTER_ADD_)
 #undef DV_COUNTER_ADD_
 	for (size_t i = 0; i < DV_RCODES; i++)
@@ -85,6 +90,8 @@ void dv_stats_merge(dv_stats_t *into, const dv_stats_t *from)
 	merge_qtypes(a, b);
 	dv_hist_merge(&into->latency, &from->latency);
 	dv_hist_merge(&into->latency_intended, &from->latency_intended);
+	dv_hist_merge(&into->connect, &from->connect);
+	dv_hist_merge(&into->handshake, &from->handshake);
 }
 
 const char *dv_rcode_name(unsigned rcode)

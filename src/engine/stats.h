@@ -34,10 +34,12 @@ typedef struct dv_qtype_count {
  *   flags    DV_CTR_OPTIONAL: a results file may lack it (read back as 0); a counter
  *            added after results schema version 1 needs it, or older files stop reading
  * dv_stats_merge adds every one (inflight_peak too: merged, it is the sum of the
- * per-worker peaks). The order is the order of the results file and of stats_sum.
- * The rcode and qtype breakdowns below are not flat and are handled on their own.
+ * per-worker peaks) except those flagged DV_CTR_MAX, which take the maximum. The order is the order
+ * of the results file and of stats_sum. The rcode and qtype breakdowns below are not flat and are
+ * handled on their own.
  */
 #define DV_CTR_OPTIONAL 1u /* absent in early results files */
+#define DV_CTR_MAX      2u /* merged as the maximum, not the sum */
 
 /* A paced query sent this long after its intended time counts in sent_behind (2 ms: two of
  * the pacer's 1 ms ticks). */
@@ -77,15 +79,59 @@ typedef struct dv_qtype_count {
 	/* highest in flight (merged: sum of per-worker peaks) */                                  \
 	X(inflight_peak, NULL, NULL, 0)                                                            \
 	/* ICMP port unreachable reported on our sockets (ECONNREFUSED; also in icmp_errors) */    \
-	X(icmp_port_unreachable, NULL, NULL, DV_CTR_OPTIONAL)                                      \
+	X(icmp_port_unreachable, "icmp_port_unreachable", NULL, DV_CTR_OPTIONAL)                   \
 	/* datagrams dropped by dnsvolley's own sockets (SO_MEMINFO drops, end of the pass) */     \
-	X(client_drops, NULL, "client_drops", DV_CTR_OPTIONAL)                                     \
+	X(client_drops, "client_drops", "client_drops", DV_CTR_OPTIONAL)                           \
 	/* drops at the target's socket(s) on this host over the pass (/proc/net/udp, udp6) */     \
-	X(target_drops, NULL, "target_drops", DV_CTR_OPTIONAL)                                     \
+	X(target_drops, "target_drops", "target_drops", DV_CTR_OPTIONAL)                           \
 	/* the target's sockets found on this host (0: not local, target_drops unknown) */         \
-	X(target_sockets, NULL, NULL, DV_CTR_OPTIONAL)                                             \
+	X(target_sockets, "target_sockets", NULL, DV_CTR_OPTIONAL)                                 \
 	/* completed answers timed by kernel stamps at both ends (the wire clock) */               \
-	X(wire_timed, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
+	X(wire_timed, "wire_timed", NULL, DV_CTR_OPTIONAL)                                         \
+	/* stream connections established (TCP connect done) */                                    \
+	X(conn_opened, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* connections opened again after a close, reset, failure or --queries-per-conn */         \
+	X(conn_reopened, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	/* connection attempts that failed (refused, timed out, handshake failed) */               \
+	X(conn_failed, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* connection attempts refused (ECONNREFUSED; also in conn_failed) */                      \
+	X(conn_refused, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	/* connect or TLS handshake not done within -t (also in conn_failed) */                    \
+	X(conn_timeouts, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	/* established connections reset by the peer (ECONNRESET, EPIPE) */                        \
+	X(conn_reset, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
+	/* established connections closed by the server with queries in flight */                  \
+	X(conn_closed, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* established connections closed by the server with none in flight (idle timeout) */      \
+	X(conn_idle_closed, NULL, NULL, DV_CTR_OPTIONAL)                                           \
+	/* established connections ended by a protocol error (framing, TLS, HTTP/2) */             \
+	X(conn_proto_errors, NULL, NULL, DV_CTR_OPTIONAL)                                          \
+	/* connections closed by dnsvolley after --queries-per-conn queries */                     \
+	X(conn_recycled, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	/* queries lost because their connection ended (also in lost) */                           \
+	X(conn_lost, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
+	/* highest queries in flight on one connection (merged: the maximum) */                    \
+	X(conn_inflight_peak, NULL, NULL, DV_CTR_OPTIONAL | DV_CTR_MAX)                            \
+	/* TLS handshakes completed in full */                                                     \
+	X(tls_full, NULL, NULL, DV_CTR_OPTIONAL)                                                   \
+	/* TLS handshakes that resumed a session */                                                \
+	X(tls_resumed, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* DoH queries answered with an HTTP status other than 200 (also in lost) */               \
+	X(http_non200, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* of those, 4xx statuses */                                                               \
+	X(http_4xx, NULL, NULL, DV_CTR_OPTIONAL)                                                   \
+	/* of those, 5xx statuses */                                                               \
+	X(http_5xx, NULL, NULL, DV_CTR_OPTIONAL)                                                   \
+	/* DoH streams reset or refused, or answered with a body that is not DNS (also in lost) */ \
+	X(stream_errors, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	/* --tc-tcp: truncated UDP answers whose query was asked again over TCP */                 \
+	X(tc_retried, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
+	/* of those, answered over TCP within the timeout */                                       \
+	X(tc_completed, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	/* of those, not answered (timed out, connection ended, or in flight at the end) */        \
+	X(tc_lost, NULL, NULL, DV_CTR_OPTIONAL)                                                    \
+	/* truncated answers not asked again: the retry queue (65536) was full */                  \
+	X(tc_not_sent, NULL, NULL, DV_CTR_OPTIONAL)                                                \
 	/* paced: queries the schedule had due that were never sent (over 1 s behind) */           \
 	X(forfeited, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
 	/* paced: queries sent over DV_SEND_BEHIND_NS after their intended time */                 \
@@ -126,7 +172,9 @@ static inline uint64_t *dv_counter_ptr(dv_counters_t *c, const dv_counter_field_
 
 typedef struct dv_stats {
 	dv_counters_t c;
-	dv_hist_t latency; /* of completed answers, ns, from the actual send */
+	dv_hist_t latency;   /* of completed answers, ns, from the actual send */
+	dv_hist_t connect;   /* stream transports: connect() to established, ns */
+	dv_hist_t handshake; /* DoT/DoH: established to TLS handshake done, ns */
 	/* Paced runs only (empty otherwise): of the same answers, ns, from the intended send
 	 * time (the schedule's, dv_pacer_due_ns), so stalls are not hidden (coordinated
 	 * omission; doc/numbers.md). */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/wire.h"
+#include "engine/stream.h"
 
 /*
  * Why uv_poll_t on our own sockets rather than uv_udp_t: libuv 1.44 sends one
@@ -266,6 +267,7 @@ static void drain_tx_stamps(dv_worker_t *w, dv_sock_t *s, int64_t wall_minus_mon
 }
 
 static void publish(dv_worker_t *w);
+static void after_io(void *ctx);
 static void coalesced_recv(dv_worker_t *w);
 
 /* Main asked for a snapshot or a stop: publish now; the timer callback reads stop_level. */
@@ -309,18 +311,18 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
 	 * and always while draining, each answer wakes the loop.
 	 */
-	w->coalesce =
-	    w->share.rate_qps >= 1000 && (double)w->share.capacity >= 4 * w->share.rate_qps / 1000;
+	w->coalesce = !w->cfg->stream && w->share.rate_qps >= 1000 &&
+	              (double)w->share.capacity >= 4 * w->share.rate_qps / 1000;
 	/*
 	 * One socket and no pacing: wait for answers in recvmmsg itself, like a
 	 * blocking client. The socket is then on no epoll wait queue, so the kernel
 	 * makes no wake-up call for each datagram sent or received, and a turn costs
 	 * two system calls (sendmmsg, recvmmsg) instead of three.
 	 */
-	w->direct = w->share.rate_qps <= 0 && w->share.nsocks == 1;
+	w->direct = !w->cfg->stream && w->share.rate_qps <= 0 && w->share.nsocks == 1;
 	/* The clock (--clock): auto is the wire clock for paced runs (doc/performance.md). */
-	w->wire = w->cfg->clock == DV_CLOCK_WIRE ||
-	          (w->cfg->clock == DV_CLOCK_AUTO && w->share.rate_qps > 0);
+	w->wire = !w->cfg->stream && (w->cfg->clock == DV_CLOCK_WIRE ||
+	                              (w->cfg->clock == DV_CLOCK_AUTO && w->share.rate_qps > 0));
 	rc = uv_loop_init(&w->loop);
 	if (rc != 0)
 		return dv_err_set(err, -ENOMEM, "cannot create an event loop: %s", uv_strerror(rc));
@@ -331,7 +333,7 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < w->share.nsocks; i++)
 		w->socks[i].fd = -1;
-	for (i = 0; i < w->share.nsocks; i++) {
+	for (i = 0; !w->cfg->stream && i < w->share.nsocks; i++) {
 		rc = open_socket(w, w->share.first_sock + i, &w->socks[i].fd, err);
 		if (rc != 0)
 			return rc;
@@ -351,6 +353,23 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	if (w->cfg->verbose)
 		w->eng.verbose = w->cfg->out != NULL ? w->cfg->out : stdout;
 	w->eng.wire = w->wire;
+	if (w->cfg->stream || w->cfg->tc_tcp) {
+		dv_sw_host_t h = {.loop = &w->loop,
+		                  .eng = &w->eng,
+		                  .cfg = w->cfg,
+		                  .ql = w->ql,
+		                  .conns = w->share.nsocks,
+		                  .capacity = w->share.capacity,
+		                  .sending = &w->sending,
+		                  .drain_end_ns = &w->drain_end_ns,
+		                  .rc = &w->rc,
+		                  .err = w->err,
+		                  .err_len = sizeof(w->err),
+		                  .after_io = after_io,
+		                  .ctx = w};
+		return w->cfg->stream ? dv_sw_open(&w->sw, &h, err)
+		                      : dv_sw_open_tc(&w->tc, &h, err);
+	}
 	return 0;
 }
 
@@ -503,6 +522,14 @@ static void pump(dv_worker_t *w, uint64_t now)
 			n = DV_MIN(n, a);
 		}
 		n = DV_MIN(n, DV_BATCH);
+		if (w->sw != NULL) { /* stream transports: connections instead of sendmmsg */
+			k = dv_sw_send(w->sw, now, (unsigned)n);
+			if (w->share.rate_qps > 0)
+				dv_pacer_take(&w->pacer, k);
+			if (k == 0)
+				break;
+			continue;
+		}
 		s = w->by_client ? client_socket(w, &n) : pick_socket(w);
 		if (s == NULL)
 			break;
@@ -534,6 +561,8 @@ static void pump(dv_worker_t *w, uint64_t now)
 		}
 		/* A hard error skipped one query; the next round goes on with the rest. */
 	}
+	if (w->tc != NULL)
+		dv_sw_send_retries(w->tc, now);
 	if (dv_engine_list_done(&w->eng) || now >= w->send_end_ns)
 		end_sending(w, now, w->cfg->timeout_ns);
 }
@@ -644,6 +673,10 @@ static bool maybe_finish(dv_worker_t *w, uint64_t now)
 		return false;
 	if (w->eng.win.inflight > 0 && now < w->drain_end_ns)
 		return false;
+	/* --tc-tcp: retries asked during the drain get their own timeout, once */
+	if (w->tc != NULL && dv_sw_busy(w->tc) && !w->interrupted &&
+	    now < w->drain_end_ns + w->cfg->timeout_ns)
+		return false;
 	close_all(w);
 	return true;
 }
@@ -657,6 +690,12 @@ static void check_stop(dv_worker_t *w, uint64_t now);
  */
 static inline bool turn(dv_worker_t *w, uint64_t now)
 {
+	if (w->sw != NULL)
+		dv_sw_turn(w->sw, now); /* expires first, keeping the per-connection counts */
+	if (w->tc != NULL) {
+		dv_sw_turn(w->tc, now);
+		dv_sw_send_retries(w->tc, now);
+	}
 	dv_engine_expire(&w->eng, now);
 	pump(w, now);
 	if (now >= w->next_publish_ns) {
@@ -704,6 +743,19 @@ static void check_stop(dv_worker_t *w, uint64_t now)
 		w->sending = false;
 		w->drain_end_ns = now;
 	}
+}
+
+/* Stream transports: after a connection's I/O, as on_poll does after a socket's. */
+static void after_io(void *ctx)
+{
+	dv_worker_t *w = ctx;
+	uint64_t now = dv_now_ns();
+
+	check_stop(w, now);
+	pump(w, now);
+	if (maybe_finish(w, now))
+		return;
+	reschedule(w, now);
 }
 
 static void on_poll(uv_poll_t *h, int status, int events)
@@ -781,6 +833,11 @@ static void reschedule(dv_worker_t *w, uint64_t now)
 		next = DV_MIN(next, w->drain_end_ns);
 	}
 	next = DV_MIN(next, dv_engine_next_deadline(&w->eng));
+	if (w->sw != NULL)
+		next = DV_MIN(next, dv_sw_next_due(w->sw));
+	if (w->tc != NULL)
+		next = DV_MIN(next, DV_MIN(dv_sw_next_due(w->tc),
+		                           dv_engine_next_deadline(dv_sw_engine(w->tc))));
 	if (w->coalesce && w->eng.win.inflight > 0)
 		next = DV_MIN(next, now + DV_NS_PER_MS); /* collect answers every tick */
 	/* Millisecond timers: never less than 1 ms, so a due-now item cannot spin. */
@@ -810,11 +867,15 @@ static void close_all(dv_worker_t *w)
 	uv_close((uv_handle_t *)&w->prepare, NULL);
 	dv_duetimer_close(&w->due);
 	/* w->wake stays open (unreferenced) until dv_worker_cleanup: main may still send to it. */
+	if (w->tc != NULL)
+		dv_sw_close(w->tc);
 	if (w->direct) {
 		uv_close((uv_handle_t *)&w->idle, NULL);
 		return;
 	}
-	for (i = 0; i < w->share.nsocks; i++)
+	if (w->sw != NULL)
+		dv_sw_close(w->sw);
+	for (i = 0; w->sw == NULL && i < w->share.nsocks; i++)
 		uv_close((uv_handle_t *)&w->socks[i].poll, NULL);
 }
 
@@ -845,14 +906,19 @@ static void count_client_drops(dv_worker_t *w)
 	}
 }
 
-/* The pacer at the start of sending: a replay's schedule, or -Q's rate (and a ramp). */
+/*
+ * The pacer at the start of sending: a replay's schedule, or -Q's rate (and a ramp).
+ * Intended send times (latency_intended, sent_behind) are kept for UDP sends only: a
+ * stream transport's queries leave through its connections (dv_sw_send), which do not
+ * carry them yet.
+ */
 static void start_pacing(dv_worker_t *w, uint64_t now)
 {
 	if (w->scheduled) {
 		dv_pacer_init_schedule(&w->pacer, w->ql->ts_ns, w->ql->count, w->ql->period_ns,
 		                       w->cfg->speed, w->share.first_seq, w->share.step,
 		                       w->share.end_seq, now);
-		w->eng.paced = true;
+		w->eng.paced = w->sw == NULL;
 	} else if (w->share.rate_qps > 0) {
 		/*
 		 * Catch up at most 1 s of schedule after a stall (a busy machine can
@@ -861,28 +927,39 @@ static void start_pacing(dv_worker_t *w, uint64_t now)
 		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
 		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
 		dv_pacer_set_ramp(&w->pacer, w->cfg->ramp_ns);
-		w->eng.paced = true;
+		w->eng.paced = w->sw == NULL;
 	}
 }
 
-static void *worker_main(void *arg)
+/* -m tcp|dot|doh, --tc-tcp: open the connections as the pass starts. */
+static void start_streams(dv_worker_t *w, uint64_t now)
 {
-	dv_worker_t *w = arg;
-	dv_batch_t *b;
-	uint32_t i;
-	uint64_t now;
+	if (w->sw != NULL)
+		dv_sw_start(w->sw, now);
+	if (w->tc != NULL)
+		dv_sw_start(w->tc, now);
+}
 
-	b = calloc(1, sizeof(*b));
+/* The pass is over: what is still in flight, --tc-tcp's retries, the sockets' drops. */
+static void finish_counts(dv_worker_t *w)
+{
+	dv_engine_finish(&w->eng, w->interrupted);
+	if (w->tc != NULL)
+		dv_sw_finish(w->tc, w->interrupted);
+	w->eng.stats.c.forfeited = w->pacer.forfeited;
+	count_client_drops(w);
+}
+
+/* The thread's batch buffers (one allocation, its iovecs pointing into it); NULL: no memory. */
+static dv_batch_t *batch_new(void)
+{
+	dv_batch_t *b = calloc(1, sizeof(*b));
+	uint32_t i;
+
 	if (b != NULL)
 		b->rbuf = malloc((size_t)DV_BATCH * DV_RECV_BUF);
 	if (b == NULL || b->rbuf == NULL) {
-		w->rc = -ENOMEM;
-		snprintf(w->err, sizeof(w->err), "out of memory");
-		if (b != NULL)
-			free(b);
-		gate_wait(w->gate);
-		atomic_store(&w->finished, 1);
-		uv_async_send(w->done_async);
+		free(b);
 		return NULL;
 	}
 	for (i = 0; i < DV_BATCH; i++) {
@@ -896,7 +973,13 @@ static void *worker_main(void *arg)
 		b->rmsg[i].msg_hdr.msg_control = b->rctl[i].buf;
 		b->emsg[i].msg_hdr.msg_control = b->ectl[i].buf;
 	}
-	tl_batch = b;
+	return b;
+}
+
+/* The loop's handles: timer, prepare, the coalescing epoll set, due timer, idle or polls. */
+static void loop_setup(dv_worker_t *w)
+{
+	uint32_t i;
 
 	uv_timer_init(&w->loop, &w->timer);
 	w->timer.data = w;
@@ -922,18 +1005,16 @@ static void *worker_main(void *arg)
 		w->idle.data = w;
 		uv_idle_start(&w->idle, on_direct);
 	}
-	for (i = 0; !w->direct && i < w->share.nsocks; i++) {
+	for (i = 0; !w->direct && w->sw == NULL && i < w->share.nsocks; i++) {
 		uv_poll_init(&w->loop, &w->socks[i].poll, w->socks[i].fd);
 		w->socks[i].events = 0;
 		set_events(&w->socks[i], sock_events(w, &w->socks[i]));
 	}
+}
 
-	if (gate_wait(w->gate) < 0) {
-		close_all(w);
-		uv_run(&w->loop, UV_RUN_DEFAULT);
-		goto out;
-	}
-	now = dv_now_ns();
+/* The start barrier opened: the clock starts, the schedule with it; first sends. */
+static void pass_start(dv_worker_t *w, uint64_t now)
+{
 	w->t0_ns = now;
 	if (w->cfg->interval_ns > 0)
 		dv_engine_track_intervals(&w->eng, w->gate->t0_ns, w->cfg->interval_ns);
@@ -942,16 +1023,36 @@ static void *worker_main(void *arg)
 	w->sending = true;
 	w->drain_end_ns = UINT64_MAX;
 	start_pacing(w, now);
+	start_streams(w, now);
 	check_stop(w, now);
 	pump(w, now);
 	if (!maybe_finish(w, now))
 		reschedule(w, now);
-	uv_run(&w->loop, UV_RUN_DEFAULT);
+}
 
-	dv_engine_finish(&w->eng, w->interrupted);
-	w->eng.stats.c.forfeited = w->pacer.forfeited;
-	count_client_drops(w);
-out:
+static void *worker_main(void *arg)
+{
+	dv_worker_t *w = arg;
+	dv_batch_t *b = batch_new();
+
+	if (b == NULL) {
+		w->rc = -ENOMEM;
+		snprintf(w->err, sizeof(w->err), "out of memory");
+		gate_wait(w->gate);
+		atomic_store(&w->finished, 1);
+		uv_async_send(w->done_async);
+		return NULL;
+	}
+	tl_batch = b;
+	loop_setup(w);
+	if (gate_wait(w->gate) < 0) {
+		close_all(w);
+		uv_run(&w->loop, UV_RUN_DEFAULT);
+	} else {
+		pass_start(w, dv_now_ns());
+		uv_run(&w->loop, UV_RUN_DEFAULT);
+		finish_counts(w);
+	}
 	if (w->epfd >= 0)
 		close(w->epfd);
 	publish(w);
@@ -997,5 +1098,9 @@ void dv_worker_cleanup(dv_worker_t *w)
 		uv_loop_close(&w->loop);
 		w->loop_ok = false;
 	}
+	dv_sw_free(w->sw); /* after the loop closed its handles */
+	w->sw = NULL;
+	dv_sw_free(w->tc);
+	w->tc = NULL;
 	pthread_mutex_destroy(&w->snap_lock);
 }

@@ -59,6 +59,8 @@ typedef struct dv_worker {
 	uv_idle_t idle;       /* direct mode: the send/receive turns run from here */
 	dv_sock_t *socks;
 	uint32_t next_sock; /* round robin */
+	struct dv_sw *sw;   /* -m tcp|dot|doh: the connections (engine/stream.h), else NULL */
+	struct dv_sw *tc;   /* --tc-tcp: the TCP connection for truncated answers, else NULL */
 	dv_engine_t eng;
 	dv_pacer_t pacer;
 	uint64_t t0_ns;

@@ -1,4 +1,4 @@
-/* stream: one thread serving DNS over TCP and TLS (OpenSSL) with poll: framing, faults, counts. */
+/* stream: one thread serving DNS over TCP and TLS (OpenSSL) with epoll: framing, faults, counts. */
 #include "config.h"
 
 #include "responder/stream.h"
@@ -11,13 +11,15 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <linux/sockios.h>
-#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -27,6 +29,11 @@
 #define FRAME_MAX   65535u
 #define ABUF_LEN    (FRAME_MAX + 16) /* reflect may add 2 bytes */
 #define RST_WAIT_MS 1000
+#define EP_BATCH    256
+/* epoll data of the stop pipe and the two listeners (connections carry their sconn_t *) */
+#define EP_STOP ((void *)(uintptr_t)1)
+#define EP_TCP  ((void *)(uintptr_t)2)
+#define EP_TLS  ((void *)(uintptr_t)3)
 
 enum action { ACT_NONE = 0, ACT_CLOSE, ACT_RESET, ACT_HALF };
 
@@ -57,6 +64,8 @@ typedef struct sconn {
 	uint32_t *held_off;
 	unsigned held_n;
 	uint64_t nq, na, nd; /* queries read, answers written, queries never to be answered */
+	unsigned idx;        /* its place in conns[] */
+	uint32_t ev;         /* the events epoll watches for it */
 } sconn_t;
 
 struct dv_stream {
@@ -69,7 +78,8 @@ struct dv_stream {
 	bool started;
 	sconn_t **conns;
 	unsigned nconns;
-	struct pollfd *pfd;
+	unsigned nrst; /* connections waiting to reset (rst_wait > 0): 1 ms wake-ups */
+	int epfd;
 	uint8_t abuf[ABUF_LEN];
 	uint8_t rbuf[READ_CHUNK];
 };
@@ -342,6 +352,7 @@ static void do_action(dv_stream_t *s, sconn_t *c)
 	if (a == ACT_RESET) {
 		c->half = true; /* read on, answer nothing */
 		c->rst_wait = RST_WAIT_MS;
+		s->nrst++;
 		return;
 	}
 	if (c->ssl != NULL)
@@ -367,6 +378,7 @@ static void reset_when_acked(dv_stream_t *s, sconn_t *c)
 	/* What already waits in the socket was sent by the client: read and count it. */
 	conn_read(s, c);
 	c->rst_wait = 0;
+	s->nrst--;
 	c->l->c.resets++;
 	c->rst = true;
 	c->dead = true;
@@ -418,6 +430,42 @@ static void conn_free(sconn_t *c)
 	free(c);
 }
 
+/* The events c waits for: input unless stalled or at EOF, output while answers wait. */
+static uint32_t wanted(const sconn_t *c)
+{
+	uint32_t ev = 0;
+
+	if (!c->stalled && !c->eof)
+		ev |= EPOLLIN;
+	if (c->want_write || c->out_off < c->out.len)
+		ev |= EPOLLOUT;
+	return ev;
+}
+
+static void watch(dv_stream_t *s, sconn_t *c, bool add)
+{
+	struct epoll_event e = {.events = wanted(c), .data.ptr = c};
+
+	if (!add && e.events == c->ev)
+		return;
+	c->ev = e.events;
+	if (epoll_ctl(s->epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, c->fd, &e) != 0 && add)
+		c->dead = true; /* cannot watch it: dropped at once */
+}
+
+/* Free a dead connection and take it out of conns[] (the last one takes its place). */
+static void drop(dv_stream_t *s, sconn_t *c)
+{
+	sconn_t *last = s->conns[--s->nconns];
+
+	last->idx = c->idx;
+	s->conns[c->idx] = last;
+	if (c->rst_wait > 0)
+		s->nrst--;
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	conn_free(c);
+}
+
 static void accept_all(dv_stream_t *s, listener_t *l)
 {
 	const dv_stream_faults_t *f = &s->cfg.faults;
@@ -449,75 +497,69 @@ static void accept_all(dv_stream_t *s, listener_t *l)
 			conn_free(c);
 			continue;
 		}
+		c->idx = s->nconns;
 		s->conns[s->nconns++] = c;
+		c->ev = 0;
+		watch(s, c, true);
+		if (c->dead)
+			drop(s, c);
 	}
 }
 
 /* ---- the thread ---- */
 
-static unsigned build_poll(dv_stream_t *s, int *timeout_ms)
+/* One connection's events: read, write, then its pending reset; dropped when dead. */
+static void serve(dv_stream_t *s, sconn_t *c, uint32_t re)
 {
-	unsigned n = 0, i;
-
-	*timeout_ms = -1;
-	s->pfd[n++] = (struct pollfd){.fd = s->stop_pipe[0], .events = POLLIN};
-	for (i = 0; i < 2; i++)
-		s->pfd[n++] = (struct pollfd){.fd = s->l[i].fd, .events = POLLIN};
-	for (i = 0; i < s->nconns; i++) {
-		sconn_t *c = s->conns[i];
-		short ev = 0;
-		if (!c->stalled && !c->eof)
-			ev |= POLLIN;
-		if (c->want_write || c->out_off < c->out.len)
-			ev |= POLLOUT;
-		if (c->rst_wait > 0)
-			*timeout_ms = 1;
-		s->pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
-	}
-	return n;
+	if (c->stalled && (re & (EPOLLHUP | EPOLLERR)))
+		c->dead = true; /* a stalled peer that is gone: no busy loop */
+	if (!c->dead && (re & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		conn_read(s, c);
+	if (!c->dead && (re & (EPOLLOUT | EPOLLIN | EPOLLHUP | EPOLLERR)))
+		conn_write(s, c);
+	if (c->dead)
+		drop(s, c);
+	else
+		watch(s, c, false);
 }
 
-static void reap(dv_stream_t *s)
+/* Connections waiting to reset are checked every 1 ms (rare: the reset fault only). */
+static void pending_resets(dv_stream_t *s)
 {
-	unsigned i, j = 0;
+	unsigned i = 0;
 
-	for (i = 0; i < s->nconns; i++) {
-		if (s->conns[i]->dead)
-			conn_free(s->conns[i]);
-		else
-			s->conns[j++] = s->conns[i];
+	while (s->nrst > 0 && i < s->nconns) {
+		sconn_t *c = s->conns[i];
+		if (!c->dead && c->rst_wait > 0)
+			reset_when_acked(s, c);
+		if (c->dead) {
+			drop(s, c); /* the last one moved to i: look at it next */
+			continue;
+		}
+		i++;
 	}
-	s->nconns = j;
 }
 
 static void *stream_main(void *arg)
 {
 	dv_stream_t *s = arg;
+	struct epoll_event ev[EP_BATCH];
 	unsigned i;
+	bool stop = false;
 
-	while (!atomic_load(&s->stop)) {
-		int timeout_ms;
-		unsigned n = build_poll(s, &timeout_ms), nc = s->nconns;
-		if (poll(s->pfd, n, timeout_ms) < 0)
-			continue;
-		if (s->pfd[0].revents != 0)
-			break;
-		for (i = 0; i < nc; i++) {
-			sconn_t *c = s->conns[i];
-			short re = s->pfd[3 + i].revents;
-			if (c->stalled && (re & (POLLHUP | POLLERR)))
-				c->dead = true; /* a stalled peer that is gone: no busy loop */
-			if (re & (POLLIN | POLLHUP | POLLERR))
-				conn_read(s, c);
-			if (!c->dead && (re & (POLLOUT | POLLIN | POLLHUP | POLLERR)))
-				conn_write(s, c);
-			if (!c->dead && c->rst_wait > 0)
-				reset_when_acked(s, c);
+	while (!stop && !atomic_load(&s->stop)) {
+		int n = epoll_wait(s->epfd, ev, EP_BATCH, s->nrst > 0 ? 1 : -1), k;
+		for (k = 0; k < n; k++) {
+			void *p = ev[k].data.ptr;
+			if (p == EP_STOP)
+				stop = true;
+			else if (p == EP_TCP || p == EP_TLS)
+				accept_all(s, &s->l[p == EP_TLS ? 1 : 0]);
+			else
+				serve(s, p, ev[k].events);
 		}
-		reap(s);
-		for (i = 0; i < 2; i++)
-			if (s->l[i].fd >= 0 && (s->pfd[1 + i].revents & POLLIN))
-				accept_all(s, &s->l[i]);
+		if (s->nrst > 0)
+			pending_resets(s);
 	}
 	for (i = 0; i < s->nconns; i++)
 		conn_free(s->conns[i]);
@@ -576,6 +618,35 @@ static int tls_setup(dv_stream_t *s, dv_err_t *err)
 	return 0;
 }
 
+/* The stop pipe and the listeners into the epoll set. */
+static int watch_fixed(dv_stream_t *s, dv_err_t *err)
+{
+	struct epoll_event e = {.events = EPOLLIN, .data.ptr = EP_STOP};
+	int i;
+
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->stop_pipe[0], &e) != 0)
+		return dv_err_set(err, -errno, "epoll: %s", strerror(errno));
+	for (i = 0; i < 2; i++) {
+		e.data.ptr = i ? EP_TLS : EP_TCP;
+		if (s->l[i].fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->l[i].fd, &e) != 0)
+			return dv_err_set(err, -errno, "epoll: %s", strerror(errno));
+	}
+	return 0;
+}
+
+/* Room for DV_STREAM_CONNS_MAX connections when the hard limit allows it (best effort:
+ * past the limit, accept fails and the client sees its connect refused or timed out). */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	rlim_t need = DV_STREAM_CONNS_MAX + 256;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *err)
 {
 	dv_stream_t *s = calloc(1, sizeof(*s));
@@ -585,7 +656,7 @@ int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *e
 	if (s == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	s->cfg = *cfg;
-	s->l[0].fd = s->l[1].fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
+	s->l[0].fd = s->l[1].fd = s->stop_pipe[0] = s->stop_pipe[1] = s->epfd = -1;
 	s->l[1].tls = true;
 	if (cfg->faults.reverse > DV_STREAM_REVERSE_MAX) {
 		rc = dv_err_set(err, -EINVAL, "reverse groups hold at most %d answers",
@@ -593,9 +664,8 @@ int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *e
 		goto out;
 	}
 	s->conns = calloc(DV_STREAM_CONNS_MAX, sizeof(*s->conns));
-	s->pfd = calloc(DV_STREAM_CONNS_MAX + 3, sizeof(*s->pfd));
-	if (s->conns == NULL || s->pfd == NULL ||
-	    pipe2(s->stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->conns == NULL || s->epfd < 0 || pipe2(s->stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
 		rc = dv_err_set(err, -ENOMEM, "out of memory or descriptors");
 		goto out;
 	}
@@ -605,6 +675,9 @@ int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *e
 		goto out;
 	if (cfg->tls && (rc = listen_on(&s->l[1], &cfg->tls_addr, cfg->addr_len, err)) != 0)
 		goto out;
+	if ((rc = watch_fixed(s, err)) != 0)
+		goto out;
+	raise_fd_limit();
 	*out = s;
 out:
 	ERR_clear_error();
@@ -627,7 +700,11 @@ uint16_t dv_stream_port(const dv_stream_t *s, bool tls)
 
 int dv_stream_start(dv_stream_t *s, dv_err_t *err)
 {
-	int e = pthread_create(&s->tid, NULL, stream_main, s);
+	int e;
+
+	/* OpenSSL writes TLS records with write(): a client that closed must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	e = pthread_create(&s->tid, NULL, stream_main, s);
 
 	if (e != 0)
 		return dv_err_set(err, -e, "cannot start the stream thread: %s", strerror(e));
@@ -675,7 +752,8 @@ void dv_stream_free(dv_stream_t *s)
 	if (s->stop_pipe[1] >= 0)
 		close(s->stop_pipe[1]);
 	SSL_CTX_free(s->tls);
+	if (s->epfd >= 0)
+		close(s->epfd);
 	free(s->conns);
-	free(s->pfd);
 	free(s);
 }

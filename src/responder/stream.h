@@ -11,7 +11,7 @@
 
 /* Connections one stream thread holds at once; more are accepted and closed at once
  * (counted as refused). */
-#define DV_STREAM_CONNS_MAX 4096
+#define DV_STREAM_CONNS_MAX 65536
 /* Largest --stream-reverse group. */
 #define DV_STREAM_REVERSE_MAX 1024
 

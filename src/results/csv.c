@@ -181,20 +181,53 @@ static const struct csv_col {
     {"run_time_s", col_run_time_s},
     {"cpu_us_per_query", col_cpu_us_per_query},
     {"interrupted", col_interrupted},
+    /* header version 2 (issue 10): where the lost queries were dropped, and the clock */
+    {"client_drops", NULL},
+    {"target_drops", NULL},
+    {"target_sockets", NULL},
+    {"icmp_port_unreachable", NULL},
+    {"wire_timed", NULL},
 };
 const size_t dv_csv_ncolumns = DV_ARRAY_SIZE(cols);
 
+/* Columns of each header version: version v has the first ncols_of[v] columns. */
+static const size_t ncols_of[DV_CSV_VERSION + 1] = {0, DV_CSV_V1_COLUMNS, DV_ARRAY_SIZE(cols)};
+
+size_t dv_csv_version_columns(unsigned version)
+{
+	return version >= 1 && version <= DV_CSV_VERSION ? ncols_of[version] : 0;
+}
+
+const char *dv_csv_header_version(unsigned version)
+{
+	static char hdr[DV_CSV_VERSION + 1][1024];
+	size_t n = dv_csv_version_columns(version);
+
+	if (n == 0)
+		return NULL;
+	if (hdr[version][0] == '\0') {
+		size_t off = 0;
+		for (size_t i = 0; i < n; i++)
+			off += (size_t)snprintf(hdr[version] + off, sizeof(hdr[version]) - off,
+			                        "%s%s", i ? "," : "", cols[i].name);
+	}
+	return hdr[version];
+}
+
 const char *dv_csv_header(void)
 {
-	static char hdr[512];
+	return dv_csv_header_version(DV_CSV_VERSION);
+}
 
-	if (hdr[0] == '\0') {
-		size_t off = 0;
-		for (size_t i = 0; i < dv_csv_ncolumns; i++)
-			off += (size_t)snprintf(hdr + off, sizeof(hdr) - off, "%s%s", i ? "," : "",
-			                        cols[i].name);
+/* The version whose header is line[0..n) exactly, or 0. */
+static unsigned header_version(const char *line, size_t n)
+{
+	for (unsigned v = DV_CSV_VERSION; v >= 1; v--) {
+		const char *h = dv_csv_header_version(v);
+		if (n == strlen(h) && strncmp(line, h, n) == 0)
+			return v;
 	}
-	return hdr;
+	return 0;
 }
 
 int dv_csv_column(const char *name)
@@ -233,12 +266,13 @@ static void put_field(FILE *fp, const char *s, bool first)
 	fputc('"', fp);
 }
 
-static void write_row(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p)
+/* One row of the first ncols columns (the layout of the file's header version). */
+static void write_row(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, size_t ncols)
 {
 	const row_t w = {s, p};
 	char buf[64];
 
-	for (size_t i = 0; i < dv_csv_ncolumns; i++) {
+	for (size_t i = 0; i < ncols; i++) {
 		const char *text = NULL;
 		if (cols[i].text != NULL) {
 			text = cols[i].text(&w, buf, sizeof(buf));
@@ -254,14 +288,14 @@ static void write_row(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p)
 }
 
 /*
- * State of an existing file: 0 missing or empty (write the header), 1 good
- * header, -EPROTO other header. *nl_missing when the last byte is not '\n'.
+ * State of an existing file: 0 missing or empty (write the header), else the
+ * version of its header (1..DV_CSV_VERSION), -EPROTO any other first line.
+ * *nl_missing when the last byte is not '\n'.
  */
 static int existing_state(const char *path, bool *nl_missing, dv_err_t *err)
 {
 	FILE *fp = fopen(path, "rb");
-	char line[1024];
-	size_t hl = strlen(dv_csv_header());
+	char line[2048];
 	int rc;
 
 	*nl_missing = false;
@@ -275,15 +309,17 @@ static int existing_state(const char *path, bool *nl_missing, dv_err_t *err)
 		return 0;
 	}
 	size_t n = strcspn(line, "\r\n");
-	if (n == hl && strncmp(line, dv_csv_header(), hl) == 0) {
-		rc = 1;
+	unsigned v = header_version(line, n);
+	if (v != 0) {
+		rc = (int)v;
 		if (fseek(fp, -1, SEEK_END) == 0 && fgetc(fp) != '\n')
 			*nl_missing = true;
 	} else {
 		line[n] = '\0';
 		rc = dv_err_set(err, -EPROTO,
 		                "%s: not a dnsvolley history file of this version: its first line "
-		                "is \"%.80s%s\", expected \"%s\"; start a new file",
+		                "is \"%.80s%s\", expected \"%s\" (or an earlier version's "
+		                "header, doc/nightly.md); start a new file",
 		                path, line, n > 80 ? "..." : "", dv_csv_header());
 	}
 	fclose(fp);
@@ -299,17 +335,25 @@ int dv_csv_append(const dv_study_t *s, const char *path, dv_err_t *err)
 
 	if (state < 0)
 		return state;
-	rc = dv_atomicfile_open(&f, path, state == 1, err);
+	rc = dv_atomicfile_open(&f, path, state > 0, err);
 	if (rc != 0)
 		return rc;
 	if (nl_missing)
 		fputc('\n', f.fp);
 	if (state == 0)
 		fprintf(f.fp, "%s\n", dv_csv_header());
+	/* A file of an earlier version keeps its layout (doc/nightly.md says why). */
+	size_t ncols = dv_csv_version_columns(state == 0 ? DV_CSV_VERSION : (unsigned)state);
 	for (size_t i = 0; i < s->n_passes; i++)
 		if (s->passes[i].kind != DV_PASS_WARMUP)
-			write_row(f.fp, s, &s->passes[i]);
+			write_row(f.fp, s, &s->passes[i], ncols);
 	return dv_atomicfile_commit(&f, err);
+}
+
+int dv_csv_file_version(const char *path, dv_err_t *err)
+{
+	bool nl_missing;
+	return existing_state(path, &nl_missing, err);
 }
 
 /* ---- reader ---- */
@@ -463,6 +507,15 @@ static bool is_utc_time(const char *s)
 	return mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h <= 23 && mi <= 59 && se <= 60;
 }
 
+/* The columns a row of an earlier header version lacks: empty fields (not recorded). */
+static int fill_absent(char **fv, size_t ncols)
+{
+	for (size_t c = ncols; c < dv_csv_ncolumns; c++)
+		if ((fv[c] = strdup("")) == NULL)
+			return -1;
+	return 0;
+}
+
 int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err)
 {
 	size_t len;
@@ -485,13 +538,18 @@ int dv_csv_read_buffer(const char *buf, size_t len, const char *path, dv_csv_tab
 	char **fv;
 
 	memset(t, 0, sizeof(*t));
-	size_t hl = strlen(dv_csv_header());
-	if (len < hl || strncmp(buf, dv_csv_header(), hl) != 0 ||
-	    (len > hl && buf[hl] != '\n' && buf[hl] != '\r' && buf[hl] != '\0')) {
+	size_t hl = 0;
+	while (hl < len && buf[hl] != '\n' && buf[hl] != '\r' && buf[hl] != '\0')
+		hl++;
+	unsigned version = header_version(buf, hl);
+	if (version == 0) {
 		return dv_err_set(err, -EPROTO,
-		                  "%s: not a dnsvolley history file: the first line is not \"%s\"",
+		                  "%s: not a dnsvolley history file: the first line is not \"%s\" "
+		                  "(nor an earlier version's header, doc/nightly.md)",
 		                  path, dv_csv_header());
 	}
+	size_t ncols = dv_csv_version_columns(version);
+	t->version = version;
 	pos = hl;
 	if (pos < len && buf[pos] == '\r')
 		pos++;
@@ -510,15 +568,18 @@ int dv_csv_read_buffer(const char *buf, size_t len, const char *path, dv_csv_tab
 			rc = dv_err_set(err, -ENOMEM, "%s: out of memory", path);
 			goto fail;
 		}
-		int nf = parse_record(buf, len, &pos, fv, dv_csv_ncolumns, &line);
+		int nf = parse_record(buf, len, &pos, fv, ncols, &line);
 		line++;
-		if (nf != (int)dv_csv_ncolumns) {
+		if (nf == (int)ncols && fill_absent(fv, ncols) != 0)
+			nf = -2;
+		if (nf != (int)ncols) {
 			for (size_t c = 0; c < dv_csv_ncolumns; c++)
 				free(fv[c]);
 			free(fv);
-			rc = dv_err_set(err, -EPROTO, "%s:%zu: %s", path, start_line,
-			                nf < 0 ? "unterminated quoted field"
-			                       : "wrong number of fields");
+			rc = nf == -2 ? dv_err_set(err, -ENOMEM, "%s: out of memory", path)
+			              : dv_err_set(err, -EPROTO, "%s:%zu: %s", path, start_line,
+			                           nf < 0 ? "unterminated quoted field"
+			                                  : "wrong number of fields");
 			goto fail;
 		}
 		/* plot writes the date into its data files: a newline there would forge rows. */

@@ -10,39 +10,62 @@
 
 /*
  * The columns, in order (documented in doc/nightly.md; never reorder or rename,
- * only append new ones at the end, which makes a new header):
- *   date host tool_version target target_addr list repeat pass sent completed
- *   lost lost_pct not_sent late qps p50_ms p90_ms p99_ms p999_ms mean_ms max_ms
- *   stddev_ms run_time_s cpu_us_per_query interrupted
+ * only append new ones at the end, which makes a new header version):
+ *   version 1: date host tool_version target target_addr list repeat pass sent
+ *     completed lost lost_pct not_sent late qps p50_ms p90_ms p99_ms p999_ms
+ *     mean_ms max_ms stddev_ms run_time_s cpu_us_per_query interrupted
+ *   version 2 adds: client_drops target_drops target_sockets
+ *     icmp_port_unreachable wire_timed
  * They are listed once, in csv.c; the counter columns (sent completed lost
- * not_sent late) take their values from the DV_COUNTERS entry with that csv
- * name (engine/stats.h).
+ * not_sent late and all of version 2's) take their values from the
+ * DV_COUNTERS entry with that csv name (engine/stats.h).
  */
+#define DV_CSV_VERSION    2  /* the header a new file gets */
+#define DV_CSV_V1_COLUMNS 25 /* columns of version 1 (before issue 10) */
+/* Columns of the current version (DV_CSV_VERSION). */
 extern const size_t dv_csv_ncolumns;
+/* Columns of header version 1..DV_CSV_VERSION (a prefix of the current ones), else 0. */
+size_t dv_csv_version_columns(unsigned version);
 
 /*
  * Append one row per reported pass of s (warmup passes excluded) to path,
  * atomically (the old content is copied to a temporary file, rows added, then
- * renamed over path). The header line is written only when the file is new or
- * empty. A file whose first line is not this header is refused with -EPROTO
- * and err "FILE: ..." (exit status 2) and left untouched. Other errors: a
- * negative errno with err filled.
+ * renamed over path). The current header line is written only when the file
+ * is new or empty. A file with an earlier version's header keeps it: its rows
+ * are written in that version's layout (its first columns), so a nightly job
+ * never stops over an upgrade. A file whose first line is no version's header
+ * is refused with -EPROTO and err "FILE: ..." (exit status 2) and left
+ * untouched. Other errors: a negative errno with err filled.
  */
 int dv_csv_append(const dv_study_t *s, const char *path, dv_err_t *err);
 
-/* The header line, without its newline. */
-const char *dv_csv_header(void);
+/*
+ * The header version of an existing history file (1..DV_CSV_VERSION), 0 when
+ * it is missing or empty, -EPROTO (err filled) for another first line, or a
+ * negative errno.
+ */
+int dv_csv_file_version(const char *path, dv_err_t *err);
 
-/* A history file read back: rows of fields, each row has dv_csv_ncolumns fields. */
+/* The current header line, without its newline. */
+const char *dv_csv_header(void);
+/* The header line of version 1..DV_CSV_VERSION, or NULL. */
+const char *dv_csv_header_version(unsigned version);
+
+/*
+ * A history file read back: rows of fields, each row has dv_csv_ncolumns
+ * fields (the current layout, whatever the file's version; the columns a file
+ * of an earlier version lacks are empty strings: not recorded).
+ */
 typedef struct dv_csv_table {
 	char ***rows; /* rows[i][col], owned */
 	size_t n;
+	unsigned version; /* of the file's header */
 } dv_csv_table_t;
 
 /*
- * Read a history file written by dv_csv_append (RFC 4180 quoting). Checks the
- * header like dv_csv_append does; -EPROTO for a bad header or row, with err
- * "FILE:LINE: why".
+ * Read a history file written by dv_csv_append (RFC 4180 quoting), of any
+ * header version; each row must have that version's columns. -EPROTO for a
+ * bad header or row, with err "FILE:LINE: why".
  */
 int dv_csv_read(const char *path, dv_csv_table_t *t, dv_err_t *err);
 /* The same from memory (buf[0..len), no NUL needed); path is used in messages (fuzzing). */

@@ -41,6 +41,16 @@ static void print_loss_split(FILE *out, const dv_pass_result_t *r)
 
 	if (c->lost == 0 && c->client_drops == 0)
 		return;
+	if (c->conn_opened + c->conn_failed > 0) { /* connections: no datagram drops to split */
+		fprintf(out,
+		        "  Loss split:           lost %" PRIu64 ": %" PRIu64
+		        " with their connection, %" PRIu64 " HTTP status or stream error, %" PRIu64
+		        " timed out or unanswered at the end\n",
+		        c->lost, c->conn_lost, c->http_non200 + c->stream_errors,
+		        c->lost -
+		            DV_MIN(c->lost, c->conn_lost + c->http_non200 + c->stream_errors));
+		return;
+	}
 	if (c->target_sockets > 0)
 		fprintf(out,
 		        "  Loss split:           lost %" PRIu64 ": %" PRIu64
@@ -70,7 +80,12 @@ static void print_no_answer(FILE *out, const dv_pass_result_t *r)
 
 	if (c->sent + c->not_sent == 0 || c->completed > 0 || c->late > 0 || r->interrupted)
 		return;
-	if (c->icmp_port_unreachable > 0)
+	if (c->http_non200 > 0)
+		fprintf(out,
+		        "  NO ANSWERS: not one query was answered with DNS; %" PRIu64
+		        " HTTP responses had a status other than 200 (the DoH path, --doh-path?)\n",
+		        c->http_non200);
+	else if (c->icmp_port_unreachable > 0)
 		fprintf(out,
 		        "  NO ANSWERS: not one query was answered; ICMP port unreachable came back "
 		        "%" PRIu64
@@ -178,6 +193,47 @@ static void print_replay(FILE *out, const dv_study_t *s, const dv_list_t *l,
 	}
 }
 
+/* Stream transports: connection figures (doc/numbers.md, "connections"). */
+static void print_connections(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+	const dv_hist_t *hc = &r->stats.connect, *hh = &r->stats.handshake;
+
+	if (c->conn_opened + c->conn_failed == 0)
+		return;
+	fprintf(out,
+	        "\n  Connections:          opened %" PRIu64 " (reopened %" PRIu64
+	        "), failed %" PRIu64 " (refused %" PRIu64 ", timed out %" PRIu64 ")\n",
+	        c->conn_opened, c->conn_reopened, c->conn_failed, c->conn_refused,
+	        c->conn_timeouts);
+	fprintf(out,
+	        "  Connections ended:    reset %" PRIu64 ", closed by server %" PRIu64
+	        " (idle %" PRIu64 "), protocol errors %" PRIu64 ", by --queries-per-conn %" PRIu64
+	        "\n",
+	        c->conn_reset, c->conn_closed + c->conn_idle_closed, c->conn_idle_closed,
+	        c->conn_proto_errors, c->conn_recycled);
+	fprintf(out, "  Lost with connection: %" PRIu64 " (in flight when it ended; in lost)\n",
+	        c->conn_lost);
+	fprintf(out, "  Queries per connection: %.1f; peak in flight on one: %" PRIu64 "\n",
+	        c->conn_opened ? (double)c->sent / (double)c->conn_opened : 0.0,
+	        c->conn_inflight_peak);
+	if (hc->count > 0)
+		fprintf(out, "  Connect time (s):     p50 %.6f, p99 %.6f, max %.6f\n",
+		        (double)dv_hist_quantile_ns(hc, 0.50) / 1e9,
+		        (double)dv_hist_quantile_ns(hc, 0.99) / 1e9, (double)hc->max_ns / 1e9);
+	if (c->tls_full + c->tls_resumed > 0)
+		fprintf(out,
+		        "  TLS handshakes:       full %" PRIu64 ", resumed %" PRIu64
+		        "; time (s) p50 %.6f, p99 %.6f\n",
+		        c->tls_full, c->tls_resumed, (double)dv_hist_quantile_ns(hh, 0.50) / 1e9,
+		        (double)dv_hist_quantile_ns(hh, 0.99) / 1e9);
+	if (c->http_non200 + c->stream_errors > 0)
+		fprintf(out,
+		        "  HTTP not 200:         %" PRIu64 " (4xx %" PRIu64 ", 5xx %" PRIu64
+		        "); stream errors %" PRIu64 " (both in lost)\n",
+		        c->http_non200, c->http_4xx, c->http_5xx, c->stream_errors);
+}
+
 void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
@@ -197,9 +253,11 @@ void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	fprintf(out,
 	        "[Status] Sending queries (to %s, target %s, list %s: %s, %" PRIu64 " queries)\n",
 	        t->addr_text ? t->addr_text : t->spec, t->label, l->label, l->path, l->queries);
-	fprintf(out, "[Status] Pass: %s, repeat %u; %u socket%s, %u thread%s, %u outstanding\n",
-	        dv_pass_kind_name(p->kind), p->repeat + 1, sockets, sockets == 1 ? "" : "s",
-	        threads, threads == 1 ? "" : "s", outstanding);
+	fprintf(out, "[Status] Pass: %s, repeat %u; %u %s%s%s, %u thread%s, %u outstanding\n",
+	        dv_pass_kind_name(p->kind), p->repeat + 1, sockets,
+	        s->run.stream ? dv_tp_kind_name(s->run.tp.kind) : "",
+	        s->run.stream ? " connection" : "socket", sockets == 1 ? "" : "s", threads,
+	        threads == 1 ? "" : "s", outstanding);
 	if (p->kind == DV_PASS_COLD)
 		fprintf(out,
 		        "[Status] Flush command took %.3f s; target answered the probe after %.3f "
@@ -261,6 +319,11 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	fprintf(out, "  Malformed answers:    %" PRIu64 "\n", c->malformed);
 	if (c->truncated > 0)
 		fprintf(out, "  Truncated (TC) answers: %" PRIu64 "\n", c->truncated);
+	if (c->tc_retried + c->tc_not_sent > 0)
+		fprintf(out,
+		        "  Asked again over TCP: %" PRIu64 " (--tc-tcp): completed %" PRIu64
+		        ", lost %" PRIu64 "; not asked (queue full) %" PRIu64 "\n",
+		        c->tc_retried, c->tc_completed, c->tc_lost, c->tc_not_sent);
 	fprintf(out, "\n  Response codes:       ");
 	for (i = 0; i < DV_RCODES; i++)
 		rc_total += c->rcode[i];
@@ -291,6 +354,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,
 	        r->max_outstanding);
 	print_replay(out, s, l, r);
+	print_connections(out, r);
 	syscalls = c->send_calls + c->recv_calls + c->wait_calls;
 	fprintf(out, "\n  Generator CPU (s):    user %.3f, system %.3f\n", r->cpu_user_s,
 	        r->cpu_sys_s);

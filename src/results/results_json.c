@@ -43,6 +43,8 @@ typedef enum jtype {
 	J_TIME,  /* ISO 8601 UTC text of a uint64_t ns member: written only (the ns have a key) */
 	J_KIND,  /* dv_pass_kind_t by name */
 	J_END,   /* dv_end_reason_t by name */
+	J_MODE,  /* the bool stream of a dv_run_config_t and its tp.kind: "udp", "tcp", "dot", "doh"
+	          */
 } jtype_t;
 
 typedef struct jfield {
@@ -102,6 +104,8 @@ static const jfield_t run_fields[] = {
     JD(dv_run_config_t, max_qps, "max_qps"),
     JU(dv_run_config_t, interval_ns, "interval_ns", INT64_MAX),
     JU(dv_run_config_t, local_port, "local_port", 65535),
+    JOPT(dv_run_config_t, stream, "transport", J_MODE, 0),
+    JOPT(dv_run_config_t, queries_per_conn, "queries_per_conn", J_UINT, INT64_MAX),
 };
 /* "query_options"; then "edns_options" (hex) when there are any. */
 static const jfield_t qopt_fields[] = {
@@ -278,8 +282,9 @@ static void store_uint(void *p, size_t size, uint64_t v)
 /* ================================================================ writing */
 
 typedef struct wctx {
-	int rc;         /* first error */
-	char what[128]; /* its field */
+	int rc;           /* first error */
+	char what[128];   /* its field */
+	size_t lat_cells; /* interval histograms written so far (DV_RESULTS_MAX_LAT_CELLS units) */
 } wctx_t;
 
 static void w_fail(wctx_t *w, int rc, const char *what)
@@ -388,6 +393,11 @@ static void w_fields(wctx_t *w, json_t *o, const void *base, const jfield_t *t, 
 		case J_END:
 			w_str(w, o, f->key, end_name(*(const dv_end_reason_t *)(const void *)p));
 			break;
+		case J_MODE: {
+			const dv_run_config_t *rc = base;
+			w_str(w, o, f->key, rc->stream ? dv_tp_kind_name(rc->tp.kind) : "udp");
+			break;
+		}
 		}
 	}
 }
@@ -489,6 +499,44 @@ static json_t *w_latency(wctx_t *w, const dv_hist_t *h)
 	return o;
 }
 
+/*
+ * An interval's optional "latency": its histogram, sparse ("buckets" as the pass's),
+ * while the file's total stays within DV_RESULTS_MAX_LAT_CELLS (past it, none: the
+ * interval reads back without a histogram).
+ */
+static void w_interval_latency(wctx_t *w, json_t *e, const dv_pass_result_t *r,
+                               const dv_interval_t *iv)
+{
+	json_t *o, *b;
+
+	if (!iv->lat_kept || w->lat_cells + iv->lat_n + 2 > DV_RESULTS_MAX_LAT_CELLS)
+		return;
+	o = json_object();
+	b = json_array();
+	if (o == NULL || b == NULL) {
+		json_decref(o), json_decref(b);
+		w_fail(w, -ENOMEM, "intervals");
+		return;
+	}
+	w_u64(w, o, "count", iv->lat_count);
+	if (iv->lat_n > 0) {
+		w_u64(w, o, "min_ns", iv->lat_min_ns);
+		w_u64(w, o, "max_ns", iv->lat_max_ns);
+	}
+	for (uint32_t k = 0; k < iv->lat_n; k++) {
+		const dv_hist_cell_t *c = &r->lat_cells[iv->lat_first + k];
+		json_t *pair = json_array();
+		if (c->count > (uint64_t)INT64_MAX)
+			w_fail(w, -ERANGE, "intervals");
+		w_append(w, pair, json_integer((json_int_t)dv_hist_bucket_low((int)c->bucket)));
+		w_append(w, pair, json_integer((json_int_t)c->count));
+		w_append(w, b, pair);
+	}
+	w->lat_cells += iv->lat_n + 2;
+	w_set(w, o, "buckets", b);
+	w_set(w, e, "latency", o);
+}
+
 static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
@@ -519,6 +567,7 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 			break;
 		}
 		w_fields(w, e, &r->intervals[i], TABLE(interval_fields));
+		w_interval_latency(w, e, r, &r->intervals[i]);
 		w_append(w, iv, e);
 	}
 	w_set(w, o, "intervals", iv);
@@ -707,6 +756,7 @@ typedef struct rctx {
 	const char *name; /* file name for messages */
 	dv_err_t *err;
 	size_t n_intervals; /* so far, all passes: at most DV_RESULTS_MAX_INTERVALS */
+	size_t lat_cells;   /* interval histograms so far: at most DV_RESULTS_MAX_LAT_CELLS units */
 	char where[96];     /* "passes[3]" */
 } rctx_t;
 
@@ -856,6 +906,19 @@ static int r_end(rctx_t *r, json_t *o, dv_end_reason_t *e)
 	return 0;
 }
 
+/* "transport": udp, or a stream transport into rc->stream and rc->tp.kind. */
+static int r_mode(rctx_t *r, json_t *o, const char *key, dv_run_config_t *rc)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v))
+		return r_bad(r, "\"transport\" must be a string");
+	rc->stream = strcmp(json_string_value(v), "udp") != 0;
+	if (rc->stream && dv_tp_kind_parse(json_string_value(v), &rc->tp.kind) != 0)
+		return r_bad(r, "\"transport\" must be udp, tcp, dot or doh");
+	return 0;
+}
+
 static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
 {
 	uint64_t u = 0;
@@ -890,6 +953,8 @@ static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
 		return r_kind(r, o, (dv_pass_kind_t *)p);
 	case J_END:
 		return r_end(r, o, (dv_end_reason_t *)p);
+	case J_MODE:
+		return r_mode(r, o, f->key, (dv_run_config_t *)(void *)((char *)p - f->off));
 	}
 	return 0;
 }
@@ -1049,9 +1114,113 @@ static int r_latency(rctx_t *r, json_t *o, dv_hist_t *h)
 	return 0;
 }
 
+/* Room for n more cells in res->lat_cells (*cap of them now). */
+static int r_grow_cells(rctx_t *r, dv_pass_result_t *res, size_t *cap, size_t n)
+{
+	size_t want = res->n_lat_cells + n, ncap = *cap ? *cap : 1024;
+	dv_hist_cell_t *grown;
+
+	if (want <= *cap)
+		return 0;
+	while (ncap < want)
+		ncap *= 2;
+	grown = realloc(res->lat_cells, ncap * sizeof(*grown));
+	if (grown == NULL)
+		return dv_err_set(r->err, -ENOMEM, "%s: out of memory", r->name);
+	res->lat_cells = grown;
+	*cap = ncap;
+	return 0;
+}
+
+/* "buckets" of an interval's "latency" into its cells; their sum into *total. */
+static int r_interval_buckets(rctx_t *r, size_t i, json_t *b, dv_pass_result_t *res,
+                              uint64_t *total)
+{
+	int last = -1;
+
+	*total = 0;
+	for (size_t k = 0; k < json_array_size(b); k++) {
+		json_t *pair = json_array_get(b, k), *lo, *n;
+		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
+		    !json_is_integer(lo = json_array_get(pair, 0)) ||
+		    !json_is_integer(n = json_array_get(pair, 1)) || json_integer_value(lo) < 0 ||
+		    json_integer_value(n) <= 0)
+			return r_bad(
+			    r, "intervals[%zu]: latency bucket %zu must be [low_ns, count > 0]", i,
+			    k);
+		uint64_t low = (uint64_t)json_integer_value(lo);
+		int idx = dv_hist_bucket_of(low);
+		if (low > DV_HIST_MAX_NS || dv_hist_bucket_low(idx) != low)
+			return r_bad(r,
+			             "intervals[%zu]: latency bucket %zu: %llu ns is not a bucket "
+			             "boundary of this histogram layout",
+			             i, k, (unsigned long long)low);
+		if (idx <= last)
+			return r_bad(
+			    r, "intervals[%zu]: latency buckets must be in increasing order", i);
+		last = idx;
+		dv_hist_cell_t *c = &res->lat_cells[res->n_lat_cells++];
+		c->bucket = (uint32_t)idx;
+		c->zero = 0;
+		c->count = (uint64_t)json_integer_value(n);
+		if (*total + c->count < *total)
+			return r_bad(r, "intervals[%zu]: latency bucket counts overflow", i);
+		*total += c->count;
+	}
+	return 0;
+}
+
+/* An interval's optional "latency" (its histogram, sparse): iv->lat_kept when present. */
+static int r_interval_latency(rctx_t *r, size_t i, json_t *e, dv_pass_result_t *res,
+                              dv_interval_t *iv, size_t *cap)
+{
+	json_t *o = json_object_get(e, "latency"), *b;
+	uint64_t total;
+	int rc;
+
+	if (o == NULL)
+		return 0;
+	iv->lat_min_ns = UINT64_MAX;
+	if (!json_is_object(o))
+		return r_bad(r, "intervals[%zu]: \"latency\" must be an object", i);
+	if ((rc = r_arr(r, o, "buckets", &b)) != 0)
+		return rc;
+	r->lat_cells += json_array_size(b) + 2;
+	if (r->lat_cells > DV_RESULTS_MAX_LAT_CELLS)
+		return r_bad(r,
+		             "interval latency histograms larger than %d (a bucket counts 1, a "
+		             "histogram 2 more) in the file: not read (the limit keeps memory "
+		             "bounded)",
+		             DV_RESULTS_MAX_LAT_CELLS);
+	if (json_array_size(b) > DV_HIST_BUCKETS)
+		return r_bad(r, "intervals[%zu]: more latency buckets than the histogram has", i);
+	if ((rc = r_grow_cells(r, res, cap, json_array_size(b))) != 0)
+		return rc;
+	iv->lat_kept = true;
+	iv->lat_first = res->n_lat_cells;
+	iv->lat_n = (uint32_t)json_array_size(b);
+	R_U64(r, o, "count", iv->lat_count, INT64_MAX);
+	if ((rc = r_interval_buckets(r, i, b, res, &total)) != 0)
+		return rc;
+	if (total != iv->lat_count)
+		return r_bad(r, "intervals[%zu]: latency buckets add up to %llu, count says %llu",
+		             i, (unsigned long long)total, (unsigned long long)iv->lat_count);
+	if (iv->lat_count == 0) {
+		if (json_object_get(o, "min_ns") != NULL || json_object_get(o, "max_ns") != NULL)
+			return r_bad(r, "intervals[%zu]: latency min_ns/max_ns without answers", i);
+		return 0;
+	}
+	R_U64(r, o, "min_ns", iv->lat_min_ns, INT64_MAX);
+	R_U64(r, o, "max_ns", iv->lat_max_ns, INT64_MAX);
+	if (iv->lat_min_ns > iv->lat_max_ns)
+		return r_bad(r, "intervals[%zu]: latency min_ns is above max_ns", i);
+	return 0;
+}
+
 static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 {
 	json_t *iv;
+	size_t cap = 0;
 	int rc;
 
 	if ((rc = r_arr(r, o, "intervals", &iv)) != 0)
@@ -1070,7 +1239,8 @@ static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 		res->n_intervals = i + 1;
 		if (!json_is_object(e))
 			return r_bad(r, "intervals[%zu] must be an object", i);
-		if ((rc = r_fields(r, e, &res->intervals[i], TABLE(interval_fields))) != 0)
+		if ((rc = r_fields(r, e, &res->intervals[i], TABLE(interval_fields))) != 0 ||
+		    (rc = r_interval_latency(r, i, e, res, &res->intervals[i], &cap)) != 0)
 			return rc;
 	}
 	return 0;

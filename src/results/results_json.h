@@ -35,7 +35,8 @@ char *dv_results_dump_json(const dv_study_t *s, dv_err_t *err);
 #define DV_RESULTS_MAX_BYTES     (256ULL << 20) /* file size */
 #define DV_RESULTS_MAX_PASSES    10000          /* "passes" entries */
 #define DV_RESULTS_MAX_INTERVALS 500000         /* interval snapshots, all passes together */
-#define DV_RESULTS_MAX_VALUES    10000000       /* JSON values (~80 B of memory each when parsed) */
+#define DV_RESULTS_MAX_LAT_CELLS 1000000  /* interval histograms: 1 per bucket + 2 per interval */
+#define DV_RESULTS_MAX_VALUES    10000000 /* JSON values (~80 B of memory each when parsed) */
 
 /*
  * Read a results file back into s (zeroed first; free with dv_study_free). The

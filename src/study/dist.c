@@ -192,34 +192,86 @@ void dv_rank_pass_classify(dv_rank_pass_t *ranks, size_t n)
 
 /* ---------------------------------------------------------------- merging */
 
+/* The cells of iv's histogram in its pass's pool (NULL when none). */
+static const dv_hist_cell_t *cells_of(const dv_hist_cell_t *pool, const dv_interval_t *iv)
+{
+	return iv->lat_n > 0 && pool != NULL ? pool + iv->lat_first : NULL;
+}
+
+/*
+ * out = a + b (a's cells in pool_a, b's in pool_b); the merged histogram, when
+ * both keep one and it fits the budget, goes to cells[*used ..].
+ */
+static void merge_interval(dv_interval_t *out, const dv_interval_t *a, const dv_hist_cell_t *pool_a,
+                           const dv_interval_t *b, const dv_hist_cell_t *pool_b,
+                           dv_hist_cell_t *cells, size_t *used)
+{
+	bool kept = a->lat_kept && b->lat_kept;
+	double wa = kept ? (double)a->lat_count : (double)a->completed;
+	double wb = kept ? (double)b->lat_count : (double)b->completed;
+	dv_interval_t m = *a;
+	size_t n = 0;
+
+	if (wa + wb > 0)
+		m.lat_mean_ns = (a->lat_mean_ns * wa + b->lat_mean_ns * wb) / (wa + wb);
+	m.t_s = DV_MAX(a->t_s, b->t_s);
+	m.sent += b->sent;
+	m.completed += b->completed;
+	m.lost += b->lost;
+	m.inflight += b->inflight;
+	m.qps += b->qps;
+	m.lat_min_ns = DV_MIN(a->lat_min_ns, b->lat_min_ns);
+	m.lat_max_ns = DV_MAX(a->lat_max_ns, b->lat_max_ns);
+	if (kept)
+		n = dv_hist_cells_merge(cells_of(pool_a, a), a->lat_n, cells_of(pool_b, b),
+		                        b->lat_n, cells + *used);
+	if (kept && *used + n <= DV_RUN_MAX_LAT_CELLS) {
+		m.lat_count = a->lat_count + b->lat_count;
+		m.lat_first = *used;
+		m.lat_n = (uint32_t)n;
+		m.lat_p50_ns = (double)dv_hist_cells_quantile_ns(cells + *used, n, m.lat_count,
+		                                                 m.lat_min_ns, m.lat_max_ns, 0.50);
+		m.lat_p99_ns = (double)dv_hist_cells_quantile_ns(cells + *used, n, m.lat_count,
+		                                                 m.lat_min_ns, m.lat_max_ns, 0.99);
+		*used += n;
+	} else {
+		m.lat_kept = false;
+		m.lat_count = 0;
+		m.lat_first = 0;
+		m.lat_n = 0;
+		m.lat_p50_ns = DV_MAX(a->lat_p50_ns, b->lat_p50_ns);
+		m.lat_p99_ns = DV_MAX(a->lat_p99_ns, b->lat_p99_ns);
+	}
+	*out = m;
+}
+
 int dv_dist_merge_intervals(dv_pass_result_t *into, const dv_pass_result_t *from)
 {
-	if (from->n_intervals > into->n_intervals) {
-		dv_interval_t *n = realloc(into->intervals, from->n_intervals * sizeof(*n));
-		if (n == NULL)
-			return -ENOMEM;
-		memset(n + into->n_intervals, 0,
-		       (from->n_intervals - into->n_intervals) * sizeof(*n));
-		into->intervals = n;
-		into->n_intervals = from->n_intervals;
+	/* An interval one side lacks (its pass ended before it): no answers, histogram kept. */
+	static const dv_interval_t none = {.lat_kept = true, .lat_min_ns = UINT64_MAX};
+	size_t n = DV_MAX(into->n_intervals, from->n_intervals), used = 0;
+	size_t ncells = into->n_lat_cells + from->n_lat_cells;
+	dv_interval_t *iv;
+	dv_hist_cell_t *cells;
+
+	if (n == 0)
+		return 0;
+	iv = calloc(n, sizeof(*iv));
+	cells = malloc((ncells ? ncells : 1) * sizeof(*cells));
+	if (iv == NULL || cells == NULL) {
+		free(iv), free(cells);
+		return -ENOMEM;
 	}
-	for (size_t i = 0; i < from->n_intervals; i++) {
-		dv_interval_t *a = &into->intervals[i];
-		const dv_interval_t *b = &from->intervals[i];
-		uint64_t done = a->completed + b->completed;
-		if (done > 0)
-			a->lat_mean_ns = (a->lat_mean_ns * (double)a->completed +
-			                  b->lat_mean_ns * (double)b->completed) /
-			                 (double)done;
-		a->lat_p50_ns = a->lat_p50_ns > b->lat_p50_ns ? a->lat_p50_ns : b->lat_p50_ns;
-		a->lat_p99_ns = a->lat_p99_ns > b->lat_p99_ns ? a->lat_p99_ns : b->lat_p99_ns;
-		a->t_s = a->t_s > b->t_s ? a->t_s : b->t_s;
-		a->sent += b->sent;
-		a->completed = done;
-		a->lost += b->lost;
-		a->inflight += b->inflight;
-		a->qps += b->qps;
-	}
+	for (size_t i = 0; i < n; i++)
+		merge_interval(&iv[i], i < into->n_intervals ? &into->intervals[i] : &none,
+		               into->lat_cells, i < from->n_intervals ? &from->intervals[i] : &none,
+		               from->lat_cells, cells, &used);
+	free(into->intervals);
+	free(into->lat_cells);
+	into->intervals = iv;
+	into->n_intervals = n;
+	into->lat_cells = cells;
+	into->n_lat_cells = used;
 	return 0;
 }
 

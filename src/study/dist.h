@@ -109,9 +109,14 @@ void dv_rank_pass_classify(dv_rank_pass_t *ranks, size_t n);
 
 /*
  * into += the intervals of from, matched by index (both started on the same
- * barrier and use the same -S): sent, completed, lost, in flight and queries/s
- * added, the latency mean weighted by completed; p50/p99 become the largest of
- * the two (an upper bound: intervals keep no histogram). Returns 0 or -ENOMEM.
+ * barrier and use the same -S; an interval one lacks counts as empty): sent,
+ * completed, lost, in flight and queries/s added. When both keep their
+ * histogram (dv_interval_t.lat_kept) the histograms are added bucket by bucket
+ * and p50/p99 are those of the sum, exactly, and the latency mean is weighted
+ * by the answers timed; otherwise p50/p99 become the larger of the two (an
+ * upper bound), the mean is weighted by completed, and the result keeps no
+ * histogram. The merged cells stay within DV_RUN_MAX_LAT_CELLS per pass (an
+ * interval past it keeps none). Returns 0 or -ENOMEM (into unchanged).
  */
 int dv_dist_merge_intervals(dv_pass_result_t *into, const dv_pass_result_t *from);
 

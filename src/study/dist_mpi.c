@@ -138,36 +138,69 @@ static int mpi_bcast(dv_dist_t *d, void *buf, size_t len, uint64_t timeout_ns, d
 	return 0;
 }
 
-/* A rank's result as one message: its facts, its pass result, its intervals. */
+/* A rank's result as one message: its facts, its pass result, its intervals, their cells. */
 static void *pack_result(const dv_rank_pass_t *rp, const dv_pass_result_t *res, size_t *len)
 {
 	size_t iv = res->n_intervals * sizeof(dv_interval_t);
-	uint8_t *buf = malloc(sizeof(*rp) + sizeof(*res) + iv);
+	size_t cells = res->n_lat_cells * sizeof(dv_hist_cell_t);
+	size_t head = sizeof(*rp) + sizeof(*res);
+	uint8_t *buf = malloc(head + iv + cells);
 	dv_pass_result_t copy = *res;
 
 	if (buf == NULL)
 		return NULL;
 	copy.intervals = NULL;
+	copy.lat_cells = NULL;
 	memcpy(buf, rp, sizeof(*rp));
 	memcpy(buf + sizeof(*rp), &copy, sizeof(copy));
 	if (iv > 0)
-		memcpy(buf + sizeof(*rp) + sizeof(copy), res->intervals, iv);
-	*len = sizeof(*rp) + sizeof(*res) + iv;
+		memcpy(buf + head, res->intervals, iv);
+	if (cells > 0)
+		memcpy(buf + head + iv, res->lat_cells, cells);
+	*len = head + iv + cells;
 	return buf;
+}
+
+/* Every interval's cells inside the message's, in bucket order. */
+static bool cells_valid(const dv_pass_result_t *from)
+{
+	for (size_t i = 0; i < from->n_intervals; i++) {
+		const dv_interval_t *iv = &from->intervals[i];
+		if (!iv->lat_kept || iv->lat_n == 0)
+			continue;
+		if (iv->lat_first > from->n_lat_cells ||
+		    iv->lat_n > from->n_lat_cells - iv->lat_first)
+			return false;
+		for (uint32_t k = 0; k < iv->lat_n; k++) {
+			const dv_hist_cell_t *c = &from->lat_cells[iv->lat_first + k];
+			if (c->bucket >= DV_HIST_BUCKETS || (k > 0 && c[-1].bucket >= c->bucket))
+				return false;
+		}
+	}
+	return true;
 }
 
 /* Rank 0: take rank r's message (len bytes in buf) into the merge. */
 static int unpack_merge(const uint8_t *buf, size_t len, dv_pass_result_t *res, dv_rank_pass_t *rp)
 {
+	size_t head = sizeof(*rp) + sizeof(dv_pass_result_t), iv, cells;
 	dv_pass_result_t from;
 
-	if (len < sizeof(*rp) + sizeof(from) ||
-	    (len - sizeof(*rp) - sizeof(from)) % sizeof(dv_interval_t) != 0)
+	if (len < head)
 		return -EPROTO;
 	memcpy(rp, buf, sizeof(*rp));
 	memcpy(&from, buf + sizeof(*rp), sizeof(from));
-	from.n_intervals = (len - sizeof(*rp) - sizeof(from)) / sizeof(dv_interval_t);
-	from.intervals = (dv_interval_t *)(void *)(buf + sizeof(*rp) + sizeof(from));
+	if (from.n_intervals > (len - head) / sizeof(dv_interval_t))
+		return -EPROTO;
+	iv = from.n_intervals * sizeof(dv_interval_t);
+	cells = from.n_lat_cells * sizeof(dv_hist_cell_t);
+	if (from.n_lat_cells > (len - head - iv) / sizeof(dv_hist_cell_t) ||
+	    len != head + iv + cells)
+		return -EPROTO;
+	from.intervals = (dv_interval_t *)(void *)(buf + head);
+	from.lat_cells = (dv_hist_cell_t *)(void *)(buf + head + iv);
+	if (!cells_valid(&from))
+		return -EPROTO;
 	rp->reported = true;
 	if (rp->error != 0)
 		return 0;
@@ -290,9 +323,10 @@ static void mpi_abort(dv_dist_t *d, int status)
 	fflush(stderr);
 	/*
 	 * Under mpirun --mca orte_enable_recovery 1 (what keeps a partial run's results,
-	 * doc/scale-out.md) MPI_Abort's code does not reach mpirun's exit status, but a
-	 * rank's own exit status does: end this rank first, and let MPI_Abort end the
-	 * rest when the exit did not (a launcher that waits for all).
+	 * doc/scale-out.md) Open MPI 4's mpirun exits 0 whatever the ranks do (neither
+	 * MPI_Abort's code nor a rank's exit status reaches it): each rank ends with its
+	 * own exit status, which a wrapper around dnsvolley records (rank 0's is the
+	 * run's). Otherwise rank 0 exits and MPI_Abort ends the rest.
 	 */
 	if (getenv("OMPI_MCA_orte_enable_recovery") != NULL || d->rank == 0)
 		_exit(status);

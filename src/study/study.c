@@ -685,7 +685,9 @@ static void check_probe(const dv_study_t *s)
 static void ask_versions(dv_study_t *s)
 {
 	/* Ask each target once who it is; silence is fine (many hide their version). */
-	for (size_t t = 0; s->query_version && commands_here(s) && t < s->n_targets; t++) {
+	/* Over UDP only: a stream transport's port (853, 443) answers no datagram. */
+	for (size_t t = 0;
+	     s->query_version && commands_here(s) && !s->run.stream && t < s->n_targets; t++) {
 		dv_target_t *tg = &s->targets[t];
 		if (tg->server_version == NULL && tg->addr.ss_family != AF_UNSPEC)
 			(void)dv_probe_version((const struct sockaddr *)&tg->addr, tg->addr_len, 2,

@@ -5,19 +5,30 @@
 LIST="$top_srcdir/querylists/soa.txt"   # 10,000 queries
 [ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
 
-run() { # OUT ARGS...: run dnsvolley, keep its report
+run() { # OUT ARGS...: run dnsvolley, keep its report (its loss lines go to the log)
 	local out=$1
 	shift
 	"$DV" --no-progress "$@" >"$out" 2>"$out.err" || fail "dnsvolley $* exited $?: $(cat "$out.err")"
+	grep -E '(Loss split|Late answers|Run time \(s\)|Kernel UDP counters):' "$out" | sed 's/^ */  report: /'
 }
 f() { report_field "$1" "$2"; }
+
+# The timeout is what decides "lost" here, so it must outlast any stall a loaded
+# machine can impose on the responder or on dnsvolley: at -t 0.2 a responder
+# descheduled for 200 ms turned a few hundred answers into timeouts (a failure
+# under load average 6 with "completed 89634"). Queries the responder drops hold a
+# window slot for the whole timeout, so the window grows with it to keep the pass
+# short: 4,000 in flight is at most ~4 MB of queued datagrams at either end, well
+# inside the responder's and dnsvolley's socket buffers.
+TO=1
+WIN=4000
 
 # Each case runs with many sockets (epoll-driven workers) and with one socket
 # (a worker that waits for answers in recvmmsg itself: "direct" mode).
 for C in 16 1; do
 	# 1. Every 10th query dropped over a 100,000-query pass (10 runs through the list).
 	start_responder R -T 1 --drop-every 10
-	run "$TMP/drop" -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 10 -t 0.2 -c "$C" -q 2000
+	run "$TMP/drop" -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 10 -t "$TO" -c "$C" -q "$WIN"
 	stop_responder R
 	assert_eq "c$C drop: sent" 100000 "$(f "$TMP/drop" "Queries sent")"
 	assert_eq "c$C drop: completed" 90000 "$(f "$TMP/drop" "Queries completed")"
@@ -29,7 +40,7 @@ for C in 16 1; do
 	# 2. Hostile answers every 7th query: never completed, counted, sums hold.
 	for mode in wrong-id wrong-question garbage duplicate; do
 		start_responder H -T 1 "--$mode-every" 7
-		run "$TMP/$mode" -s 127.0.0.1 -p "$H_PORT" -d "$LIST" -n 1 -t 0.2 -c "$C" -q 1000
+		run "$TMP/$mode" -s 127.0.0.1 -p "$H_PORT" -d "$LIST" -n 1 -t "$TO" -c "$C" -q "$WIN"
 		stop_responder H
 		sent=$(f "$TMP/$mode" "Queries sent")
 		completed=$(f "$TMP/$mode" "Queries completed")
@@ -70,7 +81,10 @@ late=$(f "$TMP/late" "Late answers")
 assert_eq "late: completed" 0 "$(f "$TMP/late" "Queries completed")"
 assert_eq "late: lost = sent" "$sent" "$(f "$TMP/late" "Queries lost")"
 # Every answer that came back before the drain ended is late; those sent in the
-# last 200 ms (timeout + the remaining delay) come back after the pass ended.
-assert_ge "late: late answers" $((sent - 500)) "$late"
+# last 200 ms (the delay less the timeout: ~400 at 2,000 qps) come back after the
+# pass ended. The bound allows the responder's 300 ms timers another 250 ms of
+# lateness on a loaded machine (100 answers, 50 ms, was too few).
+assert_ge "late: late answers" $((sent - 900)) "$late"
 assert_le "late: late answers" "$sent" "$late"
+assert_eq "late: late answers are not unexpected" 0 "$(f "$TMP/late" "Unexpected answers")"
 echo "engine-counts: all assertions hold"

@@ -36,14 +36,23 @@ assert_ge() { # NAME BOUND ACTUAL (integers)
 	echo "ok: $1 = $3 (>= $2)"
 }
 
+# realtime_prefix: prints "chrt -f 1" when this user may run a process at SCHED_FIFO
+# priority 1 (root or CAP_SYS_NICE, and a real-time budget in its cgroup), else nothing.
+# Tests that assert how punctual a process is run it so: ordinary load on the machine
+# (builds, other tests) then cannot delay its wake-ups.
+realtime_prefix() {
+	if command -v chrt >/dev/null && chrt -f 1 true 2>/dev/null; then echo "chrt -f 1"; fi
+}
+
 # start_responder NAME [responder flags...]: starts it on 127.0.0.1, free port.
+# RESPONDER_WRAP, if set, is a command prefix for it (e.g. "$(realtime_prefix)").
 # Sets ${NAME}_PID, ${NAME}_PORT and ${NAME}_OUT (its stdout file).
 start_responder() {
 	local name=$1
 	shift
 	local pf="$TMP/$name.port" out="$TMP/$name.out"
 	rm -f "$pf"
-	"$RESPONDER" -a 127.0.0.1 -p 0 --port-file "$pf" "$@" >"$out" 2>"$TMP/$name.err" &
+	${RESPONDER_WRAP:-} "$RESPONDER" -a 127.0.0.1 -p 0 --port-file "$pf" "$@" >"$out" 2>"$TMP/$name.err" &
 	local pid=$!
 	_pids+=("$pid")
 	local i

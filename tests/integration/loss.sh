@@ -56,9 +56,14 @@ print("ok: the results file keeps the same series by send time")
 PY
 
 # --- 4. nothing listening (the stopped responder's port is free again).
+# 200 queries: with nothing answering, every query holds one of the 100 window
+# slots for the whole 0.5 s timeout, so the full 10,000-query list took 50 s.
+head -n 200 "$LIST" >"$TMP/200.list"
 rc=0
-"$DV" -s 127.0.0.1 -p "$d_PORT" -d "$LIST" -n 1 -t 0.5 >"$TMP/none.out" 2>&1 || rc=$?
+"$DV" -s 127.0.0.1 -p "$d_PORT" -d "$TMP/200.list" -n 1 -t 0.5 >"$TMP/none.out" 2>&1 || rc=$?
 assert_eq "nothing listening: exit status" 4 "$rc"
+assert_eq "nothing listening: sent" 200 "$(report_field "$TMP/none.out" "Queries sent")"
+assert_eq "nothing listening: lost" 200 "$(report_field "$TMP/none.out" "Queries lost")"
 grep -q "NO ANSWERS: .*ICMP port unreachable" "$TMP/none.out" || fail "nothing listening: no plain no-answer line"
 echo "ok: nothing listening says so"
 

@@ -23,7 +23,7 @@ for i in $(seq 0 89999); do echo "n$i.mpi.example. A"; done >"$LIST"
 #    stdout can splice two ranks' lines).
 start_responder R -T 1
 "${MPIRUN[@]}" --output-filename "$TMP/ranks" -np 3 "$DV" --no-progress --no-server-version -v -s 127.0.0.1 -p "$R_PORT" \
-	-d "$LIST" -c 6 -q 300 -t 1 --json "$TMP/all.json" --rank-json "$TMP/rank" \
+	-d "$LIST" -c 6 -q 300 -t 1 -S 0.05 --json "$TMP/all.json" --rank-json "$TMP/rank" \
 	>/dev/null 2>"$TMP/u.err" || fail "mpirun exited $?: $(cat "$TMP/u.err")"
 cp "$TMP/ranks/1/rank.0/stdout" "$TMP/u.out"
 cat "$TMP"/ranks/1/rank.*/stdout >"$TMP/v.out"
@@ -51,6 +51,52 @@ a = json.load(open(sys.argv[1]))["passes"][0]
 m = json.load(open(sys.argv[2]))["passes"][0]
 print(a["latency"]["buckets"] == m["latency"]["buckets"], a["counters"] == m["counters"])' \
 	"$TMP/all.json" "$TMP/merged.json")"
+# 2b. The -S intervals are merged exactly too: each merged interval's histogram is the
+#     sum of the ranks' own (from their --rank-json files), and its p50/p99 are those of
+#     the sum (dv_hist_quantile_ns's rule, redone here), not the largest rank's; `dnsvolley
+#     merge` gives the same intervals.
+cat >"$TMP/iv.py" <<'PY'
+import json, math, sys
+def high(low):
+    return low + 1 if low < 256 else low + (1 << (low.bit_length() - 8))
+def rank_of(q, n):
+    x = q * n; r = round(x)
+    k = r if abs(x - r) <= 1e-9 * max(x, 1) else math.ceil(x)
+    return min(max(k, 1), n)
+def quantile(b, n, lo, hi, q):
+    if n == 0: return 0
+    want, cum = rank_of(q, n), 0
+    for low in sorted(b):
+        cum += b[low]
+        if cum >= want: break
+    return min(max(low + (high(low) - low) // 2, lo), hi)
+run = json.load(open(sys.argv[1]))["passes"][0]["intervals"]
+mrg = json.load(open(sys.argv[2]))["passes"][0]["intervals"]
+ranks = [json.load(open(f))["passes"][0]["intervals"] for f in sys.argv[3:]]
+assert len(run) == max(len(r) for r in ranks), "interval count"
+busy = upper = 0
+for i, iv in enumerate(run):
+    b, n, lo, hi = {}, 0, 1 << 64, 0
+    for r in ranks:
+        if i >= len(r): continue
+        lat = r[i]["latency"]
+        for low, c in lat["buckets"]: b[low] = b.get(low, 0) + c
+        n += lat["count"]
+        if lat["count"]: lo, hi = min(lo, lat["min_ns"]), max(hi, lat["max_ns"])
+    assert [[k, b[k]] for k in sorted(b)] == iv["latency"]["buckets"], "interval %d buckets" % i
+    assert n == iv["latency"]["count"], "interval %d count" % i
+    for key, q in (("lat_p50_ns", 0.5), ("lat_p99_ns", 0.99)):
+        assert int(iv[key]) == quantile(b, n, lo, hi, q), "interval %d %s: %s != %s" % (i, key, iv[key], quantile(b, n, lo, hi, q))
+    assert mrg[i]["latency"] == iv["latency"] and mrg[i]["lat_p99_ns"] == iv["lat_p99_ns"], "merge interval %d" % i
+    if n >= 100:
+        busy += 1
+        upper += int(iv["lat_p99_ns"]) != max(int(r[i]["lat_p99_ns"]) for r in ranks if i < len(r))
+print(busy >= 2, "%d (in %d of them the exact p99 is not the largest rank's)" % (len(run), upper))
+PY
+iv=$(py "$(cat "$TMP/iv.py")" "$TMP/all.json" "$TMP/merged.json" "$TMP"/rank.[012].json) ||
+	fail "interval merge: $iv"
+assert_eq "intervals: merged exactly, at least two with answers" True "${iv%% *}"
+echo "ok: ${iv#* } merged intervals equal the sums of the ranks' interval histograms"
 # merge refuses files of another list
 cp "$TMP/rank.1.json" "$TMP/other.json"
 py 'import json,sys; d=json.load(open(sys.argv[1])); d["lists"][0]["sha256"]="0"*64; json.dump(d,open(sys.argv[1],"w"))' "$TMP/other.json"
@@ -83,19 +129,23 @@ assert_le "rate: merged sent (150,000 + 0.1%)" 150150 "$qsent"
 
 # 5. Rank 1 killed mid-run: the run ends within -l + -t + 5 s (+ start-up), names the
 #    rank and its host, and keeps the others' counts as a partial result. Open MPI 4
-#    ends the whole job when a rank dies unless orte_enable_recovery is on (then it
-#    exits 0 whatever happens: the results file's status says the run failed).
+#    ends the whole job when a rank dies unless orte_enable_recovery is on, and then
+#    mpirun exits 0 whatever the ranks return: the user's script reads rank 0's own exit
+#    status through a wrapper (the recipe of doc/scale-out.md), which must be 3.
 start_responder K -T 1
 t0=$(date +%s)
-"${MPIRUN[@]}" --mca orte_enable_recovery 1 -np 3 "$DV" --no-progress --no-server-version \
+"${MPIRUN[@]}" --mca orte_enable_recovery 1 -np 3 \
+	sh -c '"$@"; echo $? >"$0.$OMPI_COMM_WORLD_RANK"' "$TMP/status" \
+	"$DV" --no-progress --no-server-version \
 	-s 127.0.0.1 -p "$K_PORT" -d "$LIST" --replicate -l 6 -Q 3000 -t 1 \
 	--json "$TMP/kill.json" >"$TMP/k.out" 2>"$TMP/k.err" &
 mpid=$!
 victim=
 for _ in $(seq 100); do
+	# mpirun's children are the wrappers; rank 1's dnsvolley is its wrapper's child
 	for p in $(pgrep -P "$(pgrep -P "$mpid" -x mpirun || echo "$mpid")" 2>/dev/null || true); do
 		r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
-		[ "$r" = 1 ] && victim=$p
+		[ "$r" = 1 ] && victim=$(pgrep -P "$p" || true)
 	done
 	[ -n "$victim" ] && break
 	sleep 0.1
@@ -103,12 +153,16 @@ done
 [ -n "$victim" ] || fail "rank 1's process not found"
 sleep 2
 kill -KILL "$victim"
-wait "$mpid" || true
+mrc=0
+wait "$mpid" || mrc=$?
 took=$(($(date +%s) - t0))
 stop_responder K
 assert_le "killed rank: seconds until the run ended" 20 "$took"
 grep -q "rank 1 (.*) sent no result" "$TMP/k.err" || fail "no clear error: $(cat "$TMP/k.err")"
 echo "ok: error: $(grep 'rank 1' "$TMP/k.err")"
+assert_eq "killed rank: rank 0's exit status (the run failed)" 3 "$(cat "$TMP/status.0")"
+assert_eq "killed rank: the killed rank's (via its wrapper)" 137 "$(cat "$TMP/status.1")"
+echo "ok: mpirun itself exited $mrc (Open MPI 4 with orte_enable_recovery: 0 whatever happens)"
 assert_eq "killed rank: partial result (reported ranks; sent: 2 ranks x 1,000 q/s x 6 s)" "True False True 12000" \
 	"$(py 'import json,sys; p=json.load(open(sys.argv[1]))["passes"][0]; print(*[r["reported"] for r in p["ranks"]], p["counters"]["sent"])' "$TMP/kill.json")"
 assert_eq "killed rank: status failed" "True" \

@@ -2,7 +2,8 @@
 # nightly: the issue's "done when": scripts/nightly-example.sh (documented commands only) against
 # the bundled responder: a first night makes the baseline, a second holds its gates (exit 0), a
 # night with an injected delay fails them (exit 1, report with figures, JUnit); history, plots
-# and the HTML pages are left behind and are valid.
+# and the HTML pages are left behind and are valid. Then a history of header version 1 goes on
+# being appended to in its own layout, and doc/nightly.md's upgrade command makes it version 2.
 source "$(dirname "$0")/lib.sh"
 [ -x "$DV" ] || skip "no dnsvolley binary"
 [ -x "$RESPONDER" ] || skip "no responder"
@@ -74,6 +75,11 @@ assert_eq "history cold rows" 3 "$(awk -F, '$8 == "cold"' "$W/history.csv" | wc 
 # Every row: sent = completed + lost, nothing lost.
 bad=$(awk -F, 'NR > 1 && ($9 != $10 + $11 || $11 != 0)' "$W/history.csv" | wc -l | tr -d ' ')
 assert_eq "history rows with sent != completed + lost or losses" 0 "$bad"
+# Header version 2: the loss split follows interrupted; 30 fields a row, no client drops.
+head -1 "$W/history.csv" | grep -q ',interrupted,client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed$' ||
+	fail "history header: $(head -1 "$W/history.csv")"
+assert_eq "history rows without 30 fields or with client drops" 0 \
+	"$(awk -F, 'NF != 30 || (NR > 1 && $26 != 0)' "$W/history.csv" | wc -l | tr -d ' ')"
 
 # Plots and pages of the last night and of the history.
 for c in latency bars-qps bars-p99; do
@@ -93,4 +99,38 @@ grep -q '<td class="l">r</td><td class="l">L</td><td class="l">hot</td><td>3</td
 grep -q '^r/L/cold (repeats: base 1, new 1)$' "$W/www/compare.txt" ||
 	fail "compare.txt: $(cat "$W/www/compare.txt")"
 ls "$W/runs" | sort | tr '\n' ' ' | grep -q '^n1.json n2.json n3.json $' || fail "runs: $(ls "$W/runs")"
+# A history of header version 1 (before the loss split): the nightly job goes on (status 0),
+# the rows keep its 25 columns, the header stays, plot still draws it.
+{
+	head -1 "$W/history.csv" | cut -d, -f1-25
+	tail -n +2 "$W/history.csv" | cut -d, -f1-25
+} >"$TMP/v1.csv"
+cp "$TMP/v1.csv" "$W/history.csv"
+start_responder fast
+assert_eq "night 4 status (version 1 history)" 0 "$(night n4 "$fast_PORT")"
+assert_eq "night 4 --csv messages (quiet)" 0 "$(grep -c -e '--csv' "$TMP/n4.err" || true)"
+assert_eq "version 1 history: header kept" "$(head -1 "$TMP/v1.csv")" "$(head -1 "$W/history.csv")"
+assert_eq "version 1 history: old rows kept" "$(cat "$TMP/v1.csv")" "$(head -7 "$W/history.csv")"
+assert_eq "version 1 history rows" 9 "$(wc -l <"$W/history.csv" | tr -d ' ')"
+assert_eq "version 1 history rows without 25 fields" 0 \
+	"$(awk -F, 'NF != 25' "$W/history.csv" | wc -l | tr -d ' ')"
+grep -q '<td class="l">r</td><td class="l">L</td><td class="l">hot</td><td>4</td>' \
+	"$W/www/history/index.html" || fail "version 1 history page: hot row should count 4 nights"
+# doc/nightly.md's upgrade command, as written there: every row gets the five columns (old
+# rows empty), and the next night appends rows of version 2.
+upgrade=$(awk '/^To upgrade a version 1 file/ { f = 1 } f && /^```$/ { exit } f > 1 { print } f && /^```sh$/ { f = 2 }' \
+	"$top_srcdir/doc/nightly.md")
+[ -n "$upgrade" ] || fail "doc/nightly.md: no upgrade command"
+(cd "$W" && eval "$upgrade") || fail "upgrade command failed"
+assert_eq "upgraded header" "$(head -1 "$TMP/v1.csv"),client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed" \
+	"$(head -1 "$W/history.csv")"
+assert_eq "upgraded rows with 30 fields, the last five empty" 8 \
+	"$(awk -F, 'NR > 1 && NF == 30 && $26$27$28$29$30 == ""' "$W/history.csv" | wc -l | tr -d ' ')"
+assert_eq "night 5 status (upgraded history)" 0 "$(night n5 "$fast_PORT")"
+stop_responder fast
+assert_eq "upgraded history rows" 11 "$(wc -l <"$W/history.csv" | tr -d ' ')"
+assert_eq "night 5 rows of version 2 without client drops" 2 \
+	"$(tail -2 "$W/history.csv" | awk -F, 'NF == 30 && $26 == "0" && $28 != ""' | wc -l | tr -d ' ')"
+grep -q '<td class="l">r</td><td class="l">L</td><td class="l">hot</td><td>5</td>' \
+	"$W/www/history/index.html" || fail "upgraded history page: hot row should count 5 nights"
 echo "PASS: nightly"

@@ -39,8 +39,11 @@ a1=$(resp_count R1 answered)
 a2=$(resp_count R2 answered)
 r1=$(resp_count R1 received)
 r2=$(resp_count R2 received)
-# 1,000 qps for 6 s: every query is either sent or (refused locally) not sent.
-assert_ge "restart: sent + not sent" 5900 "$((sent + notsent))"
+# 1,000 qps for 6 s: every query is either sent or (refused locally) not sent. The
+# point is that the run goes on to its limit (a run that stopped with the server would
+# hold ~1,500): the lower bound leaves 0.5 s of schedule to a loaded machine, which can
+# deschedule the generator near its limit (engine-rate.sh tests the pacer's precision).
+assert_ge "restart: sent + not sent" 5500 "$((sent + notsent))"
 assert_le "restart: sent + not sent" 6100 "$((sent + notsent))"
 assert_eq "restart: sent = completed + lost" "$sent" "$((completed + lost))"
 assert_eq "restart: completed = answers of both servers" "$((a1 + a2))" "$completed"
@@ -73,7 +76,7 @@ lost=$(f "$TMP/killed" "Queries lost")
 notsent=$(f "$TMP/killed" "Queries not sent")
 assert_eq "killed: sent = completed + lost" "$sent" "$((completed + lost))"
 assert_ge "killed: completed before the crash" 500 "$completed"
-assert_ge "killed: sent + not sent" 2900 "$((sent + ${notsent:-0}))"
+assert_ge "killed: sent + not sent (0.5 s of schedule spare, as above)" 2500 "$((sent + ${notsent:-0}))"
 assert_ge "killed: lost after the crash" 500 "$((lost + ${notsent:-0}))"
 assert_ge "killed: ICMP errors counted" 1 "$(f "$TMP/killed" "ICMP errors")"
 echo "server-restart: all assertions hold"

@@ -82,9 +82,9 @@ assert_eq "histogram answers" "$completed" \
 	"$(awk '/Latency bucket/ { on = 1; next } on && /^  [0-9.]+ - [0-9.]+: [0-9]+$/ { s += $4 } END { print s + 0 }' hist.out)"
 # -W: errors on standard output, nothing on standard error.
 st=0
-"$DV" -W -s "$S" -d l.txt -m tcp >w.out 2>w.err || st=$?
-assert_eq "-W -m tcp status" 2 "$st"
-grep -qF -- "-m tcp: TCP is not supported yet" w.out || fail "-W: $(cat w.out)"
+"$DV" -W -s "$S" -d l.txt -m tcp --tls-sni x >w.out 2>w.err || st=$?
+assert_eq "-W -m tcp --tls-sni status" 2 "$st"
+grep -qF -- "--tls-sni needs TLS (-m dot or -m doh), not -m tcp" w.out || fail "-W: $(cat w.out)"
 assert_eq "-W: standard error" "" "$(cat w.err)"
 "$DV" -W -s "$S" -d l.txt -T 20 --no-progress >w.out 2>w.err
 grep -qF "dnsvolley: note: -T 20: using 20 sockets" w.out || fail "-W note: $(head -3 w.out)"

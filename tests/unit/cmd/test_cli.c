@@ -174,18 +174,47 @@ static void test_dnsperf_only_flags(void **state)
 	assert_false(cfg.latency_histogram);
 	assert_false(cfg.study.run.interval_dnsperf);
 	dv_config_free(&cfg);
-	EXPECT_ERROR("-m tcp: TCP is not supported yet; dnsvolley sends over UDP", "-m", "tcp");
-	EXPECT_ERROR("-m dot: DNS over TLS is not supported yet", "-m", "dot");
-	EXPECT_ERROR("-m doh: DNS over HTTPS is not supported yet", "-m", "doh");
+	/* Stream transports: the mode, its default port, the TLS and DoH options. */
+	assert_int_equal(PARSE(&cfg, &err, "-m", "tcp", "-O", "num-queries-per-conn=100"), 0);
+	assert_true(cfg.study.run.stream);
+	assert_int_equal(cfg.study.run.tp.kind, DV_TP_TCP);
+	assert_int_equal(cfg.study.run.queries_per_conn, 100);
+	assert_string_equal(cfg.study.targets[0].addr_text, "127.0.0.1:53");
+	dv_config_free(&cfg);
+	assert_int_equal(PARSE(&cfg, &err, "-m", "dot", "--tls-sni", "a.test", "--tls-no-resume"),
+	                 0);
+	assert_int_equal(cfg.study.run.tp.kind, DV_TP_DOT);
+	assert_string_equal(cfg.study.run.tp.sni, "a.test");
+	assert_true(cfg.study.run.tp.no_resume);
+	assert_string_equal(cfg.study.targets[0].addr_text, "127.0.0.1:853");
+	dv_config_free(&cfg);
+	assert_int_equal(PARSE(&cfg, &err, "-m", "doh", "-O", "doh-method=GET", "-O",
+	                       "doh-uri=https://x:8443/q", "-p", "8443"),
+	                 0);
+	assert_int_equal(cfg.study.run.tp.kind, DV_TP_DOH);
+	assert_true(cfg.study.run.tp.doh_get);
+	assert_string_equal(cfg.study.run.tp.doh_path, "/q");
+	assert_string_equal(cfg.study.targets[0].addr_text, "127.0.0.1:8443");
+	dv_config_free(&cfg);
+	assert_int_equal(PARSE(&cfg, &err, "-m", "doh"), 0);
+	assert_string_equal(cfg.study.targets[0].addr_text, "127.0.0.1:443");
+	dv_config_free(&cfg);
+	EXPECT_ERROR("--tls-sni needs TLS (-m dot or -m doh), not -m tcp", "-m", "tcp", "--tls-sni",
+	             "x");
+	EXPECT_ERROR("--doh-path needs -m doh, not -m dot", "-m", "dot", "--doh-path", "/q");
+	EXPECT_ERROR("--doh-path: 'q' does not start with '/'", "-m", "doh", "--doh-path", "q");
+	EXPECT_ERROR("--tls-ca /nonexistent/ca.pem: cannot read it", "-m", "dot", "--tls-ca",
+	             "/nonexistent/ca.pem");
 	EXPECT_ERROR("-m: 'quic' is not a mode (udp, tcp, dot or doh)", "-m", "quic");
 	EXPECT_ERROR("-y: TSIG is not supported yet", "-y", "hmac-sha256:k:c2VjcmV0");
 	EXPECT_ERROR("-u: dynamic updates are not supported yet", "-u");
 	EXPECT_ERROR("-O suppress: 'noise' is not a message type", "-O", "suppress=timeouts,noise");
-	EXPECT_ERROR("-O num-queries-per-conn: connections (TCP, DoT, DoH) are not supported yet",
+	EXPECT_ERROR("-O num-queries-per-conn needs a connection transport (-m tcp, dot or doh), "
+	             "not -m udp",
 	             "-O", "num-queries-per-conn=100");
 	EXPECT_ERROR("-O num-queries-per-conn: 'x' is not a whole number", "-O",
 	             "num-queries-per-conn=x");
-	EXPECT_ERROR("-O doh-uri: DNS over HTTPS is not supported yet", "-O", "doh-uri=https://x/");
+	EXPECT_ERROR("--doh-path needs -m doh, not -m udp", "-O", "doh-uri=https://x/");
 	EXPECT_ERROR("-O: 'colour' is not a long option", "-O", "colour=red");
 	EXPECT_ERROR("-O suppress needs a value", "-O", "suppress");
 	EXPECT_ERROR("--interval-format: 'csv' is not a format", "--interval-format", "csv");

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "base/util.h"
 #include "engine/stats.h"
 
 static dv_stats_t *new_stats(void)
@@ -24,7 +25,7 @@ static dv_stats_t *new_stats(void)
 static void test_table_covers_struct(void **state)
 {
 	(void)state;
-	assert_int_equal(dv_counter_nfields, 23);
+	assert_int_equal(dv_counter_nfields, 45);
 	assert_int_equal(sizeof(dv_counters_t),
 	                 dv_counter_nfields * sizeof(uint64_t) + sizeof(uint64_t) * DV_RCODES +
 	                     2 * sizeof(uint64_t) + sizeof(dv_qtype_count_t) * DV_QTYPE_SLOTS);
@@ -40,10 +41,11 @@ static void test_table_covers_struct(void **state)
 	assert_int_equal(dv_counter_fields[15].offset, offsetof(dv_counters_t, inflight_peak));
 	assert_int_equal(dv_counter_fields[14].flags, DV_CTR_OPTIONAL); /* wait_calls */
 	assert_string_equal(dv_counter_fields[20].name, "wire_timed");
-	assert_string_equal(dv_counter_fields[21].name, "forfeited");
-	assert_string_equal(dv_counter_fields[22].name, "sent_behind");
-	assert_int_equal(dv_counter_fields[21].flags, DV_CTR_OPTIONAL);
-	assert_int_equal(dv_counter_fields[22].flags, DV_CTR_OPTIONAL);
+	assert_string_equal(dv_counter_fields[42].name, "tc_not_sent");
+	assert_string_equal(dv_counter_fields[43].name, "forfeited");
+	assert_string_equal(dv_counter_fields[44].name, "sent_behind");
+	assert_int_equal(dv_counter_fields[43].flags, DV_CTR_OPTIONAL);
+	assert_int_equal(dv_counter_fields[44].flags, DV_CTR_OPTIONAL);
 }
 
 /* Every flat counter and every rcode is added, with values distinct per field. */
@@ -66,8 +68,13 @@ static void test_counters_summed(void **state)
 	b->c.qtype_other_completed = 4;
 	dv_stats_merge(a, b);
 	for (size_t i = 0; i < dv_counter_nfields; i++) {
-		assert_int_equal(dv_counter_get(&a->c, &dv_counter_fields[i]),
-		                 1000 + i + 7 * (i + 1));
+		/* DV_CTR_MAX fields (a peak on one connection) take the larger value. */
+		if (dv_counter_fields[i].flags & DV_CTR_MAX)
+			assert_int_equal(dv_counter_get(&a->c, &dv_counter_fields[i]),
+			                 DV_MAX(1000 + i, 7 * (i + 1)));
+		else
+			assert_int_equal(dv_counter_get(&a->c, &dv_counter_fields[i]),
+			                 1000 + i + 7 * (i + 1));
 		assert_int_equal(dv_counter_get(&b->c, &dv_counter_fields[i]), 7 * (i + 1));
 	}
 	for (int i = 0; i < DV_RCODES; i++)
@@ -75,6 +82,7 @@ static void test_counters_summed(void **state)
 	/* Named, so the semantics show: peaks are summed, not maxed. */
 	assert_int_equal(a->c.sent, 1000 + 7);
 	assert_int_equal(a->c.inflight_peak, 1015 + 7 * 16);
+	assert_int_equal(a->c.conn_inflight_peak, 1000 + 32); /* max(1032, 7 * 33) */
 	assert_int_equal(a->c.qtype_other_sent, 16);
 	assert_int_equal(a->c.qtype_other_completed, 13);
 	free(a);

@@ -30,7 +30,7 @@ static void put(buf_t *b, const void *p, size_t n)
 {
 	assert_true(b->n + n <= sizeof(b->d));
 	if (n == 0)
-		return; /* p may be NULL (a segment without payload) */
+		return; /* p may be NULL (a SYN's empty payload): memcpy must not see it */
 	memcpy(b->d + b->n, p, n);
 	b->n += n;
 }

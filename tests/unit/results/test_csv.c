@@ -1,5 +1,5 @@
 /* test_csv: history rows appended with the header once, a foreign header refused, quoting round
- * trip. */
+ * trip, files of header version 1 appended in their layout and read back. */
 #include "config.h"
 
 #include <errno.h>
@@ -126,24 +126,37 @@ static void test_header_once(void **state)
 	                    "date,host,tool_version,target,target_addr,list,repeat,pass,sent,"
 	                    "completed,lost,lost_pct,not_sent,late,qps,p50_ms,p90_ms,p99_ms,"
 	                    "p999_ms,mean_ms,max_ms,stddev_ms,run_time_s,cpu_us_per_query,"
-	                    "interrupted");
+	                    "interrupted,client_drops,target_drops,target_sockets,"
+	                    "icmp_port_unreachable,wire_timed");
+	assert_int_equal(DV_CSV_VERSION, 2);
+	assert_int_equal(dv_csv_ncolumns, 30);
+	assert_string_equal(dv_csv_header_version(2), dv_csv_header());
+	assert_int_equal(
+	    strncmp(dv_csv_header(), dv_csv_header_version(1), strlen(dv_csv_header_version(1))),
+	    0);
+	assert_string_equal(dv_csv_header_version(1) + strlen(dv_csv_header_version(1)) - 12,
+	                    ",interrupted");
+	assert_null(dv_csv_header_version(0));
+	assert_null(dv_csv_header_version(3));
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_non_null(strstr(text, dv_csv_header()));
 	assert_string_equal(strstr(text, "\n") + 1,
 	                    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
 	                    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
-	                    "0.500000,0.500000,0.000000,2.500000,2.000,0\n"
+	                    "0.500000,0.500000,0.000000,2.500000,2.000,0,0,0,0,0,0\n"
 	                    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
 	                    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
-	                    "0.750000,0.750000,0.000000,2.500000,2.000,0\n");
+	                    "0.750000,0.750000,0.000000,2.500000,2.000,0,0,0,0,0,0\n");
 	/* Append again: the header is not repeated, rows follow. */
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	second = read_all(path);
 	assert_int_equal(strlen(second), 2 * strlen(text) - strlen(dv_csv_header()) - 1);
 	assert_ptr_equal(strstr(second + 1, "date,host"), NULL);
 
+	assert_int_equal(dv_csv_file_version(path, &err), 2);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 2);
 	assert_int_equal(t.n, 4);
 	assert_string_equal(field(&t, 0, "pass"), "cold");
 	assert_string_equal(field(&t, 1, "pass"), "hot");
@@ -184,12 +197,24 @@ static void test_counter_columns(void **state)
 		snprintf(want, sizeof(want), "%zu", (size_t)(7000 + 11 * k));
 		assert_string_equal(field(&t, 0, f->csv), want);
 	}
-	assert_int_equal(with_csv, 5);
+	assert_int_equal(with_csv, 10);
 	assert_string_equal(field(&t, 0, "sent"), "7000");
 	assert_string_equal(field(&t, 0, "not_sent"), "7011");
 	assert_string_equal(field(&t, 0, "completed"), "7022");
 	assert_string_equal(field(&t, 0, "lost"), "7033");
 	assert_string_equal(field(&t, 0, "late"), "7044");
+	/* the loss split and the clock (header version 2), each its own counter's value */
+	for (size_t k = 0; k < dv_counter_nfields; k++) {
+		static const char *const v2[] = {"client_drops", "target_drops", "target_sockets",
+		                                 "icmp_port_unreachable", "wire_timed"};
+		for (size_t j = 0; j < DV_ARRAY_SIZE(v2); j++) {
+			if (strcmp(dv_counter_fields[k].name, v2[j]) != 0)
+				continue;
+			assert_int_equal(dv_csv_column(v2[j]), DV_CSV_V1_COLUMNS + j);
+			snprintf(want, sizeof(want), "%zu", (size_t)(7000 + 11 * k));
+			assert_string_equal(field(&t, 0, v2[j]), want);
+		}
+	}
 	assert_null(dv_csv_counter("qps"));
 	for (size_t r = 0; r < t.n; r++)
 		for (size_t c = 0; c < dv_csv_ncolumns; c++)
@@ -237,6 +262,15 @@ static void test_header_mismatch_refused(void **state)
 	snprintf(longer, sizeof(longer), "%s,extra\n", dv_csv_header());
 	write_all(path, longer);
 	assert_int_equal(dv_csv_append(s, path, &err), -EPROTO);
+	assert_int_equal(dv_csv_file_version(path, &err), -EPROTO);
+	/* So is version 1's with a column that is not version 2's. */
+	snprintf(longer, sizeof(longer), "%s,target_drops\n", dv_csv_header_version(1));
+	write_all(path, longer);
+	assert_int_equal(dv_csv_append(s, path, &err), -EPROTO);
+	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
+	text = read_all(path);
+	assert_string_equal(text, longer);
+	free(text);
 	free_study(s);
 }
 
@@ -268,6 +302,122 @@ static void test_bad_date_refused(void **state)
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
 	dv_csv_table_free(&t);
 	free(text);
+	free_study(s);
+}
+
+/* A history row as version 1 wrote it (before the loss split). */
+#define V1_ROW                                                                                     \
+	"2024-05-31T00:01:00Z,bench1,0.0.9,t1,127.0.0.1:5300,SOA,0,cold,100,99,1,1.000000,0,0,"    \
+	"99.000,0.500000,0.500000,0.500000,0.500000,0.500000,0.500000,0.000000,1.000000,2.000,0\n"
+
+/*
+ * A file with the version 1 header (an existing nightly history) is appended
+ * to in its own layout, never refused and never given a second header; it
+ * reads back with the version 2 columns empty (not recorded).
+ */
+static void test_old_header_appended(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	char old[2048], *text, *line;
+	size_t rows = 0;
+	(void)state;
+
+	snprintf(old, sizeof(old), "%s\n" V1_ROW, dv_csv_header_version(1));
+	write_all(path, old);
+	assert_int_equal(dv_csv_file_version(path, &err), 1);
+	s->passes[1].res.stats.c.client_drops = 5; /* not written: the file has no column */
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	text = read_all(path);
+	assert_int_equal(strncmp(text, old, strlen(old)), 0); /* old content kept */
+	assert_string_equal(text + strlen(old),
+	                    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
+	                    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
+	                    "0.500000,0.500000,0.000000,2.500000,2.000,0\n"
+	                    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
+	                    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
+	                    "0.750000,0.750000,0.000000,2.500000,2.000,0\n");
+	for (line = text; (line = strchr(line, '\n')) != NULL && line[1] != '\0'; line++)
+		rows++;
+	assert_int_equal(rows, 3);
+	assert_int_equal(dv_csv_file_version(path, &err), 1);
+
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 1);
+	assert_int_equal(t.n, 3);
+	assert_string_equal(field(&t, 0, "tool_version"), "0.0.9");
+	assert_string_equal(field(&t, 0, "lost"), "1");
+	assert_string_equal(field(&t, 2, "pass"), "hot");
+	assert_string_equal(field(&t, 2, "interrupted"), "0");
+	for (size_t r = 0; r < t.n; r++)
+		for (size_t c = DV_CSV_V1_COLUMNS; c < dv_csv_ncolumns; c++)
+			assert_string_equal(t.rows[r][c], "");
+	dv_csv_table_free(&t);
+	free(text);
+
+	/* A version 1 row in a version 2 file (or the reverse) is a wrong row. */
+	snprintf(old, sizeof(old), "%s\n" V1_ROW, dv_csv_header());
+	write_all(path, old);
+	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, ":2: wrong number of fields"));
+	snprintf(old, sizeof(old), "%s\n%.*s,0,0,0,0,0\n", dv_csv_header_version(1),
+	         (int)strlen(V1_ROW) - 1, V1_ROW);
+	write_all(path, old);
+	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, ":2: wrong number of fields"));
+	/* The same row with the version 2 header and its five columns reads. */
+	snprintf(old, sizeof(old), "%s\n%.*s,1,2,3,4,5\n", dv_csv_header(), (int)strlen(V1_ROW) - 1,
+	         V1_ROW);
+	write_all(path, old);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 2);
+	assert_string_equal(field(&t, 0, "client_drops"), "1");
+	assert_string_equal(field(&t, 0, "wire_timed"), "5");
+	dv_csv_table_free(&t);
+	free_study(s);
+}
+
+/*
+ * A new file gets the version 2 header, and the loss split round-trips: each
+ * of the five columns holds its own counter's value, distinct from the others.
+ */
+static void test_new_columns_round_trip(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	char *text;
+	(void)state;
+
+	for (size_t i = 1; i < 3; i++) {
+		dv_counters_t *c = &s->passes[i].res.stats.c;
+		c->client_drops = 3 + i;
+		c->target_drops = 611 + i;
+		c->target_sockets = 2;
+		c->icmp_port_unreachable = 17 * i;
+		c->wire_timed = 1990 - i;
+	}
+	assert_int_equal(dv_csv_file_version(path, &err), 0); /* missing */
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	text = read_all(path);
+	assert_int_equal(strncmp(text, dv_csv_header(), strlen(dv_csv_header())), 0);
+	assert_non_null(strstr(text, ",2.000,0,4,612,2,17,1989\n"));
+	assert_non_null(strstr(text, ",2.000,0,5,613,2,34,1988\n"));
+	free(text);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 2);
+	assert_int_equal(t.n, 2);
+	assert_string_equal(field(&t, 0, "client_drops"), "4");
+	assert_string_equal(field(&t, 0, "target_drops"), "612");
+	assert_string_equal(field(&t, 0, "target_sockets"), "2");
+	assert_string_equal(field(&t, 0, "icmp_port_unreachable"), "17");
+	assert_string_equal(field(&t, 0, "wire_timed"), "1989");
+	assert_string_equal(field(&t, 1, "client_drops"), "5");
+	assert_string_equal(field(&t, 1, "target_drops"), "613");
+	assert_string_equal(field(&t, 1, "icmp_port_unreachable"), "34");
+	assert_string_equal(field(&t, 1, "wire_timed"), "1988");
+	dv_csv_table_free(&t);
 	free_study(s);
 }
 
@@ -329,6 +479,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_empty_file_gets_header, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_header_mismatch_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_date_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_old_header_appended, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_new_columns_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_quoting_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),

@@ -140,6 +140,23 @@ static void build(dv_study_t *s)
 			x->lat_p50_ns = 120000;
 			x->lat_p99_ns = 400000;
 		}
+		/* the first interval keeps a histogram of two buckets, the second an empty one */
+		if (r->n_intervals > 0) {
+			r->lat_cells = calloc(2, sizeof(*r->lat_cells));
+			r->n_lat_cells = 2;
+			r->lat_cells[0] = (dv_hist_cell_t){dv_hist_bucket_of(120000), 0, 400};
+			r->lat_cells[1] = (dv_hist_cell_t){dv_hist_bucket_of(400000), 0, 95};
+			r->intervals[0].lat_kept = true;
+			r->intervals[0].lat_n = 2;
+			r->intervals[0].lat_count = 495;
+			r->intervals[0].lat_min_ns = 119950;
+			r->intervals[0].lat_max_ns = 401000;
+		}
+		if (r->n_intervals > 1) {
+			r->intervals[1].lat_kept = true;
+			r->intervals[1].lat_first = 2;
+			r->intervals[1].lat_min_ns = UINT64_MAX;
+		}
 	}
 }
 
@@ -221,6 +238,10 @@ static void assert_same(const dv_study_t *a, const dv_study_t *b)
 		if (p->res.n_intervals)
 			assert_memory_equal(p->res.intervals, q->res.intervals,
 			                    p->res.n_intervals * sizeof(dv_interval_t));
+		assert_int_equal(p->res.n_lat_cells, q->res.n_lat_cells);
+		if (p->res.n_lat_cells)
+			assert_memory_equal(p->res.lat_cells, q->res.lat_cells,
+			                    p->res.n_lat_cells * sizeof(dv_hist_cell_t));
 	}
 	assert_int_equal(a->interrupted, b->interrupted);
 	assert_int_equal(a->failed, b->failed);
@@ -339,11 +360,17 @@ static void test_every_counter_distinct(void **state)
 		K(unexpected), K(malformed), K(truncated), K(icmp_errors), K(bytes_sent);
 		K(bytes_received), K(send_calls), K(recv_calls), K(wait_calls), K(inflight_peak);
 		K(icmp_port_unreachable), K(client_drops), K(target_drops), K(target_sockets);
-		K(wire_timed), K(forfeited), K(sent_behind);
+		K(wire_timed);
+		K(conn_opened), K(conn_reopened), K(conn_failed), K(conn_refused), K(conn_timeouts);
+		K(conn_reset), K(conn_closed), K(conn_idle_closed), K(conn_proto_errors);
+		K(conn_recycled), K(conn_lost), K(conn_inflight_peak), K(tls_full), K(tls_resumed);
+		K(http_non200), K(http_4xx), K(http_5xx), K(stream_errors);
+		K(tc_retried), K(tc_completed), K(tc_lost), K(tc_not_sent), K(forfeited),
+		    K(sent_behind);
 #undef K
-		/* Those 23, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 23 + 3);
-		assert_int_equal(dv_counter_nfields, 23);
+		/* Those 45, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 45 + 3);
+		assert_int_equal(dv_counter_nfields, 45);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);

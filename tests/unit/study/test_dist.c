@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,6 +133,113 @@ static void test_merge_histograms(void **state)
 	assert_true(a.qps > 99.99 && a.qps < 100.01); /* 200 completed over the longer 2 s */
 }
 
+/* Append an interval whose histogram is h (as the engine keeps it) to res. */
+static void add_interval(dv_pass_result_t *res, const dv_hist_t *h, bool kept)
+{
+	dv_interval_t *iv;
+	size_t n;
+
+	res->intervals = realloc(res->intervals, (res->n_intervals + 1) * sizeof(*iv));
+	res->lat_cells =
+	    realloc(res->lat_cells, (res->n_lat_cells + DV_HIST_BUCKETS) * sizeof(*res->lat_cells));
+	assert_non_null(res->intervals);
+	assert_non_null(res->lat_cells);
+	iv = &res->intervals[res->n_intervals];
+	memset(iv, 0, sizeof(*iv));
+	iv->t_s = (double)++res->n_intervals;
+	iv->completed = iv->sent = h->count;
+	iv->lat_mean_ns = dv_hist_mean_ns(h);
+	iv->lat_p50_ns = (double)dv_hist_quantile_ns(h, 0.50);
+	iv->lat_p99_ns = (double)dv_hist_quantile_ns(h, 0.99);
+	if (!kept)
+		return;
+	n = dv_hist_to_cells(h, res->lat_cells + res->n_lat_cells);
+	iv->lat_kept = true;
+	iv->lat_first = res->n_lat_cells;
+	iv->lat_n = (uint32_t)n;
+	iv->lat_count = h->count;
+	iv->lat_min_ns = h->min_ns;
+	iv->lat_max_ns = h->max_ns;
+	res->n_lat_cells += n;
+}
+
+/*
+ * Interval snapshots merge exactly: the histograms of the same interval of two
+ * ranks added bucket by bucket, p50/p99 those of the sum; an interval one rank
+ * lacks counts as empty; an interval without a histogram gives the upper bound.
+ */
+static void test_merge_intervals(void **state)
+{
+	dv_pass_result_t a, b;
+	dv_hist_t *ha = malloc(3 * sizeof(*ha)), *hb = malloc(3 * sizeof(*hb)), *sum;
+	dv_hist_cell_t *want = malloc(DV_HIST_BUCKETS * sizeof(*want));
+
+	(void)state;
+	assert_non_null(ha);
+	assert_non_null(hb);
+	assert_non_null(want);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	for (int i = 0; i < 3; i++) {
+		dv_hist_init(&ha[i]);
+		dv_hist_init(&hb[i]);
+		/* a: 90 fast answers (10..99 us); b: 10 slow ones (1..10 ms) in interval i */
+		for (uint64_t v = 10; v < 100; v++)
+			dv_hist_add(&ha[i], v * 1000 + (uint64_t)i);
+		for (uint64_t v = 1; v <= 10; v++)
+			dv_hist_add(&hb[i], v * 1000000 * (uint64_t)(i + 1));
+	}
+	add_interval(&a, &ha[0], true);
+	add_interval(&a, &ha[1], true); /* a's pass ended before its third interval */
+	for (int i = 0; i < 3; i++)
+		add_interval(&b, &hb[i], true);
+	assert_int_equal(dv_dist_merge_intervals(&a, &b), 0);
+	assert_int_equal(a.n_intervals, 3);
+	for (int i = 0; i < 3; i++) {
+		const dv_interval_t *iv = &a.intervals[i];
+		sum = &ha[i];
+		if (i < 2)
+			dv_hist_merge(sum, &hb[i]);
+		else
+			sum = &hb[i];
+		size_t n = dv_hist_to_cells(sum, want);
+		assert_true(iv->lat_kept);
+		assert_int_equal(iv->lat_count, sum->count);
+		assert_int_equal(iv->lat_n, n);
+		assert_memory_equal(a.lat_cells + iv->lat_first, want, n * sizeof(*want));
+		assert_int_equal(iv->lat_min_ns, sum->min_ns);
+		assert_int_equal(iv->lat_max_ns, sum->max_ns);
+		assert_int_equal((uint64_t)iv->lat_p50_ns, dv_hist_quantile_ns(sum, 0.50));
+		assert_int_equal((uint64_t)iv->lat_p99_ns, dv_hist_quantile_ns(sum, 0.99));
+		assert_true(fabs(iv->lat_mean_ns - dv_hist_mean_ns(sum)) < 1e-6 * iv->lat_mean_ns);
+		assert_int_equal(iv->sent, sum->count);
+	}
+	/* 100 answers: the 50th is a's 59 us (+0), the 99th b's 9 ms: not the larger p50 */
+	assert_true(a.intervals[0].lat_p50_ns >= 58500 && a.intervals[0].lat_p50_ns <= 59500);
+	assert_true(a.intervals[0].lat_p99_ns >= 8.93e6 && a.intervals[0].lat_p99_ns <= 9.07e6);
+	dv_pass_result_free(&a);
+	dv_pass_result_free(&b);
+
+	/* One side without a histogram (an older file): the upper bound, no histogram. */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	dv_hist_init(&ha[0]);
+	for (uint64_t v = 10; v < 100; v++)
+		dv_hist_add(&ha[0], v * 1000);
+	add_interval(&a, &ha[0], false);
+	add_interval(&b, &hb[0], true);
+	assert_int_equal(dv_dist_merge_intervals(&a, &b), 0);
+	assert_false(a.intervals[0].lat_kept);
+	assert_int_equal(a.intervals[0].lat_n, 0);
+	assert_true(a.intervals[0].lat_p50_ns == b.intervals[0].lat_p50_ns); /* b's 5 ms > a's */
+	assert_int_equal(a.n_lat_cells, 0);
+	dv_pass_result_free(&a);
+	dv_pass_result_free(&b);
+	free(ha);
+	free(hb);
+	free(want);
+}
+
 static void test_start_at(void **state)
 {
 	uint64_t ns = 0;
@@ -150,9 +258,9 @@ static void test_start_at(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_share_config), cmocka_unit_test(test_share_refuses),
-	    cmocka_unit_test(test_shard),        cmocka_unit_test(test_merge_histograms),
-	    cmocka_unit_test(test_start_at),
+	    cmocka_unit_test(test_share_config),    cmocka_unit_test(test_share_refuses),
+	    cmocka_unit_test(test_shard),           cmocka_unit_test(test_merge_histograms),
+	    cmocka_unit_test(test_merge_intervals), cmocka_unit_test(test_start_at),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -332,7 +332,7 @@ static void test_lossy_change_line(void **state)
 	static const char *const t[] = {"pdns", "unbound"};
 	dv_study_t s;
 	build(&s, t, 2, 1);
-	free(s.lists[1].label); /* one list here: dv_study_free frees n_lists of them */
+	free(s.lists[1].label); /* one list: dv_study_free() frees n_lists labels */
 	s.n_lists = 1;
 	add_pass(&s, 0, 0, 0, DV_PASS_HOT, 50000, 0, 100000);
 	add_pass(&s, 1, 0, 0, DV_PASS_HOT, 46800, 3, 100000);

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# streams.sh: dnsvolley -m tcp|dot|doh against Debian's dnsperf, same run, interleaved.
+#
+# usage: bench/streams.sh [-B BUILDDIR] [-r ROUNDS] [-l SECONDS] [-c CONNS] [-q WINDOW]
+#                         [-m "tcp dot doh"]
+# Starts dnsvolley-responder (TCP and DoT listeners) and, for doh, unbound with an
+# https-port (local data only), pinned to CPU 1 with taskset; runs the clients pinned to
+# CPU 0, dnsvolley then dnsperf then dnsvolley's own UDP against the same responder,
+# ROUNDS times per transport, each run -l SECONDS with -c CONNS connections and a
+# window of -q WINDOW. Prints per run: completed, queries/s, client CPU (user+system,
+# from /usr/bin/time) and CPU µs per completed query; then per transport the medians
+# and the ratios dnsvolley / dnsperf (qps, CPU per query) and dnsvolley TCP CPU / its
+# own UDP CPU per query. Needs dnsperf, taskset, openssl (and unbound for doh).
+# The figures in doc/performance.md came from this script.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build="$top/build"
+rounds=3 secs=3 conns=4 window=100 modes="tcp dot doh"
+while getopts "B:r:l:c:q:m:" o; do
+	case $o in
+	B) build=$(cd "$OPTARG" && pwd) ;;
+	r) rounds=$OPTARG ;;
+	l) secs=$OPTARG ;;
+	c) conns=$OPTARG ;;
+	q) window=$OPTARG ;;
+	m) modes=$OPTARG ;;
+	*) echo "usage: bench/streams.sh [-B DIR] [-r N] [-l S] [-c N] [-q N] [-m MODES]" >&2; exit 2 ;;
+	esac
+done
+for t in dnsperf taskset openssl /usr/bin/time; do
+	command -v "$t" >/dev/null || { echo "streams.sh: needs $t" >&2; exit 2; }
+done
+DV="$build/dnsvolley" RESP="$build/dnsvolley-responder"
+[ -x "$DV" ] && [ -x "$RESP" ] || { echo "streams.sh: build first ($build)" >&2; exit 2; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvstreams.XXXXXX")
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -subj /CN=bench.test 2>/dev/null
+for i in $(seq 10000); do echo "www$((i % 100)).example A"; done >"$tmp/list"
+
+taskset -c 1 "$RESP" -p 0 --port-file "$tmp/udp" --tcp-port 0 --tcp-port-file "$tmp/tcp" \
+	--tls-port 0 --tls-port-file "$tmp/tls" --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" \
+	>"$tmp/resp.out" 2>&1 &
+pids+=("$!")
+for _ in $(seq 100); do [ -s "$tmp/tls" ] && break; sleep 0.05; done
+
+doh_port=""
+start_unbound() {
+	command -v unbound >/dev/null || return 1
+	doh_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$tmp/unbound.conf" <<C
+server:
+	interface: 127.0.0.1@$doh_port
+	https-port: $doh_port
+	tls-service-key: "$tmp/key.pem"
+	tls-service-pem: "$tmp/cert.pem"
+	num-threads: 1
+	do-ip6: no
+	username: ""
+	chroot: ""
+	directory: "$tmp"
+	pidfile: "$tmp/unbound.pid"
+	logfile: "$tmp/unbound.log"
+	use-syslog: no
+	do-daemonize: no
+	access-control: 127.0.0.0/8 allow
+	module-config: "iterator"
+	local-zone: "example." static
+C
+	for i in $(seq 0 99); do echo "	local-data: \"www$i.example. 3600 IN A 192.0.2.1\""; done >>"$tmp/unbound.conf"
+	taskset -c 1 unbound -d -c "$tmp/unbound.conf" >"$tmp/unbound.out" 2>&1 &
+	pids+=("$!")
+	sleep 1
+}
+
+# run NAME CMD...: one pinned client run; prints "NAME completed qps cpu_s us_per_query".
+run() {
+	local name=$1 out="$tmp/run.out"
+	shift
+	/usr/bin/time -f "%U %S" -o "$tmp/time" taskset -c 0 "$@" >"$out" 2>&1 || true
+	local done qps cpu
+	done=$(awk -F: '/Queries completed:/ { split($2, a, " "); print a[1]; exit }' "$out")
+	qps=$(awk -F: '/Queries per second:/ { split($2, a, " "); print a[1]; exit }' "$out")
+	cpu=$(awk '{ print $1 + $2 }' "$tmp/time")
+	if [ -z "$done" ] || [ "$done" = 0 ]; then
+		echo "$name FAILED: $(tail -3 "$out" | tr '\n' ' ')" >&2
+		echo "$name 0 0 $cpu 0"
+		return
+	fi
+	echo "$name $done $qps $cpu $(awk -v c="$cpu" -v n="$done" 'BEGIN { printf "%.3f", c * 1e6 / n }')"
+}
+
+median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+echo "# streams.sh: -l $secs -c $conns -q $window, $rounds rounds, client CPU 0, server CPU 1"
+echo "# run completed qps cpu_s us_per_query"
+for mode in $modes; do
+	case $mode in
+	tcp) port=$(cat "$tmp/tcp") dv_extra=() dp_extra=() ;;
+	dot) port=$(cat "$tmp/tls") dv_extra=() dp_extra=() ;;
+	doh)
+		[ -n "$doh_port" ] || start_unbound || { echo "# doh: no unbound, skipped"; continue; }
+		port=$doh_port dv_extra=() dp_extra=(-O "doh-uri=https://127.0.0.1:$doh_port/dns-query")
+		;;
+	esac
+	for r in $(seq "$rounds"); do
+		run "dnsvolley-$mode" "$DV" -m "$mode" -s 127.0.0.1 -p "$port" -d "$tmp/list" -l "$secs" \
+			-c "$conns" -q "$window" -t 2 --no-progress "${dv_extra[@]}" | tee -a "$tmp/res"
+		run "dnsperf-$mode" dnsperf -m "$mode" -s 127.0.0.1 -p "$port" -d "$tmp/list" -l "$secs" \
+			-c "$conns" -q "$window" -t 2 "${dp_extra[@]}" | tee -a "$tmp/res"
+		[ "$mode" = doh ] || run "dnsvolley-udp" "$DV" -s 127.0.0.1 -p "$(cat "$tmp/udp")" \
+			-d "$tmp/list" -l "$secs" -c "$conns" -q "$window" -t 2 --no-progress |
+			tee -a "$tmp/res"
+	done
+done
+echo "# medians: run qps us_per_query"
+for name in $(awk '{ print $1 }' "$tmp/res" | sort -u); do
+	q=$(awk -v n="$name" '$1 == n { print $3 }' "$tmp/res" | median)
+	u=$(awk -v n="$name" '$1 == n { print $5 }' "$tmp/res" | median)
+	echo "$name $q $u" | tee -a "$tmp/med"
+done
+echo "# ratios"
+for mode in $modes; do
+	grep -q "^dnsvolley-$mode " "$tmp/med" || continue
+	awk -v m="$mode" '
+		{ q[$1] = $2; u[$1] = $3 }
+		END {
+			v = "dnsvolley-" m; p = "dnsperf-" m
+			if (q[p] > 0 && u[p] > 0)
+				printf "%s: qps dnsvolley/dnsperf %.2f, CPU per query dnsvolley/dnsperf %.2f\n", m, q[v] / q[p], u[v] / u[p]
+			if (m != "doh" && u["dnsvolley-udp"] > 0)
+				printf "%s: dnsvolley CPU per query %s / own UDP %.2f\n", m, m, u[v] / u["dnsvolley-udp"]
+		}' "$tmp/med"
+done

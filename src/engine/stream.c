@@ -1,0 +1,885 @@
+/* stream: a worker's TCP, DoT and DoH connections: sockets on its loop, transport machines,
+ * per-connection bounds, losses by connection and reopening. */
+#include "config.h"
+
+#include "engine/stream.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <uv.h>
+
+#include "base/wire.h"
+#include "transport/transport.h"
+
+#define DV_SW_READ_BUF    65536
+#define DV_SW_READ_ROUNDS 8                    /* reads per readable event */
+#define DV_SW_RETRY_NS    (100 * DV_NS_PER_MS) /* after a failed attempt, reopen this much later */
+#define DV_SW_IOV         16
+#define DV_SW_BATCH       64     /* queries prepared per connection at a time */
+#define DV_SW_RQ          65536u /* --tc-tcp: list indexes waiting to be asked over TCP */
+
+typedef enum dv_cstate {
+	C_IDLE = 0,   /* no socket; reopened at t_ns when that is set */
+	C_CONNECTING, /* connect() in progress */
+	C_HANDSHAKE,  /* established, TLS handshake in progress */
+	C_READY,      /* takes queries */
+	C_DRAINING,   /* takes no more (--queries-per-conn reached, GOAWAY): ends when empty */
+} dv_cstate_t;
+
+typedef enum dv_end {
+	END_RESET,   /* reset by the peer, or a write failed */
+	END_CLOSED,  /* the peer closed it (EOF, close_notify, GOAWAY) */
+	END_PROTO,   /* protocol error on an established connection */
+	END_RECYCLE, /* --queries-per-conn: closed by us */
+} dv_end_t;
+
+typedef struct dv_sconn {
+	struct dv_sw *sw;
+	uv_poll_t *poll; /* per socket; freed by its close callback */
+	dv_tp_conn_t *tp;
+	int fd;
+	uint16_t index; /* the engine's socket index of its queries */
+	uint8_t state;  /* dv_cstate_t */
+	int events;
+	bool want_write;
+	bool ev_closed, ev_goaway, ev_proto; /* events seen during dv_tp_input */
+	bool closed_busy;                    /* the peer closed it with queries in flight */
+	bool ever_open;
+	uint32_t inflight;  /* engine slots in flight on it */
+	uint64_t submitted; /* queries handed to it since it opened */
+	uint64_t open_ns;   /* connect() called */
+	uint64_t up_ns;     /* established */
+	uint64_t retry_ns;  /* C_IDLE: reopen at this time, UINT64_MAX = not */
+} dv_sconn_t;
+
+struct dv_sw {
+	dv_sw_host_t h; /* the worker's loop, engine, settings and flags */
+	dv_engine_t *e; /* h.eng, or retry mode's own */
+	dv_tp_shared_t *sh;
+	dv_sconn_t *c;
+	uint32_t n;
+	uint32_t next;     /* round robin */
+	uint32_t per_conn; /* queries in flight per connection at most */
+	uint32_t nup;      /* READY or DRAINING */
+	uint32_t npending; /* CONNECTING or HANDSHAKE */
+	uint32_t nretry;   /* IDLE with a reopen time */
+	bool ever_up;
+	bool closing;
+	uint64_t down_since_ns; /* when nup last became 0 */
+	uint64_t now;           /* arrival time of the bytes being fed to a machine */
+	uint8_t *rbuf;
+	uint8_t (*qbuf)[DV_MAX_QUERY_LEN];
+	unsigned *qlen;
+	char why[200]; /* the last connection failure, a sentence */
+	/* --tc-tcp (retry mode): sends only the queries queued by the UDP engine's TC hook,
+	 * counted in an engine of its own and folded into the worker's tc_* at the end */
+	bool retry;
+	dv_engine_t own;
+	uint32_t *rq; /* ring of DV_SW_RQ list indexes */
+	uint32_t rq_head, rq_len;
+};
+
+static void on_poll(uv_poll_t *h, int status, int events);
+static int on_event(void *ctx, const dv_tp_event_t *ev);
+static unsigned conn_room(const struct dv_sw *sw, const struct dv_sconn *c);
+
+static bool is_up(uint8_t s)
+{
+	return s == C_READY || s == C_DRAINING;
+}
+
+static bool is_pending(uint8_t s)
+{
+	return s == C_CONNECTING || s == C_HANDSHAKE;
+}
+
+static void set_state(dv_sw_t *sw, dv_sconn_t *c, dv_cstate_t st, uint64_t now)
+{
+	if (is_up(c->state))
+		sw->nup--;
+	else if (is_pending(c->state))
+		sw->npending--;
+	else if (c->retry_ns != UINT64_MAX)
+		sw->nretry--;
+	c->state = (uint8_t)st;
+	c->retry_ns = UINT64_MAX;
+	if (is_up(st)) {
+		sw->nup++;
+		sw->ever_up = true;
+	} else if (is_pending(st)) {
+		sw->npending++;
+	}
+	if (sw->nup == 0 && !is_up(st) && sw->down_since_ns == UINT64_MAX)
+		sw->down_since_ns = now;
+	if (sw->nup > 0)
+		sw->down_since_ns = UINT64_MAX;
+}
+
+/* The worker cannot go on: say why and stop the pass (its queries in flight count lost). */
+static void fatal(dv_sw_t *sw, uint64_t now, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*sw->h.rc == 0) {
+		va_start(ap, fmt);
+		vsnprintf(sw->h.err, sw->h.err_len, fmt, ap);
+		va_end(ap);
+		*sw->h.rc = -ECONNABORTED;
+	}
+	*sw->h.sending = false;
+	*sw->h.drain_end_ns = now;
+}
+
+static const char *kind_text(const dv_sw_t *sw)
+{
+	switch (sw->h.cfg->tp.kind) {
+	case DV_TP_DOT:
+		return "DNS over TLS";
+	case DV_TP_DOH:
+		return "DNS over HTTPS";
+	default:
+		return "TCP";
+	}
+}
+
+static void set_events(dv_sconn_t *c, int events)
+{
+	if (c->poll == NULL || c->events == events)
+		return;
+	c->events = events;
+	if (events == 0)
+		uv_poll_stop(c->poll);
+	else
+		uv_poll_start(c->poll, events, on_poll);
+}
+
+static void watch(dv_sconn_t *c)
+{
+	if (c->state == C_CONNECTING)
+		set_events(c, UV_WRITABLE);
+	else
+		set_events(c, UV_READABLE | (c->want_write ? UV_WRITABLE : 0));
+}
+
+static void free_handle(uv_handle_t *h)
+{
+	free(h);
+}
+
+/* Close the socket and free the machine; nothing counted. */
+static void conn_shut(dv_sconn_t *c)
+{
+	if (c->poll != NULL) {
+		uv_poll_stop(c->poll);
+		uv_close((uv_handle_t *)c->poll, free_handle);
+		c->poll = NULL;
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	dv_tp_conn_free(c->tp);
+	c->tp = NULL;
+	c->events = 0;
+	c->want_write = false;
+}
+
+/* Every query in flight on c is lost because c ended. */
+static void lose_all(dv_sw_t *sw, dv_sconn_t *c)
+{
+	dv_engine_t *e = sw->e;
+	uint32_t id = e->win.head;
+
+	while (c->inflight > 0 && id != DV_WINDOW_NIL) {
+		dv_slot_t *s = &e->win.slot[id];
+		uint32_t next = s->next;
+		if (s->sock == c->index) {
+			dv_engine_lose(e, (uint16_t)id);
+			e->stats.c.conn_lost++;
+			c->inflight--;
+		}
+		id = next;
+	}
+	c->inflight = 0;
+}
+
+static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now);
+
+/* Schedule a reopen (at once, or after a failed attempt a little later) while sending. */
+static void reopen(dv_sw_t *sw, dv_sconn_t *c, uint64_t at, uint64_t now)
+{
+	if (sw->closing || (sw->retry ? !*sw->h.sending && sw->rq_len == 0
+	                              : !*sw->h.sending || dv_engine_list_done(sw->e)))
+		return;
+	if (at <= now) {
+		conn_open(sw, c, now);
+		return;
+	}
+	c->retry_ns = at;
+	sw->nretry++;
+}
+
+/* An attempt to open c failed before it was usable. */
+static void conn_fail(dv_sw_t *sw, dv_sconn_t *c, int err, bool timeout, uint64_t now,
+                      const char *what)
+{
+	dv_counters_t *k = &sw->e->stats.c;
+
+	k->conn_failed++;
+	if (err == ECONNREFUSED)
+		k->conn_refused++;
+	if (timeout)
+		k->conn_timeouts++;
+	if (what != sw->why)
+		snprintf(sw->why, sizeof(sw->why), "%s", what);
+	lose_all(sw, c);
+	conn_shut(c);
+	set_state(sw, c, C_IDLE, now);
+	if (!sw->ever_up) {
+		fatal(sw, now, "%s%s connection to the server failed: %s",
+		      sw->retry ? "--tc-tcp: " : "", kind_text(sw), sw->why);
+		return;
+	}
+	reopen(sw, c, now + DV_SW_RETRY_NS, now);
+}
+
+/* An established connection ended: count why, lose its queries, reopen it. */
+static void conn_end(dv_sw_t *sw, dv_sconn_t *c, dv_end_t why, uint64_t now)
+{
+	dv_counters_t *k = &sw->e->stats.c;
+
+	switch (why) {
+	case END_RESET:
+		k->conn_reset++;
+		break;
+	case END_CLOSED:
+		if (c->closed_busy)
+			k->conn_closed++;
+		else
+			k->conn_idle_closed++;
+		break;
+	case END_PROTO:
+		k->conn_proto_errors++;
+		break;
+	case END_RECYCLE:
+		k->conn_recycled++;
+		if (c->tp != NULL) { /* a clean end: close_notify / GOAWAY, best effort */
+			struct iovec iov[DV_SW_IOV];
+			int m;
+			dv_tp_close(c->tp);
+			m = dv_tp_output(c->tp, iov, DV_SW_IOV);
+			if (m > 0) {
+				struct msghdr h = {.msg_iov = iov, .msg_iovlen = (size_t)m};
+				(void)sendmsg(c->fd, &h, MSG_NOSIGNAL | MSG_DONTWAIT);
+			}
+		}
+		break;
+	}
+	lose_all(sw, c);
+	conn_shut(c);
+	set_state(sw, c, C_IDLE, now);
+	reopen(sw, c, now, now);
+}
+
+/* End c with why if it is established, else count a failed attempt. */
+static void conn_down(dv_sw_t *sw, dv_sconn_t *c, dv_end_t why, int err, uint64_t now,
+                      const char *what)
+{
+	if (is_up(c->state)) {
+		if (why == END_PROTO && what != sw->why)
+			snprintf(sw->why, sizeof(sw->why), "%s", what);
+		conn_end(sw, c, why, now);
+	} else {
+		conn_fail(sw, c, err, false, now, what);
+	}
+}
+
+static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
+{
+	const dv_run_config_t *cfg = sw->h.cfg;
+	int one = 1, rc, fd;
+	char what[160];
+
+	if (c->ever_open)
+		sw->e->stats.c.conn_reopened++;
+	c->ever_open = true;
+	c->open_ns = now;
+	c->submitted = 0;
+	c->ev_closed = c->ev_goaway = c->ev_proto = c->closed_busy = false;
+	set_state(sw, c, C_CONNECTING, now);
+	fd = socket(cfg->server.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(what, sizeof(what), "cannot open a socket: %s", strerror(errno));
+		conn_fail(sw, c, errno, false, now, what);
+		return;
+	}
+	c->fd = fd;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (cfg->local.ss_family != AF_UNSPEC &&
+	    bind(fd, (const struct sockaddr *)&cfg->local, cfg->local_len) != 0) {
+		snprintf(what, sizeof(what), "cannot bind to the local address: %s",
+		         strerror(errno));
+		conn_fail(sw, c, errno, false, now, what);
+		return;
+	}
+	if (connect(fd, (const struct sockaddr *)&cfg->server, cfg->server_len) != 0 &&
+	    errno != EINPROGRESS) {
+		int e = errno;
+		snprintf(what, sizeof(what), "cannot connect: %s", strerror(e));
+		conn_fail(sw, c, e, false, now, what);
+		return;
+	}
+	c->poll = malloc(sizeof(*c->poll));
+	rc = c->poll == NULL ? -ENOMEM : dv_tp_conn_new(&c->tp, sw->sh, on_event, c);
+	if (rc == 0)
+		rc = uv_poll_init(sw->h.loop, c->poll, fd) == 0 ? 0 : -EIO;
+	if (rc != 0) {
+		free(c->poll);
+		c->poll = NULL;
+		fatal(sw, now, "cannot set up a connection: %s", strerror(-rc));
+		conn_shut(c);
+		set_state(sw, c, C_IDLE, now);
+		return;
+	}
+	c->poll->data = c;
+	c->events = 0;
+	watch(c);
+}
+
+/* Write what the machine has queued; 0, or a negative errno (the connection is dead). */
+static int conn_flush(dv_sw_t *sw, dv_sconn_t *c)
+{
+	struct iovec iov[DV_SW_IOV];
+
+	for (;;) {
+		struct msghdr h = {.msg_iov = iov};
+		ssize_t r;
+		int m = dv_tp_output(c->tp, iov, DV_SW_IOV);
+		if (m == 0) {
+			c->want_write = false;
+			break;
+		}
+		h.msg_iovlen = (size_t)m;
+		r = sendmsg(c->fd, &h, MSG_NOSIGNAL | MSG_DONTWAIT);
+		sw->e->stats.c.send_calls++;
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				c->want_write = true;
+				break;
+			}
+			return -errno;
+		}
+		dv_tp_consume(c->tp, (size_t)r);
+	}
+	watch(c);
+	return 0;
+}
+
+/* Flush, and end c as reset when the write fails. False when c ended. */
+static bool flush_or_end(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
+{
+	int rc = conn_flush(sw, c);
+	char what[120];
+
+	if (rc == 0)
+		return true;
+	snprintf(what, sizeof(what), "connection lost while writing: %s", strerror(-rc));
+	conn_down(sw, c, END_RESET, -rc, now, what);
+	return false;
+}
+
+/* Query id left flight on c without an answer (HTTP status, stream error). */
+static void lose_one(dv_sw_t *sw, dv_sconn_t *c, uint64_t id)
+{
+	dv_slot_t *s;
+
+	if (id >= DV_WINDOW_IDS)
+		return;
+	s = &sw->e->win.slot[id];
+	if (s->state != DV_SLOT_INFLIGHT || s->sock != c->index)
+		return;
+	dv_engine_lose(sw->e, (uint16_t)id);
+	if (c->inflight > 0)
+		c->inflight--;
+}
+
+static void on_answer(dv_sw_t *sw, dv_sconn_t *c, const uint8_t *msg, size_t len)
+{
+	dv_slot_t *s = NULL;
+	bool was = false;
+
+	if (len >= 2) {
+		s = &sw->e->win.slot[dv_wire_get16(msg)];
+		was = s->state == DV_SLOT_INFLIGHT && s->sock == c->index;
+	}
+	dv_engine_receive(sw->e, c->index, msg, len, true, sw->now);
+	if (was && s->state != DV_SLOT_INFLIGHT && c->inflight > 0)
+		c->inflight--;
+}
+
+static int on_event(void *ctx, const dv_tp_event_t *ev)
+{
+	dv_sconn_t *c = ctx;
+	dv_sw_t *sw = c->sw;
+	dv_counters_t *k = &sw->e->stats.c;
+
+	switch (ev->kind) {
+	case DV_TP_EV_ANSWER:
+		on_answer(sw, c, ev->msg, ev->len);
+		break;
+	case DV_TP_EV_HTTP_STATUS:
+		k->http_non200++;
+		if (ev->status >= 400 && ev->status < 500)
+			k->http_4xx++;
+		else if (ev->status >= 500 && ev->status < 600)
+			k->http_5xx++;
+		lose_one(sw, c, ev->id);
+		break;
+	case DV_TP_EV_STREAM_ERROR:
+		k->stream_errors++;
+		lose_one(sw, c, ev->id);
+		break;
+	case DV_TP_EV_HANDSHAKE:
+		dv_hist_add(&sw->e->stats.handshake, sw->now - c->up_ns);
+		if (ev->resumed)
+			k->tls_resumed++;
+		else
+			k->tls_full++;
+		if (c->state == C_HANDSHAKE)
+			set_state(sw, c, C_READY, sw->now);
+		break;
+	case DV_TP_EV_CLOSED:
+		c->ev_closed = true;
+		c->ev_goaway = ev->goaway;
+		c->closed_busy = c->inflight > 0;
+		break;
+	case DV_TP_EV_PROTO_ERROR:
+		c->ev_proto = true;
+		snprintf(sw->why, sizeof(sw->why), "%s", ev->what != NULL ? ev->what : "error");
+		break;
+	}
+	return 0;
+}
+
+/* c's last query came back: a connection that takes no more closes now. */
+static void maybe_done(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
+{
+	if (c->state != C_DRAINING || c->inflight > 0)
+		return;
+	conn_end(sw, c, c->ev_closed ? END_CLOSED : END_RECYCLE, now);
+}
+
+/* After the bytes read were fed: the events they raised decide c's fate. */
+static void after_input(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
+{
+	if (c->ev_proto) {
+		conn_down(sw, c, END_PROTO, EPROTO, now, sw->why);
+		return;
+	}
+	if (c->ev_closed) {
+		if (!is_up(c->state)) {
+			conn_fail(sw, c, 0, false, now,
+			          "the server closed the connection during the TLS handshake");
+		} else if (c->ev_goaway && c->inflight > 0 && dv_tp_in_flight(c->tp) > 0) {
+			if (c->state != C_DRAINING) /* streams below GOAWAY's last id may answer */
+				set_state(sw, c, C_DRAINING, now);
+		} else {
+			conn_end(sw, c, END_CLOSED, now);
+		}
+		return;
+	}
+	if (flush_or_end(sw, c, now))
+		maybe_done(sw, c, now);
+}
+
+static void conn_read(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
+{
+	unsigned round;
+	char what[120];
+
+	for (round = 0; round < DV_SW_READ_ROUNDS; round++) {
+		ssize_t r = recv(c->fd, sw->rbuf, DV_SW_READ_BUF, MSG_DONTWAIT);
+		sw->e->stats.c.recv_calls++;
+		if (r > 0) {
+			sw->now = dv_now_ns();
+			(void)dv_tp_input(c->tp, sw->rbuf, (size_t)r);
+			if (c->ev_proto || c->ev_closed || (size_t)r < DV_SW_READ_BUF)
+				break;
+			continue;
+		}
+		if (r == 0) {
+			sw->now = dv_now_ns();
+			(void)dv_tp_eof(c->tp);
+			if (!c->ev_proto && !c->ev_closed) {
+				c->ev_closed = true;
+				c->closed_busy = c->inflight > 0;
+			}
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			break;
+		snprintf(what, sizeof(what), "connection lost: %s", strerror(errno));
+		conn_down(sw, c, END_RESET, errno, now, what);
+		return;
+	}
+	after_input(sw, c, now);
+}
+
+/* connect() finished (or failed). */
+static void conn_connected(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
+{
+	int err = 0;
+	socklen_t len = sizeof(err);
+	char what[120];
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+		err = errno;
+	if (err != 0) {
+		snprintf(what, sizeof(what), "cannot connect: %s", strerror(err));
+		conn_fail(sw, c, err, false, now, what);
+		return;
+	}
+	dv_hist_add(&sw->e->stats.connect, now - c->open_ns);
+	sw->e->stats.c.conn_opened++;
+	c->up_ns = now;
+	set_state(sw, c, dv_tp_ready(c->tp) ? C_READY : C_HANDSHAKE, now);
+	flush_or_end(sw, c, now); /* the ClientHello */
+}
+
+static void on_poll(uv_poll_t *h, int status, int events)
+{
+	dv_sconn_t *c = h->data;
+	dv_sw_t *sw = c->sw;
+	uint64_t now = dv_now_ns();
+
+	if (c->state == C_CONNECTING) {
+		conn_connected(sw, c, now);
+	} else {
+		if (status == 0 && (events & UV_WRITABLE))
+			flush_or_end(sw, c, now);
+		if (c->poll == h && (status < 0 || (events & UV_READABLE)))
+			conn_read(sw, c, now);
+	}
+	sw->h.after_io(sw->h.ctx); /* may close every connection: c is not touched after it */
+}
+
+/* A worker's stream state for n connections sharing a window of capacity queries. */
+static int sw_new(const dv_sw_host_t *h, uint32_t n, dv_sw_t **out, dv_err_t *err)
+{
+	dv_sw_t *sw;
+	uint32_t i;
+	int rc;
+
+	if (n == 0 || n > 65535)
+		return dv_err_set(err, -EINVAL, "%u connections in one worker: at most 65535 (-T)",
+		                  n);
+	sw = calloc(1, sizeof(*sw));
+	if (sw == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	*out = sw;
+	sw->h = *h;
+	sw->e = h->eng;
+	sw->n = n;
+	sw->per_conn = DV_MAX((h->capacity + n - 1) / n, 1u);
+	sw->down_since_ns = UINT64_MAX;
+	rc = dv_tp_shared_new(&sw->sh, &h->cfg->tp, err);
+	if (rc != 0)
+		return rc;
+	sw->c = calloc(n, sizeof(*sw->c));
+	sw->rbuf = malloc(DV_SW_READ_BUF);
+	sw->qbuf = malloc(DV_SW_BATCH * sizeof(*sw->qbuf));
+	sw->qlen = malloc(DV_SW_BATCH * sizeof(*sw->qlen));
+	if (sw->c == NULL || sw->rbuf == NULL || sw->qbuf == NULL || sw->qlen == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		sw->c[i].sw = sw;
+		sw->c[i].fd = -1;
+		sw->c[i].index = (uint16_t)i;
+		sw->c[i].retry_ns = UINT64_MAX;
+	}
+	return 0;
+}
+
+int dv_sw_open(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err)
+{
+	return sw_new(h, h->conns, out, err);
+}
+
+/* The UDP engine's TC hook: queue the query to be asked over TCP. */
+static void tc_push(void *ctx, uint32_t qidx)
+{
+	dv_sw_t *sw = ctx;
+
+	if (sw->rq_len == DV_SW_RQ) {
+		sw->h.eng->stats.c.tc_not_sent++;
+		return;
+	}
+	sw->rq[(sw->rq_head + sw->rq_len) % DV_SW_RQ] = qidx;
+	sw->rq_len++;
+}
+
+int dv_sw_open_tc(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err)
+{
+	dv_sw_t *sw;
+	int rc = sw_new(h, 1, out, err);
+
+	if (rc != 0)
+		return rc;
+	sw = *out;
+	sw->retry = true;
+	rc = dv_engine_init(&sw->own, h->ql, h->capacity, h->cfg->timeout_ns, 0, 1, 0);
+	sw->rq = malloc(DV_SW_RQ * sizeof(*sw->rq));
+	if (rc != 0 || sw->rq == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	sw->own.verbose = h->eng->verbose;
+	sw->e = &sw->own;
+	h->eng->tc_fn = tc_push;
+	h->eng->tc_ctx = sw;
+	return 0;
+}
+
+/* Retry mode: hand queued queries to c; false when c refused one (no room after all). */
+static bool send_retries_on(dv_sw_t *sw, dv_sconn_t *c, uint64_t now, unsigned m)
+{
+	dv_engine_t *e = sw->e;
+	unsigned i;
+
+	for (i = 0; i < m; i++) {
+		uint32_t qidx = sw->rq[sw->rq_head];
+		uint16_t id;
+		dv_engine_prepare_qidx(e, c->index, now, qidx, sw->qbuf[0], &sw->qlen[0]);
+		id = dv_wire_get16(sw->qbuf[0]);
+		if (dv_tp_submit(c->tp, sw->qbuf[0], sw->qlen[0], id) != 0) {
+			dv_window_cancel(&e->win, id);
+			break;
+		}
+		(void)dv_engine_sent(e, sw->qbuf, 1, 1, 0, now);
+		sw->rq_head = (sw->rq_head + 1) % DV_SW_RQ;
+		sw->rq_len--;
+		c->inflight++;
+		c->submitted++;
+	}
+	if (c->inflight > e->stats.c.conn_inflight_peak)
+		e->stats.c.conn_inflight_peak = c->inflight;
+	if (i > 0)
+		flush_or_end(sw, c, now);
+	return i == m;
+}
+
+void dv_sw_send_retries(dv_sw_t *sw, uint64_t now)
+{
+	uint32_t i;
+
+	for (i = 0; i < sw->n && sw->rq_len > 0; i++) {
+		dv_sconn_t *c = &sw->c[i];
+		unsigned room = conn_room(sw, c);
+		room = DV_MIN(room, DV_MIN(sw->rq_len, dv_window_room(&sw->e->win)));
+		if (room > 0)
+			send_retries_on(sw, c, now, room);
+	}
+}
+
+dv_engine_t *dv_sw_engine(dv_sw_t *sw)
+{
+	return sw->e;
+}
+
+bool dv_sw_busy(const dv_sw_t *sw)
+{
+	return sw->rq_len > 0 || sw->e->win.inflight > 0;
+}
+
+void dv_sw_finish(dv_sw_t *sw, bool interrupted)
+{
+	dv_counters_t *to = &sw->h.eng->stats.c;
+	const dv_counters_t *k = &sw->own.stats.c;
+
+	dv_engine_finish(&sw->own, interrupted);
+	to->tc_retried += k->sent;
+	to->tc_completed += k->completed;
+	to->tc_lost += k->lost + k->interrupted;
+	to->tc_not_sent += sw->rq_len;
+	sw->rq_len = 0;
+	/* The retry connection's own figures are the connection figures of a UDP pass. */
+	to->conn_opened += k->conn_opened;
+	to->conn_reopened += k->conn_reopened;
+	to->conn_failed += k->conn_failed;
+	to->conn_refused += k->conn_refused;
+	to->conn_timeouts += k->conn_timeouts;
+	to->conn_reset += k->conn_reset;
+	to->conn_closed += k->conn_closed;
+	to->conn_idle_closed += k->conn_idle_closed;
+	to->conn_proto_errors += k->conn_proto_errors;
+	to->conn_inflight_peak = DV_MAX(to->conn_inflight_peak, k->conn_inflight_peak);
+	dv_hist_merge(&sw->h.eng->stats.connect, &sw->own.stats.connect);
+}
+
+void dv_sw_start(dv_sw_t *sw, uint64_t now)
+{
+	uint32_t i;
+
+	sw->down_since_ns = now;
+	for (i = 0; i < sw->n && *sw->h.sending; i++)
+		conn_open(sw, &sw->c[i], now);
+}
+
+/* How many queries c takes now. */
+static unsigned conn_room(const dv_sw_t *sw, const dv_sconn_t *c)
+{
+	uint64_t room, qpc = sw->h.cfg->queries_per_conn;
+	size_t cap;
+
+	if (c->state != C_READY || c->inflight >= sw->per_conn)
+		return 0;
+	room = sw->per_conn - c->inflight;
+	cap = dv_tp_capacity(c->tp);
+	room = DV_MIN(room, (uint64_t)DV_MIN(cap, (size_t)DV_SW_BATCH));
+	if (qpc > 0)
+		room = DV_MIN(room, qpc - c->submitted);
+	return (unsigned)room;
+}
+
+/* Hand up to n prepared queries to c; returns how many it took. */
+static unsigned send_on(dv_sw_t *sw, dv_sconn_t *c, uint64_t now, unsigned n)
+{
+	dv_engine_t *e = sw->e;
+	unsigned k, i;
+	uint64_t qpc = sw->h.cfg->queries_per_conn;
+
+	k = dv_engine_prepare(e, c->index, now, n, sw->qbuf, sw->qlen);
+	for (i = 0; i < k; i++)
+		if (dv_tp_submit(c->tp, sw->qbuf[i], sw->qlen[i], dv_wire_get16(sw->qbuf[i])) != 0)
+			break;
+	/* Refused ones (no room after all) are given back and prepared again later. */
+	(void)dv_engine_sent(e, sw->qbuf, k, i, EAGAIN, now);
+	c->inflight += i;
+	c->submitted += i;
+	if (c->inflight > e->stats.c.conn_inflight_peak)
+		e->stats.c.conn_inflight_peak = c->inflight;
+	if (qpc > 0 && c->submitted >= qpc)
+		set_state(sw, c, C_DRAINING, now);
+	if (i > 0)
+		flush_or_end(sw, c, now);
+	return i;
+}
+
+unsigned dv_sw_send(dv_sw_t *sw, uint64_t now, unsigned n)
+{
+	unsigned total = 0;
+	uint32_t tried;
+
+	for (tried = 0; tried < sw->n && total < n; tried++) {
+		dv_sconn_t *c = &sw->c[sw->next];
+		unsigned room = conn_room(sw, c);
+		sw->next = sw->next + 1 < sw->n ? sw->next + 1 : 0;
+		if (room == 0)
+			continue;
+		total += send_on(sw, c, now, DV_MIN(room, n - total));
+	}
+	return total;
+}
+
+/* Connects and handshakes past -t fail; idle connections due for a reopen open. */
+static void conn_timers(dv_sw_t *sw, uint64_t now)
+{
+	uint64_t t = sw->h.cfg->timeout_ns;
+	uint32_t i;
+	char what[120];
+
+	for (i = 0; i < sw->n && (sw->npending > 0 || sw->nretry > 0); i++) {
+		dv_sconn_t *c = &sw->c[i];
+		if (is_pending(c->state) && now - c->open_ns >= t) {
+			snprintf(what, sizeof(what), "%s not done within the timeout (-t %.3g s)",
+			         c->state == C_CONNECTING ? "connect" : "TLS handshake",
+			         (double)t / 1e9);
+			conn_fail(sw, c, 0, true, now, what);
+		} else if (c->state == C_IDLE && c->retry_ns <= now) {
+			set_state(sw, c, C_IDLE, now); /* clears the reopen time */
+			reopen(sw, c, now, now);
+		}
+	}
+}
+
+void dv_sw_turn(dv_sw_t *sw, uint64_t now)
+{
+	dv_engine_t *e = sw->e;
+	uint64_t t = sw->h.cfg->timeout_ns;
+	int32_t id;
+
+	if (now >= t) {
+		while ((id = dv_window_oldest_expired(&e->win, now - t)) >= 0) {
+			dv_sconn_t *c = &sw->c[e->win.slot[id].sock];
+			dv_engine_lose(e, (uint16_t)id);
+			if (c->inflight > 0)
+				c->inflight--;
+			maybe_done(sw, c, now);
+		}
+	}
+	if (sw->closing)
+		return;
+	conn_timers(sw, now);
+	if (*sw->h.sending && (!sw->retry || sw->rq_len > 0) && sw->nup == 0 &&
+	    sw->down_since_ns != UINT64_MAX && now - sw->down_since_ns >= t && sw->npending == 0)
+		fatal(sw, now, "no %s connection to the server for %.3g s: %s", kind_text(sw),
+		      (double)(now - sw->down_since_ns) / 1e9, sw->why);
+}
+
+uint64_t dv_sw_next_due(const dv_sw_t *sw)
+{
+	uint64_t t = sw->h.cfg->timeout_ns, due = UINT64_MAX;
+	uint32_t i;
+
+	if (sw->closing)
+		return UINT64_MAX;
+	for (i = 0; i < sw->n && (sw->npending > 0 || sw->nretry > 0); i++) {
+		const dv_sconn_t *c = &sw->c[i];
+		if (is_pending(c->state))
+			due = DV_MIN(due, c->open_ns + t);
+		else if (c->state == C_IDLE)
+			due = DV_MIN(due, c->retry_ns);
+	}
+	if (*sw->h.sending && sw->nup == 0 && sw->down_since_ns != UINT64_MAX)
+		due = DV_MIN(due, sw->down_since_ns + t);
+	return due;
+}
+
+void dv_sw_close(dv_sw_t *sw)
+{
+	uint32_t i;
+
+	sw->closing = true;
+	for (i = 0; i < sw->n; i++)
+		conn_shut(&sw->c[i]);
+}
+
+void dv_sw_free(dv_sw_t *sw)
+{
+	uint32_t i;
+
+	if (sw == NULL)
+		return;
+	for (i = 0; sw->c != NULL && i < sw->n; i++) {
+		if (sw->c[i].fd >= 0)
+			close(sw->c[i].fd);
+		dv_tp_conn_free(sw->c[i].tp);
+	}
+	free(sw->c);
+	dv_tp_shared_free(sw->sh);
+	free(sw->rbuf);
+	free(sw->qbuf);
+	free(sw->qlen);
+	free(sw->rq);
+	if (sw->retry)
+		dv_engine_free(&sw->own);
+	free(sw);
+}

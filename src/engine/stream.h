@@ -1,0 +1,87 @@
+/* stream: one worker's DNS over TCP, TLS and HTTPS connections, driven on the worker's loop. */
+#ifndef DV_ENGINE_STREAM_H
+#define DV_ENGINE_STREAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "base/util.h"
+#include "engine/engine.h"
+#include "engine/run_config.h"
+#include "input/querylist.h"
+
+/*
+ * With -m tcp|dot|doh a worker's share of -c is a set of connections instead of
+ * UDP sockets. Each is a non-blocking socket watched by a uv_poll_t on the
+ * worker's loop, with a dv_tp_conn_t (src/transport) turning queries into bytes
+ * and bytes into answers. Sending, matching and counting go through the worker's
+ * dv_engine_t exactly as for UDP (one window, one matching path): the socket
+ * index of a query is its connection's index.
+ *
+ * - A connection carries at most ceil(window / connections) queries at once, so
+ *   one slow connection cannot hold the whole window.
+ * - A connection that ends (reset, closed by the server, protocol error) loses the
+ *   queries in flight on it (counted lost and conn_lost, never sent again) and is
+ *   reopened (conn_reopened) while the worker is still sending.
+ * - Connect and TLS handshake must finish within -t. A worker whose connections
+ *   all fail before any was ever usable, or that has had no usable connection
+ *   for -t, stops with an error (the host's rc and err) instead of waiting forever.
+ * doc/numbers.md defines the connection counters.
+ */
+
+typedef struct dv_sw dv_sw_t;
+
+/* What a worker lends its connections (all owned by the worker, outliving the dv_sw_t). */
+typedef struct dv_sw_host {
+	uv_loop_t *loop;            /* the worker's loop: the sockets' uv_poll_t live on it */
+	dv_engine_t *eng;           /* the worker's engine: window, matching, counters */
+	const dv_run_config_t *cfg; /* server, -t, tp (TLS, DoH), queries_per_conn */
+	const dv_querylist_t *ql;
+	uint32_t conns;         /* connections: the worker's share of -c */
+	uint32_t capacity;      /* the worker's window (-q share) */
+	bool *sending;          /* the worker's sending phase: read; a fatal error clears it */
+	uint64_t *drain_end_ns; /* a fatal error sets it to now */
+	int *rc;                /* a fatal error: -ECONNABORTED, and its sentence in err */
+	char *err;
+	size_t err_len;
+	void (*after_io)(void *ctx); /* after any I/O: check for a stop, send, finish, re-arm */
+	void *ctx;
+} dv_sw_host_t;
+
+/* Set up *out for h->conns connections (none opened yet). 0, or a negative errno with
+ * err filled (a bad CA file, out of memory); *out is then still to be freed. */
+int dv_sw_open(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err);
+/*
+ * --tc-tcp on a UDP worker: one TCP connection (to the same address and port)
+ * on which every query whose UDP answer came back truncated (the engine's TC hook) is
+ * asked again, in a window and counts of its own; dv_sw_finish folds them into the
+ * worker's tc_* counters (and the connection figures). The same turn, next_due, close
+ * and free calls drive it; dv_sw_send_retries sends what is queued.
+ */
+int dv_sw_open_tc(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err);
+void dv_sw_send_retries(dv_sw_t *sw, uint64_t now);
+/* Retries queued or in flight. */
+bool dv_sw_busy(const dv_sw_t *sw);
+/* Its engine (retry mode: its own window, for the worker's timer). */
+dv_engine_t *dv_sw_engine(dv_sw_t *sw);
+/* End of the pass (after the loop): retries in flight count tc_lost, queued ones
+ * tc_not_sent; the counts go into the worker's engine. */
+void dv_sw_finish(dv_sw_t *sw, bool interrupted);
+/* The pass starts: open every connection. Worker thread. */
+void dv_sw_start(dv_sw_t *sw, uint64_t now);
+/* Send up to n queries (n <= dv_engine_sendable) over the ready connections.
+ * Returns how many were handed to connections (counted sent). */
+unsigned dv_sw_send(dv_sw_t *sw, uint64_t now, unsigned n);
+/* Timers: expire overdue queries, connect and handshake timeouts, reopen. Call before
+ * dv_engine_expire (this one keeps the per-connection counts). */
+void dv_sw_turn(dv_sw_t *sw, uint64_t now);
+/* Monotonic time at which dv_sw_turn has work (UINT64_MAX: none). */
+uint64_t dv_sw_next_due(const dv_sw_t *sw);
+/* The pass is over: close every connection (libuv handles close asynchronously). */
+void dv_sw_close(dv_sw_t *sw);
+/* After the loop has run out: free everything. Accepts NULL. */
+void dv_sw_free(dv_sw_t *sw);
+
+#endif

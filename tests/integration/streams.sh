@@ -1,0 +1,325 @@
+#!/usr/bin/env bash
+# streams: -m tcp|dot|doh against the responder's TCP and DoT listeners (faults with exact
+# counts), a wrong-protocol and a silent port, SIGINT, DoH against unbound, TCP against knotd.
+. "$(dirname "$0")/lib.sh"
+
+command -v openssl >/dev/null || skip "openssl not installed"
+command -v python3 >/dev/null || skip "python3 not installed"
+[ -x "$RESPONDER" ] || fail "$RESPONDER not built"
+
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+	-keyout "$TMP/key.pem" -out "$TMP/cert.pem" -subj /CN=dnsvolley.test \
+	-addext subjectAltName=DNS:dnsvolley.test 2>/dev/null || fail "openssl req -x509"
+
+# start_stream NAME [flags...]: a responder with both listeners; sets NAME_TCP, NAME_TLS.
+start_stream() {
+	local name=$1
+	shift
+	start_responder "$name" --tcp-port 0 --tcp-port-file "$TMP/$name.tcp" --tls-port 0 \
+		--tls-port-file "$TMP/$name.tls" --tls-cert "$TMP/cert.pem" \
+		--tls-key "$TMP/key.pem" "$@"
+	printf -v "${name}_TCP" '%s' "$(cat "$TMP/$name.tcp")"
+	printf -v "${name}_TLS" '%s' "$(cat "$TMP/$name.tls")"
+}
+
+# jc FILE KEY...: the first pass's counters from a results file, space separated.
+jc() {
+	python3 - "$@" <<'P'
+import json, sys
+c = json.load(open(sys.argv[1]))["passes"][0]["counters"]
+print(" ".join(str(c.get(k, 0)) for k in sys.argv[2:]))
+P
+}
+
+# No sanitizer report, no crash message in FILE.
+clean() {
+	! grep -Eq 'Sanitizer|runtime error' "$1" || fail "sanitizer report: $(cat "$1")"
+}
+
+for i in $(seq 100000); do echo "n$i.example A"; done >"$TMP/100k"
+head -5000 "$TMP/100k" >"$TMP/5k"
+
+echo "== bad input: exit 2 with a message"
+for args in "-m tcp --tls-sni x" "-m tcp --tls-ca $TMP/cert.pem" "-m udp --tls-no-resume" \
+	"-m dot --doh-method GET" "-m doh --doh-path dns-query" "-m doh --doh-method PUT" \
+	"-m dot --tls-ca $TMP/none.pem" "--queries-per-conn 5" "-m tcp --queries-per-conn 0" \
+	"-m doh -O doh-uri=https://x" "-m tcp --tc-tcp"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$DV" -s 127.0.0.1 -d "$TMP/5k" $args >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
+	assert_eq "'$args': exit status" 2 "$rc"
+	grep -q '^dnsvolley: ' "$TMP/bad.err" || fail "'$args': no message: $(cat "$TMP/bad.err")"
+done
+grep -q "none.pem: cannot read it" <(
+	"$DV" -s 127.0.0.1 -d "$TMP/5k" -m dot --tls-ca "$TMP/none.pem" 2>&1 || true
+) || fail "unreadable CA file: the message does not name it"
+
+# check NAME JSON LISTENER: exact counts of a faulted run against the responder NAME.
+# sent = the list (nothing re-sent); completed = the server's answers; lost = the queries
+# the server read and did not answer (in flight on the reset connections); every lost
+# query is lost with its connection; one reset and one reopen per faulted connection.
+check_resets() {
+	local name=$1 json=$2 l=$3 sent completed lost conn_lost reset reopened opened
+	read -r sent completed lost conn_lost reset reopened opened < <(jc "$json" sent completed \
+		lost conn_lost conn_reset conn_reopened conn_opened)
+	assert_eq "$l: sent (nothing re-sent)" 100000 "$sent"
+	assert_eq "$l: the server received every query once" "$sent" "$(resp_count "$name" "$l-received")"
+	assert_eq "$l: completed = server's answered" "$(resp_count "$name" "$l-answered")" "$completed"
+	assert_eq "$l: lost = server's unanswered" "$(resp_count "$name" "$l-unanswered")" "$lost"
+	assert_eq "$l: lost with their connection" "$lost" "$conn_lost"
+	# A reset the server sends after the pass's last answer, or a connection still being
+	# opened as the pass ends, may reach the server only: at most one each way.
+	sreset=$(resp_count "$name" "$l-resets")
+	assert_le "$l: resets <= server's resets" "$sreset" "$reset"
+	assert_ge "$l: resets >= server's resets - 1" "$((sreset - 1))" "$reset"
+	sconn=$(resp_count "$name" "$l-connections")
+	assert_le "$l: opened <= server's connections" "$sconn" "$opened"
+	assert_ge "$l: opened >= server's connections - 1" "$((sconn - 1))" "$opened"
+	assert_eq "$l: reopened = opened - 20" "$((opened - 20))" "$reopened"
+	assert_ge "$l: resets" 9 "$reset"
+	[ "$lost" -gt 0 ] || fail "$l: nothing lost: the faults did not act"
+}
+
+echo "== TCP and DoT: every 10th connection reset after 50 answers, 100,000 queries"
+for mode in tcp dot; do
+	start_stream rs --stream-fault-conns 10 --stream-reset-after 50
+	l=tcp port=$rs_TCP
+	[ $mode = dot ] && l=tls port=$rs_TLS
+	"$DV" -m $mode -s 127.0.0.1 -p "$port" -d "$TMP/100k" -c 20 -q 200 -t 2 \
+		--queries-per-conn 1000 --json "$TMP/rs.json" >"$TMP/rs.rep" 2>&1 ||
+		fail "$mode: $(cat "$TMP/rs.rep")"
+	clean "$TMP/rs.rep"
+	stop_responder rs
+	check_resets rs "$TMP/rs.json" $l
+	read -r recycled <<<"$(jc "$TMP/rs.json" conn_recycled)"
+	assert_ge "$mode: closed after --queries-per-conn 1000" 80 "$recycled"
+	if [ $mode = dot ]; then
+		read -r full resumed opened <<<"$(jc "$TMP/rs.json" tls_full tls_resumed conn_opened)"
+		# Connections reopened just before the list ran out may still be in their
+		# handshake when the pass ends: at most one per connection slot (-c 20).
+		assert_le "dot: handshakes <= connections" "$opened" "$((full + resumed))"
+		assert_ge "dot: handshakes >= connections - 20" "$((opened - 20))" "$((full + resumed))"
+		assert_ge "dot: resumed handshakes (tickets)" 1 "$resumed"
+		grep -q "TLS handshakes:" "$TMP/rs.rep" || fail "dot: no TLS line in the report"
+	fi
+done
+
+echo "== --tls-no-resume: every handshake full"
+start_stream nr
+"$DV" -m dot -s 127.0.0.1 -p "$nr_TLS" -d "$TMP/5k" -c 4 -q 40 --queries-per-conn 500 \
+	--tls-no-resume --tls-ca "$TMP/cert.pem" --tls-sni dnsvolley.test \
+	--json "$TMP/nr.json" >"$TMP/nr.rep" 2>&1 || fail "no-resume: $(cat "$TMP/nr.rep")"
+stop_responder nr
+read -r completed full resumed opened <<<"$(jc "$TMP/nr.json" completed tls_full tls_resumed \
+	conn_opened)"
+assert_eq "no-resume: completed" 5000 "$completed"
+assert_eq "no-resume: full handshakes = connections" "$opened" "$full"
+assert_ge "no-resume: connections (500 queries each at most)" 10 "$opened"
+assert_eq "no-resume: resumed" 0 "$resumed"
+assert_eq "no-resume: server's resumed" 0 "$(resp_count nr tls-resumed)"
+
+echo "== out-of-order answers (groups of 7 answered last-first): all completed"
+for mode in tcp dot; do
+	start_stream oo --stream-reverse 7
+	port=$oo_TCP
+	[ $mode = dot ] && port=$oo_TLS
+	# One connection and 714 groups of 7: the server holds no partial group at the end.
+	"$DV" -m $mode -s 127.0.0.1 -p "$port" -d <(head -4998 "$TMP/5k") -c 1 -q 70 -t 2 \
+		--json "$TMP/oo.json" >"$TMP/oo.rep" 2>&1 || fail "$mode: $(cat "$TMP/oo.rep")"
+	stop_responder oo
+	read -r completed lost unexpected <<<"$(jc "$TMP/oo.json" completed lost unexpected)"
+	assert_eq "$mode out of order: completed" 4998 "$completed"
+	assert_eq "$mode out of order: lost" 0 "$lost"
+	assert_eq "$mode out of order: unexpected" 0 "$unexpected"
+done
+
+echo "== a stalled connection: its queries time out and are counted lost"
+start_stream st --stream-fault-conns 2 --stream-stall-after 100
+"$DV" -m tcp -s 127.0.0.1 -p "$st_TCP" -d "$TMP/5k" -c 2 -q 100 -t 0.5 \
+	--json "$TMP/st.json" >"$TMP/st.rep" 2>&1 || fail "stall: $(cat "$TMP/st.rep")"
+stop_responder st
+read -r sent completed lost conn_lost <<<"$(jc "$TMP/st.json" sent completed lost conn_lost)"
+assert_eq "stall: sent" 5000 "$sent"
+assert_eq "stall: completed = server's answered" "$(resp_count st tcp-answered)" "$completed"
+assert_eq "stall: sent = completed + lost" "$sent" "$((completed + lost))"
+assert_eq "stall: lost by timeout, not with a connection" 0 "$conn_lost"
+[ "$lost" -gt 0 ] || fail "stall: nothing lost"
+assert_eq "stall: the server stalled one connection" 1 "$(resp_count st tcp-stalled)"
+
+echo "== DoT to a plain TCP port and to a silent port: a clear error within -t"
+start_stream pl
+for target in plain silent; do
+	if [ $target = plain ]; then
+		port=$pl_TCP
+	else
+		python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True); time.sleep(20)' >"$TMP/silent.port" &
+		_pids+=("$!")
+		for _ in $(seq 100); do [ -s "$TMP/silent.port" ] && break; sleep 0.05; done
+		port=$(cat "$TMP/silent.port")
+	fi
+	start=$(date +%s%N)
+	rc=0
+	"$DV" -m dot -s 127.0.0.1 -p "$port" -d "$TMP/5k" -c 2 -t 1 >"$TMP/pl.rep" 2>&1 || rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+	clean "$TMP/pl.rep"
+	[ "$rc" -ne 0 ] || fail "DoT to a $target port: exit 0"
+	grep -q "DNS over TLS connection to the server failed: TLS handshake not done within the timeout (-t 1 s)" \
+		"$TMP/pl.rep" || fail "DoT to a $target port: $(cat "$TMP/pl.rep")"
+	assert_le "DoT to a $target port: ms until the error" 1900 "$ms"
+done
+rc=0
+"$DV" -m tcp -s 127.0.0.1 -p "$pl_TCP" -d "$TMP/5k" -c 2 -q 1000 -t 1 --json "$TMP/ok.json" \
+	>"$TMP/ok.rep" 2>&1 || rc=$?
+assert_eq "the same port over TCP: exit status" 0 "$rc"
+stop_responder pl
+
+echo "== --tc-tcp: truncated UDP answers asked again over TCP, counted apart"
+tport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+start_responder tc -p "$tport" --tcp-port "$tport" --tc-every 10
+"$DV" -s 127.0.0.1 -p "$tport" -d "$TMP/100k" -c 4 -q 100 -t 2 --tc-tcp --no-server-version \
+	--json "$TMP/tc.json" >"$TMP/tc.rep" 2>&1 || fail "--tc-tcp: $(cat "$TMP/tc.rep")"
+stop_responder tc
+read -r sent completed truncated retried tcdone tclost <<<"$(jc "$TMP/tc.json" sent completed \
+	truncated tc_retried tc_completed tc_lost)"
+assert_eq "tc-tcp: UDP sent = completed" "$sent" "$completed"
+assert_eq "tc-tcp: truncated (every 10th)" 10000 "$truncated"
+assert_eq "tc-tcp: asked again over TCP" "$truncated" "$retried"
+assert_eq "tc-tcp: the server's TCP queries" "$retried" "$(resp_count tc tcp-received)"
+assert_eq "tc-tcp: completed over TCP = the server's TCP answers" \
+	"$(resp_count tc tcp-answered)" "$tcdone"
+assert_eq "tc-tcp: retried = completed + lost over TCP" "$retried" "$((tcdone + tclost))"
+grep -q "Asked again over TCP: 10000 (--tc-tcp)" "$TMP/tc.rep" || fail "tc-tcp: no report line"
+
+echo "== SIGINT mid-run: sent = completed + lost + interrupted"
+start_stream si --stream-fault-conns 3 --stream-stall-after 1000
+"$DV" -m tcp -s 127.0.0.1 -p "$si_TCP" -d "$TMP/100k" -n 100 -c 4 -q 200 -t 5 \
+	--json "$TMP/si.json" >"$TMP/si.rep" 2>&1 &
+dvpid=$!
+_pids+=("$dvpid")
+sleep 1
+kill -INT "$dvpid"
+wait "$dvpid" || true
+stop_responder si
+read -r sent completed lost interrupted <<<"$(jc "$TMP/si.json" sent completed lost interrupted)"
+assert_eq "SIGINT: sent = completed + lost + interrupted" "$sent" \
+	"$((completed + lost + interrupted))"
+[ "$interrupted" -gt 0 ] || fail "SIGINT: nothing interrupted (the stalled connection held some)"
+
+echo "== DoH against unbound: pipelining, GET and POST, completed = unbound's count"
+if ! command -v unbound >/dev/null || ! command -v unbound-control >/dev/null; then
+	echo "skip: no unbound"
+else
+	ub="$TMP/ub"
+	mkdir -p "$ub"
+	uport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$ub/unbound.conf" <<C
+server:
+	interface: 127.0.0.1@$uport
+	https-port: $uport
+	tls-service-key: "$TMP/key.pem"
+	tls-service-pem: "$TMP/cert.pem"
+	http-max-streams: 100
+	do-ip6: no
+	num-threads: 1
+	username: ""
+	chroot: ""
+	directory: "$ub"
+	pidfile: "$ub/unbound.pid"
+	logfile: "$ub/unbound.log"
+	use-syslog: no
+	do-daemonize: no
+	access-control: 127.0.0.0/8 allow
+	module-config: "iterator"
+	local-zone: "example." static
+	local-data: "www.example. 3600 IN A 192.0.2.1"
+remote-control:
+	control-enable: yes
+	control-interface: "$ub/unbound.ctl"
+C
+	unbound -d -c "$ub/unbound.conf" >"$ub/out" 2>&1 &
+	_pids+=("$!")
+	for _ in $(seq 100); do
+		unbound-control -c "$ub/unbound.conf" status >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	grep -q "https" <(unbound -V 2>&1) || echo "note: unbound -V does not list https"
+	for _ in $(seq 20000); do echo "www.example A"; done >"$TMP/doh.list"
+	for method in POST GET; do
+		unbound-control -c "$ub/unbound.conf" stats >/dev/null # reset
+		"$DV" -m doh -s 127.0.0.1 -p "$uport" -d "$TMP/doh.list" -c 4 -q 100 -t 2 \
+			--doh-method $method --tls-ca "$TMP/cert.pem" --tls-sni dnsvolley.test \
+			--json "$TMP/doh.json" >"$TMP/doh.rep" 2>&1 || fail "DoH $method: $(cat "$TMP/doh.rep")"
+		clean "$TMP/doh.rep"
+		read -r sent completed peak non200 <<<"$(jc "$TMP/doh.json" sent completed \
+			conn_inflight_peak http_non200)"
+		n=$(unbound-control -c "$ub/unbound.conf" stats_noreset | awk -F= '$1 == "total.num.queries" { print $2 }')
+		assert_eq "DoH $method: completed" 20000 "$completed"
+		assert_eq "DoH $method: unbound's query count" "$completed" "$n"
+		assert_eq "DoH $method: HTTP errors" 0 "$non200"
+		assert_ge "DoH $method: peak streams in flight on one connection" 25 "$peak"
+	done
+	echo "-- DoH path unbound does not serve: 404s counted apart, never completed"
+	rc=0
+	"$DV" -m doh -s 127.0.0.1 -p "$uport" -d "$TMP/5k" -c 1 -q 10 -t 2 --doh-path /nope \
+		--json "$TMP/d404.json" >"$TMP/d404.rep" 2>&1 || rc=$?
+	assert_eq "DoH 404: exit status (no answers)" 4 "$rc"
+	read -r sent completed lost non200 c4 <<<"$(jc "$TMP/d404.json" sent completed lost \
+		http_non200 http_4xx)"
+	assert_eq "DoH 404: completed" 0 "$completed"
+	assert_eq "DoH 404: non-200 = sent" "$sent" "$non200"
+	assert_eq "DoH 404: 4xx" "$sent" "$c4"
+	assert_eq "DoH 404: lost (with the status as reason)" "$sent" "$lost"
+fi
+
+echo "== TCP against knotd: completed = knotd's own count"
+if ! command -v knotd >/dev/null || ! command -v knotc >/dev/null; then
+	echo "skip: no knotd"
+else
+	kd="$TMP/knot"
+	mkdir -p "$kd"
+	kport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	cat >"$kd/example.com.zone" <<Z
+\$ORIGIN example.com.
+\$TTL 3600
+@ IN SOA ns.example.com. hostmaster.example.com. 1 3600 900 604800 3600
+@ IN NS ns.example.com.
+ns IN A 192.0.2.53
+Z
+	cat >"$kd/knot.conf" <<C
+server:
+    listen: 127.0.0.1@$kport
+    rundir: $kd
+database:
+    storage: $kd
+log:
+  - target: stderr
+    any: error
+mod-stats:
+  - id: default
+    request-protocol: on
+template:
+  - id: default
+    global-module: mod-stats
+zone:
+  - domain: example.com
+    file: $kd/example.com.zone
+C
+	knotd -c "$kd/knot.conf" >"$kd/out" 2>&1 &
+	_pids+=("$!")
+	for _ in $(seq 100); do
+		knotc -c "$kd/knot.conf" status >/dev/null 2>&1 && break
+		sleep 0.05
+	done
+	for _ in $(seq 20000); do echo "example.com SOA"; done >"$TMP/knot.list"
+	"$DV" -m tcp -s 127.0.0.1 -p "$kport" -d "$TMP/knot.list" -c 8 -q 200 -t 2 \
+		--json "$TMP/knot.json" >"$TMP/knot.rep" 2>&1 || fail "knotd: $(cat "$TMP/knot.rep")"
+	read -r sent completed <<<"$(jc "$TMP/knot.json" sent completed)"
+	n=$(knotc -c "$kd/knot.conf" stats mod-stats.request-protocol |
+		awk -F' = ' '/tcp4/ { print $2 }')
+	assert_eq "knotd: completed" 20000 "$completed"
+	assert_eq "knotd: its TCP query count" "$completed" "$n"
+fi
+
+echo "streams: all assertions hold"
