@@ -10,6 +10,7 @@ INTEGRATION_TESTS = \
 	tests/integration/hostile.sh tests/integration/limits.sh \
 	tests/integration/bad-input.sh tests/integration/server-restart.sh \
 	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh \
+	tests/integration/capacity.sh tests/integration/resperf.sh tests/integration/capacity-study.sh \
 	tests/integration/responder-tcp.sh tests/integration/streams.sh \
 	tests/integration/capture.sh tests/integration/loss.sh \
 	tests/integration/terminal.sh \

@@ -1,6 +1,7 @@
 # src/study: the pass plan (targets x lists x cold/hot x repeats), flushes and the summary.
 libdnsvolley_la_SOURCES += src/study/study.c src/study/study.h src/study/groups.c src/study/groups.h \
-	src/study/summary.c src/study/summary.h src/study/dist.c src/study/dist.h
+	src/study/summary.c src/study/summary.h src/study/dist.c src/study/dist.h \
+	src/study/capacity.c src/study/capacity.h
 # The MPI distribution (dist_mpi.c) only with configure --with-mpi.
 if HAVE_MPI
 libdnsvolley_la_SOURCES += src/study/dist_mpi.c
@@ -8,7 +9,7 @@ AM_CFLAGS += $(MPI_CFLAGS)
 endif
 
 if HAVE_CMOCKA
-STUDY_UNIT = tests/unit/study/test_study tests/unit/study/test_dist
+STUDY_UNIT = tests/unit/study/test_study tests/unit/study/test_dist tests/unit/study/test_capacity
 check_PROGRAMS += $(STUDY_UNIT)
 TESTS += $(STUDY_UNIT)
 endif

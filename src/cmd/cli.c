@@ -108,6 +108,7 @@ static const struct option long_opts[] = {
     {"min-qps", required_argument, NULL, OPT_GATE},
     {"max-qps-drop", required_argument, NULL, OPT_GATE},
     {"max-p99-rise", required_argument, NULL, OPT_GATE},
+    {"max-capacity-drop", required_argument, NULL, OPT_GATE},
     {"baseline", required_argument, NULL, OPT_GATE},
     {"junit", required_argument, NULL, OPT_GATE},
     {"quiet", no_argument, NULL, OPT_QUIET},
@@ -207,6 +208,7 @@ void dv_cli_usage(FILE *out)
 	    "Gates (exit 1 when one fails):",
 	    "  --max-loss PCT  --max-p99 DUR  --min-qps N  --baseline FILE",
 	    "  --max-qps-drop PCT  --max-p99-rise PCT  --junit FILE",
+	    "  --max-capacity-drop PCT (dnsvolley capacity)",
 	    "Other:",
 	    "  -h, --help  this help   -V, --version",
 	    "  -H, --long-options-help  dnsperf's -O options and what dnsvolley does",
@@ -1304,10 +1306,12 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	    (rc = assign_commands(ps, err)) != 0 || (rc = check_study(ps, err)) != 0 ||
 	    (rc = check_outputs(cfg, err)) != 0)
 		return rc;
-	if ((cfg->gates.max_qps_drop_pct >= 0 || cfg->gates.max_p99_rise_pct >= 0) &&
+	if ((cfg->gates.max_qps_drop_pct >= 0 || cfg->gates.max_p99_rise_pct >= 0 ||
+	     cfg->gates.max_cap_drop_pct >= 0) &&
 	    cfg->gates.baseline_path == NULL)
 		return dv_err_set(err, -EINVAL,
-		                  "--max-qps-drop and --max-p99-rise need --baseline FILE");
+		                  "--max-qps-drop, --max-p99-rise and --max-capacity-drop need "
+		                  "--baseline FILE");
 	return check_plan_size(&cfg->study, err);
 }
 

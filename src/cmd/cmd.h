@@ -2,6 +2,10 @@
 #ifndef DV_CMD_H
 #define DV_CMD_H
 
+#include "engine/run_config.h"
+#include "study/capacity.h"
+#include "study/study.h"
+
 /*
  * Each takes the subcommand's argv (argv[0] is its name, e.g. "compare"),
  * prints to stdout, errors ("FILE: why") to stderr, and returns the process
@@ -29,6 +33,37 @@ int dv_cmd_plot(int argc, char **argv);
  * argv + 1 may be passed. 0 printed, 2 usage or input error.
  */
 int dv_cmd_report(int argc, char **argv);
+
+/*
+ * dnsvolley capacity [capacity options] [run and study options]: main.c runs it as a
+ * study whose every reported pass is a capacity search (study.h, capacity.h); a line
+ * per step and a "Capacity:" line per search, the capacity table and summary, results
+ * files and gates (--max-capacity-drop) as for a study. Exit statuses as a run's.
+ */
+typedef struct dv_capacity_cli {
+	dv_capacity_opts_t opts; /* the search: --max-loss, --max-p99, --step, --from... */
+	const char *plot_dir;    /* --plot DIR (borrowed from argv), NULL = none */
+	int argc;                /* the whole command line (borrowed), for the results */
+	char **argv;
+} dv_capacity_cli_t;
+
+/*
+ * Take capacity's own options out of argv (in place; argv[0] becomes "dnsvolley"), the
+ * rest is for dv_cli_parse. 0, -1 (--help printed: exit 0), or exit status 2 (said why).
+ */
+int dv_capacity_cli_split(int *argc, char **argv, dv_capacity_cli_t *cc);
+/* Capacity's defaults where the run kept a plain run's: -q 65536 per thread, -t 1 s. */
+void dv_capacity_cli_defaults(dv_run_config_t *run);
+/* --plot DIR: the hockey stick of every search of s on one chart. 0, or exit status 3. */
+int dv_capacity_cli_plot(const dv_capacity_cli_t *cc, const dv_study_t *s);
+
+/*
+ * dnsvolley resperf [-s -p -d -m -r -c -L -q -t -C -T -i -P]
+ * resperf's linear ramp in one paced pass; prints resperf's "Maximum throughput"
+ * and "Lost at that point" and writes its plot data (-P). 0 done, 2 usage, 3 the
+ * pass failed or was interrupted.
+ */
+int dv_cmd_resperf(int argc, char **argv);
 
 /*
  * dnsvolley merge A.json B.json [...] -o ALL.json

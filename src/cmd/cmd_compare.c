@@ -19,7 +19,8 @@ static void compare_usage(FILE *out)
 	      "  change is beyond the run-to-run spread of the repeats.\n"
 	      "gates (BASE is the baseline of the relative ones):\n"
 	      "  --max-loss 0.1%   --max-p99 5ms   --min-qps N\n"
-	      "  --max-qps-drop 5%   --max-p99-rise 10%   --junit FILE (JUnit XML)\n"
+	      "  --max-qps-drop 5%   --max-p99-rise 10%   --max-capacity-drop 5%\n"
+	      "  --junit FILE (JUnit XML)\n"
 	      "exit status: 0 all gates hold, 1 a gate failed, 2 usage or input error\n",
 	      out);
 }
@@ -42,6 +43,7 @@ static const struct option compare_opts[] = {
     {"min-qps", required_argument, NULL, 'g'},
     {"max-qps-drop", required_argument, NULL, 'g'},
     {"max-p99-rise", required_argument, NULL, 'g'},
+    {"max-capacity-drop", required_argument, NULL, 'g'},
     {"junit", required_argument, NULL, 'g'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},

@@ -125,6 +125,7 @@ typedef struct run_ctx {
 	bool latency_histogram; /* -O latency-histogram */
 	dv_study_t own; /* --rank-json: this rank's own passes (shallow copy of the study) */
 	size_t cap_own;
+	const dv_capacity_cli_t *capacity; /* dnsvolley capacity; NULL for a run */
 } run_ctx_t;
 
 /* Rank 0's lines about each rank of a multi-rank pass (doc/scale-out.md). */
@@ -161,7 +162,12 @@ static void print_pass_head(void *ctx, const dv_study_t *s, const dv_pass_record
 
 	if (rc->quiet)
 		return;
-	dv_report_pass_head(rc->report, s, p);
+	if (s->capacity != NULL) /* the pass head's load and length are the steps' */
+		fprintf(rc->report, "[Status] Capacity search: target %s (%s), list %s\n",
+		        s->targets[p->target].label, s->targets[p->target].addr_text,
+		        s->lists[p->list].label);
+	else
+		dv_report_pass_head(rc->report, s, p);
 	fflush(rc->report);
 }
 
@@ -172,7 +178,9 @@ static void print_pass(void *ctx, const dv_study_t *s, const dv_pass_record_t *p
 
 	if (rc->quiet)
 		return;
-	dv_report_pass_body(rc->report, s, p);
+	/* A capacity search printed its steps and result as it ran. */
+	if (!p->cap.searched)
+		dv_report_pass_body(rc->report, s, p);
 	if (rc->latency_histogram)
 		dv_report_latency_histogram(rc->report, &p->res.stats.latency);
 	if (p->n_ranks > 0)
@@ -401,7 +409,37 @@ static int prepare(int argc, char **argv, dv_config_t *cfg, bool speak, dv_err_t
 
 static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *d);
 
-static int run_main(int argc, char **argv)
+/* Capacity: the study's every reported pass is a search; one process only. 0 or exit status. */
+static int capacity_setup(dv_config_t *cfg, const dv_dist_t *dist, run_ctx_t *ctx,
+                          const dv_capacity_cli_t *cap)
+{
+	char **args, *line;
+
+	if (dist->size > 1) {
+		if (dist->rank == 0)
+			fprintf(stderr, "dnsvolley capacity: runs in one process, not on several "
+			                "MPI ranks\n");
+		return EXIT_USAGE;
+	}
+	/* The command line as given, capacity's own options too (results files keep it). */
+	args = calloc((size_t)cap->argc + 1, sizeof(*args));
+	if (args != NULL && cap->argc > 0) {
+		memcpy(args, cap->argv, (size_t)cap->argc * sizeof(*args));
+		args[0] = "dnsvolley"; /* as dv_cli_parse records a run's */
+		if ((line = dv_argv_quote(cap->argc, args)) != NULL) {
+			free(cfg->study.cmdline);
+			cfg->study.cmdline = line;
+		}
+	}
+	free(args);
+	cfg->study.capacity = &cap->opts;
+	dv_capacity_cli_defaults(&cfg->study.run);
+	ctx->capacity = cap;
+	return 0;
+}
+
+/* A run, or dnsvolley capacity (cap not NULL, its options already taken out of argv). */
+static int run_main(int argc, char **argv, const dv_capacity_cli_t *cap)
 {
 	dv_config_t cfg;
 	dv_dist_t dist;
@@ -416,6 +454,8 @@ static int run_main(int argc, char **argv)
 		return EXIT_RUN_FAILED;
 	}
 	rc = prepare(argc, argv, &cfg, dist.rank == 0, &err);
+	if (rc == 0 && cap != NULL)
+		rc = capacity_setup(&cfg, &dist, &ctx, cap);
 	if (dist.size > 1) {
 		bool alone = false;
 		status = dist_setup(&dist, &cfg, rc, &alone, &err);
@@ -498,6 +538,9 @@ static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *dist)
 		dv_study_print_table(&cfg->study, report);
 		dv_study_print_summary(&cfg->study, report);
 	}
+	if (ctx->capacity != NULL && ctx->capacity->plot_dir != NULL &&
+	    (rc = dv_capacity_cli_plot(ctx->capacity, &cfg->study)) != 0)
+		status = status ? status : rc;
 	/* Every result measured is written, also after a failure or an interruption. */
 	if (cfg->json_path != NULL &&
 	    dv_results_write_json(&cfg->study, cfg->json_path, &err) != 0) {
@@ -536,17 +579,40 @@ static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *dist)
 	return status;
 }
 
+/* dnsvolley capacity ARGS: its own options out of argv, then a run of searches. */
+static int capacity_main(int argc, char **argv)
+{
+	dv_capacity_cli_t cap;
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int rc, n = argc;
+
+	if (args == NULL)
+		return EXIT_RUN_FAILED;
+	memcpy(args, argv, (size_t)argc * sizeof(*args));
+	rc = dv_capacity_cli_split(&n, args, &cap);
+	cap.argc = argc + 1; /* "dnsvolley capacity ...": main's argv */
+	cap.argv = argv - 1;
+	if (rc == 0)
+		rc = run_main(n, args, &cap);
+	free(args);
+	return rc < 0 ? 0 : rc;
+}
+
 int main(int argc, char **argv)
 {
 	/* A closed stdout gives EPIPE on write, not death: results files are still written. */
 	signal(SIGPIPE, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "compare") == 0)
 		return dv_cmd_compare(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "capacity") == 0)
+		return capacity_main(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "resperf") == 0)
+		return dv_cmd_resperf(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "plot") == 0)
 		return dv_cmd_plot(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "report") == 0)
 		return dv_cmd_report(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "merge") == 0)
 		return dv_cmd_merge(argc - 1, argv + 1);
-	return run_main(argc, argv);
+	return run_main(argc, argv, NULL);
 }

@@ -186,6 +186,8 @@ bool dv_engine_sent(dv_engine_t *e, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned 
 		if (b != NULL)
 			b->sent++;
 		e->stats.c.sent++;
+		if (e->paced && s->sent_ns > s->intended_ns + DV_SEND_BEHIND_NS)
+			e->stats.c.sent_behind++;
 		e->stats.c.bytes_sent += e->ql->off[s->qidx + 1] - e->ql->off[s->qidx];
 		dv_stats_qtype_sent(&e->stats.c, query_qtype(e->ql, s->qidx));
 	}
@@ -281,6 +283,9 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 		dv_stats_qtype_completed(&e->stats.c,
 		                         dv_wire_get16(buf + DV_DNS_HEADER_LEN + rqlen - 4));
 		dv_hist_add(&e->stats.latency, lat);
+		if (e->paced)
+			dv_hist_add(&e->stats.latency_intended,
+			            now_ns > s->intended_ns ? now_ns - s->intended_ns : 0);
 		e->last_complete_ns = now_ns;
 		if (e->verbose != NULL)
 			verbose_line(e, dv_rcode_name(rcode), s->qidx, (double)lat / 1e9);

@@ -39,10 +39,11 @@ typedef struct dv_engine {
 	uint64_t last_send_ns;     /* monotonic time of the last datagram sent */
 	uint64_t last_complete_ns; /* monotonic time of the last completed answer */
 	FILE *verbose;             /* a line per query when not NULL */
-	bool wire;                /* latency from the kernel's transmit stamp when a slot has one */
-	bool rx_stamped;          /* the datagram being received carries a kernel receive stamp */
-	uint64_t bucket_t0_ns;    /* intervals by send time: start of interval 0 */
-	uint64_t bucket_ns;       /* their length; 0 = not tracked */
+	bool paced;            /* record stats.latency_intended (slot intended_ns set by caller) */
+	bool wire;             /* latency from the kernel's transmit stamp when a slot has one */
+	bool rx_stamped;       /* the datagram being received carries a kernel receive stamp */
+	uint64_t bucket_t0_ns; /* intervals by send time: start of interval 0 */
+	uint64_t bucket_ns;    /* their length; 0 = not tracked */
 	dv_send_bucket_t *bucket; /* owned; nbucket entries, grown on demand */
 	size_t nbucket;
 	/* --tc-tcp: called with the list index of each completed answer that has TC set */

@@ -31,11 +31,26 @@ static int rate_is_integral(double rate)
 	return rate >= 1 && rate <= 9007199254740992.0 && floor(rate) == rate;
 }
 
+/* due_count under a ramp: the integral of the rate from start to t, floored, + 1. */
+static uint64_t ramp_due(const dv_pacer_t *p, uint64_t elapsed)
+{
+	long double r = (long double)p->ramp_ns / 1e9L, t = (long double)elapsed / 1e9L, x;
+
+	if (t < r)
+		x = (long double)p->rate_qps * t * t / (2 * r);
+	else
+		x = (long double)p->rate_qps * (r / 2 + (t - r));
+	x = floorl(x);
+	return x >= 1.8e19L ? UINT64_MAX : (uint64_t)x + 1;
+}
+
 static uint64_t due_count(const dv_pacer_t *p, uint64_t t_ns)
 {
 	if (t_ns < p->start_ns)
 		return 0;
 	uint64_t elapsed = t_ns - p->start_ns;
+	if (p->ramp_ns != 0)
+		return ramp_due(p, elapsed);
 	if (rate_is_integral(p->rate_qps)) {
 		unsigned __int128 x = (unsigned __int128)elapsed * (uint64_t)p->rate_qps;
 		x /= DV_NS_PER_S;
@@ -54,8 +69,14 @@ void dv_pacer_init(dv_pacer_t *p, double rate_qps, uint64_t start_ns, uint64_t m
 	p->issued = 0;
 	p->max_backlog = max_backlog;
 	p->forfeited = 0;
+	p->ramp_ns = 0;
 	p->ts_ns = NULL;
 	dv_hist_init(&p->lag);
+}
+
+void dv_pacer_set_ramp(dv_pacer_t *p, uint64_t ramp_ns)
+{
+	p->ramp_ns = p->ts_ns == NULL ? ramp_ns : 0;
 }
 
 #define DV_SCHEDULE_ALLOWANCE_MAX 256
@@ -133,30 +154,62 @@ void dv_pacer_take(dv_pacer_t *p, uint64_t n)
 	p->issued += n;
 }
 
+/* Under a ramp: the earliest t with due_count(t) > k, by inverting the integral, then
+ * stepping to agree with due_count's rounding (binary search on the last ns). */
+static uint64_t ramp_due_ns(const dv_pacer_t *p, uint64_t k)
+{
+	long double R = (long double)p->rate_qps, r = (long double)p->ramp_ns / 1e9L, t;
+	uint64_t lo, hi;
+
+	if ((long double)k < R * r / 2)
+		t = sqrtl(2 * r * (long double)k / R);
+	else
+		t = (long double)k / R + r / 2;
+	hi = (uint64_t)(t * 1e9L) + 2;
+	lo = hi > 4000 ? hi - 4000 : 0;
+	while (lo < hi && due_count(p, p->start_ns + hi) <= k)
+		hi += 4000;
+	while (lo < hi) { /* smallest elapsed in [lo, hi] with due_count > k */
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (due_count(p, p->start_ns + mid) > k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return add_sat(p->start_ns, lo);
+}
+
 uint64_t dv_pacer_next_due_ns(const dv_pacer_t *p)
 {
-	if (p->ts_ns != NULL)
-		return schedule_due(p, p->issued);
-	if (p->rate_qps == 0)
+	if (p->rate_qps == 0 && p->ts_ns == NULL)
 		return 0;
-	if (p->issued == 0)
+	return dv_pacer_due_ns(p, p->issued);
+}
+
+uint64_t dv_pacer_due_ns(const dv_pacer_t *p, uint64_t k)
+{
+	if (p->ts_ns != NULL)
+		return schedule_due(p, k);
+	if (p->rate_qps == 0 || k == 0)
 		return p->start_ns;
+	if (p->ramp_ns != 0)
+		return ramp_due_ns(p, k);
 	uint64_t t;
 	if (rate_is_integral(p->rate_qps)) {
 		uint64_t r = (uint64_t)p->rate_qps;
-		unsigned __int128 x = (unsigned __int128)p->issued * DV_NS_PER_S;
+		unsigned __int128 x = (unsigned __int128)k * DV_NS_PER_S;
 		x = (x + r - 1) / r;
 		t = x >= UINT64_MAX ? UINT64_MAX : add_sat(p->start_ns, (uint64_t)x);
 		return t;
 	}
-	long double x = ceill((long double)p->issued * 1e9L / (long double)p->rate_qps);
+	long double x = ceill((long double)k * 1e9L / (long double)p->rate_qps);
 	if (x >= 1.8e19L)
 		return UINT64_MAX;
 	t = add_sat(p->start_ns, (uint64_t)x);
 	/* Align with due_count()'s rounding; a few ns at most, so the loops are short. */
-	for (int i = 0; i < 1000 && t < UINT64_MAX && due_count(p, t) <= p->issued; i++)
+	for (int i = 0; i < 1000 && t < UINT64_MAX && due_count(p, t) <= k; i++)
 		t++;
-	for (int i = 0; i < 1000 && t > p->start_ns && due_count(p, t - 1) > p->issued; i++)
+	for (int i = 0; i < 1000 && t > p->start_ns && due_count(p, t - 1) > k; i++)
 		t--;
 	return t;
 }

@@ -18,6 +18,10 @@
  * the excess (it is never sent in a burst later); forfeited counts the loss.
  *
  * rate_qps == 0 means unlimited: allowance is always UINT64_MAX.
+ *
+ * A ramp (dv_pacer_set_ramp, resperf mode) makes the rate grow linearly from 0 to
+ * rate_qps over ramp_ns, then stay: due_count(t) = floor(R t^2 / 2r) + 1 within the
+ * ramp, floor(R r / 2 + R (t - r)) + 1 after it (t, r in seconds).
  */
 typedef struct dv_pacer {
 	double rate_qps;
@@ -25,6 +29,7 @@ typedef struct dv_pacer {
 	uint64_t issued;      /* queries accounted as sent, including forfeited */
 	uint64_t max_backlog; /* burst cap, in queries */
 	uint64_t forfeited;
+	uint64_t ramp_ns; /* 0, or: the rate grows linearly from 0 to rate_qps over ramp_ns */
 	/*
 	 * Schedule mode (--timing original, dv_pacer_init_schedule): this worker's
 	 * k-th query is sequence first_seq + k * step, i.e. list entry s mod count of
@@ -41,6 +46,9 @@ typedef struct dv_pacer {
 } dv_pacer_t;
 
 void dv_pacer_init(dv_pacer_t *p, double rate_qps, uint64_t start_ns, uint64_t max_backlog);
+/* Ramp the rate up from 0 over ramp_ns (0 = no ramp); call right after init (rate mode
+ * only: ignored in schedule mode). */
+void dv_pacer_set_ramp(dv_pacer_t *p, uint64_t ramp_ns);
 /*
  * Schedule mode over a time-ordered list (ts_ns, count, period_ns > 0: see
  * src/input/replay.h) for the sequence numbers first_seq, first_seq + step, ...
@@ -56,5 +64,12 @@ uint64_t dv_pacer_allowance(dv_pacer_t *p, uint64_t now_ns);
 void dv_pacer_take(dv_pacer_t *p, uint64_t n);
 /* Monotonic time at which the next query is due (now_ns or earlier if one is due). */
 uint64_t dv_pacer_next_due_ns(const dv_pacer_t *p);
+/*
+ * The intended send time of query k (from 0): the earliest t with due_count(t) > k,
+ * i.e. start + ceil(k * 1e9 / rate) ns (schedule mode: this worker's k-th query's due
+ * time, UINT64_MAX past its end). start_ns for an unlimited pacer. The i-th
+ * query of the batch after an allowance is query issued + i.
+ */
+uint64_t dv_pacer_due_ns(const dv_pacer_t *p, uint64_t k);
 
 #endif

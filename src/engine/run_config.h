@@ -37,6 +37,7 @@ typedef struct dv_run_config {
 	FILE *out;                   /* where interval and verbose lines go (stdout) */
 	uint64_t interrupt_drain_ns; /* wait after SIGINT before giving up, default 1 s */
 	uint32_t socket_buf_bytes;   /* -b: SO_RCVBUF/SO_SNDBUF asked for (default 4 MiB) */
+	uint64_t ramp_ns;            /* paced: rate grows from 0 to max_qps over this, 0 = none */
 	dv_clock_t clock;            /* --clock */
 	/*
 	 * Replay (src/input/replay.h). A list with capture times follows its

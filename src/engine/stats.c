@@ -12,6 +12,7 @@ void dv_stats_init(dv_stats_t *s)
 {
 	memset(&s->c, 0, sizeof(s->c));
 	dv_hist_init(&s->latency);
+	dv_hist_init(&s->latency_intended);
 	dv_hist_init(&s->connect);
 	dv_hist_init(&s->handshake);
 }
@@ -88,6 +89,7 @@ void dv_stats_merge(dv_stats_t *into, const dv_stats_t *from)
 	a->qtype_other_completed += b->qtype_other_completed;
 	merge_qtypes(a, b);
 	dv_hist_merge(&into->latency, &from->latency);
+	dv_hist_merge(&into->latency_intended, &from->latency_intended);
 	dv_hist_merge(&into->connect, &from->connect);
 	dv_hist_merge(&into->handshake, &from->handshake);
 }

@@ -41,6 +41,10 @@ typedef struct dv_qtype_count {
 #define DV_CTR_OPTIONAL 1u /* absent in early results files */
 #define DV_CTR_MAX      2u /* merged as the maximum, not the sum */
 
+/* A paced query sent this long after its intended time counts in sent_behind (2 ms: two of
+ * the pacer's 1 ms ticks). */
+#define DV_SEND_BEHIND_NS 2000000ull
+
 #define DV_COUNTERS(X)                                                                             \
 	/* datagrams the kernel accepted */                                                        \
 	X(sent, "sent", "queries", 0)                                                              \
@@ -127,7 +131,11 @@ typedef struct dv_qtype_count {
 	/* of those, not answered (timed out, connection ended, or in flight at the end) */        \
 	X(tc_lost, NULL, NULL, DV_CTR_OPTIONAL)                                                    \
 	/* truncated answers not asked again: the retry queue (65536) was full */                  \
-	X(tc_not_sent, NULL, NULL, DV_CTR_OPTIONAL)
+	X(tc_not_sent, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* paced: queries the schedule had due that were never sent (over 1 s behind) */           \
+	X(forfeited, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
+	/* paced: queries sent over DV_SEND_BEHIND_NS after their intended time */                 \
+	X(sent_behind, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;
@@ -164,9 +172,13 @@ static inline uint64_t *dv_counter_ptr(dv_counters_t *c, const dv_counter_field_
 
 typedef struct dv_stats {
 	dv_counters_t c;
-	dv_hist_t latency;   /* of completed answers, ns */
+	dv_hist_t latency;   /* of completed answers, ns, from the actual send */
 	dv_hist_t connect;   /* stream transports: connect() to established, ns */
 	dv_hist_t handshake; /* DoT/DoH: established to TLS handshake done, ns */
+	/* Paced runs only (empty otherwise): of the same answers, ns, from the intended send
+	 * time (the schedule's, dv_pacer_due_ns), so stalls are not hidden (coordinated
+	 * omission; doc/numbers.md). */
+	dv_hist_t latency_intended;
 } dv_stats_t;
 
 void dv_stats_init(dv_stats_t *s);

@@ -83,6 +83,7 @@ uint16_t dv_window_acquire(dv_window_t *w, uint32_t qidx, uint16_t sock, uint64_
 
 	dv_slot_t *s = &w->slot[id];
 	s->sent_ns = now_ns;
+	s->intended_ns = now_ns;
 	s->wire_off_ns = DV_SLOT_NO_STAMP;
 	s->qidx = qidx;
 	s->sock = sock;

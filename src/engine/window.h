@@ -35,9 +35,10 @@ typedef enum dv_slot_state {
 #define DV_SLOT_NO_STAMP UINT32_MAX /* wire_off_ns: no kernel transmit stamp (yet) */
 
 typedef struct dv_slot {
-	uint64_t sent_ns; /* monotonic send time (read just before the sendmmsg call) */
-	uint32_t qidx;    /* index into the query list */
-	uint32_t prev;    /* in-flight list links (slot ids), DV_WINDOW_NIL at ends */
+	uint64_t sent_ns;     /* monotonic send time (read just before the sendmmsg call) */
+	uint64_t intended_ns; /* when the pacer's schedule wanted it sent; = sent_ns unpaced */
+	uint32_t qidx;        /* index into the query list */
+	uint32_t prev;        /* in-flight list links (slot ids), DV_WINDOW_NIL at ends */
 	uint32_t next;
 	uint32_t tx_key;      /* the kernel's SOF_TIMESTAMPING_OPT_ID key of its datagram */
 	uint32_t wire_off_ns; /* kernel transmit stamp - sent_ns, or DV_SLOT_NO_STAMP */

@@ -536,6 +536,10 @@ static void pump(dv_worker_t *w, uint64_t now)
 		k = dv_engine_prepare(&w->eng, s->index, now, (unsigned)n, b->sbuf, b->slen);
 		for (i = 0; i < k; i++)
 			b->siov[i].iov_len = b->slen[i];
+		if (w->share.rate_qps > 0) /* the schedule's time of each: query issued + i */
+			for (i = 0; i < k; i++)
+				w->eng.win.slot[dv_wire_get16(b->sbuf[i])].intended_ns =
+				    dv_pacer_due_ns(&w->pacer, w->pacer.issued + i);
 		r = sendmmsg(s->fd, b->smsg, k, MSG_DONTWAIT);
 		w->eng.stats.c.send_calls++;
 		if (r < 0) {
@@ -902,6 +906,31 @@ static void count_client_drops(dv_worker_t *w)
 	}
 }
 
+/*
+ * The pacer at the start of sending: a replay's schedule, or -Q's rate (and a ramp).
+ * Intended send times (latency_intended, sent_behind) are kept for UDP sends only: a
+ * stream transport's queries leave through its connections (dv_sw_send), which do not
+ * carry them yet.
+ */
+static void start_pacing(dv_worker_t *w, uint64_t now)
+{
+	if (w->scheduled) {
+		dv_pacer_init_schedule(&w->pacer, w->ql->ts_ns, w->ql->count, w->ql->period_ns,
+		                       w->cfg->speed, w->share.first_seq, w->share.step,
+		                       w->share.end_seq, now);
+		w->eng.paced = w->sw == NULL;
+	} else if (w->share.rate_qps > 0) {
+		/*
+		 * Catch up at most 1 s of schedule after a stall (a busy machine can
+		 * deschedule us for tens of ms); the window still bounds any burst.
+		 */
+		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
+		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
+		dv_pacer_set_ramp(&w->pacer, w->cfg->ramp_ns);
+		w->eng.paced = w->sw == NULL;
+	}
+}
+
 /* -m tcp|dot|doh, --tc-tcp: open the connections as the pass starts. */
 static void start_streams(dv_worker_t *w, uint64_t now)
 {
@@ -917,6 +946,7 @@ static void finish_counts(dv_worker_t *w)
 	dv_engine_finish(&w->eng, w->interrupted);
 	if (w->tc != NULL)
 		dv_sw_finish(w->tc, w->interrupted);
+	w->eng.stats.c.forfeited = w->pacer.forfeited;
 	count_client_drops(w);
 }
 
@@ -992,18 +1022,7 @@ static void pass_start(dv_worker_t *w, uint64_t now)
 	w->next_publish_ns = now + DV_PUBLISH_NS;
 	w->sending = true;
 	w->drain_end_ns = UINT64_MAX;
-	if (w->scheduled) {
-		dv_pacer_init_schedule(&w->pacer, w->ql->ts_ns, w->ql->count, w->ql->period_ns,
-		                       w->cfg->speed, w->share.first_seq, w->share.step,
-		                       w->share.end_seq, now);
-	} else if (w->share.rate_qps > 0) {
-		/*
-		 * Catch up at most 1 s of schedule after a stall (a busy machine can
-		 * deschedule us for tens of ms); the window still bounds any burst.
-		 */
-		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
-		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
-	}
+	start_pacing(w, now);
 	start_streams(w, now);
 	check_stop(w, now);
 	pump(w, now);

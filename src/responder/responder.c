@@ -99,6 +99,11 @@ typedef struct worker {
 	uint8_t *rbuf; /* RECV_BATCH * RBUF_LEN */
 	uint8_t *abuf; /* RECV_BATCH * ABUF_LEN */
 	hold_fifo_t hold;
+	double busy_until_ns; /* --capacity: when the service queue empties (monotonic) */
+	union {               /* --capacity: SCM_TIMESTAMPNS, the kernel's arrival times */
+		char buf[CMSG_SPACE(sizeof(struct timespec))];
+		struct cmsghdr align;
+	} rctl[RECV_BATCH];
 } worker_t;
 
 struct dv_responder {
@@ -124,6 +129,7 @@ void dv_responder_config_init(dv_responder_config_t *cfg)
 	cfg->addr_len = sizeof(*in);
 	cfg->threads = 1;
 	cfg->hold_max = DV_RESPONDER_HOLD_MAX;
+	cfg->capacity_backlog = 256;
 	cfg->rcode = -1;
 }
 
@@ -386,6 +392,49 @@ static void mark_port(worker_t *w, const dv_sockaddr_t *a)
 	w->ports[port >> 6] |= 1ULL << (port & 63);
 }
 
+/* --capacity: query i's arrival on the monotonic clock, from the kernel's stamp (a
+ * thread descheduled for a while must not see a burst), else now. */
+static uint64_t arrival_ns(worker_t *w, unsigned i, uint64_t now_ns)
+{
+	struct msghdr *h = &w->rmsg[i].msg_hdr;
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(h); c != NULL; c = CMSG_NXTHDR(h, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+			int64_t t;
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			t = (int64_t)ts.tv_sec * (int64_t)DV_NS_PER_S + ts.tv_nsec -
+			    ((int64_t)dv_wall_ns() - (int64_t)now_ns);
+			return t > 0 && (uint64_t)t <= now_ns ? (uint64_t)t : now_ns;
+		}
+	}
+	return now_ns;
+}
+
+/*
+ * --capacity: a single server of fixed service time 1 / (capacity / threads) per
+ * thread, first come first served. A query arriving at now starts service when the
+ * queue empties (busy_until, or now if idle) and its answer leaves when service ends
+ * (plus --delay). A query that finds more than capacity_backlog queries' worth of work
+ * waiting is dropped, as a full socket buffer would. Arrival order is due order, so
+ * the hold FIFO stays sorted. False = dropped (counted).
+ */
+static bool capacity_admit(worker_t *w, uint64_t now_ns, uint64_t *due)
+{
+	const dv_responder_config_t *cfg = &w->r->cfg;
+	double service_ns = 1e9 * (double)w->r->nw / cfg->capacity_qps;
+	double start = w->busy_until_ns > (double)now_ns ? w->busy_until_ns : (double)now_ns;
+
+	if (start - (double)now_ns > service_ns * (double)cfg->capacity_backlog) {
+		w->c.dropped++;
+		return false;
+	}
+	w->busy_until_ns = start + service_ns;
+	*due = (uint64_t)w->busy_until_ns + cfg->delay_ns;
+	return true;
+}
+
 static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 {
 	const dv_responder_config_t *cfg = &w->r->cfg;
@@ -394,7 +443,7 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 	size_t qlen = w->rmsg[i].msg_len;
 	uint8_t *a = w->abuf + (size_t)i * ABUF_LEN;
 	dv_answer_opts_t o;
-	uint64_t n;
+	uint64_t n, due;
 	uint8_t kind = OUT_ANSWER, copies = 1;
 	int len;
 
@@ -440,15 +489,21 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 		w->c.malformed++;
 		return;
 	}
-	if (cfg->delay_ns == 0) {
+	if (cfg->capacity_qps > 0) {
+		if (!capacity_admit(w, arrival_ns(w, i, now_ns), &due))
+			return;
+	} else {
+		due = now_ns + cfg->delay_ns;
+	}
+	if (cfg->delay_ns == 0 && cfg->capacity_qps <= 0) {
 		out_add(w, a, (size_t)len, &w->raddr[i], mh->msg_namelen, kind);
 		if (copies > 1)
 			out_add(w, a, (size_t)len, &w->raddr[i], mh->msg_namelen, OUT_DUPLICATE);
 		return;
 	}
 	if (w->hold.count >= cfg->hold_max ||
-	    hold_push(&w->hold, now_ns + cfg->delay_ns, &w->raddr[i], mh->msg_namelen, a,
-	              (size_t)len, kind, copies) != 0)
+	    hold_push(&w->hold, due, &w->raddr[i], mh->msg_namelen, a, (size_t)len, kind, copies) !=
+	        0)
 		w->c.dropped++;
 }
 
@@ -459,6 +514,10 @@ static void recv_reset(worker_t *w, unsigned n)
 	for (i = 0; i < n; i++) {
 		w->rmsg[i].msg_hdr.msg_namelen = sizeof(w->raddr[i]);
 		w->rmsg[i].msg_hdr.msg_flags = 0;
+		if (w->r->cfg.capacity_qps > 0) {
+			w->rmsg[i].msg_hdr.msg_control = w->rctl[i].buf;
+			w->rmsg[i].msg_hdr.msg_controllen = sizeof(w->rctl[i].buf);
+		}
 	}
 }
 
@@ -540,7 +599,7 @@ static void *worker_main(void *arg)
 	worker_t *w = arg;
 	dv_responder_t *r = w->r;
 
-	if (r->cfg.delay_ns == 0)
+	if (r->cfg.delay_ns == 0 && r->cfg.capacity_qps <= 0)
 		loop_direct(w);
 	else
 		loop_delayed(w);
@@ -711,6 +770,10 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 	rc = bind_all(r, err);
 	if (rc != 0)
 		goto fail;
+	for (i = 0; cfg->capacity_qps > 0 && i < r->nw; i++) {
+		int one = 1;
+		(void)setsockopt(r->w[i]->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	}
 	if (cfg->stream.tcp || cfg->stream.tls) {
 		r->cfg.stream.rcode = cfg->rcode;
 		r->cfg.stream.reflect = cfg->reflect;

@@ -29,9 +29,15 @@ typedef struct dv_responder_config {
 	uint64_t tc_every;
 	uint64_t delay_ns; /* hold every outgoing datagram this long, 0 = none */
 	uint32_t hold_max; /* per thread; DV_RESPONDER_HOLD_MAX by default */
-	int rcode;         /* -1 = natural, else 0..15 */
-	bool reflect;      /* echo queries with QR set */
-	bool no_gso;       /* one datagram per send, never UDP GSO (for comparisons) */
+	/* --capacity: serve at most this many queries per second in all (each thread
+	 * capacity_qps / threads), one at a time in arrival order with a fixed service
+	 * time; a query that finds more than capacity_backlog (per thread) waiting is
+	 * dropped; the wait shows as latency. 0 = off. UDP only (not the stream listeners). */
+	double capacity_qps;
+	uint32_t capacity_backlog;
+	int rcode;    /* -1 = natural, else 0..15 */
+	bool reflect; /* echo queries with QR set */
+	bool no_gso;  /* one datagram per send, never UDP GSO (for comparisons) */
 	/* TCP and TLS listeners (stream.h), off unless stream.tcp / stream.tls; their rcode
 	 * and reflect are taken from the fields above. */
 	dv_stream_config_t stream;

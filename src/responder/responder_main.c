@@ -33,13 +33,15 @@ enum {
 	OPT_REFLECT,
 	OPT_NO_GSO,
 	OPT_VERSION,
+	OPT_CAPACITY,
+	OPT_CAPACITY_BACKLOG,
 	OPT_TCP_PORT,
 	OPT_TLS_PORT,
 	OPT_TCP_PORT_FILE,
 	OPT_TLS_PORT_FILE,
 	OPT_TLS_CERT,
 	OPT_TLS_KEY,
-	OPT_FAULT_CONNS,
+	OPT_FAULT_CONNS, /* OPT_FAULT_CONNS..OPT_REVERSE: the --stream-* faults (parse_opt) */
 	OPT_CLOSE_AFTER,
 	OPT_RESET_AFTER,
 	OPT_HALF_CLOSE_AFTER,
@@ -56,6 +58,8 @@ static const struct option long_opts[] = {
     {"drop-every", required_argument, NULL, OPT_DROP_EVERY},
     {"delay", required_argument, NULL, OPT_DELAY},
     {"rcode", required_argument, NULL, OPT_RCODE},
+    {"capacity", required_argument, NULL, OPT_CAPACITY},
+    {"capacity-backlog", required_argument, NULL, OPT_CAPACITY_BACKLOG},
     {"tc-every", required_argument, NULL, OPT_TC_EVERY},
     {"garbage-every", required_argument, NULL, OPT_GARBAGE_EVERY},
     {"wrong-id-every", required_argument, NULL, OPT_WRONG_ID_EVERY},
@@ -96,6 +100,9 @@ static void usage(FILE *f)
 	    "  -T, --threads N             N threads, each with its own SO_REUSEPORT socket (1)\n"
 	    "      --drop-every N          do not answer queries N, 2N, 3N... (per thread)\n"
 	    "      --delay MS              hold every answer MS milliseconds (fractions allowed)\n"
+	    "      --capacity QPS          serve at most QPS queries/s (a queue, see the man "
+	    "page)\n"
+	    "      --capacity-backlog N    queries waiting before more are dropped (256)\n"
 	    "      --rcode R               answer with rcode R (NXDOMAIN, SERVFAIL... or 0-15)\n"
 	    "      --tc-every N            set TC on every Nth answer (1 = all)\n"
 	    "      --garbage-every N       every Nth query: send garbage instead of the answer\n"
@@ -315,21 +322,235 @@ static void wait_for_stop(dv_responder_t *r, const sigset_t *set)
 	}
 }
 
+/* The command line, parsed. */
+typedef struct opts {
+	dv_responder_config_t cfg;
+	const char *address, *port_file, *tcp_port_file, *tls_port_file;
+	char stream_flag[32];   /* the first --stream-* fault flag given, "" = none */
+	int tcp_port, tls_port; /* -1 = off */
+	uint64_t port;
+	bool quiet;
+} opts_t;
+
+/* The counter a "every N" style option sets (the --*-every faults, --stream-*), or NULL. */
+static uint64_t *every_field(dv_responder_config_t *cfg, int c)
+{
+	switch (c) {
+	case OPT_DROP_EVERY:
+		return &cfg->drop_every;
+	case OPT_TC_EVERY:
+		return &cfg->tc_every;
+	case OPT_GARBAGE_EVERY:
+		return &cfg->garbage_every;
+	case OPT_WRONG_ID_EVERY:
+		return &cfg->wrong_id_every;
+	case OPT_WRONG_QUESTION_EVERY:
+		return &cfg->wrong_question_every;
+	case OPT_DUPLICATE_EVERY:
+		return &cfg->duplicate_every;
+	case OPT_FAULT_CONNS:
+	case OPT_CLOSE_AFTER:
+	case OPT_RESET_AFTER:
+	case OPT_HALF_CLOSE_AFTER:
+	case OPT_STALL_AFTER:
+	case OPT_STREAM_DROP_EVERY:
+	case OPT_REVERSE:
+		return stream_fault(&cfg->stream.faults, c);
+	default:
+		return NULL;
+	}
+}
+
+/* An option with a numeric or named value (optarg). 0, or exit status 2. */
+static int parse_value(opts_t *o, int c)
+{
+	uint64_t v;
+	double x;
+
+	switch (c) {
+	case 'p':
+		if (dv_parse_u64(optarg, 0, 65535, &o->port) != 0)
+			return bad("--port", optarg, "is not a port number from 0 to 65535");
+		return 0;
+	case 'T':
+		if (dv_parse_u64(optarg, 1, DV_RESPONDER_THREADS_MAX, &v) != 0)
+			return bad("--threads", optarg, "is not a number from 1 to 256");
+		o->cfg.threads = (unsigned)v;
+		return 0;
+	case OPT_DELAY:
+		if (dv_parse_double(optarg, 0.0, 3600.0 * 1000.0, &x) != 0)
+			return bad("--delay", optarg,
+			           "is not a number of milliseconds from 0 to 3600000");
+		o->cfg.delay_ns = (uint64_t)llround(x * (double)DV_NS_PER_MS);
+		return 0;
+	case OPT_CAPACITY:
+		if (dv_parse_double(optarg, 1.0, 1e9, &x) != 0)
+			return bad("--capacity", optarg,
+			           "is not a rate in queries per second from 1 to 1e9");
+		o->cfg.capacity_qps = x;
+		return 0;
+	case OPT_CAPACITY_BACKLOG:
+		if (dv_parse_u64(optarg, 0, DV_RESPONDER_HOLD_MAX, &v) != 0)
+			return bad("--capacity-backlog", optarg,
+			           "is not a number of queries from 0 to 1048576");
+		o->cfg.capacity_backlog = (uint32_t)v;
+		return 0;
+	case OPT_RCODE:
+		if (dv_rcode_parse(optarg, &o->cfg.rcode) != 0)
+			return bad("--rcode", optarg,
+			           "is not an rcode name (NOERROR, FORMERR, SERVFAIL, "
+			           "NXDOMAIN, NOTIMP, REFUSED, ...) or a number from 0 to 15");
+		return 0;
+	default: /* OPT_TCP_PORT, OPT_TLS_PORT */
+		if (dv_parse_u64(optarg, 0, 65535, &v) != 0)
+			return bad(opt_name(c), optarg, "is not a port number from 0 to 65535");
+		if (c == OPT_TCP_PORT)
+			o->tcp_port = (int)v;
+		else
+			o->tls_port = (int)v;
+		return 0;
+	}
+}
+
+/* An unknown option or one without its value: the message. Exit status 2. */
+static int bad_option(int c, const char *flag)
+{
+	if (c == ':')
+		fprintf(stderr, PROG ": option '%s' needs a value\n", flag);
+	else if (optopt > 0 && optopt < 128)
+		fprintf(stderr, PROG ": unknown option '-%c'\n", optopt);
+	else
+		fprintf(stderr, PROG ": unknown option '%s'\n", flag);
+	fprintf(stderr, "Try '" PROG " --help'.\n");
+	return 2;
+}
+
+/* One option from getopt_long. 0 go on, -1 done (help or version printed), else exit status. */
+static int parse_opt(opts_t *o, int c, const char *flag)
+{
+	uint64_t *every = every_field(&o->cfg, c);
+
+	if (every != NULL) {
+		if (dv_parse_u64(optarg, 0, UINT64_MAX / 2, every) != 0)
+			return bad(opt_name(c), optarg, "is not a whole number (0 = off)");
+		if (c >= OPT_FAULT_CONNS && c <= OPT_REVERSE && o->stream_flag[0] == '\0')
+			snprintf(o->stream_flag, sizeof(o->stream_flag), "%s", opt_name(c));
+		return 0;
+	}
+	switch (c) {
+	case 'a':
+		o->address = optarg;
+		return 0;
+	case OPT_PORT_FILE:
+		o->port_file = optarg;
+		return 0;
+	case OPT_TCP_PORT_FILE:
+		o->tcp_port_file = optarg;
+		return 0;
+	case OPT_TLS_PORT_FILE:
+		o->tls_port_file = optarg;
+		return 0;
+	case OPT_TLS_CERT:
+		o->cfg.stream.cert_file = optarg;
+		return 0;
+	case OPT_TLS_KEY:
+		o->cfg.stream.key_file = optarg;
+		return 0;
+	case OPT_REFLECT:
+		o->cfg.reflect = true;
+		return 0;
+	case OPT_NO_GSO:
+		o->cfg.no_gso = true;
+		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return -1;
+	case OPT_VERSION:
+		printf(PROG " %s\n", PACKAGE_VERSION);
+		return -1;
+	case 'p':
+	case 'T':
+	case OPT_DELAY:
+	case OPT_CAPACITY:
+	case OPT_CAPACITY_BACKLOG:
+	case OPT_RCODE:
+	case OPT_TCP_PORT:
+	case OPT_TLS_PORT:
+		return parse_value(o, c);
+	default:
+		return bad_option(c, flag);
+	}
+}
+
+/* The whole command line into o. 0 go on, -1 done (help or version), else exit status. */
+static int parse_args(opts_t *o, int argc, char **argv)
+{
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	dv_responder_config_init(&o->cfg);
+	o->address = "127.0.0.1";
+	o->port = 53;
+	o->tcp_port = o->tls_port = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":a:p:T:qh", long_opts, NULL)) != -1) {
+		rc = parse_opt(o, c, optind > 1 ? argv[optind - 1] : "?");
+		if (rc != 0)
+			return rc;
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\nTry '" PROG " --help'.\n",
+		        argv[optind]);
+		return 2;
+	}
+	if (parse_address(o->address, (uint16_t)o->port, &o->cfg) != 0)
+		return bad("--address", o->address, "is not an IPv4 or IPv6 address");
+	return stream_setup(&o->cfg, o->tcp_port, o->tls_port, o->tcp_port_file, o->tls_port_file,
+	                    o->stream_flag);
+}
+
+/* The start-up line on stderr and the port files. 0, or -errno in err. */
+static int announce(const opts_t *o, const dv_responder_t *r, dv_err_t *err)
+{
+	const dv_responder_config_t *cfg = &o->cfg;
+	char host[INET6_ADDRSTRLEN];
+	int rc = 0;
+
+	inet_ntop(cfg->addr.ss_family,
+	          cfg->addr.ss_family == AF_INET6
+	              ? (const void *)&((const struct sockaddr_in6 *)&cfg->addr)->sin6_addr
+	              : (const void *)&((const struct sockaddr_in *)&cfg->addr)->sin_addr,
+	          host, sizeof(host));
+	/* The sockets are bound: queries sent from now on wait in their buffers. */
+	if (!o->quiet)
+		fprintf(stderr, PROG ": listening on %s%s%s:%u (%u thread%s)\n",
+		        cfg->addr.ss_family == AF_INET6 ? "[" : "", host,
+		        cfg->addr.ss_family == AF_INET6 ? "]" : "", dv_responder_port(r),
+		        cfg->threads, cfg->threads == 1 ? "" : "s");
+	if (!o->quiet && (cfg->stream.tcp || cfg->stream.tls))
+		fprintf(stderr, PROG ": TCP port %u, TLS port %u (0 = off)\n",
+		        dv_responder_stream_port(r, false), dv_responder_stream_port(r, true));
+	/* The stream port files first: a test that sees --port-file sees them too. */
+	if (o->tcp_port_file != NULL)
+		rc = write_port_file(o->tcp_port_file, dv_responder_stream_port(r, false), err);
+	if (rc == 0 && o->tls_port_file != NULL)
+		rc = write_port_file(o->tls_port_file, dv_responder_stream_port(r, true), err);
+	if (rc == 0 && o->port_file != NULL)
+		rc = write_port_file(o->port_file, dv_responder_port(r), err);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	dv_responder_config_t cfg;
+	opts_t o;
 	dv_responder_counts_t counts;
 	dv_responder_t *r = NULL;
 	dv_err_t err = {{0}};
-	const char *address = "127.0.0.1", *port_file = NULL;
-	const char *tcp_port_file = NULL, *tls_port_file = NULL, *stream_flags = NULL;
-	char stream_flag[32] = "";
-	int tcp_port = -1, tls_port = -1;
-	uint64_t port = 53, v;
-	bool quiet = false;
 	sigset_t set;
-	char host[INET6_ADDRSTRLEN];
-	int c, rc;
+	int rc;
 
 	/* Blocked before any thread exists, so that only wait_for_stop() takes them. */
 	sigemptyset(&set);
@@ -339,161 +560,15 @@ int main(int argc, char **argv)
 	signal(SIGINT, SIG_DFL); /* an inherited SIG_IGN must not hide them */
 	signal(SIGTERM, SIG_DFL);
 
-	dv_responder_config_init(&cfg);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:p:T:qh", long_opts, NULL)) != -1) {
-		const char *flag = optind > 1 ? argv[optind - 1] : "?";
-		uint64_t *every = NULL;
-		double ms;
-
-		switch (c) {
-		case 'a':
-			address = optarg;
-			break;
-		case 'p':
-			if (dv_parse_u64(optarg, 0, 65535, &port) != 0)
-				return bad("--port", optarg,
-				           "is not a port number from 0 to 65535");
-			break;
-		case OPT_PORT_FILE:
-			port_file = optarg;
-			break;
-		case 'T':
-			if (dv_parse_u64(optarg, 1, DV_RESPONDER_THREADS_MAX, &v) != 0)
-				return bad("--threads", optarg, "is not a number from 1 to 256");
-			cfg.threads = (unsigned)v;
-			break;
-		case OPT_DROP_EVERY:
-			every = &cfg.drop_every;
-			break;
-		case OPT_TC_EVERY:
-			every = &cfg.tc_every;
-			break;
-		case OPT_GARBAGE_EVERY:
-			every = &cfg.garbage_every;
-			break;
-		case OPT_WRONG_ID_EVERY:
-			every = &cfg.wrong_id_every;
-			break;
-		case OPT_WRONG_QUESTION_EVERY:
-			every = &cfg.wrong_question_every;
-			break;
-		case OPT_DUPLICATE_EVERY:
-			every = &cfg.duplicate_every;
-			break;
-		case OPT_DELAY:
-			if (dv_parse_double(optarg, 0.0, 3600.0 * 1000.0, &ms) != 0)
-				return bad("--delay", optarg,
-				           "is not a number of milliseconds from 0 to 3600000");
-			cfg.delay_ns = (uint64_t)llround(ms * (double)DV_NS_PER_MS);
-			break;
-		case OPT_RCODE:
-			if (dv_rcode_parse(optarg, &cfg.rcode) != 0)
-				return bad(
-				    "--rcode", optarg,
-				    "is not an rcode name (NOERROR, FORMERR, SERVFAIL, "
-				    "NXDOMAIN, NOTIMP, REFUSED, ...) or a number from 0 to 15");
-			break;
-		case OPT_REFLECT:
-			cfg.reflect = true;
-			break;
-		case OPT_NO_GSO:
-			cfg.no_gso = true;
-			break;
-		case OPT_TCP_PORT:
-		case OPT_TLS_PORT:
-			if (dv_parse_u64(optarg, 0, 65535, &v) != 0)
-				return bad(opt_name(c), optarg,
-				           "is not a port number from 0 to 65535");
-			if (c == OPT_TCP_PORT)
-				tcp_port = (int)v;
-			else
-				tls_port = (int)v;
-			break;
-		case OPT_TCP_PORT_FILE:
-			tcp_port_file = optarg;
-			break;
-		case OPT_TLS_PORT_FILE:
-			tls_port_file = optarg;
-			break;
-		case OPT_TLS_CERT:
-			cfg.stream.cert_file = optarg;
-			break;
-		case OPT_TLS_KEY:
-			cfg.stream.key_file = optarg;
-			break;
-		case OPT_FAULT_CONNS:
-		case OPT_CLOSE_AFTER:
-		case OPT_RESET_AFTER:
-		case OPT_HALF_CLOSE_AFTER:
-		case OPT_STALL_AFTER:
-		case OPT_STREAM_DROP_EVERY:
-		case OPT_REVERSE:
-			every = stream_fault(&cfg.stream.faults, c);
-			stream_flags = opt_name(c);
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case OPT_VERSION:
-			printf(PROG " %s\n", PACKAGE_VERSION);
-			return 0;
-		case ':':
-			fprintf(stderr,
-			        PROG ": option '%s' needs a value\nTry '" PROG " --help'.\n", flag);
-			return 2;
-		default:
-			if (optopt > 0 && optopt < 128)
-				fprintf(stderr, PROG ": unknown option '-%c'\n", optopt);
-			else
-				fprintf(stderr, PROG ": unknown option '%s'\n", flag);
-			fprintf(stderr, "Try '" PROG " --help'.\n");
-			return 2;
-		}
-		if (every != NULL && dv_parse_u64(optarg, 0, UINT64_MAX / 2, every) != 0)
-			return bad(opt_name(c), optarg, "is not a whole number (0 = off)");
-		if (stream_flags != NULL && stream_flag[0] == '\0')
-			snprintf(stream_flag, sizeof(stream_flag), "%s", stream_flags);
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\nTry '" PROG " --help'.\n",
-		        argv[optind]);
-		return 2;
-	}
-	if (parse_address(address, (uint16_t)port, &cfg) != 0)
-		return bad("--address", address, "is not an IPv4 or IPv6 address");
-	rc = stream_setup(&cfg, tcp_port, tls_port, tcp_port_file, tls_port_file, stream_flag);
+	rc = parse_args(&o, argc, argv);
 	if (rc != 0)
-		return rc;
-
-	rc = dv_responder_open(&r, &cfg, &err);
+		return rc < 0 ? 0 : rc;
+	rc = dv_responder_open(&r, &o.cfg, &err);
 	if (rc != 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return 1;
 	}
-	inet_ntop(cfg.addr.ss_family,
-	          cfg.addr.ss_family == AF_INET6
-	              ? (const void *)&((const struct sockaddr_in6 *)&cfg.addr)->sin6_addr
-	              : (const void *)&((const struct sockaddr_in *)&cfg.addr)->sin_addr,
-	          host, sizeof(host));
-	/* The sockets are bound: queries sent from now on wait in their buffers. */
-	if (!quiet)
-		fprintf(stderr, PROG ": listening on %s%s%s:%u (%u thread%s)\n",
-		        cfg.addr.ss_family == AF_INET6 ? "[" : "", host,
-		        cfg.addr.ss_family == AF_INET6 ? "]" : "", dv_responder_port(r),
-		        cfg.threads, cfg.threads == 1 ? "" : "s");
-	if (!quiet && (cfg.stream.tcp || cfg.stream.tls))
-		fprintf(stderr, PROG ": TCP port %u, TLS port %u (0 = off)\n",
-		        dv_responder_stream_port(r, false), dv_responder_stream_port(r, true));
-	/* The stream port files first: a test that sees --port-file sees them too. */
-	if ((tcp_port_file != NULL &&
-	     write_port_file(tcp_port_file, dv_responder_stream_port(r, false), &err) != 0) ||
-	    (tls_port_file != NULL &&
-	     write_port_file(tls_port_file, dv_responder_stream_port(r, true), &err) != 0) ||
-	    (port_file != NULL && write_port_file(port_file, dv_responder_port(r), &err) != 0)) {
+	if (announce(&o, r, &err) != 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		dv_responder_free(r);
 		return 1;
@@ -504,7 +579,7 @@ int main(int argc, char **argv)
 	dv_responder_stop(r);
 	if (dv_responder_join(r, &counts, rc == 0 ? &err : NULL) != 0 && rc == 0)
 		rc = -1;
-	print_counts(&cfg, &counts);
+	print_counts(&o.cfg, &counts);
 	if (rc != 0)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 	dv_responder_free(r);

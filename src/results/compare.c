@@ -63,6 +63,32 @@ static void print_group_rows(const dv_group_t *b, const dv_group_t *c, FILE *out
 	}
 }
 
+/* Capacity studies: the capacity row (mean over the repeats; ">=" a lower bound), with the
+ * same spread rule as the other figures (qps: no floor). */
+static void print_capacity_row(const dv_group_t *b, const dv_group_t *c, FILE *out)
+{
+	bool lb, lc;
+	dv_series_t sb = dv_group_capacity(b, &lb), sc = dv_group_capacity(c, &lc);
+	char vb[40], vc[40], rel[32];
+	dv_diff_t dd;
+
+	if (sb.n == 0 && sc.n == 0)
+		return;
+	snprintf(vb, sizeof(vb), sb.n ? "%s%.1f" : "-", lb ? ">=" : "", sb.mean);
+	snprintf(vc, sizeof(vc), sc.n ? "%s%.1f" : "-", lc ? ">=" : "", sc.mean);
+	if (sb.n && sc.n && sb.mean > 0)
+		snprintf(rel, sizeof(rel), "%+.2f%%", 100.0 * (sc.mean - sb.mean) / sb.mean);
+	else
+		snprintf(rel, sizeof(rel), "n/a");
+	dd = dv_diff_welch(&sb, &sc, 0, 0);
+	fprintf(out, "  %-9s %14s %14s %+14.1f %9s  %s\n", "capacity", vb, vc,
+	        sb.n && sc.n ? sc.mean - sb.mean : 0.0, rel,
+	        lb || lc                            ? "n/a (a lower bound: generator-bound or --to)"
+	        : dd.verdict == DV_DIFF_SIGNIFICANT ? "YES"
+	        : dd.verdict == DV_DIFF_NOISE       ? "no"
+	                                            : "n/a (< 3 repeats: needs --repeat 3)");
+}
+
 size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_study_t *cur,
                         const char *cur_name, FILE *out)
 {
@@ -89,6 +115,7 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 		matched++;
 		fprintf(out, "\n%s (repeats: base %zu, new %zu)\n", name, b->n, c->n);
 		print_group_rows(b, c, out);
+		print_capacity_row(b, c, out);
 	}
 	for (size_t i = 0; i < gb.n; i++)
 		if (dv_groups_find(&gc, &gb.g[i]) == NULL)

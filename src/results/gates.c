@@ -20,12 +20,13 @@ void dv_gates_init(dv_gates_t *g)
 	g->min_qps = -1;
 	g->max_qps_drop_pct = -1;
 	g->max_p99_rise_pct = -1;
+	g->max_cap_drop_pct = -1;
 }
 
 bool dv_gates_any(const dv_gates_t *g)
 {
 	return g->max_loss_pct >= 0 || g->max_p99_ns >= 0 || g->min_qps >= 0 ||
-	       g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0;
+	       g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0 || g->max_cap_drop_pct >= 0;
 }
 
 void dv_gates_free(dv_gates_t *g)
@@ -40,7 +41,7 @@ void dv_gates_free(dv_gates_t *g)
 
 static bool relative_gates(const dv_gates_t *g)
 {
-	return g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0;
+	return g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0 || g->max_cap_drop_pct >= 0;
 }
 
 /* A finite, non-negative number followed by exactly the rest `suffix` (after optional blanks). */
@@ -117,7 +118,7 @@ int dv_gates_parse_opt(dv_gates_t *g, const char *opt, const char *val, dv_err_t
 	if (strcmp(opt, "junit") == 0)
 		return set_path(&g->junit_path, opt, val, err);
 	if (strcmp(opt, "max-loss") == 0 || strcmp(opt, "max-qps-drop") == 0 ||
-	    strcmp(opt, "max-p99-rise") == 0) {
+	    strcmp(opt, "max-p99-rise") == 0 || strcmp(opt, "max-capacity-drop") == 0) {
 		if (dv_parse_percent(val, &v) != 0)
 			return dv_err_set(err, -EINVAL,
 			                  "--%s: '%s' is not a percentage (e.g. 0.1%% or 5%%)", opt,
@@ -127,11 +128,12 @@ int dv_gates_parse_opt(dv_gates_t *g, const char *opt, const char *val, dv_err_t
 				return dv_err_set(err, -EINVAL, "--%s: %s is above 100%%", opt,
 				                  val);
 			g->max_loss_pct = v;
-		} else if (strcmp(opt, "max-qps-drop") == 0) {
+		} else if (strcmp(opt, "max-qps-drop") == 0 ||
+		           strcmp(opt, "max-capacity-drop") == 0) {
 			if (v > 100)
 				return dv_err_set(err, -EINVAL, "--%s: %s is above 100%%", opt,
 				                  val);
-			g->max_qps_drop_pct = v;
+			*(opt[4] == 'q' ? &g->max_qps_drop_pct : &g->max_cap_drop_pct) = v;
 		} else {
 			g->max_p99_rise_pct = v;
 		}
@@ -211,6 +213,45 @@ static bool pct_change(double base, double cur, double *pct)
 	return true;
 }
 
+/*
+ * --max-capacity-drop: the group's mean capacity against the baseline's. A lower bound
+ * ("at least": generator-bound) on either side is no figure to gate on: skipped, so a
+ * busy generator never passes or fails a server.
+ */
+static int check_capacity(const dv_gates_t *g, const dv_group_t *grp, const dv_group_t *b,
+                          const char *prefix, dv_gate_report_t *rep)
+{
+	dv_gate_check_t *c;
+	bool lb_cur, lb_base = false;
+	dv_series_t cur = dv_group_capacity(grp, &lb_cur), base = dv_group_capacity(b, &lb_base);
+	double pct;
+
+	if ((c = add_check(rep, "max-capacity-drop", prefix, grp)) == NULL)
+		return -ENOMEM;
+	c->limit = g->max_cap_drop_pct;
+	if (cur.n > 0 && base.n > 0 && fail_non_finite(c, "capacity", cur.mean, base.mean)) {
+		/* decided: failed */
+	} else if (cur.n == 0 || base.n == 0 || lb_cur || lb_base ||
+	           !pct_change(base.mean, cur.mean, &pct)) {
+		c->skipped = true;
+		snprintf(c->msg, sizeof(c->msg), "%s: %s", c->group,
+		         cur.n == 0    ? "not a capacity search"
+		         : base.n == 0 ? "no capacity search with this target/list/kind in the "
+		                         "baseline"
+		         : lb_cur || lb_base
+		             ? "a capacity is only a lower bound (generator-bound or --to)"
+		             : "baseline capacity is 0, no drop to compute");
+	} else {
+		c->value = -pct;
+		c->failed = !isfinite(c->value) || c->value > c->limit;
+		snprintf(c->msg, sizeof(c->msg),
+		         "%s: capacity %.0f qps vs baseline %.0f qps: drop %.2f%% %s %.15g%%",
+		         c->group, cur.mean, base.mean, c->value, c->failed ? ">" : "<=", c->limit);
+	}
+	finish(rep, c);
+	return 0;
+}
+
 static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_group_t *b,
                           const char *prefix, dv_gate_report_t *rep)
 {
@@ -264,6 +305,8 @@ static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 		}
 		finish(rep, c);
 	}
+	if (g->max_cap_drop_pct >= 0)
+		return check_capacity(g, grp, b, prefix, rep);
 	return 0;
 }
 
@@ -317,7 +360,9 @@ int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t 
 
 	if (relative_gates(g) && baseline == NULL)
 		return dv_err_set(err, -EINVAL, "--%s needs a baseline: --baseline FILE",
-		                  g->max_qps_drop_pct >= 0 ? "max-qps-drop" : "max-p99-rise");
+		                  g->max_qps_drop_pct >= 0   ? "max-qps-drop"
+		                  : g->max_p99_rise_pct >= 0 ? "max-p99-rise"
+		                                             : "max-capacity-drop");
 	if ((rc = dv_groups_build(s, DV_GROUP_BY_KIND, &gs)) != 0)
 		return dv_err_set(err, rc, "gates: out of memory");
 	if (gs.n == 0 && dv_gates_any(g)) {

@@ -15,6 +15,7 @@ typedef struct dv_gates {
 	double min_qps;          /* --min-qps N */
 	double max_qps_drop_pct; /* --max-qps-drop 5%   (needs a baseline) */
 	double max_p99_rise_pct; /* --max-p99-rise 10%  (needs a baseline) */
+	double max_cap_drop_pct; /* --max-capacity-drop 5% (capacity studies; needs a baseline) */
 	char *baseline_path;     /* --baseline FILE */
 	char *junit_path;        /* --junit FILE */
 } dv_gates_t;
@@ -27,7 +28,8 @@ void dv_gates_free(dv_gates_t *g);
  * Parse one gate option of the command line into g. opt is the long option
  * name with or without its leading "--": "max-loss" (percent: "0.1%" or "0.1"),
  * "max-p99" (a latency with its unit: "5ms", "800us", "2.5s", "100000ns"),
- * "min-qps" (a number), "max-qps-drop" and "max-p99-rise" (percent), "baseline"
+ * "min-qps" (a number), "max-qps-drop", "max-p99-rise" and "max-capacity-drop"
+ * (percent), "baseline"
  * and "junit" (file names, copied). Returns 0, -EINVAL with err filled for a
  * bad value ("--max-p99: ..."), or -ENOENT (err untouched) when opt is not a
  * gate option.
@@ -40,7 +42,8 @@ int dv_parse_latency_ns(const char *s, double *out_ns);
 
 /* One gate checked on one group. */
 typedef struct dv_gate_check {
-	char gate[16];   /* "max-loss", "max-p99", "min-qps", "max-qps-drop", "max-p99-rise" */
+	char gate[24];   /* "max-loss", "max-p99", "min-qps", "max-qps-drop", "max-p99-rise",
+	                  * "max-capacity-drop" */
 	char group[384]; /* "[FILE: ]target/list/kind" */
 	bool failed;
 	bool skipped; /* relative gate with no baseline figure to compare with */

@@ -120,6 +120,34 @@ static void print_clock(FILE *out, const dv_pass_result_t *r)
 		             "--clock wire for the wire)\n");
 }
 
+/* Paced runs: latency from the intended send time (coordinated omission, doc/numbers.md)
+ * and how far the generator kept its schedule. */
+static void print_intended(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+
+	if (r->stats.latency_intended.count > 0) {
+		const dv_hist_t *hi = &r->stats.latency_intended;
+		fprintf(out,
+		        "  From intended send (s): p50 %.6f, p90 %.6f, p99 %.6f, p99.9 %.6f, max "
+		        "%.6f\n",
+		        (double)dv_hist_quantile_ns(hi, 0.50) / 1e9,
+		        (double)dv_hist_quantile_ns(hi, 0.90) / 1e9,
+		        (double)dv_hist_quantile_ns(hi, 0.99) / 1e9,
+		        (double)dv_hist_quantile_ns(hi, 0.999) / 1e9, (double)hi->max_ns / 1e9);
+	}
+	if (c->sent_behind > 0)
+		fprintf(out,
+		        "  Sent behind schedule: %" PRIu64 " (%.2f%%, over 2 ms after the intended "
+		        "time)\n",
+		        c->sent_behind, pct(c->sent_behind, c->sent));
+	if (c->forfeited > 0)
+		fprintf(out,
+		        "  Queries forfeited:    %" PRIu64 " (the generator fell over 1 s behind "
+		        "its schedule; never sent)\n",
+		        c->forfeited);
+}
+
 /* A replayed capture (doc/numbers.md, "Replay"): input, clients, rates, lag. */
 static void print_replay(FILE *out, const dv_study_t *s, const dv_list_t *l,
                          const dv_pass_result_t *r)
@@ -321,6 +349,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        (double)dv_hist_quantile_ns(h, 0.90) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.99) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.999) / 1e9);
+	print_intended(out, r);
 	print_clock(out, r);
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,
 	        r->max_outstanding);

@@ -156,6 +156,14 @@ static const jfield_t replay_opt_fields[] = {
 static const jfield_t pass_replay_fields[] = {
     JD(dv_pass_result_t, send_qps, "send_qps"),
 };
+/* "passes[i].capacity" (optional, capacity studies: study/capacity.h). */
+static const jfield_t pass_capacity_fields[] = {
+    JD(dv_capacity_figure_t, capacity_qps, "capacity_qps"),
+    JB(dv_capacity_figure_t, generator_bound, "generator_bound"),
+    JB(dv_capacity_figure_t, confirmed, "confirmed"),
+    JB(dv_capacity_figure_t, hit_to, "hit_to"),
+    JU(dv_capacity_figure_t, steps, "steps", 1000000),
+};
 /* "passes[i]"; then "counters", "latency", "udp_snmp", "intervals". */
 static const jfield_t pass_fields[] = {
     JU(dv_pass_record_t, target, "target", INT64_MAX),
@@ -542,7 +550,11 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 	w_fields(w, o, p, TABLE(pass_fields));
 	w_set(w, o, "counters", w_counters(w, &r->stats.c));
 	w_set(w, o, "latency", w_latency(w, &r->stats.latency));
+	if (r->stats.latency_intended.count > 0) /* optional: paced runs only */
+		w_set(w, o, "latency_intended", w_latency(w, &r->stats.latency_intended));
 	w_section(w, o, "udp_snmp", &r->udp, TABLE(udp_fields));
+	if (p->cap.searched) /* optional: capacity studies */
+		w_section(w, o, "capacity", &p->cap, TABLE(pass_capacity_fields));
 	if (r->scheduled) {
 		json_t *rp = w_section(w, o, "replay", r, TABLE(pass_replay_fields));
 		if (rp != NULL)
@@ -1264,6 +1276,16 @@ static bool qps_consistent(double qps, uint64_t completed, double run_time_s)
  * lost, every real figure finite and >= 0, run_time_s 0 or >= 1 ns, qps = completed /
  * run_time_s. The message names the field.
  */
+/* A histogram's sums: finite and >= 0 (the buckets are checked as they are read). */
+static int check_hist(rctx_t *r, const char *name, const dv_hist_t *h)
+{
+	if (!isfinite(h->sum_ns) || h->sum_ns < 0)
+		return r_bad(r, "%s \"sum_ns\" must be a finite number >= 0", name);
+	if (!isfinite(h->sumsq_ns) || h->sumsq_ns < 0)
+		return r_bad(r, "%s \"sumsq_ns\" must be a finite number >= 0", name);
+	return 0;
+}
+
 static int check_pass(rctx_t *r, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *res = &p->res;
@@ -1288,10 +1310,12 @@ static int check_pass(rctx_t *r, const dv_pass_record_t *p)
 		             (unsigned long long)c->lost, (unsigned long long)c->interrupted);
 	if ((rc = check_figures(r, "", p, TABLE(pass_fields))) != 0)
 		return rc;
-	if (!isfinite(h->sum_ns) || h->sum_ns < 0)
-		return r_bad(r, "latency \"sum_ns\" must be a finite number >= 0");
-	if (!isfinite(h->sumsq_ns) || h->sumsq_ns < 0)
-		return r_bad(r, "latency \"sumsq_ns\" must be a finite number >= 0");
+	if ((rc = check_hist(r, "latency", h)) != 0 ||
+	    (rc = check_hist(r, "latency_intended", &res->stats.latency_intended)) != 0)
+		return rc;
+	if (c->sent_behind > c->sent)
+		return r_bad(r, "sent_behind %llu is above sent %llu",
+		             (unsigned long long)c->sent_behind, (unsigned long long)c->sent);
 	if (res->run_time_s > 0 && res->run_time_s < 1e-9)
 		return r_bad(r, "\"run_time_s\" must be 0 or at least 1 ns");
 	if (!qps_consistent(res->qps, c->completed, res->run_time_s))
@@ -1353,6 +1377,17 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		return r_bad(r, "latency count %llu differs from completed %llu",
 		             (unsigned long long)res->stats.latency.count,
 		             (unsigned long long)res->stats.c.completed);
+	lat = json_object_get(o, "latency_intended"); /* optional (paced runs, added later) */
+	if (lat != NULL) {
+		if (!json_is_object(lat))
+			return r_bad(r, "\"latency_intended\" must be an object");
+		if ((rc = r_latency(r, lat, &res->stats.latency_intended)) != 0)
+			return rc;
+		if (res->stats.latency_intended.count != res->stats.c.completed)
+			return r_bad(r, "latency_intended count %llu differs from completed %llu",
+			             (unsigned long long)res->stats.latency_intended.count,
+			             (unsigned long long)res->stats.c.completed);
+	}
 	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0 ||
 	    (rc = r_intervals(r, o, res)) != 0)
 		return rc;
@@ -1363,6 +1398,14 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		if ((rc = r_section(r, o, "replay", res, TABLE(pass_replay_fields), &rp)) != 0 ||
 		    (rc = r_obj(r, rp, "lag", &lag)) != 0 ||
 		    (rc = r_latency(r, lag, &res->lag)) != 0)
+			return rc;
+	}
+	if (json_object_get(o, "capacity") != NULL) { /* optional: capacity studies */
+		p->cap.searched = true;
+		if ((rc = r_section(r, o, "capacity", &p->cap, TABLE(pass_capacity_fields),
+		                    NULL)) != 0 ||
+		    (rc = check_figures(r, "capacity: ", &p->cap, TABLE(pass_capacity_fields))) !=
+		        0)
 			return rc;
 	}
 	if ((rc = r_ranks(r, o, p)) != 0)

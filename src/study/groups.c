@@ -408,3 +408,27 @@ const char *dv_group_name(const dv_group_t *g, char *buf, size_t len)
 		snprintf(buf, len, "%s/%s/%s", g->target, g->list, dv_pass_kind_name(g->kind));
 	return buf;
 }
+
+dv_series_t dv_group_capacity(const dv_group_t *g, bool *lower_bound)
+{
+	double v[64], *vals = v;
+	size_t n = 0;
+	dv_series_t st;
+
+	*lower_bound = false;
+	if (g == NULL || g->n == 0)
+		return dv_series_of(NULL, 0);
+	if (g->n > DV_ARRAY_SIZE(v) && (vals = malloc(g->n * sizeof(*vals))) == NULL)
+		return dv_series_of(NULL, 0);
+	for (size_t i = 0; i < g->n; i++) {
+		const dv_capacity_figure_t *f = &g->passes[i]->cap;
+		if (!f->searched)
+			continue;
+		vals[n++] = f->capacity_qps;
+		*lower_bound = *lower_bound || dv_capacity_is_lower_bound(f);
+	}
+	st = dv_series_of(vals, n);
+	if (vals != v)
+		free(vals);
+	return st;
+}

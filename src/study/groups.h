@@ -130,6 +130,12 @@ const dv_group_t *dv_groups_at(const dv_groups_t *gs, size_t ti, size_t li, dv_p
                                unsigned nth);
 /* Figure m of g as a series (n, mean, sd, min, max); n 0 for a NULL group. */
 dv_series_t dv_group_series(const dv_group_t *g, dv_metric_t m);
+/*
+ * Capacity studies: the capacities (qps) of g's searches as a series, and in
+ * *lower_bound whether any of them is only "at least" (generator-bound, --to
+ * reached). n 0 when g's passes are not capacity searches (or g is NULL).
+ */
+dv_series_t dv_group_capacity(const dv_group_t *g, bool *lower_bound);
 /* "host1/SOA/hot" into buf. */
 const char *dv_group_name(const dv_group_t *g, char *buf, size_t len);
 

@@ -494,12 +494,13 @@ static int empty_cache(dv_study_t *s, size_t ti, size_t li, unsigned r, double *
 
 static int record_pass(dv_study_t *s, const dv_study_observer_t *obs, size_t ti, size_t li,
                        unsigned r, dv_pass_kind_t kind, double flush_s, const dv_probe_result_t *pr,
-                       dv_pass_result_t *res, dv_rank_pass_t *ranks)
+                       dv_pass_result_t *res, dv_rank_pass_t *ranks, dv_capacity_result_t *cr)
 {
 	dv_pass_record_t *rec;
 
 	if (grow_passes(s) != 0) {
 		dv_pass_result_free(res);
+		dv_capacity_result_free(cr);
 		free(ranks);
 		return fail(s, -ENOMEM, "out of memory");
 	}
@@ -515,12 +516,72 @@ static int record_pass(dv_study_t *s, const dv_study_observer_t *obs, size_t ti,
 	rec->ranks = ranks;
 	rec->n_ranks = ranks != NULL ? (size_t)s->dist->size : 0;
 	rec->names_asked = dv_pass_names_asked(rec, s->lists[li].queries);
-	check_pass(s, rec);
+	if (cr->steps != NULL) { /* a capacity search: its figure and its steps */
+		rec->cap = dv_capacity_figure_of(cr);
+		rec->cap_steps = cr->steps;
+		rec->n_cap_steps = cr->n_steps;
+		cr->steps = NULL;
+	} else {
+		check_pass(s, rec);
+	}
 	if (obs != NULL && obs->pass_done != NULL)
 		obs->pass_done(obs->ctx, s, rec);
 	if (res->interrupted)
 		s->interrupted = true;
 	return 0;
+}
+
+/* A cold capacity search empties the cache before each step after the first (one_pass
+ * emptied it before the first). */
+typedef struct cold_steps {
+	dv_study_t *s;
+	size_t ti, li;
+	unsigned r, n;
+} cold_steps_t;
+
+static int cold_step(void *arg)
+{
+	cold_steps_t *c = arg;
+	double flush_s = 0;
+	dv_probe_result_t pr = {0};
+	int rc;
+
+	if (c->n++ == 0)
+		return 0;
+	rc = empty_cache(c->s, c->ti, c->li, c->r, &flush_s, &pr);
+	return rc != 0 ? rc : c->s->interrupted ? -EINTR : 0;
+}
+
+/*
+ * A reported pass of a capacity study: a whole search (capacity.h) at cfg's target;
+ * its step lines and result line go to out unless quiet. res gets the judged pass of
+ * its last passing step (zeroed when none passed), cap its figure.
+ */
+static int capacity_search(dv_study_t *s, FILE *out, bool quiet, const dv_run_config_t *cfg,
+                           size_t ti, size_t li, unsigned r, dv_pass_kind_t kind,
+                           dv_pass_result_t *res, dv_capacity_result_t *cr, dv_err_t *err)
+{
+	dv_capacity_opts_t o = *s->capacity;
+	cold_steps_t cold = {.s = s, .ti = ti, .li = li, .r = r};
+	int rc;
+
+	if (kind == DV_PASS_COLD && commands_here(s)) {
+		/* Each step from an empty cache: no settle pass to warm it first. */
+		o.before_step = cold_step;
+		o.before_ctx = &cold;
+		o.settle_ns = 0;
+	}
+	rc = dv_capacity_run(&o, cfg, &s->lists[li].ql, quiet ? NULL : out, cr, err);
+	if (!quiet)
+		dv_capacity_print(&o, cr, out);
+	if (cr->have_best) {
+		*res = cr->best;
+		cr->have_best = false;
+	} else {
+		dv_stats_init(&res->stats); /* no step passed: an empty pass */
+	}
+	res->interrupted = res->interrupted || cr->interrupted;
+	return rc; /* cr keeps its steps for the pass record */
 }
 
 static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t *obs,
@@ -533,6 +594,7 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 	dv_run_config_t cfg = dv_study_pass_config(s, kind);
 	dv_rank_pass_t *ranks = NULL;
 	dv_pass_result_t res;
+	dv_capacity_result_t cr = {0};
 	dv_err_t err = {{0}};
 	int rc = 0, prc;
 
@@ -557,7 +619,10 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 		obs->pass_start(obs->ctx, s, &pre);
 	}
 	memset(&res, 0, sizeof(res));
-	prc = dv_run_pass(&cfg, &l->ql, &res, &err);
+	if (s->capacity != NULL && kind != DV_PASS_WARMUP)
+		prc = capacity_search(s, out, quiet, &cfg, ti, li, r, kind, &res, &cr, &err);
+	else
+		prc = dv_run_pass(&cfg, &l->ql, &res, &err);
 	pg->done++;
 	pg->todo[kind] -= pg->todo[kind] > 0;
 	pg->ran[kind]++;
@@ -576,6 +641,7 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 	rc = dist_reduce(s, &cfg, &res, &ranks, prc, err.msg);
 	if (prc != 0 && !distributed(s)) {
 		dv_pass_result_free(&res);
+		dv_capacity_result_free(&cr);
 		return fail(s, rc, "target %s, list %s: %s", t->label, l->label, err.msg);
 	}
 	if (kind == DV_PASS_WARMUP || !commands_here(s)) {
@@ -586,10 +652,11 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 		if (res.interrupted)
 			s->interrupted = true;
 		dv_pass_result_free(&res);
+		dv_capacity_result_free(&cr);
 		free(ranks);
 		return rc != 0 ? rc : after_pass(s, ti, li, r, kind);
 	}
-	prc = record_pass(s, obs, ti, li, r, kind, flush_s, &pr, &res, ranks);
+	prc = record_pass(s, obs, ti, li, r, kind, flush_s, &pr, &res, ranks, &cr);
 	if (prc != 0)
 		return prc;
 	return rc != 0 ? rc : after_pass(s, ti, li, r, kind);
@@ -778,6 +845,7 @@ void dv_study_free(dv_study_t *s)
 	for (size_t i = 0; i < s->n_passes; i++) {
 		dv_pass_result_free(&s->passes[i].res);
 		free(s->passes[i].ranks);
+		free(s->passes[i].cap_steps);
 	}
 	free(s->passes);
 	s->tool_version = s->cmdline = s->hostname = s->kernel = NULL;

@@ -12,6 +12,7 @@
 #include "input/querylist.h"
 #include "input/replay.h"
 #include "engine/run.h"
+#include "study/capacity.h"
 #include "study/dist.h"
 #include "base/util.h"
 
@@ -57,12 +58,17 @@ typedef struct dv_pass_record {
 	size_t list;     /* index into study lists */
 	unsigned repeat; /* 0-based */
 	dv_pass_kind_t kind;
-	double flush_s;         /* time the flush command took (cold) */
-	double ready_wait_s;    /* time until the readiness probe was answered (cold) */
-	unsigned probe_queries; /* readiness probe queries sent before the pass (cold) */
-	uint64_t names_asked;   /* list entries asked (dv_pass_names_asked) */
-	dv_pass_result_t res;   /* merged over the ranks when several ran it */
-	dv_rank_pass_t *ranks;  /* per-rank facts (owned), NULL for a one-process pass */
+	double flush_s;                /* time the flush command took (cold) */
+	double ready_wait_s;           /* time until the readiness probe was answered (cold) */
+	unsigned probe_queries;        /* readiness probe queries sent before the pass (cold) */
+	uint64_t names_asked;          /* list entries asked (dv_pass_names_asked) */
+	dv_pass_result_t res;          /* merged over the ranks when several ran it; a capacity
+	                                * search: the judged pass of its last passing step */
+	dv_capacity_figure_t cap;      /* a capacity search's figure (cap.searched), else zero */
+	dv_capacity_step_t *cap_steps; /* its steps in the order run (owned; not in results
+	                                * files: NULL in a study read back) */
+	size_t n_cap_steps;
+	dv_rank_pass_t *ranks; /* per-rank facts (owned), NULL for a one-process pass */
 	size_t n_ranks;
 } dv_pass_record_t;
 
@@ -104,6 +110,12 @@ typedef struct dv_study {
 	uint8_t probe_wire[300];
 	size_t probe_len;          /* 0 = the default, built when the study runs */
 	uint64_t flush_timeout_ns; /* --flush-timeout: --flush/--after-pass limit; 0: 600 s */
+	/*
+	 * dnsvolley capacity: each reported pass is a capacity search (capacity.h) with
+	 * these options (borrowed); a cold one empties the cache before every step. NULL:
+	 * ordinary passes. Not with several ranks.
+	 */
+	const dv_capacity_opts_t *capacity;
 	/* The ranks running the study (dist.h); NULL = this process alone. Rank 0 runs the
 	 * flush, readiness and --after-pass commands and gets the merged results. */
 	dv_dist_t *dist;

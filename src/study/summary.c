@@ -241,6 +241,31 @@ static void cell_coverage(const dv_study_t *s, const dv_pass_record_t *p, grid_t
 		         p->res.interrupted ? "*" : "");
 }
 
+/* A capacity search's cell: "20000", ">=16000" (a lower bound), "none", "-" (no search). */
+static void cell_capacity(const dv_study_t *s, const dv_pass_record_t *p, grid_t *g, size_t row,
+                          size_t col)
+{
+	const dv_capacity_figure_t *f = &p->cap;
+
+	(void)s;
+	if (!f->searched)
+		grid_set(g, row, col, "-");
+	else if (f->capacity_qps <= 0)
+		grid_set(g, row, col, "none%s", f->generator_bound ? " (gen-bound)" : "");
+	else
+		grid_set(g, row, col, "%s%.0f%s%s", dv_capacity_is_lower_bound(f) ? ">=" : "",
+		         f->capacity_qps, f->generator_bound ? " (gen-bound)" : "",
+		         p->res.interrupted ? "*" : "");
+}
+
+static bool capacity_study(const dv_study_t *s)
+{
+	for (size_t i = 0; i < s->n_passes; i++)
+		if (s->passes[i].cap.searched)
+			return true;
+	return false;
+}
+
 /* One grid: a row per target and list, a cell per repeat and plan position filled by cell. */
 static bool print_pass_grid(const dv_study_t *s, cell_fn cell, FILE *out)
 {
@@ -293,6 +318,12 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 {
 	bool any_interrupted;
 
+	if (capacity_study(s)) {
+		fprintf(out, "\nCapacity table (highest offered qps within the SLO; >=: at least, "
+		             "the generator or --to was the limit; repN = repeat N):\n");
+		print_pass_grid(s, cell_capacity, out);
+		fprintf(out, "\nAt capacity (the last passing step of each search):\n");
+	}
 	fprintf(out, "\nComparison table (queries per second, lost queries in brackets; repN = "
 	             "repeat N of --repeat):\n");
 	any_interrupted = print_pass_grid(s, cell_qps, out);
@@ -597,10 +628,36 @@ static void print_changes(const summary_t *sm, FILE *out)
 			}
 }
 
+/* Capacity studies: a line per target/list/kind with the capacity over the repeats. */
+static void print_capacity(const dv_study_t *s, FILE *out)
+{
+	dv_groups_t gs;
+	char name[320];
+
+	if (!capacity_study(s) || dv_groups_build(s, DV_GROUP_BY_KIND, &gs) != 0)
+		return;
+	fprintf(out, "\nCapacity per target, list and pass (qps; mean +- sample stddev "
+	             "(min..max) over the repeats; spread = (max - min) / mean):\n");
+	for (size_t i = 0; i < gs.n; i++) {
+		bool lower;
+		dv_series_t st = dv_group_capacity(&gs.g[i], &lower);
+		if (st.n == 0)
+			continue;
+		fprintf(out, "  %-32s %s%.0f +- %.0f (%.0f..%.0f), spread %.1f%%, %zu search%s%s\n",
+		        dv_group_name(&gs.g[i], name, sizeof(name)), lower ? ">=" : "", st.mean,
+		        st.sd, st.min, st.max,
+		        st.mean > 0 ? 100 * (st.max - st.min) / st.mean : 0.0, st.n,
+		        st.n == 1 ? "" : "es",
+		        lower ? " (at least: a search was generator-bound or reached --to)" : "");
+	}
+	dv_groups_free(&gs);
+}
+
 void dv_study_print_summary(const dv_study_t *s, FILE *out)
 {
 	summary_t sm;
 
+	print_capacity(s, out);
 	if (summary_init(&sm, s) != 0)
 		return;
 	fprintf(out, "\nSummary per target, list and pass (mean +- sample stddev (min..max) over "

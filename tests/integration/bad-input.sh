@@ -107,7 +107,7 @@ expect 2 "of different address families" -s "$S" -d l.txt -a ::1
 expect 2 "-d -: standard input can be read once" -s "$S" -d - -d -
 expect 2 "-d: two lists are labelled 'l.txt'" -s "$S" -d l.txt -d l.txt
 expect 2 "--passes: 'warm' is not a pass kind" -s "$S" -d l.txt --passes warm
-expect 2 "--max-qps-drop and --max-p99-rise need --baseline FILE" -s "$S" -d l.txt --max-qps-drop 5
+expect 2 "--max-qps-drop, --max-p99-rise and --max-capacity-drop need --baseline FILE" -s "$S" -d l.txt --max-qps-drop 5
 expect 2 "unexpected argument 'extra'" -s "$S" -d l.txt extra
 
 # Flush commands: a cold pass without one is refused; one that fails stops the study.

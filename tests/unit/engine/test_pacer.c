@@ -203,6 +203,36 @@ static void test_long_run_no_drift(void **state)
 	assert_int_equal(sent, (now - 7) / 1000 + 1);
 }
 
+/* Intended times: query k is due at start + ceil(k / rate); under a ramp the rate grows
+ * linearly, so 1000 qps over 10 s has 5000 queries due by its end (then 1000/s). */
+static void test_due_ns_and_ramp(void **state)
+{
+	dv_pacer_t p;
+	uint64_t k;
+
+	(void)state;
+	dv_pacer_init(&p, 1000, 5000, 0);
+	assert_int_equal(dv_pacer_due_ns(&p, 0), 5000);
+	assert_int_equal(dv_pacer_due_ns(&p, 1), 5000 + 1000000);
+	assert_int_equal(dv_pacer_due_ns(&p, 2500), 5000 + 2500000000ull);
+	dv_pacer_set_ramp(&p, 10 * 1000000000ull);
+	assert_int_equal(dv_pacer_allowance(&p, 5000 + 10 * 1000000000ull), 5001);
+	dv_pacer_take(&p, 5001);
+	assert_int_equal(dv_pacer_allowance(&p, 5000 + 11 * 1000000000ull), 1000);
+	dv_pacer_init(&p, 1000, 5000, 0);
+	dv_pacer_set_ramp(&p, 10 * 1000000000ull);
+	/* Halfway up the ramp (5 s) a quarter of the ramp's queries are due: 1250 + 1. */
+	assert_int_equal(dv_pacer_allowance(&p, 5000 + 5 * 1000000000ull), 1251);
+	for (k = 1; k < 8000; k += 97) {
+		uint64_t t = dv_pacer_due_ns(&p, k);
+		dv_pacer_t q = p;
+		q.issued = 0;
+		assert_true(dv_pacer_allowance(&q, t) > k);
+		q.issued = 0;
+		assert_true(dv_pacer_allowance(&q, t - 1) <= k);
+	}
+}
+
 /* --timing original: each query at start + (pass * period + ts) / speed; lag recorded. */
 static void test_schedule(void **state)
 {
@@ -212,7 +242,15 @@ static void test_schedule(void **state)
 	const uint64_t start = 5000;
 
 	dv_pacer_init_schedule(&p, ts, 4, 2000, 1.0, 0, 1, 8, start);
+	dv_pacer_set_ramp(&p, 1000000); /* no ramp in schedule mode */
+	assert_int_equal(p.ramp_ns, 0);
 	assert_true(p.rate_qps > 0);
+	/* Intended times (latency_intended) are the schedule's due times. */
+	assert_int_equal(dv_pacer_due_ns(&p, 0), start);
+	assert_int_equal(dv_pacer_due_ns(&p, 2), start + 100);
+	assert_int_equal(dv_pacer_due_ns(&p, 3), start + 1000);
+	assert_int_equal(dv_pacer_due_ns(&p, 5), start + 2100);
+	assert_int_equal(dv_pacer_due_ns(&p, 8), UINT64_MAX);
 	assert_int_equal(dv_pacer_next_due_ns(&p), start);
 	assert_int_equal(dv_pacer_allowance(&p, start - 1), 0);
 	assert_int_equal(dv_pacer_allowance(&p, start), 1);
@@ -264,6 +302,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_exact_schedule),
+	    cmocka_unit_test(test_due_ns_and_ramp),
 	    cmocka_unit_test(test_rates_polling),
 	    cmocka_unit_test(test_rates_sleeping_to_next_due),
 	    cmocka_unit_test(test_backlog_cap),

@@ -25,7 +25,7 @@ static dv_stats_t *new_stats(void)
 static void test_table_covers_struct(void **state)
 {
 	(void)state;
-	assert_int_equal(dv_counter_nfields, 43);
+	assert_int_equal(dv_counter_nfields, 45);
 	assert_int_equal(sizeof(dv_counters_t),
 	                 dv_counter_nfields * sizeof(uint64_t) + sizeof(uint64_t) * DV_RCODES +
 	                     2 * sizeof(uint64_t) + sizeof(dv_qtype_count_t) * DV_QTYPE_SLOTS);
@@ -40,6 +40,12 @@ static void test_table_covers_struct(void **state)
 	assert_string_equal(dv_counter_fields[15].name, "inflight_peak");
 	assert_int_equal(dv_counter_fields[15].offset, offsetof(dv_counters_t, inflight_peak));
 	assert_int_equal(dv_counter_fields[14].flags, DV_CTR_OPTIONAL); /* wait_calls */
+	assert_string_equal(dv_counter_fields[20].name, "wire_timed");
+	assert_string_equal(dv_counter_fields[42].name, "tc_not_sent");
+	assert_string_equal(dv_counter_fields[43].name, "forfeited");
+	assert_string_equal(dv_counter_fields[44].name, "sent_behind");
+	assert_int_equal(dv_counter_fields[43].flags, DV_CTR_OPTIONAL);
+	assert_int_equal(dv_counter_fields[44].flags, DV_CTR_OPTIONAL);
 }
 
 /* Every flat counter and every rcode is added, with values distinct per field. */

@@ -282,6 +282,63 @@ static void test_relative_gates(void **state)
 	free_study(slow);
 }
 
+/* --max-capacity-drop: mean capacity of the searches against the baseline's; a lower bound
+ * (generator-bound, --to reached) on either side is skipped, never a verdict; not a search:
+ * skipped. */
+static void test_capacity_drop(void **state)
+{
+	static const pass_spec_t spec[] = {
+	    {DV_PASS_HOT, 0, 20000, 1000, 0, 500000, 0},
+	    {DV_PASS_HOT, 1, 20000, 1000, 0, 500000, 0},
+	};
+	dv_study_t *base = make_study(spec, 2), *cur = make_study(spec, 2);
+	dv_gates_t g;
+	dv_err_t err = {{0}};
+	char *text;
+	(void)state;
+
+	dv_gates_init(&g);
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-capacity-drop", "5%", &err), 0);
+	assert_true(g.max_cap_drop_pct == 5);
+	assert_true(dv_gates_any(&g));
+	assert_int_equal(dv_gates_parse_opt(&g, "max-capacity-drop", "101%", &err), -EINVAL);
+	assert_int_equal(eval(&g, cur, NULL, &text, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "--max-capacity-drop needs a baseline"));
+	free(text);
+	/* Not capacity searches: skipped. */
+	assert_int_equal(eval(&g, cur, base, &text, &err), 0);
+	assert_non_null(strstr(text, "skip t1/SOA/hot: not a capacity search"));
+	free(text);
+	for (size_t i = 0; i < 2; i++) {
+		base->passes[i].cap =
+		    (dv_capacity_figure_t){.searched = true, .capacity_qps = 3000};
+		cur->passes[i].cap =
+		    (dv_capacity_figure_t){.searched = true, .capacity_qps = i ? 2600 : 2800};
+	}
+	/* Mean 2700 against 3000: a 10% drop. */
+	assert_int_equal(eval(&g, cur, base, &text, &err), 1);
+	assert_non_null(strstr(text, "FAIL t1/SOA/hot: capacity 2700 qps vs baseline 3000 qps: "
+	                             "drop 10.00% > 5%"));
+	free(text);
+	g.max_cap_drop_pct = 10;
+	assert_int_equal(eval(&g, cur, base, &text, &err), 0);
+	assert_non_null(strstr(text, "ok   t1/SOA/hot: capacity 2700 qps"));
+	free(text);
+	/* A lower bound on either side: skipped, with the reason. */
+	g.max_cap_drop_pct = 5;
+	cur->passes[1].cap.generator_bound = true;
+	assert_int_equal(eval(&g, cur, base, &text, &err), 0);
+	assert_non_null(strstr(text, "skip t1/SOA/hot: a capacity is only a lower bound"));
+	free(text);
+	cur->passes[1].cap.generator_bound = false;
+	base->passes[0].cap.hit_to = true;
+	assert_int_equal(eval(&g, cur, base, &text, &err), 0);
+	assert_non_null(strstr(text, "only a lower bound"));
+	free(text);
+	free_study(base);
+	free_study(cur);
+}
+
 /*
  * A non-finite figure never passes a gate (issue 16: two baseline repeats of qps 1e308 gave a
  * mean of inf, a drop of NaN%, and NaN > limit is false: "ok"). Each gate fails and says why.
@@ -391,15 +448,11 @@ static void test_junit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_percent),
-	    cmocka_unit_test(test_parse_latency),
-	    cmocka_unit_test(test_parse_opt),
-	    cmocka_unit_test(test_each_absolute_gate),
-	    cmocka_unit_test(test_repeats_use_mean),
-	    cmocka_unit_test(test_relative_gates),
-	    cmocka_unit_test(test_non_finite_fails),
-	    cmocka_unit_test(test_no_passes),
-	    cmocka_unit_test(test_junit),
+	    cmocka_unit_test(test_parse_percent),    cmocka_unit_test(test_parse_latency),
+	    cmocka_unit_test(test_parse_opt),        cmocka_unit_test(test_each_absolute_gate),
+	    cmocka_unit_test(test_repeats_use_mean), cmocka_unit_test(test_relative_gates),
+	    cmocka_unit_test(test_capacity_drop),    cmocka_unit_test(test_non_finite_fails),
+	    cmocka_unit_test(test_no_passes),        cmocka_unit_test(test_junit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -365,11 +365,12 @@ static void test_every_counter_distinct(void **state)
 		K(conn_reset), K(conn_closed), K(conn_idle_closed), K(conn_proto_errors);
 		K(conn_recycled), K(conn_lost), K(conn_inflight_peak), K(tls_full), K(tls_resumed);
 		K(http_non200), K(http_4xx), K(http_5xx), K(stream_errors);
-		K(tc_retried), K(tc_completed), K(tc_lost), K(tc_not_sent);
+		K(tc_retried), K(tc_completed), K(tc_lost), K(tc_not_sent), K(forfeited),
+		    K(sent_behind);
 #undef K
-		/* Those 43, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 43 + 3);
-		assert_int_equal(dv_counter_nfields, 43);
+		/* Those 45, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 45 + 3);
+		assert_int_equal(dv_counter_nfields, 45);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);
@@ -527,6 +528,98 @@ static void test_rejects(void **state)
 	free(good);
 }
 
+/* Paced passes (issue 13): latency_intended, forfeited and sent_behind read back
+ * exactly, and are checked like the rest (count = completed, sums finite >= 0). */
+static void test_intended(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	char *good, *bad, *at, *tail;
+
+	build(&a);
+	dv_pass_result_t *r = &a.passes[0].res;
+	for (uint64_t k = 0; k < r->stats.c.completed; k++)
+		dv_hist_add(&r->stats.latency_intended, 500000 + k * 1009);
+	r->stats.c.forfeited = 3;
+	r->stats.c.sent_behind = 7;
+	good = dv_results_dump_json(&a, &err);
+	assert_non_null(good);
+	assert_int_equal(dv_results_read_buffer(good, strlen(good), "m", &b, &err), 0);
+	assert_memory_equal(&b.passes[0].res.stats.latency_intended, &r->stats.latency_intended,
+	                    sizeof(dv_hist_t));
+	assert_int_equal(b.passes[1].res.stats.latency_intended.count, 0); /* absent: empty */
+	assert_int_equal(b.passes[0].res.stats.c.forfeited, 3);
+	assert_int_equal(b.passes[0].res.stats.c.sent_behind, 7);
+	assert_same(&a, &b);
+	dv_study_free(&a);
+	dv_study_free(&b);
+	bad = subst(good, "\"sent_behind\": 7", "\"sent_behind\": 1001");
+	expect_reject(bad, "passes[0]: sent_behind 1001 is above sent 1000");
+	free(bad);
+	bad = subst(good, "\"latency_intended\": {", "\"latency_intended\": [");
+	expect_reject(bad, "not valid JSON");
+	free(bad);
+	bad = subst(good, "\"latency_intended\": {", "\"latency_intended\": 5, \"x\": {");
+	expect_reject(bad, "passes[0]: \"latency_intended\" must be an object");
+	free(bad);
+	/* The same edits inside latency_intended (after its key), not latency. */
+	at = strstr(good, "\"latency_intended\": {");
+	assert_non_null(at);
+	const char *edits[][3] = {
+	    {"\"sum_ns\": ", "\"sum_ns\": -1, \"y\": ",
+	     "passes[0]: latency_intended \"sum_ns\" must be a finite number >= 0"},
+	    {"\"sumsq_ns\": ", "\"sumsq_ns\": -1, \"y\": ",
+	     "passes[0]: latency_intended \"sumsq_ns\" must be a finite number >= 0"},
+	    {"\"count\": 990", "\"count\": 989", "buckets add up to 990, count says 989"},
+	};
+	for (size_t i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		tail = subst(at, edits[i][0], edits[i][1]);
+		bad = malloc((size_t)(at - good) + strlen(tail) + 1);
+		assert_non_null(bad);
+		memcpy(bad, good, (size_t)(at - good));
+		strcpy(bad + (at - good), tail);
+		expect_reject(bad, edits[i][2]);
+		free(bad);
+		free(tail);
+	}
+	free(good);
+}
+
+/* Capacity studies: a pass's "capacity" object reads back exactly and is checked. */
+static void test_capacity_key(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	char *good, *bad;
+
+	build(&a);
+	a.passes[2].cap = (dv_capacity_figure_t){.searched = true,
+	                                         .capacity_qps = 20242.5,
+	                                         .generator_bound = true,
+	                                         .confirmed = false,
+	                                         .hit_to = true,
+	                                         .steps = 13};
+	good = dv_results_dump_json(&a, &err);
+	assert_non_null(good);
+	assert_int_equal(dv_results_read_buffer(good, strlen(good), "m", &b, &err), 0);
+	assert_memory_equal(&b.passes[2].cap, &a.passes[2].cap, sizeof(dv_capacity_figure_t));
+	assert_false(b.passes[0].cap.searched); /* absent: not a search */
+	dv_study_free(&a);
+	dv_study_free(&b);
+	bad = subst(good, "\"capacity_qps\": 20242.5", "\"capacity_qps\": -1.0");
+	expect_reject(bad, "passes[2]: capacity: \"capacity_qps\" must be a finite number >= 0");
+	free(bad);
+	bad = subst(good, "\"steps\": 13", "\"steps\": 1.5");
+	expect_reject(bad, "\"steps\" must be an integer");
+	free(bad);
+	bad = subst(good, "\"hit_to\": true", "\"hit_to\": 1");
+	expect_reject(bad, "\"hit_to\" must be true or false");
+	free(bad);
+	free(good);
+}
+
 /* Limits that keep a small hostile file from taking gigabytes (issue 16 item 7). */
 static void test_limits(void **state)
 {
@@ -642,6 +735,8 @@ int main(void)
 	    cmocka_unit_test(test_every_counter_distinct),
 	    cmocka_unit_test(test_empty_and_nonfinite),
 	    cmocka_unit_test(test_rejects),
+	    cmocka_unit_test(test_intended),
+	    cmocka_unit_test(test_capacity_key),
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_mutations),
 	};

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# paced-cpu: the generator's CPU per answered query in paced mode (-Q), dnsvolley against
+# dnsperf at the same rate, same responder, same run (interleaved rounds); and the wall
+# time of a default `dnsvolley capacity` search. Figures for doc/performance.md.
+#
+# usage: bench/paced-cpu.sh [BUILD_DIR] [QPS] [SECONDS] [ROUNDS]
+#   defaults: build, 20000, 5, 2
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+qps=${2:-20000}
+secs=${3:-5}
+rounds=${4:-2}
+command -v dnsperf >/dev/null || { echo "dnsperf is not installed (Debian: dnsperf)" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvpaced.XXXXXX")
+rpid=""
+trap '[ -n "$rpid" ] && kill -9 "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+"$build/dnsvolley-responder" -a 127.0.0.1 -p 0 --port-file "$tmp/port" -T 1 >/dev/null 2>&1 &
+rpid=$!
+for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
+port=$(cat "$tmp/port")
+list="$top/querylists/soa.txt"
+
+# cpu_per_query NAME CMD...: user+system seconds of CMD over its answered queries, in us.
+cpu_per_query() {
+	local name=$1
+	shift
+	/usr/bin/time -f "%U %S" -o "$tmp/time" "$@" >"$tmp/out" 2>&1
+	local done
+	done=$(awk -F: '/Queries completed/ { split($2, a, " "); print a[1]; exit }' "$tmp/out")
+	awk -v n="$name" -v d="$done" '{ printf "%s %.3f\n", n, ($1 + $2) * 1e6 / d }' "$tmp/time"
+}
+for r in $(seq "$rounds"); do
+	cpu_per_query dnsvolley "$build/dnsvolley" --no-progress -s 127.0.0.1 -p "$port" -d "$list" \
+		-Q "$qps" -l "$secs" -q 1000
+	cpu_per_query dnsperf dnsperf -s 127.0.0.1 -p "$port" -d "$list" -Q "$qps" -l "$secs" -q 1000
+done | awk '{ s[$1] += $2; n[$1]++ } END {
+	v = s["dnsvolley"] / n["dnsvolley"]; p = s["dnsperf"] / n["dnsperf"]
+	printf "paced -Q %s: CPU per query: dnsvolley %.3f us, dnsperf %.3f us, ratio %.2f\n", "'"$qps"'", v, p, v / p }'
+kill -INT "$rpid"; wait "$rpid" 2>/dev/null || true
+rpid=""
+
+# A default capacity search of a 100,000-qps responder: its wall time.
+"$build/dnsvolley-responder" -a 127.0.0.1 -p 0 --port-file "$tmp/port2" -T 1 --capacity 100000 \
+	>/dev/null 2>&1 &
+rpid=$!
+for _ in $(seq 100); do [ -s "$tmp/port2" ] && break; sleep 0.05; done
+start=$(date +%s.%N)
+"$build/dnsvolley" capacity --no-progress -s 127.0.0.1 -p "$(cat "$tmp/port2")" -d "$list" \
+	>"$tmp/cap" 2>&1 || true
+end=$(date +%s.%N)
+echo "capacity search, defaults, --capacity 100000: $(grep -c '^\[Capacity\] step' "$tmp/cap") steps, $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s wall: $(grep '^Capacity' "$tmp/cap")"

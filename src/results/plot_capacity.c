@@ -1,0 +1,193 @@
+/* plot_capacity: the capacity "hockey stick" (loss and latency against offered qps) and the
+ * resperf-style ramp chart, drawn with gnuplot into a directory. */
+#include "config.h"
+
+#include "results/plot_capacity.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/proc.h"
+
+#define GNUPLOT_TIMEOUT_MS 60000
+
+/* A label safe inside a gnuplot double-quoted string. */
+static void gp_label(char *out, size_t cap, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s != '\0' && n + 1 < cap; s++)
+		if (*s != '"' && *s != '\\' && (unsigned char)*s >= 0x20)
+			out[n++] = *s;
+	out[n] = '\0';
+}
+
+static FILE *open_in(const char *dir, const char *name, dv_err_t *err)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	return f;
+}
+
+static int run_gnuplot(const char *dir, const char *gnuplot, const char *script, dv_err_t *err)
+{
+	const char *const argv[] = {gnuplot, script, NULL};
+	char log[4096];
+	dv_proc_opts_t o;
+	dv_proc_result_t pr;
+	int fd, rc;
+
+	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
+	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return dv_err_set(err, -errno, "%s: %s", log, strerror(errno));
+	dv_proc_opts_init(&o);
+	o.argv = argv;
+	o.cwd = dir;
+	o.stdout_fd = fd;
+	o.stderr_fd = fd;
+	o.timeout_ms = GNUPLOT_TIMEOUT_MS;
+	fflush(NULL);
+	rc = dv_proc_run(&o, &pr);
+	close(fd);
+	if (rc == -ENOENT)
+		return dv_err_set(err, rc, "%s: not found (Debian: apt-get install gnuplot-nox)",
+		                  gnuplot);
+	if (rc != 0)
+		return dv_err_set(err, rc, "cannot start %s: %s", gnuplot, strerror(-rc));
+	if (pr.end != DV_PROC_EXITED || pr.code != 0)
+		return dv_err_set(err, -EIO, "%s/%s: %s failed; see %s", dir, script, gnuplot, log);
+	return 0;
+}
+
+/* capacity-N.dat: the steps sorted by offered rate (a confirmed rate appears twice). */
+static int write_series(const char *dir, size_t i, const dv_capacity_result_t *r, dv_err_t *err)
+{
+	char name[64];
+	FILE *f;
+	dv_capacity_step_t *s;
+
+	snprintf(name, sizeof(name), "capacity-%zu.dat", i + 1);
+	if ((f = open_in(dir, name, err)) == NULL)
+		return -EIO;
+	s = malloc((r->n_steps + 1) * sizeof(*s));
+	if (s == NULL) {
+		fclose(f);
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	}
+	memcpy(s, r->steps, r->n_steps * sizeof(*s));
+	for (size_t a = 1; a < r->n_steps; a++) /* insertion sort: a few dozen steps */
+		for (size_t b = a; b > 0 && s[b - 1].offered_qps > s[b].offered_qps; b--) {
+			dv_capacity_step_t t = s[b];
+			s[b] = s[b - 1];
+			s[b - 1] = t;
+		}
+	fprintf(f, "# offered_qps loss_pct p50_ms p99_ms slo_latency_ms verdict\n");
+	for (size_t k = 0; k < r->n_steps; k++)
+		fprintf(f, "%.0f %.6f %.6f %.6f %.6f %s\n", s[k].offered_qps, s[k].loss * 100,
+		        (double)s[k].p50_ns / 1e6, (double)s[k].p99_ns / 1e6,
+		        (double)s[k].lat_ns / 1e6, dv_cap_verdict_name(s[k].verdict));
+	free(s);
+	return fclose(f) == 0 ? 0 : dv_err_set(err, -EIO, "%s/%s: write failed", dir, name);
+}
+
+static void hockey_script(FILE *f, const dv_capacity_opts_t *o, const dv_plot_cap_series_t *s,
+                          size_t n)
+{
+	char label[128];
+
+	fprintf(f, "# capacity: loss and latency against offered qps; gnuplot capacity.gp\n"
+	           "set terminal png size 1000,900\nset output 'capacity.png'\n"
+	           "set multiplot layout 2,1 title 'Capacity: loss and latency against offered "
+	           "load'\nset grid\nset key left top\nset xlabel 'offered (queries/s)'\n");
+	for (size_t i = 0; i < n; i++) /* the capacity found, per series */
+		if (s[i].r->capacity_qps > 0)
+			fprintf(f,
+			        "set arrow %zu from %.0f, graph 0 to %.0f, graph 1 nohead dt 2 lc "
+			        "%zu\n",
+			        i + 1, s[i].r->capacity_qps, s[i].r->capacity_qps, i + 1);
+	fprintf(f, "set ylabel 'loss (%%)'\nplot %g title 'SLO loss' lc rgb 'red' dt 3",
+	        o->max_loss * 100);
+	for (size_t i = 0; i < n; i++) {
+		gp_label(label, sizeof(label), s[i].label);
+		fprintf(f, ", 'capacity-%zu.dat' using 1:2 with linespoints lc %zu title \"%s%s\"",
+		        i + 1, i + 1, label, s[i].r->generator_bound ? " (generator-bound)" : "");
+	}
+	fprintf(f, "\nset ylabel 'latency (ms)'\nset logscale y\nplot ");
+	if (o->max_lat_ns > 0)
+		fprintf(f, "%g title 'SLO p%g' lc rgb 'red' dt 3, ", o->max_lat_ns / 1e6,
+		        o->lat_q * 100);
+	for (size_t i = 0; i < n; i++) {
+		gp_label(label, sizeof(label), s[i].label);
+		fprintf(f,
+		        "%s'capacity-%zu.dat' using 1:($3>0?$3:1/0) with linespoints lc %zu dt 2 "
+		        "title \"%s p50\", 'capacity-%zu.dat' using 1:($4>0?$4:1/0) with "
+		        "linespoints lc %zu title \"%s p99\"",
+		        i ? ", " : "", i + 1, i + 1, label, i + 1, i + 1, label);
+	}
+	fprintf(f, "\nunset multiplot\n");
+}
+
+int dv_plot_capacity(const char *dir, const char *gnuplot, const dv_capacity_opts_t *o,
+                     const dv_plot_cap_series_t *s, size_t n, dv_err_t *err)
+{
+	FILE *f;
+	int rc;
+
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return dv_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	for (size_t i = 0; i < n; i++)
+		if ((rc = write_series(dir, i, s[i].r, err)) != 0)
+			return rc;
+	if ((f = open_in(dir, "capacity.gp", err)) == NULL)
+		return -EIO;
+	hockey_script(f, o, s, n);
+	if (fclose(f) != 0)
+		return dv_err_set(err, -EIO, "%s/capacity.gp: write failed", dir);
+	return run_gnuplot(dir, gnuplot ? gnuplot : "gnuplot", "capacity.gp", err);
+}
+
+int dv_plot_resperf(const char *dir, const char *gnuplot, const char *data, dv_err_t *err)
+{
+	FILE *f;
+	char q[4096];
+
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return dv_err_set(err, -errno, "%s: %s", dir, strerror(errno));
+	if (data[0] != '/') { /* gnuplot runs in dir */
+		char cwd[2048];
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			return dv_err_set(err, -errno, "getcwd: %s", strerror(errno));
+		snprintf(q, sizeof(q), "%s/%s", cwd, data);
+	} else {
+		snprintf(q, sizeof(q), "%s", data);
+	}
+	if (strchr(q, '\'') != NULL)
+		return dv_err_set(err, -EINVAL, "%s: a quote in the plot file's path", q);
+	if ((f = open_in(dir, "resperf.gp", err)) == NULL)
+		return -EIO;
+	fprintf(f,
+	        "# resperf-report style: rates and latency over the ramp; gnuplot resperf.gp\n"
+	        "set terminal png size 1000,900\nset output 'resperf.png'\n"
+	        "set multiplot layout 2,1\nset grid\nset key left top\nset xlabel 'time (s)'\n"
+	        "set ylabel 'queries/s'\nset title 'Throughput over the ramp'\n"
+	        "plot '%s' using 1:2 with lines title 'target', '' using 1:3 with lines "
+	        "title 'sent', '' using 1:4 with lines title 'responses', '' using 1:5 with "
+	        "lines title 'not answered in the interval'\n"
+	        "set ylabel 'average latency (s)'\nset title 'Latency over the ramp'\n"
+	        "plot '%s' using 1:6 with lines title 'latency'\nunset multiplot\n",
+	        q, q);
+	if (fclose(f) != 0)
+		return dv_err_set(err, -EIO, "%s/resperf.gp: write failed", dir);
+	return run_gnuplot(dir, gnuplot ? gnuplot : "gnuplot", "resperf.gp", err);
+}
