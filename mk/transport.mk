@@ -2,7 +2,6 @@
 libdnsvolley_la_SOURCES += src/transport/framing.c src/transport/framing.h \
 	src/transport/tls.c src/transport/tls.h src/transport/doh.c \
 	src/transport/conn.h src/transport/conn.c src/transport/transport.h
-EXTRA_DIST += doc/transports.md
 
 if HAVE_CMOCKA
 TRANSPORT_UNIT = tests/unit/transport/test_framing tests/unit/transport/test_tls \
