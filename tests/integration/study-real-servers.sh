@@ -10,95 +10,15 @@
 # --probe NAME the probe's name is the only extra authoritative query of a cold pass.
 . "$(dirname "$0")/lib.sh"
 [ -x "$DV" ] || skip "dnsvolley not built"
-for t in nsd nsd-control nsd-checkconf unbound unbound-control unbound-checkconf ss; do
-	command -v "$t" >/dev/null 2>&1 || [ -x "/usr/sbin/$t" ] || skip "$t not installed (scripts/install-deps)"
-done
-PATH=$PATH:/usr/sbin
-SERVERS="$top_srcdir/tests/integration/servers"
-
-# A free UDP+TCP port on 127.0.0.1 above 20000 (never 53).
-free_port() {
-	local p i
-	for i in $(seq 100); do
-		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-		if [ -z "$(ss -Hlnu "sport = :$p" 2>/dev/null)" ] && [ -z "$(ss -Hlnt "sport = :$p" 2>/dev/null)" ]; then
-			echo "$p"
-			return 0
-		fi
-	done
-	fail "no free port"
-}
-
-# Names: the bundled domain list (dots made dashes) spread over 4 zones, else generated.
-N_PER_ZONE=500
-ZONES="z0.test z1.test z2.test z3.test"
-if [ -s "$top_srcdir/querylists/domains.txt" ]; then
-	awk -v max=$((4 * N_PER_ZONE)) '/^#/ || !NF { next } { l = $1; gsub(/\./, "-", l) }
-		!seen[l]++ { print l; if (++n == max) exit }' "$top_srcdir/querylists/domains.txt" >"$TMP/labels"
-else
-	seq -f 'd%g' $((4 * N_PER_ZONE)) >"$TMP/labels"
-fi
-N=$(wc -l <"$TMP/labels")
-assert_eq "distinct names" $((4 * N_PER_ZONE)) "$N"
-k=0
-: >"$TMP/soa.txt"
-: >"$TMP/a.txt"
-for z in $ZONES; do
-	sed -n "$((k * N_PER_ZONE + 1)),$(((k + 1) * N_PER_ZONE))p" "$TMP/labels" >"$TMP/labels.$z"
-	bash "$SERVERS/zone.sh" "$z" <"$TMP/labels.$z" >"$TMP/$z.zone"
-	awk -v z="$z" '{ print $1 "." z " SOA" }' "$TMP/labels.$z" >>"$TMP/soa.txt"
-	awk -v z="$z" '{ print "www." $1 "." z " A" }' "$TMP/labels.$z" >>"$TMP/a.txt"
-	k=$((k + 1))
-done
-
-NPORT=$(free_port)
-UPORT=$(free_port)
-[ "$NPORT" != "$UPORT" ] || UPORT=$((NPORT + 1))
-# shellcheck disable=SC2086
-bash "$SERVERS/nsd.conf.sh" "$TMP" "$NPORT" $ZONES >"$TMP/nsd.conf"
-# shellcheck disable=SC2086
-bash "$SERVERS/unbound.conf.sh" "$TMP" "$UPORT" "$NPORT" $ZONES >"$TMP/unbound.conf"
-nsd-checkconf "$TMP/nsd.conf" || fail "nsd.conf rejected"
-unbound-checkconf "$TMP/unbound.conf" >/dev/null || fail "unbound.conf rejected"
-
-NSD_PID= UNBOUND_PID=
-stop_servers() {
-	local p i
-	[ -n "$UNBOUND_PID$NSD_PID" ] || return 0
-	for p in $UNBOUND_PID $NSD_PID; do kill -TERM "$p" 2>/dev/null || true; done
-	for i in $(seq 100); do
-		{ kill -0 "$UNBOUND_PID" || kill -0 "$NSD_PID"; } 2>/dev/null || break
-		sleep 0.05
-	done
-	for p in $UNBOUND_PID $NSD_PID; do kill -KILL "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-}
-trap 'stop_servers; cleanup' EXIT
-
-nsd -d -c "$TMP/nsd.conf" >"$TMP/nsd.out" 2>&1 &
-NSD_PID=$!
-unbound -d -c "$TMP/unbound.conf" >"$TMP/unbound.out" 2>&1 &
-UNBOUND_PID=$!
-nsd_queries() {
-	nsd-control -c "$TMP/nsd.conf" stats_noreset | awk -F= '$1 == "num.queries" { print $2 }'
-}
-for i in $(seq 200); do
-	if nsd-control -c "$TMP/nsd.conf" status >/dev/null 2>&1 &&
-		unbound-control -c "$TMP/unbound.conf" status >/dev/null 2>&1; then
-		break
-	fi
-	kill -0 "$NSD_PID" 2>/dev/null || fail "nsd exited: $(cat "$TMP/nsd.out" "$TMP/nsd.log" 2>/dev/null)"
-	kill -0 "$UNBOUND_PID" 2>/dev/null || fail "unbound exited: $(cat "$TMP/unbound.out" "$TMP/unbound.log" 2>/dev/null)"
-	sleep 0.05
-done
-unbound-control -c "$TMP/unbound.conf" status >/dev/null || fail "unbound not ready"
-assert_eq "nsd queries before the study" 0 "$(nsd_queries)"
+. "$(dirname "$0")/servers/nsd-unbound.sh"
+require_nsd_unbound
+make_zone_lists
+start_nsd_unbound
 
 # The flush empties unbound's cache for the zones; the after-pass hook notes nsd's own
 # query counter after every pass, so each pass's cost at the authoritative server is known.
-UC="unbound-control -c $TMP/unbound.conf"
-FLUSH="$UC flush_zone test >/dev/null && $UC flush_requestlist >/dev/null && $UC flush_infra all >/dev/null"
-AFTER="echo \$DV_PASS_KIND \$(nsd-control -c $TMP/nsd.conf stats_noreset | awk -F= '\$1 == \"num.queries\" { print \$2 }') >> $TMP/nsd-counts"
+FLUSH="$UNBOUND_FLUSH"
+AFTER=$(nsd_count_hook "$TMP/nsd-counts")
 echo "start 0" >"$TMP/nsd-counts"
 rc=0
 "$DV" -s "unbound=127.0.0.1:$UPORT" -d "SOA=$TMP/soa.txt" -d "A=$TMP/a.txt" --passes cold,hot \
@@ -160,9 +80,6 @@ grep -q "^unbound  SOA " "$TMP/report.txt" || fail "report lacks the table"
 
 # Refused before any query: -l 5, -l 1 (a cold pass is one run through its list) and a
 # mistyped flush label (it would run as a shell assignment and flush nothing).
-unbound_queries() {
-	unbound-control -c "$TMP/unbound.conf" stats_noreset | awk -F= '$1 == "total.num.queries" { print $2 }'
-}
 nb=$(nsd_queries)
 ub=$(unbound_queries)
 for args in "-l 5" "-l 1"; do
@@ -186,7 +103,7 @@ assert_eq "refused studies: unbound queries" 0 $(($(unbound_queries) - ub))
 echo "start $(nsd_queries)" >"$TMP/probe-counts"
 rc=0
 "$DV" -s "unbound=127.0.0.1:$UPORT" -d "A=$TMP/a.txt" --passes cold,hot --hot-runs 1 --repeat 2 \
-	--flush "$FLUSH" --probe "probe.z0.test A" --after-pass "${AFTER/nsd-counts/probe-counts}" \
+	--flush "$FLUSH" --probe "probe.z0.test A" --after-pass "$(nsd_count_hook "$TMP/probe-counts")" \
 	--json "$TMP/p.json" -q 50 -t 5 --no-progress >"$TMP/p.txt" 2>&1 || rc=$?
 [ "$rc" = 0 ] || fail "probe study exited $rc: $(tail -n 5 "$TMP/p.txt")"
 awk 'NR > 1 { print $1, $2 - prev } { prev = $2 }' "$TMP/probe-counts" >"$TMP/pdeltas"
