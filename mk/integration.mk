@@ -30,4 +30,5 @@ TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/package.sh tests/integration/lib.sh tests/integration/stream-client.py \
 	tests/integration/pty-run.py \
 	tests/integration/servers/nsd.conf.sh tests/integration/servers/unbound.conf.sh \
-	tests/integration/servers/zone.sh tests/integration/servers/nsd-unbound.sh
+	tests/integration/servers/zone.sh tests/integration/servers/nsd-unbound.sh \
+	tests/integration/servers/unbound-dnstap.sh
