@@ -67,6 +67,26 @@ start_responder() {
 	printf -v "${name}_OUT" '%s' "$out"
 }
 
+# make_cert: a self-signed P-256 certificate for dnsvolley.test (one day), for the TLS
+# listeners: $TMP/cert.pem, its key $TMP/key.pem. Needs openssl.
+make_cert() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+		-keyout "$TMP/key.pem" -out "$TMP/cert.pem" -subj /CN=dnsvolley.test \
+		-addext subjectAltName=DNS:dnsvolley.test 2>/dev/null || fail "openssl req -x509"
+}
+
+# start_stream NAME [flags...]: start_responder with its TCP and DoT listeners too (free
+# ports; DoT with make_cert's certificate); also sets ${NAME}_TCP and ${NAME}_TLS.
+start_stream() {
+	local name=$1
+	shift
+	start_responder "$name" --tcp-port 0 --tcp-port-file "$TMP/$name.tcp" --tls-port 0 \
+		--tls-port-file "$TMP/$name.tls" --tls-cert "$TMP/cert.pem" \
+		--tls-key "$TMP/key.pem" "$@"
+	printf -v "${name}_TCP" '%s' "$(cat "$TMP/$name.tcp")"
+	printf -v "${name}_TLS" '%s' "$(cat "$TMP/$name.tls")"
+}
+
 # stop_responder NAME: SIGINT, wait; its final counts are then in ${NAME}_OUT.
 stop_responder() {
 	local name=$1 pidvar="${1}_PID" p keep=()

@@ -9,20 +9,7 @@ command -v python3 >/dev/null || skip "python3 not installed"
 [ -x "$RESPONDER" ] || fail "$RESPONDER not built"
 CLIENT="$top_srcdir/tests/integration/stream-client.py"
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
-	-keyout "$TMP/key.pem" -out "$TMP/cert.pem" -subj /CN=dnsvolley.test \
-	-addext subjectAltName=DNS:dnsvolley.test 2>/dev/null || fail "openssl req -x509"
-
-# start_stream NAME [flags...]: a responder with both listeners; sets NAME_TCP, NAME_TLS.
-start_stream() {
-	local name=$1
-	shift
-	start_responder "$name" --tcp-port 0 --tcp-port-file "$TMP/$name.tcp" --tls-port 0 \
-		--tls-port-file "$TMP/$name.tls" --tls-cert "$TMP/cert.pem" \
-		--tls-key "$TMP/key.pem" "$@"
-	printf -v "${name}_TCP" '%s' "$(cat "$TMP/$name.tcp")"
-	printf -v "${name}_TLS" '%s' "$(cat "$TMP/$name.tls")"
-}
+make_cert
 
 # stop NAME: SIGINT; exit 0 and no sanitizer report.
 stop() {
