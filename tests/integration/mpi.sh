@@ -151,7 +151,16 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 [ -n "$victim" ] || fail "rank 1's process not found"
-sleep 2
+# Mid-run means after the pass started: rank 0 prints its "Started at" line then. (On a
+# loaded machine start-up can take seconds; a rank lost before the start barrier is
+# waited for up to 120 s, which is a different case.)
+for _ in $(seq 600); do
+	grep -q "Started at" "$TMP/k.out" 2>/dev/null && break
+	sleep 0.05
+done
+grep -q "Started at" "$TMP/k.out" || fail "the pass never started: $(cat "$TMP/k.err")"
+t0=$(date +%s)
+sleep 1
 kill -KILL "$victim"
 mrc=0
 wait "$mpid" || mrc=$?
