@@ -112,25 +112,6 @@ static uint16_t query_qtype(const dv_querylist_t *ql, uint32_t qidx)
 	return dv_wire_get16(q + DV_DNS_HEADER_LEN + dv_querylist_question_len(ql, qidx) - 4);
 }
 
-unsigned dv_engine_prepare(dv_engine_t *e, uint16_t sock, uint64_t now_ns, unsigned n,
-                           uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned *lens)
-{
-	unsigned i;
-
-	for (i = 0; i < n && dv_window_room(&e->win) > 0 && e->next_seq < e->end_seq; i++) {
-		uint32_t qidx = (uint32_t)(e->next_seq % e->ql->count);
-		size_t len;
-		const uint8_t *q = dv_querylist_get(e->ql, qidx, &len);
-		uint16_t id = dv_window_acquire(&e->win, qidx, sock, now_ns);
-
-		memcpy(bufs[i], q, len);
-		dv_wire_set16(bufs[i], id);
-		lens[i] = (unsigned)len;
-		e->next_seq += e->step;
-	}
-	return i;
-}
-
 void dv_engine_prepare_qidx(dv_engine_t *e, uint16_t sock, uint64_t now_ns, uint32_t qidx,
                             uint8_t *buf, unsigned *len)
 {
@@ -143,18 +124,27 @@ void dv_engine_prepare_qidx(dv_engine_t *e, uint16_t sock, uint64_t now_ns, uint
 	*len = (unsigned)n;
 }
 
+unsigned dv_engine_prepare(dv_engine_t *e, uint16_t sock, uint64_t now_ns, unsigned n,
+                           uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned *lens)
+{
+	unsigned i;
+
+	for (i = 0; i < n && dv_window_room(&e->win) > 0 && e->next_seq < e->end_seq; i++) {
+		dv_engine_prepare_qidx(e, sock, now_ns, (uint32_t)(e->next_seq % e->ql->count),
+		                       bufs[i], &lens[i]);
+		e->next_seq += e->step;
+	}
+	return i;
+}
+
 static void verbose_line(dv_engine_t *e, const char *status, uint32_t qidx, double latency_s)
 {
-	size_t len, ql;
+	size_t len;
 	const uint8_t *q = dv_querylist_get(e->ql, qidx, &len);
-	const ldns_rr_descriptor *d;
+	uint16_t qtype = query_qtype(e->ql, qidx);
+	const ldns_rr_descriptor *d = ldns_rr_descript(qtype);
 	char name[1024], type[16];
-	uint16_t qtype = 0;
 
-	ql = dv_wire_question_len(q, len);
-	if (ql >= 5)
-		qtype = dv_wire_get16(q + DV_DNS_HEADER_LEN + ql - 4);
-	d = ldns_rr_descript(qtype);
 	if (d != NULL && d->_name != NULL)
 		snprintf(type, sizeof(type), "%s", d->_name);
 	else
