@@ -524,6 +524,56 @@ static int builder_finish(ql_builder_t *b, dv_querylist_t *ql, dv_err_t *err)
 	return 0;
 }
 
+int dv_querylist_keep_every(dv_querylist_t *ql, size_t first, size_t step)
+{
+	size_t n, i, k = 0, bytes = 0, len;
+	uint8_t *arena;
+	uint32_t *off;
+	uint16_t *qlen = NULL;
+	uint64_t *ts = NULL;
+	uint32_t *client = NULL;
+
+	if (step == 0 || first >= ql->count)
+		return -EINVAL;
+	n = (ql->count - first + step - 1) / step;
+	for (i = first; i < ql->count; i += step)
+		bytes += ql->off[i + 1] - ql->off[i];
+	arena = malloc(bytes ? bytes : 1);
+	off = malloc((n + 1) * sizeof(*off));
+	if (ql->qlen != NULL)
+		qlen = malloc(n * sizeof(*qlen));
+	if (ql->ts_ns != NULL)
+		ts = malloc(n * sizeof(*ts));
+	if (ql->client != NULL)
+		client = malloc(n * sizeof(*client));
+	if (arena == NULL || off == NULL || (ql->qlen != NULL && qlen == NULL) ||
+	    (ql->ts_ns != NULL && ts == NULL) || (ql->client != NULL && client == NULL)) {
+		free(arena), free(off), free(qlen), free(ts), free(client);
+		return -ENOMEM;
+	}
+	off[0] = 0;
+	for (i = first; i < ql->count; i += step, k++) {
+		const uint8_t *q = dv_querylist_get(ql, i, &len);
+		memcpy(arena + off[k], q, len);
+		off[k + 1] = (uint32_t)(off[k] + len);
+		if (qlen != NULL)
+			qlen[k] = ql->qlen[i];
+		if (ts != NULL)
+			ts[k] = ql->ts_ns[i];
+		if (client != NULL)
+			client[k] = ql->client[i];
+	}
+	free(ql->arena), free(ql->off), free(ql->qlen), free(ql->ts_ns), free(ql->client);
+	ql->arena = arena;
+	ql->arena_len = bytes;
+	ql->off = off;
+	ql->qlen = qlen;
+	ql->ts_ns = ts;
+	ql->client = client;
+	ql->count = n;
+	return 0;
+}
+
 int dv_querylist_load_buffer(dv_querylist_t *ql, const char *buf, size_t len, const char *name,
                              const dv_querylist_options_t *opts, dv_err_t *err)
 {

@@ -92,6 +92,14 @@ int dv_querylist_load_buffer(dv_querylist_t *ql, const char *buf, size_t len, co
 /* Free everything; accepts NULL and an already freed/zeroed list. */
 void dv_querylist_free(dv_querylist_t *ql);
 
+/*
+ * Keep entries first, first + step, ... of ql and drop the others, with every
+ * per-entry array (offsets, question lengths, capture times, clients) kept in
+ * step. Capture times and client indexes keep their values. 0, or -EINVAL (step
+ * 0, or first past the end: nothing would be left), -ENOMEM (ql unchanged).
+ */
+int dv_querylist_keep_every(dv_querylist_t *ql, size_t first, size_t step);
+
 static inline const uint8_t *dv_querylist_get(const dv_querylist_t *ql, size_t i, size_t *len)
 {
 	*len = ql->off[i + 1] - ql->off[i];

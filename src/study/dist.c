@@ -112,10 +112,6 @@ int dv_dist_share_config(dv_run_config_t *cfg, int rank, int size, dv_err_t *err
 
 int dv_dist_shard_list(dv_querylist_t *ql, int rank, int size, dv_err_t *err)
 {
-	size_t n, len, i, k = 0, bytes = 0;
-	uint8_t *arena;
-	uint32_t *off;
-
 	if (size <= 1)
 		return 0;
 	if (ql->count < (size_t)size)
@@ -124,28 +120,10 @@ int dv_dist_shard_list(dv_querylist_t *ql, int rank, int size, dv_err_t *err)
 		                  "give every rank the whole list)",
 		                  ql->source ? ql->source : "list", ql->count,
 		                  ql->count == 1 ? "y" : "ies", size);
-	n = (ql->count - (size_t)rank + (size_t)size - 1) / (size_t)size;
-	for (i = (size_t)rank; i < ql->count; i += (size_t)size)
-		bytes += ql->off[i + 1] - ql->off[i];
-	arena = malloc(bytes ? bytes : 1);
-	off = malloc((n + 1) * sizeof(*off));
-	if (arena == NULL || off == NULL) {
-		free(arena), free(off);
+	/* Rank r takes entries r, r + size, ...: every per-entry array follows (qlen,
+	 * capture times and clients of captured inputs too). */
+	if (dv_querylist_keep_every(ql, (size_t)rank, (size_t)size) != 0)
 		return dv_err_set(err, -ENOMEM, "out of memory sharding the list");
-	}
-	off[0] = 0;
-	for (i = (size_t)rank; i < ql->count; i += (size_t)size) {
-		const uint8_t *q = dv_querylist_get(ql, i, &len);
-		memcpy(arena + off[k], q, len);
-		off[k + 1] = (uint32_t)(off[k] + len);
-		k++;
-	}
-	free(ql->arena);
-	free(ql->off);
-	ql->arena = arena;
-	ql->off = off;
-	ql->arena_len = bytes;
-	ql->count = n;
 	return 0;
 }
 

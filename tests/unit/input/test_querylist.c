@@ -661,6 +661,54 @@ static void test_round_trip(void **state)
 	round_trip("www-a.txt", &o, 10000);
 }
 
+/* keep_every: the kept entries' bytes and every per-entry array stay together. */
+static void test_keep_every(void **state)
+{
+	(void)state;
+	static const char text[] = "a.example A\nbb.example AAAA\nc.example MX\n"
+	                           "dddd.example TXT\ne.example NS\n";
+	dv_querylist_t ql;
+	dv_querylist_options_t o;
+	dv_err_t err;
+	uint8_t want[2][512];
+	size_t wlen[2], len, i;
+
+	dv_querylist_options_init(&o);
+	assert_int_equal(dv_querylist_load_buffer(&ql, text, sizeof(text) - 1, SRC, &o, &err), 0);
+	assert_int_equal(ql.count, 5);
+	/* As a captured input has them: a question length, a time and a client per entry. */
+	ql.qlen = malloc(5 * sizeof(*ql.qlen));
+	ql.ts_ns = malloc(5 * sizeof(*ql.ts_ns));
+	ql.client = malloc(5 * sizeof(*ql.client));
+	assert_non_null(ql.qlen);
+	assert_non_null(ql.ts_ns);
+	assert_non_null(ql.client);
+	for (i = 0; i < 5; i++) {
+		ql.qlen[i] = (uint16_t)(ql.off[i + 1] - ql.off[i] - 12 - ql.opt_len);
+		ql.ts_ns[i] = 1000 * (i + 1);
+		ql.client[i] = (uint32_t)(4 - i);
+	}
+	ql.clients = 5;
+	for (i = 0; i < 2; i++) {
+		const uint8_t *q = dv_querylist_get(&ql, 1 + 2 * i, &wlen[i]);
+		memcpy(want[i], q, wlen[i]);
+	}
+	assert_int_equal(dv_querylist_keep_every(&ql, 1, 0), -EINVAL);
+	assert_int_equal(dv_querylist_keep_every(&ql, 5, 2), -EINVAL);
+	assert_int_equal(dv_querylist_keep_every(&ql, 1, 2), 0); /* entries 1 and 3 */
+	assert_int_equal(ql.count, 2);
+	assert_int_equal(ql.arena_len, wlen[0] + wlen[1]);
+	for (i = 0; i < 2; i++) {
+		const uint8_t *q = dv_querylist_get(&ql, i, &len);
+		assert_int_equal(len, wlen[i]);
+		assert_memory_equal(q, want[i], len);
+		assert_int_equal(dv_querylist_question_len(&ql, i), len - 12 - ql.opt_len);
+		assert_int_equal(ql.ts_ns[i], 1000 * (2 + 2 * i));
+		assert_int_equal(ql.client[i], 3 - 2 * i);
+	}
+	dv_querylist_free(&ql);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -675,6 +723,7 @@ int main(void)
 	    cmocka_unit_test(test_fast_path_matches_ldns),
 	    cmocka_unit_test(test_stream_and_stdin),
 	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_keep_every),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
