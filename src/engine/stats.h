@@ -92,6 +92,8 @@ typedef struct dv_qtype_count {
 	X(conn_opened, NULL, NULL, DV_CTR_OPTIONAL)                                                \
 	/* connections opened again after a close, reset, failure or --queries-per-conn */         \
 	X(conn_reopened, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	/* connection attempts still in connect() when the pass ended (never opened or failed) */  \
+	X(conn_abandoned, NULL, NULL, DV_CTR_OPTIONAL)                                             \
 	/* connection attempts that failed (refused, timed out, handshake failed) */               \
 	X(conn_failed, NULL, NULL, DV_CTR_OPTIONAL)                                                \
 	/* connection attempts refused (ECONNREFUSED; also in conn_failed) */                      \

@@ -713,6 +713,7 @@ void dv_sw_finish(dv_sw_t *sw, bool interrupted)
 	/* The retry connection's own figures are the connection figures of a UDP pass. */
 	to->conn_opened += k->conn_opened;
 	to->conn_reopened += k->conn_reopened;
+	to->conn_abandoned += k->conn_abandoned;
 	to->conn_failed += k->conn_failed;
 	to->conn_refused += k->conn_refused;
 	to->conn_timeouts += k->conn_timeouts;
@@ -858,8 +859,11 @@ void dv_sw_close(dv_sw_t *sw)
 	uint32_t i;
 
 	sw->closing = true;
-	for (i = 0; i < sw->n; i++)
+	for (i = 0; i < sw->n; i++) {
+		if (sw->c[i].state == C_CONNECTING)
+			sw->e->stats.c.conn_abandoned++;
 		conn_shut(&sw->c[i]);
+	}
 }
 
 void dv_sw_free(dv_sw_t *sw)

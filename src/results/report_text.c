@@ -203,9 +203,10 @@ static void print_connections(FILE *out, const dv_pass_result_t *r)
 		return;
 	fprintf(out,
 	        "\n  Connections:          opened %" PRIu64 " (reopened %" PRIu64
-	        "), failed %" PRIu64 " (refused %" PRIu64 ", timed out %" PRIu64 ")\n",
-	        c->conn_opened, c->conn_reopened, c->conn_failed, c->conn_refused,
-	        c->conn_timeouts);
+	        "), failed %" PRIu64 " (refused %" PRIu64 ", timed out %" PRIu64
+	        "), abandoned %" PRIu64 "\n",
+	        c->conn_opened, c->conn_reopened, c->conn_failed, c->conn_refused, c->conn_timeouts,
+	        c->conn_abandoned);
 	fprintf(out,
 	        "  Connections ended:    reset %" PRIu64 ", closed by server %" PRIu64
 	        " (idle %" PRIu64 "), protocol errors %" PRIu64 ", by --queries-per-conn %" PRIu64

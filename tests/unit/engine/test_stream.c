@@ -246,6 +246,7 @@ static void test_queries_per_conn(void **state)
 	assert_int_equal(c->lost, 0);
 	assert_int_equal(c->conn_opened, 5);
 	assert_int_equal(c->conn_reopened, 4);
+	assert_int_equal(c->conn_abandoned, 0);
 	assert_int_equal(c->conn_recycled, 5);
 	assert_int_equal(c->conn_lost, 0);
 	assert_int_equal(c->conn_inflight_peak, 4);
