@@ -32,12 +32,22 @@
  * doc/architecture.md has the benchmark that decided it.
  */
 
-#define DV_RECV_BUF       65536 /* any UDP datagram fits: oversized answers are parsed, not cut */
-#define DV_RECV_ROUNDS    4     /* recvmmsg calls per readable event before sending again */
-#define DV_SEND_ROUNDS    16    /* sendmmsg calls per pump */
-#define DV_PUBLISH_NS     (50 * DV_NS_PER_MS)
-#define DV_DIRECT_WAIT_US 1000               /* direct mode: longest wait in recvmmsg */
-#define DV_DIRECT_TURN_NS (2 * DV_NS_PER_MS) /* direct mode: back to the loop after this */
+#define DV_RECV_BUF    65536 /* any UDP datagram fits: oversized answers are parsed, not cut */
+#define DV_RECV_ROUNDS 4     /* recvmmsg calls per readable event before sending again */
+#define DV_SEND_ROUNDS 16    /* sendmmsg calls per pump */
+#define DV_PUBLISH_NS  (50 * DV_NS_PER_MS)
+/*
+ * -Q: the due timer (timerfd) wakes the loop once per DV_PACE_PER_WAKE queries due,
+ * between DV_PACE_TICK_MIN_NS and DV_PACE_TICK_MAX_NS apart; the lag it adds is at most
+ * that tick. libuv's millisecond timer added 1-2 ms and pushed 16% of a 120k qps
+ * schedule over the 2 ms sent_behind bound on an idle machine; a fixed 200 us tick
+ * tripled the CPU per query at 20k qps (doc/performance.md).
+ */
+#define DV_PACE_PER_WAKE    32.0
+#define DV_PACE_TICK_MIN_NS (50 * DV_NS_PER_US)
+#define DV_PACE_TICK_MAX_NS DV_NS_PER_MS
+#define DV_DIRECT_WAIT_US   1000               /* direct mode: longest wait in recvmmsg */
+#define DV_DIRECT_TURN_NS   (2 * DV_NS_PER_MS) /* direct mode: back to the loop after this */
 
 /* Per-thread batch buffers (allocated once, reused for every batch). */
 typedef struct dv_batch {
@@ -820,14 +830,20 @@ static uint64_t armed_due_ns(const dv_worker_t *w)
 static void reschedule(dv_worker_t *w, uint64_t now)
 {
 	uint64_t next = w->next_publish_ns, delay_ms, due_ms;
+	bool due_armed = false;
 
 	if (w->sending) {
 		next = DV_MIN(next, w->send_end_ns);
 		if (w->share.rate_qps > 0 && dv_engine_sendable(&w->eng) > 0) {
-			if (w->due.fd >= 0) /* a schedule: to the microsecond */
-				dv_duetimer_arm(&w->due, dv_pacer_next_due_ns(&w->pacer));
-			else
-				next = DV_MIN(next, dv_pacer_next_due_ns(&w->pacer));
+			uint64_t due = dv_pacer_next_due_ns(&w->pacer);
+			if (!w->scheduled) /* -Q: a tick, not a wake per query */
+				due = DV_MAX(due, now + w->pace_tick_ns);
+			if (w->due.fd >= 0) { /* to the microsecond */
+				dv_duetimer_arm(&w->due, due);
+				due_armed = due <= now + DV_NS_PER_MS;
+			} else {
+				next = DV_MIN(next, due);
+			}
 		}
 	} else {
 		next = DV_MIN(next, w->drain_end_ns);
@@ -838,8 +854,9 @@ static void reschedule(dv_worker_t *w, uint64_t now)
 	if (w->tc != NULL)
 		next = DV_MIN(next, DV_MIN(dv_sw_next_due(w->tc),
 		                           dv_engine_next_deadline(dv_sw_engine(w->tc))));
-	if (w->coalesce && w->eng.win.inflight > 0)
-		next = DV_MIN(next, now + DV_NS_PER_MS); /* collect answers every tick */
+	/* Collect answers every tick: the due timer's, when it wakes within the tick. */
+	if (w->coalesce && w->eng.win.inflight > 0 && !due_armed)
+		next = DV_MIN(next, now + DV_NS_PER_MS);
 	/* Millisecond timers: never less than 1 ms, so a due-now item cannot spin. */
 	delay_ms = next > now ? (next - now + DV_NS_PER_MS - 1) / DV_NS_PER_MS : 0;
 	if (delay_ms == 0)
@@ -998,7 +1015,12 @@ static void loop_setup(dv_worker_t *w)
 		}
 		w->coalesce = w->epfd >= 0;
 	}
-	if (w->scheduled && dv_duetimer_init(&w->due, &w->loop, on_due, w) != 0)
+	if (w->share.rate_qps > 0) {
+		double tick = DV_PACE_PER_WAKE * 1e9 / w->share.rate_qps;
+		w->pace_tick_ns = (uint64_t)DV_MIN(DV_MAX(tick, (double)DV_PACE_TICK_MIN_NS),
+		                                   (double)DV_PACE_TICK_MAX_NS);
+	}
+	if (w->share.rate_qps > 0 && dv_duetimer_init(&w->due, &w->loop, on_due, w) != 0)
 		w->due.fd = -1; /* no timerfd: the millisecond timer paces it */
 	if (w->direct) {
 		uv_idle_init(&w->loop, &w->idle);

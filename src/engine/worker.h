@@ -75,9 +75,10 @@ typedef struct dv_worker {
 	int epfd;                 /* that epoll set, -1 when not coalescing */
 	bool interrupted;
 	/* replay (run_config.h): a timed list's schedule, a socket per client */
-	bool scheduled;    /* the pacer follows the list's capture times */
-	bool by_client;    /* query i goes out on socket client[i] */
-	dv_duetimer_t due; /* wakes the loop when the next scheduled query is due */
+	bool scheduled;        /* the pacer follows the list's capture times */
+	bool by_client;        /* query i goes out on socket client[i] */
+	dv_duetimer_t due;     /* wakes the loop when the next paced query is due */
+	uint64_t pace_tick_ns; /* -Q: the shortest time between two due-timer wakes */
 
 	/* main <-> worker */
 	_Atomic int stop_level; /* 0 run, 1 stop sending and drain briefly, 2 stop now */
