@@ -65,7 +65,7 @@ for _ in $(seq 200); do [ -s "$pf" ] && break; sleep 0.025; done
 R_PORT=$(cat "$pf")
 R_OUT="$TMP/R.out"
 rc=0
-timeout -k 5 120 mpirun --mca plm_rsh_agent "$TMP/agent" \
+"${MPI_ENV[@]}" timeout -k 5 120 mpirun --mca plm_rsh_agent "$TMP/agent" \
 	--mca oob_tcp_if_include "10.213.$S.0/24" --mca btl self,tcp \
 	--mca btl_tcp_if_include "10.213.$S.0/24" -H "10.213.$S.2,10.213.$S.3" -np 2 \
 	"$DV" --no-progress --no-server-version -s "10.213.$S.1" -p "$R_PORT" -d "$LIST" \

@@ -18,7 +18,7 @@ FLUSH="echo flush >> $TMP/flushes && $UNBOUND_FLUSH"
 AFTER=$(nsd_count_hook "$TMP/nsd-counts")
 echo "start 0" >"$TMP/nsd-counts"
 rc=0
-timeout -k 5 300 mpirun --oversubscribe -np 2 "$DV" -s "unbound=127.0.0.1:$UPORT" -d "SOA=$TMP/soa.txt" \
+"${MPI_ENV[@]}" timeout -k 5 300 mpirun --oversubscribe -np 2 "$DV" -s "unbound=127.0.0.1:$UPORT" -d "SOA=$TMP/soa.txt" \
 	--passes cold,hot --hot-runs 1 --flush "$FLUSH" --after-pass "$AFTER" --json "$TMP/r.json" -q 50 -t 5 \
 	--no-progress >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
 [ "$rc" = 0 ] || fail "study exited $rc: $(cat "$TMP/err.txt")"

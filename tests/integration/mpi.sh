@@ -10,7 +10,7 @@ command -v mpirun >/dev/null || fail "built --with-mpi but mpirun is missing"
 # Open MPI refuses root unless told; tests run as root in CI containers.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # --oversubscribe: 3 ranks on this 2-core machine. Every mpirun is bounded by timeout.
-MPIRUN=(timeout -k 5 120 mpirun --oversubscribe)
+MPIRUN=("${MPI_ENV[@]}" timeout -k 5 120 mpirun --oversubscribe)
 f() { report_field "$1" "$2"; }
 py() { python3 -c "$@"; }
 
