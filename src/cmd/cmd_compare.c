@@ -20,6 +20,7 @@ static void compare_usage(FILE *out)
 	      "gates (BASE is the baseline of the relative ones):\n"
 	      "  --max-loss 0.1%   --max-p99 5ms   --min-qps N\n"
 	      "  --max-qps-drop 5%   --max-p99-rise 10%   --max-capacity-drop 5%\n"
+	      "  --max-handshake-p99 50ms   --max-conn-failures N (stream transports)\n"
 	      "  --junit FILE (JUnit XML)\n"
 	      "exit status: 0 all gates hold, 1 a gate failed, 2 usage or input error\n",
 	      out);
@@ -44,6 +45,8 @@ static const struct option compare_opts[] = {
     {"max-qps-drop", required_argument, NULL, 'g'},
     {"max-p99-rise", required_argument, NULL, 'g'},
     {"max-capacity-drop", required_argument, NULL, 'g'},
+    {"max-handshake-p99", required_argument, NULL, 'g'},
+    {"max-conn-failures", required_argument, NULL, 'g'},
     {"junit", required_argument, NULL, 'g'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},

@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "results/connfig.h"
+#include "results/report.h"
 #include "results/results_json.h"
 #include "study/study.h"
 #include "study/summary.h"
@@ -14,7 +16,26 @@
 static void report_usage(FILE *out)
 {
 	fprintf(out, "usage: dnsvolley report [--table | --summary] FILE.json\n"
-	             "Print the comparison table and the summary of a results file again.\n");
+	             "Print the comparison table and the summary of a results file again\n"
+	             "(and, for stream transports, each pass's connection figures).\n");
+}
+
+/* Stream transports: each reported pass's connection lines, as the run printed them. */
+static void print_pass_connections(const dv_study_t *s)
+{
+	unsigned n = 0;
+
+	printf("\nConnections per pass (%s):\n", dv_study_transport(s));
+	for (size_t i = 0; i < s->n_passes; i++) {
+		const dv_pass_record_t *p = &s->passes[i];
+		if (p->kind == DV_PASS_WARMUP)
+			continue;
+		printf("Pass %u: target %s, list %s, %s, repeat %u\n", ++n,
+		       s->targets[p->target].label ? s->targets[p->target].label : "?",
+		       s->lists[p->list].label ? s->lists[p->list].label : "?",
+		       dv_pass_kind_name(p->kind), p->repeat + 1);
+		dv_report_connections(stdout, &p->res);
+	}
 }
 
 int dv_cmd_report(int argc, char **argv)
@@ -76,6 +97,7 @@ int dv_cmd_report(int argc, char **argv)
 		       s.targets[t].server_version ? s.targets[t].server_version : "",
 		       s.targets[t].flush_cmd ? "; cache emptied by: " : "",
 		       s.targets[t].flush_cmd ? s.targets[t].flush_cmd : "");
+	printf("Transport: %s\n", dv_study_transport(&s));
 	if (s.probe_text != NULL)
 		printf("Readiness probe: %s\n", s.probe_text);
 	for (size_t l = 0; l < s.n_lists; l++)
@@ -88,6 +110,8 @@ int dv_cmd_report(int argc, char **argv)
 		dv_study_print_table(&s, stdout);
 	if (summary)
 		dv_study_print_summary(&s, stdout);
+	if (summary && dv_study_has_conns(&s))
+		print_pass_connections(&s);
 	dv_study_free(&s);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "dnsvolley report: standard output: write failed\n");

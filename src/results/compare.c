@@ -3,6 +3,8 @@
 
 #include "results/compare.h"
 
+#include "results/connfig.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -89,6 +91,59 @@ static void print_capacity_row(const dv_group_t *b, const dv_group_t *c, FILE *o
 	                                            : "n/a (< 3 repeats: needs --repeat 3)");
 }
 
+/* The verdict column of the study summary's rule (study/groups.h). */
+static const char *sig_text(dv_diff_verdict_t v)
+{
+	switch (v) {
+	case DV_DIFF_SIGNIFICANT:
+		return "YES";
+	case DV_DIFF_NOISE:
+		return "no";
+	default:
+		return "n/a (< 3 repeats: needs --repeat 3)";
+	}
+}
+
+/*
+ * Stream transports: connect p99, handshake p99, connections failed and reset, resumed
+ * share (connfig.h), mean over the repeats that have the figure, with the same spread rule
+ * (latency floored at the bucket width, counts and shares not).
+ */
+static void print_conn_rows(const dv_group_t *b, const dv_group_t *c, FILE *out)
+{
+	static const dv_conn_fig_t shown[] = {DV_CF_CONNECT_P99_MS, DV_CF_HANDSHAKE_P99_MS,
+	                                      DV_CF_CONN_FAILED, DV_CF_CONN_RESET,
+	                                      DV_CF_RESUMED_PCT};
+
+	for (size_t i = 0; i < DV_ARRAY_SIZE(shown); i++) {
+		dv_conn_fig_t f = shown[i];
+		dv_series_t sb = dv_group_conn_series(b, f), sc = dv_group_conn_series(c, f);
+		const char *fmt = dv_conn_fig_is_latency(f) ? "%.4f"
+		                  : f == DV_CF_RESUMED_PCT  ? "%.2f"
+		                                            : "%.1f";
+		char vb[32] = "-", vc[32] = "-", vd[32] = "-", rel[32] = "n/a";
+		const char *sig = "n/a (no such figure on a side)";
+
+		if (sb.n > 0)
+			snprintf(vb, sizeof(vb), fmt, sb.mean);
+		if (sc.n > 0)
+			snprintf(vc, sizeof(vc), fmt, sc.mean);
+		if (sb.n > 0 && sc.n > 0) {
+			char pf[8];
+			snprintf(pf, sizeof(pf), "%%+%s", fmt + 1);
+			snprintf(vd, sizeof(vd), pf, sc.mean - sb.mean);
+			if (sb.mean != 0)
+				snprintf(rel, sizeof(rel), "%+.2f%%",
+				         100.0 * (sc.mean - sb.mean) / fabs(sb.mean));
+			sig = sig_text(dv_diff_welch(&sb, &sc, dv_conn_fig_floor(f, sb.mean),
+			                             dv_conn_fig_floor(f, sc.mean))
+			                   .verdict);
+		}
+		fprintf(out, "  %-16s %7s %14s %14s %9s  %s\n", dv_conn_fig_label(f), vb, vc, vd,
+		        rel, sig);
+	}
+}
+
 size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_study_t *cur,
                         const char *cur_name, FILE *out)
 {
@@ -103,7 +158,13 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 		fprintf(out, "compare: out of memory\n");
 		return 0;
 	}
+	bool conns = dv_study_has_conns(base) || dv_study_has_conns(cur);
+
 	fprintf(out, "Comparison: base %s, new %s\n", base_name, cur_name);
+	if (conns || base->run.stream != cur->run.stream ||
+	    (base->run.stream && base->run.tp.kind != cur->run.tp.kind))
+		fprintf(out, "Transport: base %s, new %s\n", dv_study_transport(base),
+		        dv_study_transport(cur));
 	for (size_t i = 0; i < gc.n; i++) {
 		const dv_group_t *c = &gc.g[i], *b = dv_groups_find(&gb, c);
 
@@ -116,6 +177,8 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 		fprintf(out, "\n%s (repeats: base %zu, new %zu)\n", name, b->n, c->n);
 		print_group_rows(b, c, out);
 		print_capacity_row(b, c, out);
+		if (conns)
+			print_conn_rows(b, c, out);
 	}
 	for (size_t i = 0; i < gb.n; i++)
 		if (dv_groups_find(&gc, &gb.g[i]) == NULL)

@@ -5,11 +5,13 @@
 #include "results/csv.h"
 
 #include "base/atomicfile.h"
+#include "results/connfig.h"
 #include "study/groups.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,54 @@ static const char *col_interrupted(const row_t *w, char *buf, size_t cap)
 	return buf;
 }
 
+/* Header version 3 (issues 12 and 13): the transport, the connection figures, the capacity. */
+static const char *col_transport(const row_t *w, char *buf, size_t cap)
+{
+	(void)buf, (void)cap;
+	return dv_study_transport(w->s);
+}
+
+/* Counters with no csv name in DV_COUNTERS, written under their results-file key. */
+#define COUNTER_COL(member)                                                                        \
+	static const char *col_##member(const row_t *w, char *buf, size_t cap)                     \
+	{                                                                                          \
+		return num_u64(buf, cap, w->p->res.stats.c.member);                                \
+	}
+COUNTER_COL(conn_opened)
+COUNTER_COL(conn_failed)
+COUNTER_COL(conn_reset)
+COUNTER_COL(conn_closed)
+COUNTER_COL(tls_full)
+COUNTER_COL(tls_resumed)
+COUNTER_COL(http_non200)
+#undef COUNTER_COL
+
+/* A connfig.h figure; empty when the pass has none (no connection, no handshake). */
+#define CONN_COL(fn, fig, fmt)                                                                     \
+	static const char *fn(const row_t *w, char *buf, size_t cap)                               \
+	{                                                                                          \
+		double v = dv_conn_fig(&w->p->res, fig);                                           \
+		return isnan(v) ? "" : num(buf, cap, fmt, v);                                      \
+	}
+CONN_COL(col_connect_p50_ms, DV_CF_CONNECT_P50_MS, "%.6f")
+CONN_COL(col_connect_p99_ms, DV_CF_CONNECT_P99_MS, "%.6f")
+CONN_COL(col_handshake_p50_ms, DV_CF_HANDSHAKE_P50_MS, "%.6f")
+CONN_COL(col_handshake_p99_ms, DV_CF_HANDSHAKE_P99_MS, "%.6f")
+CONN_COL(col_queries_per_conn, DV_CF_QUERIES_PER_CONN, "%.3f")
+#undef CONN_COL
+
+/* A capacity search's figure and verdict; empty for a pass that is not one. */
+static const char *col_capacity_qps(const row_t *w, char *buf, size_t cap)
+{
+	return w->p->cap.searched ? num(buf, cap, "%.3f", w->p->cap.capacity_qps) : "";
+}
+
+static const char *col_capacity_verdict(const row_t *w, char *buf, size_t cap)
+{
+	(void)buf, (void)cap;
+	return dv_capacity_figure_verdict(&w->p->cap);
+}
+
 /*
  * The columns in file order: the history file's format (never reorder or
  * rename; a new column goes at the end and makes a new header). A column with
@@ -187,11 +237,28 @@ static const struct csv_col {
     {"target_sockets", NULL},
     {"icmp_port_unreachable", NULL},
     {"wire_timed", NULL},
+    /* header version 3 (issues 12 and 13): stream transports and capacity searches */
+    {"transport", col_transport},
+    {"conn_opened", col_conn_opened},
+    {"conn_failed", col_conn_failed},
+    {"conn_reset", col_conn_reset},
+    {"conn_closed", col_conn_closed},
+    {"tls_full", col_tls_full},
+    {"tls_resumed", col_tls_resumed},
+    {"connect_p50_ms", col_connect_p50_ms},
+    {"connect_p99_ms", col_connect_p99_ms},
+    {"handshake_p50_ms", col_handshake_p50_ms},
+    {"handshake_p99_ms", col_handshake_p99_ms},
+    {"queries_per_conn", col_queries_per_conn},
+    {"http_non200", col_http_non200},
+    {"capacity_qps", col_capacity_qps},
+    {"capacity_verdict", col_capacity_verdict},
 };
 const size_t dv_csv_ncolumns = DV_ARRAY_SIZE(cols);
 
 /* Columns of each header version: version v has the first ncols_of[v] columns. */
-static const size_t ncols_of[DV_CSV_VERSION + 1] = {0, DV_CSV_V1_COLUMNS, DV_ARRAY_SIZE(cols)};
+static const size_t ncols_of[DV_CSV_VERSION + 1] = {0, DV_CSV_V1_COLUMNS, DV_CSV_V2_COLUMNS,
+                                                    DV_ARRAY_SIZE(cols)};
 
 size_t dv_csv_version_columns(unsigned version)
 {

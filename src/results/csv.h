@@ -16,12 +16,19 @@
  *     mean_ms max_ms stddev_ms run_time_s cpu_us_per_query interrupted
  *   version 2 adds: client_drops target_drops target_sockets
  *     icmp_port_unreachable wire_timed
+ *   version 3 adds: transport conn_opened conn_failed conn_reset conn_closed
+ *     tls_full tls_resumed connect_p50_ms connect_p99_ms handshake_p50_ms
+ *     handshake_p99_ms queries_per_conn http_non200 capacity_qps capacity_verdict
+ *     (the percentiles and queries_per_conn empty when the pass has no such
+ *     figure, the capacity columns empty when it is no capacity search)
  * They are listed once, in csv.c; the counter columns (sent completed lost
  * not_sent late and all of version 2's) take their values from the
- * DV_COUNTERS entry with that csv name (engine/stats.h).
+ * DV_COUNTERS entry with that csv name (engine/stats.h); version 3's counters
+ * (conn_*, tls_*, http_non200) are written by csv.c under their results-file key.
  */
-#define DV_CSV_VERSION    2  /* the header a new file gets */
+#define DV_CSV_VERSION    3  /* the header a new file gets */
 #define DV_CSV_V1_COLUMNS 25 /* columns of version 1 (before issue 10) */
+#define DV_CSV_V2_COLUMNS 30 /* columns of version 2 (before issues 12 and 13) */
 /* Columns of the current version (DV_CSV_VERSION). */
 extern const size_t dv_csv_ncolumns;
 /* Columns of header version 1..DV_CSV_VERSION (a prefix of the current ones), else 0. */

@@ -5,6 +5,7 @@
 #include "results/gates.h"
 
 #include "study/groups.h"
+#include "results/connfig.h"
 #include "results/junit.h"
 
 #include <errno.h>
@@ -21,12 +22,15 @@ void dv_gates_init(dv_gates_t *g)
 	g->max_qps_drop_pct = -1;
 	g->max_p99_rise_pct = -1;
 	g->max_cap_drop_pct = -1;
+	g->max_hs_p99_ns = -1;
+	g->max_conn_fail = -1;
 }
 
 bool dv_gates_any(const dv_gates_t *g)
 {
 	return g->max_loss_pct >= 0 || g->max_p99_ns >= 0 || g->min_qps >= 0 ||
-	       g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0 || g->max_cap_drop_pct >= 0;
+	       g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0 || g->max_cap_drop_pct >= 0 ||
+	       g->max_hs_p99_ns >= 0 || g->max_conn_fail >= 0;
 }
 
 void dv_gates_free(dv_gates_t *g)
@@ -139,14 +143,24 @@ int dv_gates_parse_opt(dv_gates_t *g, const char *opt, const char *val, dv_err_t
 		}
 		return 0;
 	}
-	if (strcmp(opt, "max-p99") == 0) {
+	if (strcmp(opt, "max-p99") == 0 || strcmp(opt, "max-handshake-p99") == 0) {
 		if (dv_parse_latency_ns(val, &v) != 0)
 			return dv_err_set(
 			    err, -EINVAL,
 			    "--%s: '%s' is not a latency with a unit (e.g. 5ms, 800us, "
 			    "2.5s)",
 			    opt, val ? val : "");
-		g->max_p99_ns = v;
+		*(opt[4] == 'p' ? &g->max_p99_ns : &g->max_hs_p99_ns) = v;
+		return 0;
+	}
+	if (strcmp(opt, "max-conn-failures") == 0) {
+		const char *u;
+		if (parse_num_unit(val, &v, &u) != 0 || *u != '\0' || v != floor(v) || v > 1e15)
+			return dv_err_set(
+			    err, -EINVAL,
+			    "--%s: '%s' is not a whole number of connections (e.g. 0)", opt,
+			    val ? val : "");
+		g->max_conn_fail = v;
 		return 0;
 	}
 	if (strcmp(opt, "min-qps") == 0) {
@@ -310,8 +324,75 @@ static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 	return 0;
 }
 
-static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char *prefix,
-                          dv_gate_report_t *rep)
+/* How many of grp's samples lack figure f (no connection, no handshake). */
+static size_t lacking(const dv_group_t *grp, dv_conn_fig_t f)
+{
+	return grp->n - dv_group_conn_series(grp, f).n;
+}
+
+/*
+ * --max-handshake-p99: the group's mean TLS handshake p99. Skipped without TLS (udp, tcp);
+ * over DoT or DoH a pass with no handshake done has no figure, and fails (a server that
+ * never finishes a handshake must not pass).
+ */
+static int check_handshake(const dv_gates_t *g, const dv_study_t *s, const dv_group_t *grp,
+                           const char *prefix, dv_gate_report_t *rep)
+{
+	dv_gate_check_t *c;
+	bool tls = s->run.stream && s->run.tp.kind != DV_TP_TCP;
+	size_t miss = lacking(grp, DV_CF_HANDSHAKE_P99_MS);
+
+	if ((c = add_check(rep, "max-handshake-p99", prefix, grp)) == NULL)
+		return -ENOMEM;
+	c->limit = g->max_hs_p99_ns / 1e6;
+	c->value = dv_group_conn_series(grp, DV_CF_HANDSHAKE_P99_MS).mean;
+	if (!tls && miss == grp->n) {
+		c->skipped = true;
+		snprintf(c->msg, sizeof(c->msg), "%s: no TLS handshakes over %s", c->group,
+		         dv_study_transport(s));
+	} else if (miss > 0) {
+		c->failed = true;
+		c->value = NAN;
+		snprintf(c->msg, sizeof(c->msg),
+		         "%s: handshake p99: no TLS handshake done in %zu of %zu passes: not a "
+		         "finite number",
+		         c->group, miss, grp->n);
+	} else if (!fail_non_finite(c, "handshake p99 ms", c->value, 0)) {
+		c->failed = c->value > c->limit;
+		snprintf(c->msg, sizeof(c->msg), "%s: handshake p99 %.4f ms %s %.15g ms", c->group,
+		         c->value, c->failed ? ">" : "<=", c->limit);
+	}
+	finish(rep, c);
+	return 0;
+}
+
+/* --max-conn-failures: the group's mean connections failed; skipped for UDP without any. */
+static int check_conn_failures(const dv_gates_t *g, const dv_study_t *s, const dv_group_t *grp,
+                               const char *prefix, dv_gate_report_t *rep)
+{
+	dv_gate_check_t *c;
+	bool any = s->run.stream;
+
+	for (size_t i = 0; i < grp->n && !any; i++)
+		any = dv_pass_has_conns(&grp->passes[i]->res);
+	if ((c = add_check(rep, "max-conn-failures", prefix, grp)) == NULL)
+		return -ENOMEM;
+	c->limit = g->max_conn_fail;
+	c->value = dv_group_conn_series(grp, DV_CF_CONN_FAILED).mean;
+	if (!any) {
+		c->skipped = true;
+		snprintf(c->msg, sizeof(c->msg), "%s: no stream connections over udp", c->group);
+	} else if (!fail_non_finite(c, "connections failed", c->value, 0)) {
+		c->failed = c->value > c->limit;
+		snprintf(c->msg, sizeof(c->msg), "%s: connections failed %.15g %s %.15g", c->group,
+		         c->value, c->failed ? ">" : "<=", c->limit);
+	}
+	finish(rep, c);
+	return 0;
+}
+
+static int check_absolute(const dv_gates_t *g, const dv_study_t *s, const dv_group_t *grp,
+                          const char *prefix, dv_gate_report_t *rep)
 {
 	dv_gate_check_t *c;
 
@@ -348,6 +429,10 @@ static int check_absolute(const dv_gates_t *g, const dv_group_t *grp, const char
 			         c->value, c->failed ? "<" : ">=", c->limit);
 		finish(rep, c);
 	}
+	if (g->max_hs_p99_ns >= 0 && check_handshake(g, s, grp, prefix, rep) != 0)
+		return -ENOMEM;
+	if (g->max_conn_fail >= 0)
+		return check_conn_failures(g, s, grp, prefix, rep);
 	return 0;
 }
 
@@ -376,7 +461,7 @@ int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t 
 		goto out;
 	}
 	for (size_t i = 0; i < gs.n; i++) {
-		rc = check_absolute(g, &gs.g[i], prefix, rep);
+		rc = check_absolute(g, s, &gs.g[i], prefix, rep);
 		if (rc == 0 && relative_gates(g)) {
 			const dv_group_t *b = dv_groups_find(&gb, &gs.g[i]);
 			matched += b != NULL;

@@ -16,6 +16,8 @@ typedef struct dv_gates {
 	double max_qps_drop_pct; /* --max-qps-drop 5%   (needs a baseline) */
 	double max_p99_rise_pct; /* --max-p99-rise 10%  (needs a baseline) */
 	double max_cap_drop_pct; /* --max-capacity-drop 5% (capacity studies; needs a baseline) */
+	double max_hs_p99_ns;    /* --max-handshake-p99 50ms (TLS transports) */
+	double max_conn_fail;    /* --max-conn-failures N (stream transports) */
 	char *baseline_path;     /* --baseline FILE */
 	char *junit_path;        /* --junit FILE */
 } dv_gates_t;
@@ -29,7 +31,8 @@ void dv_gates_free(dv_gates_t *g);
  * name with or without its leading "--": "max-loss" (percent: "0.1%" or "0.1"),
  * "max-p99" (a latency with its unit: "5ms", "800us", "2.5s", "100000ns"),
  * "min-qps" (a number), "max-qps-drop", "max-p99-rise" and "max-capacity-drop"
- * (percent), "baseline"
+ * (percent), "max-handshake-p99" (a latency with its unit, as max-p99),
+ * "max-conn-failures" (a whole number of connections), "baseline"
  * and "junit" (file names, copied). Returns 0, -EINVAL with err filled for a
  * bad value ("--max-p99: ..."), or -ENOENT (err untouched) when opt is not a
  * gate option.
@@ -43,7 +46,7 @@ int dv_parse_latency_ns(const char *s, double *out_ns);
 /* One gate checked on one group. */
 typedef struct dv_gate_check {
 	char gate[24];   /* "max-loss", "max-p99", "min-qps", "max-qps-drop", "max-p99-rise",
-	                  * "max-capacity-drop" */
+	                  * "max-capacity-drop", "max-handshake-p99", "max-conn-failures" */
 	char group[384]; /* "[FILE: ]target/list/kind" */
 	bool failed;
 	bool skipped; /* relative gate with no baseline figure to compare with */
@@ -61,9 +64,12 @@ typedef struct dv_gate_report {
 /*
  * Check every gate of g on every group of s (absolute gates on the group's
  * mean over its repeats; relative gates against the same target/list/kind
- * group of baseline). Appends to rep; prefix (may be NULL) starts each group
- * name. Returns 0, or a negative code with err filled: a relative gate without
- * a baseline, a study with no reported pass, a baseline with no matching pass.
+ * group of baseline). max-handshake-p99 is skipped for a study whose transport
+ * has no TLS (udp, tcp) and fails for a group of a TLS transport with a pass
+ * that completed no handshake (no figure is no pass); max-conn-failures is
+ * skipped for a UDP group that tried no connection. Appends to rep; prefix (may be NULL) starts
+ * each group name. Returns 0, or a negative code with err filled: a relative gate without a
+ * baseline, a study with no reported pass, a baseline with no matching pass.
  */
 int dv_gates_collect(const dv_gates_t *g, const dv_study_t *s, const dv_study_t *baseline,
                      const char *prefix, dv_gate_report_t *rep, dv_err_t *err);

@@ -5,6 +5,7 @@
 #include "results/metrics.h"
 
 #include "base/atomicfile.h"
+#include "results/connfig.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -72,7 +73,9 @@ static json_t *header_obj(const dv_study_t *s, const char *runid)
 	if (s->kernel)
 		json_object_set_new(info, "kernel", json_string(s->kernel));
 	json_object_set_new(info, "ncpu", json_integer(s->ncpu));
-	json_object_set_new(info, "transport_layer_proto", json_string("UDP"));
+	json_object_set_new(info, "transport_layer_proto",
+	                    json_string(s->run.stream ? "TCP" : "UDP"));
+	json_object_set_new(info, "transport", json_string(dv_study_transport(s)));
 	for (size_t i = 0; i < s->n_targets; i++) {
 		const dv_target_t *t = &s->targets[i];
 		json_t *o = json_object();
@@ -125,8 +128,44 @@ static json_t *latency_obj(const dv_hist_t *h, bool with_buckets)
 	return o;
 }
 
-static json_t *sum_obj(const char *runid, const char *subid, uint64_t since, uint64_t until,
-                       const dv_stats_t *st)
+/* A connect or handshake time: latency_obj's figures and its p50 / p99 (ns). */
+static json_t *conn_latency_obj(const dv_hist_t *h)
+{
+	json_t *o = latency_obj(h, false);
+
+	json_object_set_new(o, "p50", jint(dv_hist_quantile_ns(h, 0.50)));
+	json_object_set_new(o, "p99", jint(dv_hist_quantile_ns(h, 0.99)));
+	return o;
+}
+
+/*
+ * Stream transports (and --tc-tcp): the connection figures in conn_info (doc/nightly.md,
+ * "dns-metrics"); the latencies only when there are any.
+ */
+static void conn_figures(json_t *conn, const dv_stats_t *st)
+{
+	const dv_counters_t *c = &st->c;
+
+	json_object_set_new(conn, "connections_opened", jint(c->conn_opened));
+	json_object_set_new(conn, "connections_reopened", jint(c->conn_reopened));
+	json_object_set_new(conn, "connections_failed", jint(c->conn_failed));
+	json_object_set_new(conn, "connections_reset", jint(c->conn_reset));
+	json_object_set_new(conn, "connections_closed", jint(c->conn_closed));
+	json_object_set_new(conn, "connections_idle_closed", jint(c->conn_idle_closed));
+	json_object_set_new(conn, "handshakes_full", jint(c->tls_full));
+	json_object_set_new(conn, "handshakes_resumed", jint(c->tls_resumed));
+	json_object_set_new(conn, "http_non200", jint(c->http_non200));
+	if (c->conn_opened > 0)
+		json_object_set_new(conn, "queries_per_connection",
+		                    json_real((double)c->sent / (double)c->conn_opened));
+	if (st->connect.count > 0)
+		json_object_set_new(conn, "connect_latency", conn_latency_obj(&st->connect));
+	if (st->handshake.count > 0)
+		json_object_set_new(conn, "handshake_latency", conn_latency_obj(&st->handshake));
+}
+
+static json_t *sum_obj(const dv_study_t *s, const char *runid, const char *subid, uint64_t since,
+                       uint64_t until, const dv_stats_t *st)
 {
 	const dv_counters_t *c = &st->c;
 	json_t *o = json_object(), *rc = json_object(), *conn = json_object();
@@ -148,11 +187,13 @@ static json_t *sum_obj(const char *runid, const char *subid, uint64_t since, uin
 	json_object_set_new(o, "response_rcodes", rc);
 	if (st->latency.count > 0)
 		json_object_set_new(o, "response_latency", latency_obj(&st->latency, true));
-	json_object_set_new(conn, "type", json_string("udp"));
+	json_object_set_new(conn, "type", json_string(dv_study_transport(s)));
 	json_object_set_new(conn, "packets_sent", jint(c->sent));
 	json_object_set_new(conn, "packets_received",
 	                    jint(c->completed + c->late + c->unexpected + c->malformed));
 	json_object_set_new(conn, "socket_errors", jint(c->not_sent + c->icmp_errors));
+	if (s->run.stream || c->conn_opened + c->conn_failed + c->conn_abandoned > 0)
+		conn_figures(conn, st);
 	json_object_set_new(o, "conn_info", conn);
 	return o;
 }
@@ -223,7 +264,7 @@ static int write_pass(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, 
 			json_object_set_new(lat, "avg", jint((uint64_t)(iv->lat_mean_ns + 0.5)));
 			json_object_set_new(o, "response_latency", lat);
 		}
-		json_object_set_new(conn, "type", json_string("udp"));
+		json_object_set_new(conn, "type", json_string(dv_study_transport(s)));
 		json_object_set_new(conn, "packets_sent", jint(iv->sent));
 		json_object_set_new(o, "conn_info", conn);
 		if ((rc = emit(fp, o)) != 0)
@@ -231,7 +272,7 @@ static int write_pass(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, 
 		prev = until;
 	}
 	return emit(
-	    fp, sum_obj(runid, subid, t0, t0 + (uint64_t)(r->elapsed_s * 1e9 + 0.5), &r->stats));
+	    fp, sum_obj(s, runid, subid, t0, t0 + (uint64_t)(r->elapsed_s * 1e9 + 0.5), &r->stats));
 }
 
 int dv_metrics_write(const dv_study_t *s, const char *path, dv_err_t *err)
@@ -245,7 +286,7 @@ int dv_metrics_write(const dv_study_t *s, const char *path, dv_err_t *err)
 
 	if (total == NULL)
 		return dv_err_set(err, -ENOMEM, "%s: out of memory", path);
-	dv_hist_init(&total->latency);
+	dv_stats_init(total);
 	rc = dv_atomicfile_open(&f, path, false, err);
 	if (rc != 0) {
 		free(total);
@@ -264,7 +305,7 @@ int dv_metrics_write(const dv_study_t *s, const char *path, dv_err_t *err)
 		until = DV_MAX(until, t0 + (uint64_t)(p->res.elapsed_s * 1e9 + 0.5));
 	}
 	if (rc == 0)
-		rc = emit(f.fp, sum_obj(runid, NULL, n ? since : s->start_wall_ns,
+		rc = emit(f.fp, sum_obj(s, runid, NULL, n ? since : s->start_wall_ns,
 		                        n ? until : s->start_wall_ns, total));
 	free(total);
 	if (rc != 0) {

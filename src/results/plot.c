@@ -7,6 +7,7 @@
 #include "base/atomicfile.h"
 #include "base/escape.h"
 #include "base/proc.h"
+#include "results/connfig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CHARTS         8
+#define MAX_CHARTS         9
 #define GNUPLOT_TIMEOUT_MS 60000 /* one chart; a hung gnuplot is killed */
 
 typedef struct chart {
@@ -34,6 +35,7 @@ typedef struct plot_ctx {
 	dv_err_t *err;
 	chart_t charts[MAX_CHARTS];
 	size_t n_charts;
+	const char *transport; /* a results file's: "udp", "tcp"...; shown in every title */
 } plot_ctx_t;
 
 static int out_open(plot_ctx_t *p, const char *name, dv_atomicfile_t *f)
@@ -67,6 +69,20 @@ static void dat_label(FILE *fp, const char *s)
 	fputc('"', fp);
 }
 
+/* " [dot]": the transport at the end of a results file's chart titles (once). */
+static void title_transport(const plot_ctx_t *p, chart_t *c)
+{
+	char tail[24];
+	size_t n = strlen(c->title), k;
+
+	if (p->transport == NULL)
+		return;
+	k = (size_t)snprintf(tail, sizeof(tail), " [%s]", p->transport);
+	if (n >= k && strcmp(c->title + n - k, tail) == 0)
+		return;
+	snprintf(c->title + n, sizeof(c->title) - n, "%s", tail);
+}
+
 static chart_t *chart_new(plot_ctx_t *p, const char *name, const char *title)
 {
 	chart_t *c = &p->charts[p->n_charts++];
@@ -74,6 +90,7 @@ static chart_t *chart_new(plot_ctx_t *p, const char *name, const char *title)
 	memset(c, 0, sizeof(*c));
 	snprintf(c->name, sizeof(c->name), "%s", name);
 	snprintf(c->title, sizeof(c->title), "%s", title);
+	title_transport(p, c);
 	return c;
 }
 
@@ -211,6 +228,7 @@ static int draw(plot_ctx_t *p, chart_t *c, gp_body_fn body, const void *arg)
 	char name[64];
 	int rc;
 
+	title_transport(p, c); /* also for a title set after chart_new */
 	snprintf(name, sizeof(name), "%s.gp", c->name);
 	if ((rc = out_open(p, name, &f)) != 0)
 		return rc;
@@ -280,6 +298,50 @@ static double y_top(double max)
 	return max > 0 ? max * 1.1 : 1;
 }
 
+/*
+ * One percentile curve into FILE, DNS Shotgun's way: x = share of the values at least
+ * this large (%), y = the value (ms); the smallest share into *xmin. h has values.
+ */
+static int pctl_file(plot_ctx_t *p, const char *file, const dv_hist_t *h, const char *what,
+                     double *xmin)
+{
+	dv_atomicfile_t f;
+	uint64_t before = 0;
+	double n = (double)h->count;
+	int rc;
+
+	if ((rc = out_open(p, file, &f)) != 0)
+		return rc;
+	fprintf(f.fp, "# slowest_pct %s_ms: this share of them took at least this long\n", what);
+	for (int b = 0; b < DV_HIST_BUCKETS; b++) {
+		if (h->bucket[b] == 0)
+			continue;
+		uint64_t low = dv_hist_bucket_low(b);
+		if (low < h->min_ns)
+			low = h->min_ns;
+		fprintf(f.fp, "%.9g %.9g\n", 100.0 * (n - (double)before) / n,
+		        DV_MAX((double)low, 1.0) / 1e6);
+		before += h->bucket[b];
+	}
+	fprintf(f.fp, "%.9g %.9g\n", 100.0 / n, DV_MAX((double)h->max_ns, 1.0) / 1e6);
+	*xmin = DV_MIN(*xmin, 100.0 / n);
+	return dv_atomicfile_commit(&f, p->err);
+}
+
+/* The percentile charts' axes: log-log, 100% on the left down to the smallest share. */
+static void pctl_extra(char *extra, size_t len, double xmin, bool mark_p99)
+{
+	double lo = pow(10, floor(log10(xmin)));
+
+	snprintf(extra, len,
+	         "set logscale x\nset logscale y\nset xrange [100:%g]\nset format x '%%g'\n"
+	         "set format y '%%g'\nset offsets 0, 0, graph 0.05, 0\n%s",
+	         lo < 100 ? lo : 1,
+	         mark_p99 ? "set arrow from 1, graph 0 to 1, graph 1 nohead dt 3 lc rgb 'gray40'\n"
+	                    "set label 'p99' at 1, graph 0.95 offset 0.5, 0\n"
+	                  : "");
+}
+
 /* DNS Shotgun's way: x = share of answers at least this slow (log, 100% on the left). */
 static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 {
@@ -296,32 +358,10 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 		goto out;
 	}
 	for (size_t i = 0; i < gs->n; i++) {
-		const dv_hist_t *h = gs->g[i].latency;
-		dv_atomicfile_t f;
-		uint64_t before = 0;
-		double n = (double)h->count;
-
-		if (h->count == 0)
+		if (gs->g[i].latency->count == 0)
 			continue;
 		snprintf(files[ns], sizeof(files[ns]), "latency-%zu.dat", i + 1);
-		if ((rc = out_open(p, files[ns], &f)) != 0)
-			goto out;
-		fputs("# slowest_pct latency_ms: this share of the answers took at least this "
-		      "long\n",
-		      f.fp);
-		for (int b = 0; b < DV_HIST_BUCKETS; b++) {
-			if (h->bucket[b] == 0)
-				continue;
-			uint64_t low = dv_hist_bucket_low(b);
-			if (low < h->min_ns)
-				low = h->min_ns;
-			fprintf(f.fp, "%.9g %.9g\n", 100.0 * (n - (double)before) / n,
-			        DV_MAX((double)low, 1.0) / 1e6);
-			before += h->bucket[b];
-		}
-		fprintf(f.fp, "%.9g %.9g\n", 100.0 / n, DV_MAX((double)h->max_ns, 1.0) / 1e6);
-		xmin = DV_MIN(xmin, 100.0 / n);
-		if ((rc = dv_atomicfile_commit(&f, p->err)) != 0)
+		if ((rc = pctl_file(p, files[ns], gs->g[i].latency, "latency", &xmin)) != 0)
 			goto out;
 		s[ns].file = files[ns];
 		s[ns].ycol = 2;
@@ -336,17 +376,79 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 	}
 	{
 		char extra[256];
-		double lo = pow(10, floor(log10(xmin)));
-		snprintf(extra, sizeof(extra),
-		         "set logscale x\nset logscale y\nset xrange [100:%g]\nset format x '%%g'\n"
-		         "set format y '%%g'\nset offsets 0, 0, graph 0.05, 0\n",
-		         lo < 100 ? lo : 1);
+		pctl_extra(extra, sizeof(extra), xmin, false);
 		lines_arg_t a = {"slowest percentile (%)", "latency (ms)", extra, s, ns, "lines"};
 		rc = draw(p, c, lines_body, &a);
 	}
 out:
 	free(s);
 	free(files);
+	return rc;
+}
+
+/* The connect (k 0) or handshake (k 1) times of g's samples, merged into h. */
+static void group_conn_hist(const dv_group_t *g, int k, dv_hist_t *h)
+{
+	dv_hist_init(h);
+	for (size_t i = 0; i < g->n; i++)
+		dv_hist_merge(h, k == 0 ? &g->passes[i]->res.stats.connect
+		                        : &g->passes[i]->res.stats.handshake);
+}
+
+/*
+ * Stream transports: connect time (solid) and TLS handshake time (dashed) per target, list
+ * and pass kind, as percentile curves the latency chart's way (colour: target), the p99
+ * marked. Made only for a study with connections.
+ */
+static int conn_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs)
+{
+	static const char *const what[2] = {"connect", "handshake"};
+	chart_t *c = chart_new(p, "connect",
+	                       "Connect (solid) and TLS handshake (dashed) time percentiles, "
+	                       "p99 marked (colour: target)");
+	series_t *s = calloc(2 * gs->n + 1, sizeof(*s));
+	char(*files)[48] = calloc(2 * gs->n + 1, sizeof(*files));
+	dv_hist_t *h = malloc(sizeof(*h));
+	char name[320];
+	double xmin = 100;
+	size_t ns = 0;
+	int rc = 0;
+
+	if (s == NULL || files == NULL || h == NULL) {
+		rc = dv_err_set(p->err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < gs->n; i++)
+		for (int k = 0; k < 2; k++) {
+			group_conn_hist(&gs->g[i], k, h);
+			if (h->count == 0)
+				continue;
+			snprintf(files[ns], sizeof(files[ns]), "%s-%zu.dat", what[k], i + 1);
+			if ((rc = pctl_file(p, files[ns], h, what[k], &xmin)) != 0)
+				goto out;
+			s[ns].file = files[ns];
+			s[ns].ycol = 2;
+			s[ns].lc = (int)gs->g[i].ti + 1;
+			s[ns].dt = k + 1;
+			snprintf(s[ns].title, sizeof(s[ns].title), "%s %s (%s)",
+			         dv_group_name(&gs->g[i], name, sizeof(name)), what[k],
+			         dv_study_transport(st));
+			ns++;
+		}
+	if (ns == 0) {
+		snprintf(c->note, sizeof(c->note), "no connection established: no connect time");
+		goto out;
+	}
+	{
+		char extra[384];
+		pctl_extra(extra, sizeof(extra), xmin, true);
+		lines_arg_t a = {"slowest percentile (%)", "time (ms)", extra, s, ns, "lines"};
+		rc = draw(p, c, lines_body, &a);
+	}
+out:
+	free(s);
+	free(files);
+	free(h);
 	return rc;
 }
 
@@ -645,6 +747,44 @@ static void tdf(FILE *fp, const char *fmt, double v)
 	fputs("</td>", fp);
 }
 
+/* A figure's mean in a cell, "-" when no sample has it. */
+static void td_series(FILE *fp, const char *fmt, dv_series_t v)
+{
+	if (v.n == 0)
+		td(fp, "-", false);
+	else
+		tdf(fp, fmt, v.mean);
+}
+
+/* Stream transports: the connection figures of each group (means over the repeats). */
+static void conn_table(FILE *fp, const dv_study_t *s, const dv_groups_t *gs)
+{
+	fputs("<h2>Connections (", fp);
+	dv_xml_escape(fp, dv_study_transport(s));
+	fputs(")</h2>\n<p>Means over the repeats; - where no pass has the figure "
+	      "(doc/numbers.md, Connections).</p>\n<table>\n<tr><th class=\"l\">target</th>"
+	      "<th class=\"l\">list</th><th class=\"l\">pass</th>",
+	      fp);
+	for (int f = 0; f < DV_CF_COUNT; f++) {
+		fputs("<th>", fp);
+		dv_xml_escape(fp, dv_conn_fig_label((dv_conn_fig_t)f));
+		fputs("</th>", fp);
+	}
+	fputs("</tr>\n", fp);
+	for (size_t i = 0; i < gs->n; i++) {
+		const dv_group_t *g = &gs->g[i];
+		fputs("<tr>", fp);
+		td(fp, g->target, true);
+		td(fp, g->list, true);
+		td(fp, dv_pass_kind_name(g->kind), true);
+		for (int f = 0; f < DV_CF_COUNT; f++)
+			td_series(fp, dv_conn_fig_is_latency((dv_conn_fig_t)f) ? "%.4f" : "%.1f",
+			          dv_group_conn_series(g, (dv_conn_fig_t)f));
+		fputs("</tr>\n", fp);
+	}
+	fputs("</table>\n", fp);
+}
+
 static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, const dv_groups_t *gs)
 {
 	dv_atomicfile_t f;
@@ -667,6 +807,8 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 	dv_xml_escape(f.fp, s->hostname ? s->hostname : "?");
 	fputs(", dnsvolley ", f.fp);
 	dv_xml_escape(f.fp, s->tool_version ? s->tool_version : "?");
+	fputs(", transport ", f.fp);
+	dv_xml_escape(f.fp, dv_study_transport(s));
 	fputs(".<br>Command: <code>", f.fp);
 	dv_xml_escape(f.fp, s->cmdline ? s->cmdline : "?");
 	fputs("</code></p>\n", f.fp);
@@ -697,6 +839,8 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 		fputs("</tr>\n", f.fp);
 	}
 	fputs("</table>\n", f.fp);
+	if (dv_study_has_conns(s))
+		conn_table(f.fp, s, gs);
 	html_charts(f.fp, p);
 	return dv_atomicfile_commit(&f, p->err);
 }
@@ -720,6 +864,8 @@ int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, co
 	dv_groups_t gs = {0};
 	int rc;
 
+	p.transport = dv_study_transport(s);
+
 	if ((rc = make_dir(dir, err)) != 0)
 		return rc;
 	if ((rc = dv_groups_build(s, DV_GROUP_BY_KIND, &gs)) != 0)
@@ -729,7 +875,8 @@ int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, co
 		return dv_err_set(err, -ENODATA, "%s: no reported pass to plot", src_name);
 	}
 	if ((rc = latency_chart(&p, &gs)) == 0 && (rc = time_charts(&p, s)) == 0 &&
-	    (rc = bar_charts(&p, &gs)) == 0)
+	    (rc = bar_charts(&p, &gs)) == 0 &&
+	    (!dv_study_has_conns(s) || (rc = conn_chart(&p, s, &gs)) == 0))
 		rc = study_index(&p, s, src_name, &gs);
 	dv_groups_free(&gs);
 	return rc;
@@ -739,6 +886,7 @@ int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, co
 
 typedef struct hgroup {
 	const char *target, *list, *pass;
+	const char *transport; /* "" in rows of header versions 1 and 2 (not recorded) */
 	size_t *rows;
 	size_t n;
 } hgroup_t;
@@ -746,6 +894,7 @@ typedef struct hgroup {
 static int history_groups(const dv_csv_table_t *t, hgroup_t **out, size_t *nout)
 {
 	int ct = dv_csv_column("target"), cl = dv_csv_column("list"), cp = dv_csv_column("pass");
+	int cx = dv_csv_column("transport");
 	hgroup_t *g = calloc(t->n ? t->n : 1, sizeof(*g));
 	size_t n = 0;
 
@@ -756,12 +905,13 @@ static int history_groups(const dv_csv_table_t *t, hgroup_t **out, size_t *nout)
 		size_t k;
 		for (k = 0; k < n; k++)
 			if (!strcmp(g[k].target, row[ct]) && !strcmp(g[k].list, row[cl]) &&
-			    !strcmp(g[k].pass, row[cp]))
+			    !strcmp(g[k].pass, row[cp]) && !strcmp(g[k].transport, row[cx]))
 				break;
 		if (k == n) {
 			g[n].target = row[ct];
 			g[n].list = row[cl];
 			g[n].pass = row[cp];
+			g[n].transport = row[cx];
 			if ((g[n].rows = calloc(t->n, sizeof(size_t))) == NULL) {
 				for (size_t i = 0; i < n; i++)
 					free(g[i].rows);
@@ -803,7 +953,8 @@ static int history_index(plot_ctx_t *p, const dv_csv_table_t *t, const char *src
 	        t->n);
 	fputs("<table>\n<tr><th class=\"l\">target</th><th class=\"l\">list</th><th "
 	      "class=\"l\">pass</th><th>rows</th><th class=\"l\">latest</th><th>qps</th>"
-	      "<th>lost %</th><th>p99 ms</th><th>mean qps</th><th>mean p99 ms</th></tr>\n",
+	      "<th>lost %</th><th>p99 ms</th><th>mean qps</th><th>mean p99 ms</th>"
+	      "<th class=\"l\">transport</th></tr>\n",
 	      f.fp);
 	for (size_t i = 0; i < ng; i++) {
 		char **last = t->rows[g[i].rows[g[i].n - 1]];
@@ -823,6 +974,7 @@ static int history_index(plot_ctx_t *p, const dv_csv_table_t *t, const char *src
 		td(f.fp, last[c99], false);
 		tdf(f.fp, "%.1f", sq / (double)g[i].n);
 		tdf(f.fp, "%.4f", s99 / (double)g[i].n);
+		td(f.fp, g[i].transport[0] ? g[i].transport : "-", true);
 		fputs("</tr>\n", f.fp);
 	}
 	fputs("</table>\n", f.fp);
@@ -942,8 +1094,9 @@ int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *d
 		sq[i].file = s99[i].file = files[i];
 		sq[i].ycol = 2;
 		s99[i].ycol = 3;
-		snprintf(sq[i].title, sizeof(sq[i].title), "%s/%s/%s", g[i].target, g[i].list,
-		         g[i].pass);
+		snprintf(sq[i].title, sizeof(sq[i].title), "%s/%s/%s%s%s%s", g[i].target, g[i].list,
+		         g[i].pass, g[i].transport[0] ? " (" : "", g[i].transport,
+		         g[i].transport[0] ? ")" : "");
 		memcpy(s99[i].title, sq[i].title, sizeof(s99[i].title));
 	}
 	char timeq[400], time99[400], xlabel[64];

@@ -15,8 +15,12 @@
  * dashed), qps-time and loss-time (one level per interval snapshot, a line per
  * pass), bars-qps and bars-p99 (the targets side by side in a cluster per list
  * and pass kind, min-max error bars over the repeats when there are several);
- * of a history file: trend-qps and trend-p99 (the time axis fitted to the
- * rows). Ranges are set so that gnuplot warns of no empty range. gnuplot is the program to run
+ * connect (studies with stream connections: connect and TLS handshake time
+ * percentile curves, p99 marked) and a connections table; every title ends
+ * with the study's transport ("[dot]"); of a history file: trend-qps and
+ * trend-p99 (the time axis fitted to the rows; a line per target, list, pass
+ * kind and transport). Ranges are set so that gnuplot warns of no empty range. gnuplot is the
+ * program to run
  * ("gnuplot"). 0, or a negative errno with err filled (gnuplot failing too).
  */
 int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, const char *gnuplot,

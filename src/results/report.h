@@ -22,6 +22,14 @@ void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t *p);
 void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t *p);
 
+/*
+ * Stream transports: the "Connections" lines of a pass (opened, failed, ended, lost with
+ * them, queries per connection, connect and TLS handshake time p50/p99, HTTP statuses;
+ * doc/numbers.md, "Connections"), each starting with two spaces after a blank line.
+ * Nothing when the pass tried no connection.
+ */
+void dv_report_connections(FILE *out, const dv_pass_result_t *r);
+
 /* dnsperf's -O latency-histogram: "Latency bucket (s): answer count", one line per
  * non-empty bucket (bounds in seconds, low inclusive, high exclusive). */
 void dv_report_latency_histogram(FILE *out, const dv_hist_t *h);

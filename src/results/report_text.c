@@ -194,7 +194,7 @@ static void print_replay(FILE *out, const dv_study_t *s, const dv_list_t *l,
 }
 
 /* Stream transports: connection figures (doc/numbers.md, "connections"). */
-static void print_connections(FILE *out, const dv_pass_result_t *r)
+void dv_report_connections(FILE *out, const dv_pass_result_t *r)
 {
 	const dv_counters_t *c = &r->stats.c;
 	const dv_hist_t *hc = &r->stats.connect, *hh = &r->stats.handshake;
@@ -355,7 +355,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,
 	        r->max_outstanding);
 	print_replay(out, s, l, r);
-	print_connections(out, r);
+	dv_report_connections(out, r);
 	syscalls = c->send_calls + c->recv_calls + c->wait_calls;
 	fprintf(out, "\n  Generator CPU (s):    user %.3f, system %.3f\n", r->cpu_user_s,
 	        r->cpu_sys_s);

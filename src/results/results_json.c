@@ -164,6 +164,23 @@ static const jfield_t pass_capacity_fields[] = {
     JB(dv_capacity_figure_t, hit_to, "hit_to"),
     JU(dv_capacity_figure_t, steps, "steps", 1000000),
 };
+/* "passes[i].capacity.search[k]": one step of the search (optional, added with issue 13);
+ * then its "verdict" and "why". */
+static const jfield_t cap_step_fields[] = {
+    JD(dv_capacity_step_t, offered_qps, "offered_qps"),
+    JD(dv_capacity_step_t, sent_qps, "sent_qps"),
+    JD(dv_capacity_step_t, answered_qps, "answered_qps"),
+    JD(dv_capacity_step_t, loss, "loss"),
+    JU(dv_capacity_step_t, sent, "sent", INT64_MAX),
+    JU(dv_capacity_step_t, completed, "completed", INT64_MAX),
+    JU(dv_capacity_step_t, lost, "lost", INT64_MAX),
+    JU(dv_capacity_step_t, p50_ns, "p50_ns", INT64_MAX),
+    JU(dv_capacity_step_t, p99_ns, "p99_ns", INT64_MAX),
+    JU(dv_capacity_step_t, p99_intended_ns, "p99_intended_ns", INT64_MAX),
+    JU(dv_capacity_step_t, p999_intended_ns, "p999_intended_ns", INT64_MAX),
+    JU(dv_capacity_step_t, lat_ns, "slo_latency_ns", INT64_MAX),
+    JD(dv_capacity_step_t, cpu_share, "cpu_share"),
+};
 /* "passes[i]"; then "counters", "latency", "udp_snmp", "intervals". */
 static const jfield_t pass_fields[] = {
     JU(dv_pass_record_t, target, "target", INT64_MAX),
@@ -537,6 +554,32 @@ static void w_interval_latency(wctx_t *w, json_t *e, const dv_pass_result_t *r,
 	w_set(w, e, "latency", o);
 }
 
+/* A capacity search's steps as cap["search"] (when the study kept them). */
+static void w_cap_steps(wctx_t *w, json_t *cap, const dv_pass_record_t *p)
+{
+	json_t *a;
+
+	if (cap == NULL || p->cap_steps == NULL)
+		return;
+	if ((a = json_array()) == NULL) {
+		w_fail(w, -ENOMEM, "search");
+		return;
+	}
+	for (size_t i = 0; i < p->n_cap_steps; i++) {
+		const dv_capacity_step_t *st = &p->cap_steps[i];
+		json_t *e = json_object();
+		if (e == NULL) {
+			w_fail(w, -ENOMEM, "search");
+			break;
+		}
+		w_fields(w, e, st, TABLE(cap_step_fields));
+		w_str(w, e, "verdict", dv_cap_verdict_name(st->verdict));
+		w_str(w, e, "why", st->why);
+		w_append(w, a, e);
+	}
+	w_set(w, cap, "search", a);
+}
+
 static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
@@ -552,9 +595,15 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 	w_set(w, o, "latency", w_latency(w, &r->stats.latency));
 	if (r->stats.latency_intended.count > 0) /* optional: paced runs only */
 		w_set(w, o, "latency_intended", w_latency(w, &r->stats.latency_intended));
+	/* optional: stream transports (connections made, TLS handshakes done) */
+	if (r->stats.connect.count > 0)
+		w_set(w, o, "connect", w_latency(w, &r->stats.connect));
+	if (r->stats.handshake.count > 0)
+		w_set(w, o, "handshake", w_latency(w, &r->stats.handshake));
 	w_section(w, o, "udp_snmp", &r->udp, TABLE(udp_fields));
 	if (p->cap.searched) /* optional: capacity studies */
-		w_section(w, o, "capacity", &p->cap, TABLE(pass_capacity_fields));
+		w_cap_steps(w, w_section(w, o, "capacity", &p->cap, TABLE(pass_capacity_fields)),
+		            p);
 	if (r->scheduled) {
 		json_t *rp = w_section(w, o, "replay", r, TABLE(pass_replay_fields));
 		if (rp != NULL)
@@ -1066,7 +1115,8 @@ static int r_counters(rctx_t *r, json_t *o, dv_counters_t *c)
 	return r_section(r, o, "qtype_other", c, TABLE(qtype_other_fields), NULL);
 }
 
-static int r_latency(rctx_t *r, json_t *o, dv_hist_t *h)
+/* A histogram ("latency", "connect", ...: name is used in messages) into h. */
+static int r_latency(rctx_t *r, json_t *o, const char *name, dv_hist_t *h)
 {
 	json_t *b, *mn;
 	uint64_t total = 0;
@@ -1082,9 +1132,9 @@ static int r_latency(rctx_t *r, json_t *o, dv_hist_t *h)
 	if (h->count > 0) {
 		R_U64(r, o, "min_ns", h->min_ns, INT64_MAX);
 		if (h->min_ns > h->max_ns)
-			return r_bad(r, "latency min_ns is above max_ns");
+			return r_bad(r, "%s min_ns is above max_ns", name);
 	} else if (mn != NULL && !json_is_null(mn)) {
-		return r_bad(r, "latency min_ns must be null when count is 0");
+		return r_bad(r, "%s min_ns must be null when count is 0", name);
 	}
 	if ((rc = r_arr(r, o, "buckets", &b)) != 0)
 		return rc;
@@ -1094,24 +1144,24 @@ static int r_latency(rctx_t *r, json_t *o, dv_hist_t *h)
 		    !json_is_integer(lo = json_array_get(pair, 0)) ||
 		    !json_is_integer(n = json_array_get(pair, 1)) || json_integer_value(lo) < 0 ||
 		    json_integer_value(n) <= 0)
-			return r_bad(r, "latency bucket %zu must be [low_ns, count > 0]", i);
+			return r_bad(r, "%s bucket %zu must be [low_ns, count > 0]", name, i);
 		uint64_t low = (uint64_t)json_integer_value(lo);
 		int idx = dv_hist_bucket_of(low);
 		if (low > DV_HIST_MAX_NS || dv_hist_bucket_low(idx) != low)
 			return r_bad(r,
-			             "latency bucket %zu: %llu ns is not a bucket boundary of this "
+			             "%s bucket %zu: %llu ns is not a bucket boundary of this "
 			             "histogram layout",
-			             i, (unsigned long long)low);
+			             name, i, (unsigned long long)low);
 		if (idx <= last)
-			return r_bad(r, "latency buckets must be in increasing order");
+			return r_bad(r, "%s buckets must be in increasing order", name);
 		last = idx;
 		h->bucket[idx] = (uint64_t)json_integer_value(n);
 		if (total + h->bucket[idx] < total)
-			return r_bad(r, "latency bucket counts overflow");
+			return r_bad(r, "%s bucket counts overflow", name);
 		total += h->bucket[idx];
 	}
 	if (total != h->count)
-		return r_bad(r, "latency buckets add up to %llu, count says %llu",
+		return r_bad(r, "%s buckets add up to %llu, count says %llu", name,
 		             (unsigned long long)total, (unsigned long long)h->count);
 	return 0;
 }
@@ -1354,10 +1404,120 @@ static int r_ranks(rctx_t *r, json_t *o, dv_pass_record_t *p)
 	return 0;
 }
 
+/*
+ * An optional histogram o[key] (added after version 1: absent reads as empty) into h; its
+ * count must be want (the counters it is kept with, named by what).
+ */
+static int r_opt_hist(rctx_t *r, json_t *o, const char *key, dv_hist_t *h, uint64_t want,
+                      const char *what)
+{
+	json_t *v = json_object_get(o, key);
+	int rc;
+
+	dv_hist_init(h);
+	if (v == NULL)
+		return 0;
+	if (!json_is_object(v))
+		return r_bad(r, "\"%s\" must be an object", key);
+	if ((rc = r_latency(r, v, key, h)) != 0 || (rc = check_hist(r, key, h)) != 0)
+		return rc;
+	if (h->count != want)
+		return r_bad(r, "%s count %llu differs from %s %llu", key,
+		             (unsigned long long)h->count, what, (unsigned long long)want);
+	return 0;
+}
+
+/* One step of "capacity"."search": its figures, verdict and why, checked. */
+static int r_cap_step(rctx_t *r, size_t i, json_t *e, dv_capacity_step_t *st)
+{
+	char pre[48], *why = NULL;
+	json_t *v;
+	int rc;
+
+	snprintf(pre, sizeof(pre), "capacity: search[%zu]: ", i);
+	if (!json_is_object(e))
+		return r_bad(r, "%smust be an object", pre);
+	if ((rc = r_fields(r, e, st, TABLE(cap_step_fields))) != 0 ||
+	    (rc = check_figures(r, pre, st, TABLE(cap_step_fields))) != 0)
+		return rc;
+	v = json_object_get(e, "verdict");
+	if (dv_cap_verdict_parse(json_is_string(v) ? json_string_value(v) : NULL, &st->verdict) !=
+	    0)
+		return r_bad(r, "%s\"verdict\" must be pass, FAIL, generator-bound or error", pre);
+	if ((rc = r_str(r, e, "why", true, &why)) != 0)
+		return rc;
+	if (strlen(why) >= sizeof(st->why)) {
+		free(why);
+		return r_bad(r, "%s\"why\" is longer than %zu bytes", pre, sizeof(st->why) - 1);
+	}
+	memcpy(st->why, why, strlen(why) + 1);
+	free(why);
+	if (st->completed > st->sent || st->lost > st->sent)
+		return r_bad(r, "%scompleted %llu or lost %llu is above sent %llu", pre,
+		             (unsigned long long)st->completed, (unsigned long long)st->lost,
+		             (unsigned long long)st->sent);
+	if (st->loss > 1)
+		return r_bad(r, "%s\"loss\" must be a fraction from 0 to 1", pre);
+	return 0;
+}
+
+/* The optional "capacity" of a capacity search, with its optional "search" steps. */
+static int r_capacity(rctx_t *r, json_t *o, dv_pass_record_t *p)
+{
+	json_t *cap, *a;
+	int rc;
+
+	if (json_object_get(o, "capacity") == NULL)
+		return 0;
+	p->cap.searched = true;
+	if ((rc = r_section(r, o, "capacity", &p->cap, TABLE(pass_capacity_fields), &cap)) != 0 ||
+	    (rc = check_figures(r, "capacity: ", &p->cap, TABLE(pass_capacity_fields))) != 0)
+		return rc;
+	if (json_object_get(cap, "search") == NULL) /* optional: files before it lack it */
+		return 0;
+	if ((rc = r_array(r, cap, "search", sizeof(dv_capacity_step_t), &a,
+	                  (void **)&p->cap_steps)) != 0)
+		return rc;
+	if (json_array_size(a) != p->cap.steps)
+		return r_bad(r, "capacity: \"search\" holds %zu steps, \"steps\" says %u",
+		             json_array_size(a), p->cap.steps);
+	p->n_cap_steps = json_array_size(a);
+	for (size_t i = 0; i < p->n_cap_steps; i++)
+		if ((rc = r_cap_step(r, i, json_array_get(a, i), &p->cap_steps[i])) != 0)
+			return rc;
+	return 0;
+}
+
+/* The histograms of a pass: "latency" (count = completed), the optional "latency_intended"
+ * (the same), "connect" (= conn_opened) and "handshake" (= tls_full + tls_resumed). */
+static int r_pass_hists(rctx_t *r, json_t *o, dv_pass_result_t *res)
+{
+	const dv_counters_t *c = &res->stats.c;
+	json_t *lat;
+	int rc;
+
+	if ((rc = r_obj(r, o, "latency", &lat)) != 0 ||
+	    (rc = r_latency(r, lat, "latency", &res->stats.latency)) != 0)
+		return rc;
+	if (res->stats.latency.count != c->completed)
+		return r_bad(r, "latency count %llu differs from completed %llu",
+		             (unsigned long long)res->stats.latency.count,
+		             (unsigned long long)c->completed);
+	if ((rc = r_opt_hist(r, o, "latency_intended", &res->stats.latency_intended, c->completed,
+	                     "completed")) != 0 ||
+	    (rc = r_opt_hist(r, o, "connect", &res->stats.connect, c->conn_opened,
+	                     "conn_opened")) != 0)
+		return rc;
+	if (c->tls_full + c->tls_resumed < c->tls_full)
+		return r_bad(r, "tls_full + tls_resumed overflows");
+	return r_opt_hist(r, o, "handshake", &res->stats.handshake, c->tls_full + c->tls_resumed,
+	                  "tls_full + tls_resumed");
+}
+
 static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p)
 {
 	dv_pass_result_t *res = &p->res;
-	json_t *c, *lat;
+	json_t *c;
 	int rc;
 
 	if (!json_is_object(o))
@@ -1370,24 +1530,8 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		return r_bad(r, "list %zu does not exist", p->list);
 	if ((rc = r_obj(r, o, "counters", &c)) != 0 || (rc = r_counters(r, c, &res->stats.c)) != 0)
 		return rc;
-	if ((rc = r_obj(r, o, "latency", &lat)) != 0 ||
-	    (rc = r_latency(r, lat, &res->stats.latency)) != 0)
+	if ((rc = r_pass_hists(r, o, res)) != 0)
 		return rc;
-	if (res->stats.latency.count != res->stats.c.completed)
-		return r_bad(r, "latency count %llu differs from completed %llu",
-		             (unsigned long long)res->stats.latency.count,
-		             (unsigned long long)res->stats.c.completed);
-	lat = json_object_get(o, "latency_intended"); /* optional (paced runs, added later) */
-	if (lat != NULL) {
-		if (!json_is_object(lat))
-			return r_bad(r, "\"latency_intended\" must be an object");
-		if ((rc = r_latency(r, lat, &res->stats.latency_intended)) != 0)
-			return rc;
-		if (res->stats.latency_intended.count != res->stats.c.completed)
-			return r_bad(r, "latency_intended count %llu differs from completed %llu",
-			             (unsigned long long)res->stats.latency_intended.count,
-			             (unsigned long long)res->stats.c.completed);
-	}
 	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0 ||
 	    (rc = r_intervals(r, o, res)) != 0)
 		return rc;
@@ -1397,18 +1541,10 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		res->scheduled = true;
 		if ((rc = r_section(r, o, "replay", res, TABLE(pass_replay_fields), &rp)) != 0 ||
 		    (rc = r_obj(r, rp, "lag", &lag)) != 0 ||
-		    (rc = r_latency(r, lag, &res->lag)) != 0)
+		    (rc = r_latency(r, lag, "replay lag", &res->lag)) != 0)
 			return rc;
 	}
-	if (json_object_get(o, "capacity") != NULL) { /* optional: capacity studies */
-		p->cap.searched = true;
-		if ((rc = r_section(r, o, "capacity", &p->cap, TABLE(pass_capacity_fields),
-		                    NULL)) != 0 ||
-		    (rc = check_figures(r, "capacity: ", &p->cap, TABLE(pass_capacity_fields))) !=
-		        0)
-			return rc;
-	}
-	if ((rc = r_ranks(r, o, p)) != 0)
+	if ((rc = r_capacity(r, o, p)) != 0 || (rc = r_ranks(r, o, p)) != 0)
 		return rc;
 	return check_pass(r, p);
 }

@@ -43,6 +43,16 @@ const char *dv_cap_verdict_name(dv_cap_verdict_t v)
 	}
 }
 
+int dv_cap_verdict_parse(const char *name, dv_cap_verdict_t *v)
+{
+	for (int i = DV_CAP_PASS; i <= DV_CAP_ERROR; i++)
+		if (name != NULL && strcmp(name, dv_cap_verdict_name((dv_cap_verdict_t)i)) == 0) {
+			*v = (dv_cap_verdict_t)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
 void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t threads,
                        const dv_pass_result_t *res, dv_capacity_step_t *st)
 {
@@ -63,6 +73,7 @@ void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t
 	st->loss = c->sent ? (double)c->lost / (double)c->sent : 0;
 	st->p50_ns = dv_hist_quantile_ns(&res->stats.latency, 0.50);
 	st->p99_ns = dv_hist_quantile_ns(&res->stats.latency, 0.99);
+	st->p99_intended_ns = dv_hist_quantile_ns(&res->stats.latency_intended, 0.99);
 	st->p999_intended_ns = dv_hist_quantile_ns(&res->stats.latency_intended, 0.999);
 	st->lat_ns = dv_hist_quantile_ns(lat, o->lat_q);
 	st->cpu_share = res->elapsed_s > 0 && threads > 0
@@ -311,6 +322,19 @@ dv_capacity_figure_t dv_capacity_figure_of(const dv_capacity_result_t *r)
 bool dv_capacity_is_lower_bound(const dv_capacity_figure_t *f)
 {
 	return f->generator_bound || f->hit_to;
+}
+
+const char *dv_capacity_figure_verdict(const dv_capacity_figure_t *f)
+{
+	if (!f->searched)
+		return "";
+	if (f->generator_bound)
+		return "generator-bound";
+	if (f->capacity_qps <= 0)
+		return "none";
+	if (f->hit_to)
+		return "to-reached";
+	return f->confirmed ? "confirmed" : "unconfirmed";
 }
 
 void dv_capacity_print(const dv_capacity_opts_t *o, const dv_capacity_result_t *r, FILE *out)

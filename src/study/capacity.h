@@ -55,6 +55,7 @@ typedef struct dv_capacity_step {
 	double loss;         /* lost / sent (fraction); 0 when nothing was sent */
 	uint64_t sent, completed, lost;
 	uint64_t p50_ns, p99_ns, lat_ns; /* lat_ns: the SLO's quantile (intended or actual) */
+	uint64_t p99_intended_ns;        /* from the intended send time; 0 when not paced */
 	uint64_t p999_intended_ns;
 	double cpu_share; /* generator CPU / (elapsed x threads) */
 	dv_cap_verdict_t verdict;
@@ -122,6 +123,15 @@ typedef struct dv_capacity_figure {
 dv_capacity_figure_t dv_capacity_figure_of(const dv_capacity_result_t *r);
 /* Whether the figure is only a lower bound ("at least"): generator-bound or --to reached. */
 bool dv_capacity_is_lower_bound(const dv_capacity_figure_t *f);
+/*
+ * The figure's verdict in one word, for the CSV history and tables: "generator-bound"
+ * (a lower bound: the generator could not offer more), "to-reached" (a lower bound:
+ * passed at --to), "none" (the SLO broke at every rate tried), "confirmed" or
+ * "unconfirmed" (the final repeat at the capacity failed). "" when f is not a search.
+ */
+const char *dv_capacity_figure_verdict(const dv_capacity_figure_t *f);
+/* dv_cap_verdict_name's inverse: 0 with *v set, or -EINVAL for another name. */
+int dv_cap_verdict_parse(const char *name, dv_cap_verdict_t *v);
 
 /*
  * Run a search against cfg->server with list ql: cfg is copied; its max_qps and

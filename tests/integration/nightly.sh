@@ -75,11 +75,16 @@ assert_eq "history cold rows" 3 "$(awk -F, '$8 == "cold"' "$W/history.csv" | wc 
 # Every row: sent = completed + lost, nothing lost.
 bad=$(awk -F, 'NR > 1 && ($9 != $10 + $11 || $11 != 0)' "$W/history.csv" | wc -l | tr -d ' ')
 assert_eq "history rows with sent != completed + lost or losses" 0 "$bad"
-# Header version 2: the loss split follows interrupted; 30 fields a row, no client drops.
-head -1 "$W/history.csv" | grep -q ',interrupted,client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed$' ||
+# Header version 3: the loss split follows interrupted (version 2), then the transport, the
+# connection figures and the capacity (version 3); 45 fields a row, no client drops, udp, no
+# connections, no capacity search.
+v3cols=transport,conn_opened,conn_failed,conn_reset,conn_closed,tls_full,tls_resumed,connect_p50_ms,connect_p99_ms,handshake_p50_ms,handshake_p99_ms,queries_per_conn,http_non200,capacity_qps,capacity_verdict
+head -1 "$W/history.csv" | grep -q ",interrupted,client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed,$v3cols\$" ||
 	fail "history header: $(head -1 "$W/history.csv")"
-assert_eq "history rows without 30 fields or with client drops" 0 \
-	"$(awk -F, 'NF != 30 || (NR > 1 && $26 != 0)' "$W/history.csv" | wc -l | tr -d ' ')"
+assert_eq "history rows without 45 fields or with client drops" 0 \
+	"$(awk -F, 'NF != 45 || (NR > 1 && $26 != 0)' "$W/history.csv" | wc -l | tr -d ' ')"
+assert_eq "history rows not udp without connections or capacity" 0 \
+	"$(awk -F, 'NR > 1 && ($31 != "udp" || $32 != "0" || $38 != "" || $44 != "")' "$W/history.csv" | wc -l | tr -d ' ')"
 
 # Plots and pages of the last night and of the history.
 for c in latency bars-qps bars-p99; do
@@ -133,4 +138,14 @@ assert_eq "night 5 rows of version 2 without client drops" 2 \
 	"$(tail -2 "$W/history.csv" | awk -F, 'NF == 30 && $26 == "0" && $28 != ""' | wc -l | tr -d ' ')"
 grep -q '<td class="l">r</td><td class="l">L</td><td class="l">hot</td><td>5</td>' \
 	"$W/www/history/index.html" || fail "upgraded history page: hot row should count 5 nights"
+# doc/nightly.md's version 2 to 3 upgrade, as written there: 15 empty columns more a row.
+upgrade3=$(awk '/^To upgrade a version 2 file/ { f = 1 } f && /^```$/ { exit } f > 1 { print } f && /^```sh$/ { f = 2 }' \
+	"$top_srcdir/doc/nightly.md")
+[ -n "$upgrade3" ] || fail "doc/nightly.md: no version 2 to 3 upgrade command"
+(cd "$W" && eval "$upgrade3") || fail "upgrade command (2 to 3) failed"
+assert_eq "upgraded header (3)" "$(head -1 "$TMP/v1.csv"),client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed,$v3cols" \
+	"$(head -1 "$W/history.csv")"
+assert_eq "upgraded rows (3) with 45 fields, the last 15 empty" 10 \
+	"$(awk -F, 'NR > 1 && NF == 45 && $31$32$33$34$35$36$37$38$39$40$41$42$43$44$45 == ""' "$W/history.csv" | wc -l | tr -d ' ')"
+"$DV" plot "$W/history.csv" -o "$W/www/h3" >/dev/null || fail "plot of the upgraded (3) history"
 echo "PASS: nightly"

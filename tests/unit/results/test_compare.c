@@ -158,6 +158,87 @@ static void test_table(void **state)
 	free_study(c);
 }
 
+/* Stream passes: pass i gets conn_opened 4, conn_failed fail, conn_reset i, tls_full 3 and
+ * tls_resumed 1, four connects of 100 us and four handshakes of hs ns. */
+static void set_stream(dv_study_t *s, dv_tp_kind_t kind, uint64_t fail, uint64_t hs)
+{
+	s->run.stream = true;
+	s->run.tp.kind = kind;
+	for (size_t i = 0; i < s->n_passes; i++) {
+		dv_stats_t *st = &s->passes[i].res.stats;
+		st->c.conn_opened = 4;
+		st->c.conn_failed = fail;
+		st->c.conn_reset = i;
+		st->c.tls_full = 3;
+		st->c.tls_resumed = 1;
+		dv_hist_init(&st->connect);
+		dv_hist_init(&st->handshake);
+		for (int k = 0; k < 4; k++) {
+			dv_hist_add(&st->connect, 100000);
+			dv_hist_add(&st->handshake, hs);
+		}
+	}
+}
+
+/* Issue 12: with stream passes, the connection rows, by the same spread rule. */
+static void test_connection_rows(void **state)
+{
+	static const pass_spec_t ps[] = {
+	    {DV_PASS_HOT, 0, 1000, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 1, 1000, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 2, 1000, 1000, 0, 1000000, 0},
+	};
+	dv_study_t *b = make_study(ps, 3), *c = make_study(ps, 3);
+	size_t matched;
+	char *t;
+	(void)state;
+
+	/* UDP on both sides: no connection rows. */
+	t = print_to_string(b, c, &matched);
+	assert_null(strstr(t, "connect p99"));
+	assert_null(strstr(t, "Transport:"));
+	free(t);
+
+	set_stream(b, DV_TP_DOT, 0, 1000000);
+	set_stream(c, DV_TP_DOT, 2, 4000000);
+	t = print_to_string(b, c, &matched);
+	assert_non_null(strstr(t, "Transport: base dot, new dot\n"));
+	assert_non_null(strstr(t, "  connect p99 ms    0.1000         0.1000        +0.0000    "
+	                          "+0.00%  no\n"));
+	/* 1 ms and 4 ms are bucket boundaries within the histogram's resolution */
+	assert_non_null(strstr(t, "  handshake p99 ms  1.0000         4.0000        +3.0000  "
+	                          "+300.00%  YES\n"));
+	assert_non_null(strstr(t, "  conn failed          0.0            2.0           +2.0       "
+	                          "n/a  YES\n"));
+	/* resets 0, 1, 2 on both sides: sd 1, no difference */
+	assert_non_null(strstr(t, "  conn reset           1.0            1.0           +0.0    "
+	                          "+0.00%  no\n"));
+	assert_non_null(strstr(t, "  resumed %          25.00          25.00          +0.00    "
+	                          "+0.00%  no\n"));
+	free(t);
+
+	/* TCP against UDP: the rows, with "-" where a side has no figure */
+	free_study(b);
+	b = make_study(ps, 3);
+	set_stream(c, DV_TP_TCP, 1, 1000000);
+	for (size_t i = 0; i < 3; i++) {
+		c->passes[i].res.stats.c.tls_full = c->passes[i].res.stats.c.tls_resumed = 0;
+		dv_hist_init(&c->passes[i].res.stats.handshake);
+	}
+	t = print_to_string(b, c, &matched);
+	assert_non_null(strstr(t, "Transport: base udp, new tcp\n"));
+	assert_non_null(strstr(t, "  connect p99 ms         -         0.1000              -       "
+	                          "n/a  n/a (no such figure on a side)\n"));
+	assert_non_null(strstr(t, "  handshake p99 ms       -              -              -       "
+	                          "n/a  n/a (no such figure on a side)\n"));
+	/* no spread on either side (counts have no floor): the means differ */
+	assert_non_null(strstr(t, "  conn failed          0.0            1.0           +1.0       "
+	                          "n/a  YES\n"));
+	free(t);
+	free_study(b);
+	free_study(c);
+}
+
 static char *summary_to_string(const dv_study_t *s)
 {
 	char *buf = NULL;
@@ -279,6 +360,7 @@ int main(void)
 	    cmocka_unit_test(test_table),
 	    cmocka_unit_test(test_compare_agrees_with_summary),
 	    cmocka_unit_test(test_groups_by_position),
+	    cmocka_unit_test(test_connection_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

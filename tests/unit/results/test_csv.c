@@ -127,36 +127,47 @@ static void test_header_once(void **state)
 	                    "completed,lost,lost_pct,not_sent,late,qps,p50_ms,p90_ms,p99_ms,"
 	                    "p999_ms,mean_ms,max_ms,stddev_ms,run_time_s,cpu_us_per_query,"
 	                    "interrupted,client_drops,target_drops,target_sockets,"
-	                    "icmp_port_unreachable,wire_timed");
-	assert_int_equal(DV_CSV_VERSION, 2);
-	assert_int_equal(dv_csv_ncolumns, 30);
-	assert_string_equal(dv_csv_header_version(2), dv_csv_header());
+	                    "icmp_port_unreachable,wire_timed,transport,conn_opened,conn_failed,"
+	                    "conn_reset,conn_closed,tls_full,tls_resumed,connect_p50_ms,"
+	                    "connect_p99_ms,handshake_p50_ms,handshake_p99_ms,queries_per_conn,"
+	                    "http_non200,capacity_qps,capacity_verdict");
+	assert_int_equal(DV_CSV_VERSION, 3);
+	assert_int_equal(dv_csv_ncolumns, 45);
+	assert_int_equal(dv_csv_version_columns(2), 30);
+	assert_string_equal(dv_csv_header_version(3), dv_csv_header());
+	assert_string_equal(dv_csv_header_version(2) + strlen(dv_csv_header_version(2)) - 11,
+	                    ",wire_timed");
+	assert_int_equal(
+	    strncmp(dv_csv_header(), dv_csv_header_version(2), strlen(dv_csv_header_version(2))),
+	    0);
 	assert_int_equal(
 	    strncmp(dv_csv_header(), dv_csv_header_version(1), strlen(dv_csv_header_version(1))),
 	    0);
 	assert_string_equal(dv_csv_header_version(1) + strlen(dv_csv_header_version(1)) - 12,
 	                    ",interrupted");
 	assert_null(dv_csv_header_version(0));
-	assert_null(dv_csv_header_version(3));
+	assert_null(dv_csv_header_version(4));
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_non_null(strstr(text, dv_csv_header()));
 	assert_string_equal(strstr(text, "\n") + 1,
 	                    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
 	                    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
-	                    "0.500000,0.500000,0.000000,2.500000,2.000,0,0,0,0,0,0\n"
+	                    "0.500000,0.500000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
+	                    "udp,0,0,0,0,0,0,,,,,,0,,\n"
 	                    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
 	                    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
-	                    "0.750000,0.750000,0.000000,2.500000,2.000,0,0,0,0,0,0\n");
+	                    "0.750000,0.750000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
+	                    "udp,0,0,0,0,0,0,,,,,,0,,\n");
 	/* Append again: the header is not repeated, rows follow. */
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	second = read_all(path);
 	assert_int_equal(strlen(second), 2 * strlen(text) - strlen(dv_csv_header()) - 1);
 	assert_ptr_equal(strstr(second + 1, "date,host"), NULL);
 
-	assert_int_equal(dv_csv_file_version(path, &err), 2);
+	assert_int_equal(dv_csv_file_version(path, &err), 3);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 2);
+	assert_int_equal(t.version, 3);
 	assert_int_equal(t.n, 4);
 	assert_string_equal(field(&t, 0, "pass"), "cold");
 	assert_string_equal(field(&t, 1, "pass"), "hot");
@@ -216,10 +227,36 @@ static void test_counter_columns(void **state)
 		}
 	}
 	assert_null(dv_csv_counter("qps"));
+	/* version 3's counters under their results-file key (7000 + 11 x their index) */
+	for (size_t k = 0; k < dv_counter_nfields; k++) {
+		static const char *const v3[] = {"conn_opened", "conn_failed", "conn_reset",
+		                                 "conn_closed", "tls_full",    "tls_resumed",
+		                                 "http_non200"};
+		for (size_t j = 0; j < DV_ARRAY_SIZE(v3); j++) {
+			if (strcmp(dv_counter_fields[k].name, v3[j]) != 0)
+				continue;
+			snprintf(want, sizeof(want), "%zu", (size_t)(7000 + 11 * k));
+			assert_string_equal(field(&t, 0, v3[j]), want);
+			with_csv++;
+		}
+	}
+	assert_int_equal(with_csv, 17);
+	/* Empty only where the pass has no such figure: no connect or handshake histogram
+	 * here, and no capacity search. */
 	for (size_t r = 0; r < t.n; r++)
-		for (size_t c = 0; c < dv_csv_ncolumns; c++)
-			if (t.rows[r][c][0] == '\0')
+		for (size_t c = 0; c < dv_csv_ncolumns; c++) {
+			bool may = c == (size_t)dv_csv_column("connect_p50_ms") ||
+			           c == (size_t)dv_csv_column("connect_p99_ms") ||
+			           c == (size_t)dv_csv_column("handshake_p50_ms") ||
+			           c == (size_t)dv_csv_column("handshake_p99_ms") ||
+			           c == (size_t)dv_csv_column("capacity_qps") ||
+			           c == (size_t)dv_csv_column("capacity_verdict") ||
+			           (r == 1 && c == (size_t)dv_csv_column("queries_per_conn"));
+			if (t.rows[r][c][0] == '\0' && !may)
 				fail_msg("row %zu column %zu is empty", r, c);
+			if (may && t.rows[r][c][0] != '\0')
+				fail_msg("row %zu column %zu is not empty", r, c);
+		}
 	dv_csv_table_free(&t);
 	free_study(s);
 }
@@ -356,8 +393,12 @@ static void test_old_header_appended(void **state)
 	dv_csv_table_free(&t);
 	free(text);
 
-	/* A version 1 row in a version 2 file (or the reverse) is a wrong row. */
+	/* A version 1 row in a version 2 or 3 file (or the reverse) is a wrong row. */
 	snprintf(old, sizeof(old), "%s\n" V1_ROW, dv_csv_header());
+	write_all(path, old);
+	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, ":2: wrong number of fields"));
+	snprintf(old, sizeof(old), "%s\n" V1_ROW, dv_csv_header_version(2));
 	write_all(path, old);
 	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
 	assert_non_null(strstr(err.msg, ":2: wrong number of fields"));
@@ -366,14 +407,17 @@ static void test_old_header_appended(void **state)
 	write_all(path, old);
 	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
 	assert_non_null(strstr(err.msg, ":2: wrong number of fields"));
-	/* The same row with the version 2 header and its five columns reads. */
-	snprintf(old, sizeof(old), "%s\n%.*s,1,2,3,4,5\n", dv_csv_header(), (int)strlen(V1_ROW) - 1,
-	         V1_ROW);
+	/* The same row with the version 2 header and its five columns reads (version 3's
+	 * columns empty: not recorded). */
+	snprintf(old, sizeof(old), "%s\n%.*s,1,2,3,4,5\n", dv_csv_header_version(2),
+	         (int)strlen(V1_ROW) - 1, V1_ROW);
 	write_all(path, old);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
 	assert_int_equal(t.version, 2);
 	assert_string_equal(field(&t, 0, "client_drops"), "1");
 	assert_string_equal(field(&t, 0, "wire_timed"), "5");
+	for (size_t c = DV_CSV_V2_COLUMNS; c < dv_csv_ncolumns; c++)
+		assert_string_equal(t.rows[0][c], "");
 	dv_csv_table_free(&t);
 	free_study(s);
 }
@@ -402,11 +446,11 @@ static void test_new_columns_round_trip(void **state)
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_int_equal(strncmp(text, dv_csv_header(), strlen(dv_csv_header())), 0);
-	assert_non_null(strstr(text, ",2.000,0,4,612,2,17,1989\n"));
-	assert_non_null(strstr(text, ",2.000,0,5,613,2,34,1988\n"));
+	assert_non_null(strstr(text, ",2.000,0,4,612,2,17,1989,udp,"));
+	assert_non_null(strstr(text, ",2.000,0,5,613,2,34,1988,udp,"));
 	free(text);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 2);
+	assert_int_equal(t.version, 3);
 	assert_int_equal(t.n, 2);
 	assert_string_equal(field(&t, 0, "client_drops"), "4");
 	assert_string_equal(field(&t, 0, "target_drops"), "612");
@@ -417,6 +461,84 @@ static void test_new_columns_round_trip(void **state)
 	assert_string_equal(field(&t, 1, "target_drops"), "613");
 	assert_string_equal(field(&t, 1, "icmp_port_unreachable"), "34");
 	assert_string_equal(field(&t, 1, "wire_timed"), "1988");
+	dv_csv_table_free(&t);
+	free_study(s);
+}
+
+/*
+ * Header version 3 (issues 12 and 13): a DoT study's connection figures and a capacity
+ * search's figure, exactly; a file of version 2 keeps its layout (no version 3 columns).
+ */
+static void test_v3_streams_capacity(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	char *text;
+	(void)state;
+
+	s->run.stream = true;
+	s->run.tp.kind = DV_TP_DOT;
+	dv_pass_result_t *r = &s->passes[1].res;
+	r->stats.c.conn_opened = 8;
+	r->stats.c.conn_failed = 1;
+	r->stats.c.conn_reset = 2;
+	r->stats.c.conn_closed = 3;
+	r->stats.c.tls_full = 5;
+	r->stats.c.tls_resumed = 3;
+	r->stats.c.http_non200 = 4;
+	dv_hist_init(&r->stats.connect);
+	dv_hist_init(&r->stats.handshake);
+	for (int k = 0; k < 8; k++) {
+		dv_hist_add(&r->stats.connect, 100000); /* a bucket boundary: exact */
+		/* p50: 1 ms's bucket, read back as its value within it (1.001472 ms) */
+		dv_hist_add(&r->stats.handshake, k < 7 ? 1000000 : 4000000);
+	}
+	s->passes[2].cap = (dv_capacity_figure_t){
+	    .searched = true, .capacity_qps = 16000, .generator_bound = true, .steps = 4};
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	text = read_all(path);
+	assert_non_null(strstr(text, ",0,0,0,0,0,0,dot,8,1,2,3,5,3,0.100000,0.100000,1.001472,"
+	                             "4.000000,250.000,4,,\n"));
+	assert_non_null(strstr(text, ",0,0,0,0,0,0,dot,0,0,0,0,0,0,,,,,,0,16000.000,"
+	                             "generator-bound\n"));
+	free(text);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 3);
+	assert_string_equal(field(&t, 0, "transport"), "dot");
+	assert_string_equal(field(&t, 0, "conn_opened"), "8");
+	assert_string_equal(field(&t, 0, "handshake_p99_ms"), "4.000000");
+	assert_string_equal(field(&t, 0, "queries_per_conn"), "250.000");
+	assert_string_equal(field(&t, 0, "capacity_verdict"), "");
+	assert_string_equal(field(&t, 1, "capacity_qps"), "16000.000");
+	dv_csv_table_free(&t);
+
+	/* the other verdicts */
+	dv_capacity_figure_t *f = &s->passes[2].cap;
+	f->generator_bound = false;
+	assert_string_equal(dv_capacity_figure_verdict(f), "unconfirmed");
+	f->confirmed = true;
+	assert_string_equal(dv_capacity_figure_verdict(f), "confirmed");
+	f->hit_to = true;
+	assert_string_equal(dv_capacity_figure_verdict(f), "to-reached");
+	f->capacity_qps = 0;
+	f->hit_to = false;
+	assert_string_equal(dv_capacity_figure_verdict(f), "none");
+
+	/* A version 2 history keeps its 30 columns. */
+	char old[1024];
+	snprintf(old, sizeof(old), "%s\n", dv_csv_header_version(2));
+	write_all(path, old);
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	assert_int_equal(dv_csv_file_version(path, &err), 2);
+	text = read_all(path);
+	assert_null(strstr(text, "dot"));
+	assert_non_null(strstr(text, ",2.000,0,0,0,0,0,0\n"));
+	free(text);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 2);
+	assert_int_equal(t.n, 2);
+	assert_string_equal(field(&t, 0, "transport"), "");
 	dv_csv_table_free(&t);
 	free_study(s);
 }
@@ -480,6 +602,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_header_mismatch_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_date_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_old_header_appended, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_v3_streams_capacity, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_new_columns_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_quoting_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),

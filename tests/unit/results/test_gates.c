@@ -120,6 +120,22 @@ static void test_parse_opt(void **state)
 	assert_string_equal(g.baseline_path, "other.json");
 	assert_int_equal(dv_gates_parse_opt(&g, "--junit", "gates.xml", &err), 0);
 	assert_string_equal(g.junit_path, "gates.xml");
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-handshake-p99", "50ms", &err), 0);
+	assert_true(g.max_hs_p99_ns == 5e7);
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-conn-failures", "0", &err), 0);
+	assert_true(g.max_conn_fail == 0);
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-conn-failures", "12", &err), 0);
+	assert_true(g.max_conn_fail == 12);
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-handshake-p99", "50", &err), -EINVAL);
+	assert_string_equal(err.msg, "--max-handshake-p99: '50' is not a latency with a unit (e.g. "
+	                             "5ms, 800us, 2.5s)");
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-conn-failures", "1.5", &err), -EINVAL);
+	assert_string_equal(
+	    err.msg, "--max-conn-failures: '1.5' is not a whole number of connections (e.g. 0)");
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-conn-failures", "-1", &err), -EINVAL);
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-conn-failures", "inf", &err), -EINVAL);
+	assert_int_equal(dv_gates_parse_opt(&g, "--max-conn-failures", NULL, &err), -EINVAL);
+	assert_true(g.max_hs_p99_ns == 5e7 && g.max_conn_fail == 12); /* kept */
 
 	assert_int_equal(dv_gates_parse_opt(&g, "--max-loss", "101%", &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "--max-loss"));
@@ -190,6 +206,95 @@ static void test_each_absolute_gate(void **state)
 	g.min_qps = 10000000;
 	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
 	assert_non_null(strstr(text, "FAIL t1/SOA/cold: qps 10000.0 < 10000000\n"));
+	free(text);
+	free_study(s);
+}
+
+/* Stream passes for the connection gates: pass i has fail[i] failed connections and,
+ * when hs[i] > 0, four TLS handshakes of hs[i] ns each (hs 0: none done). */
+static void set_conns(dv_study_t *s, const uint64_t *fail, const uint64_t *hs)
+{
+	for (size_t i = 0; i < s->n_passes; i++) {
+		dv_stats_t *st = &s->passes[i].res.stats;
+		st->c.conn_opened = 4;
+		st->c.conn_failed = fail[i];
+		dv_hist_init(&st->connect);
+		dv_hist_init(&st->handshake);
+		for (int k = 0; k < 4; k++) {
+			dv_hist_add(&st->connect, 100000);
+			if (hs[i] > 0)
+				dv_hist_add(&st->handshake, hs[i]);
+		}
+		st->c.tls_full = hs[i] > 0 ? 4 : 0;
+	}
+}
+
+/* --max-handshake-p99 and --max-conn-failures (issue 12): on the group's mean, skipped where
+ * the transport has no such figure, failed where a TLS pass has none. */
+static void test_connection_gates(void **state)
+{
+	static const pass_spec_t reps[] = {
+	    {DV_PASS_HOT, 0, 9000, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 1, 9000, 1000, 0, 1000000, 0},
+	};
+	static const uint64_t fail[] = {1, 4}, hs[] = {4000000, 2000000};
+	dv_study_t *s = make_study(reps, 2);
+	dv_gates_t g;
+	dv_err_t err = {{0}};
+	char *text;
+	(void)state;
+
+	/* UDP: nothing to check, both skipped (exit 0). */
+	dv_gates_init(&g);
+	g.max_hs_p99_ns = 1e6;
+	g.max_conn_fail = 0;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 0);
+	assert_non_null(strstr(text, "gate max-handshake-p99 skip t1/SOA/hot: no TLS handshakes "
+	                             "over udp\n"));
+	assert_non_null(strstr(text, "gate max-conn-failures skip t1/SOA/hot: no stream "
+	                             "connections over udp\n"));
+	assert_non_null(strstr(text, "gates: 2 checked, 0 failed, 2 skipped"));
+	free(text);
+
+	/* DoT: mean handshake p99 (4 + 2) / 2 = 3 ms, mean failures 2.5 */
+	s->run.stream = true;
+	s->run.tp.kind = DV_TP_DOT;
+	set_conns(s, fail, hs);
+	g.max_hs_p99_ns = 3e6;
+	g.max_conn_fail = 3;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 0);
+	assert_non_null(strstr(text, "gate max-handshake-p99 ok   t1/SOA/hot: handshake p99 3.0000 "
+	                             "ms <= 3 ms\n"));
+	assert_non_null(strstr(text, "gate max-conn-failures ok   t1/SOA/hot: connections failed "
+	                             "2.5 <= 3\n"));
+	free(text);
+	g.max_hs_p99_ns = 2.5e6;
+	g.max_conn_fail = 2;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
+	assert_non_null(strstr(text, "FAIL t1/SOA/hot: handshake p99 3.0000 ms > 2.5 ms\n"));
+	assert_non_null(strstr(text, "FAIL t1/SOA/hot: connections failed 2.5 > 2\n"));
+	assert_non_null(strstr(text, "gates: 2 checked, 2 failed, 0 skipped"));
+	free(text);
+
+	/* A DoT pass that finished no handshake has no figure: the gate fails, never passes. */
+	static const uint64_t hs_none[] = {4000000, 0};
+	set_conns(s, fail, hs_none);
+	g.max_hs_p99_ns = 1e9;
+	g.max_conn_fail = -1;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
+	assert_non_null(strstr(text,
+	                       "FAIL t1/SOA/hot: handshake p99: no TLS handshake done in 1 of "
+	                       "2 passes: not a finite number\n"));
+	free(text);
+
+	/* TCP: no TLS, skipped; failures checked. */
+	s->run.tp.kind = DV_TP_TCP;
+	static const uint64_t hs_tcp[] = {0, 0};
+	set_conns(s, fail, hs_tcp);
+	g.max_conn_fail = 0;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
+	assert_non_null(strstr(text, "skip t1/SOA/hot: no TLS handshakes over tcp\n"));
+	assert_non_null(strstr(text, "FAIL t1/SOA/hot: connections failed 2.5 > 0\n"));
 	free(text);
 	free_study(s);
 }
@@ -453,6 +558,7 @@ int main(void)
 	    cmocka_unit_test(test_repeats_use_mean), cmocka_unit_test(test_relative_gates),
 	    cmocka_unit_test(test_capacity_drop),    cmocka_unit_test(test_non_finite_fails),
 	    cmocka_unit_test(test_no_passes),        cmocka_unit_test(test_junit),
+	    cmocka_unit_test(test_connection_gates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

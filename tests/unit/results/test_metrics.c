@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -202,6 +203,7 @@ static void test_lines(void **state)
 	assert_int_equal(geti(conn, "packets_sent"), 1000);
 	assert_int_equal(geti(conn, "packets_received"), 996 + 1 + 2 + 3);
 	assert_int_equal(geti(conn, "socket_errors"), 5);
+	assert_null(json_object_get(conn, "connections_opened")); /* UDP: no connections */
 
 	assert_string_equal(gets(o[5], "pass"), "hot");
 	/* The total: no subid, both reported passes summed, spanning both. */
@@ -277,6 +279,102 @@ static void test_sum_counters(void **state)
 	free_study(s);
 }
 
+/* The stats_sum lines of the file at path (the passes' then the total), n of them. */
+static size_t read_sums(const char *path, json_t **sums, size_t max, json_t **header)
+{
+	char line[65536];
+	size_t n = 0;
+	FILE *fp = fopen(path, "r");
+
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		json_t *o = json_loads(line, 0, NULL);
+		assert_non_null(o);
+		if (strcmp(gets(o, "type"), "header") == 0 && *header == NULL)
+			*header = o;
+		else if (strcmp(gets(o, "type"), "stats_sum") == 0 && n < max)
+			sums[n++] = o;
+		else
+			json_decref(o);
+	}
+	fclose(fp);
+	return n;
+}
+
+/* Stream transports (issue 12): conn_info carries the connection figures, exactly. */
+static void test_stream_conn_info(void **state)
+{
+	dv_study_t *s = make_study();
+	char path[] = "/tmp/dv_test_metrics_XXXXXX";
+	int fd = mkstemp(path);
+	dv_err_t err = {{0}};
+	json_t *sums[4] = {NULL}, *hdr = NULL;
+	(void)state;
+
+	s->run.stream = true;
+	s->run.tp.kind = DV_TP_DOT;
+	for (size_t i = 1; i < 3; i++) {
+		dv_stats_t *st = &s->passes[i].res.stats;
+		st->c.conn_opened = 4 * i;
+		st->c.conn_reopened = i;
+		st->c.conn_failed = 2;
+		st->c.conn_reset = 3 * i;
+		st->c.conn_closed = 1;
+		st->c.conn_idle_closed = 5;
+		st->c.tls_full = 1;
+		st->c.tls_resumed = 4 * i - 1;
+		st->c.http_non200 = 7;
+		dv_hist_init(&st->connect);
+		dv_hist_init(&st->handshake);
+		for (size_t k = 0; k < 4 * i; k++) {
+			dv_hist_add(&st->connect, 100000 * i); /* bucket boundaries: exact */
+			dv_hist_add(&st->handshake, k == 0 ? 4000000 : 100000);
+		}
+	}
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(dv_metrics_write(s, path, &err), 0);
+	assert_int_equal(read_sums(path, sums, 4, &hdr), 3);
+	unlink(path);
+	json_t *info = json_object_get(hdr, "additional_info");
+	assert_string_equal(gets(info, "transport_layer_proto"), "TCP");
+	assert_string_equal(gets(info, "transport"), "dot");
+	json_t *c1 = json_object_get(sums[0], "conn_info");
+	assert_string_equal(gets(c1, "type"), "dot");
+	assert_int_equal(geti(c1, "connections_opened"), 4);
+	assert_int_equal(geti(c1, "connections_reopened"), 1);
+	assert_int_equal(geti(c1, "connections_failed"), 2);
+	assert_int_equal(geti(c1, "connections_reset"), 3);
+	assert_int_equal(geti(c1, "connections_closed"), 1);
+	assert_int_equal(geti(c1, "connections_idle_closed"), 5);
+	assert_int_equal(geti(c1, "handshakes_full"), 1);
+	assert_int_equal(geti(c1, "handshakes_resumed"), 3);
+	assert_int_equal(geti(c1, "http_non200"), 7);
+	assert_true(json_real_value(json_object_get(c1, "queries_per_connection")) == 250.0);
+	assert_int_equal(geti(json_object_get(c1, "connect_latency"), "p50"), 100000);
+	assert_int_equal(geti(json_object_get(c1, "connect_latency"), "p99"), 100000);
+	assert_int_equal(geti(json_object_get(c1, "connect_latency"), "min"), 100000);
+	/* the middle of 100 us's bucket (its min, 100000, is below it) */
+	assert_int_equal(geti(json_object_get(c1, "handshake_latency"), "p50"), 100096);
+	assert_int_equal(geti(json_object_get(c1, "handshake_latency"), "max"), 4000000);
+	assert_int_equal(geti(json_object_get(c1, "handshake_latency"), "p99"), 4000000);
+	/* the total: both passes added, histograms merged */
+	json_t *ct = json_object_get(sums[2], "conn_info");
+	assert_null(json_object_get(sums[2], "subid"));
+	assert_int_equal(geti(ct, "connections_opened"), 12);
+	assert_int_equal(geti(ct, "connections_reset"), 9);
+	assert_int_equal(geti(ct, "handshakes_resumed"), 10);
+	/* 166.666666667: dns-metrics lines carry 12 significant digits */
+	assert_true(fabs(json_real_value(json_object_get(ct, "queries_per_connection")) -
+	                 2000.0 / 12.0) < 1e-9);
+	assert_int_equal(geti(json_object_get(ct, "connect_latency"), "max"), 200000);
+	assert_int_equal(geti(json_object_get(ct, "connect_latency"), "p50"), 200000);
+	for (size_t i = 0; i < 3; i++)
+		json_decref(sums[i]);
+	json_decref(hdr);
+	free_study(s);
+}
+
 static void test_unwritable(void **state)
 {
 	dv_study_t *s = make_study();
@@ -292,6 +390,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lines),
 	    cmocka_unit_test(test_sum_counters),
+	    cmocka_unit_test(test_stream_conn_info),
 	    cmocka_unit_test(test_unwritable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -621,6 +621,174 @@ static void test_capacity_key(void **state)
 	free(good);
 }
 
+/* Edit only inside the object that starts at the first "key": {" of good (not in "latency"). */
+static void reject_inside(const char *good, const char *key, const char *from, const char *to,
+                          const char *needle)
+{
+	const char *at = strstr(good, key);
+	char *tail, *bad;
+
+	if (at == NULL)
+		fail_msg("test data: \"%s\" not in the file", key);
+	tail = subst(at, from, to);
+	bad = malloc((size_t)(at - good) + strlen(tail) + 1);
+	assert_non_null(bad);
+	memcpy(bad, good, (size_t)(at - good));
+	strcpy(bad + (at - good), tail);
+	expect_reject(bad, needle);
+	free(bad);
+	free(tail);
+}
+
+/*
+ * Stream transports (issue 12): a pass's "connect" and "handshake" histograms read back
+ * byte for byte, absent ones read back empty, and they are checked like "latency" (their
+ * counts against conn_opened and tls_full + tls_resumed).
+ */
+static void test_connect_handshake(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	char *good, *bad;
+
+	build(&a);
+	a.run.stream = true;
+	a.run.tp.kind = DV_TP_DOT;
+	dv_counters_t *c = &a.passes[0].res.stats.c;
+	c->conn_opened = 5;
+	c->conn_failed = 2;
+	c->tls_full = 1;
+	c->tls_resumed = 3;
+	for (uint64_t k = 0; k < 5; k++)
+		dv_hist_add(&a.passes[0].res.stats.connect, 40000 + k * 10007);
+	for (uint64_t k = 0; k < 4; k++)
+		dv_hist_add(&a.passes[0].res.stats.handshake, 900000 + k * 250013);
+	good = dv_results_dump_json(&a, &err);
+	assert_non_null(good);
+	assert_non_null(strstr(good, "\"transport\": \"dot\""));
+	assert_int_equal(dv_results_read_buffer(good, strlen(good), "m", &b, &err), 0);
+	assert_same(&a, &b);
+	assert_memory_equal(&b.passes[0].res.stats.connect, &a.passes[0].res.stats.connect,
+	                    sizeof(dv_hist_t));
+	assert_memory_equal(&b.passes[0].res.stats.handshake, &a.passes[0].res.stats.handshake,
+	                    sizeof(dv_hist_t));
+	assert_int_equal(b.passes[0].res.stats.connect.count, 5);
+	assert_int_equal(b.passes[0].res.stats.connect.min_ns, 40000);
+	assert_int_equal(b.passes[0].res.stats.handshake.max_ns, 900000 + 3 * 250013);
+	/* absent in the others: empty, as dv_stats_init leaves them */
+	assert_memory_equal(&b.passes[1].res.stats.connect, &a.passes[1].res.stats.connect,
+	                    sizeof(dv_hist_t));
+	assert_int_equal(b.passes[1].res.stats.handshake.count, 0);
+	assert_true(b.run.stream);
+	assert_int_equal(b.run.tp.kind, DV_TP_DOT);
+	dv_study_free(&a);
+	dv_study_free(&b);
+	bad = subst(good, "\"conn_opened\": 5", "\"conn_opened\": 6");
+	expect_reject(bad, "passes[0]: connect count 5 differs from conn_opened 6");
+	free(bad);
+	bad = subst(good, "\"tls_resumed\": 3", "\"tls_resumed\": 2");
+	expect_reject(bad, "passes[0]: handshake count 4 differs from tls_full + tls_resumed 3");
+	free(bad);
+	bad = subst(good, "\"connect\": {", "\"connect\": 5, \"x\": {");
+	expect_reject(bad, "passes[0]: \"connect\" must be an object");
+	free(bad);
+	reject_inside(good, "\"connect\": {", "\"count\": 5", "\"count\": 4",
+	              "passes[0]: connect buckets add up to 5, count says 4");
+	reject_inside(good, "\"handshake\": {", "\"sum_ns\": ", "\"sum_ns\": -1, \"y\": ",
+	              "passes[0]: handshake \"sum_ns\" must be a finite number >= 0");
+	reject_inside(good, "\"handshake\": {", "[\n      ", "[\n      1,\n      ",
+	              "passes[0]: handshake bucket 0 must be [low_ns, count > 0]");
+	free(good);
+}
+
+/* The steps of a capacity search (issue 13) read back exactly with their figure. */
+static void test_capacity_steps(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	char *good, *bad;
+
+	build(&a);
+	dv_pass_record_t *p = &a.passes[2];
+	p->cap = (dv_capacity_figure_t){
+	    .searched = true, .capacity_qps = 16000, .confirmed = true, .steps = 3};
+	p->cap_steps = calloc(3, sizeof(*p->cap_steps));
+	assert_non_null(p->cap_steps);
+	p->n_cap_steps = 3;
+	for (size_t i = 0; i < 3; i++) {
+		dv_capacity_step_t *st = &p->cap_steps[i];
+		st->offered_qps = 8000.0 * (double)(i + 1);
+		st->sent_qps = st->offered_qps * 0.999 + 0.1 / 3;
+		st->answered_qps = st->sent_qps - (double)i / 7;
+		st->sent = 16000 * (i + 1);
+		st->lost = i * 17;
+		st->completed = st->sent - st->lost;
+		st->loss = (double)st->lost / (double)st->sent;
+		st->p50_ns = 100000 + i;
+		st->p99_ns = 400000 + i;
+		st->p99_intended_ns = 410000 + i;
+		st->p999_intended_ns = 900000 + i;
+		st->lat_ns = 410000 + i;
+		st->cpu_share = 0.25 + (double)i / 11;
+		st->verdict = i == 2 ? DV_CAP_FAIL : DV_CAP_PASS;
+		snprintf(st->why, sizeof(st->why), i == 2 ? "loss 0.071%% > 0.050%% \"q\"" : "ok");
+	}
+	good = dv_results_dump_json(&a, &err);
+	assert_non_null(good);
+	assert_int_equal(dv_results_read_buffer(good, strlen(good), "m", &b, &err), 0);
+	assert_memory_equal(&b.passes[2].cap, &p->cap, sizeof(p->cap));
+	assert_int_equal(b.passes[2].n_cap_steps, 3);
+	assert_memory_equal(b.passes[2].cap_steps, p->cap_steps, 3 * sizeof(*p->cap_steps));
+	assert_string_equal(b.passes[2].cap_steps[2].why, "loss 0.071% > 0.050% \"q\"");
+	assert_int_equal(b.passes[2].cap_steps[2].verdict, DV_CAP_FAIL);
+	assert_null(b.passes[0].cap_steps);
+	/* the second generation is the same text */
+	char *again = dv_results_dump_json(&b, &err);
+	assert_non_null(again);
+	assert_string_equal(good, again);
+	free(again);
+	dv_study_free(&a);
+	dv_study_free(&b);
+	bad = subst(good, "\"steps\": 3", "\"steps\": 4");
+	expect_reject(bad, "passes[2]: capacity: \"search\" holds 3 steps, \"steps\" says 4");
+	free(bad);
+	bad = subst(good, "\"verdict\": \"FAIL\"", "\"verdict\": \"fail\"");
+	expect_reject(bad, "passes[2]: capacity: search[2]: \"verdict\" must be pass, FAIL");
+	free(bad);
+	bad = subst(good, "\"why\": \"ok\"", "\"why\": 3");
+	expect_reject(bad, "\"why\" must be a string");
+	free(bad);
+	bad = subst(good, "\"offered_qps\": 8000.0", "\"offered_qps\": -8000.0");
+	expect_reject(bad, "passes[2]: capacity: search[0]: \"offered_qps\" must be a finite");
+	free(bad);
+	bad = subst(good, "\"lost\": 17", "\"lost\": 40000");
+	expect_reject(bad, "search[1]: completed 31983 or lost 40000 is above sent 32000");
+	free(bad);
+	bad = subst(good, "\"loss\": 0.0", "\"loss\": 1.5");
+	expect_reject(bad, "search[0]: \"loss\" must be a fraction from 0 to 1");
+	free(bad);
+	/* a file without "search" (before issue 13's steps were kept) still reads */
+	const char *at = strstr(good, "\"search\": [");
+	const char *end = strstr(at, "\n    ]");
+	assert_non_null(at);
+	assert_non_null(end);
+	char *old = malloc(strlen(good) + 1);
+	assert_non_null(old);
+	memcpy(old, good, (size_t)(at - good));
+	strcpy(old + (at - good), "\"x_search\": []");
+	strcat(old, end + strlen("\n    ]"));
+	if (dv_results_read_buffer(old, strlen(old), "old", &b, &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_true(b.passes[2].cap.searched);
+	assert_null(b.passes[2].cap_steps);
+	assert_int_equal(b.passes[2].n_cap_steps, 0);
+	dv_study_free(&b);
+	free(old);
+	free(good);
+}
+
 /* Limits that keep a small hostile file from taking gigabytes (issue 16 item 7). */
 static void test_limits(void **state)
 {
@@ -738,6 +906,8 @@ int main(void)
 	    cmocka_unit_test(test_rejects),
 	    cmocka_unit_test(test_intended),
 	    cmocka_unit_test(test_capacity_key),
+	    cmocka_unit_test(test_connect_handshake),
+	    cmocka_unit_test(test_capacity_steps),
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_mutations),
 	};

@@ -1,6 +1,8 @@
 /* test_capacity: the capacity search against simulated servers, and the step verdicts. */
 #include "config.h"
 
+#include <errno.h>
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,6 +140,11 @@ static void test_judge(void **state)
 	pass_result(&r, 2001, 2001, 1000000);
 	dv_capacity_judge(&o, 1000, 1, &r, &st);
 	assert_int_equal(st.verdict, DV_CAP_FAIL);
+	/* the step keeps both p99s (results files carry them): 1 ms and 2 ms exactly (every
+	 * answer the same: the histogram's quantile is clamped to it) */
+	assert_int_equal(st.p99_ns, 1000000);
+	assert_int_equal(st.p99_intended_ns, 2000000);
+	assert_int_equal(st.lat_ns, 2000000);
 	o.lat_intended = false;
 	dv_capacity_judge(&o, 1000, 1, &r, &st);
 	assert_int_equal(st.verdict, DV_CAP_PASS);
@@ -163,6 +170,24 @@ static void test_judge(void **state)
 	assert_int_equal(st.verdict, DV_CAP_GENBOUND);
 }
 
+/* The verdict names read back (results files) and nothing else does. */
+static void test_verdict_names(void **state)
+{
+	dv_cap_verdict_t v = DV_CAP_ERROR;
+	(void)state;
+
+	for (int i = DV_CAP_PASS; i <= DV_CAP_ERROR; i++) {
+		assert_int_equal(dv_cap_verdict_parse(dv_cap_verdict_name((dv_cap_verdict_t)i), &v),
+		                 0);
+		assert_int_equal(v, i);
+	}
+	assert_string_equal(dv_cap_verdict_name(DV_CAP_GENBOUND), "generator-bound");
+	assert_int_equal(dv_cap_verdict_parse("fail", &v), -EINVAL);
+	assert_int_equal(dv_cap_verdict_parse(NULL, &v), -EINVAL);
+	dv_capacity_figure_t f = {0};
+	assert_string_equal(dv_capacity_figure_verdict(&f), "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +195,7 @@ int main(void)
 	    cmocka_unit_test(test_search_generator_bound),
 	    cmocka_unit_test(test_search_bounds),
 	    cmocka_unit_test(test_judge),
+	    cmocka_unit_test(test_verdict_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
