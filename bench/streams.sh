@@ -2,7 +2,7 @@
 # streams.sh: dnsvolley -m tcp|dot|doh against Debian's dnsperf, same run, interleaved.
 #
 # usage: bench/streams.sh [-B BUILDDIR] [-r ROUNDS] [-l SECONDS] [-c CONNS] [-q WINDOW]
-#                         [-m "tcp dot doh"]
+#                         [-m "tcp dot doh"] [-S CONNS]
 # Starts dnsvolley-responder (TCP and DoT listeners) and, for doh, unbound with an
 # https-port (local data only), pinned to CPU 1 with taskset; runs the clients pinned to
 # CPU 0, dnsvolley then dnsperf then dnsvolley's own UDP against the same responder,
@@ -11,12 +11,19 @@
 # from /usr/bin/time) and CPU µs per completed query; then per transport the medians
 # and the ratios dnsvolley / dnsperf (qps, CPU per query) and dnsvolley TCP CPU / its
 # own UDP CPU per query. Needs dnsperf, taskset, openssl (and unbound for doh).
+# -S CONNS: instead, the scale part: dnsvolley alone (-T 2) holding CONNS connections
+# (and 16, the baseline) over tcp and dot to the responder, each carrying queries
+# (-q 2 x CONNS, -l SECONDS: give 30, -t 60); prints per run the answered and lost queries, the
+# connections opened and failed, the peak RSS (/usr/bin/time) and the RSS held once
+# every handshake is done (the last of the VmRSS samples taken every 0.5 s), then
+# memory per connection = (RSS at CONNS - RSS at 16) / (CONNS - 16), peak and held.
+# Above 25,000 connections the sources spread over 127.0.0.0/8 (--client-range).
 # The figures in doc/performance.md came from this script.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build"
-rounds=3 secs=3 conns=4 window=100 modes="tcp dot doh"
-while getopts "B:r:l:c:q:m:" o; do
+rounds=3 secs=3 conns=4 window=100 modes="tcp dot doh" scale=""
+while getopts "B:r:l:c:q:m:S:" o; do
 	case $o in
 	B) build=$(cd "$OPTARG" && pwd) ;;
 	r) rounds=$OPTARG ;;
@@ -24,7 +31,8 @@ while getopts "B:r:l:c:q:m:" o; do
 	c) conns=$OPTARG ;;
 	q) window=$OPTARG ;;
 	m) modes=$OPTARG ;;
-	*) echo "usage: bench/streams.sh [-B DIR] [-r N] [-l S] [-c N] [-q N] [-m MODES]" >&2; exit 2 ;;
+	S) scale=$OPTARG ;;
+	*) echo "usage: bench/streams.sh [-B DIR] [-r N] [-l S] [-c N] [-q N] [-m MODES] [-S CONNS]" >&2; exit 2 ;;
 	esac
 done
 for t in dnsperf taskset openssl /usr/bin/time; do
@@ -96,6 +104,44 @@ run() {
 	fi
 	echo "$name $done $qps $cpu $(awk -v c="$cpu" -v n="$done" 'BEGIN { printf "%.3f", c * 1e6 / n }')"
 }
+
+# hold MODE CONNS: one scale run; prints "MODE CONNS answered lost opened failed peak_kb held_kb".
+hold() {
+	local mode=$1 n=$2 port spread=() tp p held=0 v
+	port=$(cat "$tmp/tcp")
+	[ "$mode" = dot ] && port=$(cat "$tmp/tls")
+	[ "$n" -gt 25000 ] && spread=(--client-range 127.0.0.0/8)
+	/usr/bin/time -f "%M" -o "$tmp/time" "$DV" -m "$mode" -s 127.0.0.1 -p "$port" -d "$tmp/list" \
+		-T 2 -c "$n" -q $((2 * n)) -l "$secs" -t 60 --no-progress "${spread[@]}" \
+		--json "$tmp/hold.json" >"$tmp/hold.out" 2>&1 &
+	tp=$!
+	sleep 0.2
+	p=$(pgrep -P "$tp" | head -1)
+	while [ -n "$p" ] && v=$(awk '/^VmRSS:/ { print $2 }' "/proc/$p/status" 2>/dev/null); do
+		[ -n "$v" ] && held=$v
+		sleep 0.5
+	done
+	wait "$tp" || true
+	python3 - "$tmp/hold.json" "$mode" "$n" "$(tail -1 "$tmp/time")" "$held" <<'P2'
+import json, sys
+c = json.load(open(sys.argv[1]))["passes"][0]["counters"]
+print(sys.argv[2], sys.argv[3], c.get("completed", 0), c.get("lost", 0), c.get("conn_opened", 0),
+      c.get("conn_failed", 0), sys.argv[4], sys.argv[5])
+P2
+}
+
+if [ -n "$scale" ]; then
+	echo "# streams.sh -S $scale: mode conns answered lost opened failed peak_rss_kb held_rss_kb"
+	for mode in $modes; do
+		[ "$mode" = doh ] && continue
+		hold "$mode" 16 | tee -a "$tmp/scale"
+		hold "$mode" "$scale" | tee -a "$tmp/scale"
+	done
+	echo "# memory per connection (KB): (RSS at $scale - RSS at 16) / $((scale - 16))"
+	awk -v n="$scale" '$2 == 16 { p[$1] = $7; h[$1] = $8 }
+		$2 == n { printf "%s: peak %.2f KB, held %.2f KB\n", $1, ($7 - p[$1]) / (n - 16), ($8 - h[$1]) / (n - 16) }' "$tmp/scale"
+	exit 0
+fi
 
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 

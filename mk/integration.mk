@@ -12,7 +12,8 @@ INTEGRATION_TESTS = \
 	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh \
 	tests/integration/capacity.sh tests/integration/resperf.sh tests/integration/capacity-study.sh \
 	tests/integration/responder-tcp.sh tests/integration/streams.sh \
-	tests/integration/stream-outputs.sh \
+	tests/integration/stream-outputs.sh tests/integration/stream-sources.sh \
+	tests/integration/dnsdist.sh \
 	tests/integration/capture.sh tests/integration/loss.sh tests/integration/verbose.sh \
 	tests/integration/terminal.sh \
 	tests/integration/closed-stdout.sh tests/integration/hostile-files.sh \

@@ -933,6 +933,11 @@ static int check_stream(parse_state_t *ps, dv_err_t *err)
 		                  ps->tls_opt, mode);
 	if (ps->doh_opt != NULL && (!run->stream || run->tp.kind != DV_TP_DOH))
 		return dv_err_set(err, -EINVAL, "%s needs -m doh, not -m %s", ps->doh_opt, mode);
+	if (run->stream && run->client_base.ss_family != AF_UNSPEC &&
+	    run->local.ss_family != AF_UNSPEC)
+		return dv_err_set(err, -EINVAL,
+		                  "-a and --client-range both choose the connections' source "
+		                  "address: give one");
 	if (!ps->port_set && run->stream)
 		ps->port = run->tp.kind == DV_TP_DOT ? 853 : run->tp.kind == DV_TP_DOH ? 443 : 53;
 	return 0;
@@ -1163,6 +1168,12 @@ static int resolve_targets(dv_study_t *st, uint64_t port, int family, dv_err_t *
 			return dv_err_set(err, -EINVAL,
 			                  "-a: the local address and target '%s' are of different "
 			                  "address families",
+			                  t->label);
+		if (run->client_base.ss_family != AF_UNSPEC &&
+		    run->client_base.ss_family != t->addr.ss_family)
+			return dv_err_set(err, -EINVAL,
+			                  "--client-range: the range and target '%s' are of "
+			                  "different address families",
 			                  t->label);
 		getnameinfo((struct sockaddr *)&t->addr, t->addr_len, host, sizeof(host), serv,
 		            sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV);

@@ -1,8 +1,11 @@
-/* run_config: the defaults of a pass's settings and the split of a pass over its workers. */
+/* run_config: the defaults of a pass's settings, the split of a pass over its workers, and
+ * the addresses of --client-range. */
 #include "config.h"
 
 #include "engine/run_config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string.h>
 
 #include "base/util.h"
@@ -49,4 +52,25 @@ void dv_run_split(const dv_run_config_t *cfg, uint64_t list_count, uint32_t work
 		share->end_seq = UINT64_MAX;
 	else
 		share->end_seq = list_count;
+}
+
+void dv_run_client_addr(const dv_run_config_t *cfg, uint64_t index, struct sockaddr_storage *out)
+{
+	uint64_t i = index % cfg->client_range_size;
+
+	*out = cfg->client_base;
+	if (out->ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)out;
+		uint64_t low = 0;
+		for (int b = 8; b < 16; b++)
+			low = low << 8 | s6->sin6_addr.s6_addr[b];
+		low += i;
+		for (int b = 15; b >= 8; b--, low >>= 8)
+			s6->sin6_addr.s6_addr[b] = (uint8_t)low;
+		s6->sin6_port = 0;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)out;
+		s4->sin_addr.s_addr = htonl(ntohl(s4->sin_addr.s_addr) + (uint32_t)i);
+		s4->sin_port = 0;
+	}
 }

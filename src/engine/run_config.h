@@ -90,4 +90,9 @@ typedef struct dv_run_share {
 void dv_run_split(const dv_run_config_t *cfg, uint64_t list_count, uint32_t worker,
                   dv_run_share_t *share);
 
+/* --client-range: the range's index-th address (index mod client_range_size; 0 = the
+ * first, client_base), port 0, in *out (client_base_len bytes of it). Pure. Expects a
+ * range (client_base not AF_UNSPEC, client_range_size >= 1). */
+void dv_run_client_addr(const dv_run_config_t *cfg, uint64_t index, struct sockaddr_storage *out);
+
 #endif

@@ -4,6 +4,7 @@
 
 #include "engine/stream.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -300,6 +301,38 @@ static void conn_down(dv_sw_t *sw, dv_sconn_t *c, dv_end_t why, int err, uint64_
 	}
 }
 
+/* -a, or --client-range: connection i (of its worker) binds to the range's i-th address
+ * (mod its size), port 0 chosen at connect() so that 4-tuples, not ports, must differ.
+ * 0, or -1 with errno set and what filled. */
+static int bind_source(const dv_run_config_t *cfg, uint32_t i, int fd, char *what, size_t cap)
+{
+	struct sockaddr_storage a;
+	char text[INET6_ADDRSTRLEN] = "?";
+	int one = 1, e;
+
+	if (cfg->client_base.ss_family == AF_UNSPEC) {
+		if (cfg->local.ss_family == AF_UNSPEC ||
+		    bind(fd, (const struct sockaddr *)&cfg->local, cfg->local_len) == 0)
+			return 0;
+		e = errno;
+		snprintf(what, cap, "cannot bind to the local address: %s", strerror(e));
+		errno = e;
+		return -1;
+	}
+	dv_run_client_addr(cfg, i, &a);
+	setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)&a, cfg->client_base_len) == 0)
+		return 0;
+	e = errno;
+	inet_ntop(a.ss_family,
+	          a.ss_family == AF_INET6 ? (void *)&((struct sockaddr_in6 *)&a)->sin6_addr
+	                                  : (void *)&((struct sockaddr_in *)&a)->sin_addr,
+	          text, sizeof(text));
+	snprintf(what, cap, "cannot bind to %s (--client-range): %s", text, strerror(e));
+	errno = e;
+	return -1;
+}
+
 static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 {
 	const dv_run_config_t *cfg = sw->h.cfg;
@@ -321,10 +354,7 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 	}
 	c->fd = fd;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (cfg->local.ss_family != AF_UNSPEC &&
-	    bind(fd, (const struct sockaddr *)&cfg->local, cfg->local_len) != 0) {
-		snprintf(what, sizeof(what), "cannot bind to the local address: %s",
-		         strerror(errno));
+	if (bind_source(cfg, c->index, fd, what, sizeof(what)) != 0) {
 		conn_fail(sw, c, errno, false, now, what);
 		return;
 	}

@@ -216,6 +216,7 @@ out:
 static void print_stream_counts(const char *p, const dv_stream_counts_t *c)
 {
 	printf("%s-connections %" PRIu64 "\n", p, c->connections);
+	printf("%s-source-addresses %" PRIu64 "\n", p, c->source_addresses);
 	printf("%s-refused %" PRIu64 "\n", p, c->refused);
 	printf("%s-received %" PRIu64 "\n", p, c->received);
 	printf("%s-answered %" PRIu64 "\n", p, c->answered);

@@ -37,10 +37,17 @@
 
 enum action { ACT_NONE = 0, ACT_CLOSE, ACT_RESET, ACT_HALF };
 
+/* The distinct peer addresses seen (IPv4 as v4-mapped; all zeros = an empty slot). */
+typedef struct addrset {
+	uint8_t (*k)[16];
+	size_t cap, n;
+} addrset_t;
+
 typedef struct listener {
 	int fd;
 	bool tls;
 	uint64_t seq; /* connections accepted */
+	addrset_t src;
 	dv_stream_counts_t c;
 } listener_t;
 
@@ -113,6 +120,52 @@ static int put_frame(buf_t *b, const uint8_t *m, size_t len)
 	if (buf_put(b, h, 2) != 0 || buf_put(b, m, len) != 0)
 		return -ENOMEM;
 	return 0;
+}
+
+static size_t addr_slot(const addrset_t *a, const uint8_t key[16])
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ key[i]) * 1099511628211ull;
+	for (i = h & (a->cap - 1); memcmp(a->k[i], (uint8_t[16]){0}, 16) != 0;
+	     i = (i + 1) & (a->cap - 1))
+		if (memcmp(a->k[i], key, 16) == 0)
+			break;
+	return i;
+}
+
+/* Remember peer's address in a (counted once); out of memory: not counted. */
+static void addr_add(addrset_t *a, const struct sockaddr_storage *peer)
+{
+	uint8_t key[16] = {0};
+	size_t i;
+
+	if (peer->ss_family == AF_INET6) {
+		memcpy(key, &((const struct sockaddr_in6 *)peer)->sin6_addr, 16);
+	} else if (peer->ss_family == AF_INET) {
+		key[10] = key[11] = 0xff;
+		memcpy(key + 12, &((const struct sockaddr_in *)peer)->sin_addr, 4);
+	} else {
+		return;
+	}
+	if ((a->n + 1) * 2 > a->cap) { /* grow: rehash into twice the slots */
+		addrset_t b = {.cap = a->cap ? a->cap * 2 : 256, .n = a->n};
+		b.k = calloc(b.cap, 16);
+		if (b.k == NULL)
+			return;
+		for (i = 0; i < a->cap; i++)
+			if (memcmp(a->k[i], (uint8_t[16]){0}, 16) != 0)
+				memcpy(b.k[addr_slot(&b, a->k[i])], a->k[i], 16);
+		free(a->k);
+		*a = b;
+	}
+	i = addr_slot(a, key);
+	if (memcmp(a->k[i], key, 16) != 0) {
+		memcpy(a->k[i], key, 16);
+		a->n++;
+	}
 }
 
 /* ---- answers ---- */
@@ -472,10 +525,15 @@ static void accept_all(dv_stream_t *s, listener_t *l)
 	int one = 1;
 
 	for (;;) {
-		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct sockaddr_storage peer = {0};
+		socklen_t plen = sizeof(peer);
+		int fd =
+		    accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		sconn_t *c;
 		if (fd < 0)
 			return;
+		addr_add(&l->src, &peer);
+		l->c.source_addresses = l->src.n;
 		if (s->nconns >= DV_STREAM_CONNS_MAX || (c = calloc(1, sizeof(*c))) == NULL) {
 			l->c.refused++;
 			close(fd);
@@ -744,9 +802,11 @@ void dv_stream_free(dv_stream_t *s)
 	}
 	for (i = 0; i < s->nconns; i++)
 		conn_free(s->conns[i]);
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		if (s->l[i].fd >= 0)
 			close(s->l[i].fd);
+		free(s->l[i].src.k);
+	}
 	if (s->stop_pipe[0] >= 0)
 		close(s->stop_pipe[0]);
 	if (s->stop_pipe[1] >= 0)

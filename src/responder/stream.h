@@ -43,22 +43,23 @@ typedef struct dv_stream_config {
 
 /* Per listener, printed at exit with a "tcp-" or "tls-" prefix (doc/dnsvolley-responder.1). */
 typedef struct dv_stream_counts {
-	uint64_t connections; /* accepted */
-	uint64_t refused;     /* accepted past DV_STREAM_CONNS_MAX and closed at once */
-	uint64_t received;    /* framed queries read */
-	uint64_t answered;    /* answers written whole to the socket (TLS: to the library) */
-	uint64_t dropped;     /* not answered on purpose (drop_every) */
-	uint64_t unanswered;  /* read, not dropped, and no answer written when the
-	                       * connection ended (reset, close, half-close, stop, peer gone):
-	                       * the queries in flight on it as far as the server knows */
-	uint64_t closed;      /* connections closed by close_after */
-	uint64_t resets;      /* connections reset by reset_after */
-	uint64_t half_closed; /* connections half-closed by half_close_after */
-	uint64_t stalled;     /* connections stalled by stall_after */
-	uint64_t malformed;   /* queries under 12 bytes or a zero length prefix (the
-	                       * connection is closed) */
-	uint64_t tls_failed;  /* TLS handshakes that failed */
-	uint64_t tls_resumed; /* TLS handshakes that resumed a session */
+	uint64_t connections;      /* accepted */
+	uint64_t source_addresses; /* distinct client addresses among them */
+	uint64_t refused;          /* accepted past DV_STREAM_CONNS_MAX and closed at once */
+	uint64_t received;         /* framed queries read */
+	uint64_t answered;         /* answers written whole to the socket (TLS: to the library) */
+	uint64_t dropped;          /* not answered on purpose (drop_every) */
+	uint64_t unanswered;       /* read, not dropped, and no answer written when the
+	                            * connection ended (reset, close, half-close, stop, peer gone):
+	                            * the queries in flight on it as far as the server knows */
+	uint64_t closed;           /* connections closed by close_after */
+	uint64_t resets;           /* connections reset by reset_after */
+	uint64_t half_closed;      /* connections half-closed by half_close_after */
+	uint64_t stalled;          /* connections stalled by stall_after */
+	uint64_t malformed;        /* queries under 12 bytes or a zero length prefix (the
+	                            * connection is closed) */
+	uint64_t tls_failed;       /* TLS handshakes that failed */
+	uint64_t tls_resumed;      /* TLS handshakes that resumed a session */
 } dv_stream_counts_t;
 
 typedef struct dv_stream dv_stream_t;

@@ -1,10 +1,13 @@
-/* tls: OpenSSL over memory BIOs: the handshake, resumption by tickets, records in and out. */
+/* tls: OpenSSL over a BIO of our own: the handshake, resumption by tickets, records in and out. */
 #include "config.h"
 
 #include "transport/tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +16,11 @@
 #include <openssl/ssl.h>
 
 #define PLAIN_CHUNK 16384 /* one TLS record of plaintext at most */
-#define CIPHER_MAX  ((size_t)1 << 30)
+/* A handshake holds ~30 KB OpenSSL frees when it ends (its 16 KB message buffer, grown to
+ * 21.8 KB, and the 8 KB write-buffering BIO); after a burst of this many at once, the
+ * freed memory goes back to the system when the last one ends (malloc_trim). */
+#define TRIM_BURST 256
+#define CIPHER_MAX ((size_t)1 << 30)
 
 struct dv_tls_ctx {
 	SSL_CTX *ssl;
@@ -22,17 +29,29 @@ struct dv_tls_ctx {
 	const char *alpn; /* points into cfg (string literal or caller-owned, outlives ctx) */
 	size_t alpn_len;
 	SSL_SESSION *session; /* client: the newest resumable session */
+	BIO_METHOD *bio;      /* reads the bytes being fed, writes into dv_tls.out */
 	uint64_t full, resumed;
+	uint32_t hs_now, hs_peak; /* handshakes in progress; their most since the last trim */
 };
 
+/*
+ * No memory BIOs: OpenSSL reads the ciphertext straight from the caller's buffer
+ * during dv_tls_feed (in, in_len) and writes its records straight into out. That
+ * saves two copies per record and the two BUF_MEMs a memory BIO pair keeps per
+ * connection, grown to the largest chunk ever fed (doc/performance.md, memory per
+ * connection). A partial record stays in OpenSSL's own read buffer; bytes it did
+ * not take (only when a plaintext callback stops the feed) wait in left.
+ */
 struct dv_tls {
 	dv_tls_ctx_t *c;
 	SSL *ssl;
-	BIO *rbio, *wbio; /* ciphertext from the peer / to the peer (owned by ssl) */
-	dv_bq_t out;      /* ciphertext for the socket */
-	dv_bq_t plain;    /* plaintext written before the handshake finished */
+	const uint8_t *in; /* ciphertext being fed, not yet taken by OpenSSL */
+	size_t in_len;
+	dv_bq_t left;  /* ciphertext fed but not taken: fed first next time */
+	dv_bq_t out;   /* ciphertext for the socket */
+	dv_bq_t plain; /* plaintext written before the handshake finished */
 	size_t out_max;
-	bool done, dead, peer_closed;
+	bool done, dead, peer_closed, hs_counted;
 	char err[160];
 };
 
@@ -46,6 +65,22 @@ static void ssl_reason(char *buf, size_t cap, const char *what)
 		ERR_error_string_n(e, r, sizeof(r));
 	snprintf(buf, cap, "%s%s%s", what, e ? ": " : "", r);
 	ERR_clear_error();
+}
+
+/* t's handshake ended (done, failed or dropped): the last of a burst trims the heap. */
+static void hs_end(dv_tls_t *t)
+{
+	dv_tls_ctx_t *c = t->c;
+
+	if (!t->hs_counted)
+		return;
+	t->hs_counted = false;
+	if (--c->hs_now > 0 || c->hs_peak < TRIM_BURST)
+		return;
+	c->hs_peak = 0;
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 }
 
 static int new_session(SSL *ssl, SSL_SESSION *sess)
@@ -69,6 +104,67 @@ static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outle
 		return SSL_TLSEXT_ERR_ALERT_FATAL;
 	*out = o;
 	return SSL_TLSEXT_ERR_OK;
+}
+
+static int bio_write(BIO *b, const char *data, int len)
+{
+	dv_tls_t *t = BIO_get_data(b);
+
+	BIO_clear_retry_flags(b);
+	if (len <= 0)
+		return 0;
+	return dv_bq_put(&t->out, data, (size_t)len) == 0 ? len : -1;
+}
+
+static int bio_read(BIO *b, char *buf, int len)
+{
+	dv_tls_t *t = BIO_get_data(b);
+	size_t n = t->in_len < (size_t)len ? t->in_len : (size_t)len;
+
+	BIO_clear_retry_flags(b);
+	if (n == 0) { /* nothing more now: "wait", not EOF */
+		BIO_set_retry_read(b);
+		return -1;
+	}
+	memcpy(buf, t->in, n);
+	t->in += n;
+	t->in_len -= n;
+	return (int)n;
+}
+
+static long bio_ctrl(BIO *b, int cmd, long num, void *ptr)
+{
+	dv_tls_t *t = BIO_get_data(b);
+
+	(void)num;
+	(void)ptr;
+	switch (cmd) {
+	case BIO_CTRL_FLUSH:
+		return 1;
+	case BIO_CTRL_PENDING:
+		return (long)t->in_len;
+	default:
+		return 0;
+	}
+}
+
+static int bio_create(BIO *b)
+{
+	BIO_set_init(b, 1);
+	return 1;
+}
+
+static BIO_METHOD *bio_method(void)
+{
+	BIO_METHOD *m = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "dnsvolley");
+
+	if (m != NULL &&
+	    (BIO_meth_set_write(m, bio_write) != 1 || BIO_meth_set_read(m, bio_read) != 1 ||
+	     BIO_meth_set_ctrl(m, bio_ctrl) != 1 || BIO_meth_set_create(m, bio_create) != 1)) {
+		BIO_meth_free(m);
+		m = NULL;
+	}
+	return m;
 }
 
 static int ctx_server(dv_tls_ctx_t *c, const dv_tls_ctx_config_t *cfg, dv_err_t *err)
@@ -128,14 +224,15 @@ int dv_tls_ctx_new(dv_tls_ctx_t **out, const dv_tls_ctx_config_t *cfg, dv_err_t 
 	c->alpn = cfg->alpn;
 	c->alpn_len = cfg->alpn_len;
 	c->ssl = SSL_CTX_new(cfg->server ? TLS_server_method() : TLS_client_method());
-	if (c->ssl == NULL) {
+	c->bio = bio_method();
+	if (c->ssl == NULL || c->bio == NULL) {
 		rc = dv_err_set(err, -ENOMEM, "TLS: cannot create a context");
 		goto out;
 	}
 	SSL_CTX_set_app_data(c->ssl, c);
 	SSL_CTX_set_min_proto_version(c->ssl, cfg->min_version ? cfg->min_version : TLS1_2_VERSION);
 	SSL_CTX_set_max_proto_version(c->ssl, cfg->max_version);
-	/* Partial writes never happen with memory BIOs; keep the buffer on failure anyway. */
+	/* Partial writes never happen (writes go to a byte queue); keep the buffer anyway. */
 	SSL_CTX_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_RELEASE_BUFFERS);
 	rc = cfg->server ? ctx_server(c, cfg, err) : ctx_client(c, cfg, err);
 	if (rc == 0)
@@ -154,6 +251,7 @@ void dv_tls_ctx_free(dv_tls_ctx_t *c)
 	if (c->session != NULL)
 		SSL_SESSION_free(c->session);
 	SSL_CTX_free(c->ssl);
+	BIO_meth_free(c->bio);
 	free(c);
 }
 
@@ -161,24 +259,6 @@ void dv_tls_ctx_counts(const dv_tls_ctx_t *c, uint64_t *full, uint64_t *resumed)
 {
 	*full = c->full;
 	*resumed = c->resumed;
-}
-
-/* Move the ciphertext OpenSSL produced into t->out. */
-static int drain(dv_tls_t *t)
-{
-	size_t pending;
-
-	while ((pending = BIO_ctrl_pending(t->wbio)) > 0) {
-		uint8_t *p = dv_bq_reserve(&t->out, pending);
-		int n;
-		if (p == NULL)
-			return -ENOMEM;
-		n = BIO_read(t->wbio, p, (int)pending);
-		if (n <= 0)
-			return -EIO;
-		dv_bq_commit(&t->out, (size_t)n);
-	}
-	return 0;
 }
 
 static bool is_ip_literal(const char *s)
@@ -190,6 +270,7 @@ static bool is_ip_literal(const char *s)
 int dv_tls_new(dv_tls_t **out, dv_tls_ctx_t *c, const char *sni, size_t out_max)
 {
 	dv_tls_t *t = calloc(1, sizeof(*t));
+	BIO *bio;
 	int rc = -ENOMEM;
 
 	*out = NULL;
@@ -198,17 +279,19 @@ int dv_tls_new(dv_tls_t **out, dv_tls_ctx_t *c, const char *sni, size_t out_max)
 	t->c = c;
 	t->out_max = out_max;
 	dv_bq_init(&t->out, CIPHER_MAX);
+	dv_bq_init(&t->left, CIPHER_MAX);
 	dv_bq_init(&t->plain, out_max);
 	t->ssl = SSL_new(c->ssl);
-	t->rbio = BIO_new(BIO_s_mem());
-	t->wbio = BIO_new(BIO_s_mem());
-	if (t->ssl == NULL || t->rbio == NULL || t->wbio == NULL) {
-		BIO_free(t->rbio);
-		BIO_free(t->wbio);
+	bio = BIO_new(c->bio);
+	if (t->ssl == NULL || bio == NULL) {
+		BIO_free(bio);
 		goto out;
 	}
-	BIO_set_mem_eof_return(t->rbio, -1); /* empty means "wait", not EOF */
-	SSL_set_bio(t->ssl, t->rbio, t->wbio);
+	BIO_set_data(bio, t);
+	SSL_set_bio(t->ssl, bio, bio); /* one reference, owned by ssl */
+	t->hs_counted = true;
+	if (++c->hs_now > c->hs_peak)
+		c->hs_peak = c->hs_now;
 	if (c->server) {
 		SSL_set_accept_state(t->ssl);
 	} else {
@@ -219,9 +302,8 @@ int dv_tls_new(dv_tls_t **out, dv_tls_ctx_t *c, const char *sni, size_t out_max)
 			SSL_set1_host(t->ssl, sni);
 		if (c->session != NULL && !c->no_resume && SSL_SESSION_is_resumable(c->session))
 			SSL_set_session(t->ssl, c->session);
-		SSL_do_handshake(t->ssl); /* the ClientHello */
-		if (drain(t) != 0)
-			goto out;
+		if (SSL_do_handshake(t->ssl) != 1 && dv_bq_len(&t->out) == 0)
+			goto out; /* no ClientHello */
 	}
 	rc = 0;
 	*out = t;
@@ -241,8 +323,10 @@ void dv_tls_free(dv_tls_t *t)
 	 * leaves a good ticket. A connection that died of a TLS error does not. */
 	if (t->ssl != NULL && !t->dead)
 		SSL_set_shutdown(t->ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
-	SSL_free(t->ssl); /* frees the BIOs */
+	SSL_free(t->ssl); /* frees the BIO */
+	hs_end(t);
 	dv_bq_free(&t->out);
+	dv_bq_free(&t->left);
 	dv_bq_free(&t->plain);
 	free(t);
 }
@@ -264,7 +348,7 @@ static int encrypt(dv_tls_t *t, const uint8_t *data, size_t len)
 		data += n;
 		len -= (size_t)n;
 	}
-	return drain(t);
+	return 0;
 }
 
 static int handshake(dv_tls_t *t)
@@ -274,8 +358,7 @@ static int handshake(dv_tls_t *t)
 	if (rc != 1) {
 		int e = SSL_get_error(t->ssl, rc);
 		if (e == SSL_ERROR_WANT_READ)
-			return drain(t);
-		drain(t); /* the alert, if any */
+			return 0;
 		if (e == SSL_ERROR_SSL && SSL_get_verify_result(t->ssl) != X509_V_OK) {
 			snprintf(t->err, sizeof(t->err), "TLS handshake failed: certificate: %s",
 			         X509_verify_cert_error_string(SSL_get_verify_result(t->ssl)));
@@ -286,12 +369,13 @@ static int handshake(dv_tls_t *t)
 		return fail(t, "TLS handshake failed");
 	}
 	t->done = true;
+	hs_end(t);
 	if (SSL_session_reused(t->ssl))
 		t->c->resumed++;
 	else
 		t->c->full++;
-	rc = drain(t);
-	if (rc == 0 && dv_bq_len(&t->plain) > 0) {
+	rc = 0;
+	if (dv_bq_len(&t->plain) > 0) {
 		rc = encrypt(t, dv_bq_data(&t->plain), dv_bq_len(&t->plain));
 		dv_bq_free(&t->plain);
 	}
@@ -308,10 +392,10 @@ static int read_plain(dv_tls_t *t, dv_tls_plain_fn fn, void *ctx)
 		if (n <= 0) {
 			int e = SSL_get_error(t->ssl, n);
 			if (e == SSL_ERROR_WANT_READ)
-				return drain(t);
+				return 0;
 			if (e == SSL_ERROR_ZERO_RETURN) {
 				t->peer_closed = true;
-				return drain(t);
+				return 0;
 			}
 			return fail(t, "TLS read failed");
 		}
@@ -323,12 +407,15 @@ static int read_plain(dv_tls_t *t, dv_tls_plain_fn fn, void *ctx)
 
 int dv_tls_feed(dv_tls_t *t, const uint8_t *data, size_t len, dv_tls_plain_fn fn, void *ctx)
 {
+	bool held = dv_bq_len(&t->left) > 0;
 	int rc;
 
 	if (t->dead)
 		return -EPROTO;
-	if (len > 0 && BIO_write(t->rbio, data, (int)len) != (int)len)
+	if (held && dv_bq_put(&t->left, data, len) != 0)
 		return -ENOMEM;
+	t->in = held ? dv_bq_data(&t->left) : data;
+	t->in_len = held ? dv_bq_len(&t->left) : len;
 	if (!t->done) {
 		rc = handshake(t);
 		if (rc != 0 || !t->done)
@@ -336,6 +423,13 @@ int dv_tls_feed(dv_tls_t *t, const uint8_t *data, size_t len, dv_tls_plain_fn fn
 	}
 	rc = t->peer_closed ? 0 : read_plain(t, fn, ctx);
 out:
+	/* What OpenSSL did not take (fn stopped the feed) is fed first next time. */
+	if (held)
+		dv_bq_consume(&t->left, dv_bq_len(&t->left) - t->in_len);
+	else if (t->in_len > 0 && !t->dead && dv_bq_put(&t->left, t->in, t->in_len) != 0)
+		rc = rc < 0 ? rc : -ENOMEM;
+	t->in = NULL;
+	t->in_len = 0;
 	ERR_clear_error();
 	return rc;
 }
@@ -368,10 +462,8 @@ dv_bq_t *dv_tls_out(dv_tls_t *t)
 
 void dv_tls_close(dv_tls_t *t)
 {
-	if (!t->dead && t->done) {
+	if (!t->dead && t->done)
 		SSL_shutdown(t->ssl);
-		drain(t);
-	}
 	ERR_clear_error();
 }
 

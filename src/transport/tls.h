@@ -1,5 +1,5 @@
-/* tls: a TLS endpoint (OpenSSL) as a byte machine over memory BIOs: ciphertext in/out, plaintext
- * in/out. */
+/* tls: a TLS endpoint (OpenSSL) as a byte machine over a BIO of its own: ciphertext in/out,
+ * plaintext in/out. */
 #ifndef DV_TLS_H
 #define DV_TLS_H
 

@@ -1,4 +1,5 @@
-/* test_run: the work split of a pass over -T workers (dv_run_split): sockets, -q, -Q, sequences. */
+/* test_run: the work split of a pass over -T workers (dv_run_split): sockets, -q, -Q, sequences;
+ * the --client-range addresses (dv_run_client_addr). */
 #include "config.h"
 
 #include <setjmp.h>
@@ -6,6 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <cmocka.h>
 
@@ -171,13 +176,49 @@ static void test_sequences_disjoint(void **state)
 	}
 }
 
+/* --client-range: index i is base + (i mod size), port 0; IPv6 carries across bytes. */
+static void test_client_addr(void **state)
+{
+	dv_run_config_t cfg;
+	struct sockaddr_storage a;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&cfg.client_base;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&cfg.client_base;
+	char text[INET6_ADDRSTRLEN];
+
+	(void)state;
+	dv_run_config_init(&cfg);
+	cfg.client_base.ss_family = AF_INET;
+	cfg.client_base_len = sizeof(*s4);
+	inet_pton(AF_INET, "127.0.0.1", &s4->sin_addr);
+	s4->sin_port = htons(53);
+	cfg.client_range_size = 254; /* 127.0.0.0/24 */
+	dv_run_client_addr(&cfg, 0, &a);
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&a)->sin_addr, text, sizeof(text));
+	assert_string_equal(text, "127.0.0.1");
+	assert_int_equal(((struct sockaddr_in *)&a)->sin_port, 0);
+	dv_run_client_addr(&cfg, 253, &a);
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&a)->sin_addr, text, sizeof(text));
+	assert_string_equal(text, "127.0.0.254");
+	dv_run_client_addr(&cfg, 254 + 5, &a); /* wraps */
+	inet_ntop(AF_INET, &((struct sockaddr_in *)&a)->sin_addr, text, sizeof(text));
+	assert_string_equal(text, "127.0.0.6");
+
+	memset(&cfg.client_base, 0, sizeof(cfg.client_base));
+	cfg.client_base.ss_family = AF_INET6;
+	cfg.client_base_len = sizeof(*s6);
+	inet_pton(AF_INET6, "fd00::ff", &s6->sin6_addr);
+	cfg.client_range_size = UINT32_MAX;
+	dv_run_client_addr(&cfg, 0x101, &a);
+	inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&a)->sin6_addr, text, sizeof(text));
+	assert_string_equal(text, "fd00::200");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_awkward_examples),
-	    cmocka_unit_test(test_end_of_sequence),
-	    cmocka_unit_test(test_totals_exact),
-	    cmocka_unit_test(test_sequences_disjoint),
+	    cmocka_unit_test(test_awkward_examples), cmocka_unit_test(test_end_of_sequence),
+	    cmocka_unit_test(test_totals_exact),     cmocka_unit_test(test_sequences_disjoint),
+	    cmocka_unit_test(test_client_addr),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
