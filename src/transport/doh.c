@@ -108,6 +108,8 @@ static void stream_put(dv_doh_t *d, doh_stream_t *st)
 	if (st->body != st->inl)
 		free(st->body);
 	free(st->req_heap);
+	st->body = st->inl;
+	st->req_heap = NULL;
 	st->next = d->spare;
 	d->spare = st;
 	d->nspare++;
