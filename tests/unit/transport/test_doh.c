@@ -372,6 +372,16 @@ static void test_post(void **st)
 	post_or_get(false);
 }
 
+/* The client opens its connection window to 1 GiB at once: answers never wait for a
+ * WINDOW_UPDATE. */
+static void test_window(void **st)
+{
+	rig_t *r = rig_new(false, NULL, 100);
+
+	assert_int_equal(nghttp2_session_get_remote_window_size(r->s.h2), 1 << 30);
+	rig_free(r);
+}
+
 static void test_get(void **st)
 {
 	post_or_get(true);
@@ -587,6 +597,7 @@ int main(void)
 	    cmocka_unit_test(test_404),        cmocka_unit_test(test_goaway),
 	    cmocka_unit_test(test_bad_path),   cmocka_unit_test(test_no_alpn),
 	    cmocka_unit_test(test_sizes_post), cmocka_unit_test(test_sizes_get),
+	    cmocka_unit_test(test_window),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
