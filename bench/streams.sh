@@ -2,7 +2,7 @@
 # streams.sh: dnsvolley -m tcp|dot|doh against Debian's dnsperf, same run, interleaved.
 #
 # usage: bench/streams.sh [-B BUILDDIR] [-r ROUNDS] [-l SECONDS] [-c CONNS] [-q WINDOW]
-#                         [-m "tcp dot doh"] [-S CONNS]
+#                         [-m "tcp dot doh"] [-S CONNS] [-D OTHER_DNSVOLLEY]
 # Starts dnsvolley-responder (TCP and DoT listeners) and, for doh, unbound with an
 # https-port (local data only), pinned to CPU 1 with taskset; runs the clients pinned to
 # CPU 0, dnsvolley then dnsperf then dnsvolley's own UDP against the same responder,
@@ -18,12 +18,20 @@
 # every handshake is done (the last of the VmRSS samples taken every 0.5 s), then
 # memory per connection = (RSS at CONNS - RSS at 16) / (CONNS - 16), peak and held.
 # Above 25,000 connections the sources spread over 127.0.0.0/8 (--client-range).
+# DoH: unbound (one thread, pinned) is set up to serve all it can on its core: streams per
+# connection and TCP slots above what -q and -c ask, verbosity 0. After each DoH run a
+# "# server" line gives unbound's share of the wall time running on its core and waiting
+# for it (/proc/PID/schedstat: a busy machine shows as waiting) and its CPU µs per query;
+# the medians section repeats them. When unbound runs (or waits) nearly all the time
+# under both tools, it is the limit and the qps ratio measures unbound, not the clients.
+# -D BIN: also run BIN (e.g. a dnsvolley built before a change) in each round of every
+# mode, as dvother-MODE, for a before/after comparison in the same interleaved run.
 # The figures in doc/performance.md came from this script.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build"
-rounds=3 secs=3 conns=4 window=100 modes="tcp dot doh" scale=""
-while getopts "B:r:l:c:q:m:S:" o; do
+rounds=3 secs=3 conns=4 window=100 modes="tcp dot doh" scale="" other=""
+while getopts "B:r:l:c:q:m:S:D:" o; do
 	case $o in
 	B) build=$(cd "$OPTARG" && pwd) ;;
 	r) rounds=$OPTARG ;;
@@ -32,7 +40,8 @@ while getopts "B:r:l:c:q:m:S:" o; do
 	q) window=$OPTARG ;;
 	m) modes=$OPTARG ;;
 	S) scale=$OPTARG ;;
-	*) echo "usage: bench/streams.sh [-B DIR] [-r N] [-l S] [-c N] [-q N] [-m MODES] [-S CONNS]" >&2; exit 2 ;;
+	D) other=$OPTARG ;;
+	*) echo "usage: bench/streams.sh [-B DIR] [-r N] [-l S] [-c N] [-q N] [-m MODES] [-S CONNS] [-D BIN]" >&2; exit 2 ;;
 	esac
 done
 for t in dnsperf taskset openssl /usr/bin/time; do
@@ -40,6 +49,7 @@ for t in dnsperf taskset openssl /usr/bin/time; do
 done
 DV="$build/dnsvolley" RESP="$build/dnsvolley-responder"
 [ -x "$DV" ] && [ -x "$RESP" ] || { echo "streams.sh: build first ($build)" >&2; exit 2; }
+[ -z "$other" ] || [ -x "$other" ] || { echo "streams.sh: -D $other: not an executable" >&2; exit 2; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvstreams.XXXXXX")
 pids=()
 cleanup() {
@@ -59,7 +69,7 @@ taskset -c 1 "$RESP" -p 0 --port-file "$tmp/udp" --tcp-port 0 --tcp-port-file "$
 pids+=("$!")
 for _ in $(seq 100); do [ -s "$tmp/tls" ] && break; sleep 0.05; done
 
-doh_port=""
+doh_port="" unbound_pid="" srv_pid=""
 start_unbound() {
 	command -v unbound >/dev/null || return 1
 	doh_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -70,6 +80,9 @@ server:
 	tls-service-key: "$tmp/key.pem"
 	tls-service-pem: "$tmp/cert.pem"
 	num-threads: 1
+	http-max-streams: $((window > 100 ? window : 100))
+	incoming-num-tcp: $((conns + 10))
+	verbosity: 0
 	do-ip6: no
 	username: ""
 	chroot: ""
@@ -85,7 +98,26 @@ C
 	for i in $(seq 0 99); do echo "	local-data: \"www$i.example. 3600 IN A 192.0.2.1\""; done >>"$tmp/unbound.conf"
 	taskset -c 1 unbound -d -c "$tmp/unbound.conf" >"$tmp/unbound.out" 2>&1 &
 	pids+=("$!")
+	unbound_pid=$!
 	sleep 1
+}
+
+# srv_mark; ...; srv_note NAME: the server's (srv_pid) share of the wall time running and
+# waiting for its CPU, and its CPU µs per completed query, over NAME's last run.
+srv_mark() {
+	[ -n "$srv_pid" ] || return 0
+	read -r srv_run0 srv_wait0 _ <"/proc/$srv_pid/schedstat"
+	srv_t0=$(date +%s%N)
+}
+srv_note() {
+	[ -n "$srv_pid" ] || return 0
+	local r1 w1 t1 n
+	read -r r1 w1 _ <"/proc/$srv_pid/schedstat"
+	t1=$(date +%s%N)
+	n=$(awk -v n="$1" '$1 == n { c = $2 } END { print c + 0 }' "$tmp/res")
+	awk -v n="$1" -v r=$((r1 - srv_run0)) -v w=$((w1 - srv_wait0)) -v t=$((t1 - srv_t0)) \
+		-v q="$n" 'BEGIN { printf "# server %s busy %.2f waiting %.2f us_per_query %.3f\n",
+			n, r / t, w / t, (q > 0 ? r / 1e3 / q : 0) }' | tee -a "$tmp/srv"
 }
 
 # run NAME CMD...: one pinned client run; prints "NAME completed qps cpu_s us_per_query".
@@ -148,19 +180,32 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 echo "# streams.sh: -l $secs -c $conns -q $window, $rounds rounds, client CPU 0, server CPU 1"
 echo "# run completed qps cpu_s us_per_query"
 for mode in $modes; do
+	srv_pid=""
 	case $mode in
 	tcp) port=$(cat "$tmp/tcp") dv_extra=() dp_extra=() ;;
 	dot) port=$(cat "$tmp/tls") dv_extra=() dp_extra=() ;;
 	doh)
 		[ -n "$doh_port" ] || start_unbound || { echo "# doh: no unbound, skipped"; continue; }
 		port=$doh_port dv_extra=() dp_extra=(-O "doh-uri=https://127.0.0.1:$doh_port/dns-query")
+		srv_pid=$unbound_pid
 		;;
 	esac
 	for r in $(seq "$rounds"); do
+		srv_mark
 		run "dnsvolley-$mode" "$DV" -m "$mode" -s 127.0.0.1 -p "$port" -d "$tmp/list" -l "$secs" \
 			-c "$conns" -q "$window" -t 2 --no-progress "${dv_extra[@]}" | tee -a "$tmp/res"
+		srv_note "dnsvolley-$mode"
+		if [ -n "$other" ]; then
+			srv_mark
+			run "dvother-$mode" "$other" -m "$mode" -s 127.0.0.1 -p "$port" -d "$tmp/list" \
+				-l "$secs" -c "$conns" -q "$window" -t 2 --no-progress "${dv_extra[@]}" |
+				tee -a "$tmp/res"
+			srv_note "dvother-$mode"
+		fi
+		srv_mark
 		run "dnsperf-$mode" dnsperf -m "$mode" -s 127.0.0.1 -p "$port" -d "$tmp/list" -l "$secs" \
 			-c "$conns" -q "$window" -t 2 "${dp_extra[@]}" | tee -a "$tmp/res"
+		srv_note "dnsperf-$mode"
 		[ "$mode" = doh ] || run "dnsvolley-udp" "$DV" -s 127.0.0.1 -p "$(cat "$tmp/udp")" \
 			-d "$tmp/list" -l "$secs" -c "$conns" -q "$window" -t 2 --no-progress |
 			tee -a "$tmp/res"
@@ -172,6 +217,14 @@ for name in $(awk '{ print $1 }' "$tmp/res" | sort -u); do
 	u=$(awk -v n="$name" '$1 == n { print $5 }' "$tmp/res" | median)
 	echo "$name $q $u" | tee -a "$tmp/med"
 done
+if [ -s "$tmp/srv" ]; then
+	echo "# server medians: run busy waiting us_per_query"
+	for name in $(awk '{ print $3 }' "$tmp/srv" | sort -u); do
+		echo "$name $(for f in 5 7 9; do
+			awk -v n="$name" -v f=$f '$3 == n { print $f }' "$tmp/srv" | median | tr '\n' ' '
+		done)"
+	done
+fi
 echo "# ratios"
 for mode in $modes; do
 	grep -q "^dnsvolley-$mode " "$tmp/med" || continue
@@ -181,6 +234,9 @@ for mode in $modes; do
 			v = "dnsvolley-" m; p = "dnsperf-" m
 			if (q[p] > 0 && u[p] > 0)
 				printf "%s: qps dnsvolley/dnsperf %.2f, CPU per query dnsvolley/dnsperf %.2f\n", m, q[v] / q[p], u[v] / u[p]
+			o = "dvother-" m
+			if (q[o] > 0 && u[o] > 0)
+				printf "%s: qps dnsvolley/-D binary %.2f, CPU per query dnsvolley/-D binary %.2f\n", m, q[v] / q[o], u[v] / u[o]
 			if (m != "doh" && u["dnsvolley-udp"] > 0)
 				printf "%s: dnsvolley CPU per query %s / own UDP %.2f\n", m, m, u[v] / u["dnsvolley-udp"]
 		}' "$tmp/med"

@@ -59,6 +59,7 @@ int dv_tp_shared_new(dv_tp_shared_t **out, const dv_tp_config_t *cfg, dv_err_t *
 		if (cfg->kind == DV_TP_DOH) {
 			tc.alpn = "\x02h2";
 			tc.alpn_len = 3;
+			tc.keep_buffers = true; /* many small records each way */
 		}
 		rc = dv_tls_ctx_new(&s->tls, &tc, err);
 	}

@@ -12,24 +12,35 @@
 
 #define DOH_BODY_MAX     DV_FRAME_MAX
 #define DOH_DEFAULT_PEER 100 /* streams assumed before the server's SETTINGS arrive */
+#define DOH_INLINE       512 /* query and answer bytes kept inside the stream record */
+#define DOH_SPARE_MAX    256 /* finished stream records kept for reuse per connection */
+#define DOH_CONN_WINDOW  ((int32_t)1 << 30) /* connection receive window: never a stall */
 
-/* One query in flight: its id, POST body (inline), HTTP status, response body. */
+/* One query in flight: its id, POST body, HTTP status, response body. The bodies live in
+ * inl/req_inl up to DOH_INLINE bytes, on the heap past that; records are reused. */
 typedef struct doh_stream {
-	struct doh_stream *prev, *next; /* the connection's open streams */
+	struct doh_stream *prev, *next; /* the connection's open streams, or its spares */
 	uint64_t id;
 	int status;
 	bool oversize, bad_type;
-	uint8_t *body;
+	uint8_t *body; /* inl, or a heap block of body_cap bytes */
 	size_t body_len, body_cap;
+	const uint8_t *req; /* req_inl, or req_heap */
+	uint8_t *req_heap;
 	size_t req_len, req_off;
-	uint8_t req[];
+	char clen[8]; /* the content-length value (nghttp2 does not copy it) */
+	uint8_t req_inl[DOH_INLINE];
+	uint8_t inl[DOH_INLINE];
 } doh_stream_t;
 
 struct dv_doh {
 	nghttp2_session *h2;
 	doh_stream_t *streams;
-	size_t in_flight;
+	doh_stream_t *spare; /* singly linked by next */
+	size_t in_flight, nspare;
 	bool goaway;
+	nghttp2_nv nv[7]; /* the request headers, built once; content-length set per request */
+	size_t path_len;
 };
 
 static void stream_link(dv_doh_t *d, doh_stream_t *st)
@@ -57,8 +68,51 @@ static void stream_free(doh_stream_t *st)
 {
 	if (st == NULL)
 		return;
-	free(st->body);
+	if (st->body != st->inl)
+		free(st->body);
+	free(st->req_heap);
 	free(st);
+}
+
+/* A clean stream record: a spare one, or a new one. NULL when out of memory. */
+static doh_stream_t *stream_get(dv_doh_t *d)
+{
+	doh_stream_t *st = d->spare;
+
+	if (st == NULL) {
+		st = malloc(sizeof(*st));
+		if (st == NULL)
+			return NULL;
+	} else {
+		d->spare = st->next;
+		d->nspare--;
+	}
+	st->status = 0;
+	st->oversize = st->bad_type = false;
+	st->body = st->inl;
+	st->body_len = 0;
+	st->body_cap = sizeof(st->inl);
+	st->req = st->req_inl;
+	st->req_heap = NULL;
+	st->req_len = st->req_off = 0;
+	return st;
+}
+
+/* Give a finished stream record back (kept for reuse up to DOH_SPARE_MAX). */
+static void stream_put(dv_doh_t *d, doh_stream_t *st)
+{
+	if (d->nspare >= DOH_SPARE_MAX) {
+		stream_free(st);
+		return;
+	}
+	if (st->body != st->inl)
+		free(st->body);
+	free(st->req_heap);
+	st->body = st->inl;
+	st->req_heap = NULL;
+	st->next = d->spare;
+	d->spare = st;
+	d->nspare++;
 }
 
 static int on_header(nghttp2_session *h2, const nghttp2_frame *frame, const uint8_t *name,
@@ -100,12 +154,15 @@ static int on_data(nghttp2_session *h2, uint8_t flags, int32_t sid, const uint8_
 		return 0;
 	}
 	if (st->body_len + len > st->body_cap) {
-		cap = st->body_cap ? st->body_cap : 512;
+		cap = st->body_cap;
 		while (cap < st->body_len + len)
 			cap *= 2;
-		nb = realloc(st->body, cap);
+		nb = malloc(cap);
 		if (nb == NULL)
 			return NGHTTP2_ERR_CALLBACK_FAILURE;
+		memcpy(nb, st->body, st->body_len);
+		if (st->body != st->inl)
+			free(st->body);
 		st->body = nb;
 		st->body_cap = cap;
 	}
@@ -156,7 +213,7 @@ static int on_close(nghttp2_session *h2, int32_t sid, uint32_t error_code, void 
 	stream_unlink(c->doh, st);
 	stream_event(c, st, error_code, &ev);
 	rc = dv_tp_emit(c, &ev);
-	stream_free(st);
+	stream_put(c->doh, st);
 	return rc < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
 }
 
@@ -188,6 +245,31 @@ static ssize_t read_body(nghttp2_session *h2, int32_t sid, uint8_t *buf, size_t 
 	return (ssize_t)n;
 }
 
+#define NV_STATIC (NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE)
+#define NV(n, v, vl)                                                                               \
+	(nghttp2_nv)                                                                               \
+	{                                                                                          \
+		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, (vl), NV_STATIC                     \
+	}
+
+/* The request headers of every request on c, built once: POST's order (GET sends the
+ * first five). Names and values outlive the session, so nghttp2 need not copy them. */
+static void request_template(dv_tp_conn_t *c)
+{
+	dv_doh_t *d = c->doh;
+	const char *auth = c->s->cfg->sni ? c->s->cfg->sni : "localhost";
+	bool get = c->s->cfg->doh_get;
+
+	d->path_len = strlen(c->s->path);
+	d->nv[0] = NV(":method", get ? "GET" : "POST", get ? 3 : 4);
+	d->nv[1] = NV(":scheme", "https", 5);
+	d->nv[2] = NV(":authority", auth, strlen(auth));
+	d->nv[3] = NV(":path", c->s->path, d->path_len);
+	d->nv[4] = NV("accept", "application/dns-message", 23);
+	d->nv[5] = NV("content-type", "application/dns-message", 23);
+	d->nv[6] = NV("content-length", "", 0);
+}
+
 int dv_doh_new(dv_tp_conn_t *c)
 {
 	nghttp2_session_callbacks *cb = NULL;
@@ -205,9 +287,12 @@ int dv_doh_new(dv_tp_conn_t *c)
 	nghttp2_option_set_peer_max_concurrent_streams(opt, DOH_DEFAULT_PEER);
 	if (nghttp2_session_client_new2(&d->h2, cb, c, opt) != 0)
 		goto out;
-	if (nghttp2_submit_settings(d->h2, NGHTTP2_FLAG_NONE, set, DV_ARRAY_SIZE(set)) != 0)
+	if (nghttp2_submit_settings(d->h2, NGHTTP2_FLAG_NONE, set, DV_ARRAY_SIZE(set)) != 0 ||
+	    nghttp2_session_set_local_window_size(d->h2, NGHTTP2_FLAG_NONE, 0, DOH_CONN_WINDOW) !=
+	        0)
 		goto out;
 	c->doh = d;
+	request_template(c);
 	d = NULL;
 	rc = 0;
 out:
@@ -224,6 +309,11 @@ void dv_doh_free(dv_doh_t *d)
 	while (d->streams != NULL) {
 		doh_stream_t *st = d->streams;
 		stream_unlink(d, st);
+		stream_free(st);
+	}
+	while (d->spare != NULL) {
+		doh_stream_t *st = d->spare;
+		d->spare = st->next;
 		stream_free(st);
 	}
 	nghttp2_session_del(d->h2);
@@ -274,68 +364,92 @@ static size_t base64url(const uint8_t *in, size_t len, char *out)
 	return o;
 }
 
-#define NV(n, v, vl)                                                                               \
-	{                                                                                          \
-		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, (vl), NGHTTP2_NV_FLAG_NONE          \
-	}
-
-/* The request headers; get_path is the GET path (NULL for POST). */
-static int32_t request(dv_tp_conn_t *c, doh_stream_t *st, const char *get_path)
+/* n (below 10^7) in decimal into out; returns the length. */
+static size_t decimal(size_t n, char *out)
 {
-	const char *auth = c->s->cfg->sni ? c->s->cfg->sni : "localhost";
-	const char *path = get_path ? get_path : c->s->path;
-	char clen[16];
-	int n = snprintf(clen, sizeof(clen), "%zu", st->req_len);
-	nghttp2_nv nv[] = {
-	    NV(":method", get_path ? "GET" : "POST", get_path ? 3 : 4),
-	    NV(":scheme", "https", 5),
-	    NV(":authority", auth, strlen(auth)),
-	    NV(":path", path, strlen(path)),
-	    NV("accept", "application/dns-message", 23),
-	    NV("content-type", "application/dns-message", 23),
-	    NV("content-length", clen, (size_t)n),
-	};
+	char tmp[8];
+	size_t k = 0, i;
+
+	do {
+		tmp[k++] = (char)('0' + n % 10);
+		n /= 10;
+	} while (n > 0 && k < sizeof(tmp));
+	for (i = 0; i < k; i++)
+		out[i] = tmp[k - 1 - i];
+	return k;
+}
+
+/* Submit st's POST request; its body is st->req. */
+static int32_t request_post(dv_doh_t *d, doh_stream_t *st)
+{
+	nghttp2_nv nv[DV_ARRAY_SIZE(d->nv)];
 	nghttp2_data_provider prd = {.source.ptr = st, .read_callback = read_body};
 
-	if (get_path != NULL)
-		return nghttp2_submit_request(c->doh->h2, NULL, nv, 5, NULL, st);
-	return nghttp2_submit_request(c->doh->h2, NULL, nv, DV_ARRAY_SIZE(nv), &prd, st);
+	memcpy(nv, d->nv, sizeof(nv));
+	nv[6].value = (uint8_t *)st->clen;
+	nv[6].valuelen = decimal(st->req_len, st->clen);
+	return nghttp2_submit_request(d->h2, NULL, nv, DV_ARRAY_SIZE(nv), &prd, st);
+}
+
+/* Submit a GET request for msg (path?dns=<base64url>); nghttp2 copies the path. */
+static int32_t request_get(dv_tp_conn_t *c, doh_stream_t *st, const uint8_t *msg, size_t len)
+{
+	dv_doh_t *d = c->doh;
+	size_t plen = d->path_len;
+	nghttp2_nv nv[5];
+	char *gp = malloc(plen + 5 + (len + 2) / 3 * 4 + 1);
+	int32_t sid;
+
+	if (gp == NULL)
+		return NGHTTP2_ERR_NOMEM;
+	memcpy(gp, c->s->path, plen);
+	memcpy(gp + plen, strchr(c->s->path, '?') ? "&dns=" : "?dns=", 5);
+	memcpy(nv, d->nv, sizeof(nv));
+	nv[3].value = (uint8_t *)gp;
+	nv[3].valuelen = plen + 5 + base64url(msg, len, gp + plen + 5);
+	nv[3].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
+	sid = nghttp2_submit_request(d->h2, NULL, nv, DV_ARRAY_SIZE(nv), NULL, st);
+	free(gp);
+	return sid;
+}
+
+/* Keep msg as st's POST body. */
+static int keep_body(doh_stream_t *st, const uint8_t *msg, size_t len)
+{
+	if (len > sizeof(st->req_inl)) {
+		st->req_heap = malloc(len);
+		if (st->req_heap == NULL)
+			return -ENOMEM;
+		st->req = st->req_heap;
+	}
+	memcpy(st->req_heap != NULL ? st->req_heap : st->req_inl, msg, len);
+	st->req_len = len;
+	return 0;
 }
 
 int dv_doh_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t id)
 {
+	dv_doh_t *d = c->doh;
 	bool get = c->s->cfg->doh_get;
-	size_t plen = strlen(c->s->path);
 	doh_stream_t *st;
-	char *gp = NULL;
 	int32_t sid;
 
 	if (dv_doh_capacity(c) == 0)
-		return c->doh->goaway ? -EPIPE : -EAGAIN;
-	st = calloc(1, sizeof(*st) + (get ? 0 : len));
-	if (get)
-		gp = malloc(plen + 5 + (len + 2) / 3 * 4 + 1);
-	if (st == NULL || (get && gp == NULL)) {
-		free(st);
-		free(gp);
+		return d->goaway ? -EPIPE : -EAGAIN;
+	st = stream_get(d);
+	if (st == NULL)
+		return -ENOMEM;
+	st->id = id;
+	if (!get && keep_body(st, msg, len) != 0) {
+		stream_put(d, st);
 		return -ENOMEM;
 	}
-	st->id = id;
-	if (get) {
-		memcpy(gp, c->s->path, plen);
-		memcpy(gp + plen, strchr(c->s->path, '?') ? "&dns=" : "?dns=", 5);
-		base64url(msg, len, gp + plen + 5);
-	} else {
-		memcpy(st->req, msg, len);
-		st->req_len = len;
-	}
-	sid = request(c, st, gp);
-	free(gp);
+	sid = get ? request_get(c, st, msg, len) : request_post(d, st);
 	if (sid < 0) {
-		stream_free(st);
+		stream_put(d, st);
 		return sid == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE ? -EPIPE : -ENOMEM;
 	}
-	stream_link(c->doh, st);
+	stream_link(d, st);
 	return 0;
 }
 

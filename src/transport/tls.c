@@ -232,8 +232,11 @@ int dv_tls_ctx_new(dv_tls_ctx_t **out, const dv_tls_ctx_config_t *cfg, dv_err_t 
 	SSL_CTX_set_app_data(c->ssl, c);
 	SSL_CTX_set_min_proto_version(c->ssl, cfg->min_version ? cfg->min_version : TLS1_2_VERSION);
 	SSL_CTX_set_max_proto_version(c->ssl, cfg->max_version);
-	/* Partial writes never happen (writes go to a byte queue); keep the buffer anyway. */
-	SSL_CTX_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_RELEASE_BUFFERS);
+	/* Partial writes never happen (writes go to a byte queue); keep the buffer anyway.
+	 * DoH keeps OpenSSL's buffers and reads ahead (doc/performance.md, DoH). */
+	SSL_CTX_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE |
+	                             (cfg->keep_buffers ? 0 : SSL_MODE_RELEASE_BUFFERS));
+	SSL_CTX_set_read_ahead(c->ssl, cfg->keep_buffers);
 	rc = cfg->server ? ctx_server(c, cfg, err) : ctx_client(c, cfg, err);
 	if (rc == 0)
 		*out = c;

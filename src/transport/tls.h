@@ -30,6 +30,9 @@ typedef struct dv_tls_ctx_config {
 	const char *alpn;
 	size_t alpn_len;
 	int min_version, max_version; /* TLS1_2_VERSION / TLS1_3_VERSION; 0 = 1.2 .. 1.3 */
+	/* Keep each connection's record buffers (about 34 KB) and read records ahead: no
+	 * allocation per record, for connections carrying many small records (DoH). */
+	bool keep_buffers;
 } dv_tls_ctx_config_t;
 
 /* 0, or -EINVAL (bad files, named in err), -ENOMEM. */

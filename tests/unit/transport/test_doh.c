@@ -24,10 +24,11 @@ static selfsigned_t cert;
 typedef struct sreq {
 	int32_t sid;
 	char method[8];
-	char path[600];
-	uint8_t body[512];
+	char path[8192];
+	char clen[16]; /* content-length as sent */
+	uint8_t body[4096];
 	size_t body_len;
-	uint8_t resp[512];
+	uint8_t resp[4096];
 	size_t resp_len, resp_off;
 } sreq_t;
 
@@ -140,6 +141,8 @@ static int s_header(nghttp2_session *h2, const nghttp2_frame *f, const uint8_t *
 		memcpy(r->method, v, vl);
 	if (nl == 5 && memcmp(n, ":path", 5) == 0 && vl < sizeof(r->path))
 		memcpy(r->path, v, vl);
+	if (nl == 14 && memcmp(n, "content-length", 14) == 0 && vl < sizeof(r->clen))
+		memcpy(r->clen, v, vl);
 	return 0;
 }
 
@@ -226,7 +229,9 @@ typedef struct log {
 	unsigned answers, statuses, errors, closed, handshakes, goaways;
 	int status[MAXS];
 	uint8_t answered[MAXS];
-	uint8_t query_byte[MAXS]; /* byte 12 of the query sent with this id */
+	uint8_t query_byte[MAXS];   /* byte 12 of the query sent with this id */
+	const uint8_t *query[MAXS]; /* or the whole query (the answer is it with QR set) */
+	size_t query_len[MAXS];
 } log_t;
 
 static int on_ev(void *ctx, const dv_tp_event_t *ev)
@@ -235,6 +240,16 @@ static int on_ev(void *ctx, const dv_tp_event_t *ev)
 	switch (ev->kind) {
 	case DV_TP_EV_ANSWER:
 		assert_true(ev->id < MAXS);
+		if (l->query[ev->id] != NULL) {
+			const uint8_t *q = l->query[ev->id];
+			assert_int_equal(ev->len, l->query_len[ev->id]);
+			assert_memory_equal(ev->msg, q, 2);
+			assert_int_equal(ev->msg[2], q[2] | 0x80);
+			assert_memory_equal(ev->msg + 3, q + 3, ev->len - 3);
+			l->answered[ev->id]++;
+			l->answers++;
+			break;
+		}
 		assert_int_equal(ev->len, 13);
 		assert_true(ev->msg[2] & 0x80);
 		assert_int_equal(ev->msg[12], l->query_byte[ev->id]);
@@ -357,9 +372,69 @@ static void test_post(void **st)
 	post_or_get(false);
 }
 
+/* The client opens its connection window to 1 GiB at once: answers never wait for a
+ * WINDOW_UPDATE. */
+static void test_window(void **st)
+{
+	rig_t *r = rig_new(false, NULL, 100);
+
+	assert_int_equal(nghttp2_session_get_remote_window_size(r->s.h2), 1 << 30);
+	rig_free(r);
+}
+
 static void test_get(void **st)
 {
 	post_or_get(true);
+}
+
+/* Queries and answers of many sizes, around and past the bytes a stream keeps inline,
+ * twice (the second time on reused stream records, sizes in the other order): every
+ * answer is exactly its query with QR set; POST's content-length is the body's. */
+static void sizes(bool get)
+{
+	static const size_t len[] = {12, 13, 200, 511, 512, 513, 1024, 2900, 40, 12};
+	enum { N = sizeof(len) / sizeof(len[0]) };
+	static uint8_t q[2 * N][2900];
+	rig_t *r = rig_new(get, NULL, 100);
+	uint64_t id;
+
+	for (id = 0; id < 2 * N; id++) {
+		size_t n = len[id < N ? id : 2 * N - 1 - id];
+		for (size_t i = 0; i < n; i++)
+			q[id][i] = (uint8_t)(i * 7 + id);
+		q[id][0] = 0;
+		q[id][1] = (uint8_t)id;
+		q[id][2] = 0x01;
+		r->log.query[id] = q[id];
+		r->log.query_len[id] = n;
+	}
+	for (unsigned round = 0; round < 2; round++) {
+		for (id = round * N; id < (round + 1) * N; id++)
+			assert_int_equal(dv_tp_submit(r->c, q[id], r->log.query_len[id], id), 0);
+		pump(r->c, &r->s);
+		assert_int_equal(r->log.answers, (round + 1) * N);
+		assert_int_equal(dv_tp_in_flight(r->c), 0);
+	}
+	for (id = 0; id < 2 * N; id++) {
+		sreq_t *sr = r->s.req[id];
+		assert_int_equal(r->log.answered[id], 1);
+		if (!get) {
+			assert_string_equal(sr->method, "POST");
+			assert_int_equal(strtoul(sr->clen, NULL, 10), sr->body_len);
+		}
+	}
+	assert_int_equal(r->s.req[7]->resp_len, 2900);
+	rig_free(r);
+}
+
+static void test_sizes_post(void **st)
+{
+	sizes(false);
+}
+
+static void test_sizes_get(void **st)
+{
+	sizes(true);
 }
 
 /* 100 streams at once, exactly the server's limit; one more waits. */
@@ -521,6 +596,8 @@ int main(void)
 	    cmocka_unit_test(test_concurrent), cmocka_unit_test(test_server_limit),
 	    cmocka_unit_test(test_404),        cmocka_unit_test(test_goaway),
 	    cmocka_unit_test(test_bad_path),   cmocka_unit_test(test_no_alpn),
+	    cmocka_unit_test(test_sizes_post), cmocka_unit_test(test_sizes_get),
+	    cmocka_unit_test(test_window),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
