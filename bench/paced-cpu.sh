@@ -4,13 +4,13 @@
 # time of a default `dnsvolley capacity` search. Figures for doc/performance.md.
 #
 # usage: bench/paced-cpu.sh [BUILD_DIR] [QPS] [SECONDS] [ROUNDS]
-#   defaults: build, 20000, 5, 2
+#   defaults: build, 20000, 5, 3
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}
 qps=${2:-20000}
 secs=${3:-5}
-rounds=${4:-2}
+rounds=${4:-3}
 command -v dnsperf >/dev/null || { echo "dnsperf is not installed (Debian: dnsperf)" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvpaced.XXXXXX")
 rpid=""
@@ -34,9 +34,14 @@ for r in $(seq "$rounds"); do
 	cpu_per_query dnsvolley "$build/dnsvolley" --no-progress -s 127.0.0.1 -p "$port" -d "$list" \
 		-Q "$qps" -l "$secs" -q 1000
 	cpu_per_query dnsperf dnsperf -s 127.0.0.1 -p "$port" -d "$list" -Q "$qps" -l "$secs" -q 1000
-done | awk '{ s[$1] += $2; n[$1]++ } END {
-	v = s["dnsvolley"] / n["dnsvolley"]; p = s["dnsperf"] / n["dnsperf"]
-	printf "paced -Q %s: CPU per query: dnsvolley %.3f us, dnsperf %.3f us, ratio %.2f\n", "'"$qps"'", v, p, v / p }'
+done | awk -v qps="$qps" '
+function med(a, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+$1 == "dnsvolley" { v[++n] = $2 } $1 == "dnsperf" { p[n] = $2; r[n] = v[n] / $2; line = line sprintf(" %.2f/%.2f", v[n], $2) }
+END {
+	printf "paced -Q %s, %d rounds, CPU per query (us, dnsvolley/dnsperf):%s\n", qps, n, line
+	mv = med(v, n); mp = med(p, n); mr = med(r, n) # each sorts its array: r[1], r[n] are min, max
+	printf "median: dnsvolley %.3f us, dnsperf %.3f us; ratio %.2f (rounds %.2f-%.2f)\n", mv, mp, mr, r[1], r[n] }'
 kill -INT "$rpid"; wait "$rpid" 2>/dev/null || true
 rpid=""
 

@@ -780,14 +780,22 @@ static unsigned conn_room(const dv_sw_t *sw, const dv_sconn_t *c)
 	return (unsigned)room;
 }
 
-/* Hand up to n prepared queries to c; returns how many it took. */
-static unsigned send_on(dv_sw_t *sw, dv_sconn_t *c, uint64_t now, unsigned n)
+/*
+ * Hand up to n prepared queries to c; returns how many it took. Paced, the i-th of them
+ * is the pacer's query issued + taken + i (taken: handed to other connections earlier in
+ * this dv_sw_send call), whose due time is its intended send time.
+ */
+static unsigned send_on(dv_sw_t *sw, dv_sconn_t *c, uint64_t now, unsigned n, unsigned taken)
 {
 	dv_engine_t *e = sw->e;
 	unsigned k, i;
 	uint64_t qpc = sw->h.cfg->queries_per_conn;
 
 	k = dv_engine_prepare(e, c->index, now, n, sw->qbuf, sw->qlen);
+	if (e->paced)
+		for (i = 0; i < k; i++)
+			e->win.slot[dv_wire_get16(sw->qbuf[i])].intended_ns =
+			    dv_pacer_due_ns(sw->h.pacer, sw->h.pacer->issued + taken + i);
 	for (i = 0; i < k; i++)
 		if (dv_tp_submit(c->tp, sw->qbuf[i], sw->qlen[i], dv_wire_get16(sw->qbuf[i])) != 0)
 			break;
@@ -815,7 +823,7 @@ unsigned dv_sw_send(dv_sw_t *sw, uint64_t now, unsigned n)
 		sw->next = sw->next + 1 < sw->n ? sw->next + 1 : 0;
 		if (room == 0)
 			continue;
-		total += send_on(sw, c, now, DV_MIN(room, n - total));
+		total += send_on(sw, c, now, DV_MIN(room, n - total), total);
 	}
 	return total;
 }

@@ -9,6 +9,7 @@
 
 #include "base/util.h"
 #include "engine/engine.h"
+#include "engine/pacer.h"
 #include "engine/run_config.h"
 #include "input/querylist.h"
 
@@ -39,8 +40,12 @@ typedef struct dv_sw_host {
 	dv_engine_t *eng;           /* the worker's engine: window, matching, counters */
 	const dv_run_config_t *cfg; /* server, -t, tp (TLS, DoH), queries_per_conn */
 	const dv_querylist_t *ql;
-	uint32_t conns;         /* connections: the worker's share of -c */
-	uint32_t capacity;      /* the worker's window (-q share) */
+	uint32_t conns;    /* connections: the worker's share of -c */
+	uint32_t capacity; /* the worker's window (-q share) */
+	/* The worker's pacer: while eng->paced, each query handed to a connection gets its
+	 * intended send time, dv_pacer_due_ns(pacer, pacer->issued + its place in the
+	 * dv_sw_send call) (the caller takes them from the pacer after the call). */
+	const dv_pacer_t *pacer;
 	bool *sending;          /* the worker's sending phase: read; a fatal error clears it */
 	uint64_t *drain_end_ns; /* a fatal error sets it to now */
 	int *rc;                /* a fatal error: -ECONNABORTED, and its sentence in err */
@@ -71,8 +76,8 @@ dv_engine_t *dv_sw_engine(dv_sw_t *sw);
 void dv_sw_finish(dv_sw_t *sw, bool interrupted);
 /* The pass starts: open every connection. Worker thread. */
 void dv_sw_start(dv_sw_t *sw, uint64_t now);
-/* Send up to n queries (n <= dv_engine_sendable) over the ready connections.
- * Returns how many were handed to connections (counted sent). */
+/* Send up to n queries (n <= dv_engine_sendable, and, paced, <= the pacer's allowance) over
+ * the ready connections. Returns how many were handed to connections (counted sent). */
 unsigned dv_sw_send(dv_sw_t *sw, uint64_t now, unsigned n);
 /* Timers: expire overdue queries, connect and handshake timeouts, reopen. Call before
  * dv_engine_expire (this one keeps the per-connection counts). */

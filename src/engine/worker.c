@@ -370,6 +370,7 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 		                  .ql = w->ql,
 		                  .conns = w->share.nsocks,
 		                  .capacity = w->share.capacity,
+		                  .pacer = &w->pacer,
 		                  .sending = &w->sending,
 		                  .drain_end_ns = &w->drain_end_ns,
 		                  .rc = &w->rc,
@@ -925,9 +926,8 @@ static void count_client_drops(dv_worker_t *w)
 
 /*
  * The pacer at the start of sending: a replay's schedule, or -Q's rate (and a ramp).
- * Intended send times (latency_intended, sent_behind) are kept for UDP sends only: a
- * stream transport's queries leave through its connections (dv_sw_send), which do not
- * carry them yet.
+ * Paced, every query keeps its intended send time (latency_intended, sent_behind): pump
+ * sets it for UDP batches, dv_sw_send (send_on) for stream connections.
  */
 static void start_pacing(dv_worker_t *w, uint64_t now)
 {
@@ -935,7 +935,7 @@ static void start_pacing(dv_worker_t *w, uint64_t now)
 		dv_pacer_init_schedule(&w->pacer, w->ql->ts_ns, w->ql->count, w->ql->period_ns,
 		                       w->cfg->speed, w->share.first_seq, w->share.step,
 		                       w->share.end_seq, now);
-		w->eng.paced = w->sw == NULL;
+		w->eng.paced = true;
 	} else if (w->share.rate_qps > 0) {
 		/*
 		 * Catch up at most 1 s of schedule after a stall (a busy machine can
@@ -944,7 +944,7 @@ static void start_pacing(dv_worker_t *w, uint64_t now)
 		uint64_t backlog = (uint64_t)(w->share.rate_qps * 1.0);
 		dv_pacer_init(&w->pacer, w->share.rate_qps, now, DV_MAX(backlog, DV_BATCH));
 		dv_pacer_set_ramp(&w->pacer, w->cfg->ramp_ns);
-		w->eng.paced = w->sw == NULL;
+		w->eng.paced = true;
 	}
 }
 

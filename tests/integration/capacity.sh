@@ -72,6 +72,22 @@ wait "$stopper"
 p999=$(sed -n 's/.*From intended send (s):.*p99\.9 \([0-9.]*\),.*/\1/p' "$TMP/co")
 [ -n "$p999" ] || fail "no intended-time line: $(cat "$TMP/co")"
 assert_ge "intended p99.9 (ms)" 100 "$(awk -v v="$p999" 'BEGIN { printf "%d", v * 1000 }')"
+# The same over TCP (-m tcp -Q 5000): a full window holds the queries back while the
+# responder is stopped; each still keeps its intended send time, so the stall shows at
+# p99.9 and the queries sent late count in sent_behind (some 1,000 of the 15,000 were due
+# in the stall after the window filled; at least 1 in 1,000 must count).
+start_responder COT -T 1 --tcp-port 0 --tcp-port-file "$TMP/COT.tcp"
+( sleep 1; kill -STOP "$COT_PID"; sleep 0.2; kill -CONT "$COT_PID" ) &
+stopper=$!
+"$DV" --no-progress -m tcp -s 127.0.0.1 -p "$(cat "$TMP/COT.tcp")" -d "$LIST" -Q 5000 -l 3 \
+	-c 2 -q 100 >"$TMP/cot" 2>&1 || fail "dnsvolley -m tcp failed: $(cat "$TMP/cot")"
+wait "$stopper"
+p999=$(sed -n 's/.*From intended send (s):.*p99\.9 \([0-9.]*\),.*/\1/p' "$TMP/cot")
+[ -n "$p999" ] || fail "tcp: no intended-time line: $(cat "$TMP/cot")"
+assert_ge "tcp: intended p99.9 (ms)" 100 "$(awk -v v="$p999" 'BEGIN { printf "%d", v * 1000 }')"
+behind=$(sed -n 's/^ *Sent behind schedule: *\([0-9]*\) .*/\1/p' "$TMP/cot")
+assert_ge "tcp: sent behind schedule" 15 "${behind:-0}"
+assert_eq "tcp: lost" 0 "$(report_field "$TMP/cot" "Queries lost")"
 # An unpaced run has no intended time (the line is absent).
 "$DV" --no-progress -s 127.0.0.1 -p "$CO_PORT" -d "$LIST" -n 1 >"$TMP/unpaced" 2>&1
 assert_eq "unpaced: no intended line" 0 "$(grep -c 'From intended send' "$TMP/unpaced" || true)"
