@@ -312,4 +312,23 @@ C
 	assert_eq "knotd: its TCP query count" "$completed" "$n"
 fi
 
+echo "== waves: 600 connections (more than the 256 a worker opens at once), TCP and DoT"
+for mode in tcp dot; do
+	start_stream wv
+	l=tcp port=$wv_TCP
+	[ $mode = dot ] && l=tls port=$wv_TLS
+	"$DV" -m $mode -s 127.0.0.1 -p "$port" -d "$TMP/5k" -c 600 -q 1200 -t 10 -T 1 \
+		--json "$TMP/wv.json" >"$TMP/wv.rep" 2>&1 || fail "$mode waves: $(cat "$TMP/wv.rep")"
+	clean "$TMP/wv.rep"
+	stop_responder wv
+	read -r completed opened reopened failed full resumed pend <<<"$(jc "$TMP/wv.json" \
+		completed conn_opened conn_reopened conn_failed tls_full tls_resumed conn_pending_peak)"
+	assert_eq "$mode waves: at most 256 opening at once" 256 "$pend"
+	assert_eq "$mode waves: completed" 5000 "$completed"
+	assert_eq "$mode waves: opened" 600 "$opened"
+	assert_eq "$mode waves: none reopened, none failed" "0 0" "$reopened $failed"
+	assert_eq "$mode waves: the server's connections" 600 "$(resp_count wv "$l-connections")"
+	[ $mode = tcp ] || assert_eq "dot waves: handshakes" 600 "$((full + resumed))"
+done
+
 echo "streams: all assertions hold"

@@ -364,14 +364,15 @@ static void test_every_counter_distinct(void **state)
 		K(conn_opened), K(conn_reopened), K(conn_abandoned), K(conn_failed),
 		    K(conn_refused), K(conn_timeouts);
 		K(conn_reset), K(conn_closed), K(conn_idle_closed), K(conn_proto_errors);
-		K(conn_recycled), K(conn_lost), K(conn_inflight_peak), K(tls_full), K(tls_resumed);
+		K(conn_recycled), K(conn_lost), K(conn_inflight_peak), K(conn_pending_peak),
+		    K(tls_full), K(tls_resumed);
 		K(http_non200), K(http_4xx), K(http_5xx), K(stream_errors);
 		K(tc_retried), K(tc_completed), K(tc_lost), K(tc_not_sent), K(forfeited),
 		    K(sent_behind);
 #undef K
-		/* Those 46, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 46 + 3);
-		assert_int_equal(dv_counter_nfields, 46);
+		/* Those 47, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 47 + 3);
+		assert_int_equal(dv_counter_nfields, 47);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);
