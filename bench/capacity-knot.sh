@@ -22,7 +22,7 @@ command -v knotd >/dev/null || skip "knotd not installed (Debian package knot)"
 command -v resperf >/dev/null || skip "resperf not installed (Debian package dnsperf)"
 rt=$(realtime_prefix)
 echo "$(date -u '+%F %H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg), knotd $(knotd --version | awk '{print $NF}'), priority: ${rt:-normal (no SCHED_FIFO here)}"
-port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+port=$(free_port)
 mkdir -p "$TMP/knot"
 printf 'd%s\n' $(seq 2000) | "$top_srcdir/tests/integration/servers/zone.sh" cap.test >"$TMP/knot/cap.test.zone"
 cat >"$TMP/knot/knot.conf" <<K

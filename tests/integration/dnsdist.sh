@@ -20,10 +20,6 @@ command -v python3 >/dev/null || skip "python3 not installed"
 [ -x "$RESPONDER" ] || fail "$RESPONDER not built"
 make_cert
 
-free_port() {
-	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
 # jc FILE KEY...: the first pass's counters from a results file, space separated.
 jc() {
 	python3 - "$@" <<'P'

@@ -114,3 +114,30 @@ report_field() {
 # memory errors and undefined behaviour are still fatal; dnsvolley's own code is
 # leak-checked by every other test). Harmless without sanitizers.
 MPI_ENV=(env "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0")
+
+# free_port: a port on 127.0.0.1 for a server the test starts (UDP and TCP), never one
+# the kernel hands out to client sockets: it is drawn below the ephemeral range
+# (net.ipv4.ip_local_port_range), so a client of another test running beside this one
+# cannot take it between the choice and the server's bind, and no socket of any state
+# uses it now (/proc/net/{udp,tcp}{,6}). Ports from bind(0) are ephemeral ones: a
+# server given one lost it now and then to a client ("Address already in use").
+free_port() {
+	local elo ehi lo hi p
+	read -r elo ehi </proc/sys/net/ipv4/ip_local_port_range
+	if [ "$elo" -gt 11000 ]; then
+		lo=10000 hi=$((elo - 1))
+	elif [ "$ehi" -lt 64535 ]; then
+		lo=$((ehi + 1)) hi=65535
+	else
+		fail "free_port: the ephemeral range ($elo-$ehi) leaves no room for servers"
+	fi
+	for _ in $(seq 200); do
+		p=$((lo + (RANDOM * 32768 + RANDOM) % (hi - lo + 1)))
+		if ! awk -v h="$(printf ':%04X' "$p")" '$2 ~ h "$" { f = 1 } END { exit !f }' \
+			/proc/net/udp /proc/net/tcp /proc/net/udp6 /proc/net/tcp6 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	fail "free_port: no free port in $lo-$hi"
+}

@@ -69,15 +69,7 @@ echo "ok: nothing listening says so"
 
 # --- 1. knotd with its default receive buffer.
 command -v knotd >/dev/null || skip "no knotd (Debian package knot)"
-kport=""
-for _ in $(seq 20); do
-	p=$((20000 + RANDOM % 30000))
-	if ! awk -v h="$(printf ':%04X' "$p")" 'index($2, h) { f = 1 } END { exit !f }' /proc/net/udp /proc/net/tcp; then
-		kport=$p
-		break
-	fi
-done
-[ -n "$kport" ] || skip "no free port for knotd"
+kport=$(free_port)
 mkdir -p "$TMP/knot"
 cat >"$TMP/knot/example.com.zone" <<Z
 \$ORIGIN example.com.

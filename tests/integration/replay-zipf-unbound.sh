@@ -21,7 +21,7 @@ assert_ge "distinct questions (E = 2813)" 2700 "$distinct"
 assert_le "distinct questions (E = 2813)" 2930 "$distinct"
 
 start_responder AUTH -T 1
-UPORT=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+UPORT=$(free_port)
 bash "$SERVERS/unbound.conf.sh" "$TMP" "$UPORT" "$AUTH_PORT" zipf.test >"$TMP/unbound.conf"
 unbound -d -c "$TMP/unbound.conf" >"$TMP/unbound.out" 2>&1 &
 UB=$!

@@ -166,7 +166,7 @@ assert_eq "the same port over TCP: exit status" 0 "$rc"
 stop_responder pl
 
 echo "== --tc-tcp: truncated UDP answers asked again over TCP, counted apart"
-tport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+tport=$(free_port)
 start_responder tc -p "$tport" --tcp-port "$tport" --tc-every 10
 "$DV" -s 127.0.0.1 -p "$tport" -d "$TMP/100k" -c 4 -q 100 -t 2 --tc-tcp --no-server-version \
 	--json "$TMP/tc.json" >"$TMP/tc.rep" 2>&1 || fail "--tc-tcp: $(cat "$TMP/tc.rep")"
@@ -203,7 +203,7 @@ if ! command -v unbound >/dev/null || ! command -v unbound-control >/dev/null; t
 else
 	ub="$TMP/ub"
 	mkdir -p "$ub"
-	uport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	uport=$(free_port)
 	cat >"$ub/unbound.conf" <<C
 server:
 	interface: 127.0.0.1@$uport
@@ -269,7 +269,7 @@ if ! command -v knotd >/dev/null || ! command -v knotc >/dev/null; then
 else
 	kd="$TMP/knot"
 	mkdir -p "$kd"
-	kport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	kport=$(free_port)
 	cat >"$kd/example.com.zone" <<Z
 \$ORIGIN example.com.
 \$TTL 3600

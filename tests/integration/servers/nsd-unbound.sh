@@ -17,18 +17,7 @@ require_nsd_unbound() {
 	PATH=$PATH:/usr/sbin
 }
 
-# A free UDP+TCP port on 127.0.0.1 above 20000 (never 53).
-free_port() {
-	local p i
-	for i in $(seq 100); do
-		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
-		if [ -z "$(ss -Hlnu "sport = :$p" 2>/dev/null)" ] && [ -z "$(ss -Hlnt "sport = :$p" 2>/dev/null)" ]; then
-			echo "$p"
-			return 0
-		fi
-	done
-	fail "no free port"
-}
+# Ports: free_port (lib.sh).
 
 # Names: the bundled domain list (dots made dashes) spread over 4 zones, else generated.
 make_zone_lists() {

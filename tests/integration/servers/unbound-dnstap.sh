@@ -39,7 +39,7 @@ C
 record_unbound_dnstap() {
 	local n=$1 i port sock="$TMP/dnstap.sock" cap ub
 	for i in $(seq "$n"); do echo "n$((i % 100)).dv.test A"; done >"$TMP/list"
-	port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	port=$(free_port)
 	TAP="$TMP/unbound.dnstap"
 	fstrm_capture -t protobuf:dnstap.Dnstap -u "$sock" -w "$TAP" 2>"$TMP/capture.err" &
 	cap=$!
