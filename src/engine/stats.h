@@ -114,7 +114,7 @@ typedef struct dv_qtype_count {
 	X(conn_lost, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
 	/* highest queries in flight on one connection (merged: the maximum) */                    \
 	X(conn_inflight_peak, NULL, NULL, DV_CTR_OPTIONAL | DV_CTR_MAX)                            \
-	/* most connections one worker had in connect or TLS handshake at once (the maximum) */   \
+	/* most connections one worker had in connect or TLS handshake at once (the maximum) */    \
 	X(conn_pending_peak, NULL, NULL, DV_CTR_OPTIONAL | DV_CTR_MAX)                             \
 	/* TLS handshakes completed in full */                                                     \
 	X(tls_full, NULL, NULL, DV_CTR_OPTIONAL)                                                   \
