@@ -369,7 +369,7 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 	}
 	c->fd = fd;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (bind_source(cfg, c->index, fd, what, sizeof(what)) != 0) {
+	if (bind_source(cfg, sw->h.first_conn + c->index, fd, what, sizeof(what)) != 0) {
 		conn_fail(sw, c, errno, false, now, what);
 		return;
 	}

@@ -40,8 +40,9 @@ typedef struct dv_sw_host {
 	dv_engine_t *eng;           /* the worker's engine: window, matching, counters */
 	const dv_run_config_t *cfg; /* server, -t, tp (TLS, DoH), queries_per_conn */
 	const dv_querylist_t *ql;
-	uint32_t conns;    /* connections: the worker's share of -c */
-	uint32_t capacity; /* the worker's window (-q share) */
+	uint32_t conns;      /* connections: the worker's share of -c */
+	uint32_t first_conn; /* the global index of its first (--client-range's address) */
+	uint32_t capacity;   /* the worker's window (-q share) */
 	/* The worker's pacer: while eng->paced, each query handed to a connection gets its
 	 * intended send time, dv_pacer_due_ns(pacer, pacer->issued + its place in the
 	 * dv_sw_send call) (the caller takes them from the pacer after the call). */

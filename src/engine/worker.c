@@ -369,6 +369,7 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 		                  .cfg = w->cfg,
 		                  .ql = w->ql,
 		                  .conns = w->share.nsocks,
+		                  .first_conn = w->share.first_sock,
 		                  .capacity = w->share.capacity,
 		                  .pacer = &w->pacer,
 		                  .sending = &w->sending,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stream-sources: --client-range spreads -m tcp|dot connections over source addresses
-# (connection i of a worker binds the range's i-th address); exact counts, the
+# (connection i, numbered over all workers, binds the range's i-th address); exact counts, the
 # responder's count of distinct client addresses, and the bad combinations.
 . "$(dirname "$0")/lib.sh"
 
@@ -48,8 +48,8 @@ echo "== -c 300 over a /24 (255 addresses: .1 to .255): wraps, all used"
 run wrap tcp 300 255 --client-range 127.0.0.0/24
 echo "== -m dot -c 50 --client-range 127.1.0.0/16: 50 addresses"
 run dot dot 50 50 --client-range 127.1.0.0/16
-echo "== -T 2: each worker's connection i takes the i-th address"
-run two tcp 200 100 -T 2 --client-range 127.0.0.0/24
+echo "== -T 2: connections numbered over both workers, 200 addresses"
+run two tcp 200 200 -T 2 --client-range 127.0.0.0/24
 
 echo "== bad combinations: status 2, a message"
 for args in "-a 127.0.0.1 --client-range 127.0.0.0/24" "--client-range fd00::/64" \
