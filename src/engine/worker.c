@@ -76,29 +76,18 @@ static _Thread_local dv_batch_t *tl_batch;
 /* --client-range: bind client index's socket to the range's index-th address (port 0). */
 static int bind_client(int fd, const dv_run_config_t *cfg, uint32_t index, dv_err_t *err)
 {
-	struct sockaddr_storage a = cfg->client_base;
+	struct sockaddr_storage a;
 	char text[INET6_ADDRSTRLEN] = "?";
 	int rc;
 
-	if (a.ss_family == AF_INET6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&a;
-		uint64_t low = 0;
-		for (int i = 8; i < 16; i++)
-			low = low << 8 | s6->sin6_addr.s6_addr[i];
-		low += index;
-		for (int i = 15; i >= 8; i--, low >>= 8)
-			s6->sin6_addr.s6_addr[i] = (uint8_t)low;
-		s6->sin6_port = 0;
-		inet_ntop(AF_INET6, &s6->sin6_addr, text, sizeof(text));
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&a;
-		s4->sin_addr.s_addr = htonl(ntohl(s4->sin_addr.s_addr) + index);
-		s4->sin_port = 0;
-		inet_ntop(AF_INET, &s4->sin_addr, text, sizeof(text));
-	}
+	dv_run_client_addr(cfg, index, &a);
 	if (bind(fd, (struct sockaddr *)&a, cfg->client_base_len) == 0)
 		return 0;
 	rc = -errno;
+	inet_ntop(a.ss_family,
+	          a.ss_family == AF_INET6 ? (void *)&((struct sockaddr_in6 *)&a)->sin6_addr
+	                                  : (void *)&((struct sockaddr_in *)&a)->sin_addr,
+	          text, sizeof(text));
 	return dv_err_set(err, rc, "cannot bind client %u's socket to %s (--client-range): %s",
 	                  index + 1, text, strerror(-rc));
 }
