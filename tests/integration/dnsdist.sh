@@ -20,15 +20,6 @@ command -v python3 >/dev/null || skip "python3 not installed"
 [ -x "$RESPONDER" ] || fail "$RESPONDER not built"
 make_cert
 
-# jc FILE KEY...: the first pass's counters from a results file, space separated.
-jc() {
-	python3 - "$@" <<'P'
-import json, sys
-c = json.load(open(sys.argv[1]))["passes"][0]["counters"]
-print(" ".join(str(c.get(k, 0)) for k in sys.argv[2:]))
-P
-}
-
 # The backend: the responder on one port for UDP (dnsdist sends DoH queries over UDP)
 # and TCP (dnsdist 1.7 sends DoT and TCP queries over TCP).
 bport=$(free_port)

@@ -141,3 +141,13 @@ free_port() {
 	done
 	fail "free_port: no free port in $lo-$hi"
 }
+
+# jc FILE KEY...: the first pass's counters KEY... from a results file, space separated
+# (0 for a key the file does not have). Needs python3.
+jc() {
+	python3 - "$@" <<'P'
+import json, sys
+c = json.load(open(sys.argv[1]))["passes"][0]["counters"]
+print(" ".join(str(c.get(k, 0)) for k in sys.argv[2:]))
+P
+}

@@ -9,13 +9,6 @@ command -v python3 >/dev/null || skip "python3 not installed"
 [ -x "$RESPONDER" ] || fail "$RESPONDER not built"
 make_cert
 
-jc() {
-	python3 - "$@" <<'P'
-import json, sys
-c = json.load(open(sys.argv[1]))["passes"][0]["counters"]
-print(" ".join(str(c.get(k, 0)) for k in sys.argv[2:]))
-P
-}
 for i in $(seq 5000); do echo "n$i.example A"; done >"$TMP/5k"
 
 # run NAME MODE CONNS ADDRESSES [flags...]: one pass against a fresh responder; exact counts.

@@ -9,15 +9,6 @@ command -v python3 >/dev/null || skip "python3 not installed"
 
 make_cert
 
-# jc FILE KEY...: the first pass's counters from a results file, space separated.
-jc() {
-	python3 - "$@" <<'P'
-import json, sys
-c = json.load(open(sys.argv[1]))["passes"][0]["counters"]
-print(" ".join(str(c.get(k, 0)) for k in sys.argv[2:]))
-P
-}
-
 # No sanitizer report, no crash message in FILE.
 clean() {
 	! grep -Eq 'Sanitizer|runtime error' "$1" || fail "sanitizer report: $(cat "$1")"
