@@ -110,7 +110,7 @@ C
 
 # sched PID: its time running and waiting for a CPU (ns), summed over its threads.
 sched() {
-	cat /proc/"$1"/task/*/schedstat | awk '{ r += $1; w += $2 } END { printf "%d %d\n", r, w }'
+	cat /proc/"$1"/task/*/schedstat | awk '{ r += $1; w += $2 } END { printf "%.0f %.0f\n", r, w }'
 }
 
 # srv_mark; ...; srv_note NAME: the server's (srv_pid) share of the wall time running and
