@@ -44,6 +44,7 @@ enum {
 	OPT_HTTPS_PORT,
 	OPT_HTTPS_PORT_FILE,
 	OPT_DOH_PATH,
+	OPT_HTTPS_RECORD_EACH,
 	OPT_FAULT_CONNS, /* OPT_FAULT_CONNS..OPT_REVERSE: the --stream-* faults (parse_opt) */
 	OPT_CLOSE_AFTER,
 	OPT_RESET_AFTER,
@@ -79,6 +80,7 @@ static const struct option long_opts[] = {
     {"https-port", required_argument, NULL, OPT_HTTPS_PORT},
     {"https-port-file", required_argument, NULL, OPT_HTTPS_PORT_FILE},
     {"doh-path", required_argument, NULL, OPT_DOH_PATH},
+    {"https-record-each", no_argument, NULL, OPT_HTTPS_RECORD_EACH},
     {"stream-fault-conns", required_argument, NULL, OPT_FAULT_CONNS},
     {"stream-close-after", required_argument, NULL, OPT_CLOSE_AFTER},
     {"stream-reset-after", required_argument, NULL, OPT_RESET_AFTER},
@@ -124,6 +126,7 @@ static void usage(FILE *f)
 	    "      --tls-cert FILE         PEM certificate (chain) of the TLS and HTTPS listeners\n"
 	    "      --tls-key FILE          PEM private key of the TLS and HTTPS listeners\n"
 	    "      --doh-path PATH         the HTTPS path served (default /dns-query)\n"
+	    "      --https-record-each     each DoH response in its own TLS record and write\n"
 	    "      --tcp-port-file FILE    write the bound TCP port, like --port-file\n"
 	    "      --tls-port-file FILE    write the bound TLS port, like --port-file\n"
 	    "      --https-port-file FILE  write the bound HTTPS port, like --port-file\n"
@@ -329,8 +332,10 @@ static int stream_setup(opts_t *o)
 		return usage_error("--tls-cert and --tls-key need --tls-port or --https-port");
 	if (o->tls_port < 0 && o->tls_port_file != NULL)
 		return usage_error("--tls-port-file needs --tls-port");
-	if (o->https_port < 0 && (o->https_port_file != NULL || s->doh_path != NULL))
-		return usage_error("--https-port-file and --doh-path need --https-port");
+	if (o->https_port < 0 &&
+	    (o->https_port_file != NULL || s->doh_path != NULL || s->https_record_each))
+		return usage_error(
+		    "--https-port-file, --doh-path and --https-record-each need --https-port");
 	if (o->tcp_port < 0 && o->tcp_port_file != NULL)
 		return usage_error("--tcp-port-file needs --tcp-port");
 	if (o->tls_port >= 0 && (s->cert_file == NULL || s->key_file == NULL))
@@ -495,6 +500,9 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 		return 0;
 	case OPT_DOH_PATH:
 		o->cfg.stream.doh_path = optarg;
+		return 0;
+	case OPT_HTTPS_RECORD_EACH:
+		o->cfg.stream.https_record_each = true;
 		return 0;
 	case OPT_TLS_CERT:
 		o->cfg.stream.cert_file = optarg;

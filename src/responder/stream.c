@@ -403,9 +403,31 @@ static void walk_written(sconn_t *c)
 	}
 }
 
-static ssize_t write_some(sconn_t *c)
+/*
+ * --https-record-each: where the write that starts at c->out_off ends: after the next
+ * HTTP/2 frame that ends a stream (a response's last), so that each response goes in its
+ * own TLS record and write (c->walk: the first frame not yet written whole).
+ */
+static size_t h2_record_end(const sconn_t *c)
 {
-	size_t n = c->out.len - c->out_off;
+	size_t p = c->walk;
+
+	while (c->out.len - p >= 9) {
+		const uint8_t *h = c->out.p + p;
+		size_t flen = (size_t)h[0] << 16 | (size_t)h[1] << 8 | h[2];
+		if (c->out.len - p - 9 < flen)
+			break;
+		p += 9 + flen;
+		if (h[3] <= 1 && (h[4] & 1)) /* DATA or HEADERS with END_STREAM */
+			return p;
+	}
+	return c->out.len;
+}
+
+static ssize_t write_some(dv_stream_t *s, sconn_t *c)
+{
+	size_t end = c->h2 != NULL && s->cfg.https_record_each ? h2_record_end(c) : c->out.len;
+	size_t n = end - c->out_off;
 	ssize_t w;
 	int e;
 
@@ -473,7 +495,7 @@ static void conn_write(dv_stream_t *s, sconn_t *c)
 		return;
 	}
 	while (!c->dead && c->out_off < c->out.len) {
-		ssize_t n = write_some(c);
+		ssize_t n = write_some(s, c);
 		if (n == 0)
 			return;
 		if (n < 0) {
@@ -483,6 +505,8 @@ static void conn_write(dv_stream_t *s, sconn_t *c)
 		c->out_off += (size_t)n;
 		if (c->h2 == NULL)
 			walk_written(c);
+		else if (s->cfg.https_record_each && c->out_off == h2_record_end(c))
+			c->walk = c->out_off;
 	}
 	c->out.len = c->out_off = c->walk = 0;
 	if (c->h2 != NULL && dv_https_done(c->h2))
