@@ -24,7 +24,8 @@
 # for it (/proc/PID/schedstat: a busy machine shows as waiting) and its CPU µs per query;
 # the medians section repeats them. When unbound runs (or waits) nearly all the time
 # under both tools, it is the limit and the qps ratio measures unbound, not the clients.
-# -R: the DoH part against the responder's own DoH listener (--https-port, HTTP/2 over TLS)
+# -R: the DoH part against the responder's own DoH listener (--https-port, HTTP/2 over TLS,
+# --https-record-each: dnsperf stalls on a server that writes several responses at once)
 # instead of unbound: a server that costs less per query than the clients, so the DoH
 # figures compare the clients (the "# server" lines then give the responder's share,
 # summed over its threads).
@@ -70,7 +71,8 @@ for i in $(seq 10000); do echo "www$((i % 100)).example A"; done >"$tmp/list"
 
 taskset -c 1 "$RESP" -p 0 --port-file "$tmp/udp" --tcp-port 0 --tcp-port-file "$tmp/tcp" \
 	--tls-port 0 --tls-port-file "$tmp/tls" --https-port 0 --https-port-file "$tmp/https" \
-	--tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" >"$tmp/resp.out" 2>&1 &
+	--tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" ${rdoh:+--https-record-each} \
+	>"$tmp/resp.out" 2>&1 &
 pids+=("$!")
 resp_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/udp" ] && break; sleep 0.05; done

@@ -43,7 +43,7 @@ for i in $(seq 20000); do echo "n$i.example A"; done >"$TMP/20k"
 head -1000 "$TMP/20k" >"$TMP/1k"
 
 echo "== flags"
-for bad in "--https-port 0" "--https-port-file x" "--doh-path /x" \
+for bad in "--https-port 0" "--https-port-file x" "--doh-path /x" "--https-record-each" \
 	"--https-port 70000 --tls-cert $TMP/cert.pem --tls-key $TMP/key.pem" \
 	"--https-port 0 --tls-cert $TMP/cert.pem --tls-key $TMP/key.pem --doh-path x" \
 	"--https-port 0 --tls-cert $TMP/cert.pem --tls-key $TMP/key.pem --doh-path /a?b"; do
@@ -108,6 +108,24 @@ assert_eq "server: received = answered = status 200 = the two passes" "40000 400
 	"$(resp_count d https-received) $(resp_count d https-answered) $(resp_count d https-status-200)"
 assert_eq "server: connections, unanswered, h2 errors" "8 0 0" \
 	"$(resp_count d https-connections) $(resp_count d https-unanswered) $(resp_count d https-h2-errors)"
+
+echo "== --https-record-each: one TLS record per response; dnsperf (one response per read) too"
+start_doh e --https-record-each
+"$DV" -m doh -s 127.0.0.1 -p "$e_HTTPS" -d "$TMP/20k" -c 4 -q 100 -t 5 --json "$TMP/e.json" \
+	>"$TMP/e.rep" 2>&1 || fail "record-each: $(cat "$TMP/e.rep")"
+assert_eq "record-each: sent completed lost" "20000 20000 0" "$(jc "$TMP/e.json" sent completed lost)"
+n=20000
+if command -v dnsperf >/dev/null; then
+	dnsperf -m doh -s 127.0.0.1 -p "$e_HTTPS" -d "$TMP/1k" -c 2 -q 20 -t 5 \
+		-O "doh-uri=https://127.0.0.1:$e_HTTPS/dns-query" >"$TMP/dp.rep" 2>&1 ||
+		fail "dnsperf: $(cat "$TMP/dp.rep")"
+	assert_eq "dnsperf: completed" 1000 "$(report_field "$TMP/dp.rep" "Queries completed")"
+	n=21000
+else
+	echo "dnsperf not installed: its part skipped"
+fi
+stop e
+assert_eq "server: received = answered" "$n $n" "$(resp_count e https-received) $(resp_count e https-answered)"
 
 echo "== a wrong path: 404s counted by dnsvolley, never completed"
 start_doh w
