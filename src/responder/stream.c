@@ -64,6 +64,7 @@ typedef struct sconn {
 	dv_https_t *h2; /* the HTTPS listener's connections: their HTTP/2 session */
 	listener_t *l;
 	bool faulty, hs_done, want_write, stalled, eof, half, dead, rst;
+	bool unflushed;     /* --https-record-each: TLS records wait in the write buffer BIO */
 	unsigned rst_wait;  /* > 0: reset due once the client has acked every answer (ms left) */
 	enum action action; /* pending until the answers before it are written */
 	buf_t in;           /* bytes read, not yet framed */
@@ -487,6 +488,22 @@ static void reset_when_acked(dv_stream_t *s, sconn_t *c)
 	c->dead = true;
 }
 
+/* --https-record-each: the records of this turn, one per response, in one write. 0 done,
+ * 1 the socket is full (EPOLLOUT: again), -1 the connection failed. */
+static int flush_records(sconn_t *c)
+{
+	BIO *b = SSL_get_wbio(c->ssl);
+
+	if (BIO_flush(b) > 0) {
+		c->unflushed = false;
+		return 0;
+	}
+	if (BIO_should_retry(b))
+		return 1;
+	c->dead = true;
+	return -1;
+}
+
 static void conn_write(dv_stream_t *s, sconn_t *c)
 {
 	if (c->ssl != NULL && !c->hs_done) {
@@ -496,6 +513,8 @@ static void conn_write(dv_stream_t *s, sconn_t *c)
 	}
 	while (!c->dead && c->out_off < c->out.len) {
 		ssize_t n = write_some(s, c);
+		if (n > 0)
+			c->unflushed = s->cfg.https_record_each && c->h2 != NULL;
 		if (n == 0)
 			return;
 		if (n < 0) {
@@ -509,6 +528,8 @@ static void conn_write(dv_stream_t *s, sconn_t *c)
 			c->walk = c->out_off;
 	}
 	c->out.len = c->out_off = c->walk = 0;
+	if (c->unflushed && flush_records(c) != 0)
+		return;
 	if (c->h2 != NULL && dv_https_done(c->h2))
 		c->dead = true;
 	if (c->action != ACT_NONE)
@@ -546,7 +567,7 @@ static uint32_t wanted(const sconn_t *c)
 
 	if (!c->stalled && !c->eof)
 		ev |= EPOLLIN;
-	if (c->want_write || c->out_off < c->out.len)
+	if (c->want_write || c->unflushed || c->out_off < c->out.len)
 		ev |= EPOLLOUT;
 	return ev;
 }
@@ -573,6 +594,23 @@ static void drop(dv_stream_t *s, sconn_t *c)
 		s->nrst--;
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	conn_free(c);
+}
+
+/* --https-record-each: ssl reads from fd and writes through a buffer that conn_write
+ * flushes once a turn (each response its own record, all of them in one write). */
+static void buffer_writes(SSL *ssl, int fd)
+{
+	BIO *sock = BIO_new_socket(fd, BIO_NOCLOSE), *buf = BIO_new(BIO_f_buffer());
+
+	if (sock == NULL || buf == NULL || BIO_set_write_buffer_size(buf, READ_CHUNK * 16) != 1 ||
+	    BIO_up_ref(sock) != 1) {
+		BIO_free(sock);
+		BIO_free(buf);
+		SSL_set_fd(ssl, fd);
+		return;
+	}
+	BIO_push(buf, sock);
+	SSL_set_bio(ssl, sock, buf);
 }
 
 static void accept_all(dv_stream_t *s, listener_t *l)
@@ -604,7 +642,9 @@ static void accept_all(dv_stream_t *s, listener_t *l)
 			c->held_off = calloc(f->reverse, sizeof(*c->held_off));
 		if (l->tls) {
 			c->ssl = SSL_new(l->https ? s->tls_h2 : s->tls);
-			if (c->ssl != NULL)
+			if (c->ssl != NULL && l->https && s->cfg.https_record_each)
+				buffer_writes(c->ssl, fd);
+			else if (c->ssl != NULL)
 				SSL_set_fd(c->ssl, fd);
 		}
 		if (l->https && dv_https_new(&c->h2, &s->hcfg, &l->c) != 0)
