@@ -31,7 +31,7 @@ typedef struct req {
 struct dv_https {
 	nghttp2_session *h2;
 	const dv_https_config_t *cfg;
-	dv_stream_counts_t *k;
+	dv_https_counts_t *k;
 	size_t path_len;
 	req_t *spare; /* records free for reuse: at most as many as streams were open at once */
 	req_t *own;
@@ -254,24 +254,23 @@ static int decide(dv_https_t *h, req_t *r)
 	return 200;
 }
 
-static void tally(dv_stream_counts_t *k, int status)
+static void tally(dv_https_counts_t *k, int status)
 {
 	switch (status) {
 	case 200:
-		k->http_200++;
+		k->s200++;
 		break;
 	case 400:
-		k->http_400++;
-		k->malformed++;
+		k->s400++;
 		break;
 	case 404:
-		k->http_404++;
+		k->s404++;
 		break;
 	case 405:
-		k->http_405++;
+		k->s405++;
 		break;
 	default:
-		k->http_415++;
+		k->s415++;
 		break;
 	}
 }
@@ -369,7 +368,7 @@ out:
 	return rc;
 }
 
-int dv_https_new(dv_https_t **out, const dv_https_config_t *cfg, dv_stream_counts_t *k)
+int dv_https_new(dv_https_t **out, const dv_https_config_t *cfg, dv_https_counts_t *k)
 {
 	dv_https_t *h = calloc(1, sizeof(*h));
 	int rc;

@@ -9,7 +9,6 @@
 #include <sys/types.h>
 
 #include "responder/answer.h"
-#include "responder/stream.h"
 
 /* SETTINGS_MAX_CONCURRENT_STREAMS the responder announces. */
 #define DV_HTTPS_MAX_STREAMS 1000
@@ -21,14 +20,17 @@ typedef struct dv_https_config {
 	size_t scratch_len;    /* >= 65535 + 16 */
 } dv_https_config_t;
 
+/* What the sessions of one listener did (summed by the caller's one thread). */
+typedef struct dv_https_counts {
+	uint64_t received; /* whole requests, whatever their status */
+	uint64_t answered; /* 200 responses whose last frame was handed to the output */
+	uint64_t s200, s400, s404, s405, s415; /* responses made, by status */
+} dv_https_counts_t;
+
 typedef struct dv_https dv_https_t;
 
-/*
- * A server session counting into k (received = whole requests, answered = 200 answers
- * handed to the output, malformed = 400s, http_* = statuses). cfg and k outlive it.
- * 0 or -ENOMEM.
- */
-int dv_https_new(dv_https_t **out, const dv_https_config_t *cfg, dv_stream_counts_t *k);
+/* A server session counting into k. cfg and k outlive it. 0 or -ENOMEM. */
+int dv_https_new(dv_https_t **out, const dv_https_config_t *cfg, dv_https_counts_t *k);
 /* Feed plain bytes read from the client. 0, or < 0 on an HTTP/2 connection error (the
  * GOAWAY is still in the output: send it, then close). */
 int dv_https_recv(dv_https_t *h, const uint8_t *data, size_t len);

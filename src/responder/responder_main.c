@@ -245,11 +245,11 @@ static void print_stream_counts(const char *p, const dv_stream_counts_t *c)
 		printf("%s-resumed %" PRIu64 "\n", p, c->tls_resumed);
 	}
 	if (strcmp(p, "https") == 0) {
-		printf("https-status-200 %" PRIu64 "\n", c->http_200);
-		printf("https-status-400 %" PRIu64 "\n", c->http_400);
-		printf("https-status-404 %" PRIu64 "\n", c->http_404);
-		printf("https-status-405 %" PRIu64 "\n", c->http_405);
-		printf("https-status-415 %" PRIu64 "\n", c->http_415);
+		printf("https-status-200 %" PRIu64 "\n", c->http.s200);
+		printf("https-status-400 %" PRIu64 "\n", c->http.s400);
+		printf("https-status-404 %" PRIu64 "\n", c->http.s404);
+		printf("https-status-405 %" PRIu64 "\n", c->http.s405);
+		printf("https-status-415 %" PRIu64 "\n", c->http.s415);
 		printf("https-h2-errors %" PRIu64 "\n", c->h2_errors);
 	}
 }

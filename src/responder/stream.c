@@ -5,7 +5,6 @@
 #include "responder/stream.h"
 
 #include "responder/answer.h"
-#include "responder/https.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -647,7 +646,7 @@ static void accept_all(dv_stream_t *s, listener_t *l)
 			else if (c->ssl != NULL)
 				SSL_set_fd(c->ssl, fd);
 		}
-		if (l->https && dv_https_new(&c->h2, &s->hcfg, &l->c) != 0)
+		if (l->https && dv_https_new(&c->h2, &s->hcfg, &l->c.http) != 0)
 			c->dead = true;
 		if ((l->tls && c->ssl == NULL) || (c->faulty && f->reverse > 1 && !c->held_off) ||
 		    c->dead) {
@@ -920,6 +919,9 @@ void dv_stream_join(dv_stream_t *s, dv_stream_counts_t *tcp, dv_stream_counts_t 
 	*tcp = s->l[0].c;
 	*tls = s->l[1].c;
 	*https = s->l[2].c;
+	https->received = https->http.received;
+	https->answered = https->http.answered;
+	https->malformed = https->http.s400;
 }
 
 void dv_stream_free(dv_stream_t *s)

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "base/util.h"
+#include "responder/https.h"
 
 /* Connections one stream thread holds at once; more are accepted and closed at once
  * (counted as refused). */
@@ -69,8 +70,9 @@ typedef struct dv_stream_counts {
 	                            * connection is closed) */
 	uint64_t tls_failed;       /* TLS handshakes that failed */
 	uint64_t tls_resumed;      /* TLS handshakes that resumed a session */
-	uint64_t http_200, http_400, http_404, http_405, http_415; /* HTTPS responses by status */
-	uint64_t h2_errors; /* HTTPS connections ended by an HTTP/2 protocol error */
+	dv_https_counts_t http;    /* HTTPS: by status (received, answered, malformed = 400s
+	                            * are copied from it) */
+	uint64_t h2_errors;        /* HTTPS connections ended by an HTTP/2 protocol error */
 } dv_stream_counts_t;
 
 typedef struct dv_stream dv_stream_t;
