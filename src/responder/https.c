@@ -194,7 +194,13 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t sid, const uint8_t
 
 	(void)flags;
 	(void)user;
-	if (r == NULL || r->bad || r->method != M_POST)
+	if (r == NULL || r->method != M_POST)
+		return 0;
+	if (r->has_dns) { /* a POST to "?dns=...": its body is the query */
+		r->has_dns = r->bad = false;
+		r->len = 0;
+	}
+	if (r->bad)
 		return 0;
 	if (reserve(r, len) != 0) {
 		r->bad = true;

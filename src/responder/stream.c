@@ -782,8 +782,10 @@ static int tls_setup(dv_stream_t *s, SSL_CTX **ctx, bool h2, dv_err_t *err)
 	/* A client that shuts its TCP write side without close_notify is at EOF, as over
 	 * TCP: the answers still due are written (else OpenSSL would fail the connection). */
 	SSL_CTX_set_options(x, SSL_OP_IGNORE_UNEXPECTED_EOF);
-	if (h2)
+	if (h2) { /* DoH connections are busy: keep their record buffers (no 16 KB per turn) */
 		SSL_CTX_set_alpn_select_cb(x, alpn_h2, NULL);
+		SSL_CTX_clear_mode(x, SSL_MODE_RELEASE_BUFFERS);
+	}
 	if (SSL_CTX_use_certificate_chain_file(x, s->cfg.cert_file) != 1) {
 		ERR_error_string_n(ERR_get_error(), r, sizeof(r));
 		return dv_err_set(err, -EINVAL, "--tls-cert %s: %s", s->cfg.cert_file, r);

@@ -74,6 +74,7 @@ assert_eq "GET answer: its ID, QR AA RD" "1234 85" "$(od -An -tx1 -N3 "$TMP/body
 assert_eq "GET ?x=1&dns=" "200" "$(st "$url/dns-query?x=1&dns=$q" | cut -d' ' -f1)"
 printf '\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x03www\x07example\x03com\x00\x00\x01\x00\x01' >"$TMP/q.bin"
 assert_eq "POST" "200" "$(st -H 'content-type: application/dns-message' --data-binary @"$TMP/q.bin" "$url/dns-query" | cut -d' ' -f1)"
+assert_eq "POST to ?dns=AAAA: the body is the query" "200" "$(st -H 'content-type: application/dns-message' --data-binary @"$TMP/q.bin" "$url/dns-query?dns=AAAA" | cut -d' ' -f1)"
 assert_eq "GET without dns=" 400 "$(st "$url/dns-query" | cut -d' ' -f1)"
 assert_eq "GET dns= not base64url" 400 "$(st "$url/dns-query?dns=a!b" | cut -d' ' -f1)"
 assert_eq "GET dns= under 12 bytes" 400 "$(st "$url/dns-query?dns=AAAA" | cut -d' ' -f1)"
@@ -84,8 +85,8 @@ rc=0
 curl -sk --http1.1 --max-time 5 -o /dev/null "$url/dns-query?dns=$q" || rc=$?
 [ "$rc" -ne 0 ] || fail "an HTTP/1.1 request got an answer"
 stop k
-assert_eq "statuses 200 400 404 405 415" "5 3 1 1 1" "$(for s in 200 400 404 405 415; do resp_count k https-status-$s; done | xargs)"
-assert_eq "received, answered, malformed" "11 5 3" \
+assert_eq "statuses 200 400 404 405 415" "6 3 1 1 1" "$(for s in 200 400 404 405 415; do resp_count k https-status-$s; done | xargs)"
+assert_eq "received, answered, malformed" "12 6 3" \
 	"$(resp_count k https-received) $(resp_count k https-answered) $(resp_count k https-malformed)"
 assert_eq "HTTP/1.1 client: one HTTP/2 error" 1 "$(resp_count k https-h2-errors)"
 assert_eq "UDP untouched by DoH" "1 1" "$(resp_count k received) $(resp_count k answered)"
