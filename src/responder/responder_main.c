@@ -126,7 +126,7 @@ static void usage(FILE *f)
 	    "      --tls-cert FILE         PEM certificate (chain) of the TLS and HTTPS listeners\n"
 	    "      --tls-key FILE          PEM private key of the TLS and HTTPS listeners\n"
 	    "      --doh-path PATH         the HTTPS path served (default /dns-query)\n"
-	    "      --https-record-each     each DoH response in its own TLS record and write\n"
+	    "      --https-record-each     each DoH response in a TLS record of its own\n"
 	    "      --tcp-port-file FILE    write the bound TCP port, like --port-file\n"
 	    "      --tls-port-file FILE    write the bound TLS port, like --port-file\n"
 	    "      --https-port-file FILE  write the bound HTTPS port, like --port-file\n"

@@ -406,7 +406,7 @@ static void walk_written(sconn_t *c)
 /*
  * --https-record-each: where the write that starts at c->out_off ends: after the next
  * HTTP/2 frame that ends a stream (a response's last), so that each response goes in its
- * own TLS record and write (c->walk: the first frame not yet written whole).
+ * own TLS record (c->walk: the first frame not yet written whole).
  */
 static size_t h2_record_end(const sconn_t *c)
 {
