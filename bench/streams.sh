@@ -2,7 +2,7 @@
 # streams.sh: dnsvolley -m tcp|dot|doh against Debian's dnsperf, same run, interleaved.
 #
 # usage: bench/streams.sh [-B BUILDDIR] [-r ROUNDS] [-l SECONDS] [-c CONNS] [-q WINDOW]
-#                         [-m "tcp dot doh"] [-S CONNS] [-D OTHER_DNSVOLLEY]
+#                         [-m "tcp dot doh"] [-S CONNS] [-D OTHER_DNSVOLLEY] [-R]
 # Starts dnsvolley-responder (TCP and DoT listeners) and, for doh, unbound with an
 # https-port (local data only), pinned to CPU 1 with taskset; runs the clients pinned to
 # CPU 0, dnsvolley then dnsperf then dnsvolley's own UDP against the same responder,
@@ -24,14 +24,19 @@
 # for it (/proc/PID/schedstat: a busy machine shows as waiting) and its CPU µs per query;
 # the medians section repeats them. When unbound runs (or waits) nearly all the time
 # under both tools, it is the limit and the qps ratio measures unbound, not the clients.
+# -R: the DoH part against the responder's own DoH listener (--https-port, HTTP/2 over TLS,
+# --https-record-each: dnsperf stalls on a server that writes several responses at once)
+# instead of unbound: a server that costs less per query than the clients, so the DoH
+# figures compare the clients (the "# server" lines then give the responder's share,
+# summed over its threads).
 # -D BIN: also run BIN (e.g. a dnsvolley built before a change) in each round of every
 # mode, as dvother-MODE, for a before/after comparison in the same interleaved run.
 # The figures in doc/performance.md came from this script.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build"
-rounds=3 secs=3 conns=4 window=100 modes="tcp dot doh" scale="" other=""
-while getopts "B:r:l:c:q:m:S:D:" o; do
+rounds=3 secs=3 conns=4 window=100 modes="tcp dot doh" scale="" other="" rdoh=""
+while getopts "B:r:l:c:q:m:S:D:R" o; do
 	case $o in
 	B) build=$(cd "$OPTARG" && pwd) ;;
 	r) rounds=$OPTARG ;;
@@ -41,7 +46,8 @@ while getopts "B:r:l:c:q:m:S:D:" o; do
 	m) modes=$OPTARG ;;
 	S) scale=$OPTARG ;;
 	D) other=$OPTARG ;;
-	*) echo "usage: bench/streams.sh [-B DIR] [-r N] [-l S] [-c N] [-q N] [-m MODES] [-S CONNS] [-D BIN]" >&2; exit 2 ;;
+	R) rdoh=1 ;;
+	*) echo "usage: bench/streams.sh [-B DIR] [-r N] [-l S] [-c N] [-q N] [-m MODES] [-S CONNS] [-D BIN] [-R]" >&2; exit 2 ;;
 	esac
 done
 for t in dnsperf taskset openssl /usr/bin/time; do
@@ -64,10 +70,12 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
 for i in $(seq 10000); do echo "www$((i % 100)).example A"; done >"$tmp/list"
 
 taskset -c 1 "$RESP" -p 0 --port-file "$tmp/udp" --tcp-port 0 --tcp-port-file "$tmp/tcp" \
-	--tls-port 0 --tls-port-file "$tmp/tls" --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" \
+	--tls-port 0 --tls-port-file "$tmp/tls" --https-port 0 --https-port-file "$tmp/https" \
+	--tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" ${rdoh:+--https-record-each} \
 	>"$tmp/resp.out" 2>&1 &
 pids+=("$!")
-for _ in $(seq 100); do [ -s "$tmp/tls" ] && break; sleep 0.05; done
+resp_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/udp" ] && break; sleep 0.05; done
 
 doh_port="" unbound_pid="" srv_pid=""
 start_unbound() {
@@ -102,17 +110,22 @@ C
 	sleep 1
 }
 
+# sched PID: its time running and waiting for a CPU (ns), summed over its threads.
+sched() {
+	cat /proc/"$1"/task/*/schedstat | awk '{ r += $1; w += $2 } END { printf "%.0f %.0f\n", r, w }'
+}
+
 # srv_mark; ...; srv_note NAME: the server's (srv_pid) share of the wall time running and
 # waiting for its CPU, and its CPU µs per completed query, over NAME's last run.
 srv_mark() {
 	[ -n "$srv_pid" ] || return 0
-	read -r srv_run0 srv_wait0 _ <"/proc/$srv_pid/schedstat"
+	read -r srv_run0 srv_wait0 < <(sched "$srv_pid")
 	srv_t0=$(date +%s%N)
 }
 srv_note() {
 	[ -n "$srv_pid" ] || return 0
 	local r1 w1 t1 n
-	read -r r1 w1 _ <"/proc/$srv_pid/schedstat"
+	read -r r1 w1 < <(sched "$srv_pid")
 	t1=$(date +%s%N)
 	n=$(awk -v n="$1" '$1 == n { c = $2 } END { print c + 0 }' "$tmp/res")
 	awk -v n="$1" -v r=$((r1 - srv_run0)) -v w=$((w1 - srv_wait0)) -v t=$((t1 - srv_t0)) \
@@ -185,9 +198,14 @@ for mode in $modes; do
 	tcp) port=$(cat "$tmp/tcp") dv_extra=() dp_extra=() ;;
 	dot) port=$(cat "$tmp/tls") dv_extra=() dp_extra=() ;;
 	doh)
-		[ -n "$doh_port" ] || start_unbound || { echo "# doh: no unbound, skipped"; continue; }
+		if [ -n "$rdoh" ]; then
+			doh_port=$(cat "$tmp/https") srv_pid=$resp_pid
+			echo "# doh: against dnsvolley-responder's DoH listener (-R)"
+		else
+			[ -n "$doh_port" ] || start_unbound || { echo "# doh: no unbound, skipped"; continue; }
+			srv_pid=$unbound_pid
+		fi
 		port=$doh_port dv_extra=() dp_extra=(-O "doh-uri=https://127.0.0.1:$doh_port/dns-query")
-		srv_pid=$unbound_pid
 		;;
 	esac
 	for r in $(seq "$rounds"); do

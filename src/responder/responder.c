@@ -774,7 +774,7 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 		int one = 1;
 		(void)setsockopt(r->w[i]->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	}
-	if (cfg->stream.tcp || cfg->stream.tls) {
+	if (cfg->stream.tcp || cfg->stream.tls || cfg->stream.https) {
 		r->cfg.stream.rcode = cfg->rcode;
 		r->cfg.stream.reflect = cfg->reflect;
 		rc = dv_stream_open(&r->stream, &r->cfg.stream, err);
@@ -798,9 +798,9 @@ uint16_t dv_responder_port(const dv_responder_t *r)
 	return r == NULL ? 0 : get_port(&r->bound);
 }
 
-uint16_t dv_responder_stream_port(const dv_responder_t *r, bool tls)
+uint16_t dv_responder_stream_port(const dv_responder_t *r, int which)
 {
-	return r->stream != NULL ? dv_stream_port(r->stream, tls) : 0;
+	return r->stream != NULL ? dv_stream_port(r->stream, which) : 0;
 }
 
 int dv_responder_start(dv_responder_t *r, dv_err_t *err)
@@ -873,7 +873,7 @@ int dv_responder_join(dv_responder_t *r, dv_responder_counts_t *counts, dv_err_t
 	for (j = 0; j < DV_ARRAY_SIZE(ports); j++)
 		counts->source_ports += (uint64_t)__builtin_popcountll(ports[j]);
 	if (r->stream != NULL)
-		dv_stream_join(r->stream, &counts->tcp, &counts->tls);
+		dv_stream_join(r->stream, &counts->tcp, &counts->tls, &counts->https);
 	return rc;
 }
 

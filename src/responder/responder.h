@@ -38,8 +38,8 @@ typedef struct dv_responder_config {
 	int rcode;    /* -1 = natural, else 0..15 */
 	bool reflect; /* echo queries with QR set */
 	bool no_gso;  /* one datagram per send, never UDP GSO (for comparisons) */
-	/* TCP and TLS listeners (stream.h), off unless stream.tcp / stream.tls; their rcode
-	 * and reflect are taken from the fields above. */
+	/* TCP, TLS and HTTPS listeners (stream.h), off unless stream.tcp / .tls / .https;
+	 * their rcode and reflect are taken from the fields above. */
 	dv_stream_config_t stream;
 } dv_responder_config_t;
 
@@ -56,7 +56,7 @@ typedef struct dv_responder_counts {
 	uint64_t malformed;    /* datagrams that got no response at all (< 12 bytes, truncated) */
 	uint64_t send_errors;  /* datagrams the kernel refused */
 	uint64_t source_ports; /* distinct source ports seen */
-	dv_stream_counts_t tcp, tls; /* the stream listeners (zero when off) */
+	dv_stream_counts_t tcp, tls, https; /* the stream listeners (zero when off) */
 } dv_responder_counts_t;
 
 typedef struct dv_responder dv_responder_t;
@@ -68,8 +68,8 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 const struct sockaddr_storage *dv_responder_addr(const dv_responder_t *r);
 uint16_t dv_responder_port(const dv_responder_t *r);
 
-/* The bound port of the TCP (tls false) or TLS listener, 0 if it is off. */
-uint16_t dv_responder_stream_port(const dv_responder_t *r, bool tls);
+/* The bound port of stream listener which (DV_STREAM_TCP, _TLS, _HTTPS), 0 if it is off. */
+uint16_t dv_responder_stream_port(const dv_responder_t *r, int which);
 
 /* Start the worker threads. Call with SIGINT/SIGTERM blocked: the threads inherit it. */
 int dv_responder_start(dv_responder_t *r, dv_err_t *err);

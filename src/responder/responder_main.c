@@ -41,6 +41,10 @@ enum {
 	OPT_TLS_PORT_FILE,
 	OPT_TLS_CERT,
 	OPT_TLS_KEY,
+	OPT_HTTPS_PORT,
+	OPT_HTTPS_PORT_FILE,
+	OPT_DOH_PATH,
+	OPT_HTTPS_RECORD_EACH,
 	OPT_FAULT_CONNS, /* OPT_FAULT_CONNS..OPT_REVERSE: the --stream-* faults (parse_opt) */
 	OPT_CLOSE_AFTER,
 	OPT_RESET_AFTER,
@@ -73,6 +77,10 @@ static const struct option long_opts[] = {
     {"tls-port-file", required_argument, NULL, OPT_TLS_PORT_FILE},
     {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
     {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+    {"https-port", required_argument, NULL, OPT_HTTPS_PORT},
+    {"https-port-file", required_argument, NULL, OPT_HTTPS_PORT_FILE},
+    {"doh-path", required_argument, NULL, OPT_DOH_PATH},
+    {"https-record-each", no_argument, NULL, OPT_HTTPS_RECORD_EACH},
     {"stream-fault-conns", required_argument, NULL, OPT_FAULT_CONNS},
     {"stream-close-after", required_argument, NULL, OPT_CLOSE_AFTER},
     {"stream-reset-after", required_argument, NULL, OPT_RESET_AFTER},
@@ -113,10 +121,15 @@ static void usage(FILE *f)
 	    "      --no-gso                one datagram per send (no UDP GSO batching)\n"
 	    "      --tcp-port PORT         also serve DNS over TCP on PORT (0 = any free port)\n"
 	    "      --tls-port PORT         also serve DNS over TLS on PORT (needs the next two)\n"
-	    "      --tls-cert FILE         PEM certificate (chain) of the TLS listener\n"
-	    "      --tls-key FILE          PEM private key of the TLS listener\n"
+	    "      --https-port PORT       also serve DNS over HTTPS (HTTP/2) on PORT (needs the "
+	    "next two)\n"
+	    "      --tls-cert FILE         PEM certificate (chain) of the TLS and HTTPS listeners\n"
+	    "      --tls-key FILE          PEM private key of the TLS and HTTPS listeners\n"
+	    "      --doh-path PATH         the HTTPS path served (default /dns-query)\n"
+	    "      --https-record-each     each DoH response in a TLS record of its own\n"
 	    "      --tcp-port-file FILE    write the bound TCP port, like --port-file\n"
 	    "      --tls-port-file FILE    write the bound TLS port, like --port-file\n"
+	    "      --https-port-file FILE  write the bound HTTPS port, like --port-file\n"
 	    "  TCP/TLS faults, on connections M, 2M... (--stream-fault-conns M, default 1):\n"
 	    "      --stream-close-after N  close after answering N queries\n"
 	    "      --stream-reset-after N  reset (RST) after answering N queries\n"
@@ -130,7 +143,7 @@ static void usage(FILE *f)
 	    "\n"
 	    "Stops on SIGINT/SIGTERM and prints its counts on stdout: received, answered,\n"
 	    "dropped, faulty, duplicates, malformed, send-errors, source-ports; then the\n"
-	    "tcp-* and tls-* counts of the stream listeners that are on.\n"
+	    "tcp-*, tls-* and https-* counts of the stream listeners that are on.\n"
 	    "See dnsvolley-responder(1).\n");
 }
 
@@ -227,9 +240,17 @@ static void print_stream_counts(const char *p, const dv_stream_counts_t *c)
 	printf("%s-half-closed %" PRIu64 "\n", p, c->half_closed);
 	printf("%s-stalled %" PRIu64 "\n", p, c->stalled);
 	printf("%s-malformed %" PRIu64 "\n", p, c->malformed);
-	if (strcmp(p, "tls") == 0) {
-		printf("tls-handshake-failed %" PRIu64 "\n", c->tls_failed);
-		printf("tls-resumed %" PRIu64 "\n", c->tls_resumed);
+	if (strcmp(p, "tcp") != 0) {
+		printf("%s-handshake-failed %" PRIu64 "\n", p, c->tls_failed);
+		printf("%s-resumed %" PRIu64 "\n", p, c->tls_resumed);
+	}
+	if (strcmp(p, "https") == 0) {
+		printf("https-status-200 %" PRIu64 "\n", c->http.s200);
+		printf("https-status-400 %" PRIu64 "\n", c->http.s400);
+		printf("https-status-404 %" PRIu64 "\n", c->http.s404);
+		printf("https-status-405 %" PRIu64 "\n", c->http.s405);
+		printf("https-status-415 %" PRIu64 "\n", c->http.s415);
+		printf("https-h2-errors %" PRIu64 "\n", c->h2_errors);
 	}
 }
 
@@ -247,6 +268,8 @@ static void print_counts(const dv_responder_config_t *cfg, const dv_responder_co
 		print_stream_counts("tcp", &c->tcp);
 	if (cfg->stream.tls)
 		print_stream_counts("tls", &c->tls);
+	if (cfg->stream.https)
+		print_stream_counts("https", &c->https);
 	fflush(stdout);
 }
 
@@ -277,37 +300,66 @@ static int usage_error(const char *msg)
 	return 2;
 }
 
-/* The stream listeners: same address as UDP, their own ports. 0 or exit status 2. */
-static int stream_setup(dv_responder_config_t *cfg, int tcp_port, int tls_port,
-                        const char *tcp_file, const char *tls_file, const char *fault_flag)
-{
-	dv_stream_config_t *s = &cfg->stream;
+/* The command line, parsed. */
+typedef struct opts {
+	dv_responder_config_t cfg;
+	const char *address, *port_file, *tcp_port_file, *tls_port_file, *https_port_file;
+	char stream_flag[32];               /* the first --stream-* fault flag given, "" = none */
+	int tcp_port, tls_port, https_port; /* -1 = off */
+	uint64_t port;
+	bool quiet;
+} opts_t;
 
-	if (tls_port < 0 && (s->cert_file != NULL || s->key_file != NULL || tls_file != NULL))
-		return usage_error("--tls-cert, --tls-key and --tls-port-file need --tls-port");
-	if (tcp_port < 0 && tcp_file != NULL)
+/* addr with port (-1: left as it is, the listener is off). */
+static void set_port(struct sockaddr_storage *a, int port)
+{
+	if (port < 0)
+		return;
+	if (a->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)a)->sin6_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in *)a)->sin_port = htons((uint16_t)port);
+}
+
+/* The stream listeners: same address as UDP, their own ports. 0 or exit status 2. */
+static int stream_setup(opts_t *o)
+{
+	dv_responder_config_t *cfg = &o->cfg;
+	dv_stream_config_t *s = &cfg->stream;
+	bool tlsish = o->tls_port >= 0 || o->https_port >= 0;
+
+	if (!tlsish && (s->cert_file != NULL || s->key_file != NULL))
+		return usage_error("--tls-cert and --tls-key need --tls-port or --https-port");
+	if (o->tls_port < 0 && o->tls_port_file != NULL)
+		return usage_error("--tls-port-file needs --tls-port");
+	if (o->https_port < 0 &&
+	    (o->https_port_file != NULL || s->doh_path != NULL || s->https_record_each))
+		return usage_error(
+		    "--https-port-file, --doh-path and --https-record-each need --https-port");
+	if (o->tcp_port < 0 && o->tcp_port_file != NULL)
 		return usage_error("--tcp-port-file needs --tcp-port");
-	if (tls_port >= 0 && (s->cert_file == NULL || s->key_file == NULL))
+	if (o->tls_port >= 0 && (s->cert_file == NULL || s->key_file == NULL))
 		return usage_error("--tls-port needs --tls-cert FILE and --tls-key FILE");
-	if (tcp_port < 0 && tls_port < 0 && fault_flag[0] != '\0') {
+	if (o->https_port >= 0 && (s->cert_file == NULL || s->key_file == NULL))
+		return usage_error("--https-port needs --tls-cert FILE and --tls-key FILE");
+	if (s->doh_path != NULL && (s->doh_path[0] != '/' || strpbrk(s->doh_path, "?# ") != NULL))
+		return bad("--doh-path", s->doh_path, "is not a path starting with '/' (no '?')");
+	if (o->tcp_port < 0 && o->tls_port < 0 && o->stream_flag[0] != '\0') {
 		fprintf(stderr,
 		        PROG ": %s needs --tcp-port or --tls-port\nTry '" PROG " --help'.\n",
-		        fault_flag);
+		        o->stream_flag);
 		return 2;
 	}
 	if (s->faults.reverse > DV_STREAM_REVERSE_MAX)
 		return usage_error("--stream-reverse: at most 1024 answers in a group");
-	s->tcp = tcp_port >= 0;
-	s->tls = tls_port >= 0;
+	s->tcp = o->tcp_port >= 0;
+	s->tls = o->tls_port >= 0;
+	s->https = o->https_port >= 0;
 	s->addr_len = cfg->addr_len;
-	s->tcp_addr = s->tls_addr = cfg->addr;
-	if (cfg->addr.ss_family == AF_INET6) {
-		((struct sockaddr_in6 *)&s->tcp_addr)->sin6_port = htons((uint16_t)tcp_port);
-		((struct sockaddr_in6 *)&s->tls_addr)->sin6_port = htons((uint16_t)tls_port);
-	} else {
-		((struct sockaddr_in *)&s->tcp_addr)->sin_port = htons((uint16_t)tcp_port);
-		((struct sockaddr_in *)&s->tls_addr)->sin_port = htons((uint16_t)tls_port);
-	}
+	s->tcp_addr = s->tls_addr = s->https_addr = cfg->addr;
+	set_port(&s->tcp_addr, o->tcp_port);
+	set_port(&s->tls_addr, o->tls_port);
+	set_port(&s->https_addr, o->https_port);
 	return 0;
 }
 
@@ -322,16 +374,6 @@ static void wait_for_stop(dv_responder_t *r, const sigset_t *set)
 			return;
 	}
 }
-
-/* The command line, parsed. */
-typedef struct opts {
-	dv_responder_config_t cfg;
-	const char *address, *port_file, *tcp_port_file, *tls_port_file;
-	char stream_flag[32];   /* the first --stream-* fault flag given, "" = none */
-	int tcp_port, tls_port; /* -1 = off */
-	uint64_t port;
-	bool quiet;
-} opts_t;
 
 /* The counter a "every N" style option sets (the --*-every faults, --stream-*), or NULL. */
 static uint64_t *every_field(dv_responder_config_t *cfg, int c)
@@ -402,13 +444,15 @@ static int parse_value(opts_t *o, int c)
 			           "is not an rcode name (NOERROR, FORMERR, SERVFAIL, "
 			           "NXDOMAIN, NOTIMP, REFUSED, ...) or a number from 0 to 15");
 		return 0;
-	default: /* OPT_TCP_PORT, OPT_TLS_PORT */
+	default: /* OPT_TCP_PORT, OPT_TLS_PORT, OPT_HTTPS_PORT */
 		if (dv_parse_u64(optarg, 0, 65535, &v) != 0)
 			return bad(opt_name(c), optarg, "is not a port number from 0 to 65535");
 		if (c == OPT_TCP_PORT)
 			o->tcp_port = (int)v;
-		else
+		else if (c == OPT_TLS_PORT)
 			o->tls_port = (int)v;
+		else
+			o->https_port = (int)v;
 		return 0;
 	}
 }
@@ -451,6 +495,15 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 	case OPT_TLS_PORT_FILE:
 		o->tls_port_file = optarg;
 		return 0;
+	case OPT_HTTPS_PORT_FILE:
+		o->https_port_file = optarg;
+		return 0;
+	case OPT_DOH_PATH:
+		o->cfg.stream.doh_path = optarg;
+		return 0;
+	case OPT_HTTPS_RECORD_EACH:
+		o->cfg.stream.https_record_each = true;
+		return 0;
 	case OPT_TLS_CERT:
 		o->cfg.stream.cert_file = optarg;
 		return 0;
@@ -480,6 +533,7 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 	case OPT_RCODE:
 	case OPT_TCP_PORT:
 	case OPT_TLS_PORT:
+	case OPT_HTTPS_PORT:
 		return parse_value(o, c);
 	default:
 		return bad_option(c, flag);
@@ -495,7 +549,7 @@ static int parse_args(opts_t *o, int argc, char **argv)
 	dv_responder_config_init(&o->cfg);
 	o->address = "127.0.0.1";
 	o->port = 53;
-	o->tcp_port = o->tls_port = -1;
+	o->tcp_port = o->tls_port = o->https_port = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":a:p:T:qh", long_opts, NULL)) != -1) {
 		rc = parse_opt(o, c, optind > 1 ? argv[optind - 1] : "?");
@@ -509,8 +563,7 @@ static int parse_args(opts_t *o, int argc, char **argv)
 	}
 	if (parse_address(o->address, (uint16_t)o->port, &o->cfg) != 0)
 		return bad("--address", o->address, "is not an IPv4 or IPv6 address");
-	return stream_setup(&o->cfg, o->tcp_port, o->tls_port, o->tcp_port_file, o->tls_port_file,
-	                    o->stream_flag);
+	return stream_setup(o);
 }
 
 /* The start-up line on stderr and the port files. 0, or -errno in err. */
@@ -531,14 +584,21 @@ static int announce(const opts_t *o, const dv_responder_t *r, dv_err_t *err)
 		        cfg->addr.ss_family == AF_INET6 ? "[" : "", host,
 		        cfg->addr.ss_family == AF_INET6 ? "]" : "", dv_responder_port(r),
 		        cfg->threads, cfg->threads == 1 ? "" : "s");
-	if (!o->quiet && (cfg->stream.tcp || cfg->stream.tls))
-		fprintf(stderr, PROG ": TCP port %u, TLS port %u (0 = off)\n",
-		        dv_responder_stream_port(r, false), dv_responder_stream_port(r, true));
+	if (!o->quiet && (cfg->stream.tcp || cfg->stream.tls || cfg->stream.https))
+		fprintf(stderr, PROG ": TCP port %u, TLS port %u, HTTPS port %u (0 = off)\n",
+		        dv_responder_stream_port(r, DV_STREAM_TCP),
+		        dv_responder_stream_port(r, DV_STREAM_TLS),
+		        dv_responder_stream_port(r, DV_STREAM_HTTPS));
 	/* The stream port files first: a test that sees --port-file sees them too. */
 	if (o->tcp_port_file != NULL)
-		rc = write_port_file(o->tcp_port_file, dv_responder_stream_port(r, false), err);
+		rc = write_port_file(o->tcp_port_file, dv_responder_stream_port(r, DV_STREAM_TCP),
+		                     err);
 	if (rc == 0 && o->tls_port_file != NULL)
-		rc = write_port_file(o->tls_port_file, dv_responder_stream_port(r, true), err);
+		rc = write_port_file(o->tls_port_file, dv_responder_stream_port(r, DV_STREAM_TLS),
+		                     err);
+	if (rc == 0 && o->https_port_file != NULL)
+		rc = write_port_file(o->https_port_file,
+		                     dv_responder_stream_port(r, DV_STREAM_HTTPS), err);
 	if (rc == 0 && o->port_file != NULL)
 		rc = write_port_file(o->port_file, dv_responder_port(r), err);
 	return rc;

@@ -1,4 +1,5 @@
-/* stream: one thread serving DNS over TCP and TLS (OpenSSL) with epoll: framing, faults, counts. */
+/* stream: one thread serving DNS over TCP, TLS (OpenSSL) and HTTPS (https.c) with epoll: framing,
+ * faults, counts. */
 #include "config.h"
 
 #include "responder/stream.h"
@@ -30,10 +31,10 @@
 #define ABUF_LEN    (FRAME_MAX + 16) /* reflect may add 2 bytes */
 #define RST_WAIT_MS 1000
 #define EP_BATCH    256
-/* epoll data of the stop pipe and the two listeners (connections carry their sconn_t *) */
-#define EP_STOP ((void *)(uintptr_t)1)
-#define EP_TCP  ((void *)(uintptr_t)2)
-#define EP_TLS  ((void *)(uintptr_t)3)
+#define NLIST       3 /* listeners: DV_STREAM_TCP, _TLS, _HTTPS */
+/* epoll data of the stop pipe and the listeners (connections carry their sconn_t *) */
+#define EP_STOP    ((void *)(uintptr_t)1)
+#define EP_LIST(i) ((void *)(uintptr_t)(2 + (i)))
 
 enum action { ACT_NONE = 0, ACT_CLOSE, ACT_RESET, ACT_HALF };
 
@@ -45,8 +46,8 @@ typedef struct addrset {
 
 typedef struct listener {
 	int fd;
-	bool tls;
-	uint64_t seq; /* connections accepted */
+	bool tls, https; /* https: TLS too */
+	uint64_t seq;    /* connections accepted */
 	addrset_t src;
 	dv_stream_counts_t c;
 } listener_t;
@@ -59,8 +60,10 @@ typedef struct buf {
 typedef struct sconn {
 	int fd;
 	SSL *ssl;
+	dv_https_t *h2; /* the HTTPS listener's connections: their HTTP/2 session */
 	listener_t *l;
 	bool faulty, hs_done, want_write, stalled, eof, half, dead, rst;
+	bool unflushed;     /* --https-record-each: TLS records wait in the write buffer BIO */
 	unsigned rst_wait;  /* > 0: reset due once the client has acked every answer (ms left) */
 	enum action action; /* pending until the answers before it are written */
 	buf_t in;           /* bytes read, not yet framed */
@@ -77,8 +80,9 @@ typedef struct sconn {
 
 struct dv_stream {
 	dv_stream_config_t cfg;
-	listener_t l[2]; /* [0] TCP, [1] TLS */
-	SSL_CTX *tls;
+	listener_t l[NLIST];   /* by DV_STREAM_TCP, _TLS, _HTTPS */
+	SSL_CTX *tls, *tls_h2; /* tls_h2: the HTTPS listener's (ALPN h2) */
+	dv_https_config_t hcfg;
 	int stop_pipe[2];
 	atomic_int stop;
 	pthread_t tid;
@@ -270,6 +274,13 @@ static void take(dv_stream_t *s, sconn_t *c, size_t n)
 {
 	size_t used;
 
+	if (c->h2 != NULL) {
+		if (dv_https_recv(c->h2, s->rbuf, n) != 0) {
+			c->l->c.h2_errors++;
+			c->eof = true; /* write the GOAWAY, then close */
+		}
+		return;
+	}
 	if (c->in.len == 0) {
 		used = unframe(s, c, s->rbuf, n);
 		if (used < n && buf_put(&c->in, s->rbuf + used, n - used) != 0)
@@ -343,14 +354,29 @@ static ssize_t read_some(dv_stream_t *s, sconn_t *c)
 	}
 }
 
+/* All the HTTP/2 output of this turn into c->out: one write for every frame. */
+static void h2_pump(sconn_t *c)
+{
+	const uint8_t *d;
+	ssize_t n;
+
+	while ((n = dv_https_send(c->h2, &d)) > 0)
+		if (buf_put(&c->out, d, (size_t)n) != 0)
+			c->dead = true;
+	if (n < 0)
+		c->dead = true;
+}
+
 static void conn_read(dv_stream_t *s, sconn_t *c)
 {
 	if (c->ssl != NULL && !c->hs_done && (tls_handshake(c) != 0 || !c->hs_done))
 		return;
+	if (c->h2 != NULL && !c->dead)
+		h2_pump(c);
 	while (!c->stalled && !c->dead && !c->eof) {
 		ssize_t n = read_some(s, c);
 		if (n == 0)
-			return;
+			break;
 		if (n == -1) {
 			c->eof = true;
 			flush_held(c);
@@ -360,6 +386,8 @@ static void conn_read(dv_stream_t *s, sconn_t *c)
 			take(s, c, (size_t)n);
 		}
 	}
+	if (c->h2 != NULL && !c->dead)
+		h2_pump(c);
 }
 
 /* Count the frames that went out whole. */
@@ -375,9 +403,31 @@ static void walk_written(sconn_t *c)
 	}
 }
 
-static ssize_t write_some(sconn_t *c)
+/*
+ * --https-record-each: where the write that starts at c->out_off ends: after the next
+ * HTTP/2 frame that ends a stream (a response's last), so that each response goes in its
+ * own TLS record (c->walk: the first frame not yet written whole).
+ */
+static size_t h2_record_end(const sconn_t *c)
 {
-	size_t n = c->out.len - c->out_off;
+	size_t p = c->walk;
+
+	while (c->out.len - p >= 9) {
+		const uint8_t *h = c->out.p + p;
+		size_t flen = (size_t)h[0] << 16 | (size_t)h[1] << 8 | h[2];
+		if (c->out.len - p - 9 < flen)
+			break;
+		p += 9 + flen;
+		if (h[3] <= 1 && (h[4] & 1)) /* DATA or HEADERS with END_STREAM */
+			return p;
+	}
+	return c->out.len;
+}
+
+static ssize_t write_some(dv_stream_t *s, sconn_t *c)
+{
+	size_t end = c->h2 != NULL && s->cfg.https_record_each ? h2_record_end(c) : c->out.len;
+	size_t n = end - c->out_off;
 	ssize_t w;
 	int e;
 
@@ -437,6 +487,22 @@ static void reset_when_acked(dv_stream_t *s, sconn_t *c)
 	c->dead = true;
 }
 
+/* --https-record-each: the records of this turn, one per response, in one write. 0 done,
+ * 1 the socket is full (EPOLLOUT: again), -1 the connection failed. */
+static int flush_records(sconn_t *c)
+{
+	BIO *b = SSL_get_wbio(c->ssl);
+
+	if (BIO_flush(b) > 0) {
+		c->unflushed = false;
+		return 0;
+	}
+	if (BIO_should_retry(b))
+		return 1;
+	c->dead = true;
+	return -1;
+}
+
 static void conn_write(dv_stream_t *s, sconn_t *c)
 {
 	if (c->ssl != NULL && !c->hs_done) {
@@ -445,7 +511,9 @@ static void conn_write(dv_stream_t *s, sconn_t *c)
 		return;
 	}
 	while (!c->dead && c->out_off < c->out.len) {
-		ssize_t n = write_some(c);
+		ssize_t n = write_some(s, c);
+		if (n > 0)
+			c->unflushed = s->cfg.https_record_each && c->h2 != NULL;
 		if (n == 0)
 			return;
 		if (n < 0) {
@@ -453,9 +521,16 @@ static void conn_write(dv_stream_t *s, sconn_t *c)
 			return;
 		}
 		c->out_off += (size_t)n;
-		walk_written(c);
+		if (c->h2 == NULL)
+			walk_written(c);
+		else if (s->cfg.https_record_each && c->out_off == h2_record_end(c))
+			c->walk = c->out_off;
 	}
 	c->out.len = c->out_off = c->walk = 0;
+	if (c->unflushed && flush_records(c) != 0)
+		return;
+	if (c->h2 != NULL && dv_https_done(c->h2))
+		c->dead = true;
 	if (c->action != ACT_NONE)
 		do_action(s, c);
 	if (c->eof && c->rst_wait == 0)
@@ -466,7 +541,8 @@ static void conn_free(sconn_t *c)
 {
 	dv_stream_counts_t *k = &c->l->c;
 
-	k->unanswered += c->nq - c->na - c->nd;
+	k->unanswered += c->h2 != NULL ? dv_https_unanswered(c->h2) : c->nq - c->na - c->nd;
+	dv_https_free(c->h2);
 	if (c->rst) {
 		struct linger lg = {.l_onoff = 1, .l_linger = 0};
 		setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
@@ -490,7 +566,7 @@ static uint32_t wanted(const sconn_t *c)
 
 	if (!c->stalled && !c->eof)
 		ev |= EPOLLIN;
-	if (c->want_write || c->out_off < c->out.len)
+	if (c->want_write || c->unflushed || c->out_off < c->out.len)
 		ev |= EPOLLOUT;
 	return ev;
 }
@@ -519,6 +595,23 @@ static void drop(dv_stream_t *s, sconn_t *c)
 	conn_free(c);
 }
 
+/* --https-record-each: ssl reads from fd and writes through a buffer that conn_write
+ * flushes once a turn (each response its own record, all of them in one write). */
+static void buffer_writes(SSL *ssl, int fd)
+{
+	BIO *sock = BIO_new_socket(fd, BIO_NOCLOSE), *buf = BIO_new(BIO_f_buffer());
+
+	if (sock == NULL || buf == NULL || BIO_set_write_buffer_size(buf, READ_CHUNK * 16) != 1 ||
+	    BIO_up_ref(sock) != 1) {
+		BIO_free(sock);
+		BIO_free(buf);
+		SSL_set_fd(ssl, fd);
+		return;
+	}
+	BIO_push(buf, sock);
+	SSL_set_bio(ssl, sock, buf);
+}
+
 static void accept_all(dv_stream_t *s, listener_t *l)
 {
 	const dv_stream_faults_t *f = &s->cfg.faults;
@@ -543,15 +636,20 @@ static void accept_all(dv_stream_t *s, listener_t *l)
 		l->c.connections++;
 		c->fd = fd;
 		c->l = l;
-		c->faulty = every(f->conn_every ? f->conn_every : 1, ++l->seq);
+		c->faulty = !l->https && every(f->conn_every ? f->conn_every : 1, ++l->seq);
 		if (c->faulty && f->reverse > 1)
 			c->held_off = calloc(f->reverse, sizeof(*c->held_off));
 		if (l->tls) {
-			c->ssl = SSL_new(s->tls);
-			if (c->ssl != NULL)
+			c->ssl = SSL_new(l->https ? s->tls_h2 : s->tls);
+			if (c->ssl != NULL && l->https && s->cfg.https_record_each)
+				buffer_writes(c->ssl, fd);
+			else if (c->ssl != NULL)
 				SSL_set_fd(c->ssl, fd);
 		}
-		if ((l->tls && c->ssl == NULL) || (c->faulty && f->reverse > 1 && !c->held_off)) {
+		if (l->https && dv_https_new(&c->h2, &s->hcfg, &l->c.http) != 0)
+			c->dead = true;
+		if ((l->tls && c->ssl == NULL) || (c->faulty && f->reverse > 1 && !c->held_off) ||
+		    c->dead) {
 			conn_free(c);
 			continue;
 		}
@@ -611,8 +709,8 @@ static void *stream_main(void *arg)
 			void *p = ev[k].data.ptr;
 			if (p == EP_STOP)
 				stop = true;
-			else if (p == EP_TCP || p == EP_TLS)
-				accept_all(s, &s->l[p == EP_TLS ? 1 : 0]);
+			else if ((uintptr_t)p < 2 + NLIST)
+				accept_all(s, &s->l[(uintptr_t)p - 2]);
 			else
 				serve(s, p, ev[k].events);
 		}
@@ -641,35 +739,59 @@ static int listen_on(listener_t *l, const struct sockaddr_storage *a, socklen_t 
 		    ntohs(a->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)a)->sin6_port
 		                                   : ((const struct sockaddr_in *)a)->sin_port);
 		return dv_err_set(err, -e, "cannot listen on %s port %u: %s",
-		                  l->tls ? "TLS" : "TCP", port, strerror(e));
+		                  l->https ? "HTTPS"
+		                  : l->tls ? "TLS"
+		                           : "TCP",
+		                  port, strerror(e));
 	}
 	return 0;
 }
 
-static int tls_setup(dv_stream_t *s, dv_err_t *err)
+/* ALPN of the HTTPS listener: h2, or no agreement (the handshake goes on). */
+static int alpn_h2(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                   const unsigned char *in, unsigned inlen, void *arg)
+{
+	unsigned char *o;
+
+	(void)ssl;
+	(void)arg;
+	if (SSL_select_next_proto(&o, outlen, (const unsigned char *)"\x02h2", 3, in, inlen) !=
+	    OPENSSL_NPN_NEGOTIATED)
+		return SSL_TLSEXT_ERR_NOACK;
+	*out = o;
+	return SSL_TLSEXT_ERR_OK;
+}
+
+/* A server context into *ctx (h2: the HTTPS listener's, ALPN h2). */
+static int tls_setup(dv_stream_t *s, SSL_CTX **ctx, bool h2, dv_err_t *err)
 {
 	char r[160] = "";
+	SSL_CTX *x;
 
 	if (s->cfg.cert_file == NULL || s->cfg.key_file == NULL)
-		return dv_err_set(err, -EINVAL, "the TLS listener needs --tls-cert and --tls-key");
-	s->tls = SSL_CTX_new(TLS_server_method());
-	if (s->tls == NULL)
+		return dv_err_set(err, -EINVAL, "the %s listener needs --tls-cert and --tls-key",
+		                  h2 ? "HTTPS" : "TLS");
+	x = *ctx = SSL_CTX_new(TLS_server_method());
+	if (x == NULL)
 		return dv_err_set(err, -ENOMEM, "TLS: cannot create a context");
-	SSL_CTX_set_min_proto_version(s->tls, TLS1_2_VERSION);
+	SSL_CTX_set_min_proto_version(x, TLS1_2_VERSION);
 	/* RELEASE_BUFFERS: an idle connection gives its record buffers back. */
-	SSL_CTX_set_mode(s->tls, SSL_MODE_ENABLE_PARTIAL_WRITE |
-	                             SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-	                             SSL_MODE_RELEASE_BUFFERS);
-	SSL_CTX_set_session_id_context(s->tls, (const unsigned char *)"dnsvolley", 9);
+	SSL_CTX_set_mode(x, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+	                        SSL_MODE_RELEASE_BUFFERS);
+	SSL_CTX_set_session_id_context(x, (const unsigned char *)"dnsvolley", 9);
 	/* A client that shuts its TCP write side without close_notify is at EOF, as over
 	 * TCP: the answers still due are written (else OpenSSL would fail the connection). */
-	SSL_CTX_set_options(s->tls, SSL_OP_IGNORE_UNEXPECTED_EOF);
-	if (SSL_CTX_use_certificate_chain_file(s->tls, s->cfg.cert_file) != 1) {
+	SSL_CTX_set_options(x, SSL_OP_IGNORE_UNEXPECTED_EOF);
+	if (h2) { /* DoH connections are busy: keep their record buffers (no 16 KB per turn) */
+		SSL_CTX_set_alpn_select_cb(x, alpn_h2, NULL);
+		SSL_CTX_clear_mode(x, SSL_MODE_RELEASE_BUFFERS);
+	}
+	if (SSL_CTX_use_certificate_chain_file(x, s->cfg.cert_file) != 1) {
 		ERR_error_string_n(ERR_get_error(), r, sizeof(r));
 		return dv_err_set(err, -EINVAL, "--tls-cert %s: %s", s->cfg.cert_file, r);
 	}
-	if (SSL_CTX_use_PrivateKey_file(s->tls, s->cfg.key_file, SSL_FILETYPE_PEM) != 1 ||
-	    SSL_CTX_check_private_key(s->tls) != 1) {
+	if (SSL_CTX_use_PrivateKey_file(x, s->cfg.key_file, SSL_FILETYPE_PEM) != 1 ||
+	    SSL_CTX_check_private_key(x) != 1) {
 		ERR_error_string_n(ERR_get_error(), r, sizeof(r));
 		return dv_err_set(err, -EINVAL, "--tls-key %s: %s", s->cfg.key_file, r);
 	}
@@ -684,8 +806,8 @@ static int watch_fixed(dv_stream_t *s, dv_err_t *err)
 
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->stop_pipe[0], &e) != 0)
 		return dv_err_set(err, -errno, "epoll: %s", strerror(errno));
-	for (i = 0; i < 2; i++) {
-		e.data.ptr = i ? EP_TLS : EP_TCP;
+	for (i = 0; i < NLIST; i++) {
+		e.data.ptr = EP_LIST(i);
 		if (s->l[i].fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->l[i].fd, &e) != 0)
 			return dv_err_set(err, -errno, "epoll: %s", strerror(errno));
 	}
@@ -714,8 +836,14 @@ int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *e
 	if (s == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	s->cfg = *cfg;
-	s->l[0].fd = s->l[1].fd = s->stop_pipe[0] = s->stop_pipe[1] = s->epfd = -1;
-	s->l[1].tls = true;
+	s->l[0].fd = s->l[1].fd = s->l[2].fd = s->stop_pipe[0] = s->stop_pipe[1] = s->epfd = -1;
+	s->l[DV_STREAM_TLS].tls = s->l[DV_STREAM_HTTPS].tls = s->l[DV_STREAM_HTTPS].https = true;
+	s->hcfg.path = cfg->doh_path != NULL ? cfg->doh_path : "/dns-query";
+	dv_answer_opts_init(&s->hcfg.opts);
+	s->hcfg.opts.rcode = cfg->rcode;
+	s->hcfg.opts.reflect = cfg->reflect;
+	s->hcfg.scratch = s->abuf;
+	s->hcfg.scratch_len = sizeof(s->abuf);
 	if (cfg->faults.reverse > DV_STREAM_REVERSE_MAX) {
 		rc = dv_err_set(err, -EINVAL, "reverse groups hold at most %d answers",
 		                DV_STREAM_REVERSE_MAX);
@@ -727,11 +855,14 @@ int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *e
 		rc = dv_err_set(err, -ENOMEM, "out of memory or descriptors");
 		goto out;
 	}
-	if (cfg->tls && (rc = tls_setup(s, err)) != 0)
+	if ((cfg->tls && (rc = tls_setup(s, &s->tls, false, err)) != 0) ||
+	    (cfg->https && (rc = tls_setup(s, &s->tls_h2, true, err)) != 0))
 		goto out;
 	if (cfg->tcp && (rc = listen_on(&s->l[0], &cfg->tcp_addr, cfg->addr_len, err)) != 0)
 		goto out;
 	if (cfg->tls && (rc = listen_on(&s->l[1], &cfg->tls_addr, cfg->addr_len, err)) != 0)
+		goto out;
+	if (cfg->https && (rc = listen_on(&s->l[2], &cfg->https_addr, cfg->addr_len, err)) != 0)
 		goto out;
 	if ((rc = watch_fixed(s, err)) != 0)
 		goto out;
@@ -744,11 +875,11 @@ out:
 	return rc;
 }
 
-uint16_t dv_stream_port(const dv_stream_t *s, bool tls)
+uint16_t dv_stream_port(const dv_stream_t *s, int which)
 {
 	struct sockaddr_storage a;
 	socklen_t len = sizeof(a);
-	const listener_t *l = &s->l[tls ? 1 : 0];
+	const listener_t *l = &s->l[which];
 
 	if (l->fd < 0 || getsockname(l->fd, (struct sockaddr *)&a, &len) != 0)
 		return 0;
@@ -780,7 +911,8 @@ void dv_stream_stop(dv_stream_t *s)
 	(void)rc;
 }
 
-void dv_stream_join(dv_stream_t *s, dv_stream_counts_t *tcp, dv_stream_counts_t *tls)
+void dv_stream_join(dv_stream_t *s, dv_stream_counts_t *tcp, dv_stream_counts_t *tls,
+                    dv_stream_counts_t *https)
 {
 	if (s->started) {
 		pthread_join(s->tid, NULL);
@@ -788,6 +920,10 @@ void dv_stream_join(dv_stream_t *s, dv_stream_counts_t *tcp, dv_stream_counts_t 
 	}
 	*tcp = s->l[0].c;
 	*tls = s->l[1].c;
+	*https = s->l[2].c;
+	https->received = https->http.received;
+	https->answered = https->http.answered;
+	https->malformed = https->http.s400;
 }
 
 void dv_stream_free(dv_stream_t *s)
@@ -802,7 +938,7 @@ void dv_stream_free(dv_stream_t *s)
 	}
 	for (i = 0; i < s->nconns; i++)
 		conn_free(s->conns[i]);
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < NLIST; i++) {
 		if (s->l[i].fd >= 0)
 			close(s->l[i].fd);
 		free(s->l[i].src.k);
@@ -812,6 +948,7 @@ void dv_stream_free(dv_stream_t *s)
 	if (s->stop_pipe[1] >= 0)
 		close(s->stop_pipe[1]);
 	SSL_CTX_free(s->tls);
+	SSL_CTX_free(s->tls_h2);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	free(s->conns);

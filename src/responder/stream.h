@@ -1,5 +1,5 @@
-/* stream: the responder's DNS over TCP and DNS over TLS listeners, with deterministic faults and
- * counts. */
+/* stream: the responder's DNS over TCP, DNS over TLS and DNS over HTTPS listeners, with
+ * deterministic faults (TCP and TLS) and counts. */
 #ifndef DV_STREAM_H
 #define DV_STREAM_H
 
@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "base/util.h"
+#include "responder/https.h"
 
 /* Connections one stream thread holds at once; more are accepted and closed at once
  * (counted as refused). */
@@ -31,17 +32,27 @@ typedef struct dv_stream_faults {
 	uint64_t reverse;          /* answers in groups of N, each group last-first */
 } dv_stream_faults_t;
 
+/* The listeners, for dv_stream_port(). */
+enum { DV_STREAM_TCP = 0, DV_STREAM_TLS = 1, DV_STREAM_HTTPS = 2 };
+
 typedef struct dv_stream_config {
-	bool tcp, tls;                              /* which listeners */
-	struct sockaddr_storage tcp_addr, tls_addr; /* address and port (0 = any) */
+	bool tcp, tls, https; /* which listeners (https: DoH, HTTP/2 over TLS, ALPN h2) */
+	struct sockaddr_storage tcp_addr, tls_addr, https_addr; /* address and port (0 = any) */
 	socklen_t addr_len;
-	const char *cert_file, *key_file; /* TLS: PEM */
+	const char *cert_file, *key_file; /* TLS and HTTPS: PEM */
+	const char *doh_path;             /* HTTPS: the path served (NULL = "/dns-query") */
+	bool https_record_each; /* HTTPS: each response in a TLS record of its own (a turn's
+	                         * records still in one write), not all of a turn's output
+	                         * in as few records as fit (dnsperf takes one response
+	                         * per read) */
 	dv_stream_faults_t faults;
 	int rcode; /* as dv_answer_opts_t */
 	bool reflect;
 } dv_stream_config_t;
 
-/* Per listener, printed at exit with a "tcp-" or "tls-" prefix (doc/dnsvolley-responder.1). */
+/* Per listener, printed at exit with a "tcp-", "tls-" or "https-" prefix
+ * (doc/dnsvolley-responder.1). The faults apply to TCP and TLS only. HTTPS: received =
+ * whole requests, answered = 200 answers handed to the TLS library, malformed = 400s. */
 typedef struct dv_stream_counts {
 	uint64_t connections;      /* accepted */
 	uint64_t source_addresses; /* distinct client addresses among them */
@@ -60,20 +71,24 @@ typedef struct dv_stream_counts {
 	                            * connection is closed) */
 	uint64_t tls_failed;       /* TLS handshakes that failed */
 	uint64_t tls_resumed;      /* TLS handshakes that resumed a session */
+	dv_https_counts_t http;    /* HTTPS: by status (received, answered, malformed = 400s
+	                            * are copied from it) */
+	uint64_t h2_errors;        /* HTTPS connections ended by an HTTP/2 protocol error */
 } dv_stream_counts_t;
 
 typedef struct dv_stream dv_stream_t;
 
 /* Bind and listen. 0, or a negative errno with err filled. */
 int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *err);
-/* The bound port of the TCP (tls false) or TLS listener, 0 if it is off. */
-uint16_t dv_stream_port(const dv_stream_t *s, bool tls);
-/* One thread serves both listeners. */
+/* The bound port of listener which (DV_STREAM_TCP, _TLS, _HTTPS), 0 if it is off. */
+uint16_t dv_stream_port(const dv_stream_t *s, int which);
+/* One thread serves every listener. */
 int dv_stream_start(dv_stream_t *s, dv_err_t *err);
 /* Async-signal-safe. */
 void dv_stream_stop(dv_stream_t *s);
 /* Wait for the thread; the counts of each listener. */
-void dv_stream_join(dv_stream_t *s, dv_stream_counts_t *tcp, dv_stream_counts_t *tls);
+void dv_stream_join(dv_stream_t *s, dv_stream_counts_t *tcp, dv_stream_counts_t *tls,
+                    dv_stream_counts_t *https);
 /* Accepts NULL; stops and joins a running thread. */
 void dv_stream_free(dv_stream_t *s);
 

@@ -1,0 +1,432 @@
+/* https: DNS over HTTPS (RFC 8484) for the responder: an nghttp2 server session per connection. */
+#include "config.h"
+
+#include "responder/https.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nghttp2/nghttp2.h>
+
+#define BODY_MAX    65535u
+#define REQ_INLINE  512 /* query and answer bytes kept inside the request record */
+#define CONN_WINDOW ((int32_t)1 << 24)
+
+enum method { M_NONE = 0, M_GET, M_POST, M_OTHER };
+
+/* One request: its body (the query, then the answer), reused after the stream closes. */
+typedef struct req {
+	struct req *next; /* spares */
+	struct req *own;  /* every record of the session (freed with it) */
+	enum method method;
+	bool path_ok, has_dns, bad_type, bad, done;
+	uint8_t *body; /* inl, or a heap block of cap bytes (kept on reuse) */
+	size_t len, cap, off;
+	char clen[8]; /* content-length value (nghttp2 does not copy it) */
+	uint8_t inl[REQ_INLINE];
+} req_t;
+
+struct dv_https {
+	nghttp2_session *h2;
+	const dv_https_config_t *cfg;
+	dv_https_counts_t *k;
+	size_t path_len;
+	req_t *spare; /* records free for reuse: at most as many as streams were open at once */
+	req_t *own;
+	uint64_t nq, nresp; /* requests taken, responses sent */
+};
+
+static req_t *req_get(dv_https_t *h)
+{
+	req_t *r = h->spare;
+
+	if (r != NULL) {
+		h->spare = r->next;
+	} else {
+		r = malloc(sizeof(*r));
+		if (r == NULL)
+			return NULL;
+		r->body = r->inl;
+		r->cap = sizeof(r->inl);
+		r->own = h->own;
+		h->own = r;
+	}
+	r->method = M_NONE;
+	r->path_ok = r->has_dns = r->bad_type = r->bad = r->done = false;
+	r->len = r->off = 0;
+	return r;
+}
+
+static void req_free(req_t *r)
+{
+	if (r->body != r->inl)
+		free(r->body);
+	free(r);
+}
+
+static void req_put(dv_https_t *h, req_t *r)
+{
+	r->next = h->spare;
+	h->spare = r;
+}
+
+/* Room for n more body bytes (at most BODY_MAX in all): 0, or -1 (the request is bad). */
+static int reserve(req_t *r, size_t n)
+{
+	size_t cap = r->cap;
+	uint8_t *nb;
+
+	if (r->len + n > BODY_MAX)
+		return -1;
+	if (r->len + n <= r->cap)
+		return 0;
+	while (cap < r->len + n)
+		cap *= 2;
+	nb = malloc(cap);
+	if (nb == NULL)
+		return -1;
+	memcpy(nb, r->body, r->len);
+	if (r->body != r->inl)
+		free(r->body);
+	r->body = nb;
+	r->cap = cap;
+	return 0;
+}
+
+static int b64url_val(uint8_t ch)
+{
+	if (ch >= 'A' && ch <= 'Z')
+		return ch - 'A';
+	if (ch >= 'a' && ch <= 'z')
+		return ch - 'a' + 26;
+	if (ch >= '0' && ch <= '9')
+		return ch - '0' + 52;
+	return ch == '-' ? 62 : ch == '_' ? 63 : -1;
+}
+
+/* Decode unpadded base64url s[0..n) into r's body: 0, or -1 (bad input). */
+static int b64url_decode(req_t *r, const uint8_t *s, size_t n)
+{
+	uint32_t acc = 0;
+	unsigned bits = 0;
+	size_t i;
+
+	if (n % 4 == 1 || reserve(r, n / 4 * 3 + 3) != 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		int v = b64url_val(s[i]);
+		if (v < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			r->body[r->len++] = (uint8_t)(acc >> bits);
+		}
+	}
+	return 0;
+}
+
+/* The :path value: the path must be cfg->path; a GET takes its query from "dns=". */
+static void take_path(dv_https_t *h, req_t *r, const uint8_t *v, size_t n)
+{
+	const uint8_t *q = memchr(v, '?', n), *p, *end = v + n;
+	size_t plen = q != NULL ? (size_t)(q - v) : n;
+
+	r->path_ok = plen == h->path_len && memcmp(v, h->cfg->path, plen) == 0;
+	if (q == NULL || !r->path_ok)
+		return;
+	for (p = q + 1; p < end;) {
+		const uint8_t *amp = memchr(p, '&', (size_t)(end - p));
+		const uint8_t *e = amp != NULL ? amp : end;
+		if (e - p >= 4 && memcmp(p, "dns=", 4) == 0 && !r->has_dns) {
+			r->has_dns = true;
+			r->len = 0;
+			if (b64url_decode(r, p + 4, (size_t)(e - p - 4)) != 0)
+				r->bad = true;
+		}
+		p = e + 1;
+	}
+}
+
+static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *user)
+{
+	dv_https_t *h = user;
+	req_t *r;
+
+	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return 0;
+	r = req_get(h);
+	if (r == NULL)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* resets this stream */
+	nghttp2_session_set_stream_user_data(s, f->hd.stream_id, r);
+	return 0;
+}
+
+static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *name,
+                     size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags,
+                     void *user)
+{
+	req_t *r = nghttp2_session_get_stream_user_data(s, f->hd.stream_id);
+
+	(void)flags;
+	if (r == NULL || f->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	if (namelen == 7 && memcmp(name, ":method", 7) == 0) {
+		r->method = valuelen == 3 && memcmp(value, "GET", 3) == 0    ? M_GET
+		            : valuelen == 4 && memcmp(value, "POST", 4) == 0 ? M_POST
+		                                                             : M_OTHER;
+	} else if (namelen == 5 && memcmp(name, ":path", 5) == 0) {
+		take_path(user, r, value, valuelen);
+	} else if (namelen == 12 && memcmp(name, "content-type", 12) == 0) {
+		r->bad_type =
+		    !(valuelen == 23 && memcmp(value, "application/dns-message", 23) == 0);
+	}
+	return 0;
+}
+
+static int on_data(nghttp2_session *s, uint8_t flags, int32_t sid, const uint8_t *data, size_t len,
+                   void *user)
+{
+	req_t *r = nghttp2_session_get_stream_user_data(s, sid);
+
+	(void)flags;
+	(void)user;
+	if (r == NULL || r->method != M_POST)
+		return 0;
+	if (r->has_dns) { /* a POST to "?dns=...": its body is the query */
+		r->has_dns = r->bad = false;
+		r->len = 0;
+	}
+	if (r->bad)
+		return 0;
+	if (reserve(r, len) != 0) {
+		r->bad = true;
+		return 0;
+	}
+	memcpy(r->body + r->len, data, len);
+	r->len += len;
+	return 0;
+}
+
+static ssize_t read_answer(nghttp2_session *s, int32_t sid, uint8_t *buf, size_t length,
+                           uint32_t *flags, nghttp2_data_source *src, void *user)
+{
+	req_t *r = src->ptr;
+	size_t n = r->len - r->off;
+
+	(void)s;
+	(void)sid;
+	(void)user;
+	if (n > length)
+		n = length;
+	memcpy(buf, r->body + r->off, n);
+	r->off += n;
+	if (r->off == r->len)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+#define NV_STATIC (NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE)
+#define NV(n, v, vl)                                                                               \
+	(nghttp2_nv)                                                                               \
+	{                                                                                          \
+		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, (vl), NV_STATIC                     \
+	}
+
+/* The status of a whole request; for 200 its answer replaces the query in the body. */
+static int decide(dv_https_t *h, req_t *r)
+{
+	int n;
+
+	if (r->method != M_GET && r->method != M_POST)
+		return 405;
+	if (!r->path_ok)
+		return 404;
+	if (r->method == M_POST && r->bad_type)
+		return 415;
+	if (r->bad || (r->method == M_GET && !r->has_dns) || r->len < 12)
+		return 400;
+	n = dv_answer_build(r->body, r->len, h->cfg->scratch, h->cfg->scratch_len, &h->cfg->opts);
+	if (n <= 0)
+		return 400;
+	r->len = 0;
+	if (reserve(r, (size_t)n) != 0)
+		return 400;
+	memcpy(r->body, h->cfg->scratch, (size_t)n);
+	r->len = (size_t)n;
+	return 200;
+}
+
+static void tally(dv_https_counts_t *k, int status)
+{
+	switch (status) {
+	case 200:
+		k->s200++;
+		break;
+	case 400:
+		k->s400++;
+		break;
+	case 404:
+		k->s404++;
+		break;
+	case 405:
+		k->s405++;
+		break;
+	default:
+		k->s415++;
+		break;
+	}
+}
+
+static int respond(dv_https_t *h, int32_t sid, req_t *r)
+{
+	static const char *const codes[] = {"200", "400", "404", "405", "415"};
+	int status = decide(h, r);
+	const char *code = codes[status == 200   ? 0
+	                         : status == 400 ? 1
+	                         : status == 404 ? 2
+	                         : status == 405 ? 3
+	                                         : 4];
+	nghttp2_nv nv[3];
+	nghttp2_data_provider prd = {.source.ptr = r, .read_callback = read_answer};
+
+	r->done = true;
+	h->nq++;
+	h->k->received++;
+	tally(h->k, status);
+	nv[0] = NV(":status", code, 3);
+	if (status != 200)
+		return nghttp2_submit_response(h->h2, sid, nv, 1, NULL);
+	snprintf(r->clen, sizeof(r->clen), "%zu", r->len);
+	nv[1] = NV("content-type", "application/dns-message", 23);
+	nv[2] = NV("content-length", r->clen, strlen(r->clen));
+	return nghttp2_submit_response(h->h2, sid, nv, 3, &prd);
+}
+
+static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *user)
+{
+	req_t *r;
+
+	if ((f->hd.type != NGHTTP2_HEADERS && f->hd.type != NGHTTP2_DATA) ||
+	    !(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	r = nghttp2_session_get_stream_user_data(s, f->hd.stream_id);
+	if (r == NULL || r->done)
+		return 0;
+	return respond(user, f->hd.stream_id, r) != 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+static int on_frame_send(nghttp2_session *s, const nghttp2_frame *f, void *user)
+{
+	dv_https_t *h = user;
+
+	(void)s;
+	if (!(f->hd.flags & NGHTTP2_FLAG_END_STREAM))
+		return 0;
+	if (f->hd.type == NGHTTP2_DATA) {
+		h->k->answered++;
+		h->nresp++;
+	} else if (f->hd.type == NGHTTP2_HEADERS) {
+		h->nresp++;
+	}
+	return 0;
+}
+
+static int on_close(nghttp2_session *s, int32_t sid, uint32_t error_code, void *user)
+{
+	req_t *r = nghttp2_session_get_stream_user_data(s, sid);
+
+	(void)error_code;
+	if (r != NULL) {
+		nghttp2_session_set_stream_user_data(s, sid, NULL);
+		req_put(user, r);
+	}
+	return 0;
+}
+
+static int session_new(dv_https_t *h)
+{
+	nghttp2_session_callbacks *cb = NULL;
+	nghttp2_settings_entry set[] = {
+	    {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, DV_HTTPS_MAX_STREAMS},
+	    {NGHTTP2_SETTINGS_ENABLE_PUSH, 0}};
+	int rc = -ENOMEM;
+
+	if (nghttp2_session_callbacks_new(&cb) != 0)
+		return -ENOMEM;
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, on_begin_headers);
+	nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame_recv);
+	nghttp2_session_callbacks_set_on_frame_send_callback(cb, on_frame_send);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
+	if (nghttp2_session_server_new(&h->h2, cb, h) != 0)
+		goto out;
+	if (nghttp2_submit_settings(h->h2, NGHTTP2_FLAG_NONE, set, 2) != 0 ||
+	    nghttp2_session_set_local_window_size(h->h2, NGHTTP2_FLAG_NONE, 0, CONN_WINDOW) != 0)
+		goto out;
+	rc = 0;
+out:
+	nghttp2_session_callbacks_del(cb);
+	return rc;
+}
+
+int dv_https_new(dv_https_t **out, const dv_https_config_t *cfg, dv_https_counts_t *k)
+{
+	dv_https_t *h = calloc(1, sizeof(*h));
+	int rc;
+
+	*out = NULL;
+	if (h == NULL)
+		return -ENOMEM;
+	h->cfg = cfg;
+	h->k = k;
+	h->path_len = strlen(cfg->path);
+	rc = session_new(h);
+	if (rc != 0) {
+		dv_https_free(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+int dv_https_recv(dv_https_t *h, const uint8_t *data, size_t len)
+{
+	ssize_t n = nghttp2_session_mem_recv(h->h2, data, len);
+
+	return n < 0 ? -EPROTO : 0;
+}
+
+ssize_t dv_https_send(dv_https_t *h, const uint8_t **data)
+{
+	ssize_t n = nghttp2_session_mem_send(h->h2, data);
+
+	return n < 0 ? -EPROTO : n;
+}
+
+bool dv_https_done(const dv_https_t *h)
+{
+	return !nghttp2_session_want_read(h->h2) && !nghttp2_session_want_write(h->h2);
+}
+
+uint64_t dv_https_unanswered(const dv_https_t *h)
+{
+	return h->nq - h->nresp;
+}
+
+void dv_https_free(dv_https_t *h)
+{
+	if (h == NULL)
+		return;
+	nghttp2_session_del(h->h2);
+	while (h->own != NULL) {
+		req_t *r = h->own;
+		h->own = r->own;
+		req_free(r);
+	}
+	free(h);
+}
