@@ -11,9 +11,12 @@
  * The schema is documented in doc/results-schema.md. DV_RESULTS_SCHEMA_VERSION
  * changes only when a reader of the previous version would misread a file;
  * added fields do not change it. Readers accept versions 1..DV_RESULTS_SCHEMA_VERSION.
+ * Version 2 (issue 12): a pass may be over TCP, DoT or DoH, where "sent" counts
+ * queries handed to a connection and latency includes its queueing; a version-1
+ * reader would take such a pass for UDP and compare it with UDP baselines.
  */
 #define DV_RESULTS_SCHEMA_NAME    "dnsvolley-results"
-#define DV_RESULTS_SCHEMA_VERSION 1
+#define DV_RESULTS_SCHEMA_VERSION 2
 
 /*
  * Write study s (everything measured so far, also for a failed or interrupted
