@@ -20,9 +20,11 @@ awk '{ for (i = 0; i < 20; i++) print }' "$top_srcdir/querylists/soa.txt" >"$TMP
 RT=$(realtime_prefix)
 RESPONDER_WRAP=$RT start_responder R -T 1 --capacity 20000
 mt() { sed -n 's/.*Maximum throughput: *\([0-9]*\).*/\1/p' "$1"; }
-# Each generator must have offered more than the server takes (22,000 qps, column 3 of
-# both plot files) for its figure to be the server's; a starved generator (a busy
-# machine: resperf is one busy-waiting thread) makes the comparison meaningless.
+# Each generator must have offered more than the server takes (5% over its 20,000 qps:
+# 21,000, column 3 of both plot files) for its figure to be the server's; a starved
+# generator (a busy machine: resperf is one busy-waiting thread) makes the comparison
+# meaningless. resperf's offered rate levels off near 21,700 here once the server's
+# queue fills (its outstanding-query cap): that is past the server's capacity.
 offered() { awk '!/^#/ && $3 > m { m = $3 } END { printf "%d", m }' "$1"; }
 
 # try N: one run of each; 0 when dnsvolley's figure is the server's and within 10% of
@@ -41,7 +43,7 @@ try() {
 	[ -s "$TMP/chart/resperf.png" ] || fail "no resperf.png"
 	o=$(offered "$TMP/dv.plot")
 	echo "try $t: dnsvolley: highest offered rate $o qps, Maximum throughput $dv"
-	[ "$o" -ge 22000 ] || { echo "dnsvolley offered at most $o qps (busy machine)"; return 77; }
+	[ "$o" -ge 21000 ] || { echo "dnsvolley offered at most $o qps (busy machine)"; return 77; }
 	# The server's capacity is 20000: dnsvolley sees it within 10% (an interval that
 	# drains the server's queue may show up to 10% more).
 	if [ "$dv" -lt 18000 ] || [ "$dv" -gt 22000 ]; then
@@ -56,7 +58,7 @@ try() {
 	[ -n "$rp" ] || fail "no Maximum throughput line from resperf: $(cat "$TMP/rp")"
 	o=$(offered "$TMP/rp.plot")
 	echo "try $t: resperf: highest offered rate $o qps, Maximum throughput $rp"
-	[ "$o" -ge 22000 ] || { echo "resperf offered at most $o qps (busy machine)"; return 77; }
+	[ "$o" -ge 21000 ] || { echo "resperf offered at most $o qps (busy machine)"; return 77; }
 	if [ $((dv * 1000 / rp)) -lt 900 ] || [ $((dv * 1000 / rp)) -gt 1100 ]; then
 		echo "try $t: dnsvolley / resperf = $((dv * 1000 / rp)) / 1000, not within 10%"
 		return 1
@@ -69,7 +71,7 @@ for t in 1 2 3; do
 	try "$t" || rc=$?
 	[ "$rc" != 0 ] || break
 done
-[ "$rc" != 77 ] || skip "a generator could not offer 22,000 qps (busy machine): no comparison"
+[ "$rc" != 77 ] || skip "a generator could not offer 21,000 qps (busy machine): no comparison"
 [ "$rc" = 0 ] || fail "three tries: the Maximum throughput figures missed (see above)"
 command -v resperf >/dev/null ||
 	skip "resperf (Debian package dnsperf) is not installed: dnsvolley's figure checked, no comparison"
