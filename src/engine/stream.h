@@ -75,7 +75,8 @@ dv_engine_t *dv_sw_engine(dv_sw_t *sw);
 /* End of the pass (after the loop): retries in flight count tc_lost, queued ones
  * tc_not_sent; the counts go into the worker's engine. */
 void dv_sw_finish(dv_sw_t *sw, bool interrupted);
-/* The pass starts: open every connection. Worker thread. */
+/* The pass starts: open the connections, at most 256 in connect or handshake at once (the rest in
+ * turn, from dv_sw_turn). Worker thread. */
 void dv_sw_start(dv_sw_t *sw, uint64_t now);
 /* Send up to n queries (n <= dv_engine_sendable, and, paced, <= the pacer's allowance) over
  * the ready connections. Returns how many were handed to connections (counted sent). */
