@@ -41,8 +41,8 @@ typedef struct dv_qtype_count {
 #define DV_CTR_OPTIONAL 1u /* absent in early results files */
 #define DV_CTR_MAX      2u /* merged as the maximum, not the sum */
 
-/* A paced query sent this long after its intended time counts in sent_behind (2 ms: two of
- * the pacer's 1 ms ticks). */
+/* A paced query sent this long after its intended time counts in sent_behind (2 ms: twice
+ * the pacer's longest tick, 1 ms). */
 #define DV_SEND_BEHIND_NS 2000000ull
 
 #define DV_COUNTERS(X)                                                                             \

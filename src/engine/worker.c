@@ -306,8 +306,8 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	pthread_mutex_init(&w->snap_lock, NULL);
 	replay_setup(w);
 	/*
-	 * Paced runs collect answers on the pacer's 1 ms ticks when the window holds
-	 * at least four ticks' worth of queries (so ticks never starve it); otherwise,
+	 * Paced runs collect answers on the pacer's ticks (at most 1 ms apart) when the
+	 * window holds at least 4 ms' worth of queries (so ticks never starve it); otherwise,
 	 * and always while draining, each answer wakes the loop.
 	 */
 	w->coalesce = !w->cfg->stream && w->share.rate_qps >= 1000 &&
