@@ -126,10 +126,14 @@ tcp_done=$((tcp_done + 20000))
 echo "== -q far above -c: one connection, 1000 in flight (dnsperf#211)"
 LOSSY=1 run dot1 "$dot" -m dot -c 1 -q 1000
 assert_ge "dot1: peak in flight on the connection" 500 "$(jc "$TMP/dot1.json" conn_inflight_peak)"
-assert_eq "dot1: dnsdist's DoT queries" 20000 "$(delta "$dd/dot1.a" "$dd/dot1.b" fe/$dot/queries)"
+# What dnsdist's frontend never counted (it dropped 2 of 20,000 once under ASan: 1.7.3
+# reading pipelined queries out of TLS records) is exactly what we lost.
+assert_eq "dot1: lost = the queries dnsdist's DoT frontend never counted" "$(jc "$TMP/dot1.json" lost)" \
+	"$((20000 - $(delta "$dd/dot1.a" "$dd/dot1.b" fe/$dot/queries)))"
 tcp_done=$((tcp_done + lossy_backend))
 LOSSY=1 run tcp1 "$plain" -m tcp -c 1 -q 1000
-assert_eq "tcp1: dnsdist's TCP queries" 20000 "$(delta "$dd/tcp1.a" "$dd/tcp1.b" fe/$plain/queries)"
+assert_eq "tcp1: lost = the queries dnsdist's TCP frontend never counted" "$(jc "$TMP/tcp1.json" lost)" \
+	"$((20000 - $(delta "$dd/tcp1.a" "$dd/tcp1.b" fe/$plain/queries)))"
 tcp_done=$((tcp_done + lossy_backend))
 
 echo "== DoH: POST -c 4 -q 100, GET -c 1 -q 1000"
