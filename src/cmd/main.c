@@ -468,10 +468,11 @@ static int run_main(int argc, char **argv, const dv_capacity_cli_t *cap)
 			rc = status; /* every rank stops alike */
 	}
 	if (rc != 0) {
-		dv_config_free(&cfg);
-		dist.finish(&dist);
 		/* rank 0 said why, and its exit status is the run's */
-		return rc < 0 || dist.rank != 0 ? 0 : rc;
+		status = rc < 0 || dist.rank != 0 ? 0 : rc;
+		dv_config_free(&cfg);
+		dist.finish(&dist, status);
+		return status;
 	}
 	status = run_study(&cfg, &ctx, &dist);
 	if (dist.size > 1 && cfg.study.failed != 0 && !dist.lead_stopped)
@@ -479,7 +480,7 @@ static int run_main(int argc, char **argv, const dv_capacity_cli_t *cap)
 	if (dist.rank != 0)
 		status = 0; /* rank 0 reports the run, and its status is the run's */
 	dv_config_free(&cfg);
-	dist.finish(&dist);
+	dist.finish(&dist, status);
 	return status;
 }
 

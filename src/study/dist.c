@@ -42,8 +42,9 @@ static void single_abort(dv_dist_t *d, int status)
 	(void)d, (void)status;
 }
 
-static void single_finish(dv_dist_t *d)
+static void single_finish(dv_dist_t *d, int status)
 {
+	(void)status;
 	if (d->hosts != NULL)
 		free(d->hosts[0]);
 	free(d->hosts);

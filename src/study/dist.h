@@ -64,10 +64,16 @@ struct dv_dist {
 	                   dv_rank_pass_t *ranks, uint64_t timeout_ns, dv_err_t *err);
 	/* End every rank now with this exit status (after a lost rank); never returns for MPI. */
 	void (*abort)(dv_dist_t *d, int status);
-	/* The last call (MPI_Finalize); frees d's own data. */
-	void (*finish)(dv_dist_t *d);
+	/*
+	 * The last call (MPI_Finalize); frees d's own data. status is this process's exit
+	 * status: a finalize that waits longer than DV_DIST_FINALIZE_S (for a rank lost
+	 * mid-run) ends the process with it.
+	 */
+	void (*finish)(dv_dist_t *d, int status);
 	void *impl;
 };
+
+#define DV_DIST_FINALIZE_S 10 /* bound on MPI_Finalize, s (doc/scale-out.md) */
 
 /* The one-process distribution: rank 0 of 1; every operation is immediate. Always built. */
 void dv_dist_single(dv_dist_t *d);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <mpi.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -333,13 +334,39 @@ static void mpi_abort(dv_dist_t *d, int status)
 	MPI_Abort(MPI_COMM_WORLD, status);
 }
 
-static void mpi_finish(dv_dist_t *d)
+static volatile sig_atomic_t finish_status;
+
+static void finalize_overdue(int sig)
 {
+	(void)sig;
+	_exit(finish_status);
+}
+
+/*
+ * MPI_Finalize is a fence over every rank. When a rank died mid-run under
+ * orte_enable_recovery, a rank that sent its result and finished before the others
+ * learned of the death can wait in that fence forever (Open MPI 4 does not end the
+ * job): after DV_DIST_FINALIZE_S the process ends with its own status. Nothing is lost:
+ * the results were written before, and rank 0's status is the run's.
+ */
+static void mpi_finish(dv_dist_t *d, int status)
+{
+	struct sigaction sa;
+
 	for (int r = 0; d->hosts != NULL && r < d->size; r++)
 		free(d->hosts[r]);
 	free(d->hosts);
 	d->hosts = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	finish_status = status;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = finalize_overdue;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm(DV_DIST_FINALIZE_S);
 	MPI_Finalize();
+	alarm(0);
 }
 
 bool dv_dist_have_mpi(void)

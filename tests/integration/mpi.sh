@@ -127,38 +127,45 @@ qsent=$(f "$TMP/q.out" "Queries sent")
 assert_ge "rate: merged sent (150,000 - 0.1%)" 149850 "$qsent"
 assert_le "rate: merged sent (150,000 + 0.1%)" 150150 "$qsent"
 
+# Start a 3-rank run of -l 6 under orte_enable_recovery, each rank in a wrapper that
+# writes its exit status to $TMP/NAME.status.RANK; sets mpid and victim (rank 1's
+# dnsvolley) once rank 0 has started the pass.
+start_recovering_run() {
+	local name=$1 port=$2
+	"${MPIRUN[@]}" --mca orte_enable_recovery 1 -np 3 \
+		sh -c '"$@"; echo $? >"$0.$OMPI_COMM_WORLD_RANK"' "$TMP/$name.status" \
+		"$DV" --no-progress --no-server-version \
+		-s 127.0.0.1 -p "$port" -d "$LIST" --replicate -l 6 -Q 3000 -t 1 \
+		--json "$TMP/$name.json" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	mpid=$!
+	victim=
+	for _ in $(seq 100); do
+		# mpirun's children are the wrappers; rank 1's dnsvolley is its wrapper's child
+		for p in $(pgrep -P "$(pgrep -P "$mpid" -x mpirun || echo "$mpid")" 2>/dev/null || true); do
+			r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
+			[ "$r" = 1 ] && victim=$(pgrep -P "$p" || true)
+		done
+		[ -n "$victim" ] && break
+		sleep 0.1
+	done
+	[ -n "$victim" ] || fail "$name: rank 1's process not found"
+	# Mid-run means after the pass started: rank 0 prints its "Started at" line then. (On
+	# a loaded machine start-up can take seconds; a rank lost before the start barrier
+	# is waited for up to 120 s, which is a different case.)
+	for _ in $(seq 600); do
+		grep -q "Started at" "$TMP/$name.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	grep -q "Started at" "$TMP/$name.out" || fail "$name: the pass never started: $(cat "$TMP/$name.err")"
+}
+
 # 5. Rank 1 killed mid-run: the run ends within -l + -t + 5 s (+ start-up), names the
 #    rank and its host, and keeps the others' counts as a partial result. Open MPI 4
 #    ends the whole job when a rank dies unless orte_enable_recovery is on, and then
 #    mpirun exits 0 whatever the ranks return: the user's script reads rank 0's own exit
 #    status through a wrapper (the recipe of doc/scale-out.md), which must be 3.
 start_responder K -T 1
-t0=$(date +%s)
-"${MPIRUN[@]}" --mca orte_enable_recovery 1 -np 3 \
-	sh -c '"$@"; echo $? >"$0.$OMPI_COMM_WORLD_RANK"' "$TMP/status" \
-	"$DV" --no-progress --no-server-version \
-	-s 127.0.0.1 -p "$K_PORT" -d "$LIST" --replicate -l 6 -Q 3000 -t 1 \
-	--json "$TMP/kill.json" >"$TMP/k.out" 2>"$TMP/k.err" &
-mpid=$!
-victim=
-for _ in $(seq 100); do
-	# mpirun's children are the wrappers; rank 1's dnsvolley is its wrapper's child
-	for p in $(pgrep -P "$(pgrep -P "$mpid" -x mpirun || echo "$mpid")" 2>/dev/null || true); do
-		r=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^OMPI_COMM_WORLD_RANK=//p')
-		[ "$r" = 1 ] && victim=$(pgrep -P "$p" || true)
-	done
-	[ -n "$victim" ] && break
-	sleep 0.1
-done
-[ -n "$victim" ] || fail "rank 1's process not found"
-# Mid-run means after the pass started: rank 0 prints its "Started at" line then. (On a
-# loaded machine start-up can take seconds; a rank lost before the start barrier is
-# waited for up to 120 s, which is a different case.)
-for _ in $(seq 600); do
-	grep -q "Started at" "$TMP/k.out" 2>/dev/null && break
-	sleep 0.05
-done
-grep -q "Started at" "$TMP/k.out" || fail "the pass never started: $(cat "$TMP/k.err")"
+start_recovering_run kill "$K_PORT"
 t0=$(date +%s)
 sleep 1
 kill -KILL "$victim"
@@ -166,16 +173,46 @@ mrc=0
 wait "$mpid" || mrc=$?
 took=$(($(date +%s) - t0))
 stop_responder K
-assert_le "killed rank: seconds until the run ended" 20 "$took"
-grep -q "rank 1 (.*) sent no result" "$TMP/k.err" || fail "no clear error: $(cat "$TMP/k.err")"
-echo "ok: error: $(grep 'rank 1' "$TMP/k.err")"
-assert_eq "killed rank: rank 0's exit status (the run failed)" 3 "$(cat "$TMP/status.0")"
-assert_eq "killed rank: the killed rank's (via its wrapper)" 137 "$(cat "$TMP/status.1")"
+# -l 6, then rank 0 waits -t + 5 s + 10% for rank 1; rank 2 may then wait in MPI_Finalize
+# (DV_DIST_FINALIZE_S, 10 s): 6 + 6.6 + 10, and start-up beside other tests.
+assert_le "killed rank: seconds until the run ended" 30 "$took"
+grep -q "rank 1 (.*) sent no result" "$TMP/kill.err" || fail "no clear error: $(cat "$TMP/kill.err")"
+echo "ok: error: $(grep 'rank 1' "$TMP/kill.err")"
+assert_eq "killed rank: rank 0's exit status (the run failed)" 3 "$(cat "$TMP/kill.status.0")"
+assert_eq "killed rank: the killed rank's (via its wrapper)" 137 "$(cat "$TMP/kill.status.1")"
 echo "ok: mpirun itself exited $mrc (Open MPI 4 with orte_enable_recovery: 0 whatever happens)"
 assert_eq "killed rank: partial result (reported ranks; sent: 2 ranks x 1,000 q/s x 6 s)" "True False True 12000" \
 	"$(py 'import json,sys; p=json.load(open(sys.argv[1]))["passes"][0]; print(*[r["reported"] for r in p["ranks"]], p["counters"]["sent"])' "$TMP/kill.json")"
 assert_eq "killed rank: status failed" "True" \
 	"$(py 'import json,sys; print(json.load(open(sys.argv[1]))["status"]["failed"] != 0)' "$TMP/kill.json")"
+
+# 5b. Rank 1 hangs mid-run (stopped, alive): rank 0 reports the partial result and exits
+#     3 as above, and rank 2, whose result was taken, ends on its own: MPI_Finalize waits
+#     for every rank, rank 1 included, so it is bounded (DV_DIST_FINALIZE_S). Before the
+#     bound, rank 2 waited for as long as rank 1 hung (once in CI: mpirun's 120 s).
+start_responder H -T 1
+start_recovering_run hung "$H_PORT"
+sleep 1
+kill -STOP "$victim"
+t0=$(date +%s)
+for _ in $(seq 900); do
+	[ -s "$TMP/hung.status.0" ] && [ -s "$TMP/hung.status.2" ] && break
+	sleep 0.1
+done
+took=$(($(date +%s) - t0))
+stopped=$(ps -o stat= -p "$victim" | cut -c1)
+kill -KILL "$victim"
+wait "$mpid" || true
+stop_responder H
+assert_eq "hung rank: rank 1 was still stopped while the others ended" T "$stopped"
+# 5 s of the pass left, rank 0's wait for rank 1 (-t + 5 s + 10%), the finalize bound.
+assert_le "hung rank: seconds until rank 0 and rank 2 ended" 30 "$took"
+assert_eq "hung rank: rank 0's exit status (the run failed)" 3 "$(cat "$TMP/hung.status.0" 2>/dev/null)"
+assert_eq "hung rank: rank 2 ended on its own, status 0" 0 "$(cat "$TMP/hung.status.2" 2>/dev/null)"
+grep -q "rank 1 (.*) sent no result" "$TMP/hung.err" || fail "hung: no clear error: $(cat "$TMP/hung.err")"
+assert_eq "hung rank: partial result (reported ranks)" "True False True" \
+	"$(py 'import json,sys; p=json.load(open(sys.argv[1]))["passes"][0]; print(*[r["reported"] for r in p["ranks"]])' "$TMP/hung.json")"
+
 # 6. Usage errors: every rank stops, rank 0 says why once, exit status 2.
 rc=0
 "${MPIRUN[@]}" -np 3 "$DV" -s 127.0.0.1 -p 9 -d "$LIST" -c 2 >"$TMP/b.out" 2>&1 || rc=$?
