@@ -20,6 +20,7 @@
 
 typedef struct rp_opts {
 	const char *server, *list, *plot, *chart_dir;
+	dv_querylist_options_t qo; /* -e, -D, -E */
 	uint64_t port, max_qps, outstanding, clients, threads;
 	double ramp_s, const_s, max_loss, timeout_s, interval_s;
 } rp_opts_t;
@@ -30,12 +31,15 @@ static void usage(FILE *f)
 	           "[-c SEC]\n"
 	           "                        [-L PCT] [-q N] [-t SEC] [-C N] [-T N] [-i SEC] "
 	           "[-P FILE] [-o DIR]\n"
+	           "                        [-e] [-D] [-E CODE:HEX]\n"
 	           "resperf's ramp: the offered rate grows linearly from 0 to -m over -r seconds, "
 	           "then\n"
 	           "stays at -m for -c seconds. Prints resperf's \"Maximum throughput\" and "
 	           "\"Lost at\n"
 	           "that point\" and writes resperf's plot data to -P (resperf.gnuplot);\n"
 	           "-o DIR draws it as resperf-report does (DIR/resperf.png, gnuplot).\n"
+	           "-e adds EDNS0, -D sets the DNSSEC OK bit, -E CODE:HEX adds an EDNS option "
+	           "(both imply -e).\n"
 	           "Defaults as resperf's: -m 100000 -r 60 -c 0 -L 100 -q 65536 -t 45 -C 1 -i "
 	           "0.5; -T 1.\n");
 }
@@ -51,6 +55,7 @@ static int bad(char c, const char *v, const char *what)
 
 static int parse(int argc, char **argv, rp_opts_t *o)
 {
+	dv_err_t err = {{0}};
 	int c;
 
 	*o = (rp_opts_t){.server = "127.0.0.1",
@@ -65,10 +70,26 @@ static int parse(int argc, char **argv, rp_opts_t *o)
 	                 .max_loss = 100,
 	                 .timeout_s = 45,
 	                 .interval_s = 0.5};
+	dv_querylist_options_init(&o->qo);
 	optind = 1;
-	while ((c = getopt(argc, argv, "s:p:d:m:r:c:L:q:t:C:T:i:P:o:h")) != -1) {
+	while ((c = getopt(argc, argv, "s:p:d:m:r:c:L:q:t:C:T:i:P:o:eDE:h")) != -1) {
 		const char *v = optarg;
 		switch (c) {
+		case 'e':
+			o->qo.edns = true;
+			break;
+		case 'D':
+			o->qo.edns = o->qo.dnssec_ok = true;
+			break;
+		case 'E':
+			if (dv_querylist_add_edns_option(&o->qo, v, &err) != 0) {
+				fprintf(stderr,
+				        "dnsvolley resperf: %s\nTry 'dnsvolley resperf -h' for "
+				        "more information.\n",
+				        err.msg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 's':
 			o->server = v;
 			break;
@@ -220,7 +241,6 @@ int dv_cmd_resperf(int argc, char **argv)
 {
 	rp_opts_t o;
 	dv_run_config_t cfg;
-	dv_querylist_options_t qo;
 	dv_querylist_t ql;
 	dv_err_t err = {{0}};
 	int rc = parse(argc, argv, &o);
@@ -242,9 +262,8 @@ int dv_cmd_resperf(int argc, char **argv)
 	cfg.time_limit_ns = (uint64_t)((o.ramp_s + o.const_s) * 1e9);
 	cfg.interval_ns = (uint64_t)(o.interval_s * 1e9);
 	cfg.out = stdout;
-	dv_querylist_options_init(&qo);
 	memset(&ql, 0, sizeof(ql));
-	if (dv_querylist_load(&ql, o.list, &qo, &err) != 0) {
+	if (dv_querylist_load(&ql, o.list, &o.qo, &err) != 0) {
 		fprintf(stderr, "dnsvolley resperf: -d: %s\n", err.msg);
 		return EXIT_USAGE;
 	}

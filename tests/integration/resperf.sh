@@ -7,7 +7,51 @@
 set +e
 "$DV" resperf -m nope >/dev/null 2>&1
 assert_eq "bad -m exit" 2 $?
+"$DV" resperf -E 10 >"$TMP/bad-e" 2>&1
+assert_eq "bad -E exit" 2 $?
+grep -q "^dnsvolley resperf: -E: '10' is not CODE:HEXVALUE" "$TMP/bad-e" || fail "bad -E: $(cat "$TMP/bad-e")"
 set -e
+
+# -e, -D and -E as resperf's: every query of a short ramp carries an OPT RR, with the DO
+# bit for -D and the option for -E (read by a listener that answers nothing: all lost).
+edns_of() {
+	local port
+	port=$(free_port)
+	python3 - "$port" "$TMP/edns" <<'PY' &
+import socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(10)
+seen = set()
+try:
+    while True:
+        q, _ = s.recvfrom(4096)
+        arcount = struct.unpack(">H", q[10:12])[0]
+        i = 12
+        while q[i]:
+            i += 1 + q[i]
+        i += 5  # root label, qtype, qclass
+        if arcount != 1 or q[i] != 0 or q[i + 1:i + 3] != b"\x00\x29":
+            seen.add("no-opt")
+            continue
+        flags = struct.unpack(">H", q[i + 7:i + 9])[0]
+        rdata = q[i + 11:]
+        seen.add("do=%d rdata=%s" % (flags >> 15, rdata.hex()))
+except socket.timeout:
+    pass
+open(sys.argv[2], "w").write(" ".join(sorted(seen)) + "\n")
+PY
+	local lpid=$!
+	sleep 0.3
+	"$DV" resperf -s 127.0.0.1 -p "$port" -d "$top_srcdir/querylists/soa.txt" -m 200 -r 1 -t 0.2 \
+		-P "$TMP/edns.plot" "$@" >/dev/null 2>&1 || fail "resperf $*: exit $?"
+	kill -INT "$lpid" 2>/dev/null || true
+	wait "$lpid" 2>/dev/null || true
+	cat "$TMP/edns"
+}
+assert_eq "resperf -e: OPT, DO clear" "do=0 rdata=" "$(edns_of -e)"
+assert_eq "resperf -D: OPT, DO set" "do=1 rdata=" "$(edns_of -D)"
+assert_eq "resperf -E 10:0102: the option (implies EDNS)" "do=0 rdata=000a00020102" "$(edns_of -E 10:0102)"
 # resperf does not replay its list: give it more queries than the ramp sends.
 awk '{ for (i = 0; i < 20; i++) print }' "$top_srcdir/querylists/soa.txt" >"$TMP/big.txt"
 # The responder and both generators run at real-time priority where allowed
