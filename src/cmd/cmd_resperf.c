@@ -53,9 +53,26 @@ static int bad(char c, const char *v, const char *what)
 	return EXIT_USAGE;
 }
 
-static int parse(int argc, char **argv, rp_opts_t *o)
+/* -e, -D, -E CODE:HEX: the queries' OPT RR, as resperf's. 0, or -1 when said why. */
+static int parse_edns(int c, const char *v, dv_querylist_options_t *qo)
 {
 	dv_err_t err = {{0}};
+
+	if (c == 'e') {
+		qo->edns = true;
+	} else if (c == 'D') {
+		qo->edns = qo->dnssec_ok = true;
+	} else if (dv_querylist_add_edns_option(qo, v, &err) != 0) {
+		fprintf(stderr,
+		        "dnsvolley resperf: %s\nTry 'dnsvolley resperf -h' for more information.\n",
+		        err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, rp_opts_t *o)
+{
 	int c;
 
 	*o = (rp_opts_t){.server = "127.0.0.1",
@@ -76,19 +93,10 @@ static int parse(int argc, char **argv, rp_opts_t *o)
 		const char *v = optarg;
 		switch (c) {
 		case 'e':
-			o->qo.edns = true;
-			break;
 		case 'D':
-			o->qo.edns = o->qo.dnssec_ok = true;
-			break;
 		case 'E':
-			if (dv_querylist_add_edns_option(&o->qo, v, &err) != 0) {
-				fprintf(stderr,
-				        "dnsvolley resperf: %s\nTry 'dnsvolley resperf -h' for "
-				        "more information.\n",
-				        err.msg);
+			if (parse_edns(c, v, &o->qo) != 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case 's':
 			o->server = v;
