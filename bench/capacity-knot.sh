@@ -6,15 +6,15 @@
 # knotd's socket dropped during the search and how long knotd's UDP thread ran and waited
 # runnable meanwhile (/proc/PID/task/TID/schedstat). Then resperf mode's "Maximum
 # throughput" beside Debian's resperf, ROUNDS rounds interleaved: medians and spread.
-# knotd (every thread, its UDP worker too) runs on CPU 1, the generators on CPU 0, at
-# SCHED_FIFO 1 when allowed (no other process takes their core: a lab's dedicated
-# cores); resperf and resperf mode run at normal priority (resperf busy-waits: at SCHED_FIFO its sender would starve its own
-# receiver on one core). doc/performance.md ("Paced mode and capacity search") has the
+# knotd (every thread, its UDP worker too) runs on CPU 1 at normal priority (saturated at
+# SCHED_FIFO, the kernel's RT throttling stopped it for 50 ms of every second:
+# doc/methodology.md), the generators on CPU 0, dnsvolley at SCHED_FIFO 1 when allowed (no
+# other process takes its core); resperf and resperf mode run at normal priority (resperf
+# busy-waits: at SCHED_FIFO its sender would starve its own receiver on one core). doc/performance.md ("Paced mode and capacity search") has the
 # figures and why open-loop capacity and closed-loop qps differ.
 # Last, the same comparisons where knotd's own work per query is the limit at a rate one
 # core of generator offers with room: NXDOMAIN answers with NSEC3 proofs (-D) from a zone
-# knotd signs with ITER NSEC3 iterations (default 100: about 80,000 qps on this machine),
-# knotd at SCHED_FIFO on its core as before.
+# knotd signs with ITER NSEC3 iterations (default 100: about 80,000 qps on this machine).
 # usage: [RCVBUF=1048576] [ROUNDS=3] [ITER=100] [NSEC3_ONLY=1] bench/capacity-knot.sh [BUILD_DIR]
 #   (NSEC3_ONLY=1: only the NSEC3 setup)
 top_builddir=$(cd "${1:-$(dirname "$0")/../build}" && pwd)
@@ -27,7 +27,7 @@ iter=${ITER:-100}
 command -v knotd >/dev/null || skip "knotd not installed (Debian package knot)"
 command -v resperf >/dev/null || skip "resperf not installed (Debian package dnsperf)"
 rt=$(realtime_prefix)
-echo "$(date -u '+%F %H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg), knotd $(knotd --version | awk '{print $NF}'), priority: ${rt:-normal (no SCHED_FIFO here)}"
+echo "$(date -u '+%F %H:%M') UTC, load average $(cut -d' ' -f1-3 /proc/loadavg), knotd $(knotd --version | awk '{print $NF}'), generator priority: ${rt:-normal (no SCHED_FIFO here)}, knotd normal"
 port=$(free_port)
 mkdir -p "$TMP/knot"
 printf 'd%s\n' $(seq 2000) | "$top_srcdir/tests/integration/servers/zone.sh" cap.test >"$TMP/knot/cap.test.zone"
@@ -57,7 +57,7 @@ zone:
     dnssec-policy: costly
 K
 printf 'd%s\n' $(seq 2000) | "$top_srcdir/tests/integration/servers/zone.sh" nsec3.test >"$TMP/knot/nsec3.test.zone"
-taskset -c 1 $rt knotd -c "$TMP/knot/knot.conf" 2>"$TMP/knot.err" &
+taskset -c 1 knotd -c "$TMP/knot/knot.conf" 2>"$TMP/knot.err" &
 kpid=$!
 _pids+=("$kpid")
 # gen [capacity] ARGS...: dnsvolley on CPU 0 against knotd, list $TMP/list, then $extra.
@@ -152,11 +152,6 @@ extra=(-D)
 # knotd's work, not how its stock 256-query socket rides out its short stalls.
 [ -z "${NSEC3_ONLY:-}" ] || python3 "$top_srcdir/bench/rcvbuf.py" "$kpid" "$port" "$rcvbuf" >/dev/null ||
 	fail "cannot set knotd's receive buffer"
-# knotd at normal priority now: saturated here at SCHED_FIFO, the kernel's RT throttling
-# (sched_rt_runtime_us 950000 of 1000000) stops it for 50 ms of every second, which the
-# search sees as bursts of loss (p99 50-64 ms at 77,000-83,000 qps) and the closed loop
-# as 5% less. Nothing else runs on CPU 1, so it keeps its core.
-for t in /proc/$kpid/task/*; do chrt -o -p 0 "${t##*/}" 2>/dev/null || true; done
 gen -n 1 -t 1 >"$TMP/nx" 2>&1
 grep -q "NXDOMAIN 2000 (100.00%)" "$TMP/nx" || fail "nsec3.test: not 2,000 NXDOMAIN: $(cat "$TMP/nx")"
 setup "nsec3 (NXDOMAIN, NSEC3 $iter iterations, DO set)"
