@@ -1,6 +1,6 @@
 # src/base: helpers every layer may use (no dnsvolley includes but base/).
 libdnsvolley_la_SOURCES += src/base/util.c src/base/util.h src/base/atomicfile.c src/base/atomicfile.h \
-	src/base/histogram.c src/base/histogram.h src/base/wire.c src/base/wire.h src/base/dns.h \
+	src/base/histogram.c src/base/histogram.h src/base/wire.c src/base/wire.h src/base/dns.h src/base/h2.h \
 	src/base/proc.c src/base/proc.h
 
 if HAVE_CMOCKA

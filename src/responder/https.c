@@ -3,12 +3,12 @@
 
 #include "responder/https.h"
 
+#include "base/h2.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <nghttp2/nghttp2.h>
 
 #define BODY_MAX    65535u
 #define REQ_INLINE  512 /* query and answer bytes kept inside the request record */
@@ -215,26 +215,12 @@ static ssize_t read_answer(nghttp2_session *s, int32_t sid, uint8_t *buf, size_t
                            uint32_t *flags, nghttp2_data_source *src, void *user)
 {
 	req_t *r = src->ptr;
-	size_t n = r->len - r->off;
 
 	(void)s;
 	(void)sid;
 	(void)user;
-	if (n > length)
-		n = length;
-	memcpy(buf, r->body + r->off, n);
-	r->off += n;
-	if (r->off == r->len)
-		*flags |= NGHTTP2_DATA_FLAG_EOF;
-	return (ssize_t)n;
+	return dv_h2_read_body(buf, length, r->body, r->len, &r->off, flags);
 }
-
-#define NV_STATIC (NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE)
-#define NV(n, v, vl)                                                                               \
-	(nghttp2_nv)                                                                               \
-	{                                                                                          \
-		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, (vl), NV_STATIC                     \
-	}
 
 /* The status of a whole request; for 200 its answer replaces the query in the body. */
 static int decide(dv_https_t *h, req_t *r)
@@ -297,12 +283,12 @@ static int respond(dv_https_t *h, int32_t sid, req_t *r)
 	h->nq++;
 	h->k->received++;
 	tally(h->k, status);
-	nv[0] = NV(":status", code, 3);
+	nv[0] = DV_H2_NV(":status", code, 3);
 	if (status != 200)
 		return nghttp2_submit_response(h->h2, sid, nv, 1, NULL);
 	snprintf(r->clen, sizeof(r->clen), "%zu", r->len);
-	nv[1] = NV("content-type", "application/dns-message", 23);
-	nv[2] = NV("content-length", r->clen, strlen(r->clen));
+	nv[1] = DV_H2_NV("content-type", "application/dns-message", 23);
+	nv[2] = DV_H2_NV("content-length", r->clen, strlen(r->clen));
 	return nghttp2_submit_response(h->h2, sid, nv, 3, &prd);
 }
 

@@ -343,11 +343,11 @@ static void finalize_overdue(int sig)
 }
 
 /*
- * MPI_Finalize is a fence over every rank. When a rank died mid-run under
- * orte_enable_recovery, a rank that sent its result and finished before the others
- * learned of the death can wait in that fence forever (Open MPI 4 does not end the
- * job): after DV_DIST_FINALIZE_S the process ends with its own status. Nothing is lost:
- * the results were written before, and rank 0's status is the run's.
+ * MPI_Finalize is a fence over every rank. When a rank is lost mid-run (dead or hung)
+ * under orte_enable_recovery, a rank whose result rank 0 took can wait in that fence for
+ * as long as the lost one hangs (Open MPI 4 does not end the job): after
+ * DV_DIST_FINALIZE_S the process ends with its own status. Nothing is lost: the results
+ * were written before, and rank 0's status is the run's.
  */
 static void mpi_finish(dv_dist_t *d, int status)
 {

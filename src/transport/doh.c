@@ -3,6 +3,8 @@
 
 #include "transport/conn.h"
 
+#include "base/h2.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,23 +236,9 @@ static ssize_t read_body(nghttp2_session *h2, int32_t sid, uint8_t *buf, size_t 
                          uint32_t *flags, nghttp2_data_source *src, void *user)
 {
 	doh_stream_t *st = src->ptr;
-	size_t n = st->req_len - st->req_off;
 
-	if (n > length)
-		n = length;
-	memcpy(buf, st->req + st->req_off, n);
-	st->req_off += n;
-	if (st->req_off == st->req_len)
-		*flags |= NGHTTP2_DATA_FLAG_EOF;
-	return (ssize_t)n;
+	return dv_h2_read_body(buf, length, st->req, st->req_len, &st->req_off, flags);
 }
-
-#define NV_STATIC (NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE)
-#define NV(n, v, vl)                                                                               \
-	(nghttp2_nv)                                                                               \
-	{                                                                                          \
-		(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, (vl), NV_STATIC                     \
-	}
 
 /* The request headers of every request on c, built once: POST's order (GET sends the
  * first five). Names and values outlive the session, so nghttp2 need not copy them. */
@@ -261,13 +249,13 @@ static void request_template(dv_tp_conn_t *c)
 	bool get = c->s->cfg->doh_get;
 
 	d->path_len = strlen(c->s->path);
-	d->nv[0] = NV(":method", get ? "GET" : "POST", get ? 3 : 4);
-	d->nv[1] = NV(":scheme", "https", 5);
-	d->nv[2] = NV(":authority", auth, strlen(auth));
-	d->nv[3] = NV(":path", c->s->path, d->path_len);
-	d->nv[4] = NV("accept", "application/dns-message", 23);
-	d->nv[5] = NV("content-type", "application/dns-message", 23);
-	d->nv[6] = NV("content-length", "", 0);
+	d->nv[0] = DV_H2_NV(":method", get ? "GET" : "POST", get ? 3 : 4);
+	d->nv[1] = DV_H2_NV(":scheme", "https", 5);
+	d->nv[2] = DV_H2_NV(":authority", auth, strlen(auth));
+	d->nv[3] = DV_H2_NV(":path", c->s->path, d->path_len);
+	d->nv[4] = DV_H2_NV("accept", "application/dns-message", 23);
+	d->nv[5] = DV_H2_NV("content-type", "application/dns-message", 23);
+	d->nv[6] = DV_H2_NV("content-length", "", 0);
 }
 
 int dv_doh_new(dv_tp_conn_t *c)
