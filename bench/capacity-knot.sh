@@ -10,8 +10,9 @@
 # SCHED_FIFO, the kernel's RT throttling stopped it for 50 ms of every second:
 # doc/methodology.md), the generators on CPU 0, dnsvolley at SCHED_FIFO 1 when allowed (no
 # other process takes its core); resperf and resperf mode run at normal priority (resperf
-# busy-waits: at SCHED_FIFO its sender would starve its own receiver on one core). doc/performance.md ("Paced mode and capacity search") has the
-# figures and why open-loop capacity and closed-loop qps differ.
+# busy-waits: at SCHED_FIFO its sender would starve its own receiver on one core).
+# doc/performance.md ("Paced mode and capacity search") has the figures and why open-loop
+# capacity and closed-loop qps differ.
 # Last, the same comparisons where knotd's own work per query is the limit at a rate one
 # core of generator offers with room: NXDOMAIN answers with NSEC3 proofs (-D) from a zone
 # knotd signs with ITER NSEC3 iterations (default 100: about 80,000 qps on this machine).
