@@ -49,8 +49,22 @@ void dv_window_free(dv_window_t *w)
 		return;
 	free(w->slot);
 	free(w->freeq);
+	free(w->per_sock);
 	w->slot = NULL;
 	w->freeq = NULL;
+	w->per_sock = NULL;
+	w->nsocks = 0;
+}
+
+int dv_window_count_sockets(dv_window_t *w, uint32_t nsocks)
+{
+	if (nsocks == 0 || nsocks > UINT16_MAX + 1u || w->inflight > 0 || w->per_sock != NULL)
+		return -EINVAL;
+	w->per_sock = calloc(nsocks, sizeof(*w->per_sock));
+	if (w->per_sock == NULL)
+		return -ENOMEM;
+	w->nsocks = nsocks;
+	return 0;
 }
 
 static void free_push(dv_window_t *w, uint16_t id)
@@ -73,6 +87,8 @@ static void unlink_inflight(dv_window_t *w, uint16_t id)
 	s->prev = DV_WINDOW_NIL;
 	s->next = DV_WINDOW_NIL;
 	w->inflight--;
+	if (w->per_sock != NULL)
+		w->per_sock[s->sock]--;
 }
 
 uint16_t dv_window_acquire(dv_window_t *w, uint32_t qidx, uint16_t sock, uint64_t now_ns)
@@ -96,6 +112,8 @@ uint16_t dv_window_acquire(dv_window_t *w, uint32_t qidx, uint16_t sock, uint64_
 		w->head = id;
 	w->tail = id;
 	w->inflight++;
+	if (w->per_sock != NULL)
+		w->per_sock[sock]++;
 	if (w->inflight > w->peak)
 		w->peak = w->inflight;
 	return id;

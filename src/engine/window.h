@@ -51,16 +51,25 @@ typedef struct dv_window {
 	uint16_t *freeq;    /* ring of free ids, DV_WINDOW_IDS entries */
 	uint32_t free_head; /* ring positions (mod DV_WINDOW_IDS) */
 	uint32_t free_count;
-	uint32_t head;     /* oldest in flight, DV_WINDOW_NIL when empty */
-	uint32_t tail;     /* newest in flight */
-	uint32_t inflight; /* number in flight */
-	uint32_t capacity; /* maximum in flight */
-	uint32_t peak;     /* highest inflight seen */
+	uint32_t head;      /* oldest in flight, DV_WINDOW_NIL when empty */
+	uint32_t tail;      /* newest in flight */
+	uint32_t inflight;  /* number in flight */
+	uint32_t capacity;  /* maximum in flight */
+	uint32_t peak;      /* highest inflight seen */
+	uint32_t *per_sock; /* in flight per socket index, when counted (else NULL) */
+	uint32_t nsocks;    /* entries of per_sock */
 } dv_window_t;
 
 /* Allocate; ids are handed out 0, 1, 2, ... at first. Returns 0 or -ENOMEM/-EINVAL. */
 int dv_window_init(dv_window_t *w, uint32_t capacity);
 void dv_window_free(dv_window_t *w);
+
+/*
+ * Count the queries in flight per socket index (0..nsocks-1) from now on, in
+ * per_sock[]; every later acquire must name a socket below nsocks. Call while
+ * nothing is in flight. Returns 0 or -ENOMEM/-EINVAL.
+ */
+int dv_window_count_sockets(dv_window_t *w, uint32_t nsocks);
 
 static inline uint32_t dv_window_room(const dv_window_t *w)
 {

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -349,6 +348,12 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	if (rc != 0)
 		return dv_err_set(err, rc, "cannot set up the outstanding-query window: %s",
 		                  strerror(-rc));
+	if (w->coalesce) {
+		rc = dv_window_count_sockets(&w->eng.win, w->share.nsocks);
+		if (rc != 0)
+			return dv_err_set(err, rc, "cannot count queries per socket: %s",
+			                  strerror(-rc));
+	}
 	if (w->cfg->verbose)
 		w->eng.verbose = w->cfg->out != NULL ? w->cfg->out : stdout;
 	w->eng.wire = w->wire;
@@ -647,21 +652,22 @@ static void do_recv(dv_worker_t *w, dv_sock_t *s)
 }
 
 /*
- * Coalesced receiving (paced runs): the sockets sit in a private epoll set and
- * are read on the pacer's ticks instead of waking the loop for every answer;
- * the kernel's receive timestamps keep the latencies exact.
+ * Coalesced receiving (paced runs): on the pacer's ticks, read each socket that
+ * has queries in flight (the window counts them per socket); the kernel's
+ * receive timestamps keep the latencies exact. Meanwhile no socket is on any
+ * epoll wait queue, so the kernel makes no wake-up call for each query's
+ * transmit stamp, each answer or each freed send buffer: 7% less CPU per query
+ * at -Q 20000 than a private epoll set polled on the ticks (doc/performance.md).
+ * A socket with nothing in flight is read once it sends again, or in the drain.
  */
 static void coalesced_recv(dv_worker_t *w)
 {
-	struct epoll_event ev[64];
-	int n, i;
+	const uint32_t *out = w->eng.win.per_sock;
+	uint32_t i;
 
-	if (w->epfd < 0)
-		return;
-	n = epoll_wait(w->epfd, ev, (int)DV_ARRAY_SIZE(ev), 0);
-	w->eng.stats.c.wait_calls++;
-	for (i = 0; i < n; i++)
-		do_recv(w, &w->socks[ev[i].data.u32]);
+	for (i = 0; out != NULL && i < w->share.nsocks; i++)
+		if (out[i] > 0)
+			do_recv(w, &w->socks[i]);
 }
 
 static void close_all(dv_worker_t *w);
@@ -983,7 +989,7 @@ static dv_batch_t *batch_new(void)
 	return b;
 }
 
-/* The loop's handles: timer, prepare, the coalescing epoll set, due timer, idle or polls. */
+/* The loop's handles: timer, prepare, due timer, idle or polls. */
 static void loop_setup(dv_worker_t *w)
 {
 	uint32_t i;
@@ -993,18 +999,6 @@ static void loop_setup(dv_worker_t *w)
 	uv_prepare_init(&w->loop, &w->prepare);
 	w->prepare.data = w;
 	uv_prepare_start(&w->prepare, on_prepare);
-	w->epfd = -1;
-	if (w->coalesce) {
-		w->epfd = epoll_create1(EPOLL_CLOEXEC);
-		for (i = 0; w->epfd >= 0 && i < w->share.nsocks; i++) {
-			struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
-			if (epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->socks[i].fd, &ev) != 0) {
-				close(w->epfd);
-				w->epfd = -1;
-			}
-		}
-		w->coalesce = w->epfd >= 0;
-	}
 	if (w->share.rate_qps > 0) {
 		double tick = DV_PACE_PER_WAKE * 1e9 / w->share.rate_qps;
 		w->pace_tick_ns = (uint64_t)DV_MIN(DV_MAX(tick, (double)DV_PACE_TICK_MIN_NS),
@@ -1065,8 +1059,6 @@ static void *worker_main(void *arg)
 		uv_run(&w->loop, UV_RUN_DEFAULT);
 		finish_counts(w);
 	}
-	if (w->epfd >= 0)
-		close(w->epfd);
 	publish(w);
 	tl_batch = NULL;
 	free(b->rbuf);

@@ -67,12 +67,11 @@ typedef struct dv_worker {
 	uint64_t send_end_ns;  /* time limit, UINT64_MAX when none */
 	uint64_t drain_end_ns; /* give up waiting for answers at this time */
 	uint64_t next_publish_ns;
-	bool sending;             /* still in the sending phase */
-	bool coalesce;            /* paced: read answers on timer ticks (private epoll set) */
-	bool direct;              /* one socket, unpaced: wait for answers in recvmmsg itself */
-	bool wire;                /* the wire clock: kernel transmit and receive stamps */
+	bool sending;  /* still in the sending phase */
+	bool coalesce; /* paced: read answers on timer ticks (sockets with queries out) */
+	bool direct;   /* one socket, unpaced: wait for answers in recvmmsg itself */
+	bool wire;     /* the wire clock: kernel transmit and receive stamps */
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
-	int epfd;                 /* that epoll set, -1 when not coalescing */
 	bool interrupted;
 	/* replay (run_config.h): a timed list's schedule, a socket per client */
 	bool scheduled;        /* the pacer follows the list's capture times */

@@ -1,4 +1,5 @@
-/* test_window: ID reuse order, expiry order, cancel, out-of-order completion, capacity, peak. */
+/* test_window: ID reuse order, expiry order, cancel, out-of-order completion, capacity, peak,
+ * per-socket counts. */
 #include "config.h"
 
 #include <setjmp.h>
@@ -308,6 +309,63 @@ static void test_random_against_model(void **state)
 	dv_window_free(&w);
 }
 
+/*
+ * Per-socket counts: every way out of flight (answer, expiry, cancel) takes one
+ * off the socket that sent it; a second answer, a late mark or a cancel of a slot
+ * no longer in flight takes nothing. Checked against a model through random steps.
+ */
+static void test_per_socket_counts(void **state)
+{
+	(void)state;
+	dv_window_t w;
+	const uint32_t cap = 300, nsocks = 5;
+	uint32_t model[5] = {0};
+	uint16_t fly[300];
+	uint32_t nf = 0;
+	uint64_t x = 99;
+
+	assert_int_equal(dv_window_init(&w, cap), 0);
+	assert_null(w.per_sock);
+	assert_int_equal(dv_window_count_sockets(&w, 0), -EINVAL);
+	assert_int_equal(dv_window_count_sockets(&w, 65537), -EINVAL);
+	assert_int_equal(dv_window_count_sockets(&w, nsocks), 0);
+	assert_int_equal(dv_window_count_sockets(&w, nsocks), -EINVAL); /* once */
+	for (int step = 0; step < 100000; step++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		uint32_t r = (uint32_t)(x >> 33);
+		if (nf < cap && (r % 2 == 0 || nf == 0)) {
+			uint16_t sock = (uint16_t)((r >> 3) % nsocks);
+			fly[nf++] = dv_window_acquire(&w, (uint32_t)step, sock, (uint64_t)step);
+			model[sock]++;
+			continue;
+		}
+		uint32_t k = (r % 7 == 1) ? 0 : (r >> 1) % nf;
+		uint16_t id = fly[k];
+		model[w.slot[id].sock]--;
+		if (r % 7 == 1) {
+			dv_window_expire(&w, id);
+			dv_window_mark_late(&w, id);
+		} else if (r % 7 == 3) {
+			dv_window_cancel(&w, id);
+		} else {
+			dv_window_complete(&w, id);
+		}
+		dv_window_complete(&w, id); /* a duplicate answer: no second decrement */
+		dv_window_cancel(&w, id);
+		for (uint32_t j = k; j + 1 < nf; j++)
+			fly[j] = fly[j + 1];
+		nf--;
+		uint32_t sum = 0;
+		for (uint32_t i = 0; i < nsocks; i++) {
+			assert_int_equal(w.per_sock[i], model[i]);
+			sum += model[i];
+		}
+		assert_int_equal(sum, w.inflight);
+	}
+	dv_window_free(&w);
+	assert_null(w.per_sock);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +378,7 @@ int main(void)
 	    cmocka_unit_test(test_complete_out_of_order),
 	    cmocka_unit_test(test_capacity_and_peak),
 	    cmocka_unit_test(test_random_against_model),
+	    cmocka_unit_test(test_per_socket_counts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
