@@ -139,7 +139,10 @@ typedef struct dv_qtype_count {
 	/* paced: queries the schedule had due that were never sent (over 1 s behind) */           \
 	X(forfeited, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
 	/* paced: queries sent over DV_SEND_BEHIND_NS after their intended time */                 \
-	X(sent_behind, NULL, NULL, DV_CTR_OPTIONAL)
+	X(sent_behind, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* paced, stream transports: sends the server held back (its stream limit, an unread       \
+	 * send buffer): times a connection with room in -q's share took fewer queries than due */ \
+	X(server_holds, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

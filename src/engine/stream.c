@@ -37,7 +37,7 @@
 typedef enum dv_cstate {
 	C_IDLE = 0,   /* no socket; reopened at t_ns when that is set */
 	C_CONNECTING, /* connect() in progress */
-	C_HANDSHAKE,  /* established, TLS handshake in progress */
+	C_HANDSHAKE,  /* established, TLS handshake (DoH: and the server's SETTINGS) to come */
 	C_READY,      /* takes queries */
 	C_DRAINING,   /* takes no more (--queries-per-conn reached, GOAWAY): ends when empty */
 } dv_cstate_t;
@@ -498,7 +498,11 @@ static int on_event(void *ctx, const dv_tp_event_t *ev)
 			k->tls_resumed++;
 		else
 			k->tls_full++;
-		if (c->state == C_HANDSHAKE)
+		if (c->state == C_HANDSHAKE && dv_tp_ready(c->tp))
+			set_state(sw, c, C_READY, sw->now);
+		break;
+	case DV_TP_EV_SETTINGS: /* DoH: ready once the server's stream limit is known */
+		if (c->state == C_HANDSHAKE && dv_tp_ready(c->tp))
 			set_state(sw, c, C_READY, sw->now);
 		break;
 	case DV_TP_EV_CLOSED:
@@ -739,6 +743,11 @@ dv_engine_t *dv_sw_engine(dv_sw_t *sw)
 	return sw->e;
 }
 
+bool dv_sw_up(const dv_sw_t *sw)
+{
+	return sw->nup > 0;
+}
+
 bool dv_sw_busy(const dv_sw_t *sw)
 {
 	return sw->rq_len > 0 || sw->e->win.inflight > 0;
@@ -780,20 +789,32 @@ void dv_sw_start(dv_sw_t *sw, uint64_t now)
 		conn_open(sw, &sw->c[i], now);
 }
 
-/* How many queries c takes now. */
-static unsigned conn_room(const dv_sw_t *sw, const dv_sconn_t *c)
+/*
+ * How many queries c takes now. *server (may be NULL) is set when the server's limit, not
+ * ours (-q's share per connection, --queries-per-conn, a batch), is what holds it lower:
+ * its stream limit (DoH), or a send buffer it does not drain.
+ */
+static unsigned conn_room_why(const dv_sw_t *sw, const dv_sconn_t *c, bool *server)
 {
-	uint64_t room, qpc = sw->h.cfg->queries_per_conn;
+	uint64_t own, qpc = sw->h.cfg->queries_per_conn;
 	size_t cap;
 
+	if (server != NULL)
+		*server = false;
 	if (c->state != C_READY || c->inflight >= sw->per_conn)
 		return 0;
-	room = sw->per_conn - c->inflight;
-	cap = dv_tp_capacity(c->tp);
-	room = DV_MIN(room, (uint64_t)DV_MIN(cap, (size_t)DV_SW_BATCH));
+	own = DV_MIN(sw->per_conn - c->inflight, (uint64_t)DV_SW_BATCH);
 	if (qpc > 0)
-		room = DV_MIN(room, qpc - c->submitted);
-	return (unsigned)room;
+		own = DV_MIN(own, qpc - c->submitted);
+	cap = dv_tp_capacity(c->tp);
+	if (server != NULL)
+		*server = cap < own;
+	return (unsigned)DV_MIN(own, (uint64_t)cap);
+}
+
+static unsigned conn_room(const dv_sw_t *sw, const dv_sconn_t *c)
+{
+	return conn_room_why(sw, c, NULL);
 }
 
 /*
@@ -830,17 +851,25 @@ static unsigned send_on(dv_sw_t *sw, dv_sconn_t *c, uint64_t now, unsigned n, un
 
 unsigned dv_sw_send(dv_sw_t *sw, uint64_t now, unsigned n)
 {
-	unsigned total = 0;
+	unsigned total = 0, want, k;
 	uint32_t tried;
+	bool server, held = false;
 
 	for (tried = 0; tried < sw->n && total < n; tried++) {
 		dv_sconn_t *c = &sw->c[sw->next];
-		unsigned room = conn_room(sw, c);
+		unsigned room = conn_room_why(sw, c, &server);
 		sw->next = sw->next + 1 < sw->n ? sw->next + 1 : 0;
+		held = held || server;
 		if (room == 0)
 			continue;
-		total += send_on(sw, c, now, DV_MIN(room, n - total), total);
+		want = DV_MIN(room, n - total);
+		k = send_on(sw, c, now, want, total);
+		held = held || k < want; /* its send buffer filled on the way */
+		total += k;
 	}
+	/* Paced and short of what was due: the server's doing, for the capacity verdict. */
+	if (held && total < n && sw->e->paced)
+		sw->e->stats.c.server_holds++;
 	return total;
 }
 
@@ -855,7 +884,10 @@ static void conn_timers(dv_sw_t *sw, uint64_t now)
 		dv_sconn_t *c = &sw->c[i];
 		if (is_pending(c->state) && now - c->open_ns >= t) {
 			snprintf(what, sizeof(what), "%s not done within the timeout (-t %.3g s)",
-			         c->state == C_CONNECTING ? "connect" : "TLS handshake",
+			         c->state == C_CONNECTING ? "connect"
+			         : sw->h.cfg->tp.kind == DV_TP_DOH
+			             ? "TLS handshake and HTTP/2 SETTINGS"
+			             : "TLS handshake",
 			         (double)t / 1e9);
 			conn_fail(sw, c, 0, true, now, what);
 		} else if (c->state == C_IDLE && c->retry_ns <= now) {

@@ -70,6 +70,8 @@ int dv_sw_open_tc(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err);
 void dv_sw_send_retries(dv_sw_t *sw, uint64_t now);
 /* Retries queued or in flight. */
 bool dv_sw_busy(const dv_sw_t *sw);
+/* A connection takes queries, or did and drains (READY or DRAINING). */
+bool dv_sw_up(const dv_sw_t *sw);
 /* Its engine (retry mode: its own window, for the worker's timer). */
 dv_engine_t *dv_sw_engine(dv_sw_t *sw);
 /* End of the pass (after the loop): retries in flight count tc_lost, queued ones

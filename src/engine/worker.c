@@ -497,6 +497,24 @@ static void end_sending(dv_worker_t *w, uint64_t now, uint64_t drain_ns)
 	}
 }
 
+static void start_pacing(dv_worker_t *w, uint64_t now);
+
+/*
+ * Stream transports, paced: the schedule (and -l) starts once a connection takes
+ * queries, or -t after the pass started if none does, so the connect and TLS set-up
+ * (reported apart) do not make the first queries late. True once started.
+ */
+static bool pace_begin(dv_worker_t *w, uint64_t now)
+{
+	if (!dv_sw_up(w->sw) && now < w->pace_wait_end_ns)
+		return false;
+	w->pace_pending = false;
+	start_pacing(w, now);
+	if (w->cfg->time_limit_ns)
+		w->send_end_ns = now + w->cfg->time_limit_ns;
+	return true;
+}
+
 /* Send as much as the window, the pacer and the list allow, in batches. */
 static void pump(dv_worker_t *w, uint64_t now)
 {
@@ -504,7 +522,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 	unsigned round;
 	uint64_t pace_now;
 
-	if (!w->sending)
+	if (!w->sending || (w->pace_pending && !pace_begin(w, now)))
 		return;
 	/* At the time limit, still send what the schedule had due before it. */
 	pace_now = now < w->send_end_ns ? now : w->send_end_ns - 1;
@@ -830,7 +848,9 @@ static void reschedule(dv_worker_t *w, uint64_t now)
 	uint64_t next = w->next_publish_ns, delay_ms, due_ms;
 	bool due_armed = false;
 
-	if (w->sending) {
+	if (w->sending && w->pace_pending) {
+		next = DV_MIN(next, w->pace_wait_end_ns); /* or a connection's event, sooner */
+	} else if (w->sending) {
 		next = DV_MIN(next, w->send_end_ns);
 		if (w->share.rate_qps > 0 && dv_engine_sendable(&w->eng) > 0) {
 			uint64_t due = dv_pacer_next_due_ns(&w->pacer);
@@ -1029,7 +1049,10 @@ static void pass_start(dv_worker_t *w, uint64_t now)
 	w->next_publish_ns = now + DV_PUBLISH_NS;
 	w->sending = true;
 	w->drain_end_ns = UINT64_MAX;
-	start_pacing(w, now);
+	w->pace_pending = w->sw != NULL && w->share.rate_qps > 0;
+	w->pace_wait_end_ns = now + w->cfg->timeout_ns;
+	if (!w->pace_pending)
+		start_pacing(w, now);
 	start_streams(w, now);
 	check_stop(w, now);
 	pump(w, now);

@@ -74,10 +74,12 @@ typedef struct dv_worker {
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
 	bool interrupted;
 	/* replay (run_config.h): a timed list's schedule, a socket per client */
-	bool scheduled;        /* the pacer follows the list's capture times */
-	bool by_client;        /* query i goes out on socket client[i] */
-	dv_duetimer_t due;     /* wakes the loop when the next paced query is due */
-	uint64_t pace_tick_ns; /* -Q: the shortest time between two due-timer wakes */
+	bool scheduled;            /* the pacer follows the list's capture times */
+	bool by_client;            /* query i goes out on socket client[i] */
+	dv_duetimer_t due;         /* wakes the loop when the next paced query is due */
+	uint64_t pace_tick_ns;     /* -Q: the shortest time between two due-timer wakes */
+	bool pace_pending;         /* streams: the schedule waits for a connection to be up */
+	uint64_t pace_wait_end_ns; /* ... until this time at most (-t after the start) */
 
 	/* main <-> worker */
 	_Atomic int stop_level; /* 0 run, 1 stop sending and drain briefly, 2 stop now */

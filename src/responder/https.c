@@ -337,7 +337,7 @@ static int session_new(dv_https_t *h)
 {
 	nghttp2_session_callbacks *cb = NULL;
 	nghttp2_settings_entry set[] = {
-	    {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, DV_HTTPS_MAX_STREAMS},
+	    {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, h->cfg->max_streams},
 	    {NGHTTP2_SETTINGS_ENABLE_PUSH, 0}};
 	int rc = -ENOMEM;
 

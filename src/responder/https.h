@@ -10,11 +10,12 @@
 
 #include "responder/answer.h"
 
-/* SETTINGS_MAX_CONCURRENT_STREAMS the responder announces. */
+/* SETTINGS_MAX_CONCURRENT_STREAMS the responder announces by default. */
 #define DV_HTTPS_MAX_STREAMS 1000
 
 typedef struct dv_https_config {
 	const char *path;      /* the DoH path, e.g. "/dns-query" (outlives every session) */
+	uint32_t max_streams;  /* SETTINGS_MAX_CONCURRENT_STREAMS announced, >= 1 */
 	dv_answer_opts_t opts; /* how to answer */
 	uint8_t *scratch;      /* an answer buffer of scratch_len bytes, shared (one thread) */
 	size_t scratch_len;    /* >= 65535 + 16 */

@@ -45,6 +45,7 @@ enum {
 	OPT_HTTPS_PORT_FILE,
 	OPT_DOH_PATH,
 	OPT_HTTPS_RECORD_EACH,
+	OPT_HTTPS_MAX_STREAMS,
 	OPT_FAULT_CONNS, /* OPT_FAULT_CONNS..OPT_REVERSE: the --stream-* faults (parse_opt) */
 	OPT_CLOSE_AFTER,
 	OPT_RESET_AFTER,
@@ -81,6 +82,7 @@ static const struct option long_opts[] = {
     {"https-port-file", required_argument, NULL, OPT_HTTPS_PORT_FILE},
     {"doh-path", required_argument, NULL, OPT_DOH_PATH},
     {"https-record-each", no_argument, NULL, OPT_HTTPS_RECORD_EACH},
+    {"https-max-streams", required_argument, NULL, OPT_HTTPS_MAX_STREAMS},
     {"stream-fault-conns", required_argument, NULL, OPT_FAULT_CONNS},
     {"stream-close-after", required_argument, NULL, OPT_CLOSE_AFTER},
     {"stream-reset-after", required_argument, NULL, OPT_RESET_AFTER},
@@ -127,6 +129,7 @@ static void usage(FILE *f)
 	    "      --tls-key FILE          PEM private key of the TLS and HTTPS listeners\n"
 	    "      --doh-path PATH         the HTTPS path served (default /dns-query)\n"
 	    "      --https-record-each     each DoH response in a TLS record of its own\n"
+	    "      --https-max-streams N   HTTP/2 streams at once per connection (1000)\n"
 	    "      --tcp-port-file FILE    write the bound TCP port, like --port-file\n"
 	    "      --tls-port-file FILE    write the bound TLS port, like --port-file\n"
 	    "      --https-port-file FILE  write the bound HTTPS port, like --port-file\n"
@@ -332,10 +335,10 @@ static int stream_setup(opts_t *o)
 		return usage_error("--tls-cert and --tls-key need --tls-port or --https-port");
 	if (o->tls_port < 0 && o->tls_port_file != NULL)
 		return usage_error("--tls-port-file needs --tls-port");
-	if (o->https_port < 0 &&
-	    (o->https_port_file != NULL || s->doh_path != NULL || s->https_record_each))
-		return usage_error(
-		    "--https-port-file, --doh-path and --https-record-each need --https-port");
+	if (o->https_port < 0 && (o->https_port_file != NULL || s->doh_path != NULL ||
+	                          s->https_record_each || s->https_max_streams != 0))
+		return usage_error("--https-port-file, --doh-path, --https-record-each and "
+		                   "--https-max-streams need --https-port");
 	if (o->tcp_port < 0 && o->tcp_port_file != NULL)
 		return usage_error("--tcp-port-file needs --tcp-port");
 	if (o->tls_port >= 0 && (s->cert_file == NULL || s->key_file == NULL))
@@ -431,6 +434,12 @@ static int parse_value(opts_t *o, int c)
 			return bad("--capacity", optarg,
 			           "is not a rate in queries per second from 1 to 1e9");
 		o->cfg.capacity_qps = x;
+		return 0;
+	case OPT_HTTPS_MAX_STREAMS:
+		if (dv_parse_u64(optarg, 1, INT32_MAX, &v) != 0)
+			return bad("--https-max-streams", optarg,
+			           "is not a number of streams from 1 to 2147483647");
+		o->cfg.stream.https_max_streams = (uint32_t)v;
 		return 0;
 	case OPT_CAPACITY_BACKLOG:
 		if (dv_parse_u64(optarg, 0, DV_RESPONDER_HOLD_MAX, &v) != 0)
@@ -530,6 +539,7 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 	case OPT_DELAY:
 	case OPT_CAPACITY:
 	case OPT_CAPACITY_BACKLOG:
+	case OPT_HTTPS_MAX_STREAMS:
 	case OPT_RCODE:
 	case OPT_TCP_PORT:
 	case OPT_TLS_PORT:

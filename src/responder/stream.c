@@ -839,6 +839,8 @@ int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *e
 	s->l[0].fd = s->l[1].fd = s->l[2].fd = s->stop_pipe[0] = s->stop_pipe[1] = s->epfd = -1;
 	s->l[DV_STREAM_TLS].tls = s->l[DV_STREAM_HTTPS].tls = s->l[DV_STREAM_HTTPS].https = true;
 	s->hcfg.path = cfg->doh_path != NULL ? cfg->doh_path : "/dns-query";
+	s->hcfg.max_streams =
+	    cfg->https_max_streams ? cfg->https_max_streams : DV_HTTPS_MAX_STREAMS;
 	dv_answer_opts_init(&s->hcfg.opts);
 	s->hcfg.opts.rcode = cfg->rcode;
 	s->hcfg.opts.reflect = cfg->reflect;

@@ -41,10 +41,11 @@ typedef struct dv_stream_config {
 	socklen_t addr_len;
 	const char *cert_file, *key_file; /* TLS and HTTPS: PEM */
 	const char *doh_path;             /* HTTPS: the path served (NULL = "/dns-query") */
-	bool https_record_each; /* HTTPS: each response in a TLS record of its own (a turn's
-	                         * records still in one write), not all of a turn's output
-	                         * in as few records as fit (dnsperf takes one response
-	                         * per read) */
+	uint32_t https_max_streams; /* HTTPS: SETTINGS_MAX_CONCURRENT_STREAMS (0: the default) */
+	bool https_record_each;     /* HTTPS: each response in a TLS record of its own (a turn's
+	                             * records still in one write), not all of a turn's output
+	                             * in as few records as fit (dnsperf takes one response
+	                             * per read) */
 	dv_stream_faults_t faults;
 	int rcode; /* as dv_answer_opts_t */
 	bool reflect;

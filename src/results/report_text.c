@@ -146,6 +146,11 @@ static void print_intended(FILE *out, const dv_pass_result_t *r)
 		        "  Queries forfeited:    %" PRIu64 " (the generator fell over 1 s behind "
 		        "its schedule; never sent)\n",
 		        c->forfeited);
+	if (c->server_holds > 0)
+		fprintf(out,
+		        "  Held by the server:   %" PRIu64 " times the connections took fewer "
+		        "queries than due (stream limit or full send buffer)\n",
+		        c->server_holds);
 }
 
 /* A replayed capture (doc/numbers.md, "Replay"): input, clients, rates, lag. */

@@ -61,7 +61,7 @@ void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t
 	                           ? &res->stats.latency_intended
 	                           : &res->stats.latency;
 	double step_s = (double)o->step_ns / 1e9, due;
-	bool behind, slo_loss, slo_lat, window_full;
+	bool short_of, behind, held, slo_loss, slo_lat, window_full;
 
 	memset(st, 0, sizeof(*st));
 	st->offered_qps = offered_qps;
@@ -81,8 +81,10 @@ void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t
 	                    : 0;
 	/* The schedule has floor(T x R) + 1 queries due in T (pacer.h). */
 	due = floor(step_s * offered_qps) + 1;
-	behind = (double)(c->sent + c->not_sent) < due * (1 - DV_CAP_BEHIND) || c->forfeited > 0 ||
-	         (double)c->sent_behind > DV_CAP_BEHIND * (double)c->sent;
+	short_of = (double)(c->sent + c->not_sent) < due * (1 - DV_CAP_BEHIND) || c->forfeited > 0;
+	behind = short_of || (double)c->sent_behind > DV_CAP_BEHIND * (double)c->sent;
+	/* Stream transports: the server held sends back (stream limit, undrained buffer). */
+	held = c->server_holds > 0;
 	slo_loss = st->loss <= o->max_loss;
 	slo_lat = o->max_lat_ns <= 0 || (double)st->lat_ns <= o->max_lat_ns;
 	window_full = c->inflight_peak >= res->max_outstanding;
@@ -100,7 +102,15 @@ void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t
 		snprintf(st->why, sizeof(st->why),
 		         "its own sockets dropped %" PRIu64 " answer%s (raise -b, or -c)",
 		         c->client_drops, c->client_drops == 1 ? "" : "s");
-	} else if (behind && !window_full) {
+	} else if (short_of && held) {
+		/* The connections had room in -q's share and the server would take no more:
+		 * its limit. (Sends it only delayed count in the intended-time latency.) */
+		st->verdict = DV_CAP_FAIL;
+		snprintf(st->why, sizeof(st->why),
+		         "sent %.0f of %.0f due: server held sends back %" PRIu64
+		         "x (stream limit or full send buffer; more -c offer more)",
+		         (double)(c->sent + c->not_sent), due, c->server_holds);
+	} else if (behind && !held && !window_full) {
 		st->verdict = DV_CAP_GENBOUND;
 		snprintf(st->why, sizeof(st->why), "sent %.0f of %.0f due, %.2f%% over 2 ms late%s",
 		         (double)(c->sent + c->not_sent), due,
@@ -114,7 +124,7 @@ void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t
 		st->verdict = DV_CAP_FAIL;
 		snprintf(st->why, sizeof(st->why), "p%g %.3f ms > %.3f ms", o->lat_q * 100,
 		         (double)st->lat_ns / 1e6, o->max_lat_ns / 1e6);
-	} else if (behind) {
+	} else if (behind && !held) {
 		st->verdict = DV_CAP_GENBOUND;
 		snprintf(st->why, sizeof(st->why),
 		         "behind schedule with the window (-q %u) full and the SLO kept: raise -q",

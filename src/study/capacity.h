@@ -69,8 +69,11 @@ typedef struct dv_capacity_step {
  * queries than the schedule had due in step_ns (or forfeited any), or sent over 0.5%
  * of them more than 2 ms late (sent_behind), with room left in its window. Behind schedule with the
  * window full is the server's doing (answers not coming back) when the SLO broke, and a too small
- * -q (generator-bound) when not. A generator-bound step is tried twice more before the search stops
- * on it.
+ * -q (generator-bound) when not. Where a stream server held sends back (server_holds:
+ * its stream limit, a send buffer it did not drain), sending short of the schedule fails
+ * the step, and sends it only delayed are judged by the SLO (the intended-time latency),
+ * never as generator-bound. A generator-bound step is tried twice more before the search
+ * stops on it.
  */
 void dv_capacity_judge(const dv_capacity_opts_t *o, double offered_qps, uint32_t threads,
                        const dv_pass_result_t *res, dv_capacity_step_t *st);

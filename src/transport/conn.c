@@ -307,5 +307,6 @@ void dv_tp_close(dv_tp_conn_t *c)
 
 bool dv_tp_ready(const dv_tp_conn_t *c)
 {
-	return c->tls == NULL || dv_tls_handshake_done(c->tls);
+	return (c->tls == NULL || dv_tls_handshake_done(c->tls)) &&
+	       (c->doh == NULL || dv_doh_settled(c));
 }

@@ -13,7 +13,7 @@
 #include <nghttp2/nghttp2.h>
 
 #define DOH_BODY_MAX     DV_FRAME_MAX
-#define DOH_DEFAULT_PEER 100 /* streams assumed before the server's SETTINGS arrive */
+#define DOH_DEFAULT_PEER 100 /* nghttp2's assumption before SETTINGS (none is sent before) */
 #define DOH_INLINE       512 /* query and answer bytes kept inside the stream record */
 #define DOH_SPARE_MAX    256 /* finished stream records kept for reuse per connection */
 #define DOH_CONN_WINDOW  ((int32_t)1 << 30) /* connection receive window: never a stall */
@@ -41,6 +41,7 @@ struct dv_doh {
 	doh_stream_t *spare; /* singly linked by next */
 	size_t in_flight, nspare;
 	bool goaway;
+	bool settled;     /* the server's first SETTINGS came: its stream limit is known */
 	nghttp2_nv nv[7]; /* the request headers, built once; content-length set per request */
 	size_t path_len;
 };
@@ -224,6 +225,12 @@ static int on_frame(nghttp2_session *h2, const nghttp2_frame *frame, void *user)
 	dv_tp_conn_t *c = user;
 	dv_tp_event_t ev = {.kind = DV_TP_EV_CLOSED, .goaway = true};
 
+	if (frame->hd.type == NGHTTP2_SETTINGS && !(frame->hd.flags & NGHTTP2_FLAG_ACK) &&
+	    !c->doh->settled) {
+		dv_tp_event_t set = {.kind = DV_TP_EV_SETTINGS};
+		c->doh->settled = true;
+		return dv_tp_emit(c, &set) < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
+	}
 	if (frame->hd.type != NGHTTP2_GOAWAY || c->closed)
 		return 0;
 	c->doh->goaway = true;
@@ -314,9 +321,14 @@ size_t dv_doh_capacity(const dv_tp_conn_t *c)
 	uint32_t max =
 	    nghttp2_session_get_remote_settings(d->h2, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
 
-	if (d->goaway || nghttp2_session_get_next_stream_id(d->h2) > INT32_MAX - 1)
+	if (!d->settled || d->goaway || nghttp2_session_get_next_stream_id(d->h2) > INT32_MAX - 1)
 		return 0;
 	return d->in_flight >= max ? 0 : max - d->in_flight;
+}
+
+bool dv_doh_settled(const dv_tp_conn_t *c)
+{
+	return c->doh->settled;
 }
 
 size_t dv_doh_in_flight(const dv_tp_conn_t *c)

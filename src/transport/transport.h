@@ -56,6 +56,7 @@ typedef enum dv_tp_event_kind {
 	DV_TP_EV_STREAM_ERROR, /* DoH: query id's stream was reset or refused (e.g. past
 	                        * GOAWAY's last stream), or its response was not DNS */
 	DV_TP_EV_HANDSHAKE,    /* TLS handshake done; resumed says how */
+	DV_TP_EV_SETTINGS,     /* DoH: the server's first SETTINGS came (its stream limit) */
 	DV_TP_EV_CLOSED,       /* the peer closed (EOF, close_notify, DoH GOAWAY): no more
 	                        * submits; queries not answered by now are lost */
 	DV_TP_EV_PROTO_ERROR,  /* bad framing, TLS or HTTP/2 error; what says it; the
@@ -114,7 +115,11 @@ void dv_tp_consume(dv_tp_conn_t *c, size_t n);
 /* Ask for a clean close (TLS close_notify, DoH GOAWAY): write dv_tp_output, then close. */
 void dv_tp_close(dv_tp_conn_t *c);
 
-/* TLS handshake done (TCP: true at once). */
+/*
+ * Takes queries: TLS handshake done (TCP: true at once) and, for DoH, the server's first
+ * SETTINGS frame read, so no query is sent past a stream limit below nghttp2's assumed
+ * 100 (the server would refuse it).
+ */
 bool dv_tp_ready(const dv_tp_conn_t *c);
 
 #endif

@@ -25,7 +25,7 @@ static dv_stats_t *new_stats(void)
 static void test_table_covers_struct(void **state)
 {
 	(void)state;
-	assert_int_equal(dv_counter_nfields, 47);
+	assert_int_equal(dv_counter_nfields, 48);
 	assert_int_equal(sizeof(dv_counters_t),
 	                 dv_counter_nfields * sizeof(uint64_t) + sizeof(uint64_t) * DV_RCODES +
 	                     2 * sizeof(uint64_t) + sizeof(dv_qtype_count_t) * DV_QTYPE_SLOTS);
@@ -46,6 +46,8 @@ static void test_table_covers_struct(void **state)
 	assert_string_equal(dv_counter_fields[46].name, "sent_behind");
 	assert_int_equal(dv_counter_fields[45].flags, DV_CTR_OPTIONAL);
 	assert_int_equal(dv_counter_fields[46].flags, DV_CTR_OPTIONAL);
+	assert_string_equal(dv_counter_fields[47].name, "server_holds");
+	assert_int_equal(dv_counter_fields[47].flags, DV_CTR_OPTIONAL);
 }
 
 /* Every flat counter and every rcode is added, with values distinct per field. */

@@ -125,6 +125,29 @@ static void test_judge(void **state)
 	pass_result(&r, 1900, 1890, 1000000); /* behind with room in the window: generator */
 	dv_capacity_judge(&o, 1000, 1, &r, &st);
 	assert_int_equal(st.verdict, DV_CAP_GENBOUND);
+	/* Behind with room in the window because a stream server held sends back (its
+	 * stream limit, an undrained send buffer): the server's limit, whatever the SLO. */
+	pass_result(&r, 1900, 1900, 1000000);
+	r.stats.c.server_holds = 3;
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_FAIL);
+	assert_non_null(strstr(st.why, "sent 1900 of 2001 due: server held sends back 3x"));
+	r.stats.c.sent = 2001; /* on schedule: holds that cost nothing do not fail it */
+	r.stats.c.completed = 2001;
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_PASS);
+	r.stats.c.sent_behind = 30; /* all sent, 1.5% over 2 ms late: the server's delay, */
+	dv_capacity_judge(&o, 1000, 1, &r, &st); /* judged by the SLO, never generator-bound */
+	assert_int_equal(st.verdict, DV_CAP_PASS);
+	r.stats.c.server_holds = 0; /* the same lateness without holds: the generator's */
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_GENBOUND);
+	r.stats.c.server_holds = 3;
+	r.stats.c.sent_behind = 0;
+	r.cpu_user_s = 2.9; /* a saturated generator is still generator-bound */
+	r.stats.c.sent = 1900;
+	dv_capacity_judge(&o, 1000, 1, &r, &st);
+	assert_int_equal(st.verdict, DV_CAP_GENBOUND);
 	pass_result(&r, 2001, 2001, 1000000); /* 11 sent over 2 ms late (0.55%) */
 	r.stats.c.sent_behind = 11;
 	dv_capacity_judge(&o, 1000, 1, &r, &st);

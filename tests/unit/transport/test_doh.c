@@ -37,6 +37,7 @@ typedef struct server {
 	dv_tls_t *t;
 	nghttp2_session *h2;
 	bool hold; /* keep complete requests waiting until release() */
+	bool mute; /* send no HTTP/2 frames (its SETTINGS) until cleared */
 	sreq_t *req[MAXS];
 	unsigned nreq, ndone, open, max_open;
 	int32_t waiting[MAXS];
@@ -226,7 +227,7 @@ static void release(server_t *s)
 
 /* Client events, by id. */
 typedef struct log {
-	unsigned answers, statuses, errors, closed, handshakes, goaways;
+	unsigned answers, statuses, errors, closed, handshakes, goaways, settings;
 	int status[MAXS];
 	uint8_t answered[MAXS];
 	uint8_t query_byte[MAXS];   /* byte 12 of the query sent with this id */
@@ -270,6 +271,9 @@ static int on_ev(void *ctx, const dv_tp_event_t *ev)
 	case DV_TP_EV_HANDSHAKE:
 		l->handshakes++;
 		break;
+	case DV_TP_EV_SETTINGS:
+		l->settings++;
+		break;
 	default:
 		fail_msg("unexpected event %d: %s", ev->kind, ev->what ? ev->what : "");
 	}
@@ -291,7 +295,7 @@ static void pump(dv_tp_conn_t *c, server_t *s)
 			dv_tp_consume(c, iov.iov_len);
 			moved = true;
 		}
-		if (dv_tls_handshake_done(s->t))
+		if (dv_tls_handshake_done(s->t) && !s->mute)
 			while ((n = nghttp2_session_mem_send(s->h2, &d)) > 0)
 				assert_int_equal(dv_tls_write(s->t, d, (size_t)n), 0);
 		so = dv_tls_out(s->t);
@@ -327,6 +331,7 @@ static rig_t *rig_new(bool get, const char *path, uint32_t max_streams)
 	assert_int_equal(dv_tp_conn_new(&r->c, r->sh, on_ev, &r->log), 0);
 	pump(r->c, &r->s);
 	assert_int_equal(r->log.handshakes, 1);
+	assert_int_equal(r->log.settings, 1);
 	return r;
 }
 
@@ -461,6 +466,46 @@ static void test_concurrent(void **st)
 	rig_free(r);
 }
 
+/*
+ * Nothing is sent before the server's SETTINGS: with TLS done and no SETTINGS yet the
+ * connection is not ready and takes no query (nghttp2 would assume 100 streams, and a
+ * server allowing fewer would refuse the rest); its SETTINGS make it ready, once.
+ */
+static void test_ready_after_settings(void **st)
+{
+	rig_t *r = calloc(1, sizeof(*r));
+
+	dv_tp_config_init(&r->cfg);
+	r->cfg.kind = DV_TP_DOH;
+	r->cfg.sni = "dnsvolley.test";
+	assert_int_equal(dv_tp_shared_new(&r->sh, &r->cfg, NULL), 0);
+	server_init(&r->s, 2, true);
+	r->s.mute = true;
+	assert_int_equal(dv_tp_conn_new(&r->c, r->sh, on_ev, &r->log), 0);
+	pump(r->c, &r->s);
+	assert_int_equal(r->log.handshakes, 1);
+	assert_int_equal(r->log.settings, 0);
+	assert_false(dv_tp_ready(r->c));
+	assert_int_equal(dv_tp_capacity(r->c), 0);
+	assert_int_equal(submit(r, 0), -EAGAIN);
+	r->s.mute = false;
+	pump(r->c, &r->s);
+	assert_int_equal(r->log.settings, 1);
+	assert_true(dv_tp_ready(r->c));
+	assert_int_equal(dv_tp_capacity(r->c), 2);
+	r->s.hold = true;
+	assert_int_equal(submit(r, 0), 0);
+	assert_int_equal(submit(r, 1), 0);
+	assert_int_equal(submit(r, 2), -EAGAIN);
+	pump(r->c, &r->s);
+	release(&r->s);
+	pump(r->c, &r->s);
+	assert_int_equal(r->log.answers, 2);
+	assert_int_equal(r->log.errors, 0);
+	assert_int_equal(r->log.settings, 1); /* the SETTINGS ACK and later ones: not again */
+	rig_free(r);
+}
+
 /* A server that allows 10 streams: capacity follows its SETTINGS. */
 static void test_server_limit(void **st)
 {
@@ -592,11 +637,17 @@ static int teardown(void **s)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_post),       cmocka_unit_test(test_get),
-	    cmocka_unit_test(test_concurrent), cmocka_unit_test(test_server_limit),
-	    cmocka_unit_test(test_404),        cmocka_unit_test(test_goaway),
-	    cmocka_unit_test(test_bad_path),   cmocka_unit_test(test_no_alpn),
-	    cmocka_unit_test(test_sizes_post), cmocka_unit_test(test_sizes_get),
+	    cmocka_unit_test(test_post),
+	    cmocka_unit_test(test_get),
+	    cmocka_unit_test(test_concurrent),
+	    cmocka_unit_test(test_server_limit),
+	    cmocka_unit_test(test_ready_after_settings),
+	    cmocka_unit_test(test_404),
+	    cmocka_unit_test(test_goaway),
+	    cmocka_unit_test(test_bad_path),
+	    cmocka_unit_test(test_no_alpn),
+	    cmocka_unit_test(test_sizes_post),
+	    cmocka_unit_test(test_sizes_get),
 	    cmocka_unit_test(test_window),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Stream servers that hold the generator back. A DoH server announcing one stream per
+# connection: no query is sent before its SETTINGS (none refused, every one answered);
+# a capacity search over one connection reports the server's limit as a figure (its
+# over-limit steps FAIL, "server held sends back"), never "generator-bound". A paced
+# run's schedule starts when its connection is up, so a slow set-up is not late sending.
+. "$(dirname "$0")/lib.sh"
+command -v openssl >/dev/null || skip "openssl is not installed"
+make_cert
+LIST="$top_srcdir/querylists/soa.txt"
+TLS=(--tls-ca "$TMP/cert.pem" --tls-sni dnsvolley.test)
+
+start_responder H1 -T 1 --https-port 0 --https-port-file "$TMP/H1.https" \
+	--tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem" --https-max-streams 1
+port=$(cat "$TMP/H1.https")
+
+# Unpaced, a window of 50 on one connection: nghttp2 alone would send 50 streams before
+# the server's SETTINGS said 1, and the server would refuse 49 of them.
+head -n 2000 "$LIST" >"$TMP/2k"
+"$DV" --no-progress -m doh -s 127.0.0.1 -p "$port" -d "$TMP/2k" -n 1 -c 1 -q 50 -t 5 \
+	"${TLS[@]}" >"$TMP/unpaced" 2>&1 || fail "dnsvolley -m doh failed: $(cat "$TMP/unpaced")"
+assert_eq "unpaced: completed" 2000 "$(report_field "$TMP/unpaced" "Queries completed")"
+assert_eq "unpaced: lost" 0 "$(report_field "$TMP/unpaced" "Queries lost")"
+
+# The closed loop over one connection with one query in flight: 1 / round trip queries/s.
+"$DV" --no-progress -m doh -s 127.0.0.1 -p "$port" -d "$LIST" -c 1 -q 1 -l 2 "${TLS[@]}" \
+	>"$TMP/closed" 2>&1 || fail "dnsvolley -m doh -q 1 failed: $(cat "$TMP/closed")"
+closed=$(report_field "$TMP/closed" "Queries per second")
+closed=${closed%.*}
+[ "${closed:-0}" -gt 0 ] || fail "no closed-loop qps: $(cat "$TMP/closed")"
+
+# The search: one connection to a one-stream server takes no more than that.
+"$DV" capacity --no-progress -m doh -s 127.0.0.1 -p "$port" -d "$LIST" -c 1 -q 100 \
+	--step 1 --settle 0.3 --from 1000 "${TLS[@]}" >"$TMP/cap" 2>&1 ||
+	fail "capacity -m doh failed: $(cat "$TMP/cap")"
+cat "$TMP/cap" | grep -E '^(\[Capacity\] step|Capacity)'
+grep -q '^Capacity: generator-bound' "$TMP/cap" && fail "a server limit called generator-bound"
+found=$(sed -n 's/^Capacity: \([0-9][0-9]*\) qps.*/\1/p' "$TMP/cap")
+[ -n "$found" ] || fail "no capacity figure: $(cat "$TMP/cap")"
+# Within 0.7-1.4x of the closed loop's figure (it was 1.1x on an idle machine: the
+# closed loop pays a wake-up per answer); before the server's holds were told apart,
+# the search said "generator-bound at least 8000", and before the wait for SETTINGS
+# every connection lost queries to refused streams.
+assert_ge "capacity found (qps) vs 0.7 x closed loop $closed" $((closed * 7 / 10)) "$found"
+assert_le "capacity found (qps) vs 1.4 x closed loop $closed" $((closed * 14 / 10)) "$found"
+grep -q 'FAIL (sent [0-9]* of [0-9]* due: server held sends back [0-9]*x' "$TMP/cap" ||
+	fail "no step failed on the server's stream limit: $(cat "$TMP/cap")"
+stop_responder H1
+assert_eq "responder: HTTP/2 errors" 0 "$(resp_count H1 https-h2-errors)"
+
+# A paced run's schedule starts when its connection is up: a DoT server stopped for the
+# first 300 ms delays the TLS handshake, not the 1,000 queries of -l 1 at 1000 q/s
+# (before, some 300 of them went out over 2 ms late, "Sent behind schedule").
+start_stream S1 -T 1
+kill -STOP "$S1_PID"
+"$DV" --no-progress -m dot -s 127.0.0.1 -p "$S1_TLS" -d "$LIST" -Q 1000 -l 1 -c 1 -q 100 \
+	-t 5 "${TLS[@]}" >"$TMP/late" 2>&1 &
+dv=$!
+sleep 0.3
+kill -CONT "$S1_PID"
+wait "$dv" || fail "dnsvolley -m dot failed: $(cat "$TMP/late")"
+assert_eq "stopped server: sent" 1000 "$(report_field "$TMP/late" "Queries sent")"
+assert_eq "stopped server: completed" 1000 "$(report_field "$TMP/late" "Queries completed")"
+late=$(report_field "$TMP/late" "Sent behind schedule")
+assert_le "stopped server: sent over 2 ms late (a hiccup or two, not the 300)" 10 "${late:-0}"
+hs=$(sed -n 's/.*TLS handshakes:.*p50 \([0-9.]*\),.*/\1/p' "$TMP/late")
+assert_ge "TLS handshake (ms), the stop included" 250 "$(awk -v v="${hs:-0}" 'BEGIN { printf "%d", v * 1000 }')"
+echo "ok: capacity over one DoH connection to a one-stream server: $found qps"
