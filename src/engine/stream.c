@@ -498,10 +498,9 @@ static int on_event(void *ctx, const dv_tp_event_t *ev)
 			k->tls_resumed++;
 		else
 			k->tls_full++;
-		if (c->state == C_HANDSHAKE && dv_tp_ready(c->tp))
-			set_state(sw, c, C_READY, sw->now);
-		break;
-	case DV_TP_EV_SETTINGS: /* DoH: ready once the server's stream limit is known */
+		/* Ready once TLS is done and (DoH) the server's SETTINGS came, in either order. */
+		/* fall through */
+	case DV_TP_EV_SETTINGS:
 		if (c->state == C_HANDSHAKE && dv_tp_ready(c->tp))
 			set_state(sw, c, C_READY, sw->now);
 		break;

@@ -53,7 +53,6 @@ void dv_window_free(dv_window_t *w)
 	w->slot = NULL;
 	w->freeq = NULL;
 	w->per_sock = NULL;
-	w->nsocks = 0;
 }
 
 int dv_window_count_sockets(dv_window_t *w, uint32_t nsocks)
@@ -61,10 +60,7 @@ int dv_window_count_sockets(dv_window_t *w, uint32_t nsocks)
 	if (nsocks == 0 || nsocks > UINT16_MAX + 1u || w->inflight > 0 || w->per_sock != NULL)
 		return -EINVAL;
 	w->per_sock = calloc(nsocks, sizeof(*w->per_sock));
-	if (w->per_sock == NULL)
-		return -ENOMEM;
-	w->nsocks = nsocks;
-	return 0;
+	return w->per_sock == NULL ? -ENOMEM : 0;
 }
 
 static void free_push(dv_window_t *w, uint16_t id)

@@ -57,7 +57,6 @@ typedef struct dv_window {
 	uint32_t capacity;  /* maximum in flight */
 	uint32_t peak;      /* highest inflight seen */
 	uint32_t *per_sock; /* in flight per socket index, when counted (else NULL) */
-	uint32_t nsocks;    /* entries of per_sock */
 } dv_window_t;
 
 /* Allocate; ids are handed out 0, 1, 2, ... at first. Returns 0 or -ENOMEM/-EINVAL. */

@@ -12,11 +12,10 @@
 
 #include <nghttp2/nghttp2.h>
 
-#define DOH_BODY_MAX     DV_FRAME_MAX
-#define DOH_DEFAULT_PEER 100 /* nghttp2's assumption before SETTINGS (none is sent before) */
-#define DOH_INLINE       512 /* query and answer bytes kept inside the stream record */
-#define DOH_SPARE_MAX    256 /* finished stream records kept for reuse per connection */
-#define DOH_CONN_WINDOW  ((int32_t)1 << 30) /* connection receive window: never a stall */
+#define DOH_BODY_MAX    DV_FRAME_MAX
+#define DOH_INLINE      512 /* query and answer bytes kept inside the stream record */
+#define DOH_SPARE_MAX   256 /* finished stream records kept for reuse per connection */
+#define DOH_CONN_WINDOW ((int32_t)1 << 30) /* connection receive window: never a stall */
 
 /* One query in flight: its id, POST body, HTTP status, response body. The bodies live in
  * inl/req_inl up to DOH_INLINE bytes, on the heap past that; records are reused. */
@@ -268,19 +267,19 @@ static void request_template(dv_tp_conn_t *c)
 int dv_doh_new(dv_tp_conn_t *c)
 {
 	nghttp2_session_callbacks *cb = NULL;
-	nghttp2_option *opt = NULL;
 	nghttp2_settings_entry set[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0}};
 	dv_doh_t *d = calloc(1, sizeof(*d));
 	int rc = -ENOMEM;
 
-	if (d == NULL || nghttp2_session_callbacks_new(&cb) != 0 || nghttp2_option_new(&opt) != 0)
+	if (d == NULL || nghttp2_session_callbacks_new(&cb) != 0)
 		goto out;
 	nghttp2_session_callbacks_set_on_header_callback(cb, on_header);
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
-	nghttp2_option_set_peer_max_concurrent_streams(opt, DOH_DEFAULT_PEER);
-	if (nghttp2_session_client_new2(&d->h2, cb, c, opt) != 0)
+	/* No query goes out before the server's SETTINGS (dv_doh_capacity), so nghttp2's
+	 * assumed limit until then (100) never applies. */
+	if (nghttp2_session_client_new(&d->h2, cb, c) != 0)
 		goto out;
 	if (nghttp2_submit_settings(d->h2, NGHTTP2_FLAG_NONE, set, DV_ARRAY_SIZE(set)) != 0 ||
 	    nghttp2_session_set_local_window_size(d->h2, NGHTTP2_FLAG_NONE, 0, DOH_CONN_WINDOW) !=
@@ -291,7 +290,6 @@ int dv_doh_new(dv_tp_conn_t *c)
 	d = NULL;
 	rc = 0;
 out:
-	nghttp2_option_del(opt);
 	nghttp2_session_callbacks_del(cb);
 	dv_doh_free(d);
 	return rc;
