@@ -80,8 +80,10 @@ kill -CONT "$S1_PID"
 wait "$dv" || fail "dnsvolley -m dot failed: $(cat "$TMP/late")"
 assert_eq "stopped server: sent" 1000 "$(report_field "$TMP/late" "Queries sent")"
 assert_eq "stopped server: completed" 1000 "$(report_field "$TMP/late" "Queries completed")"
+# Idle, 0-3 go out late (hiccups); a CI run beside the other suites once saw 16. The
+# bound is 100: a tenth of the run, a third of what set-up made late before.
 late=$(report_field "$TMP/late" "Sent behind schedule")
-assert_le "stopped server: sent over 2 ms late (a hiccup or two, not the 300)" 10 "${late:-0}"
+assert_le "stopped server: sent over 2 ms late (hiccups, not the 300)" 100 "${late:-0}"
 hs=$(sed -n 's/.*TLS handshakes:.*p50 \([0-9.]*\),.*/\1/p' "$TMP/late")
 assert_ge "TLS handshake (ms), the stop included" 250 "$(awk -v v="${hs:-0}" 'BEGIN { printf "%d", v * 1000 }')"
 echo "ok: capacity over one DoH connection to a one-stream server: $found qps"
