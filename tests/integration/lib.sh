@@ -19,9 +19,34 @@ fail() {
 	echo "FAIL: $*" >&2
 	exit 1
 }
-skip() {
-	echo "SKIP: $*" >&2
+# Skips. A test may skip only for something the machine lacks, never because it is busy
+# (a test that depends on speed belongs in bench/). Two kinds, told apart by quickstart
+# and CI:
+#   skip_lacks REASON   the machine lacks it and the project cannot provide it (not root,
+#                       no network namespaces in this container): always a skip.
+#   skip_setup REASON   the project's own set-up provides it (a package of
+#                       scripts/packages.txt, a build configured --with-mpi): a skip on a
+#                       developer's machine, a FAILURE when DV_STRICT_SKIPS=1 (set by
+#                       `./quickstart test` and so by .ci/run), where its absence is a bug.
+#   skip REASON         the same as skip_setup (the safe default).
+# Each prints one line "SKIP (lacks|setup): REASON" into the test's log.
+skip_lacks() {
+	echo "SKIP (lacks): $*" >&2
 	exit 77
+}
+skip_setup() {
+	if [ "${DV_STRICT_SKIPS:-0}" = 1 ]; then
+		echo "FAIL: would skip, but the project's set-up should provide it: $*" >&2
+		echo "FAIL: (scripts/packages.txt, or quickstart's configure flags; DV_STRICT_SKIPS=1)" >&2
+		exit 1
+	fi
+	echo "SKIP (setup): $*" >&2
+	exit 77
+}
+skip() { skip_setup "$@"; }
+# needs CMD [PACKAGE]: skip_setup unless CMD is on the PATH.
+needs() {
+	command -v "$1" >/dev/null || skip_setup "$1 is not installed${2:+ (Debian package $2, scripts/packages.txt)}"
 }
 assert_eq() { # NAME EXPECTED ACTUAL
 	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
@@ -34,6 +59,39 @@ assert_le() { # NAME BOUND ACTUAL (integers)
 assert_ge() { # NAME BOUND ACTUAL (integers)
 	[ "$3" -ge "$2" ] || fail "$1: expected >= $2, got $3"
 	echo "ok: $1 = $3 (>= $2)"
+}
+
+# wait_queued udp|tcp PORT [SECONDS]: waits until a socket bound to 127.0.0.1:PORT (or
+# any address) holds data nobody has read yet (/proc/net/{udp,tcp}: rx_queue > 0; for
+# TCP, bytes on a connection to PORT, accepted or still in the listen queue). With the server stopped
+# (kill -STOP) this says, whatever the load, that the client has started sending: the
+# tests that stall a server time the stall from here, not from a sleep after launch
+# (a slow start under load could use up the whole stall).
+wait_queued() {
+	local proto=$1 port=$2 secs=${3:-60} i hex
+	hex=$(printf ':%04X' "$port")
+	for ((i = 0; i < secs * 100; i++)); do
+		if awk -v h="$hex" -v p="$proto" '$2 ~ h "$" && !(p == "tcp" && $4 == "0A") {
+			split($5, q, ":"); if (q[2] != "00000000") f = 1 }
+			END { exit !f }' "/proc/net/$proto" "/proc/net/${proto}6" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.01
+	done
+	fail "wait_queued: nothing queued on $proto port $port in $secs s"
+}
+
+# wait_pcap PCAP N [SECONDS]: waits until tcpdump -U has written N packets to PCAP (a
+# capture is stopped when it holds what was sent, not after a fixed sleep that a
+# descheduled tcpdump could outlast; it then loses what it had not read yet).
+wait_pcap() {
+	local f=$1 n=$2 secs=${3:-60} i have=0
+	for ((i = 0; i < secs * 5; i++)); do
+		have=$(tcpdump -r "$f" 2>/dev/null | wc -l)
+		[ "$have" -ge "$n" ] && return 0
+		sleep 0.2
+	done
+	fail "wait_pcap: $f holds $have packets, not $n, after $secs s"
 }
 
 # realtime_prefix: prints "chrt -f 1" when this user may run a process at SCHED_FIFO
@@ -56,7 +114,8 @@ start_responder() {
 	local pid=$!
 	_pids+=("$pid")
 	local i
-	for i in $(seq 200); do
+	# Up to 30 s: a sanitizer build starting beside a CPU hog is slow, never this slow.
+	for i in $(seq 1200); do
 		[ -s "$pf" ] && break
 		kill -0 "$pid" 2>/dev/null || fail "responder $name exited: $(cat "$TMP/$name.err")"
 		sleep 0.025

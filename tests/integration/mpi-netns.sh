@@ -9,7 +9,7 @@
 grep -q '^#define HAVE_MPI 1' "$top_builddir/config.h" || skip "built without --with-mpi"
 command -v mpirun >/dev/null || fail "built --with-mpi but mpirun is missing"
 command -v ip >/dev/null && command -v unshare >/dev/null || skip "ip or unshare not installed"
-[ "$(id -u)" = 0 ] || skip "needs root for network namespaces"
+[ "$(id -u)" = 0 ] || skip_lacks "needs root for network namespaces"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 S=$(($$ % 200 + 20)) # a /24 of 10.213.0.0/16 per test run
@@ -20,13 +20,13 @@ net_down() {
 	ip link del "$BR" 2>/dev/null || true
 }
 trap 'net_down; cleanup' EXIT
-ip link add "$BR" type bridge 2>/dev/null || skip "cannot create a bridge here"
+ip link add "$BR" type bridge 2>/dev/null || skip_lacks "cannot create a bridge here"
 ip addr add "10.213.$S.1/24" dev "$BR"
 ip link set "$BR" up
 for n in 2 3; do
 	ns=$NS2
 	[ $n = 3 ] && ns=$NS3
-	ip netns add "$ns" || skip "cannot create network namespaces here"
+	ip netns add "$ns" || skip_lacks "cannot create network namespaces here"
 	ip link add "dvv$$$n" type veth peer name "dvp$$$n"
 	ip link set "dvp$$$n" netns "$ns"
 	ip link set "dvv$$$n" master "$BR"
