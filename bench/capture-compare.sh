@@ -38,7 +38,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-tcpdump -i "$iface" -nn -B 16384 -s 128 --immediate-mode --time-stamp-precision=nano -w "$tmp/cap.pcap" \
+tcpdump -i "$iface" -nn -U -B 16384 -s 128 --immediate-mode --time-stamp-precision=nano -w "$tmp/cap.pcap" \
 	"udp port $port" 2>"$tmp/tcpdump.err" &
 tpid=$!
 for _ in $(seq 200); do
@@ -49,7 +49,15 @@ done
 sleep 0.1
 rc=0
 "$build/dnsvolley" "$@" >"$tmp/report" 2>&1 || rc=$?
-sleep 0.5
+# Stop the capture once it holds every packet the report counts (queries sent, and
+# answers completed, late or unexpected; -U writes each at once), up to 30 s: a fixed
+# sleep could end a tcpdump descheduled on a busy machine before it read them all.
+want=$(awk -F: '/^ *(Queries sent|Queries completed|Late answers|Unexpected answers):/ {
+	split($2, a, " "); s += a[1] } END { print s + 0 }' "$tmp/report")
+for _ in $(seq 150); do
+	[ "$(tcpdump -r "$tmp/cap.pcap" 2>/dev/null | wc -l)" -ge "$want" ] && break
+	sleep 0.2
+done
 kill -INT "$tpid"
 wait "$tpid" 2>/dev/null || true
 tpid=""

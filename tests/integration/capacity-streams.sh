@@ -3,7 +3,7 @@
 # connection: no query is sent before its SETTINGS (none refused, every one answered);
 # a capacity search over one connection reports the server's limit as a figure (its
 # over-limit steps FAIL, "server held sends back"), never "generator-bound". A paced
-# run's schedule starts when its connection is up, so a slow set-up is not late sending.
+# run's schedule starts when its connection is up, so a slow set-up forfeits nothing.
 . "$(dirname "$0")/lib.sh"
 command -v openssl >/dev/null || skip "openssl is not installed"
 make_cert
@@ -42,33 +42,42 @@ assert_eq "steps failed on the server's holds" "$failed" \
 	"$(grep -c '^\[Capacity\] step .*: FAIL (sent [0-9]* of [0-9]* due: server held sends back [0-9]*x' "$TMP/cap")"
 # The report's and the results file's count of the holds: a paced run far over the
 # one-stream limit is held back on nearly every send (not every one: an answer can come
-# back between two).
+# back between two). How many of the ~1,000 sends of the second are held depends on
+# how often the generator wakes (a timing figure); at least one is at any load: each
+# wake-up after the first send finds the one stream busy or the queries due past it.
 "$DV" --no-progress -m doh -s 127.0.0.1 -p "$port" -d "$LIST" -c 1 -q 100 \
 	-Q 100000 -l 1 "${TLS[@]}" --json "$TMP/held.json" >"$TMP/held" 2>&1 ||
 	fail "dnsvolley -m doh -Q 100000 failed: $(cat "$TMP/held")"
 holds=$(report_field "$TMP/held" "Held by the server")
 assert_eq "held: report = results file" "$(jc "$TMP/held.json" server_holds)" "${holds:-none}"
-assert_ge "held: holds" 100 "${holds:-0}"
+assert_ge "held: holds" 1 "${holds:-0}"
 stop_responder H1
 assert_eq "responder: HTTP/2 errors" 0 "$(resp_count H1 https-h2-errors)"
 
-# A paced run's schedule starts when its connection is up: a DoT server stopped for the
-# first 300 ms delays the TLS handshake, not the 1,000 queries of -l 1 at 1000 q/s
-# (before, some 300 of them went out over 2 ms late, "Sent behind schedule").
+# A paced run's schedule starts when its connection is up. The DoT server is stopped
+# before dnsvolley starts and kept stopped for 1.5 s after the kernel has queued
+# dnsvolley's connection (wait_queued: timed from what dnsvolley did, not from its
+# launch, so a slow start under load cannot eat the stall). The handshake cannot end
+# before the server runs again: its time is at least 1.5 s at any load. Were the schedule
+# started at launch, the queries of -l 1 at 1000 q/s would be over 1 s behind it when the
+# connection came up and forfeited (before, some 300 went out late): all 1,000 are sent.
+# How many go out over 2 ms late (hiccups: 0-3 idle) is a timing figure, not asserted
+# (bench/stall-timing.sh).
 start_stream S1 -T 1
 kill -STOP "$S1_PID"
 "$DV" --no-progress -m dot -s 127.0.0.1 -p "$S1_TLS" -d "$LIST" -Q 1000 -l 1 -c 1 -q 100 \
 	-t 5 "${TLS[@]}" >"$TMP/late" 2>&1 &
 dv=$!
-sleep 0.3
+wait_queued tcp "$S1_TLS"
+sleep 1.5
 kill -CONT "$S1_PID"
 wait "$dv" || fail "dnsvolley -m dot failed: $(cat "$TMP/late")"
 assert_eq "stopped server: sent" 1000 "$(report_field "$TMP/late" "Queries sent")"
 assert_eq "stopped server: completed" 1000 "$(report_field "$TMP/late" "Queries completed")"
-# Idle, 0-3 go out late (hiccups); a CI run beside the other suites once saw 16. The
-# bound is 100: a tenth of the run, a third of what set-up made late before.
-late=$(report_field "$TMP/late" "Sent behind schedule")
-assert_le "stopped server: sent over 2 ms late (hiccups, not the 300)" 100 "${late:-0}"
+forfeited=$(report_field "$TMP/late" "Queries forfeited")
+assert_eq "stopped server: forfeited (the report prints the line only when some were)" 0 "${forfeited:-0}"
 hs=$(sed -n 's/.*TLS handshakes:.*p50 \([0-9.]*\),.*/\1/p' "$TMP/late")
-assert_ge "TLS handshake (ms), the stop included" 250 "$(awk -v v="${hs:-0}" 'BEGIN { printf "%d", v * 1000 }')"
+# Load-independent: a lower bound on a wait the stopped server imposes (the histogram's
+# buckets are within a few percent; 1.4 s leaves room for them).
+assert_ge "TLS handshake (ms), the 1.5 s stop included" 1400 "$(awk -v v="${hs:-0}" 'BEGIN { printf "%d", v * 1000 }')"
 echo "ok: capacity over one DoH connection to a one-stream server: $found qps"

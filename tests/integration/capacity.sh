@@ -1,57 +1,53 @@
 #!/usr/bin/env bash
-# dnsvolley capacity: finds the responder's --capacity N within 3% under a loss SLO and a
-# p99 SLO, repeatably; a generator that cannot offer the rate says "generator-bound" and
-# gives no server figure; the intended-time latency shows a 200 ms server stall.
+# dnsvolley capacity: the search's verdicts and their structure against the responder's
+# --capacity N, at any machine speed; the intended-time latency shows a server stall.
+# How close the figure comes to N (within 3% on an idle machine) is a speed figure:
+# bench/capacity-responder.sh measures it (doc/performance.md). Nothing here skips for a
+# busy machine: a search the generator could not finish says so, and what it says is
+# checked.
 . "$(dirname "$0")/lib.sh"
 LIST="$top_srcdir/querylists/soa.txt"
 
 # capacity_of FILE: the figure of the "Capacity: N qps" line (empty when there is none).
 capacity_of() { sed -n 's/^Capacity: \([0-9][0-9]*\) qps.*/\1/p' "$1"; }
-# check3 NAME N FILE: the capacity found is N within 3%. A search the generator could not
-# finish (a busy machine: its schedule slipped) must say "at least X" with X no more than
-# N + 3%; it is counted in GENBOUND and judged no further.
-GENBOUND=0 JUDGED=0
-check3() {
+# verdict NAME N FILE: the search ended on one "Capacity:" line, a figure or
+# "generator-bound: at least X"; either number is no more than N + 3%. That bound holds at
+# any speed: the responder answers at most N a second by its own clock, so a step offered
+# over N + 3% loses over 3% of it whatever the load (a generator that fell behind its
+# schedule makes the step generator-bound, never a pass). The lower bound (the figure is
+# N within 3%) needs the generator and server on time: bench/capacity-responder.sh.
+verdict() {
 	local found
-	found=$(capacity_of "$3")
+	assert_eq "$1: one Capacity line" 1 "$(grep -c '^Capacity' "$3")"
 	if grep -q '^Capacity: generator-bound' "$3"; then
-		GENBOUND=$((GENBOUND + 1))
 		echo "generator-bound (busy machine): $(grep '^Capacity' "$3")"
 		found=$(sed -n 's/.*at least \([0-9]*\) qps.*/\1/p' "$3")
 		assert_le "$1: at least" $(($2 * 103 / 100)) "${found:-0}"
 		return
 	fi
+	found=$(capacity_of "$3")
 	[ -n "$found" ] || fail "$1: no capacity found: $(cat "$3")"
-	JUDGED=$((JUDGED + 1))
-	assert_ge "$1" $(($2 * 97 / 100)) "$found"
-	assert_le "$1" $(($2 * 103 / 100)) "$found"
+	assert_ge "$1: a figure" 1 "$found"
+	assert_le "$1: no more than the server's capacity + 3%" $(($2 * 103 / 100)) "$found"
 }
 
 start_responder C20 -T 1 --capacity 20000
-for i in 1 2; do
-	"$DV" capacity --no-progress -s 127.0.0.1 -p "$C20_PORT" -d "$LIST" --step 1 --settle 0.3 \
-		--from 8000 --plot "$TMP/plot$i" >"$TMP/loss$i" 2>&1 || fail "capacity failed: $(cat "$TMP/loss$i")"
-	# The hockey stick: a data line per step, and the chart.
-	assert_eq "run $i: plot data lines = steps" "$(grep -c '^\[Capacity\] step' "$TMP/loss$i")" \
-		"$(grep -vc '^#' "$TMP/plot$i/capacity-1.dat")"
-	[ -s "$TMP/plot$i/capacity.png" ] || fail "run $i: no capacity.png"
-	check3 "20000 loss SLO run $i" 20000 "$TMP/loss$i"
-done
-# The p99 SLO: a deeper queue (1024 queries, 51 ms at 20,000 qps) so that overload shows
-# as latency well above the few ms a busy test machine adds now and then.
+"$DV" capacity --no-progress -s 127.0.0.1 -p "$C20_PORT" -d "$LIST" --step 1 --settle 0.3 \
+	--from 8000 --plot "$TMP/plot" >"$TMP/loss" 2>&1 || fail "capacity failed: $(cat "$TMP/loss")"
+# The hockey stick: a data line per step, and the chart.
+assert_eq "plot data lines = steps" "$(grep -c '^\[Capacity\] step' "$TMP/loss")" \
+	"$(grep -vc '^#' "$TMP/plot/capacity-1.dat")"
+[ -s "$TMP/plot/capacity.png" ] || fail "no capacity.png"
+verdict "20000 loss SLO" 20000 "$TMP/loss"
+# The p99 SLO: a deeper queue (1024 queries, 51 ms at 20,000 qps): a step offered over
+# the capacity fills it, and every answer then waits the queue's length, over the 20 ms
+# SLO, at any speed.
 start_responder C20B -T 1 --capacity 20000 --capacity-backlog 1024
 "$DV" capacity --no-progress -s 127.0.0.1 -p "$C20B_PORT" -d "$LIST" --step 2 --settle 0.3 \
 	--from 8000 --max-loss 100% --max-p99 20ms >"$TMP/p99" 2>&1 || fail "capacity failed: $(cat "$TMP/p99")"
-check3 "20000 p99 SLO" 20000 "$TMP/p99"
+verdict "20000 p99 SLO" 20000 "$TMP/p99"
 grep -q '^Capacity: generator-bound' "$TMP/p99" || grep -q 'FAIL (p99 ' "$TMP/p99" ||
 	fail "p99 SLO: no step failed on latency: $(cat "$TMP/p99")"
-
-# 100,000 qps needs a machine that can offer up to 115,000: where the generator cannot
-# (a busy 2-core box), the search says generator-bound (check3).
-start_responder C100 -T 1 --capacity 100000 --capacity-backlog 2048
-"$DV" capacity --no-progress -s 127.0.0.1 -p "$C100_PORT" -d "$LIST" --step 2 --settle 0.5 \
-	--from 60000 --factor 1.5 --to 115000 >"$TMP/c100" 2>&1 || fail "capacity failed: $(cat "$TMP/c100")"
-check3 "100000 loss SLO" 100000 "$TMP/c100"
 start_responder FAST -T 1
 
 # Generator-bound: one thread cannot offer 3,000,000 qps; never a server figure.
@@ -69,36 +65,47 @@ echo "steps (G = generator-bound): $(cat "$TMP/gb.seq")"
 [[ $(cat "$TMP/gb.seq") =~ GGG$ ]] || fail "the search did not end on three generator-bound steps"
 [[ $(cat "$TMP/gb.seq") != *GGGG* ]] || fail "more than two retries of a generator-bound step"
 
-# Coordinated omission: the responder stops for 200 ms in a -Q 10000 run; latency from the
-# intended send time shows it at p99.9 (>= 100 ms).
+# Coordinated omission: the responder is stopped before a -Q 10000 run starts and kept
+# stopped 0.5 s after dnsvolley's first query reached its socket (wait_queued). That
+# query waits at least 0.5 s for its answer whatever the load, and its latency from the
+# intended send time shows it: the maximum is at least 0.5 s (0.45 s allowed for the
+# clocks). The percentiles depend on how many queries the generator sent in the stall (a
+# speed figure, bench/capacity-responder.sh).
+# max_intended FILE: the maximum latency from the intended send time, in ms.
+max_intended() {
+	local m
+	m=$(sed -n 's/.*From intended send (s):.*max \([0-9.]*\).*/\1/p' "$1")
+	[ -n "$m" ] || fail "no intended-time line: $(cat "$1")"
+	awk -v v="$m" 'BEGIN { printf "%d", v * 1000 }'
+}
 start_responder CO -T 1
-( sleep 1; kill -STOP "$CO_PID"; sleep 0.2; kill -CONT "$CO_PID" ) &
-stopper=$!
-"$DV" --no-progress -s 127.0.0.1 -p "$CO_PORT" -d "$LIST" -Q 10000 -l 3 >"$TMP/co" 2>&1 ||
-	fail "dnsvolley failed: $(cat "$TMP/co")"
-wait "$stopper"
-p999=$(sed -n 's/.*From intended send (s):.*p99\.9 \([0-9.]*\),.*/\1/p' "$TMP/co")
-[ -n "$p999" ] || fail "no intended-time line: $(cat "$TMP/co")"
-assert_ge "intended p99.9 (ms)" 100 "$(awk -v v="$p999" 'BEGIN { printf "%d", v * 1000 }')"
-# The same over TCP (-m tcp -Q 5000): a full window holds the queries back while the
-# responder is stopped; each still keeps its intended send time, so the stall shows at
-# p99.9 and the queries sent late count in sent_behind (some 1,000 of the 15,000 were due
-# in the stall after the window filled; at least 1 in 1,000 must count).
+kill -STOP "$CO_PID"
+"$DV" --no-progress -s 127.0.0.1 -p "$CO_PORT" -d "$LIST" -Q 10000 -l 2 >"$TMP/co" 2>&1 &
+dv=$!
+wait_queued udp "$CO_PORT"
+sleep 0.5
+kill -CONT "$CO_PID"
+wait "$dv" || fail "dnsvolley failed: $(cat "$TMP/co")"
+assert_ge "stalled 0.5 s: max latency from the intended send (ms)" 450 "$(max_intended "$TMP/co")"
+# The same over TCP (-m tcp -Q 5000, a window of 2 x 100): once the window is full the
+# queries due are held back until the responder runs again; each keeps its intended send
+# time, so the stall shows in the maximum, and the held ones count in sent_behind: of
+# the ~2,500 due in the stall at most 200 (the window) went out on time whatever the
+# generator's speed (a generator too slow to fill the window was itself over 2 ms late),
+# so at least 15 (a tenth of a percent of the run) is a bound no load can break.
 start_responder COT -T 1 --tcp-port 0 --tcp-port-file "$TMP/COT.tcp"
-( sleep 1; kill -STOP "$COT_PID"; sleep 0.2; kill -CONT "$COT_PID" ) &
-stopper=$!
+kill -STOP "$COT_PID"
 "$DV" --no-progress -m tcp -s 127.0.0.1 -p "$(cat "$TMP/COT.tcp")" -d "$LIST" -Q 5000 -l 3 \
-	-c 2 -q 100 >"$TMP/cot" 2>&1 || fail "dnsvolley -m tcp failed: $(cat "$TMP/cot")"
-wait "$stopper"
-p999=$(sed -n 's/.*From intended send (s):.*p99\.9 \([0-9.]*\),.*/\1/p' "$TMP/cot")
-[ -n "$p999" ] || fail "tcp: no intended-time line: $(cat "$TMP/cot")"
-assert_ge "tcp: intended p99.9 (ms)" 100 "$(awk -v v="$p999" 'BEGIN { printf "%d", v * 1000 }')"
+	-c 2 -q 100 >"$TMP/cot" 2>&1 &
+dv=$!
+wait_queued tcp "$(cat "$TMP/COT.tcp")"
+sleep 0.5
+kill -CONT "$COT_PID"
+wait "$dv" || fail "dnsvolley -m tcp failed: $(cat "$TMP/cot")"
+assert_ge "tcp: stalled 0.5 s: max latency from the intended send (ms)" 450 "$(max_intended "$TMP/cot")"
 behind=$(sed -n 's/^ *Sent behind schedule: *\([0-9]*\) .*/\1/p' "$TMP/cot")
 assert_ge "tcp: sent behind schedule" 15 "${behind:-0}"
 assert_eq "tcp: lost" 0 "$(report_field "$TMP/cot" "Queries lost")"
 # An unpaced run has no intended time (the line is absent).
 "$DV" --no-progress -s 127.0.0.1 -p "$CO_PORT" -d "$LIST" -n 1 >"$TMP/unpaced" 2>&1
 assert_eq "unpaced: no intended line" 0 "$(grep -c 'From intended send' "$TMP/unpaced" || true)"
-
-[ "$JUDGED" -gt 0 ] || skip "every search was generator-bound: this machine is too busy to judge the server"
-echo "judged $JUDGED searches, $GENBOUND generator-bound"

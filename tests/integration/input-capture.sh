@@ -7,7 +7,7 @@ DUMP="$top_builddir/tests/helpers/input-dump"
 LIST="$top_srcdir/querylists/soa.txt"   # 10,000 queries
 [ -x "$DV" ] && [ -x "$RESPONDER" ] && [ -x "$DUMP" ] || fail "binaries not built"
 command -v tcpdump >/dev/null || skip "tcpdump not installed (scripts/packages.txt)"
-[ "$(id -u)" -eq 0 ] || skip "capturing on lo needs root"
+[ "$(id -u)" -eq 0 ] || skip_lacks "capturing on lo needs root"
 
 start_responder R -T 1
 PCAP="$TMP/run.pcap"
@@ -20,7 +20,7 @@ TD=$!
 _pids+=("$TD")
 for i in $(seq 200); do
 	grep -q "listening on" "$TMP/tcpdump.err" && break
-	kill -0 "$TD" 2>/dev/null || skip "tcpdump cannot capture here: $(cat "$TMP/tcpdump.err")"
+	kill -0 "$TD" 2>/dev/null || skip_lacks "tcpdump cannot capture here: $(cat "$TMP/tcpdump.err")"
 	sleep 0.025
 done
 grep -q "listening on" "$TMP/tcpdump.err" || fail "tcpdump did not start"
@@ -28,7 +28,7 @@ grep -q "listening on" "$TMP/tcpdump.err" || fail "tcpdump did not start"
 # Rate-limited so the capture keeps up (its drops would be the capture's, not ours).
 "$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 1 -c 8 -Q 20000 -t 1 \
 	>"$TMP/report" 2>"$TMP/report.err" || fail "dnsvolley exited $?: $(cat "$TMP/report.err")"
-sleep 0.5
+wait_pcap "$PCAP" "$(report_field "$TMP/report" "Queries sent")"
 kill -INT "$TD"
 wait "$TD" || true
 stop_responder R
@@ -45,9 +45,10 @@ assert_eq "queries read = responder received" "$(resp_count R received)" "$queri
 assert_eq "clients = sockets (source address + port)" 8 "$clients"
 assert_eq "malformed" 0 "$malformed"
 assert_eq "records" "$sent" "$records"
-# At 20,000 q/s the 10,000 queries span about half a second.
+# At 20,000 q/s the 10,000 queries span at least 9,999 / 20,000 s: the pacer is never
+# early, so no load shortens it (0.4 s allows the capture's clock). How close to 0.5 s
+# it stays is a speed figure (bench/timing-bounds.sh input-capture).
 assert_ge "capture span (ns)" 400000000 "$span"
-assert_le "capture span (ns)" 2000000000 "$span"
 # Every query read back is the list's SOA query: the type column is 6 throughout.
 assert_eq "all SOA" "$sent" "$(tail -n +2 "$TMP/dump" | awk '$3 == 6' | wc -l)"
 # Address only: one client (127.0.0.1).

@@ -1,33 +1,22 @@
 #!/usr/bin/env bash
 # Replaying captured traffic (issue 17): a pcap written by the test (20 clients over
 # 2 s, known times) replayed with --timing original against the responder and
-# captured again on lo: every query is sent at its captured offset (median and p99
-# error asserted), from one source port per client; counts exact. Then --multiply 3,
-# --client-range, --max-clients, -B, the rewrites, and the refusals.
+# captured again on lo: every query is sent, from one source port per client, counts
+# exact; the schedule (captured and scheduled rates, --speed, --multiply) is exact and
+# a replay never ends before its last offset. Then --client-range, --max-clients, -B,
+# the rewrites, and the refusals.
 #
-# Tolerance: the offsets must hold within 1 ms (median and p99). The replay runs at
-# real-time priority where the user may (realtime_prefix in lib.sh: root in CI), so
-# builds and other tests on the machine cannot deschedule it; a p99 of 1.8 ms was
-# seen without it while another test ran beside. Without real-time priority, on a
-# machine loaded beyond its CPUs (1-minute load average above the CPU count) the
-# p99 bound becomes DV_REPLAY_LOADED_P99_US (default 50 ms: a descheduled generator
-# is late by a scheduler slice, which the report's lag line shows too); the median
-# bound stays 1 ms. DV_REPLAY_P99_US overrides the bound outright.
+# How close each query goes out to its offset (median and p99 error: under 1 ms on an
+# idle machine, 2 ms and more beside other work) and how close the achieved rate and run
+# time come to the schedule are speed figures: bench/timing-bounds.sh replay measures
+# them (doc/performance.md). The offsets are printed here, not asserted.
 . "$(dirname "$0")/lib.sh"
 WRITE="$top_srcdir/tests/helpers/write-capture.py"
 OFFSETS="$top_srcdir/tests/helpers/capture-offsets.py"
 [ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
 command -v python3 >/dev/null || skip "python3 not installed"
 command -v tcpdump >/dev/null || skip "tcpdump not installed (scripts/packages.txt)"
-[ "$(id -u)" -eq 0 ] || skip "capturing on lo needs root"
-
-P99_US=1000
-RT=$(realtime_prefix)
-if [ -z "$RT" ] && awk -v n="$(nproc)" '{ exit !($1 > n) }' /proc/loadavg; then
-	P99_US=${DV_REPLAY_LOADED_P99_US:-50000}
-	echo "note: load average $(cut -d' ' -f1 /proc/loadavg) > $(nproc) CPUs: p99 bound ${P99_US} us"
-fi
-P99_US=${DV_REPLAY_P99_US:-$P99_US}
+[ "$(id -u)" -eq 0 ] || skip_lacks "capturing on lo needs root"
 
 python3 "$WRITE" --clients 20 --duration 2 --queries 2000 "$TMP/cap.pcap"
 start_responder R -T 1
@@ -44,12 +33,12 @@ capture_replay() {
 	_pids+=("$td")
 	for i in $(seq 200); do
 		grep -q "listening on" "$TMP/tcpdump.err" && break
-		kill -0 "$td" 2>/dev/null || skip "tcpdump cannot capture here: $(cat "$TMP/tcpdump.err")"
+		kill -0 "$td" 2>/dev/null || skip_lacks "tcpdump cannot capture here: $(cat "$TMP/tcpdump.err")"
 		sleep 0.025
 	done
-	$RT "$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 1 "$@" >"$TMP/report" 2>"$TMP/report.err" ||
+	"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 1 "$@" >"$TMP/report" 2>"$TMP/report.err" ||
 		fail "dnsvolley $* exited $?: $(cat "$TMP/report.err")"
-	sleep 0.3
+	wait_pcap "$out" "$(report_field "$TMP/report" "Queries sent")"
 	kill -INT "$td"
 	wait "$td" || true
 	assert_eq "tcpdump dropped nothing" 0 "$(awk '/dropped by kernel/ { print $1 }' "$TMP/tcpdump.err")"
@@ -73,25 +62,28 @@ cat "$TMP/offsets"
 grep "Lag behind\|Achieved" "$TMP/report"
 assert_eq "queries seen on lo" 2000 "$(field matched)"
 assert_eq "distinct source ports = captured clients" 20 "$(field ports)"
-assert_le "median offset error (us)" 1000 "$(field median_us)"
-assert_le "p99 offset error (us)" "$P99_US" "$(field p99_us)"
+sched=$(awk '/Captured rate/ { print $6 }' "$TMP/report")
 
 # 2. --speed 2: the same offsets halved.
 capture_replay "$TMP/r2.pcap" -d "$TMP/cap.pcap" --timing original --speed 2
 python3 "$OFFSETS" "$TMP/cap.pcap" "$TMP/r2.pcap" 2 >"$TMP/offsets"
 cat "$TMP/offsets"
 assert_eq "speed 2: all seen" 2000 "$(field matched)"
-assert_le "speed 2: median offset error (us)" 1000 "$(field median_us)"
-assert_le "speed 2: p99 offset error (us)" "$P99_US" "$(field p99_us)"
+# The schedule at speed 2 is twice the captured rate (exact: computed, not measured).
+sched2=$(awk '/Captured rate/ { print $6 }' "$TMP/report")
+awk -v a="$sched" -v b="$sched2" 'BEGIN { exit !(b > 1.999 * a && b < 2.001 * a) }' ||
+	fail "speed 2: scheduled $sched2 q/s, not twice $sched"
+# A schedule is never early, so the run lasts at least its last offset (about 2 s / 2)
+# at any load; how much longer is a speed figure (bench/timing-bounds.sh replay).
 run_s=$(awk '/Run time \(s\):/ { print $4 }' "$TMP/report")
-awk -v t="$run_s" 'BEGIN { exit !(t > 0.9 && t < 1.2) }' || fail "speed 2 ran $run_s s, not about 1 s"
+awk -v t="$run_s" 'BEGIN { exit !(t > 0.9) }' || fail "speed 2 ran $run_s s, under the schedule's 1 s"
 
 # -n 2 at speed 2: the capture twice, back to back (one period apart), in about 2 s.
 "$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 1 -d "$TMP/cap.pcap" --timing original --speed 2 \
 	-n 2 >"$TMP/report" 2>&1 || fail "-n 2: $(cat "$TMP/report")"
 assert_eq "-n 2: sent" 4000 "$(report_field "$TMP/report" "Queries sent")"
 run_s=$(awk '/Run time \(s\):/ { print $4 }' "$TMP/report")
-awk -v t="$run_s" 'BEGIN { exit !(t > 1.9 && t < 2.3) }' || fail "-n 2 at speed 2 ran $run_s s, not about 2 s"
+awk -v t="$run_s" 'BEGIN { exit !(t > 1.9) }' || fail "-n 2 at speed 2 ran $run_s s, under the schedule's 2 s"
 
 # 3. --multiply 3: 3x the queries from 3x the clients, 3x the rate.
 capture_replay "$TMP/r3.pcap" -d "$TMP/cap.pcap" --timing original --multiply 3
@@ -103,7 +95,9 @@ assert_eq "multiply: source ports" 60 "$(field ports)"
 sched=$(awk '/Captured rate/ { print $6 }' "$TMP/report")
 achieved=$(awk '/Achieved rate/ { print $4 }' "$TMP/report")
 awk -v s="$sched" 'BEGIN { exit !(s > 2999 && s < 3001) }' || fail "scheduled rate $sched, not 3000"
-awk -v a="$achieved" 'BEGIN { exit !(a > 2970 && a < 3030) }' || fail "achieved rate $achieved, not 3000"
+# How close the achieved rate comes to the schedule is a speed figure, printed only
+# (bench/timing-bounds.sh replay).
+echo "multiply: achieved $achieved q/s of $sched scheduled"
 
 # 4. --client-range: a source address per client; --max-clients merges (client mod N).
 capture_replay "$TMP/r4.pcap" -d "$TMP/cap.pcap" --client-range 127.0.0.0/8 -Q 20000
