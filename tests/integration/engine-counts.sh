@@ -80,11 +80,12 @@ sent=$(f "$TMP/late" "Queries sent")
 late=$(f "$TMP/late" "Late answers")
 assert_eq "late: completed" 0 "$(f "$TMP/late" "Queries completed")"
 assert_eq "late: lost = sent" "$sent" "$(f "$TMP/late" "Queries lost")"
-# Every answer that came back before the drain ended is late; those sent in the
-# last 200 ms (the delay less the timeout: ~400 at 2,000 qps) come back after the
-# pass ended. The bound allows the responder's 300 ms timers another 250 ms of
-# lateness on a loaded machine (100 answers, 50 ms, was too few).
-assert_ge "late: late answers" $((sent - 900)) "$late"
+# Every answer that came back before the drain ended is late, never more than were
+# sent (exact at any load). How many come back in time (all but the last ~400 idle)
+# depends on the responder's 300 ms timers: bench/timing-bounds.sh engine-rate. At least
+# one does: the first answer is due 0.3 s into a 1 s run, and only a responder denied
+# the CPU for the rest of the run could miss it.
+assert_ge "late: late answers" 1 "$late"
 assert_le "late: late answers" "$sent" "$late"
 assert_eq "late: late answers are not unexpected" 0 "$(f "$TMP/late" "Unexpected answers")"
 echo "engine-counts: all assertions hold"

@@ -26,10 +26,15 @@ for C in 2 1; do
 	assert_ge "c$C closed: ICMP errors counted" 1 "${icmp:-0}"
 
 	# SIGINT in the middle of a slow run.
+	# The responder is held stopped until dnsvolley's first query is queued
+	# (wait_queued), so the 1.5 s before the interrupt are run time at any load.
 	start_responder R -T 1 --delay 50
+	kill -STOP "$R_PID"
 	"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 10 -q 100 -c "$C" >"$TMP/int" 2>&1 &
 	dvpid=$!
 	_pids+=("$dvpid")
+	wait_queued udp "$R_PORT"
+	kill -CONT "$R_PID"
 	sleep 1.5
 	kill -INT "$dvpid"
 	set +e
@@ -43,7 +48,10 @@ for C in 2 1; do
 	completed=$(f "$TMP/int" "Queries completed")
 	lost=$(f "$TMP/int" "Queries lost")
 	interrupted=$(f "$TMP/int" "Queries interrupted")
-	assert_ge "c$C interrupt: sent some" 1000 "$sent"
+	# At least the first window (100, sent before any answer); never the whole 100,000:
+	# 100 in flight / 50 ms caps the run at 2,000 q/s, 50 s for all (both at any load;
+	# how many of the ~3,000 idle go out in the 1.5 s is a speed figure).
+	assert_ge "c$C interrupt: sent the first window" 100 "$sent"
 	assert_le "c$C interrupt: stopped early" 99999 "$sent"
 	assert_eq "c$C interrupt: sent = completed + lost + interrupted" "$sent" "$((completed + lost + interrupted))"
 	assert_eq "c$C interrupt: responder received = sent" "$sent" "$(resp_count R received)"

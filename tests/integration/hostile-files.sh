@@ -47,7 +47,9 @@ grep -qF "many.json: 12000 passes, more than the 10000 this dnsvolley reads" err
 	fail "12000 passes: message: $(cat err.txt)"
 # Before the limits (issue 16 item 7) this file took 7 GB and 35 s; now ~0.5 GB, ~1 s.
 assert_le "12000 passes: peak RSS KiB" 800000 "$(cat rss.txt)"
-assert_le "12000 passes: milliseconds" 15000 "$ms"
+# How long it takes (~1 s idle, 35 s before the limits) is a speed figure:
+# bench/timing-bounds.sh hostile-files. The memory bound above holds at any load.
+echo "12000 passes: $ms ms"
 # A file above the byte limit is refused before it is read (a sparse file: no disk used).
 truncate -s 300M huge.json
 rc=0

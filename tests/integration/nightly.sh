@@ -58,6 +58,7 @@ grep -q '^gate max-loss     ok   r/L/hot: lost 0.0000% <= 1%$' "$W/gates.txt" ||
 assert_eq "night 3 gates line" "gates: 4 checked, 2 failed, 0 skipped" "$(tail -1 "$W/gates.txt")"
 stop_responder slow
 qps3=$(awk -F, 'NR > 1 { q = $15 } END { printf "%d", q }' "$W/history.csv")
+# An upper bound the 100 ms delay imposes: load can only lower the rate (independent of load).
 assert_le "night 3 hot qps (bounded by the delay)" 200 "$qps3"
 
 # JUnit of the last night: one testcase per gate and group, the failures carry the figures.

@@ -89,9 +89,14 @@ reply=$(udp_exchange "$plain_PORT" "$QUERY_HEX")
 assert_eq "raw: question echoed with case" "${QUERY_HEX:24}" "${reply:24:${#QUERY_HEX}-24}"
 assert_eq "raw: header" "123485000001000100000000" "${reply:0:24}"
 stop plain
+# The 9 clients (kdig, python) each get an ephemeral port from the kernel, at random:
+# two of them can draw the same one (seen once in CI: 8), so the distinct ports are
+# 2 to 9, the other counts exact.
+pc=$(counts plain)
 assert_eq "plain counts" \
-	"received=9 answered=6 dropped=0 faulty=0 duplicates=0 malformed=3 send-errors=0 source-ports=9" \
-	"$(counts plain)"
+	"received=9 answered=6 dropped=0 faulty=0 duplicates=0 malformed=3 send-errors=0" "${pc% source-ports=*}"
+assert_ge "plain: source ports" 2 "${pc##*source-ports=}"
+assert_le "plain: source ports" 9 "${pc##*source-ports=}"
 
 echo "== --drop-every 2 over 4 queries"
 start_responder drop --drop-every 2 -q
@@ -136,6 +141,7 @@ out=$(q delay slow.example A)
 assert_eq "delayed status" NOERROR "$(status_of <<<"$out")"
 ms=$(sed -n 's/^;; From .* in \([0-9]*\)\.[0-9]* ms$/\1/p' <<<"$out")
 [ -n "$ms" ] || fail "no time in: $out"
+# A lower bound the responder's hold imposes: load can only add to it.
 assert_ge "kdig's time (ms)" 120 "$ms"
 stop delay
 assert_eq "delay counts" "received=1 answered=1 dropped=0" "$(counts delay | cut -d' ' -f1-3)"

@@ -5,7 +5,7 @@
 # x 2 lists (SOA, www A) with --flush emptying unbound's cache. Ground truth from nsd's own
 # query counter, read after every pass (--after-pass): each cold pass costs exactly one
 # authoritative query per name (the default probe, version.bind CH TXT, is answered by
-# unbound itself), each hot pass none; hot p50 latency is below cold p50. Then: -l 5, -l 1
+# unbound itself), each hot pass none; a p50 per pass (hot below cold: a bench figure). Then: -l 5, -l 1
 # and a mistyped flush label are refused before any query (nsd and unbound count 0); with
 # --probe NAME the probe's name is the only extra authoritative query of a cold pass.
 . "$(dirname "$0")/lib.sh"
@@ -51,15 +51,17 @@ rc=0
 after=$(nsd_queries)
 assert_eq "hot passes x 2: nsd queries" 0 $((after - before))
 
-# Latency: each hot pass's p50 is below the cold pass's before it (same list and repeat).
+# Latency: a p50 per pass, paired cold/hot. That each hot p50 is below its cold one (the
+# cache at work) is a speed comparison a loaded machine can reverse: printed here,
+# asserted in bench/timing-bounds.sh study; the cache's work is asserted above as counts
+# (nsd's queries per pass), which hold at any load.
 awk -F': ' '/^   "kind"/ { gsub(/[",]/, "", $2); kind = $2 } /^    "p50_ns"/ { v = $2 + 0; if (kind == "cold") c = v; else if (kind == "hot") printf "%d %d\n", c, v }' \
 	"$TMP/r.json" >"$TMP/p50"
 assert_eq "cold/hot p50 pairs" 4 "$(wc -l <"$TMP/p50")"
 i=0
 while read -r cold hot; do
 	i=$((i + 1))
-	[ "$hot" -lt "$cold" ] || fail "pair $i: hot p50 ${hot} ns is not below cold p50 ${cold} ns"
-	echo "ok: pair $i: hot p50 $hot ns < cold p50 $cold ns"
+	echo "pair $i: hot p50 $hot ns, cold p50 $cold ns"
 done <"$TMP/p50"
 
 # Every query answered NOERROR, nothing lost; the table has its 2 rows x 4 cells.
@@ -69,7 +71,11 @@ assert_eq "table rows" "unbound SOA,unbound A," "$(awk 'NR > 1 { printf "%s %s,"
 assert_eq "cells without loss" 8 "$(grep -o '(lost 0)' "$TMP/table.txt" | wc -l)"
 sent=$(awk -F': ' '/^   "kind"/ { k = $2; want = 1 } /"sent": / && want { if (k ~ /cold/) s += $2 + 0; else h += $2 + 0; want = 0 } END { print s + 0, h + 0 }' "$TMP/r.json")
 assert_eq "queries sent by the 4 cold passes (one run through $N names each)" $((4 * N)) "${sent% *}"
-assert_ge "queries sent by the 4 hot passes (1 s each, at least a run through the list)" $((4 * N)) "${sent#* }"
+# A hot pass of --hot-time 1 stops at 1 s wherever it is in the list: how far it got is
+# a rate (N names a second idle, easily). At any load each sends at least its first
+# window (-q 50, or the whole list when shorter) before any answer can come back.
+w=$((N < 50 ? N : 50))
+assert_ge "queries sent by the 4 hot passes (a window each at least)" $((4 * w)) "${sent#* }"
 noerror=$(awk '/"rcode": \[/ { getline; s += $1 + 0 } END { print s + 0 }' "$TMP/r.json")
 assert_eq "NOERROR answers" $((4 * N + ${sent#* })) "$noerror"
 # The resolver said who it is (version.bind), and the results file kept it.

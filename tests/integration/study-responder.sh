@@ -55,11 +55,13 @@ assert_eq "row labels" "plain SOA,plain A,delayed SOA,delayed A," \
 bad_cells=$(awk 'NR > 1 { for (i = 3; i <= NF; i += 3) if ($i !~ /^[0-9]+$/ || $(i + 1) != "(lost" || $(i + 2) != "0)") n++ } END { print n + 0 }' "$TMP/table.txt")
 assert_eq "cells shaped 'QPS (lost 0)'" 0 "$bad_cells"
 assert_eq "cells per row" "20,20,20,20," "$(awk 'NR > 1 { printf "%d,", NF }' "$TMP/table.txt")"
-# Every delayed cell is under the physical bound, every plain cell above the delayed maximum.
+# Every delayed cell is under the physical bound (20 in flight / 5 ms: load can only
+# lower it). That every plain cell is above the delayed maximum, and every plain p50
+# under 5 ms, needs the machine on time: bench/timing-bounds.sh study.
 delayed_max=$(awk '$1 == "delayed" { for (i = 3; i <= NF; i += 3) if ($i > m) m = $i } END { print m + 0 }' "$TMP/table.txt")
 plain_min=$(awk '$1 == "plain" { for (i = 3; i <= NF; i += 3) if (m == "" || $i < m) m = $i } END { print m + 0 }' "$TMP/table.txt")
 assert_le "delayed target's highest qps (20 in flight / 5 ms)" 4000 "$delayed_max"
-assert_ge "plain target's lowest qps (above the delayed maximum)" $((delayed_max + 1)) "$plain_min"
+echo "plain target's lowest qps $plain_min, delayed target's highest $delayed_max"
 
 # --- the results file: one key per line; pass order, kinds, counts, latency
 [ -s "$TMP/r.json" ] || fail "no results file"
@@ -82,10 +84,8 @@ assert_eq "passes whose names_asked is their list's size" 24 \
 	"$(awk -F': ' -v a="$N_A" -v s="$N_SOA" '/^   "list"/ { l = $2 + 0 } /^   "names_asked"/ { n += ($2 + 0 == (l ? a : s)) } END { print n + 0 }' "$TMP/r.json")"
 awk '/^Coverage/ { on = 1; next } on && NF == 0 { exit } on { print }' "$TMP/out.txt" >"$TMP/cov.txt"
 assert_eq "coverage cells of 100%" 24 "$(awk 'NR > 1 { for (i = 3; i <= NF; i++) if ($i == "100%") n++ } END { print n + 0 }' "$TMP/cov.txt")"
-slow_plain=$(awk '$1 == 0 && $2 >= 5000000' "$TMP/p50.txt" | wc -l)
 fast_delayed=$(awk '$1 == 1 && $2 < 5000000' "$TMP/p50.txt" | wc -l)
-assert_eq "plain passes with p50 >= 5 ms" 0 "$slow_plain"
-assert_eq "delayed passes with p50 < 5 ms (the responder holds 5 ms)" 0 "$fast_delayed"
+assert_eq "delayed passes with p50 < 5 ms (the responder holds 5 ms: at any load)" 0 "$fast_delayed"
 
 # The responders' own counts: every query sent by a pass, plus the readiness probes (from
 # the results file's probe_queries), and nothing else.

@@ -27,6 +27,7 @@ while read -r mark status name type lat extra; do
 	else
 		[ "$status" = NOERROR ] || fail "line $n: status $status, expected NOERROR"
 		[[ $lat =~ ^0\.[0-9]{6}$ ]] || fail "line $n: latency '$lat' is not seconds with 6 decimals"
+		# Load-independent: an answer later than -t 0.3 is lost, never given a latency.
 		awk -v l="$lat" 'BEGIN { exit !(l > 0 && l < 0.3) }' || fail "line $n: latency $lat outside (0, -t)"
 	fi
 done <"$TMP/lines"
