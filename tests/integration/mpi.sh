@@ -124,7 +124,11 @@ start_responder Q -T 1
 	fail "mpirun exited $?: $(cat "$TMP/q.err")"
 stop_responder Q
 qsent=$(f "$TMP/q.out" "Queries sent")
-assert_ge "rate: merged sent (150,000 - 0.1%)" 149850 "$qsent"
+# Never above the schedule (+0.1%: the ranks' rounding), at any load: the pacer is never
+# early. How close below it the ranks end depends on how late their last ticks run (a
+# speed figure, 0.1% idle: bench/timing-bounds.sh mpi); half is a gross-error bound only
+# a rank denied the CPU for half its run could break.
+assert_ge "rate: merged sent (half of 150,000 at least)" 75000 "$qsent"
 assert_le "rate: merged sent (150,000 + 0.1%)" 150150 "$qsent"
 
 # Start a 3-rank run of -l 6 under orte_enable_recovery, each rank in a wrapper that
@@ -174,8 +178,9 @@ wait "$mpid" || mrc=$?
 took=$(($(date +%s) - t0))
 stop_responder K
 # -l 6, then rank 0 waits -t + 5 s + 10% for rank 1; rank 2 may then wait in MPI_Finalize
-# (DV_DIST_FINALIZE_S, 10 s): 6 + 6.6 + 10, and start-up beside other tests.
-assert_le "killed rank: seconds until the run ended" 30 "$took"
+# (DV_DIST_FINALIZE_S, 10 s): 6 + 6.6 + 10 = 22.6 s. The bound tells those bounded waits
+# from a hang (a liveness check, not a speed one): 80 s leaves load over 50 s.
+assert_le "killed rank: seconds until the run ended (not hung)" 80 "$took"
 grep -q "rank 1 (.*) sent no result" "$TMP/kill.err" || fail "no clear error: $(cat "$TMP/kill.err")"
 echo "ok: error: $(grep 'rank 1' "$TMP/kill.err")"
 assert_eq "killed rank: rank 0's exit status (the run failed)" 3 "$(cat "$TMP/kill.status.0")"
@@ -205,8 +210,10 @@ kill -KILL "$victim"
 wait "$mpid" || true
 stop_responder H
 assert_eq "hung rank: rank 1 was still stopped while the others ended" T "$stopped"
-# 5 s of the pass left, rank 0's wait for rank 1 (-t + 5 s + 10%), the finalize bound.
-assert_le "hung rank: seconds until rank 0 and rank 2 ended" 30 "$took"
+# 5 s of the pass left, rank 0's wait for rank 1 (-t + 5 s + 10%), the finalize bound:
+# 21.6 s. Hung, the loop above gives up after 90 s: 80 s tells the bounded waits from a
+# hang whatever the load (a liveness check, not a speed one).
+assert_le "hung rank: seconds until rank 0 and rank 2 ended (not hung)" 80 "$took"
 assert_eq "hung rank: rank 0's exit status (the run failed)" 3 "$(cat "$TMP/hung.status.0" 2>/dev/null)"
 assert_eq "hung rank: rank 2 ended on its own, status 0" 0 "$(cat "$TMP/hung.status.2" 2>/dev/null)"
 grep -q "rank 1 (.*) sent no result" "$TMP/hung.err" || fail "hung: no clear error: $(cat "$TMP/hung.err")"
