@@ -44,10 +44,6 @@ skip_setup() {
 	exit 77
 }
 skip() { skip_setup "$@"; }
-# needs CMD [PACKAGE]: skip_setup unless CMD is on the PATH.
-needs() {
-	command -v "$1" >/dev/null || skip_setup "$1 is not installed${2:+ (Debian package $2, scripts/packages.txt)}"
-}
 assert_eq() { # NAME EXPECTED ACTUAL
 	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
 	echo "ok: $1 = $3"
