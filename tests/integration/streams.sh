@@ -34,17 +34,21 @@ grep -q "none.pem: cannot read it" <(
 
 # check NAME JSON LISTENER: exact counts of a faulted run against the responder NAME.
 # sent = the list (nothing re-sent); completed = the server's answers; lost = the queries
-# the server read and did not answer (in flight on the reset connections); every lost
-# query is lost with its connection; one reset and one reopen per faulted connection.
+# the server read and did not answer plus those it never read (in flight on the reset
+# connections: how many were still in its socket when it reset one depends on how the
+# two processes were scheduled, 0-20 under a CPU hog); every lost query is lost with
+# its connection; one reset and one reopen per faulted connection.
 check_resets() {
-	local name=$1 json=$2 l=$3 sent completed lost conn_lost reset reopened opened failed abandoned
+	local name=$1 json=$2 l=$3 sent received completed lost conn_lost reset reopened opened failed abandoned
 	read -r sent completed lost conn_lost reset reopened opened failed abandoned < <(jc "$json" \
 		sent completed lost conn_lost conn_reset conn_reopened conn_opened conn_failed \
 		conn_abandoned)
 	assert_eq "$l: sent (nothing re-sent)" 100000 "$sent"
-	assert_eq "$l: the server received every query once" "$sent" "$(resp_count "$name" "$l-received")"
+	received=$(resp_count "$name" "$l-received")
+	assert_le "$l: the server received each query once at most" "$sent" "$received"
 	assert_eq "$l: completed = server's answered" "$(resp_count "$name" "$l-answered")" "$completed"
-	assert_eq "$l: lost = server's unanswered" "$(resp_count "$name" "$l-unanswered")" "$lost"
+	assert_eq "$l: lost = server's unanswered + never read by it" \
+		"$(($(resp_count "$name" "$l-unanswered") + sent - received))" "$lost"
 	assert_eq "$l: lost with their connection" "$lost" "$conn_lost"
 	# A reset the server sends after the pass's last answer may reach the server only.
 	sreset=$(resp_count "$name" "$l-resets")
