@@ -260,8 +260,11 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 			if (e->rx_stamped)
 				e->stats.c.wire_timed++;
 		}
-		if (b != NULL)
+		if (b != NULL) {
 			b->completed++;
+			b->failed +=
+			    rcode != DV_DNS_RCODE_NOERROR && rcode != DV_DNS_RCODE_NXDOMAIN;
+		}
 		e->stats.c.completed++;
 		e->stats.c.rcode[rcode]++;
 		if (DV_WIRE_TC(buf)) {
