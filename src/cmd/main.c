@@ -57,6 +57,9 @@ static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
 
 	dv_input_options_init(&io);
 	io.ql = st->ql;
+	if (st->replay.capture_server != NULL &&
+	    (rc = dv_input_set_server(&io, st->replay.capture_server, err)) != 0)
+		return rc;
 	rc = dv_input_load(&l->ql, l->path, st->input_kind, &io, &is, err);
 	if (rc != 0)
 		return rc;

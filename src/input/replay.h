@@ -24,6 +24,9 @@ typedef struct dv_replay_options {
 	bool strip_edns_options; /* every EDNS option dropped from the OPT RR (the OPT RR kept) */
 	bool strip_ecs;          /* EDNS Client Subnet (option 8) dropped */
 	bool force_rd;           /* RD set in every query */
+	/* --capture-server ADDR[:PORT]: a capture's queries are those sent to this server
+	 * (dv_input_set_server's syntax); NULL: to port 53, any address. Not owned. */
+	const char *capture_server;
 } dv_replay_options_t;
 
 /* timing list, speed 1, multiply 1, max_clients DV_REPLAY_MAX_CLIENTS_DEFAULT, no rewrites. */
