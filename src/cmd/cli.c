@@ -957,10 +957,9 @@ static int opt_dnsperf(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case 'W':
 		ps->cfg->warnings_stdout = true;
 		return 0;
-	case 'y':
-		return dv_err_set(
-		    err, -EINVAL,
-		    "-y: TSIG is not supported yet; dnsvolley sends unsigned queries");
+	case 'y': /* TSIG: the list is signed ahead of the run (src/input/tsig.h) */
+		ps->cfg->study.replay.tsig_on = true;
+		return dv_tsig_key_parse(&ps->cfg->study.replay.tsig, val, err);
 	case 'u':
 		return dv_err_set(err, -EINVAL,
 		                  "-u: dynamic updates are not supported yet; dnsvolley sends "

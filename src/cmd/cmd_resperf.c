@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
 #include "cmd/target.h"
 #include "engine/run.h"
 #include "input/querylist.h"
+#include "input/tsig.h"
 #include "results/plot_capacity.h"
 
 #define EXIT_USAGE      2
@@ -27,12 +29,14 @@ typedef struct rp_opts {
 	dv_querylist_options_t qo; /* -e, -D, -E */
 	uint64_t port, local_port, max_qps, outstanding, clients, threads, buf_kb;
 	double ramp_s, const_s, max_loss, timeout_s, interval_s;
-	int family;          /* -f */
-	bool port_set;       /* -p given (else the mode's port) */
-	bool reopen;         /* -R: the list is used again from its start when it runs out */
-	bool verbose;        /* -v */
-	FILE *log;           /* warnings and errors: stderr, or stdout with -W */
-	FILE *plot_f;        /* -P, opened before the run so a bad path fails before measuring */
+	int family;    /* -f */
+	bool port_set; /* -p given (else the mode's port) */
+	bool reopen;   /* -R: the list is used again from its start when it runs out */
+	bool verbose;  /* -v */
+	FILE *log;     /* warnings and errors: stderr, or stdout with -W */
+	FILE *plot_f;  /* -P, opened before the run so a bad path fails before measuring */
+	bool tsig_on;  /* -y: the list is signed before the run (input/tsig.h) */
+	dv_tsig_key_t tsig;
 	dv_run_config_t run; /* -M, -O and the transport options go straight here */
 } rp_opts_t;
 
@@ -57,7 +61,7 @@ static void usage(FILE *f)
 	        "the\n"
 	        "list when it runs out, -W warnings on stdout); -T threads and -o are "
 	        "dnsvolley's.\n"
-	        "Refused, with why: -y (TSIG), -F N other than 0.\n"
+	        "Refused, with why: -F N other than 0.\n"
 	        "Defaults as resperf's: -m 100000 -r 60 -c 0 -L 100 -q 65536 -t 45 -C 1 -i "
 	        "0.5; -T 1.\n");
 }
@@ -229,6 +233,7 @@ static int parse_load(rp_opts_t *o, int c, const char *v)
 /* The rest: -e -D -E -v -W -R -F -y -O -h -H, and getopt's complaints. -1: help printed. */
 static int parse_other(rp_opts_t *o, int c, const char *v)
 {
+	dv_err_t err = {{0}};
 	uint64_t n;
 
 	switch (c) {
@@ -255,8 +260,11 @@ static int parse_other(rp_opts_t *o, int c, const char *v)
 			              "them; -F 0 (never end early) is accepted");
 		return 0;
 	case 'y':
-		return refuse('y', "TSIG is not supported by dnsvolley resperf; it sends unsigned "
-		                   "queries");
+		o->tsig_on = true;
+		if (dv_tsig_key_parse(&o->tsig, v, &err) == 0)
+			return 0;
+		fprintf(stderr, PFX "%s\n", err.msg);
+		return EXIT_USAGE;
 	case 'O':
 		return parse_long(o, v);
 	case 'h':
@@ -521,8 +529,10 @@ int dv_cmd_resperf(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	memset(&ql, 0, sizeof(ql));
-	if (dv_querylist_load(&ql, o.list, &o.qo, &err) != 0) {
+	if (dv_querylist_load(&ql, o.list, &o.qo, &err) != 0 ||
+	    (o.tsig_on && dv_tsig_sign_list(&ql, &o.tsig, (uint64_t)time(NULL), &err) != 0)) {
 		fprintf(o.log, PFX "-d: %s\n", err.msg);
+		dv_querylist_free(&ql);
 		fclose(o.plot_f);
 		return EXIT_USAGE;
 	}

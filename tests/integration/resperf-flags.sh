@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # Refused before anything runs, and named: -P to a path that cannot be written (resperf
-# itself finds out only after its test), -F N, -y, an unknown flag, a bad -O.
+# itself finds out only after its test), -F N, a bad -y, an unknown flag, a bad -O.
 refused() { # EXPECTED-PREFIX ARGS...
 	local want=$1 rc=0
 	shift
@@ -19,7 +19,7 @@ refused() { # EXPECTED-PREFIX ARGS...
 }
 refused "-P /nonexistent/x: No such file" -P /nonexistent/x -m 10 -r 1
 refused "-F: dnsvolley does not end the ramp" -F 1000
-refused "-y: TSIG" -y hmac-sha256:key:YWJjZA==
+refused "-y: 'hmac-x' is not a TSIG algorithm" -y hmac-x:key:YWJjZA==
 refused "-Z is not a resperf flag" -Z
 refused "-O: 'nope=1' is not a long option" -O nope=1
 refused "-M: 'quic' is not a mode" -M quic
