@@ -21,6 +21,7 @@ edns_of() {
 import socket, struct, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind(("127.0.0.1", int(sys.argv[1])))
+open(sys.argv[2] + ".ready", "w").close()
 s.settimeout(10)  # until the first query; then 1 s of silence ends it
 seen = set()
 try:
@@ -43,7 +44,10 @@ except socket.timeout:
 open(sys.argv[2], "w").write(" ".join(sorted(seen)) + "\n")
 PY
 	local lpid=$!
-	sleep 0.3
+	# Sent before the listener is bound, the first queries would be refused (a loaded
+	# machine starts python3 slowly): wait for its bind.
+	for _ in $(seq 400); do [ -e "$TMP/edns.ready" ] && break; sleep 0.025; done
+	rm -f "$TMP/edns.ready"
 	"$DV" resperf -s 127.0.0.1 -p "$port" -d "$top_srcdir/querylists/soa.txt" -m 200 -r 1 -t 0.2 \
 		-P "$TMP/edns.plot" "$@" >/dev/null 2>&1 || fail "resperf $*: exit $?"
 	wait "$lpid" || fail "the EDNS listener failed"
