@@ -21,6 +21,9 @@ INTEGRATION_TESTS = \
 	tests/integration/closed-stdout.sh tests/integration/hostile-files.sh \
 	tests/integration/signals.sh \
 	tests/integration/mpi.sh tests/integration/mpi-study.sh tests/integration/mpi-netns.sh
+# issue 24: resperf's flags and plot file, --capture-server, per-line flags, TSIG, updates
+INTEGRATION_TESTS += tests/integration/resperf-flags.sh tests/integration/capture-server.sh \
+	tests/integration/query-flags.sh tests/integration/tsig.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
 # how this build is configured, so the sanitizer builds leave it out.
 if !SANITIZED

@@ -751,8 +751,8 @@ static int opt_output(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	return NOT_MINE;
 }
 
-/* -O suppress=TYPE[,TYPE...]: dnsperf's warning types, each checked. */
-static int parse_suppress(const char *val, dv_err_t *err)
+/* -O suppress=TYPE[,TYPE...]: dnsperf's warning types, each checked (cli.h). */
+int dv_cli_parse_suppress(const char *val, dv_err_t *err)
 {
 	static const char *const types[] = {"timeouts", "congestion", "sendfailed", "sockready",
 	                                    "unexpected"};
@@ -810,7 +810,7 @@ static int parse_long_option(parse_state_t *ps, const char *arg, dv_err_t *err)
 	if (val == NULL)
 		return dv_err_set(err, -EINVAL, "-O %s needs a value (%s=VALUE)", name, name);
 	if (strcmp(name, "suppress") == 0)
-		return parse_suppress(val, err);
+		return dv_cli_parse_suppress(val, err);
 	if (strcmp(name, "num-queries-per-conn") == 0) {
 		if (parse_count("-O num-queries-per-conn", val, 1, UINT32_MAX, &v, err) != 0)
 			return -EINVAL;
@@ -957,10 +957,9 @@ static int opt_dnsperf(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case 'W':
 		ps->cfg->warnings_stdout = true;
 		return 0;
-	case 'y':
-		return dv_err_set(
-		    err, -EINVAL,
-		    "-y: TSIG is not supported yet; dnsvolley sends unsigned queries");
+	case 'y': /* TSIG: the list is signed ahead of the run (src/input/tsig.h) */
+		ps->cfg->study.replay.tsig_on = true;
+		return dv_tsig_key_parse(&ps->cfg->study.replay.tsig, val, err);
 	case 'u':
 		return dv_err_set(err, -EINVAL,
 		                  "-u: dynamic updates are not supported yet; dnsvolley sends "

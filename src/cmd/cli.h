@@ -35,5 +35,7 @@ typedef struct dv_config {
 int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err);
 void dv_config_free(dv_config_t *cfg);
 void dv_cli_usage(FILE *out);
+/* -O suppress=TYPE[,TYPE...] (dnsperf's, resperf's): 0, or -EINVAL naming the bad type. */
+int dv_cli_parse_suppress(const char *val, dv_err_t *err);
 
 #endif

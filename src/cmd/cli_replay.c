@@ -74,6 +74,21 @@ static int parse_factor(const char *flag, const char *val, uint64_t max, uint32_
 	return 0;
 }
 
+/* --capture-server ADDR[:PORT]: checked now, applied to each capture as it is read. */
+static int capture_server(dv_replay_options_t *o, const char *val, dv_err_t *err)
+{
+	dv_input_options_t io;
+
+	dv_input_options_init(&io);
+	if (dv_input_set_server(&io, val, err) != 0)
+		return dv_err_set(err, -EINVAL,
+		                  "--capture-server: '%s' is not ADDR[:PORT] (e.g. 192.0.2.1, "
+		                  "127.0.0.1:5300, [::1]:5300)",
+		                  val);
+	o->capture_server = val;
+	return 0;
+}
+
 int dv_cli_replay_opt(dv_study_t *st, int c, const char *val, dv_err_t *err)
 {
 	dv_replay_options_t *o = &st->replay;
@@ -116,6 +131,8 @@ int dv_cli_replay_opt(dv_study_t *st, int c, const char *val, dv_err_t *err)
 	case DV_OPT_FORCE_RD:
 		o->force_rd = true;
 		return 0;
+	case DV_OPT_CAPTURE_SERVER:
+		return capture_server(o, val, err);
 	}
 	return DV_CLI_REPLAY_NOT_MINE;
 }
@@ -142,6 +159,8 @@ void dv_cli_replay_usage(FILE *out)
 	      "  --client-range ADDR/PREFIX  a source address per client (default: a port each)\n"
 	      "  --max-clients N        clients beyond N merged (client mod N) (1000)\n"
 	      "  --multiply N           N rotated copies with disjoint clients\n"
-	      "  --strip-edns-options  --strip-ecs  --force-rd   query rewrites\n",
+	      "  --strip-edns-options  --strip-ecs  --force-rd   query rewrites\n"
+	      "  --capture-server ADDR[:PORT]  take the queries sent to this server from a\n"
+	      "                         capture (default: to port 53, any address)\n",
 	      out);
 }

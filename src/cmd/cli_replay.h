@@ -18,6 +18,7 @@ enum {
 	DV_OPT_STRIP_EDNS_OPTIONS,
 	DV_OPT_STRIP_ECS,
 	DV_OPT_FORCE_RD,
+	DV_OPT_CAPTURE_SERVER,
 };
 
 /* The long options of the group, for cli.c's table (short: -B). */
@@ -30,6 +31,7 @@ enum {
 	    {"multiply", required_argument, NULL, DV_OPT_MULTIPLY},                                \
 	    {"strip-edns-options", no_argument, NULL, DV_OPT_STRIP_EDNS_OPTIONS},                  \
 	    {"strip-ecs", no_argument, NULL, DV_OPT_STRIP_ECS},                                    \
+	    {"capture-server", required_argument, NULL, DV_OPT_CAPTURE_SERVER},                    \
 	{                                                                                          \
 		"force-rd", no_argument, NULL, DV_OPT_FORCE_RD                                     \
 	}

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -48,6 +49,15 @@ static void fill_metadata(dv_study_t *st)
 	st->start_wall_ns = dv_wall_ns();
 }
 
+/* The time a list is signed at (TSIG): now; tests skew it with DNSVOLLEY_TEST_TSIG_SKEW
+ * (seconds, signed) to see a server's BADTIME. */
+static uint64_t tsig_time_s(void)
+{
+	const char *skew = getenv("DNSVOLLEY_TEST_TSIG_SKEW");
+
+	return (uint64_t)((long long)time(NULL) + (skew != NULL ? atoll(skew) : 0));
+}
+
 /* One list: read (any input kind), then prepared for replay (src/input/replay.h). */
 static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
 {
@@ -57,6 +67,9 @@ static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
 
 	dv_input_options_init(&io);
 	io.ql = st->ql;
+	if (st->replay.capture_server != NULL &&
+	    (rc = dv_input_set_server(&io, st->replay.capture_server, err)) != 0)
+		return rc;
 	rc = dv_input_load(&l->ql, l->path, st->input_kind, &io, &is, err);
 	if (rc != 0)
 		return rc;
@@ -70,6 +83,9 @@ static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
 		        is.bad[0].pos, is.bad[0].what);
 	rc = dv_replay_prepare(&l->ql, &st->replay, &l->replay, err);
 	if (rc != 0)
+		return rc;
+	if (st->replay.tsig_on &&
+	    (rc = dv_tsig_sign_list(&l->ql, &st->replay.tsig, tsig_time_s(), err)) != 0)
 		return rc;
 	if (l->ql.client != NULL && st->run.threads > 1)
 		return dv_err_set(err, -EINVAL,

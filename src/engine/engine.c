@@ -10,6 +10,7 @@
 #include <ldns/ldns.h>
 
 #include "base/wire.h"
+#include "input/tsig.h"
 
 int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity, uint64_t timeout_ns,
                    uint64_t first_seq, uint64_t step, uint64_t end_seq)
@@ -157,6 +158,32 @@ static void verbose_line(dv_engine_t *e, const char *status, uint32_t qidx, doub
 		fprintf(e->verbose, "> %s %s %s\n", status, name, type);
 }
 
+/* -y: the answer's TSIG outcome, counted apart (doc/numbers.md). */
+static void count_tsig(dv_counters_t *c, const uint8_t *buf, size_t len, size_t rqlen)
+{
+	int e = dv_tsig_answer_error(buf, len, rqlen);
+
+	c->tsig_unsigned += e == DV_TSIG_UNSIGNED;
+	c->tsig_badsig += e == DV_TSIG_BADSIG;
+	c->tsig_badkey += e == DV_TSIG_BADKEY;
+	c->tsig_badtime += e == DV_TSIG_BADTIME;
+	c->tsig_other_error +=
+	    e > 0 && e != DV_TSIG_BADSIG && e != DV_TSIG_BADKEY && e != DV_TSIG_BADTIME;
+}
+
+/*
+ * -y: a TSIG error answer without its question (nsd sends BADSIG, BADKEY and BADTIME so):
+ * matched by ID and socket alone, with *rqlen 0.
+ */
+static bool tsig_error_answer(const dv_engine_t *e, const uint8_t *buf, size_t len, size_t *rqlen)
+{
+	if (!e->ql->tsig || len < DV_DNS_HEADER_LEN || (buf[2] & DV_DNS_QR) == 0 ||
+	    DV_WIRE_QDCOUNT(buf) != 0 || dv_tsig_answer_error(buf, len, 0) <= 0)
+		return false;
+	*rqlen = 0;
+	return true;
+}
+
 static bool retry_later(int err)
 {
 	return err == EAGAIN || err == EWOULDBLOCK || err == EINTR || err == ENOBUFS;
@@ -214,7 +241,7 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 	dv_slot_t *s;
 	uint16_t id;
 
-	if (!dv_wire_check_response(buf, len, &rqlen)) {
+	if (!dv_wire_check_response(buf, len, &rqlen) && !tsig_error_answer(e, buf, len, &rqlen)) {
 		e->stats.c.malformed++;
 		return;
 	}
@@ -227,7 +254,8 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 	}
 	q = dv_querylist_get(e->ql, s->qidx, &qwire);
 	qlen = dv_querylist_question_len(e->ql, s->qidx);
-	if (!dv_wire_question_equal(q + DV_DNS_HEADER_LEN, qlen, buf + DV_DNS_HEADER_LEN, rqlen)) {
+	if (rqlen > 0 &&
+	    !dv_wire_question_equal(q + DV_DNS_HEADER_LEN, qlen, buf + DV_DNS_HEADER_LEN, rqlen)) {
 		e->stats.c.unexpected++;
 		return;
 	}
@@ -260,18 +288,24 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 			if (e->rx_stamped)
 				e->stats.c.wire_timed++;
 		}
-		if (b != NULL)
+		if (b != NULL) {
 			b->completed++;
+			b->failed +=
+			    rcode != DV_DNS_RCODE_NOERROR && rcode != DV_DNS_RCODE_NXDOMAIN;
+		}
 		e->stats.c.completed++;
 		e->stats.c.rcode[rcode]++;
+		if (e->ql->tsig)
+			count_tsig(&e->stats.c, buf, len, rqlen);
 		if (DV_WIRE_TC(buf)) {
 			e->stats.c.truncated++;
 			if (e->tc_fn != NULL)
 				e->tc_fn(e->tc_ctx, s->qidx);
 		}
 		e->stats.c.bytes_received += len;
-		dv_stats_qtype_completed(&e->stats.c,
-		                         dv_wire_get16(buf + DV_DNS_HEADER_LEN + rqlen - 4));
+		dv_stats_qtype_completed(
+		    &e->stats.c, rqlen > 0 ? dv_wire_get16(buf + DV_DNS_HEADER_LEN + rqlen - 4)
+		                           : query_qtype(e->ql, s->qidx));
 		dv_hist_add(&e->stats.latency, lat);
 		if (e->paced)
 			dv_hist_add(&e->stats.latency_intended,

@@ -26,6 +26,8 @@
 /* The fate of the queries sent in one interval (intervals by send time, doc/numbers.md). */
 typedef struct dv_send_bucket {
 	uint64_t sent, completed, lost;
+	/* of completed: rcode other than NOERROR and NXDOMAIN (resperf's failures) */
+	uint64_t failed;
 } dv_send_bucket_t;
 
 typedef struct dv_engine {

@@ -614,7 +614,8 @@ static void intervals_by_send_time(dv_pass_t *p, uint32_t started)
 	if (res->n_intervals == 0)
 		return;
 	for (k = 0; k < res->n_intervals; k++)
-		res->intervals[k].sent = res->intervals[k].completed = res->intervals[k].lost = 0;
+		res->intervals[k].sent = res->intervals[k].completed = res->intervals[k].lost =
+		    res->intervals[k].failed = 0;
 	for (i = 0; i < started; i++) {
 		const dv_engine_t *e = &p->w[i].eng;
 		for (k = 0; k < e->nbucket; k++) {
@@ -622,6 +623,7 @@ static void intervals_by_send_time(dv_pass_t *p, uint32_t started)
 			iv->sent += e->bucket[k].sent;
 			iv->completed += e->bucket[k].completed;
 			iv->lost += e->bucket[k].lost;
+			iv->failed += e->bucket[k].failed;
 		}
 	}
 	if (!p->cfg->interval_print)

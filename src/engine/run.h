@@ -16,6 +16,7 @@ typedef struct dv_interval {
 	uint64_t sent; /* in this interval */
 	uint64_t completed;
 	uint64_t lost;
+	uint64_t failed;   /* by send time only: answers other than NOERROR and NXDOMAIN */
 	uint64_t inflight; /* at the end of the interval */
 	double qps;        /* completed / interval length */
 	double lat_mean_ns, lat_p50_ns, lat_p99_ns;

@@ -142,7 +142,17 @@ typedef struct dv_qtype_count {
 	X(sent_behind, NULL, NULL, DV_CTR_OPTIONAL)                                                \
 	/* paced, stream transports: sends the server held back (its stream limit, an unread       \
 	 * send buffer): times a connection with room in -q's share took fewer queries than due */ \
-	X(server_holds, NULL, NULL, DV_CTR_OPTIONAL)
+	X(server_holds, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	/* -y (TSIG): answers with no TSIG RR (also in completed, never signed-OK) */              \
+	X(tsig_unsigned, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	/* -y: answers whose TSIG says BADSIG (RFC 8945 error 16; also in completed) */            \
+	X(tsig_badsig, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* -y: answers whose TSIG says BADKEY (17) */                                              \
+	X(tsig_badkey, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* -y: answers whose TSIG says BADTIME (18) */                                             \
+	X(tsig_badtime, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	/* -y: answers with another TSIG error */                                                  \
+	X(tsig_other_error, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

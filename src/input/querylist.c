@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "base/dns.h"
+#include "input/qflags.h"
 
 /*
  * Why the bytes are written by hand: building an ldns_pkt and calling
@@ -58,6 +59,8 @@ typedef struct ql_builder {
 	size_t opt_len;
 	ql_type_cache_ent_t tcache[QL_TYPE_CACHE];
 	unsigned tcache_next;
+	uint16_t *qlen; /* question lengths (off_cap entries): kept when a line has flags */
+	bool flagged;   /* a line had per-line flags (qflags.h): OPT RRs differ in length */
 } ql_builder_t;
 
 void dv_querylist_options_init(dv_querylist_options_t *opts)
@@ -321,6 +324,10 @@ static int grow(ql_builder_t *b)
 		if (o == NULL)
 			return -ENOMEM;
 		b->off = o;
+		uint16_t *q = realloc(b->qlen, cap * sizeof(*q));
+		if (q == NULL)
+			return -ENOMEM;
+		b->qlen = q;
 		b->off_cap = cap;
 	}
 	return 0;
@@ -364,6 +371,31 @@ static size_t tokenize(const char *p, size_t len, ql_tok_t *tok, size_t max, boo
 }
 
 /*
+ * Per-line flags: the line's last field (not the name) cut at its first comma, the rest
+ * parsed (qflags.h). 1 with f filled, 0 when the line has none, -EINVAL with msg.
+ */
+static int line_flags(ql_tok_t *tok, size_t ntok, dv_qflags_t *f, char *msg, size_t msgsz)
+{
+	ql_tok_t *last = &tok[ntok - 1];
+	const char *c;
+	int rc;
+
+	if (ntok < 2 || ntok > QL_MAX_TOKENS - 1)
+		return 0;
+	for (size_t i = 1; i + 1 < ntok; i++)
+		if (memchr(tok[i].p, ',', tok[i].len) != NULL)
+			return fail_tok(msg, msgsz,
+			                "query flags follow the line's last field, joined by "
+			                "commas, no spaces:",
+			                tok[i].p, tok[i].len);
+	if ((c = memchr(last->p, ',', last->len)) == NULL)
+		return 0;
+	rc = dv_qflags_parse(c + 1, last->len - (size_t)(c + 1 - last->p), f, msg, msgsz);
+	last->len = (size_t)(c - last->p);
+	return rc != 0 ? rc : 1;
+}
+
+/*
  * Compile one line. Returns 1 when a query was added, 0 for a blank or comment
  * line, -EINVAL with msg for a malformed line, other negatives for fatal errors.
  */
@@ -374,7 +406,8 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 	uint8_t *m;
 	size_t ntok, w;
 	bool nul;
-	int nlen, rc;
+	int nlen, rc, flags;
+	dv_qflags_t qf;
 
 	ntok = tokenize(p, len, tok, QL_MAX_TOKENS, &nul);
 	if (ntok == 0)
@@ -394,6 +427,8 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 		return nlen;
 	if (ntok == 1)
 		return fail_tok(msg, msgsz, "missing query type after name", tok[0].p, tok[0].len);
+	if ((flags = line_flags(tok, ntok, &qf, msg, msgsz)) < 0)
+		return flags;
 	if (ntok > 3)
 		return fail_tok(msg, msgsz,
 		                "stray extra field (expected NAME TYPE [CLASS]):", tok[3].p,
@@ -425,8 +460,18 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 	m[w++] = (uint8_t)type;
 	m[w++] = (uint8_t)(cls >> 8);
 	m[w++] = (uint8_t)cls;
-	memcpy(m + w, b->opt_rr, b->opt_len);
-	w += b->opt_len;
+	b->qlen[b->count] = (uint16_t)(nlen + 4);
+	if (flags == 0) {
+		memcpy(m + w, b->opt_rr, b->opt_len);
+		w += b->opt_len;
+	} else if ((w = dv_qflags_apply(&qf, b->opt_rr, b->opt_len, DV_QUERYLIST_EDNS_OPTS_MAX, m,
+	                                w)) == 0) {
+		snprintf(msg, msgsz, "the line's EDNS options and -E's exceed %d octets",
+		         DV_QUERYLIST_EDNS_OPTS_MAX);
+		return -EINVAL;
+	} else {
+		b->flagged = true;
+	}
 	if (b->arena_len + w > UINT32_MAX) {
 		snprintf(msg, msgsz, "list too large: more than 4 GiB of wire data");
 		return -EFBIG;
@@ -484,8 +529,10 @@ static void builder_free(ql_builder_t *b)
 {
 	free(b->arena);
 	free(b->off);
+	free(b->qlen);
 	b->arena = NULL;
 	b->off = NULL;
+	b->qlen = NULL;
 }
 
 static int builder_finish(ql_builder_t *b, dv_querylist_t *ql, dv_err_t *err)
@@ -519,6 +566,10 @@ static int builder_finish(ql_builder_t *b, dv_querylist_t *ql, dv_err_t *err)
 	ql->lines = b->lines;
 	ql->skipped = b->skipped;
 	ql->opt_len = (uint16_t)b->opt_len;
+	if (b->flagged) { /* per-line flags: OPT RRs of several lengths */
+		ql->qlen = b->qlen;
+		b->qlen = NULL;
+	}
 	b->arena = NULL;
 	b->off = NULL;
 	return 0;

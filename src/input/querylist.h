@@ -73,6 +73,7 @@ typedef struct dv_querylist {
 	 * 0 until dv_replay_prepare sets it.
 	 */
 	uint64_t period_ns;
+	bool tsig; /* every query carries a TSIG RR (src/input/tsig.h): answers are checked */
 } dv_querylist_t;
 
 /*

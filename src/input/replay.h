@@ -8,6 +8,7 @@
 
 #include "base/util.h"
 #include "input/querylist.h"
+#include "input/tsig.h"
 
 typedef enum dv_timing {
 	DV_TIMING_LIST = 0, /* order kept, times ignored (the rate comes from -Q and the window) */
@@ -24,6 +25,12 @@ typedef struct dv_replay_options {
 	bool strip_edns_options; /* every EDNS option dropped from the OPT RR (the OPT RR kept) */
 	bool strip_ecs;          /* EDNS Client Subnet (option 8) dropped */
 	bool force_rd;           /* RD set in every query */
+	/* --capture-server ADDR[:PORT]: a capture's queries are those sent to this server
+	 * (dv_input_set_server's syntax); NULL: to port 53, any address. Not owned. */
+	const char *capture_server;
+	/* -y: every query signed with this key before the clock (tsig.h) when tsig_on */
+	bool tsig_on;
+	dv_tsig_key_t tsig;
 } dv_replay_options_t;
 
 /* timing list, speed 1, multiply 1, max_clients DV_REPLAY_MAX_CLIENTS_DEFAULT, no rewrites. */

@@ -1,0 +1,243 @@
+/* tsig: TSIG keys and ahead-of-time signing of a compiled query list (RFC 8945). */
+#include "config.h"
+
+#include "input/tsig.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ldns/ldns.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/dns.h"
+#include "base/wire.h"
+
+#define TSIG_TYPE     250
+#define TSIG_CLASS    255                                     /* ANY */
+#define TSIG_RR_FIXED (2 + 2 + 4 + 2 + 6 + 2 + 2 + 2 + 2 + 2) /* all but names and MAC */
+
+static const struct {
+	const char *alg, *wire_name;
+} algs[] = {
+    {"hmac-md5", "hmac-md5.sig-alg.reg.int."}, {"hmac-sha1", "hmac-sha1."},
+    {"hmac-sha224", "hmac-sha224."},           {"hmac-sha256", "hmac-sha256."},
+    {"hmac-sha384", "hmac-sha384."},           {"hmac-sha512", "hmac-sha512."},
+};
+
+/* Text name -> lower-case wire name (ldns). */
+static int wire_name(const char *text, uint8_t *out, size_t cap, size_t *len)
+{
+	ldns_rdf *rdf = NULL;
+	size_t n;
+
+	if (ldns_str2rdf_dname(&rdf, text) != LDNS_STATUS_OK)
+		return -EINVAL;
+	ldns_dname2canonical(rdf);
+	n = ldns_rdf_size(rdf);
+	if (n > cap) {
+		ldns_rdf_deep_free(rdf);
+		return -EINVAL;
+	}
+	memcpy(out, ldns_rdf_data(rdf), n);
+	*len = n;
+	ldns_rdf_deep_free(rdf);
+	return 0;
+}
+
+static int parse_alg(dv_tsig_key_t *k, const char *alg, size_t n, dv_err_t *err)
+{
+	for (size_t i = 0; i < DV_ARRAY_SIZE(algs); i++) {
+		const EVP_MD *md;
+		if (strlen(algs[i].alg) != n || strncasecmp(alg, algs[i].alg, n) != 0)
+			continue;
+		snprintf(k->alg, sizeof(k->alg), "%s", algs[i].alg);
+		md = EVP_get_digestbyname(k->alg + 5);
+		if (md == NULL)
+			return dv_err_set(err, -EINVAL, "-y: %s: OpenSSL has no %s", k->alg,
+			                  k->alg + 5);
+		k->mac_len = (size_t)EVP_MD_get_size(md);
+		return wire_name(algs[i].wire_name, k->alg_name, sizeof(k->alg_name),
+		                 &k->alg_name_len);
+	}
+	return dv_err_set(err, -EINVAL,
+	                  "-y: '%.*s' is not a TSIG algorithm (hmac-md5, hmac-sha1, hmac-sha224, "
+	                  "hmac-sha256, hmac-sha384, hmac-sha512)",
+	                  (int)n, alg);
+}
+
+static int parse_secret(dv_tsig_key_t *k, const char *b64, dv_err_t *err)
+{
+	size_t n = strlen(b64), pad = 0;
+	uint8_t buf[sizeof(k->secret) + 3];
+	int got;
+
+	if (n == 0 || n % 4 != 0 || n / 4 * 3 > sizeof(buf))
+		return dv_err_set(err, -EINVAL, "-y: the secret is not base64 (or too long)");
+	got = EVP_DecodeBlock(buf, (const unsigned char *)b64, (int)n);
+	if (got < 0)
+		return dv_err_set(err, -EINVAL, "-y: the secret is not base64");
+	pad = (b64[n - 1] == '=') + (b64[n - 2] == '=');
+	k->secret_len = (size_t)got - pad;
+	memcpy(k->secret, buf, k->secret_len);
+	return 0;
+}
+
+int dv_tsig_key_parse(dv_tsig_key_t *k, const char *spec, dv_err_t *err)
+{
+	const char *c1 = strchr(spec, ':'), *c2 = c1 != NULL ? strchr(c1 + 1, ':') : NULL;
+	const char *name = spec, *secret;
+	char nbuf[256];
+	size_t nlen;
+	int rc;
+
+	memset(k, 0, sizeof(*k));
+	if (c1 == NULL)
+		return dv_err_set(err, -EINVAL, "-y: '%s' is not [ALG:]NAME:SECRET", spec);
+	if (c2 != NULL) {
+		if ((rc = parse_alg(k, spec, (size_t)(c1 - spec), err)) != 0)
+			return rc;
+		name = c1 + 1;
+		secret = c2 + 1;
+		nlen = (size_t)(c2 - name);
+	} else {
+		if ((rc = parse_alg(k, "hmac-md5", 8, err)) != 0)
+			return rc;
+		secret = c1 + 1;
+		nlen = (size_t)(c1 - name);
+	}
+	if (nlen == 0 || nlen >= sizeof(nbuf))
+		return dv_err_set(err, -EINVAL, "-y: '%s': the key name is empty or too long",
+		                  spec);
+	memcpy(nbuf, name, nlen);
+	nbuf[nlen] = '\0';
+	if (wire_name(nbuf, k->name, sizeof(k->name), &k->name_len) != 0)
+		return dv_err_set(err, -EINVAL, "-y: '%s' is not a key name", nbuf);
+	return parse_secret(k, secret, err);
+}
+
+static void put16(uint8_t *p, unsigned v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* HMAC over the message (ID 0) and the TSIG variables; 0 or -EINVAL. */
+static int mac(EVP_MAC_CTX *ctx, const dv_tsig_key_t *k, const uint8_t *msg, size_t len,
+               const uint8_t *vars, size_t vlen, uint8_t *out)
+{
+	OSSL_PARAM params[] = {
+	    OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)(k->alg + 5), 0),
+	    OSSL_PARAM_construct_end()};
+	size_t outl = 0;
+
+	if (EVP_MAC_init(ctx, k->secret, k->secret_len, params) != 1 ||
+	    EVP_MAC_update(ctx, msg, len) != 1 || EVP_MAC_update(ctx, vars, vlen) != 1 ||
+	    EVP_MAC_final(ctx, out, &outl, 64) != 1 || outl != k->mac_len)
+		return -EINVAL;
+	return 0;
+}
+
+/* Append the TSIG RR of msg (len octets, ID 0) at msg + len; returns the new length. */
+static size_t sign_one(EVP_MAC_CTX *ctx, const dv_tsig_key_t *k, uint8_t *msg, size_t len,
+                       uint64_t now_s)
+{
+	uint8_t vars[256 + 64 + 16], m[64], *p;
+	size_t v = 0;
+
+	memcpy(vars, k->name, k->name_len), v += k->name_len;
+	put16(vars + v, TSIG_CLASS), v += 2;
+	memset(vars + v, 0, 4), v += 4; /* TTL */
+	memcpy(vars + v, k->alg_name, k->alg_name_len), v += k->alg_name_len;
+	put16(vars + v, (unsigned)(now_s >> 32)), put16(vars + v + 2, (unsigned)(now_s >> 16));
+	put16(vars + v + 4, (unsigned)now_s), v += 6;
+	put16(vars + v, DV_TSIG_FUDGE_S), v += 2;
+	memset(vars + v, 0, 4), v += 4; /* error, other len */
+	if (mac(ctx, k, msg, len, vars, v, m) != 0)
+		return 0;
+	p = msg + len;
+	memcpy(p, k->name, k->name_len), p += k->name_len;
+	put16(p, TSIG_TYPE), put16(p + 2, TSIG_CLASS), memset(p + 4, 0, 4), p += 8;
+	put16(p, (unsigned)(k->alg_name_len + 16 + k->mac_len)), p += 2;
+	memcpy(p, k->alg_name, k->alg_name_len), p += k->alg_name_len;
+	memcpy(p, vars + v - 12, 8), p += 8; /* time signed, fudge (before error, other len) */
+	put16(p, (unsigned)k->mac_len), p += 2;
+	memcpy(p, m, k->mac_len), p += k->mac_len;
+	memset(p, 0, 6), p += 6; /* original ID 0, error 0, other len 0 */
+	put16(msg + 10, (unsigned)(msg[10] << 8 | msg[11]) + 1u);
+	return (size_t)(p - msg);
+}
+
+int dv_tsig_sign_list(dv_querylist_t *ql, const dv_tsig_key_t *k, uint64_t now_s, dv_err_t *err)
+{
+	size_t extra = k->name_len + k->alg_name_len + k->mac_len + TSIG_RR_FIXED, len, w = 0;
+	uint8_t *arena = malloc(ql->arena_len + ql->count * extra + 1);
+	uint32_t *off = malloc((ql->count + 1) * sizeof(*off));
+	uint16_t *qlen = malloc(ql->count * sizeof(*qlen) + 1);
+	EVP_MAC *hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	EVP_MAC_CTX *ctx = hmac != NULL ? EVP_MAC_CTX_new(hmac) : NULL;
+	int rc = 0;
+
+	if (arena == NULL || off == NULL || qlen == NULL || ctx == NULL) {
+		rc = dv_err_set(err, -ENOMEM, "TSIG: out of memory (or no HMAC in OpenSSL)");
+		goto out;
+	}
+	for (size_t i = 0; i < ql->count; i++) {
+		const uint8_t *q = dv_querylist_get(ql, i, &len);
+		if (len + extra > DV_QUERYLIST_WIRE_MAX) {
+			rc = dv_err_set(err, -EINVAL,
+			                "TSIG: query %zu would be %zu octets signed (at most %d)",
+			                i + 1, len + extra, DV_QUERYLIST_WIRE_MAX);
+			goto out;
+		}
+		qlen[i] = (uint16_t)dv_querylist_question_len(ql, i);
+		off[i] = (uint32_t)w;
+		memcpy(arena + w, q, len);
+		arena[w] = arena[w + 1] = 0;
+		if ((len = sign_one(ctx, k, arena + w, len, now_s)) == 0) {
+			rc = dv_err_set(err, -EINVAL, "TSIG: OpenSSL's HMAC-%s failed", k->alg + 5);
+			goto out;
+		}
+		w += len;
+	}
+	off[ql->count] = (uint32_t)w;
+	free(ql->arena), free(ql->off), free(ql->qlen);
+	ql->arena = arena, ql->off = off, ql->qlen = qlen, ql->arena_len = w;
+	ql->tsig = true;
+	arena = NULL, off = NULL, qlen = NULL;
+out:
+	free(arena), free(off), free(qlen);
+	EVP_MAC_CTX_free(ctx);
+	EVP_MAC_free(hmac);
+	return rc;
+}
+
+int dv_tsig_answer_error(const uint8_t *msg, size_t len, size_t rqlen)
+{
+	dv_wire_cursor_t c;
+	unsigned n =
+	    (unsigned)dv_wire_get16(msg + 6) + dv_wire_get16(msg + 8) + dv_wire_get16(msg + 10);
+
+	if (dv_wire_get16(msg + 10) == 0)
+		return DV_TSIG_UNSIGNED;
+	dv_wire_cursor_init(&c, msg, len, DV_DNS_HEADER_LEN + rqlen);
+	for (unsigned i = 0; i < n && c.ok; i++) {
+		uint16_t type, rdlen;
+		dv_wire_skip_name(&c);
+		type = dv_wire_read16(&c);
+		dv_wire_skip(&c, 6); /* class, TTL */
+		rdlen = dv_wire_read16(&c);
+		if (i + 1 < n || type != TSIG_TYPE) {
+			dv_wire_skip(&c, rdlen);
+			continue;
+		}
+		dv_wire_skip_name(&c);                     /* algorithm */
+		dv_wire_skip(&c, 8);                       /* time signed, fudge */
+		dv_wire_skip(&c, dv_wire_read16(&c) + 2u); /* MAC, original ID */
+		rdlen = dv_wire_read16(&c);                /* error */
+		dv_wire_skip(&c, dv_wire_read16(&c));      /* other data */
+		return c.ok && c.pos == len ? rdlen : DV_TSIG_UNSIGNED;
+	}
+	return DV_TSIG_UNSIGNED;
+}
