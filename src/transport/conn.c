@@ -161,10 +161,32 @@ size_t dv_tp_capacity(const dv_tp_conn_t *c)
 {
 	if (c->closed || c->dead)
 		return 0;
+	/* Room for one more message of the largest size a query can have in practice (DoH:
+	 * a server that does not read stops the queries as a TCP one does). */
+	if (queued(c) + 2 + 512 > c->s->out_max)
+		return 0;
 	if (c->doh != NULL)
 		return dv_doh_capacity(c);
-	/* Room for one more message of the largest size a query can have in practice. */
-	return queued(c) + 2 + 512 <= c->s->out_max ? SIZE_MAX : 0;
+	return SIZE_MAX;
+}
+
+const char *dv_tp_full_why(const dv_tp_conn_t *c)
+{
+	if (dv_tp_capacity(c) > 0)
+		return NULL;
+	if (c->closed || c->dead)
+		return "the connection is closed";
+	if (queued(c) + 2 + 512 > c->s->out_max)
+		return "the server does not read its queries (the bytes queued for it are at the "
+		       "limit)";
+	return c->doh != NULL ? dv_doh_full_why(c) : NULL;
+}
+
+int dv_tp_cancel(dv_tp_conn_t *c, uint64_t id)
+{
+	if (c->doh == NULL || c->dead)
+		return 0;
+	return dv_doh_cancel(c, id);
 }
 
 size_t dv_tp_in_flight(const dv_tp_conn_t *c)
