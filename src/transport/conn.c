@@ -129,7 +129,7 @@ int dv_tp_conn_new(dv_tp_conn_t **out, dv_tp_shared_t *s, dv_tp_event_fn fn, voi
 	c->ctx = ctx;
 	dv_frame_reader_init(&c->rd);
 	dv_bq_init(&c->out, s->cfg->kind == DV_TP_DOH ? TLS_UNBOUNDED : s->out_max);
-	if (s->cfg->kind != DV_TP_TCP)
+	if (s->cfg->kind == DV_TP_DOT || (s->cfg->kind == DV_TP_DOH && !s->cfg->doh_cleartext))
 		rc = dv_tls_new(&c->tls, s->tls, s->cfg->sni, TLS_UNBOUNDED);
 	if (rc == 0 && s->cfg->kind == DV_TP_DOH)
 		rc = dv_doh_new(c);
@@ -250,7 +250,7 @@ int dv_tp_input(dv_tp_conn_t *c, const uint8_t *data, size_t len)
 		return -EPROTO;
 	c->cb_rc = 0;
 	if (c->tls == NULL) {
-		rc = on_plain(c, data, len);
+		rc = c->doh ? dv_doh_plain(c, data, len) : on_plain(c, data, len);
 		return rc;
 	}
 	rc = dv_tls_feed(c->tls, data, len, c->doh ? dv_doh_plain : on_plain, c);
@@ -278,10 +278,12 @@ static int pump(dv_tp_conn_t *c)
 {
 	int rc = 0;
 
-	if (c->tls == NULL || c->dead)
+	if (c->dead)
 		return 0;
 	if (c->doh != NULL)
 		return dv_doh_pump(c);
+	if (c->tls == NULL)
+		return 0;
 	if (dv_bq_len(&c->out) > 0 && dv_tls_handshake_done(c->tls)) {
 		rc = dv_tls_write(c->tls, dv_bq_data(&c->out), dv_bq_len(&c->out));
 		if (rc == 0)

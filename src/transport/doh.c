@@ -497,6 +497,10 @@ int dv_doh_plain(void *conn, const uint8_t *data, size_t len)
 	dv_tp_conn_t *c = conn;
 	ssize_t n = nghttp2_session_mem_recv(c->doh->h2, data, len);
 
+	/* nghttp2 ends a session the server broke (a connection error: it queues GOAWAY and
+	 * reads no more) without an error here: the connection is dead, its streams lost. */
+	if (n >= 0 && !c->doh->goaway && !nghttp2_session_want_read(c->doh->h2))
+		return dv_tp_proto_error(c, "HTTP/2: the server broke the protocol (session ended)");
 	if (n >= 0)
 		return 0;
 	if (c->cb_rc < 0)
@@ -511,7 +515,7 @@ int dv_doh_pump(dv_tp_conn_t *c)
 	ssize_t n;
 	int rc;
 
-	if (!dv_tls_handshake_done(c->tls))
+	if (c->tls != NULL && !dv_tls_handshake_done(c->tls))
 		return 0;
 	/* Gathered first, so that one pump makes as few TLS records as it can. */
 	while ((n = nghttp2_session_mem_send(c->doh->h2, &data)) > 0) {
@@ -521,6 +525,8 @@ int dv_doh_pump(dv_tp_conn_t *c)
 	}
 	if (n < 0)
 		return -EPROTO;
+	if (c->tls == NULL) /* cleartext (the fuzz target): c->out is the wire */
+		return 0;
 	if (dv_bq_len(&c->out) == 0)
 		return 0;
 	rc = dv_tls_write(c->tls, dv_bq_data(&c->out), dv_bq_len(&c->out));

@@ -30,6 +30,8 @@ typedef struct dv_tp_config {
 	bool no_resume;       /* DoT/DoH: full handshake every time */
 	bool doh_get;         /* DoH: GET with ?dns=<base64url> instead of POST */
 	const char *doh_path; /* DoH: path, starts with '/'; NULL = "/dns-query" */
+	bool doh_cleartext;   /* DoH without TLS (HTTP/2 with prior knowledge): the fuzz
+	                       * target's way past the handshake; no option sets it */
 	size_t out_max;       /* bytes of queries queued ahead of the socket; 0 = 256 KiB */
 	int tls_min, tls_max; /* TLS1_2_VERSION / TLS1_3_VERSION; 0 = 1.2 .. 1.3 */
 } dv_tp_config_t;
