@@ -82,8 +82,9 @@ struct dv_sw {
 	bool ever_up;
 	bool closing;
 	uint64_t down_since_ns; /* when nup last became 0 */
-	/* A dv_sw_send that had queries due and handed none on, with none handed on since
-	 * (UINT64_MAX: not stalled); -t of it ends the pass (DV_RUN_NOTHING_SENT). */
+	/* A dv_sw_send that had queries due, none in flight, and handed none on, with none
+	 * handed on since (UINT64_MAX: not stalled); -t of it ends the pass
+	 * (DV_RUN_NOTHING_SENT). */
 	uint64_t stall_ns;
 	uint64_t stall_opened;  /* conn_opened when the stall began */
 	const char *stall_note; /* a connection ended before it took a query: how */
@@ -914,6 +915,10 @@ static void stall_check(dv_sw_t *sw, uint64_t now, unsigned n, unsigned total)
 	}
 	if (n == 0)
 		return;
+	if (sw->e->win.inflight > 0) { /* not yet: those end (answered, lost) within -t */
+		sw->stall_ns = UINT64_MAX;
+		return;
+	}
 	if (sw->stall_ns == UINT64_MAX) {
 		sw->stall_ns = now;
 		sw->stall_opened = sw->e->stats.c.conn_opened;
