@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,8 +162,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)dv_tp_eof(c);
 	drain(c);
 	/* every query in flight, reported or cancelled (and a cancelled one freed) */
-	if (getenv("FZ_DEBUG"))
-		fprintf(stderr, "inflight %zu rep %u cancel %u sub %u\n", dv_tp_in_flight(c), st.nrep, st.ncancel, st.nsub);
 	if (st.doh && !st.dead && dv_tp_in_flight(c) + st.nrep + st.ncancel != st.nsub)
 		abort();
 	dv_tp_conn_free(c);
