@@ -500,7 +500,8 @@ int dv_doh_plain(void *conn, const uint8_t *data, size_t len)
 	/* nghttp2 ends a session the server broke (a connection error: it queues GOAWAY and
 	 * reads no more) without an error here: the connection is dead, its streams lost. */
 	if (n >= 0 && !c->doh->goaway && !nghttp2_session_want_read(c->doh->h2))
-		return dv_tp_proto_error(c, "HTTP/2: the server broke the protocol (session ended)");
+		return dv_tp_proto_error(c,
+		                         "HTTP/2: the server broke the protocol (session ended)");
 	if (n >= 0)
 		return 0;
 	if (c->cb_rc < 0)
