@@ -7,10 +7,10 @@
 # With ./configure CC=clang --enable-fuzzing [--enable-sanitizers] the same
 # sources link with -fsanitize=fuzzer; `make fuzz FUZZ_SECONDS=300` then fuzzes
 # every target (new inputs go to fuzz-work/TARGET, crashes to fuzz-work/).
-FUZZ_TARGETS = querylist response results answer pcap dnstap csv compare plot
+FUZZ_TARGETS = querylist response results answer pcap dnstap csv compare plot stream
 FUZZ_PROGS = tests/fuzz/fuzz_querylist tests/fuzz/fuzz_response tests/fuzz/fuzz_results \
 	tests/fuzz/fuzz_answer tests/fuzz/fuzz_pcap tests/fuzz/fuzz_dnstap tests/fuzz/fuzz_csv \
-	tests/fuzz/fuzz_compare tests/fuzz/fuzz_plot
+	tests/fuzz/fuzz_compare tests/fuzz/fuzz_plot tests/fuzz/fuzz_stream
 check_PROGRAMS += $(FUZZ_PROGS)
 
 if FUZZING
@@ -44,6 +44,9 @@ tests_fuzz_fuzz_compare_LDADD = $(DV_LIBS)
 tests_fuzz_fuzz_plot_SOURCES = tests/fuzz/fuzz_plot.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_plot_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_plot_LDADD = $(DV_LIBS)
+tests_fuzz_fuzz_stream_SOURCES = tests/fuzz/fuzz_stream.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_stream_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_stream_LDADD = $(DV_LIBS)
 tests_fuzz_fuzz_pcap_SOURCES = tests/fuzz/fuzz_pcap.c tests/fuzz/fuzz_input_common.h $(FUZZ_DRIVER)
 tests_fuzz_fuzz_pcap_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_pcap_LDADD = $(DV_LIBS)
@@ -51,13 +54,13 @@ tests_fuzz_fuzz_dnstap_SOURCES = tests/fuzz/fuzz_dnstap.c tests/fuzz/fuzz_input_
 tests_fuzz_fuzz_dnstap_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_dnstap_LDADD = $(DV_LIBS)
 EXTRA_DIST += tests/fuzz/replay_main.c tests/fuzz/corpus tests/fuzz/make-seeds.py \
-	tests/fuzz/make-input-seeds.py tests/fuzz/run-all.sh
+	tests/fuzz/make-input-seeds.py tests/fuzz/make-stream-seeds.py tests/fuzz/run-all.sh
 
 # make check: every corpus replayed (tests/fuzz/replay.sh TARGET, one wrapper each).
 FUZZ_TESTS = tests/fuzz/replay-querylist.sh tests/fuzz/replay-response.sh \
 	tests/fuzz/replay-results.sh tests/fuzz/replay-answer.sh tests/fuzz/replay-pcap.sh \
 	tests/fuzz/replay-dnstap.sh tests/fuzz/replay-csv.sh tests/fuzz/replay-compare.sh \
-	tests/fuzz/replay-plot.sh
+	tests/fuzz/replay-plot.sh tests/fuzz/replay-stream.sh
 TESTS += $(FUZZ_TESTS)
 EXTRA_DIST += $(FUZZ_TESTS) tests/fuzz/replay.sh
 
@@ -76,8 +79,10 @@ else
 endif
 .PHONY: fuzz
 
-# Test helpers: a misbehaving DNS server and a peak-RSS wrapper.
-check_PROGRAMS += tests/helpers/hostile tests/helpers/maxrss
+# Test helpers: misbehaving DNS servers (UDP; TCP, DoT and DoH) and a peak-RSS wrapper.
+check_PROGRAMS += tests/helpers/hostile tests/helpers/hostile-stream tests/helpers/maxrss
+tests_helpers_hostile_stream_SOURCES = tests/helpers/hostile-stream.c
+tests_helpers_hostile_stream_LDADD = $(DV_LIBS)
 tests_helpers_hostile_SOURCES = tests/helpers/hostile.c
 tests_helpers_hostile_LDADD = $(DV_LIBS)
 tests_helpers_maxrss_SOURCES = tests/helpers/maxrss.c

@@ -7,7 +7,9 @@ INTEGRATION_TESTS = \
 	tests/integration/genlist.sh tests/integration/responder.sh \
 	tests/integration/study-responder.sh tests/integration/study-real-servers.sh \
 	tests/integration/nightly.sh tests/integration/plot.sh \
-	tests/integration/hostile.sh tests/integration/limits.sh \
+	tests/integration/hostile.sh tests/integration/hostile-streams-tcp.sh \
+	tests/integration/hostile-streams-dot.sh tests/integration/hostile-streams-doh.sh \
+	tests/integration/limits.sh \
 	tests/integration/bad-input.sh tests/integration/server-restart.sh \
 	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh \
 	tests/integration/capacity.sh tests/integration/resperf.sh tests/integration/capacity-study.sh \
@@ -34,7 +36,7 @@ TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window
 	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \
 	tests/integration/responder.sh tests/integration/server-restart.sh \
 	tests/integration/responder-tcp.sh
-EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/package.sh tests/integration/lib.sh tests/integration/stream-client.py \
+EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/hostile-streams.sh tests/integration/package.sh tests/integration/lib.sh tests/integration/stream-client.py \
 	tests/integration/pty-run.py \
 	tests/integration/servers/nsd.conf.sh tests/integration/servers/unbound.conf.sh \
 	tests/integration/servers/zone.sh tests/integration/servers/nsd-unbound.sh \

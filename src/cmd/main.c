@@ -25,10 +25,11 @@
 #include "study/summary.h"
 
 /* Exit statuses (doc/dnsvolley.1, doc/nightly.md). */
-#define EXIT_GATE_FAILED 1
-#define EXIT_USAGE       2
-#define EXIT_RUN_FAILED  3
-#define EXIT_NO_ANSWERS  4 /* queries were sent and not one was answered (doc/dnsvolley.1) */
+#define EXIT_GATE_FAILED  1
+#define EXIT_USAGE        2
+#define EXIT_RUN_FAILED   3
+#define EXIT_NO_ANSWERS   4 /* queries were sent and not one was answered (doc/dnsvolley.1) */
+#define EXIT_NOTHING_SENT 5 /* a pass could send no query (doc/dnsvolley.1) */
 
 static void fill_metadata(dv_study_t *st)
 {
@@ -299,6 +300,20 @@ static bool any_pass_unanswered(const dv_study_t *st)
 	return false;
 }
 
+/* A reported pass, not interrupted, that sent no query at all: its figures say nothing. */
+static bool any_pass_sent_nothing(const dv_study_t *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->n_passes; i++) {
+		const dv_counters_t *c = &st->passes[i].res.stats.c;
+		if (st->passes[i].kind != DV_PASS_WARMUP && !st->passes[i].res.interrupted &&
+		    c->sent + c->not_sent == 0)
+			return true;
+	}
+	return false;
+}
+
 /*
  * A standard output that cannot be written (a closed pipe: `| head -1`; a full disk) does not
  * stop the run: SIGPIPE is ignored, the results files are written as usual, and the exit
@@ -541,7 +556,8 @@ static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *dist)
 	if (rc != 0 || cfg->study.failed != 0) {
 		fprintf(stderr, "dnsvolley: %s\n",
 		        cfg->study.fail_msg[0] ? cfg->study.fail_msg : "the run failed");
-		status = EXIT_RUN_FAILED;
+		status =
+		    cfg->study.failed == DV_RUN_NOTHING_SENT ? EXIT_NOTHING_SENT : EXIT_RUN_FAILED;
 	}
 	if (cfg->rank_json != NULL &&
 	    write_own(ctx, &cfg->study, cfg->rank_json, dist->rank, &err) != 0) {
@@ -577,6 +593,10 @@ static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *dist)
 	}
 	if (cfg->study.interrupted && status == 0)
 		status = EXIT_RUN_FAILED;
+	if (status == 0 && any_pass_sent_nothing(&cfg->study)) {
+		fprintf(stderr, "dnsvolley: a pass sent no query: nothing was measured\n");
+		status = EXIT_NOTHING_SENT;
+	}
 	if (status == 0 && any_pass_unanswered(&cfg->study))
 		status = EXIT_NO_ANSWERS;
 	if (status == 0 && dv_gates_any(&cfg->gates)) {

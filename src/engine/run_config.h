@@ -5,6 +5,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <errno.h>
+
+/* A pass's error code when its stream connections could take no query for -t while
+ * queries were due (the server allows no stream, closes every connection first, does not
+ * read): dnsvolley exits 5 (doc/dnsvolley.1). */
+#define DV_RUN_NOTHING_SENT (-EBUSY)
 #include <sys/socket.h>
 
 #include "transport/transport.h"

@@ -82,6 +82,12 @@ struct dv_sw {
 	bool ever_up;
 	bool closing;
 	uint64_t down_since_ns; /* when nup last became 0 */
+	/* A dv_sw_send that had queries due, none in flight, and handed none on, with none
+	 * handed on since (UINT64_MAX: not stalled); -t of it ends the pass
+	 * (DV_RUN_NOTHING_SENT). */
+	uint64_t stall_ns;
+	uint64_t stall_opened;  /* conn_opened when the stall began */
+	const char *stall_note; /* a connection ended before it took a query: how */
 	uint64_t now;           /* arrival time of the bytes being fed to a machine */
 	uint8_t *rbuf;
 	uint8_t (*qbuf)[DV_MAX_QUERY_LEN];
@@ -470,6 +476,24 @@ static void on_answer(dv_sw_t *sw, dv_sconn_t *c, const uint8_t *msg, size_t len
 		c->inflight--;
 }
 
+/*
+ * DoH: the stream's response is the answer to its own query (ev->id) or to none: one with
+ * another DNS ID counts unexpected (malformed when it is not a DNS response), and the
+ * query, whose stream has ended, is lost at once instead of holding its slot for -t.
+ */
+static void on_doh_answer(dv_sw_t *sw, dv_sconn_t *c, const dv_tp_event_t *ev)
+{
+	size_t rqlen;
+
+	if (ev->len >= 2 && dv_wire_get16(ev->msg) == ev->id)
+		on_answer(sw, c, ev->msg, ev->len);
+	else if (dv_wire_check_response(ev->msg, ev->len, &rqlen))
+		sw->e->stats.c.unexpected++;
+	else
+		sw->e->stats.c.malformed++;
+	lose_one(sw, c, ev->id); /* nothing when it was answered */
+}
+
 static int on_event(void *ctx, const dv_tp_event_t *ev)
 {
 	dv_sconn_t *c = ctx;
@@ -478,7 +502,10 @@ static int on_event(void *ctx, const dv_tp_event_t *ev)
 
 	switch (ev->kind) {
 	case DV_TP_EV_ANSWER:
-		on_answer(sw, c, ev->msg, ev->len);
+		if (sw->h.cfg->tp.kind == DV_TP_DOH)
+			on_doh_answer(sw, c, ev);
+		else
+			on_answer(sw, c, ev->msg, ev->len);
 		break;
 	case DV_TP_EV_HTTP_STATUS:
 		k->http_non200++;
@@ -533,6 +560,10 @@ static void after_input(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 		return;
 	}
 	if (c->ev_closed) {
+		if (c->submitted == 0)
+			sw->stall_note = c->ev_goaway
+			                     ? "the server sent GOAWAY before a query"
+			                     : "the server closed the connection before a query";
 		if (!is_up(c->state)) {
 			conn_fail(sw, c, 0, false, now,
 			          "the server closed the connection during the TLS handshake");
@@ -640,6 +671,7 @@ static int sw_new(const dv_sw_host_t *h, uint32_t n, dv_sw_t **out, dv_err_t *er
 	sw->n = n;
 	sw->per_conn = DV_MAX((h->capacity + n - 1) / n, 1u);
 	sw->down_since_ns = UINT64_MAX;
+	sw->stall_ns = UINT64_MAX;
 	rc = dv_tp_shared_new(&sw->sh, &h->cfg->tp, err);
 	if (rc != 0)
 		return rc;
@@ -848,6 +880,53 @@ static unsigned send_on(dv_sw_t *sw, dv_sconn_t *c, uint64_t now, unsigned n, un
 	return i;
 }
 
+/* Nothing could be sent for -t: end the pass with DV_RUN_NOTHING_SENT and the cause. */
+static void stalled(dv_sw_t *sw, uint64_t now)
+{
+	const char *why = NULL;
+	uint32_t i;
+
+	for (i = 0; i < sw->n && why == NULL; i++)
+		if (is_up(sw->c[i].state) && sw->c[i].tp != NULL)
+			why = dv_tp_full_why(sw->c[i].tp);
+	if (why == NULL)
+		why = sw->stall_note != NULL ? sw->stall_note
+		      : sw->why[0] != '\0'   ? sw->why
+		                             : "no connection took one";
+	if (*sw->h.rc == 0) {
+		snprintf(sw->h.err, sw->h.err_len,
+		         "nothing could be sent over %s for %.3g s (-t): %s (%llu connections "
+		         "opened meanwhile)",
+		         kind_text(sw), (double)(now - sw->stall_ns) / 1e9, why,
+		         (unsigned long long)(sw->e->stats.c.conn_opened - sw->stall_opened));
+		*sw->h.rc = DV_RUN_NOTHING_SENT;
+	}
+	*sw->h.sending = false;
+	*sw->h.drain_end_ns = now;
+}
+
+/* After a dv_sw_send of n due queries that handed total on: the stall's start or end. */
+static void stall_check(dv_sw_t *sw, uint64_t now, unsigned n, unsigned total)
+{
+	if (total > 0 || sw->retry) {
+		sw->stall_ns = UINT64_MAX;
+		sw->stall_note = NULL;
+		return;
+	}
+	if (n == 0)
+		return;
+	if (sw->e->win.inflight > 0) { /* not yet: those end (answered, lost) within -t */
+		sw->stall_ns = UINT64_MAX;
+		return;
+	}
+	if (sw->stall_ns == UINT64_MAX) {
+		sw->stall_ns = now;
+		sw->stall_opened = sw->e->stats.c.conn_opened;
+	} else if (now - sw->stall_ns >= sw->h.cfg->timeout_ns) {
+		stalled(sw, now);
+	}
+}
+
 unsigned dv_sw_send(dv_sw_t *sw, uint64_t now, unsigned n)
 {
 	unsigned total = 0, want, k;
@@ -866,6 +945,7 @@ unsigned dv_sw_send(dv_sw_t *sw, uint64_t now, unsigned n)
 		held = held || k < want; /* its send buffer filled on the way */
 		total += k;
 	}
+	stall_check(sw, now, n, total);
 	/* Paced and short of what was due: the server's doing, for the capacity verdict. */
 	if (held && total < n && sw->e->paced)
 		sw->e->stats.c.server_holds++;
@@ -908,6 +988,10 @@ void dv_sw_turn(dv_sw_t *sw, uint64_t now)
 			dv_engine_lose(e, (uint16_t)id);
 			if (c->inflight > 0)
 				c->inflight--;
+			/* DoH: its stream is reset and its place under the server's limit freed */
+			if (c->tp != NULL && dv_tp_cancel(c->tp, (uint64_t)id) > 0 &&
+			    !flush_or_end(sw, c, now))
+				continue;
 			maybe_done(sw, c, now);
 		}
 	}
@@ -936,6 +1020,8 @@ uint64_t dv_sw_next_due(const dv_sw_t *sw)
 	}
 	if (*sw->h.sending && sw->nup == 0 && sw->down_since_ns != UINT64_MAX)
 		due = DV_MIN(due, sw->down_since_ns + t);
+	if (*sw->h.sending && sw->stall_ns != UINT64_MAX)
+		due = DV_MIN(due, sw->stall_ns + t);
 	return due;
 }
 

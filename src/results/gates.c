@@ -399,10 +399,19 @@ static int check_absolute(const dv_gates_t *g, const dv_study_t *s, const dv_gro
 	if (g->max_loss_pct >= 0) {
 		if ((c = add_check(rep, "max-loss", prefix, grp)) == NULL)
 			return -ENOMEM;
+		size_t empty = 0;
+		for (size_t i = 0; i < grp->n; i++)
+			empty += grp->passes[i]->res.stats.c.sent == 0;
 		c->value = grp->mean[DV_M_LOST_PCT];
 		c->limit = g->max_loss_pct;
 		c->failed = c->value > c->limit;
-		if (!fail_non_finite(c, "lost %", c->value, 0))
+		if (empty > 0) { /* no loss over nothing sent is no measure of loss */
+			c->failed = true;
+			c->value = NAN;
+			snprintf(c->msg, sizeof(c->msg),
+			         "%s: lost %%: no query sent in %zu of %zu passes: not a measure",
+			         c->group, empty, grp->n);
+		} else if (!fail_non_finite(c, "lost %", c->value, 0))
 			snprintf(c->msg, sizeof(c->msg), "%s: lost %.4f%% %s %.15g%%", c->group,
 			         c->value, c->failed ? ">" : "<=", c->limit);
 		finish(rep, c);

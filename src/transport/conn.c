@@ -129,7 +129,7 @@ int dv_tp_conn_new(dv_tp_conn_t **out, dv_tp_shared_t *s, dv_tp_event_fn fn, voi
 	c->ctx = ctx;
 	dv_frame_reader_init(&c->rd);
 	dv_bq_init(&c->out, s->cfg->kind == DV_TP_DOH ? TLS_UNBOUNDED : s->out_max);
-	if (s->cfg->kind != DV_TP_TCP)
+	if (s->cfg->kind == DV_TP_DOT || (s->cfg->kind == DV_TP_DOH && !s->cfg->doh_cleartext))
 		rc = dv_tls_new(&c->tls, s->tls, s->cfg->sni, TLS_UNBOUNDED);
 	if (rc == 0 && s->cfg->kind == DV_TP_DOH)
 		rc = dv_doh_new(c);
@@ -161,10 +161,32 @@ size_t dv_tp_capacity(const dv_tp_conn_t *c)
 {
 	if (c->closed || c->dead)
 		return 0;
+	/* Room for one more message of the largest size a query can have in practice (DoH:
+	 * a server that does not read stops the queries as a TCP one does). */
+	if (queued(c) + 2 + 512 > c->s->out_max)
+		return 0;
 	if (c->doh != NULL)
 		return dv_doh_capacity(c);
-	/* Room for one more message of the largest size a query can have in practice. */
-	return queued(c) + 2 + 512 <= c->s->out_max ? SIZE_MAX : 0;
+	return SIZE_MAX;
+}
+
+const char *dv_tp_full_why(const dv_tp_conn_t *c)
+{
+	if (dv_tp_capacity(c) > 0)
+		return NULL;
+	if (c->closed || c->dead)
+		return "the connection is closed";
+	if (queued(c) + 2 + 512 > c->s->out_max)
+		return "the server does not read its queries (the bytes queued for it are at the "
+		       "limit)";
+	return c->doh != NULL ? dv_doh_full_why(c) : NULL;
+}
+
+int dv_tp_cancel(dv_tp_conn_t *c, uint64_t id)
+{
+	if (c->doh == NULL || c->dead)
+		return 0;
+	return dv_doh_cancel(c, id);
 }
 
 size_t dv_tp_in_flight(const dv_tp_conn_t *c)
@@ -228,7 +250,7 @@ int dv_tp_input(dv_tp_conn_t *c, const uint8_t *data, size_t len)
 		return -EPROTO;
 	c->cb_rc = 0;
 	if (c->tls == NULL) {
-		rc = on_plain(c, data, len);
+		rc = c->doh ? dv_doh_plain(c, data, len) : on_plain(c, data, len);
 		return rc;
 	}
 	rc = dv_tls_feed(c->tls, data, len, c->doh ? dv_doh_plain : on_plain, c);
@@ -256,10 +278,12 @@ static int pump(dv_tp_conn_t *c)
 {
 	int rc = 0;
 
-	if (c->tls == NULL || c->dead)
+	if (c->dead)
 		return 0;
 	if (c->doh != NULL)
 		return dv_doh_pump(c);
+	if (c->tls == NULL)
+		return 0;
 	if (dv_bq_len(&c->out) > 0 && dv_tls_handshake_done(c->tls)) {
 		rc = dv_tls_write(c->tls, dv_bq_data(&c->out), dv_bq_len(&c->out));
 		if (rc == 0)

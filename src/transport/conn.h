@@ -44,7 +44,9 @@ int dv_doh_plain(void *conn, const uint8_t *data, size_t len); /* a dv_tls_plain
 int dv_doh_pump(dv_tp_conn_t *c); /* HTTP/2 frames into the TLS machine */
 size_t dv_doh_capacity(const dv_tp_conn_t *c);
 size_t dv_doh_in_flight(const dv_tp_conn_t *c);
-bool dv_doh_settled(const dv_tp_conn_t *c); /* the server's first SETTINGS came */
+const char *dv_doh_full_why(const dv_tp_conn_t *c); /* capacity 0: why */
+int dv_doh_cancel(dv_tp_conn_t *c, uint64_t id);    /* 1: RST_STREAM queued */
+bool dv_doh_settled(const dv_tp_conn_t *c);         /* the server's first SETTINGS came */
 void dv_doh_close(dv_tp_conn_t *c);
 
 #endif

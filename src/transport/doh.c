@@ -22,9 +22,11 @@
 typedef struct doh_stream {
 	struct doh_stream *prev, *next; /* the connection's open streams, or its spares */
 	uint64_t id;
+	int32_t sid; /* its HTTP/2 stream */
 	int status;
 	bool oversize, bad_type;
-	uint8_t *body; /* inl, or a heap block of body_cap bytes */
+	bool cancelled; /* reset by us (dv_tp_cancel): its close reports nothing */
+	uint8_t *body;  /* inl, or a heap block of body_cap bytes */
 	size_t body_len, body_cap;
 	const uint8_t *req; /* req_inl, or req_heap */
 	uint8_t *req_heap;
@@ -90,7 +92,8 @@ static doh_stream_t *stream_get(dv_doh_t *d)
 		d->nspare--;
 	}
 	st->status = 0;
-	st->oversize = st->bad_type = false;
+	st->sid = 0;
+	st->oversize = st->bad_type = st->cancelled = false;
 	st->body = st->inl;
 	st->body_len = 0;
 	st->body_cap = sizeof(st->inl);
@@ -213,6 +216,10 @@ static int on_close(nghttp2_session *h2, int32_t sid, uint32_t error_code, void 
 		return 0;
 	nghttp2_session_set_stream_user_data(h2, sid, NULL);
 	stream_unlink(c->doh, st);
+	if (st->cancelled) { /* its query already counted: the stream's slot is free again */
+		stream_put(c->doh, st);
+		return 0;
+	}
 	stream_event(c, st, error_code, &ev);
 	rc = dv_tp_emit(c, &ev);
 	stream_put(c->doh, st);
@@ -322,6 +329,22 @@ size_t dv_doh_capacity(const dv_tp_conn_t *c)
 	if (!d->settled || d->goaway || nghttp2_session_get_next_stream_id(d->h2) > INT32_MAX - 1)
 		return 0;
 	return d->in_flight >= max ? 0 : max - d->in_flight;
+}
+
+const char *dv_doh_full_why(const dv_tp_conn_t *c)
+{
+	const dv_doh_t *d = c->doh;
+
+	if (!d->settled)
+		return "no SETTINGS from the server yet";
+	if (d->goaway)
+		return "the server sent GOAWAY";
+	if (nghttp2_session_get_next_stream_id(d->h2) > INT32_MAX - 1)
+		return "the connection's stream ids are used up";
+	if (nghttp2_session_get_remote_settings(d->h2, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS) ==
+	    0)
+		return "the server allows no stream (SETTINGS_MAX_CONCURRENT_STREAMS 0)";
+	return "every stream the server allows (SETTINGS_MAX_CONCURRENT_STREAMS) is in use";
 }
 
 bool dv_doh_settled(const dv_tp_conn_t *c)
@@ -447,8 +470,26 @@ int dv_doh_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t id)
 		stream_put(d, st);
 		return sid == NGHTTP2_ERR_STREAM_ID_NOT_AVAILABLE ? -EPIPE : -ENOMEM;
 	}
+	st->sid = sid;
 	stream_link(d, st);
 	return 0;
+}
+
+int dv_doh_cancel(dv_tp_conn_t *c, uint64_t id)
+{
+	dv_doh_t *d = c->doh;
+	doh_stream_t *st;
+
+	for (st = d->streams; st != NULL; st = st->next)
+		if (st->id == id && !st->cancelled)
+			break;
+	if (st == NULL)
+		return 0;
+	st->cancelled = true;
+	/* Its close (once the RST_STREAM is written) frees the record and the stream. */
+	if (nghttp2_submit_rst_stream(d->h2, NGHTTP2_FLAG_NONE, st->sid, NGHTTP2_CANCEL) != 0)
+		return 0;
+	return 1;
 }
 
 int dv_doh_plain(void *conn, const uint8_t *data, size_t len)
@@ -456,6 +497,11 @@ int dv_doh_plain(void *conn, const uint8_t *data, size_t len)
 	dv_tp_conn_t *c = conn;
 	ssize_t n = nghttp2_session_mem_recv(c->doh->h2, data, len);
 
+	/* nghttp2 ends a session the server broke (a connection error: it queues GOAWAY and
+	 * reads no more) without an error here: the connection is dead, its streams lost. */
+	if (n >= 0 && !c->doh->goaway && !nghttp2_session_want_read(c->doh->h2))
+		return dv_tp_proto_error(c,
+		                         "HTTP/2: the server broke the protocol (session ended)");
 	if (n >= 0)
 		return 0;
 	if (c->cb_rc < 0)
@@ -470,7 +516,7 @@ int dv_doh_pump(dv_tp_conn_t *c)
 	ssize_t n;
 	int rc;
 
-	if (!dv_tls_handshake_done(c->tls))
+	if (c->tls != NULL && !dv_tls_handshake_done(c->tls))
 		return 0;
 	/* Gathered first, so that one pump makes as few TLS records as it can. */
 	while ((n = nghttp2_session_mem_send(c->doh->h2, &data)) > 0) {
@@ -480,6 +526,8 @@ int dv_doh_pump(dv_tp_conn_t *c)
 	}
 	if (n < 0)
 		return -EPROTO;
+	if (c->tls == NULL) /* cleartext (the fuzz target): c->out is the wire */
+		return 0;
 	if (dv_bq_len(&c->out) == 0)
 		return 0;
 	rc = dv_tls_write(c->tls, dv_bq_data(&c->out), dv_bq_len(&c->out));

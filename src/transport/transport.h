@@ -30,6 +30,8 @@ typedef struct dv_tp_config {
 	bool no_resume;       /* DoT/DoH: full handshake every time */
 	bool doh_get;         /* DoH: GET with ?dns=<base64url> instead of POST */
 	const char *doh_path; /* DoH: path, starts with '/'; NULL = "/dns-query" */
+	bool doh_cleartext;   /* DoH without TLS (HTTP/2 with prior knowledge): the fuzz
+	                       * target's way past the handshake; no option sets it */
 	size_t out_max;       /* bytes of queries queued ahead of the socket; 0 = 256 KiB */
 	int tls_min, tls_max; /* TLS1_2_VERSION / TLS1_3_VERSION; 0 = 1.2 .. 1.3 */
 } dv_tp_config_t;
@@ -93,8 +95,18 @@ void dv_tp_conn_free(dv_tp_conn_t *c);
  */
 int dv_tp_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t id);
 /* How many more queries dv_tp_submit would take now (DoH: free streams; TCP/DoT:
- * SIZE_MAX while bytes fit, else 0). */
+ * SIZE_MAX; both 0 while out_max bytes wait for the socket). */
 size_t dv_tp_capacity(const dv_tp_conn_t *c);
+/* Why dv_tp_capacity is 0, a phrase (NULL when it is not): the server's stream limit,
+ * bytes it does not read, a closed connection. */
+const char *dv_tp_full_why(const dv_tp_conn_t *c);
+/*
+ * The engine gave up on query id (its -t passed): DoH resets its stream (RST_STREAM
+ * CANCEL), reports nothing more for it, and frees the stream, its record and its place
+ * under the server's stream limit once the reset is written (dv_tp_output). Returns 1
+ * when there is a reset to write, else 0 (TCP/DoT: nothing to do; an unknown id).
+ */
+int dv_tp_cancel(dv_tp_conn_t *c, uint64_t id);
 /* DoH: the queries submitted and not yet reported (0 for TCP/DoT: the engine's own
  * window knows). */
 size_t dv_tp_in_flight(const dv_tp_conn_t *c);

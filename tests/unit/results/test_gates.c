@@ -325,6 +325,29 @@ static void test_repeats_use_mean(void **state)
 	free_study(s);
 }
 
+/* A loss gate over a pass that sent nothing (a server that took no query) never passes. */
+static void test_loss_over_nothing_sent(void **state)
+{
+	static const pass_spec_t none[] = {
+	    {DV_PASS_HOT, 0, 0, 0, 0, 0, 0},
+	    {DV_PASS_HOT, 1, 1000, 1000, 0, 1000000, 0},
+	};
+	dv_study_t *s = make_study(none, 2);
+	dv_gates_t g;
+	dv_err_t err = {{0}};
+	char *text;
+	(void)state;
+
+	dv_gates_init(&g);
+	g.max_loss_pct = 1;
+	assert_int_equal(eval(&g, s, NULL, &text, &err), 1);
+	assert_non_null(
+	    strstr(text, "FAIL t1/SOA/hot: lost %: no query sent in 1 of 2 passes: not a measure"));
+	assert_non_null(strstr(text, "gates: 1 checked, 1 failed"));
+	free(text);
+	free_study(s);
+}
+
 static void test_relative_gates(void **state)
 {
 	static const pass_spec_t base_spec[] = {
@@ -558,7 +581,7 @@ int main(void)
 	    cmocka_unit_test(test_repeats_use_mean), cmocka_unit_test(test_relative_gates),
 	    cmocka_unit_test(test_capacity_drop),    cmocka_unit_test(test_non_finite_fails),
 	    cmocka_unit_test(test_no_passes),        cmocka_unit_test(test_junit),
-	    cmocka_unit_test(test_connection_gates),
+	    cmocka_unit_test(test_connection_gates), cmocka_unit_test(test_loss_over_nothing_sent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

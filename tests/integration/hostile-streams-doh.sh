@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+# make check: the hostile stream server cases over doh (see hostile-streams.sh).
+exec bash "$(dirname "$0")/hostile-streams.sh" doh
