@@ -866,7 +866,10 @@ void dv_sw_finish(dv_sw_t *sw, bool interrupted)
 	to->tc_retried += k->sent;
 	to->tc_completed += k->completed;
 	to->tc_lost += k->lost + k->interrupted;
-	to->tc_not_sent += sw->rq_len;
+	if (sw->ever_up)
+		to->tc_not_sent += sw->rq_len;
+	else
+		tc_drop(sw);
 	sw->rq_len = 0;
 	/* The retry connection's own figures are the connection figures of a UDP pass. */
 	to->conn_opened += k->conn_opened;
