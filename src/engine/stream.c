@@ -35,7 +35,7 @@
 #define DV_SW_RQ             65536u /* --tc-tcp: list indexes waiting to be asked over TCP */
 /*
  * Connections opened in waves: at most this many per worker in connect() or the TLS
- * handshake at once; the others wait their turn (checked every loop turn). A DoT
+ * handshake at once; the others wait their turn (opened as slots free). A DoT
  * handshake holds ~30 KB of OpenSSL buffers until it ends, so 10,000 at once peaked at
  * 41.6 KB per connection and some missed -t; in waves the peak is what an open
  * connection holds (doc/performance.md).
