@@ -110,9 +110,6 @@ typedef struct dv_qtype_count {
 	X(conn_proto_errors, NULL, NULL, DV_CTR_OPTIONAL)                                          \
 	/* connections closed by dnsvolley after --queries-per-conn queries */                     \
 	X(conn_recycled, NULL, NULL, DV_CTR_OPTIONAL)                                              \
-	/* reopens made after a backoff: the connection before ended, or the attempt failed,       \
-	 * without an answer (a jittered exponential delay, 50 ms to 2 s) */                       \
-	X(conn_backoffs, NULL, NULL, DV_CTR_OPTIONAL)                                              \
 	/* queries lost because their connection ended (also in lost) */                           \
 	X(conn_lost, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
 	/* highest queries in flight on one connection (merged: the maximum) */                    \
@@ -139,15 +136,18 @@ typedef struct dv_qtype_count {
 	X(tc_lost, NULL, NULL, DV_CTR_OPTIONAL)                                                    \
 	/* truncated answers not asked again: the retry queue (65536) was full */                  \
 	X(tc_not_sent, NULL, NULL, DV_CTR_OPTIONAL)                                                \
-	/* truncated answers not asked again: no TCP connection to the server could be made */     \
-	X(tc_no_conn, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
 	/* paced: queries the schedule had due that were never sent (over 1 s behind) */           \
 	X(forfeited, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
 	/* paced: queries sent over DV_SEND_BEHIND_NS after their intended time */                 \
 	X(sent_behind, NULL, NULL, DV_CTR_OPTIONAL)                                                \
 	/* paced, stream transports: sends the server held back (its stream limit, an unread       \
 	 * send buffer): times a connection with room in -q's share took fewer queries than due */ \
-	X(server_holds, NULL, NULL, DV_CTR_OPTIONAL)
+	X(server_holds, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	/* reopens made after a backoff: the connection before ended, or the attempt failed,       \
+	 * without an answer (a jittered exponential delay, 50 ms to 2 s) */                       \
+	X(conn_backoffs, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	/* truncated answers not asked again: no TCP connection to the server could be made */     \
+	X(tc_no_conn, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

@@ -368,11 +368,11 @@ static void test_every_counter_distinct(void **state)
 		    K(tls_full), K(tls_resumed);
 		K(http_non200), K(http_4xx), K(http_5xx), K(stream_errors);
 		K(tc_retried), K(tc_completed), K(tc_lost), K(tc_not_sent), K(forfeited),
-		    K(sent_behind), K(server_holds);
+		    K(sent_behind), K(server_holds), K(conn_backoffs), K(tc_no_conn);
 #undef K
-		/* Those 48, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 48 + 3);
-		assert_int_equal(dv_counter_nfields, 48);
+		/* Those 50, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 50 + 3);
+		assert_int_equal(dv_counter_nfields, 50);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);
