@@ -68,8 +68,9 @@ int dv_sw_open(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err);
  * on which every query whose UDP answer came back truncated (the engine's TC hook) is
  * asked again, in a window and counts of its own; dv_sw_finish folds them into the
  * worker's tc_* counters (and the connection figures). A connection that cannot be made
- * does not stop the UDP pass: the retries queued while none is up count tc_no_conn. The same turn, next_due, close
- * and free calls drive it; dv_sw_send_retries sends what is queued.
+ * does not stop the UDP pass: the retries queued while none is up count tc_no_conn.
+ * The same turn, next_due, close and free calls drive it; dv_sw_send_retries sends
+ * what is queued.
  */
 int dv_sw_open_tc(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err);
 void dv_sw_send_retries(dv_sw_t *sw, uint64_t now);
