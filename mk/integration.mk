@@ -17,6 +17,7 @@ INTEGRATION_TESTS = \
 	tests/integration/responder-tcp.sh tests/integration/responder-doh.sh \
 	tests/integration/streams.sh \
 	tests/integration/stream-outputs.sh tests/integration/stream-sources.sh \
+	tests/integration/stream-conns.sh \
 	tests/integration/dnsdist.sh \
 	tests/integration/capture.sh tests/integration/loss.sh tests/integration/verbose.sh \
 	tests/integration/terminal.sh \

@@ -152,7 +152,12 @@ typedef struct dv_qtype_count {
 	/* -y: answers whose TSIG says BADTIME (18) */                                             \
 	X(tsig_badtime, NULL, NULL, DV_CTR_OPTIONAL)                                               \
 	/* -y: answers with another TSIG error */                                                  \
-	X(tsig_other_error, NULL, NULL, DV_CTR_OPTIONAL)
+	X(tsig_other_error, NULL, NULL, DV_CTR_OPTIONAL)                                           \
+	/* reopens made after a backoff: the connection before ended, or the attempt failed,       \
+	 * without an answer (a jittered exponential delay, 50 ms to 2 s) */                       \
+	X(conn_backoffs, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	/* truncated answers not asked again: no TCP connection to the server could be made */     \
+	X(tc_no_conn, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

@@ -20,14 +20,22 @@
 #include "transport/transport.h"
 
 #define DV_SW_READ_BUF    65536
-#define DV_SW_READ_ROUNDS 8                    /* reads per readable event */
-#define DV_SW_RETRY_NS    (100 * DV_NS_PER_MS) /* after a failed attempt, reopen this much later */
-#define DV_SW_IOV         16
-#define DV_SW_BATCH       64     /* queries prepared per connection at a time */
-#define DV_SW_RQ          65536u /* --tc-tcp: list indexes waiting to be asked over TCP */
+#define DV_SW_READ_ROUNDS 8 /* reads per readable event */
+/*
+ * A connection that ends (or an attempt that fails) without one answer is reopened after a
+ * backoff: DV_SW_BACKOFF_NS doubled for each such end in a row, at most DV_SW_BACKOFF_MAX_NS,
+ * drawn from [d/2, d] (jitter, so that connections dropped together do not come back
+ * together). An answer resets it. Against a server that accepts and closes at once, one
+ * connection opens at most 7 times in 3 s instead of thousands (doc/numbers.md conn_backoffs).
+ */
+#define DV_SW_BACKOFF_NS     (100 * DV_NS_PER_MS)
+#define DV_SW_BACKOFF_MAX_NS (2 * DV_NS_PER_S)
+#define DV_SW_IOV            16
+#define DV_SW_BATCH          64     /* queries prepared per connection at a time */
+#define DV_SW_RQ             65536u /* --tc-tcp: list indexes waiting to be asked over TCP */
 /*
  * Connections opened in waves: at most this many per worker in connect() or the TLS
- * handshake at once; the others wait their turn (checked every loop turn). A DoT
+ * handshake at once; the others wait their turn (opened as slots free). A DoT
  * handshake holds ~30 KB of OpenSSL buffers until it ends, so 10,000 at once peaked at
  * 41.6 KB per connection and some missed -t; in waves the peak is what an open
  * connection holds (doc/performance.md).
@@ -61,6 +69,11 @@ typedef struct dv_sconn {
 	bool ev_closed, ev_goaway, ev_proto; /* events seen during dv_tp_input */
 	bool closed_busy;                    /* the peer closed it with queries in flight */
 	bool ever_open;
+	bool answered;      /* an answer came back on it since it opened */
+	bool backed_off;    /* C_IDLE: its reopen waits for a backoff (counted when it opens) */
+	bool queued;        /* in the wave queue, waiting for a connect slot */
+	bool in_ready;      /* in the ring of connections that may have room */
+	uint8_t fails;      /* ends and failed attempts in a row without an answer */
 	uint32_t inflight;  /* engine slots in flight on it */
 	uint64_t submitted; /* queries handed to it since it opened */
 	uint64_t open_ns;   /* connect() called */
@@ -74,11 +87,22 @@ struct dv_sw {
 	dv_tp_shared_t *sh;
 	dv_sconn_t *c;
 	uint32_t n;
-	uint32_t next;     /* round robin */
 	uint32_t per_conn; /* queries in flight per connection at most */
 	uint32_t nup;      /* READY or DRAINING */
 	uint32_t npending; /* CONNECTING or HANDSHAKE */
 	uint32_t nretry;   /* IDLE with a reopen time */
+	/*
+	 * Nothing here is scanned per event: with 10,000 connections a scan of all of them
+	 * on every answer cost more than the query (doc/performance.md "Many connections").
+	 * timer_lb is a lower bound on the earliest connect or handshake deadline and reopen
+	 * time (UINT64_MAX: none): only a turn at or past it scans the connections, and sets
+	 * it exact again. wq is the FIFO of connections waiting for a connect slot (each at
+	 * most once), opened as slots free. ready is the ring of connections that may take
+	 * queries (each at most once), filled after their I/O and read by dv_sw_send.
+	 */
+	uint64_t timer_lb;
+	uint32_t *wq, wq_head, wq_len;
+	uint32_t *ready, ready_head, ready_len;
 	bool ever_up;
 	bool closing;
 	uint64_t down_since_ns; /* when nup last became 0 */
@@ -99,6 +123,7 @@ struct dv_sw {
 	dv_engine_t own;
 	uint32_t *rq; /* ring of DV_SW_RQ list indexes */
 	uint32_t rq_head, rq_len;
+	uint64_t rng; /* xorshift state: the backoff's jitter */
 };
 
 static void on_poll(uv_poll_t *h, int status, int events);
@@ -137,6 +162,30 @@ static void set_state(dv_sw_t *sw, dv_sconn_t *c, dv_cstate_t st, uint64_t now)
 		sw->down_since_ns = now;
 	if (sw->nup > 0)
 		sw->down_since_ns = UINT64_MAX;
+}
+
+static void timer_at(dv_sw_t *sw, uint64_t at)
+{
+	if (at < sw->timer_lb)
+		sw->timer_lb = at;
+}
+
+/* c may take queries (its own room, whatever the server's): into the ring, once. */
+static void ready_note(dv_sw_t *sw, dv_sconn_t *c)
+{
+	if (c->in_ready || c->state != C_READY || c->inflight >= sw->per_conn ||
+	    (sw->h.cfg->queries_per_conn > 0 && c->submitted >= sw->h.cfg->queries_per_conn))
+		return;
+	c->in_ready = true;
+	sw->ready[(sw->ready_head + sw->ready_len) % sw->n] = c->index;
+	sw->ready_len++;
+}
+
+/* --tc-tcp with no connection up: the queued retries cannot be made (tc_no_conn). */
+static void tc_drop(dv_sw_t *sw)
+{
+	sw->h.eng->stats.c.tc_no_conn += sw->rq_len;
+	sw->rq_len = 0;
 }
 
 /* The worker cannot go on: say why and stop the pass (its queries in flight count lost). */
@@ -228,7 +277,7 @@ static void lose_all(dv_sw_t *sw, dv_sconn_t *c)
 
 static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now);
 
-/* Schedule a reopen (at once, or after a failed attempt a little later) while sending. */
+/* Schedule a reopen (at once, or after a backoff) while sending. */
 static void reopen(dv_sw_t *sw, dv_sconn_t *c, uint64_t at, uint64_t now)
 {
 	if (sw->closing || (sw->retry ? !*sw->h.sending && sw->rq_len == 0
@@ -240,6 +289,30 @@ static void reopen(dv_sw_t *sw, dv_sconn_t *c, uint64_t at, uint64_t now)
 	}
 	c->retry_ns = at;
 	sw->nretry++;
+	timer_at(sw, at);
+}
+
+/* Reopen c: at once after an answer came on it, else after the backoff (DV_SW_BACKOFF_NS). */
+static void reopen_after(dv_sw_t *sw, dv_sconn_t *c, bool answered, uint64_t now)
+{
+	uint64_t d, cap = DV_MIN(DV_SW_BACKOFF_MAX_NS, sw->h.cfg->timeout_ns / 2);
+	unsigned f = DV_MIN(c->fails, 8u);
+
+	if (answered) {
+		c->fails = 0;
+		reopen(sw, c, now, now);
+		return;
+	}
+	if (c->fails < UINT8_MAX)
+		c->fails++;
+	/* Capped at -t / 2: a reopen comes before "no connection for -t" could be said. */
+	d = DV_MAX(DV_MIN(DV_SW_BACKOFF_NS << f, cap), 2u);
+	sw->rng ^= sw->rng << 13;
+	sw->rng ^= sw->rng >> 7;
+	sw->rng ^= sw->rng << 17;
+	d = d / 2 + sw->rng % (d / 2 + 1);
+	reopen(sw, c, now + d, now);
+	c->backed_off = c->retry_ns != UINT64_MAX;
 }
 
 /* An attempt to open c failed before it was usable. */
@@ -258,12 +331,14 @@ static void conn_fail(dv_sw_t *sw, dv_sconn_t *c, int err, bool timeout, uint64_
 	lose_all(sw, c);
 	conn_shut(c);
 	set_state(sw, c, C_IDLE, now);
-	if (!sw->ever_up) {
-		fatal(sw, now, "%s%s connection to the server failed: %s",
-		      sw->retry ? "--tc-tcp: " : "", kind_text(sw), sw->why);
+	if (sw->retry) { /* --tc-tcp: the UDP pass goes on; the retries it cannot make count */
+		if (sw->nup == 0)
+			tc_drop(sw);
+	} else if (!sw->ever_up) {
+		fatal(sw, now, "%s connection to the server failed: %s", kind_text(sw), sw->why);
 		return;
 	}
-	reopen(sw, c, now + DV_SW_RETRY_NS, now);
+	reopen_after(sw, c, false, now);
 }
 
 /* An established connection ended: count why, lose its queries, reopen it. */
@@ -301,7 +376,7 @@ static void conn_end(dv_sw_t *sw, dv_sconn_t *c, dv_end_t why, uint64_t now)
 	lose_all(sw, c);
 	conn_shut(c);
 	set_state(sw, c, C_IDLE, now);
-	reopen(sw, c, now, now);
+	reopen_after(sw, c, why == END_RECYCLE || c->answered, now);
 }
 
 /* End c with why if it is established, else count a failed attempt. */
@@ -355,18 +430,25 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 	int one = 1, rc, fd;
 	char what[160];
 
-	if (sw->npending >= DV_SW_MAX_PENDING) { /* its turn comes in conn_timers */
-		c->retry_ns = now;
-		sw->nretry++;
+	if (sw->npending >= DV_SW_MAX_PENDING) { /* its turn comes in admit */
+		if (!c->queued) {
+			c->queued = true;
+			sw->wq[(sw->wq_head + sw->wq_len) % sw->n] = c->index;
+			sw->wq_len++;
+		}
 		return;
 	}
 	if (c->ever_open)
 		sw->e->stats.c.conn_reopened++;
+	if (c->backed_off)
+		sw->e->stats.c.conn_backoffs++;
 	c->ever_open = true;
+	c->backed_off = c->answered = false;
 	c->open_ns = now;
 	c->submitted = 0;
 	c->ev_closed = c->ev_goaway = c->ev_proto = c->closed_busy = false;
 	set_state(sw, c, C_CONNECTING, now);
+	timer_at(sw, now + cfg->timeout_ns);
 	fd = socket(cfg->server.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(what, sizeof(what), "cannot open a socket: %s", strerror(errno));
@@ -472,8 +554,11 @@ static void on_answer(dv_sw_t *sw, dv_sconn_t *c, const uint8_t *msg, size_t len
 		was = s->state == DV_SLOT_INFLIGHT && s->sock == c->index;
 	}
 	dv_engine_receive(sw->e, c->index, msg, len, true, sw->now);
-	if (was && s->state != DV_SLOT_INFLIGHT && c->inflight > 0)
-		c->inflight--;
+	if (was && s->state != DV_SLOT_INFLIGHT) {
+		c->answered = true;
+		if (c->inflight > 0)
+			c->inflight--;
+	}
 }
 
 /*
@@ -635,6 +720,19 @@ static void conn_connected(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 	flush_or_end(sw, c, now); /* the ClientHello */
 }
 
+/* Open the connections waiting for a connect slot while slots are free. */
+static void admit(dv_sw_t *sw, uint64_t now)
+{
+	while (sw->wq_len > 0 && sw->npending < DV_SW_MAX_PENDING) {
+		dv_sconn_t *c = &sw->c[sw->wq[sw->wq_head]];
+		sw->wq_head = (sw->wq_head + 1) % sw->n;
+		sw->wq_len--;
+		c->queued = false;
+		if (c->state == C_IDLE && c->fd < 0 && c->retry_ns == UINT64_MAX)
+			reopen(sw, c, now, now);
+	}
+}
+
 static void on_poll(uv_poll_t *h, int status, int events)
 {
 	dv_sconn_t *c = h->data;
@@ -649,6 +747,8 @@ static void on_poll(uv_poll_t *h, int status, int events)
 		if (c->poll == h && (status < 0 || (events & UV_READABLE)))
 			conn_read(sw, c, now);
 	}
+	admit(sw, now);
+	ready_note(sw, c);
 	sw->h.after_io(sw->h.ctx); /* may close every connection: c is not touched after it */
 }
 
@@ -672,6 +772,8 @@ static int sw_new(const dv_sw_host_t *h, uint32_t n, dv_sw_t **out, dv_err_t *er
 	sw->per_conn = DV_MAX((h->capacity + n - 1) / n, 1u);
 	sw->down_since_ns = UINT64_MAX;
 	sw->stall_ns = UINT64_MAX;
+	sw->timer_lb = UINT64_MAX;
+	sw->rng = (dv_now_ns() ^ ((uint64_t)h->first_conn << 32)) | 1;
 	rc = dv_tp_shared_new(&sw->sh, &h->cfg->tp, err);
 	if (rc != 0)
 		return rc;
@@ -679,7 +781,10 @@ static int sw_new(const dv_sw_host_t *h, uint32_t n, dv_sw_t **out, dv_err_t *er
 	sw->rbuf = malloc(DV_SW_READ_BUF);
 	sw->qbuf = malloc(DV_SW_BATCH * sizeof(*sw->qbuf));
 	sw->qlen = malloc(DV_SW_BATCH * sizeof(*sw->qlen));
-	if (sw->c == NULL || sw->rbuf == NULL || sw->qbuf == NULL || sw->qlen == NULL)
+	sw->wq = malloc(n * sizeof(*sw->wq));
+	sw->ready = malloc(n * sizeof(*sw->ready));
+	if (sw->c == NULL || sw->rbuf == NULL || sw->qbuf == NULL || sw->qlen == NULL ||
+	    sw->wq == NULL || sw->ready == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		sw->c[i].sw = sw;
@@ -793,11 +898,15 @@ void dv_sw_finish(dv_sw_t *sw, bool interrupted)
 	to->tc_retried += k->sent;
 	to->tc_completed += k->completed;
 	to->tc_lost += k->lost + k->interrupted;
-	to->tc_not_sent += sw->rq_len;
+	if (sw->ever_up)
+		to->tc_not_sent += sw->rq_len;
+	else
+		tc_drop(sw);
 	sw->rq_len = 0;
 	/* The retry connection's own figures are the connection figures of a UDP pass. */
 	to->conn_opened += k->conn_opened;
 	to->conn_reopened += k->conn_reopened;
+	to->conn_backoffs += k->conn_backoffs;
 	to->conn_abandoned += k->conn_abandoned;
 	to->conn_failed += k->conn_failed;
 	to->conn_refused += k->conn_refused;
@@ -929,21 +1038,25 @@ static void stall_check(dv_sw_t *sw, uint64_t now, unsigned n, unsigned total)
 
 unsigned dv_sw_send(dv_sw_t *sw, uint64_t now, unsigned n)
 {
-	unsigned total = 0, want, k;
-	uint32_t tried;
+	unsigned total = 0, want, k, room;
+	uint32_t tried, lim = sw->ready_len;
 	bool server, held = false;
 
-	for (tried = 0; tried < sw->n && total < n; tried++) {
-		dv_sconn_t *c = &sw->c[sw->next];
-		unsigned room = conn_room_why(sw, c, &server);
-		sw->next = sw->next + 1 < sw->n ? sw->next + 1 : 0;
+	/* The ring's connections in turn, each once: those with room left go to its back. */
+	for (tried = 0; tried < lim && total < n; tried++) {
+		dv_sconn_t *c = &sw->c[sw->ready[sw->ready_head]];
+		sw->ready_head = sw->ready_head + 1 < sw->n ? sw->ready_head + 1 : 0;
+		sw->ready_len--;
+		c->in_ready = false;
+		room = conn_room_why(sw, c, &server);
 		held = held || server;
-		if (room == 0)
-			continue;
-		want = DV_MIN(room, n - total);
-		k = send_on(sw, c, now, want, total);
-		held = held || k < want; /* its send buffer filled on the way */
-		total += k;
+		if (room > 0) {
+			want = DV_MIN(room, n - total);
+			k = send_on(sw, c, now, want, total);
+			held = held || k < want; /* its send buffer filled on the way */
+			total += k;
+		}
+		ready_note(sw, c);
 	}
 	stall_check(sw, now, n, total);
 	/* Paced and short of what was due: the server's doing, for the capacity verdict. */
@@ -959,6 +1072,9 @@ static void conn_timers(dv_sw_t *sw, uint64_t now)
 	uint32_t i;
 	char what[120];
 
+	if (now < sw->timer_lb)
+		return;
+	sw->timer_lb = UINT64_MAX; /* made exact again below */
 	for (i = 0; i < sw->n && (sw->npending > 0 || sw->nretry > 0); i++) {
 		dv_sconn_t *c = &sw->c[i];
 		if (is_pending(c->state) && now - c->open_ns >= t) {
@@ -973,6 +1089,10 @@ static void conn_timers(dv_sw_t *sw, uint64_t now)
 			set_state(sw, c, C_IDLE, now); /* clears the reopen time */
 			reopen(sw, c, now, now);
 		}
+		if (is_pending(c->state))
+			timer_at(sw, c->open_ns + t);
+		else if (c->state == C_IDLE && c->retry_ns != UINT64_MAX)
+			timer_at(sw, c->retry_ns);
 	}
 }
 
@@ -993,31 +1113,29 @@ void dv_sw_turn(dv_sw_t *sw, uint64_t now)
 			    !flush_or_end(sw, c, now))
 				continue;
 			maybe_done(sw, c, now);
+			ready_note(sw, c);
 		}
 	}
 	if (sw->closing)
 		return;
 	conn_timers(sw, now);
+	admit(sw, now);
 	if (*sw->h.sending && (!sw->retry || sw->rq_len > 0) && sw->nup == 0 &&
-	    sw->down_since_ns != UINT64_MAX && now - sw->down_since_ns >= t && sw->npending == 0)
-		fatal(sw, now, "no %s connection to the server for %.3g s: %s", kind_text(sw),
-		      (double)(now - sw->down_since_ns) / 1e9, sw->why);
+	    sw->down_since_ns != UINT64_MAX && now - sw->down_since_ns >= t && sw->npending == 0) {
+		if (sw->retry)
+			tc_drop(sw);
+		else
+			fatal(sw, now, "no %s connection to the server for %.3g s: %s",
+			      kind_text(sw), (double)(now - sw->down_since_ns) / 1e9, sw->why);
+	}
 }
 
 uint64_t dv_sw_next_due(const dv_sw_t *sw)
 {
-	uint64_t t = sw->h.cfg->timeout_ns, due = UINT64_MAX;
-	uint32_t i;
+	uint64_t t = sw->h.cfg->timeout_ns, due = sw->timer_lb;
 
 	if (sw->closing)
 		return UINT64_MAX;
-	for (i = 0; i < sw->n && (sw->npending > 0 || sw->nretry > 0); i++) {
-		const dv_sconn_t *c = &sw->c[i];
-		if (is_pending(c->state))
-			due = DV_MIN(due, c->open_ns + t);
-		else if (c->state == C_IDLE)
-			due = DV_MIN(due, c->retry_ns);
-	}
 	if (*sw->h.sending && sw->nup == 0 && sw->down_since_ns != UINT64_MAX)
 		due = DV_MIN(due, sw->down_since_ns + t);
 	if (*sw->h.sending && sw->stall_ns != UINT64_MAX)
@@ -1053,6 +1171,8 @@ void dv_sw_free(dv_sw_t *sw)
 	free(sw->rbuf);
 	free(sw->qbuf);
 	free(sw->qlen);
+	free(sw->wq);
+	free(sw->ready);
 	free(sw->rq);
 	if (sw->retry)
 		dv_engine_free(&sw->own);

@@ -25,7 +25,11 @@
  *   one slow connection cannot hold the whole window.
  * - A connection that ends (reset, closed by the server, protocol error) loses the
  *   queries in flight on it (counted lost and conn_lost, never sent again) and is
- *   reopened (conn_reopened) while the worker is still sending.
+ *   reopened (conn_reopened) while the worker is still sending: at once if an answer
+ *   came on it, else after a jittered exponential backoff (conn_backoffs), as after a
+ *   failed attempt.
+ * - At most 256 connections per worker are in connect or handshake at once; the others
+ *   wait in a queue and open as those finish. No call walks every connection per event.
  * - Connect and TLS handshake must finish within -t. A worker whose connections
  *   all fail before any was ever usable, or that has had no usable connection
  *   for -t, stops with an error (the host's rc and err) instead of waiting forever.
@@ -63,8 +67,10 @@ int dv_sw_open(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err);
  * --tc-tcp on a UDP worker: one TCP connection (to the same address and port)
  * on which every query whose UDP answer came back truncated (the engine's TC hook) is
  * asked again, in a window and counts of its own; dv_sw_finish folds them into the
- * worker's tc_* counters (and the connection figures). The same turn, next_due, close
- * and free calls drive it; dv_sw_send_retries sends what is queued.
+ * worker's tc_* counters (and the connection figures). A connection that cannot be made
+ * does not stop the UDP pass: the retries queued while none is up count tc_no_conn.
+ * The same turn, next_due, close and free calls drive it; dv_sw_send_retries sends
+ * what is queued.
  */
 int dv_sw_open_tc(dv_sw_t **out, const dv_sw_host_t *h, dv_err_t *err);
 void dv_sw_send_retries(dv_sw_t *sw, uint64_t now);
@@ -75,7 +81,8 @@ bool dv_sw_up(const dv_sw_t *sw);
 /* Its engine (retry mode: its own window, for the worker's timer). */
 dv_engine_t *dv_sw_engine(dv_sw_t *sw);
 /* End of the pass (after the loop): retries in flight count tc_lost, queued ones
- * tc_not_sent; the counts go into the worker's engine. */
+ * tc_not_sent (tc_no_conn when no connection was ever made); the counts go into the
+ * worker's engine. */
 void dv_sw_finish(dv_sw_t *sw, bool interrupted);
 /* The pass starts: open the connections, at most 256 in connect or handshake at once (the rest in
  * turn, from dv_sw_turn). Worker thread. */

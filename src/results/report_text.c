@@ -73,6 +73,56 @@ static void print_loss_split(FILE *out, const dv_pass_result_t *r)
 		        c->client_drops);
 }
 
+/* --tc-tcp: the truncated answers asked again over TCP, and those that could not be. */
+static void print_tc(FILE *out, const dv_counters_t *c)
+{
+	if (c->tc_retried + c->tc_not_sent + c->tc_no_conn > 0)
+		fprintf(out,
+		        "  Asked again over TCP: %" PRIu64 " (--tc-tcp): completed %" PRIu64
+		        ", lost %" PRIu64 "; not asked (queue full) %" PRIu64 "\n",
+		        c->tc_retried, c->tc_completed, c->tc_lost, c->tc_not_sent);
+	if (c->tc_no_conn > 0)
+		fprintf(out,
+		        "  Not asked over TCP:   %" PRIu64 " (--tc-tcp: no TCP connection to the "
+		        "server could be made; %" PRIu64 " attempts failed, %" PRIu64 " refused)\n",
+		        c->tc_no_conn, c->conn_failed, c->conn_refused);
+}
+
+/* No answer, but something came back: say what (false when nothing did). */
+static bool print_what_came_back(FILE *out, const dv_counters_t *c)
+{
+	const struct {
+		uint64_t n;
+		const char *what;
+	} seen[] = {
+	    {c->unexpected, "unexpected answers (matching no query in flight)"},
+	    {c->malformed, "malformed answers (not a parseable DNS response)"},
+	    {c->stream_errors, "DoH streams reset, refused or not DNS"},
+	    {c->conn_closed, "connections closed by the server with queries in flight"},
+	    {c->conn_idle_closed, "connections closed by the server idle"},
+	    {c->conn_reset, "connections reset"},
+	    {c->conn_proto_errors, "connections ended by a protocol error"},
+	    {c->conn_refused, "connection attempts refused"},
+	    {c->conn_timeouts, "connection attempts timed out"},
+	};
+	const char *sep = "";
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < sizeof(seen) / sizeof(seen[0]); i++) {
+		if (seen[i].n == 0)
+			continue;
+		if (!any)
+			fprintf(out, "  NO ANSWERS: not one query was answered; what came back: ");
+		fprintf(out, "%s%" PRIu64 " %s", sep, seen[i].n, seen[i].what);
+		sep = ", ";
+		any = true;
+	}
+	if (any)
+		fprintf(out, "\n");
+	return any;
+}
+
 /* A pass in which queries went out and not one answer came back: say so, and why it may be. */
 static void print_no_answer(FILE *out, const dv_pass_result_t *r)
 {
@@ -96,7 +146,7 @@ static void print_no_answer(FILE *out, const dv_pass_result_t *r)
 		        "  NO ANSWERS: not one query was answered; %" PRIu64
 		        " ICMP errors came back (host or network unreachable?)\n",
 		        c->icmp_errors);
-	else
+	else if (!print_what_came_back(out, c))
 		fprintf(out,
 		        "  NO ANSWERS: not one query was answered, and nothing came back at all "
 		        "(silence: a firewall dropping, a wrong address, or a server that does not "
@@ -218,6 +268,12 @@ void dv_report_connections(FILE *out, const dv_pass_result_t *r)
 	        "\n",
 	        c->conn_reset, c->conn_closed + c->conn_idle_closed, c->conn_idle_closed,
 	        c->conn_proto_errors, c->conn_recycled);
+	if (c->conn_backoffs > 0)
+		fprintf(
+		    out,
+		    "  Reopened after a backoff: %" PRIu64
+		    " (the connection before ended, or the attempt failed, without an answer)\n",
+		    c->conn_backoffs);
 	fprintf(out, "  Lost with connection: %" PRIu64 " (in flight when it ended; in lost)\n",
 	        c->conn_lost);
 	fprintf(out, "  Queries per connection: %.1f; peak in flight on one: %" PRIu64 "\n",
@@ -325,11 +381,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	fprintf(out, "  Malformed answers:    %" PRIu64 "\n", c->malformed);
 	if (c->truncated > 0)
 		fprintf(out, "  Truncated (TC) answers: %" PRIu64 "\n", c->truncated);
-	if (c->tc_retried + c->tc_not_sent > 0)
-		fprintf(out,
-		        "  Asked again over TCP: %" PRIu64 " (--tc-tcp): completed %" PRIu64
-		        ", lost %" PRIu64 "; not asked (queue full) %" PRIu64 "\n",
-		        c->tc_retried, c->tc_completed, c->tc_lost, c->tc_not_sent);
+	print_tc(out, c);
 	fprintf(out, "\n  Response codes:       ");
 	for (i = 0; i < DV_RCODES; i++)
 		rc_total += c->rcode[i];

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# stream-conns.sh: the cost of many TCP connections, dnsvolley and dnsperf in the same run.
+#
+# usage: bench/stream-conns.sh [-B BUILDDIR] [-l SECONDS] [-c "16 256 1000 4000 10000"]
+#                              [-Q RATE] [-D OTHER_DNSVOLLEY] [-n]
+# Starts dnsvolley-responder (TCP listener) pinned to CPU 1 and runs each client pinned to
+# CPU 0 (taskset), for each -c: -q twice -c, -l SECONDS (default 4), -t 2, against the same
+# responder; then the same -c paced at -Q RATE (default 20000 q/s) for the latency at a
+# fixed load. Both processes run at SCHED_FIFO priority 1 when chrt allows it (a shared
+# machine's other load then cannot take their CPUs; the header says which); -n: never.
+# Prints per run: tool, -c, completed, q/s, client CPU µs per completed query (user+system
+# from /usr/bin/time), connections opened (dnsvolley's results file; dnsperf does not say:
+# "-"), p50 latency in ms (dnsperf prints only the average: its average, marked "avg"),
+# and the host's TcpExtListenOverflows during the run (nstat; "-" without it): handshakes
+# the server's accept queue had no room for, each costing its client a 1 s SYN retransmit.
+# -D BIN: also run BIN (e.g. a dnsvolley built before a change) at each -c, as "dvother".
+# The figures in doc/performance.md ("Many connections") came from this script.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build="$top/build"
+secs=4 conns="16 256 1000 4000 10000" rate=20000 other="" nort=""
+while getopts "B:l:c:Q:D:n" o; do
+	case $o in
+	B) build=$(cd "$OPTARG" && pwd) ;;
+	l) secs=$OPTARG ;;
+	c) conns=$OPTARG ;;
+	Q) rate=$OPTARG ;;
+	D) other=$OPTARG ;;
+	n) nort=1 ;;
+	*) echo "usage: bench/stream-conns.sh [-B DIR] [-l S] [-c LIST] [-Q RATE] [-D BIN] [-n]" >&2; exit 2 ;;
+	esac
+done
+for t in dnsperf taskset /usr/bin/time python3; do
+	command -v "$t" >/dev/null || { echo "stream-conns.sh: needs $t" >&2; exit 2; }
+done
+DV="$build/dnsvolley" RESP="$build/dnsvolley-responder"
+[ -x "$DV" ] && [ -x "$RESP" ] || { echo "stream-conns.sh: build first ($build)" >&2; exit 2; }
+[ -z "$other" ] || [ -x "$other" ] || { echo "stream-conns.sh: -D $other: not an executable" >&2; exit 2; }
+max=0
+for c in $conns; do [ "$c" -gt "$max" ] && max=$c; done
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((max + 100)) ]; then
+	echo "stream-conns.sh: -c $max needs about $((max + 100)) file descriptors; ulimit -n is $(ulimit -n)" >&2
+	exit 2
+fi
+rt=()
+[ -z "$nort" ] && chrt -f 1 true 2>/dev/null && rt=(chrt -f 1)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvconns.XXXXXX")
+resp_pid=""
+cleanup() {
+	[ -n "$resp_pid" ] && kill "$resp_pid" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+for i in $(seq 10000); do echo "www$((i % 100)).example A"; done >"$tmp/list"
+"${rt[@]}" taskset -c 1 "$RESP" -p 0 --port-file "$tmp/udp" --tcp-port 0 \
+	--tcp-port-file "$tmp/tcp" -q >"$tmp/resp.out" 2>&1 &
+resp_pid=$!
+for _ in $(seq 100); do [ -s "$tmp/tcp" ] && break; sleep 0.05; done
+port=$(cat "$tmp/tcp")
+
+# overflows: the host's listen queue overflows so far ("-" without nstat).
+overflows() {
+	if command -v nstat >/dev/null; then
+		nstat -az TcpExtListenOverflows | awk '$1 == "TcpExtListenOverflows" { print $2 }'
+	else
+		echo -
+	fi
+}
+delta() { [ "$1" = - ] && echo - || echo $(($2 - $1)); }
+
+# dv NAME BIN CONNS [ARGS...]: one dnsvolley run.
+dv() {
+	local name=$1 bin=$2 c=$3 o0
+	shift 3
+	o0=$(overflows)
+	/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 "$bin" -m tcp -s 127.0.0.1 \
+		-p "$port" -d "$tmp/list" -l "$secs" -t 2 -c "$c" --no-progress \
+		--json "$tmp/dv.json" "$@" >"$tmp/dv.out" 2>&1 || true
+	python3 - "$tmp/dv.json" "$name" "$c" "$(cat "$tmp/time")" "$(delta "$o0" "$(overflows)")" <<'P'
+import json, sys
+try:
+    p = json.load(open(sys.argv[1]))["passes"][0]
+except Exception:
+    print(sys.argv[2], sys.argv[3], "FAILED"); sys.exit(0)
+c = p["counters"]
+u, s = (float(x) for x in sys.argv[4].split())
+done = c.get("completed", 0)
+print("%s %s %d %.0f %.2f %d %.3f %s" % (sys.argv[2], sys.argv[3], done, p["qps"],
+      (u + s) * 1e6 / done if done else 0, c.get("conn_opened", 0),
+      p["latency"]["p50_ns"] / 1e6, sys.argv[5]))
+P
+}
+
+# dp CONNS [ARGS...]: one dnsperf run.
+dp() {
+	local c=$1 o0
+	shift
+	o0=$(overflows)
+	/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 dnsperf -m tcp -s 127.0.0.1 \
+		-p "$port" -d "$tmp/list" -l "$secs" -t 2 -c "$c" "$@" >"$tmp/dp.out" 2>&1 || true
+	awk -v c="$c" -v t="$(cat "$tmp/time")" -v o="$(delta "$o0" "$(overflows)")" '
+		/Queries completed:/ { done = $3 }
+		/Queries per second:/ { qps = $4 }
+		/Average Latency/ { avg = $4 }
+		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f - %.3f(avg) %s\n", c, done, qps,
+			done ? (a[1] + a[2]) * 1e6 / done : 0, avg * 1e3, o }' "$tmp/dp.out"
+}
+
+echo "# stream-conns.sh: TCP to dnsvolley-responder, client CPU 0, server CPU 1, -l $secs," \
+	"${rt[*]:-no chrt (ordinary priority)}; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "# closed loop, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows"
+for c in $conns; do
+	dv dnsvolley "$DV" "$c" -q $((2 * c))
+	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c))
+	dp "$c" -q $((2 * c))
+done
+echo "# paced at -Q $rate, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows"
+for c in $conns; do
+	dv dnsvolley "$DV" "$c" -q $((2 * c)) -Q "$rate"
+	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c)) -Q "$rate"
+	dp "$c" -q $((2 * c)) -Q "$rate"
+done
