@@ -81,6 +81,43 @@ double dv_t_quantile(double p, double df);
  */
 double dv_metric_floor(dv_metric_t m, double v);
 
+/*
+ * Latency changes are ratios (doc/methodology.md, "Comparing targets"): Welch's
+ * interval is computed on the logarithms of the samples (la, lb: series of ln x,
+ * dv_group_log_series) and returned as relative changes of b against a: diff,
+ * lo and hi are exp(.) - 1, so the interval never reaches below -100%. rel_floor_*
+ * is the resolution relative to the mean (bucket width / mean), floored on the
+ * log scale as ln(1 + rel_floor).
+ */
+dv_diff_t dv_diff_log(const dv_series_t *la, const dv_series_t *lb, double rel_floor_a,
+                      double rel_floor_b);
+
+/*
+ * What a pass's qps is (doc/methodology.md, "What a pass can measure"): a
+ * measured throughput, or not. A pass shorter than DV_QPS_MIN_RUN_S, or that
+ * sent fewer than DV_QPS_MIN_WINDOWS windows (-q) of queries (filling and
+ * draining the window dominate it), has no throughput figure; under -Q (or a
+ * replayed schedule, or a capacity search) the rate was set, not measured.
+ * Latency and loss are measured in every case.
+ */
+struct dv_group;
+
+#define DV_QPS_MIN_RUN_S   0.5
+#define DV_QPS_MIN_WINDOWS 10
+
+typedef enum dv_qps_status {
+	DV_QPS_MEASURED = 0,
+	DV_QPS_OFFERED, /* -Q, --timing original or a capacity search set the rate */
+	DV_QPS_SHORT,   /* run time under DV_QPS_MIN_RUN_S */
+	DV_QPS_FILL,    /* fewer than DV_QPS_MIN_WINDOWS windows sent */
+} dv_qps_status_t;
+
+dv_qps_status_t dv_pass_qps_status(const dv_study_t *s, const dv_pass_record_t *p);
+/* The group's: DV_QPS_MEASURED only when every sample is; else the first other status. */
+dv_qps_status_t dv_group_qps_status(const dv_study_t *s, const struct dv_group *g);
+/* A short phrase for a table: "offered rate (-Q)", "too short", "window fill". */
+const char *dv_qps_status_word(dv_qps_status_t st);
+
 /* Whether a larger value of m is better (qps) or worse (latency, loss). */
 bool dv_metric_higher_is_better(dv_metric_t m);
 
@@ -128,6 +165,8 @@ const dv_group_t *dv_groups_find(const dv_groups_t *gs, const dv_group_t *key);
 /* The group of target ti, list li, kind and nth in gs; NULL if none. */
 const dv_group_t *dv_groups_at(const dv_groups_t *gs, size_t ti, size_t li, dv_pass_kind_t kind,
                                unsigned nth);
+/* ln of figure m of g as a series; n 0 for a NULL group or when a value is not > 0. */
+dv_series_t dv_group_log_series(const dv_group_t *g, dv_metric_t m);
 /* Figure m of g as a series (n, mean, sd, min, max); n 0 for a NULL group. */
 dv_series_t dv_group_series(const dv_group_t *g, dv_metric_t m);
 /*

@@ -3,6 +3,8 @@
 
 #include "study/study.h"
 
+#include "study/groups.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -468,13 +470,16 @@ static void check_pass(const dv_study_t *s, const dv_pass_record_t *p)
 		        "not put in the cache\n",
 		        s->targets[p->target].label, l->label, p->repeat + 1,
 		        (unsigned long long)asked, (unsigned long long)l->queries);
-	if (p->kind == DV_PASS_HOT && p->res.run_time_s * 1e9 < (double)DV_HOT_TIME_MIN_NS)
+	dv_qps_status_t st = dv_pass_qps_status(s, p);
+	if ((st == DV_QPS_SHORT || st == DV_QPS_FILL) && p->kind != DV_PASS_PLAIN)
 		fprintf(stderr,
-		        "dnsvolley: note: the hot pass of target %s, list %s, repeat %u lasted "
-		        "%.2f s: a pass under %.0f s is mostly noise (--hot-time S sets its "
-		        "length)\n",
-		        s->targets[p->target].label, l->label, p->repeat + 1, p->res.run_time_s,
-		        (double)DV_HOT_TIME_MIN_NS / 1e9);
+		        "dnsvolley: note: the %s pass of target %s, list %s, repeat %u lasted "
+		        "%.3f s and sent %llu queries: %s, no throughput figure (%s)\n",
+		        dv_pass_kind_name(p->kind), s->targets[p->target].label, l->label,
+		        p->repeat + 1, p->res.run_time_s, (unsigned long long)p->res.stats.c.sent,
+		        st == DV_QPS_SHORT ? "under 0.5 s" : "under 10 windows (-q)",
+		        p->kind == DV_PASS_HOT ? "--hot-time S sets its length"
+		                               : "use a longer list");
 }
 
 /* The flush command and the readiness probe before a cold pass. */
