@@ -201,20 +201,6 @@ dv_diff_t dv_diff_log(const dv_series_t *la, const dv_series_t *lb, double rel_f
 	return d;
 }
 
-dv_qps_status_t dv_pass_qps_status(const dv_study_t *s, const dv_pass_record_t *p)
-{
-	const dv_pass_result_t *r = &p->res;
-
-	if (s->run.max_qps > 0 || r->scheduled || p->cap.searched || s->capacity != NULL)
-		return DV_QPS_OFFERED;
-	if (r->run_time_s < DV_QPS_MIN_RUN_S)
-		return DV_QPS_SHORT;
-	if (r->max_outstanding > 0 &&
-	    r->stats.c.sent < (uint64_t)DV_QPS_MIN_WINDOWS * r->max_outstanding)
-		return DV_QPS_FILL;
-	return DV_QPS_MEASURED;
-}
-
 dv_qps_status_t dv_group_qps_status(const dv_study_t *s, const struct dv_group *g)
 {
 	for (size_t i = 0; g != NULL && i < g->n; i++) {
@@ -223,20 +209,6 @@ dv_qps_status_t dv_group_qps_status(const dv_study_t *s, const struct dv_group *
 			return st;
 	}
 	return DV_QPS_MEASURED;
-}
-
-const char *dv_qps_status_word(dv_qps_status_t st)
-{
-	switch (st) {
-	case DV_QPS_OFFERED:
-		return "offered rate";
-	case DV_QPS_SHORT:
-		return "too short";
-	case DV_QPS_FILL:
-		return "window fill";
-	default:
-		return "measured";
-	}
 }
 
 bool dv_metric_higher_is_better(dv_metric_t m)

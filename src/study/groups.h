@@ -92,31 +92,9 @@ double dv_metric_floor(dv_metric_t m, double v);
 dv_diff_t dv_diff_log(const dv_series_t *la, const dv_series_t *lb, double rel_floor_a,
                       double rel_floor_b);
 
-/*
- * What a pass's qps is (doc/methodology.md, "What a pass can measure"): a
- * measured throughput, or not. A pass shorter than DV_QPS_MIN_RUN_S, or that
- * sent fewer than DV_QPS_MIN_WINDOWS windows (-q) of queries (filling and
- * draining the window dominate it), has no throughput figure; under -Q (or a
- * replayed schedule, or a capacity search) the rate was set, not measured.
- * Latency and loss are measured in every case.
- */
-struct dv_group;
-
-#define DV_QPS_MIN_RUN_S   0.5
-#define DV_QPS_MIN_WINDOWS 10
-
-typedef enum dv_qps_status {
-	DV_QPS_MEASURED = 0,
-	DV_QPS_OFFERED, /* -Q, --timing original or a capacity search set the rate */
-	DV_QPS_SHORT,   /* run time under DV_QPS_MIN_RUN_S */
-	DV_QPS_FILL,    /* fewer than DV_QPS_MIN_WINDOWS windows sent */
-} dv_qps_status_t;
-
-dv_qps_status_t dv_pass_qps_status(const dv_study_t *s, const dv_pass_record_t *p);
 /* The group's: DV_QPS_MEASURED only when every sample is; else the first other status. */
+struct dv_group;
 dv_qps_status_t dv_group_qps_status(const dv_study_t *s, const struct dv_group *g);
-/* A short phrase for a table: "offered rate (-Q)", "too short", "window fill". */
-const char *dv_qps_status_word(dv_qps_status_t st);
 
 /* Whether a larger value of m is better (qps) or worse (latency, loss). */
 bool dv_metric_higher_is_better(dv_metric_t m);

@@ -3,8 +3,6 @@
 
 #include "study/study.h"
 
-#include "study/groups.h"
-
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -451,6 +449,34 @@ static void announce(const dv_study_t *s, FILE *out, bool quiet, const progress_
 		        "dnsvolley: pass %zu of %zu: repeat %u of %u, target %s, list %s, %s; %s\n",
 		        pg->done + 1, pg->total, r + 1, reps, t->label, l->label,
 		        dv_pass_kind_name(kind), left);
+	}
+}
+
+dv_qps_status_t dv_pass_qps_status(const dv_study_t *s, const dv_pass_record_t *p)
+{
+	const dv_pass_result_t *r = &p->res;
+
+	if (s->run.max_qps > 0 || r->scheduled || p->cap.searched || s->capacity != NULL)
+		return DV_QPS_OFFERED;
+	if (r->run_time_s < DV_QPS_MIN_RUN_S)
+		return DV_QPS_SHORT;
+	if (r->max_outstanding > 0 &&
+	    r->stats.c.sent < (uint64_t)DV_QPS_MIN_WINDOWS * r->max_outstanding)
+		return DV_QPS_FILL;
+	return DV_QPS_MEASURED;
+}
+
+const char *dv_qps_status_word(dv_qps_status_t st)
+{
+	switch (st) {
+	case DV_QPS_OFFERED:
+		return "offered rate";
+	case DV_QPS_SHORT:
+		return "too short";
+	case DV_QPS_FILL:
+		return "window fill";
+	default:
+		return "measured";
 	}
 }
 
