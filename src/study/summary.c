@@ -366,12 +366,12 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 	fprintf(out, "\nComparison table (queries per second, lost queries in brackets; repN = "
 	             "repeat N of --repeat):\n");
 	any_interrupted = print_pass_grid(s, cell_qps, out);
-	print_qps_notes(s, out);
 	fprintf(out, "\nCoverage (list entries asked / list size; runs through the list in "
 	             "brackets):\n");
 	print_pass_grid(s, cell_coverage, out);
 	if (any_interrupted)
 		fprintf(out, "* interrupted pass: partial figures\n");
+	print_qps_notes(s, out);
 	if (s->failed)
 		fprintf(out, "The study stopped early: %s\n", s->fail_msg);
 	else if (s->interrupted)
