@@ -248,10 +248,10 @@ typedef struct series {
 	const char *file; /* data file */
 	char title[320];
 	int ycol;
-	int lc; /* line colour index (1...): one per target or group; 0 = gnuplot's turn */
-	int dt; /* dash type (1 solid, 2 dashed...): one per list; 0 = solid */
-	int pt; /* point type marking the pass kind (latency curves), 0 = none */
-	double lw; /* line width: thin cold, thick hot; 0 = 2 */
+	int lc;       /* line colour index (1...): one per target or group; 0 = gnuplot's turn */
+	int dt;       /* dash type (1 solid, 2 dashed...): one per list; 0 = solid */
+	int pt;       /* point type marking the pass kind (latency curves), 0 = none */
+	double lw;    /* line width: thin cold, thick hot; 0 = 2 */
 	bool notitle; /* a later repeat of a series already in the legend */
 } series_t;
 
@@ -378,9 +378,9 @@ static void pctl_extra(char *extra, size_t len, double xmin, const double yr[2],
 /* DNS Shotgun's way: x = share of answers at least this slow (log, 100% on the left). */
 static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 {
-	chart_t *c =
-	    chart_new(p, "latency", "Latency percentiles (colour: target; dash: list; open, thin: "
-	                            "cold; filled, thick: hot)");
+	chart_t *c = chart_new(p, "latency",
+	                       "Latency percentiles (colour: target; dash: list; open, thin: "
+	                       "cold; filled, thick: hot)");
 	series_t *s = calloc(gs->n ? gs->n : 1, sizeof(*s));
 	char(*files)[48] = calloc(gs->n ? gs->n : 1, sizeof(*files));
 	double xmin = 100, yr[2] = {INFINITY, 0};
@@ -529,10 +529,11 @@ static int pass_data(plot_ctx_t *p, const dv_pass_record_t *pr, const char *file
  */
 static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 {
-	chart_t *cq =
-	    chart_new(p, "qps-time", "Answers per second over time (colour: target; dash: list; "
-	                             "thin: cold, thick: hot; every repeat drawn)");
-	chart_t *cl = chart_new(p, "loss-time", "Lost queries over time, % of sent (styles as above)");
+	chart_t *cq = chart_new(p, "qps-time",
+	                        "Answers per second over time (colour: target; dash: list; "
+	                        "thin: cold, thick: hot; every repeat drawn)");
+	chart_t *cl =
+	    chart_new(p, "loss-time", "Lost queries over time, % of sent (styles as above)");
 	size_t np = st->n_passes, ns = 0;
 	series_t *sq = calloc(np ? np : 1, sizeof(*sq)), *sl = calloc(np ? np : 1, sizeof(*sl));
 	char(*files)[48] = calloc(np ? np : 1, sizeof(*files));
@@ -558,8 +559,8 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 			goto out;
 		const char *tl = pr->target < st->n_targets ? st->targets[pr->target].label : "?";
 		const char *ll = pr->list < st->n_lists ? st->lists[pr->list].label : "?";
-		snprintf(sq[ns].title, sizeof(sq[ns].title), "%s/%s/%s", tl ? tl : "?", ll ? ll : "?",
-		         dv_pass_kind_name(pr->kind));
+		snprintf(sq[ns].title, sizeof(sq[ns].title), "%s/%s/%s", tl ? tl : "?",
+		         ll ? ll : "?", dv_pass_kind_name(pr->kind));
 		sq[ns].file = sl[ns].file = files[ns];
 		sq[ns].ycol = 2;
 		sl[ns].ycol = 3;
@@ -730,7 +731,8 @@ out:
 static void html_begin(FILE *fp, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", fp);
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+	      fp);
 	dv_xml_escape(fp, title);
 	fputs("</title>\n<style>\nbody { font-family: sans-serif; margin: 2em auto; "
 	      "max-width: 72em; padding: 0 1em; }\n"
@@ -888,7 +890,11 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 		td(f.fp, g->list, true);
 		td(f.fp, dv_pass_kind_name(g->kind), true);
 		tdf(f.fp, "%.0f", (double)g->n);
-		tdf(f.fp, "%.1f", g->mean[DV_M_QPS]);
+		dv_qps_status_t qs = dv_group_qps_status(s, g);
+		if (qs == DV_QPS_SHORT || qs == DV_QPS_FILL) /* doc/methodology.md */
+			td(f.fp, dv_qps_status_word(qs), false);
+		else
+			tdf(f.fp, "%.1f", g->mean[DV_M_QPS]);
 		tdf(f.fp, "%.3f", g->mean[DV_M_LOST_PCT]);
 		tdf(f.fp, "%.4f", g->mean[DV_M_P50_MS]);
 		tdf(f.fp, "%.4f", g->mean[DV_M_P90_MS]);
