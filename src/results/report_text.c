@@ -271,8 +271,9 @@ void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	localtime_r(&start, &tm);
 	strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
 	fprintf(out,
-	        "[Status] Sending queries (to %s, target %s, list %s: %s, %" PRIu64 " queries)\n",
-	        t->addr_text ? t->addr_text : t->spec, t->label, l->label, l->path, l->queries);
+	        "[Status] Sending queries (to %s, target %s, list %s: %s, %" PRIu64 " quer%s)\n",
+	        t->addr_text ? t->addr_text : t->spec, t->label, l->label, l->path, l->queries,
+	        l->queries == 1 ? "y" : "ies");
 	fprintf(out, "[Status] Pass: %s, repeat %u; %u %s%s%s, %u thread%s, %u outstanding\n",
 	        dv_pass_kind_name(p->kind), p->repeat + 1, sockets,
 	        s->run.stream ? dv_tp_kind_name(s->run.tp.kind) : "",

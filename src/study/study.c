@@ -804,8 +804,9 @@ void dv_study_print_plan(const dv_study_t *s, FILE *out)
 		cold |= plan[k] == DV_PASS_COLD;
 		hot |= plan[k] == DV_PASS_HOT;
 	}
-	fprintf(out, ") x %u repeat%s = %zu passes%s\n", reps, reps == 1 ? "" : "s",
-	        (size_t)reps * s->n_targets * s->n_lists * n_plan,
+	size_t n_passes = (size_t)reps * s->n_targets * s->n_lists * n_plan;
+	fprintf(out, ") x %u repeat%s = %zu pass%s%s\n", reps, reps == 1 ? "" : "s", n_passes,
+	        n_passes == 1 ? "" : "es",
 	        s->warmup ? " (and an unreported warm-up pass per target and list)" : "");
 	for (size_t i = 0; i < s->n_targets; i++) {
 		const dv_target_t *t = &s->targets[i];
@@ -823,9 +824,10 @@ void dv_study_print_plan(const dv_study_t *s, FILE *out)
 	if (s->after_pass_cmd != NULL)
 		fprintf(out, "[Plan] after every pass: %s\n", s->after_pass_cmd);
 	for (size_t i = 0; i < s->n_lists; i++)
-		fprintf(out, "[Plan] list %s (%s): %llu queries\n", s->lists[i].label,
+		fprintf(out, "[Plan] list %s (%s): %llu quer%s\n", s->lists[i].label,
 		        s->lists[i].path ? s->lists[i].path : "?",
-		        (unsigned long long)s->lists[i].queries);
+		        (unsigned long long)s->lists[i].queries,
+		        s->lists[i].queries == 1 ? "y" : "ies");
 	if (cold) {
 		fprintf(out, "[Plan] cold pass: one run through the list (each entry asked once), "
 		             "after the flush command\n");
