@@ -41,7 +41,7 @@ static void plot_usage(FILE *out)
 {
 	fputs("usage: dnsvolley plot RESULTS.json|HISTORY.csv -o DIR [--gnuplot PROG]\n"
 	      "  Draws with gnuplot, into DIR: PNG and SVG charts, their data files and .gp\n"
-	      "  scripts, and index.html with the summary table.\n"
+	      "  scripts, and index.html with the study table, the verdicts and the charts.\n"
 	      "exit status: 0 done, 2 usage or input error (also: gnuplot missing or failing)\n",
 	      out);
 }
@@ -138,6 +138,8 @@ int dv_cmd_plot(int argc, char **argv)
 		fprintf(stderr, "dnsvolley plot: %s\n", err.msg);
 		return 2;
 	}
-	printf("dnsvolley plot: wrote %s/index.html\n", dir);
+	size_t dl = strlen(dir);
+	printf("dnsvolley plot: wrote %s%sindex.html\n", dir,
+	       dl > 0 && dir[dl - 1] == '/' ? "" : "/"); /* "plots/" gives plots/index.html */
 	return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,17 +25,71 @@ static void fmt_num(char *buf, size_t len, dv_metric_t m, double v, bool sign)
 	snprintf(buf, len, f, v);
 }
 
-static void print_group_rows(const dv_group_t *b, const dv_group_t *c, FILE *out)
+/*
+ * The verdict column, in the study summary's words: the direction ("better",
+ * "worse", "same"), and with enough repeats whether Welch's interval excludes 0
+ * ("significant") or not ("within noise"). Too few repeats: the direction only
+ * (said once, above the groups).
+ */
+static void fmt_verdict(char *buf, size_t len, double diff, bool higher_better, dv_diff_verdict_t v)
+{
+	const char *dir = diff == 0 ? "same" : (diff > 0) == higher_better ? "better" : "worse";
+
+	if (v == DV_DIFF_TOO_FEW || diff == 0)
+		snprintf(buf, len, "%s", dir);
+	else
+		snprintf(buf, len, "%s, %s", dir,
+		         v == DV_DIFF_SIGNIFICANT ? "significant" : "within noise");
+}
+
+/* Welch's verdict of a figure: latency on the log scale (a ratio), the others as they are. */
+static dv_diff_verdict_t metric_verdict(const dv_group_t *b, const dv_group_t *c, dv_metric_t m)
+{
+	dv_series_t ab = dv_group_series(b, m), ac = dv_group_series(c, m);
+
+	if (m >= DV_M_P50_MS && m <= DV_M_MEAN_MS) {
+		dv_series_t lb = dv_group_log_series(b, m), lc = dv_group_log_series(c, m);
+		return dv_diff_log(&lb, &lc,
+		                   ab.mean > 0 ? dv_metric_floor(m, ab.mean) / ab.mean : 0,
+		                   ac.mean > 0 ? dv_metric_floor(m, ac.mean) / ac.mean : 0)
+		    .verdict;
+	}
+	return dv_diff_welch(&ab, &ac, dv_metric_floor(m, ab.mean), dv_metric_floor(m, ac.mean))
+	    .verdict;
+}
+
+/* Why a group's qps gets no verdict, or NULL when both sides measured it. */
+static const char *qps_no_verdict(const dv_study_t *bs, const dv_group_t *b, const dv_study_t *cs,
+                                  const dv_group_t *c)
+{
+	dv_qps_status_t st = dv_group_qps_status(bs, b);
+
+	if (st == DV_QPS_MEASURED)
+		st = dv_group_qps_status(cs, c);
+	switch (st) {
+	case DV_QPS_OFFERED:
+		return "no verdict: the rate was set (-Q), not measured";
+	case DV_QPS_SHORT:
+		return "no verdict: passes under 0.5 s are too short";
+	case DV_QPS_FILL:
+		return "no verdict: under 10 windows (-q) sent";
+	default:
+		return NULL;
+	}
+}
+
+static void print_group_rows(const dv_study_t *bs, const dv_group_t *b, const dv_study_t *cs,
+                             const dv_group_t *c, FILE *out)
 {
 	static const dv_metric_t shown[] = {DV_M_QPS, DV_M_LOST_PCT, DV_M_P50_MS, DV_M_P90_MS,
 	                                    DV_M_P99_MS};
 
 	fprintf(out, "  %-9s %14s %14s %14s %9s  %s\n", "metric", "base", "new", "delta", "delta %",
-	        "beyond spread");
+	        "verdict");
 	for (size_t i = 0; i < DV_ARRAY_SIZE(shown); i++) {
 		dv_metric_t m = shown[i];
-		char sb[32], sc[32], sd[32], sr[32];
-		const char *sig;
+		char sb[32], sc[32], sd[32], sr[32], verdict[64];
+		const char *why = m == DV_M_QPS ? qps_no_verdict(bs, b, cs, c) : NULL;
 		double d = c->mean[m] - b->mean[m];
 
 		fmt_num(sb, sizeof(sb), m, b->mean[m], false);
@@ -44,24 +99,11 @@ static void print_group_rows(const dv_group_t *b, const dv_group_t *c, FILE *out
 			snprintf(sr, sizeof(sr), "%+.2f%%", 100.0 * d / fabs(b->mean[m]));
 		else
 			snprintf(sr, sizeof(sr), "n/a");
-		dv_series_t ab = dv_group_series(b, m), ac = dv_group_series(c, m);
-
 		/* The study summary's rule (study/groups.h): Welch's t, latency floored. */
-		dv_diff_t dd = dv_diff_welch(&ab, &ac, dv_metric_floor(m, ab.mean),
-		                             dv_metric_floor(m, ac.mean));
-		switch (dd.verdict) {
-		case DV_DIFF_SIGNIFICANT:
-			sig = "YES";
-			break;
-		case DV_DIFF_NOISE:
-			sig = "no";
-			break;
-		default:
-			sig = "n/a (< 3 repeats: needs --repeat 3)";
-			break;
-		}
+		fmt_verdict(verdict, sizeof(verdict), d, dv_metric_higher_is_better(m),
+		            metric_verdict(b, c, m));
 		fprintf(out, "  %-9s %14s %14s %14s %9s  %s\n", dv_metric_label(m), sb, sc, sd, sr,
-		        sig);
+		        why != NULL ? why : verdict);
 	}
 }
 
@@ -71,8 +113,7 @@ static void print_capacity_row(const dv_group_t *b, const dv_group_t *c, FILE *o
 {
 	bool lb, lc;
 	dv_series_t sb = dv_group_capacity(b, &lb), sc = dv_group_capacity(c, &lc);
-	char vb[40], vc[40], rel[32];
-	dv_diff_t dd;
+	char vb[40], vc[40], rel[32], verdict[64];
 
 	if (sb.n == 0 && sc.n == 0)
 		return;
@@ -82,26 +123,11 @@ static void print_capacity_row(const dv_group_t *b, const dv_group_t *c, FILE *o
 		snprintf(rel, sizeof(rel), "%+.2f%%", 100.0 * (sc.mean - sb.mean) / sb.mean);
 	else
 		snprintf(rel, sizeof(rel), "n/a");
-	dd = dv_diff_welch(&sb, &sc, 0, 0);
+	fmt_verdict(verdict, sizeof(verdict), sb.n && sc.n ? sc.mean - sb.mean : 0, true,
+	            dv_diff_welch(&sb, &sc, 0, 0).verdict);
 	fprintf(out, "  %-9s %14s %14s %+14.1f %9s  %s\n", "capacity", vb, vc,
 	        sb.n && sc.n ? sc.mean - sb.mean : 0.0, rel,
-	        lb || lc                            ? "n/a (a lower bound: generator-bound or --to)"
-	        : dd.verdict == DV_DIFF_SIGNIFICANT ? "YES"
-	        : dd.verdict == DV_DIFF_NOISE       ? "no"
-	                                            : "n/a (< 3 repeats: needs --repeat 3)");
-}
-
-/* The verdict column of the study summary's rule (study/groups.h). */
-static const char *sig_text(dv_diff_verdict_t v)
-{
-	switch (v) {
-	case DV_DIFF_SIGNIFICANT:
-		return "YES";
-	case DV_DIFF_NOISE:
-		return "no";
-	default:
-		return "n/a (< 3 repeats: needs --repeat 3)";
-	}
+	        lb || lc ? "no verdict: a lower bound (generator-bound or --to)" : verdict);
 }
 
 /*
@@ -122,7 +148,7 @@ static void print_conn_rows(const dv_group_t *b, const dv_group_t *c, FILE *out)
 		                  : f == DV_CF_RESUMED_PCT  ? "%.2f"
 		                                            : "%.1f";
 		char vb[32] = "-", vc[32] = "-", vd[32] = "-", rel[32] = "n/a";
-		const char *sig = "n/a (no such figure on a side)";
+		char sig[64] = "n/a (no such figure on a side)";
 
 		if (sb.n > 0)
 			snprintf(vb, sizeof(vb), fmt, sb.mean);
@@ -135,13 +161,94 @@ static void print_conn_rows(const dv_group_t *b, const dv_group_t *c, FILE *out)
 			if (sb.mean != 0)
 				snprintf(rel, sizeof(rel), "%+.2f%%",
 				         100.0 * (sc.mean - sb.mean) / fabs(sb.mean));
-			sig = sig_text(dv_diff_welch(&sb, &sc, dv_conn_fig_floor(f, sb.mean),
-			                             dv_conn_fig_floor(f, sc.mean))
-			                   .verdict);
+			fmt_verdict(sig, sizeof(sig), sc.mean - sb.mean, f == DV_CF_RESUMED_PCT,
+			            dv_diff_welch(&sb, &sc, dv_conn_fig_floor(f, sb.mean),
+			                          dv_conn_fig_floor(f, sc.mean))
+			                .verdict);
 		}
 		fprintf(out, "  %-16s %7s %14s %14s %9s  %s\n", dv_conn_fig_label(f), vb, vc, vd,
 		        rel, sig);
 	}
+}
+
+/* The server version a study recorded for the target labelled label, or NULL. */
+static const char *version_of(const dv_study_t *s, const char *label)
+{
+	for (size_t i = 0; i < s->n_targets; i++)
+		if (s->targets[i].label != NULL && strcmp(s->targets[i].label, label) == 0)
+			return s->targets[i].server_version;
+	return NULL;
+}
+
+/* The list labelled label in s, or NULL. */
+static const dv_list_t *list_of(const dv_study_t *s, const char *label)
+{
+	for (size_t i = 0; i < s->n_lists; i++)
+		if (s->lists[i].label != NULL && strcmp(s->lists[i].label, label) == 0)
+			return &s->lists[i];
+	return NULL;
+}
+
+/*
+ * Warnings when the two sides ran under different settings: a difference in
+ * -Q, -c, -q or the transport changes what the figures mean; a list of the
+ * same label with other contents, or another server version, changes what was
+ * asked of whom (that may be the point of the comparison: said, not refused).
+ */
+static void print_setting_warnings(const dv_study_t *b, const dv_study_t *c, FILE *out)
+{
+	const dv_run_config_t *rb = &b->run, *rc = &c->run;
+
+	if (rb->max_qps != rc->max_qps)
+		fprintf(out, "Warning: -Q differs: base %.0f, new %.0f (0 = unlimited)\n",
+		        rb->max_qps, rc->max_qps);
+	if (rb->sockets != rc->sockets)
+		fprintf(out, "Warning: -c differs: base %u, new %u\n", rb->sockets, rc->sockets);
+	if (rb->max_outstanding != rc->max_outstanding)
+		fprintf(out, "Warning: -q differs: base %u, new %u\n", rb->max_outstanding,
+		        rc->max_outstanding);
+	if (strcmp(dv_study_transport(b), dv_study_transport(c)) != 0)
+		fprintf(out, "Warning: transport differs: base %s, new %s\n", dv_study_transport(b),
+		        dv_study_transport(c));
+	for (size_t i = 0; i < c->n_lists; i++) {
+		const dv_list_t *lc = &c->lists[i], *lb;
+		if (lc->label == NULL || (lb = list_of(b, lc->label)) == NULL)
+			continue;
+		if ((lb->sha256[0] && lc->sha256[0] && strcmp(lb->sha256, lc->sha256) != 0) ||
+		    lb->queries != lc->queries)
+			fprintf(
+			    out,
+			    "Warning: list %s differs: base %llu queries (sha256 %.12s), new %llu "
+			    "(sha256 %.12s)\n",
+			    lc->label, (unsigned long long)lb->queries,
+			    lb->sha256[0] ? lb->sha256 : "-", (unsigned long long)lc->queries,
+			    lc->sha256[0] ? lc->sha256 : "-");
+	}
+	for (size_t i = 0; i < c->n_targets; i++) {
+		const char *vc = c->targets[i].server_version, *vb;
+		if (c->targets[i].label == NULL || vc == NULL ||
+		    (vb = version_of(b, c->targets[i].label)) == NULL || strcmp(vb, vc) == 0)
+			continue;
+		fprintf(out, "Note: target %s: server version differs: base \"%s\", new \"%s\"\n",
+		        c->targets[i].label, vb, vc);
+	}
+}
+
+/* Once, above the groups: too few repeats on a side for any verdict. */
+static void print_repeats_note(const dv_groups_t *gb, const dv_groups_t *gc, FILE *out)
+{
+	size_t fewest_b = SIZE_MAX, fewest_c = SIZE_MAX;
+
+	for (size_t i = 0; i < gb->n; i++)
+		fewest_b = DV_MIN(fewest_b, gb->g[i].n);
+	for (size_t i = 0; i < gc->n; i++)
+		fewest_c = DV_MIN(fewest_c, gc->g[i].n);
+	if (gb->n == 0 || gc->n == 0 || (fewest_b >= DV_DIFF_MIN_N && fewest_c >= DV_DIFF_MIN_N))
+		return;
+	fprintf(out,
+	        "Too few repeats for a verdict (fewest: base %zu, new %zu; needs --repeat %d): "
+	        "directions only where a side has fewer\n",
+	        fewest_b, fewest_c, DV_DIFF_MIN_N);
 }
 
 size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_study_t *cur,
@@ -165,6 +272,8 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 	    (base->run.stream && base->run.tp.kind != cur->run.tp.kind))
 		fprintf(out, "Transport: base %s, new %s\n", dv_study_transport(base),
 		        dv_study_transport(cur));
+	print_setting_warnings(base, cur, out);
+	print_repeats_note(&gb, &gc, out);
 	for (size_t i = 0; i < gc.n; i++) {
 		const dv_group_t *c = &gc.g[i], *b = dv_groups_find(&gb, c);
 
@@ -175,7 +284,7 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 		}
 		matched++;
 		fprintf(out, "\n%s (repeats: base %zu, new %zu)\n", name, b->n, c->n);
-		print_group_rows(b, c, out);
+		print_group_rows(base, b, cur, c, out);
 		print_capacity_row(b, c, out);
 		if (conns)
 			print_conn_rows(b, c, out);
@@ -188,9 +297,10 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 		fprintf(out, "\ninterrupted passes left out: %zu in %s, %zu in %s\n", gb.left_out,
 		        base_name, gc.left_out, cur_name);
 	if (gb.n > 0 || gc.n > 0)
-		fprintf(out, "\nbeyond spread: Welch's 95%% confidence interval of the delta "
-		             "excludes 0 (3 repeats or more a side; latency spread floored at the "
-		             "histogram's bucket width; doc/methodology.md)\n");
+		fprintf(out,
+		        "\nsignificant: Welch's 95%% confidence interval of the delta excludes 0 "
+		        "(3 repeats or more a side; latency as a ratio, on the log scale, its "
+		        "spread floored at the histogram's bucket width; doc/methodology.md)\n");
 	dv_groups_free(&gb);
 	dv_groups_free(&gc);
 	return matched;

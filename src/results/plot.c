@@ -4,6 +4,8 @@
 
 #include "results/plot.h"
 
+#include "study/summary.h"
+
 #include "base/atomicfile.h"
 #include "base/escape.h"
 #include "base/proc.h"
@@ -246,8 +248,11 @@ typedef struct series {
 	const char *file; /* data file */
 	char title[320];
 	int ycol;
-	int lc; /* line colour index (1...): one per target or group; 0 = gnuplot's turn */
-	int dt; /* dash type (1 solid, 2 dashed...): one per pass kind or repeat; 0 = solid */
+	int lc;       /* line colour index (1...): one per target or group; 0 = gnuplot's turn */
+	int dt;       /* dash type (1 solid, 2 dashed...): one per list; 0 = solid */
+	int pt;       /* point type marking the pass kind (latency curves), 0 = none */
+	double lw;    /* line width: thin cold, thick hot; 0 = 2 */
+	bool notitle; /* a later repeat of a series already in the legend */
 } series_t;
 
 typedef struct lines_arg {
@@ -273,23 +278,43 @@ static void lines_body(FILE *fp, const void *argp)
 	for (size_t i = 0; i < a->n; i++) {
 		/* "intervals": each value held over its interval, column 7 to column 1. */
 		if (strcmp(a->style, "intervals") == 0)
-			fprintf(fp, "%s'%s' using 7:%d:($1-$7):(0) with vectors nohead lw 2",
+			fprintf(fp, "%s'%s' using 7:%d:($1-$7):(0) with vectors nohead",
 			        i ? ", \\\n     " : "", a->s[i].file, a->s[i].ycol);
+		else if (a->s[i].pt > 0)
+			fprintf(fp, "%s'%s' using 1:%d with linespoints pt %d ps 0.8 pi -8",
+			        i ? ", \\\n     " : "", a->s[i].file, a->s[i].ycol, a->s[i].pt);
 		else
-			fprintf(fp, "%s'%s' using 1:%d with %s lw 2", i ? ", \\\n     " : "",
+			fprintf(fp, "%s'%s' using 1:%d with %s", i ? ", \\\n     " : "",
 			        a->s[i].file, a->s[i].ycol, a->style);
+		fprintf(fp, " lw %g", a->s[i].lw > 0 ? a->s[i].lw : 2);
 		if (a->s[i].lc > 0)
 			fprintf(fp, " lc %d", a->s[i].lc);
-		fprintf(fp, " dt %d title ", a->s[i].dt > 0 ? a->s[i].dt : 1);
-		gp_str(fp, a->s[i].title);
+		fprintf(fp, " dt %d ", a->s[i].dt > 0 ? a->s[i].dt : 1);
+		if (a->s[i].notitle)
+			fputs("notitle", fp);
+		else {
+			fputs("title ", fp);
+			gp_str(fp, a->s[i].title);
+		}
 	}
 	fputs("\n", fp);
 }
 
-/* Line styles: one colour per target, cold passes dashed, the rest solid. */
-static int kind_dash(dv_pass_kind_t k)
+/*
+ * Line styles (issue 26): colour = target, dash type = list, and the pass kind by
+ * width (thin cold, thick hot) and, on the percentile curves, by marker (open
+ * circle cold, filled hot).
+ */
+static void style_of(series_t *s, size_t target, size_t list, dv_pass_kind_t k)
 {
-	return k == DV_PASS_COLD ? 2 : 1;
+	s->lc = (int)(target % 8) + 1;
+	s->dt = (int)(list % 5) + 1;
+	s->lw = k == DV_PASS_COLD ? 1.2 : 2.5;
+}
+
+static int kind_point(dv_pass_kind_t k)
+{
+	return k == DV_PASS_COLD ? 6 : 7;
 }
 
 /* An upper bound for a linear axis from 0 that keeps the top point inside: 1 when all are 0. */
@@ -303,7 +328,7 @@ static double y_top(double max)
  * this large (%), y = the value (ms); the smallest share into *xmin. h has values.
  */
 static int pctl_file(plot_ctx_t *p, const char *file, const dv_hist_t *h, const char *what,
-                     double *xmin)
+                     double *xmin, double yr[2])
 {
 	dv_atomicfile_t f;
 	uint64_t before = 0;
@@ -317,26 +342,34 @@ static int pctl_file(plot_ctx_t *p, const char *file, const dv_hist_t *h, const 
 		if (h->bucket[b] == 0)
 			continue;
 		uint64_t low = dv_hist_bucket_low(b);
-		if (low < h->min_ns)
+		if (low < h->min_ns && h->min_ns != UINT64_MAX)
 			low = h->min_ns;
-		fprintf(f.fp, "%.9g %.9g\n", 100.0 * (n - (double)before) / n,
-		        DV_MAX((double)low, 1.0) / 1e6);
+		if (low == 0) /* the first bucket: its top, not a point at 1 ns (issue 26) */
+			low = DV_MAX(dv_hist_bucket_high(b), 1);
+		fprintf(f.fp, "%.9g %.9g\n", 100.0 * (n - (double)before) / n, (double)low / 1e6);
+		yr[0] = DV_MIN(yr[0], (double)low / 1e6);
+		yr[1] = DV_MAX(yr[1], (double)low / 1e6);
 		before += h->bucket[b];
 	}
 	fprintf(f.fp, "%.9g %.9g\n", 100.0 / n, DV_MAX((double)h->max_ns, 1.0) / 1e6);
+	yr[0] = DV_MIN(yr[0], DV_MAX((double)h->max_ns, 1.0) / 1e6);
+	yr[1] = DV_MAX(yr[1], DV_MAX((double)h->max_ns, 1.0) / 1e6);
 	*xmin = DV_MIN(*xmin, 100.0 / n);
 	return dv_atomicfile_commit(&f, p->err);
 }
 
 /* The percentile charts' axes: log-log, 100% on the left down to the smallest share. */
-static void pctl_extra(char *extra, size_t len, double xmin, bool mark_p99)
+static void pctl_extra(char *extra, size_t len, double xmin, const double yr[2], bool mark_p99)
 {
 	double lo = pow(10, floor(log10(xmin)));
+	/* The y axis fits the data: from just under the fastest to just over the slowest. */
+	double ylo = yr[0] > 0 && yr[0] <= yr[1] ? yr[0] / 1.25 : 0.001;
+	double yhi = yr[0] > 0 && yr[0] <= yr[1] ? yr[1] * 1.25 : 1000;
 
 	snprintf(extra, len,
-	         "set logscale x\nset logscale y\nset xrange [100:%g]\nset format x '%%g'\n"
-	         "set format y '%%g'\nset offsets 0, 0, graph 0.05, 0\n%s",
-	         lo < 100 ? lo : 1,
+	         "set logscale x\nset logscale y\nset xrange [100:%g]\nset yrange [%g:%g]\n"
+	         "set format x '%%g'\nset format y '%%g'\n%s",
+	         lo < 100 ? lo : 1, ylo, yhi,
 	         mark_p99 ? "set arrow from 1, graph 0 to 1, graph 1 nohead dt 3 lc rgb 'gray40'\n"
 	                    "set label 'p99' at 1, graph 0.95 offset 0.5, 0\n"
 	                  : "");
@@ -345,11 +378,12 @@ static void pctl_extra(char *extra, size_t len, double xmin, bool mark_p99)
 /* DNS Shotgun's way: x = share of answers at least this slow (log, 100% on the left). */
 static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 {
-	chart_t *c =
-	    chart_new(p, "latency", "Latency percentiles (colour: target; dashed: cold pass)");
+	chart_t *c = chart_new(p, "latency",
+	                       "Latency percentiles (colour: target; dash: list; open, thin: "
+	                       "cold; filled, thick: hot)");
 	series_t *s = calloc(gs->n ? gs->n : 1, sizeof(*s));
 	char(*files)[48] = calloc(gs->n ? gs->n : 1, sizeof(*files));
-	double xmin = 100;
+	double xmin = 100, yr[2] = {INFINITY, 0};
 	size_t ns = 0;
 	int rc = 0;
 
@@ -361,12 +395,12 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 		if (gs->g[i].latency->count == 0)
 			continue;
 		snprintf(files[ns], sizeof(files[ns]), "latency-%zu.dat", i + 1);
-		if ((rc = pctl_file(p, files[ns], gs->g[i].latency, "latency", &xmin)) != 0)
+		if ((rc = pctl_file(p, files[ns], gs->g[i].latency, "latency", &xmin, yr)) != 0)
 			goto out;
 		s[ns].file = files[ns];
 		s[ns].ycol = 2;
-		s[ns].lc = (int)gs->g[i].ti + 1;
-		s[ns].dt = kind_dash(gs->g[i].kind);
+		style_of(&s[ns], gs->g[i].ti, gs->g[i].li, gs->g[i].kind);
+		s[ns].pt = kind_point(gs->g[i].kind);
 		dv_group_name(&gs->g[i], s[ns].title, sizeof(s[ns].title));
 		ns++;
 	}
@@ -375,8 +409,8 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 		goto out;
 	}
 	{
-		char extra[256];
-		pctl_extra(extra, sizeof(extra), xmin, false);
+		char extra[320];
+		pctl_extra(extra, sizeof(extra), xmin, yr, false);
 		lines_arg_t a = {"slowest percentile (%)", "latency (ms)", extra, s, ns, "lines"};
 		rc = draw(p, c, lines_body, &a);
 	}
@@ -410,7 +444,7 @@ static int conn_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs
 	char(*files)[48] = calloc(2 * gs->n + 1, sizeof(*files));
 	dv_hist_t *h = malloc(sizeof(*h));
 	char name[320];
-	double xmin = 100;
+	double xmin = 100, yr[2] = {INFINITY, 0};
 	size_t ns = 0;
 	int rc = 0;
 
@@ -424,7 +458,7 @@ static int conn_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs
 			if (h->count == 0)
 				continue;
 			snprintf(files[ns], sizeof(files[ns]), "%s-%zu.dat", what[k], i + 1);
-			if ((rc = pctl_file(p, files[ns], h, what[k], &xmin)) != 0)
+			if ((rc = pctl_file(p, files[ns], h, what[k], &xmin, yr)) != 0)
 				goto out;
 			s[ns].file = files[ns];
 			s[ns].ycol = 2;
@@ -441,7 +475,7 @@ static int conn_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs
 	}
 	{
 		char extra[384];
-		pctl_extra(extra, sizeof(extra), xmin, true);
+		pctl_extra(extra, sizeof(extra), xmin, yr, true);
 		lines_arg_t a = {"slowest percentile (%)", "time (ms)", extra, s, ns, "lines"};
 		rc = draw(p, c, lines_body, &a);
 	}
@@ -452,24 +486,16 @@ out:
 	return rc;
 }
 
-/* The group (target x list x kind) a pass belongs to, as a 1-based colour index. */
-static int pass_colour(const dv_study_t *st, size_t i)
+/* Whether pass i is the first reported pass of its target, list and kind (its legend entry). */
+static bool first_of_group(const dv_study_t *st, size_t i)
 {
 	const dv_pass_record_t *a = &st->passes[i];
-	int c = 0;
 
-	for (size_t j = 0; j <= i; j++) {
-		const dv_pass_record_t *b = &st->passes[j];
-		bool first = b->kind != DV_PASS_WARMUP;
-		for (size_t k = 0; k < j && first; k++)
-			first = !(st->passes[k].target == b->target &&
-			          st->passes[k].list == b->list && st->passes[k].kind == b->kind);
-		if (first)
-			c++;
-		if (b->target == a->target && b->list == a->list && b->kind == a->kind)
-			return c;
-	}
-	return c;
+	for (size_t k = 0; k < i; k++)
+		if (st->passes[k].target == a->target && st->passes[k].list == a->list &&
+		    st->passes[k].kind == a->kind && st->passes[k].res.n_intervals > 0)
+			return false;
+	return true;
 }
 
 /* The interval data of one pass into FILE; the largest t, qps and lost % into *mx. */
@@ -503,10 +529,11 @@ static int pass_data(plot_ctx_t *p, const dv_pass_record_t *pr, const char *file
  */
 static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 {
-	chart_t *cq =
-	    chart_new(p, "qps-time", "Answers per second over time (one level per interval)");
+	chart_t *cq = chart_new(p, "qps-time",
+	                        "Answers per second over time (colour: target; dash: list; "
+	                        "thin: cold, thick: hot; every repeat drawn)");
 	chart_t *cl =
-	    chart_new(p, "loss-time", "Lost queries over time, % of sent (one level per interval)");
+	    chart_new(p, "loss-time", "Lost queries over time, % of sent (styles as above)");
 	size_t np = st->n_passes, ns = 0;
 	series_t *sq = calloc(np ? np : 1, sizeof(*sq)), *sl = calloc(np ? np : 1, sizeof(*sl));
 	char(*files)[48] = calloc(np ? np : 1, sizeof(*files));
@@ -532,13 +559,18 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 			goto out;
 		const char *tl = pr->target < st->n_targets ? st->targets[pr->target].label : "?";
 		const char *ll = pr->list < st->n_lists ? st->lists[pr->list].label : "?";
-		snprintf(sq[ns].title, sizeof(sq[ns].title), "%s/%s/%s repeat %u", tl ? tl : "?",
-		         ll ? ll : "?", dv_pass_kind_name(pr->kind), pr->repeat + 1);
+		snprintf(sq[ns].title, sizeof(sq[ns].title), "%s/%s/%s", tl ? tl : "?",
+		         ll ? ll : "?", dv_pass_kind_name(pr->kind));
 		sq[ns].file = sl[ns].file = files[ns];
 		sq[ns].ycol = 2;
 		sl[ns].ycol = 3;
-		sq[ns].lc = sl[ns].lc = pass_colour(st, i);
-		sq[ns].dt = sl[ns].dt = (int)pr->repeat % 5 + 1;
+		/* One legend entry per target/list/kind: its repeats share the style. */
+		style_of(&sq[ns], pr->target, pr->list, pr->kind);
+		sq[ns].notitle = !first_of_group(st, i);
+		sl[ns].lc = sq[ns].lc;
+		sl[ns].dt = sq[ns].dt;
+		sl[ns].lw = sq[ns].lw;
+		sl[ns].notitle = sq[ns].notitle;
 		memcpy(sl[ns].title, sq[ns].title, sizeof(sl[ns].title));
 		ns++;
 	}
@@ -698,12 +730,20 @@ out:
 
 static void html_begin(FILE *fp, const char *title)
 {
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", fp);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+	      fp);
 	dv_xml_escape(fp, title);
-	fputs("</title>\n<style>\nbody { font-family: sans-serif; margin: 2em; }\n"
+	fputs("</title>\n<style>\nbody { font-family: sans-serif; margin: 2em auto; "
+	      "max-width: 72em; padding: 0 1em; }\n"
+	      ".wide { overflow-x: auto; }\n"
 	      "table { border-collapse: collapse; }\n"
 	      "th, td { border: 1px solid #bbb; padding: 2px 8px; text-align: right; }\n"
-	      "th.l, td.l { text-align: left; }\nimg { max-width: 100%; }\n"
+	      "th.l, td.l { text-align: left; }\nimg { max-width: 100%; height: auto; }\n"
+	      "pre { font-size: 0.85em; background: #f6f6f6; padding: 0.5em; }\n"
+	      "code { word-break: break-all; }\n"
+	      "@media (max-width: 40em) { body { margin: 0.5em auto; } h1 { font-size: 1.3em; } "
+	      "pre { font-size: 0.7em; } }\n"
 	      "</style>\n</head>\n<body>\n<h1>",
 	      fp);
 	dv_xml_escape(fp, title);
@@ -785,6 +825,25 @@ static void conn_table(FILE *fp, const dv_study_t *s, const dv_groups_t *gs)
 	fputs("</table>\n", fp);
 }
 
+/* The study table and the summary with its verdicts, as the terminal shows them. */
+static void study_text(FILE *fp, const dv_study_t *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (m == NULL)
+		return;
+	dv_study_print_table(s, m);
+	dv_study_print_summary(s, m);
+	if (fclose(m) == 0 && buf != NULL) {
+		fputs("<h2>Study table and verdicts</h2>\n<div class=\"wide\"><pre>", fp);
+		dv_xml_escape(fp, buf[0] == '\n' ? buf + 1 : buf);
+		fputs("</pre></div>\n", fp);
+	}
+	free(buf);
+}
+
 static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, const dv_groups_t *gs)
 {
 	dv_atomicfile_t f;
@@ -817,9 +876,10 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 		dv_xml_escape(f.fp, s->fail_msg);
 		fputs("</p>\n", f.fp);
 	}
+	study_text(f.fp, s);
 	fputs(
 	    "<h2>Summary</h2>\n<p>Means over the repeats of each target, list and pass kind.</p>\n"
-	    "<table>\n<tr><th class=\"l\">target</th><th class=\"l\">list</th>"
+	    "<div class=\"wide\"><table>\n<tr><th class=\"l\">target</th><th class=\"l\">list</th>"
 	    "<th class=\"l\">pass</th><th>repeats</th><th>qps</th><th>lost %</th>"
 	    "<th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>p99.9 ms</th></tr>\n",
 	    f.fp);
@@ -830,7 +890,11 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 		td(f.fp, g->list, true);
 		td(f.fp, dv_pass_kind_name(g->kind), true);
 		tdf(f.fp, "%.0f", (double)g->n);
-		tdf(f.fp, "%.1f", g->mean[DV_M_QPS]);
+		dv_qps_status_t qs = dv_group_qps_status(s, g);
+		if (qs == DV_QPS_SHORT || qs == DV_QPS_FILL) /* doc/methodology.md */
+			td(f.fp, dv_qps_status_word(qs), false);
+		else
+			tdf(f.fp, "%.1f", g->mean[DV_M_QPS]);
 		tdf(f.fp, "%.3f", g->mean[DV_M_LOST_PCT]);
 		tdf(f.fp, "%.4f", g->mean[DV_M_P50_MS]);
 		tdf(f.fp, "%.4f", g->mean[DV_M_P90_MS]);
@@ -838,7 +902,7 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 		tdf(f.fp, "%.4f", g->mean[DV_M_P999_MS]);
 		fputs("</tr>\n", f.fp);
 	}
-	fputs("</table>\n", f.fp);
+	fputs("</table></div>\n", f.fp);
 	if (dv_study_has_conns(s))
 		conn_table(f.fp, s, gs);
 	html_charts(f.fp, p);

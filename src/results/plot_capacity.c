@@ -5,6 +5,7 @@
 #include "results/plot_capacity.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,15 +102,43 @@ static int write_series(const char *dir, size_t i, const dv_capacity_result_t *r
 	return fclose(f) == 0 ? 0 : dv_err_set(err, -EIO, "%s/%s: write failed", dir, name);
 }
 
+/*
+ * The axes fit the steps (issue 26): offered from the lowest to the highest rate (one
+ * rate: +-20% around it, not gnuplot's "empty x range"), loss from 0 to above the
+ * larger of the SLO and the highest loss (the SLO line never sits on the frame).
+ */
+static void hockey_ranges(FILE *f, const dv_capacity_opts_t *o, const dv_plot_cap_series_t *s,
+                          size_t n)
+{
+	double lo = INFINITY, hi = 0, loss = o->max_loss * 100;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < s[i].r->n_steps; k++) {
+			lo = fmin(lo, s[i].r->steps[k].offered_qps);
+			hi = fmax(hi, s[i].r->steps[k].offered_qps);
+			loss = fmax(loss, s[i].r->steps[k].loss * 100);
+		}
+	if (!(hi > 0))
+		return;
+	if (hi - lo < 1)
+		fprintf(f, "set xrange [%.0f:%.0f]\n", lo * 0.8, hi * 1.2);
+	else
+		fprintf(f, "set xrange [%.0f:%.0f]\n", fmax(0, lo - 0.05 * (hi - lo)),
+		        hi + 0.05 * (hi - lo));
+	fprintf(f, "set yrange [0:%g]\n", loss > 0 ? loss * 1.3 : 1);
+}
+
 static void hockey_script(FILE *f, const dv_capacity_opts_t *o, const dv_plot_cap_series_t *s,
                           size_t n)
 {
 	char label[128];
 
-	fprintf(f, "# capacity: loss and latency against offered qps; gnuplot capacity.gp\n"
-	           "set terminal png size 1000,900\nset output 'capacity.png'\n"
-	           "set multiplot layout 2,1 title 'Capacity: loss and latency against offered "
-	           "load'\nset grid\nset key left top\nset xlabel 'offered (queries/s)'\n");
+	fprintf(f,
+	        "# capacity: loss and latency against offered qps; gnuplot capacity.gp\n"
+	        "set terminal png size 1000,900\nset output 'capacity.png'\n"
+	        "set multiplot layout 2,1 title 'Capacity: loss and latency against offered "
+	        "load'\nset grid\nset key outside right top\nset xlabel 'offered (queries/s)'\n");
+	hockey_ranges(f, o, s, n);
 	for (size_t i = 0; i < n; i++) /* the capacity found, per series */
 		if (s[i].r->capacity_qps > 0)
 			fprintf(f,
@@ -123,7 +152,7 @@ static void hockey_script(FILE *f, const dv_capacity_opts_t *o, const dv_plot_ca
 		fprintf(f, ", 'capacity-%zu.dat' using 1:2 with linespoints lc %zu title \"%s%s\"",
 		        i + 1, i + 1, label, s[i].r->generator_bound ? " (generator-bound)" : "");
 	}
-	fprintf(f, "\nset ylabel 'latency (ms)'\nset logscale y\nplot ");
+	fprintf(f, "\nset ylabel 'latency (ms)'\nset logscale y\nset autoscale y\nplot ");
 	if (o->max_lat_ns > 0)
 		fprintf(f, "%g title 'SLO p%g' lc rgb 'red' dt 3, ", o->max_lat_ns / 1e6,
 		        o->lat_q * 100);
@@ -176,17 +205,18 @@ int dv_plot_resperf(const char *dir, const char *gnuplot, const char *data, dv_e
 		return dv_err_set(err, -EINVAL, "%s: a quote in the plot file's path", q);
 	if ((f = open_in(dir, "resperf.gp", err)) == NULL)
 		return -EIO;
-	fprintf(f,
-	        "# resperf-report style: rates and latency over the ramp; gnuplot resperf.gp\n"
-	        "set terminal png size 1000,900\nset output 'resperf.png'\n"
-	        "set multiplot layout 2,1\nset grid\nset key left top\nset xlabel 'time (s)'\n"
-	        "set ylabel 'queries/s'\nset title 'Throughput over the ramp'\n"
-	        "plot '%s' using 1:2 with lines title 'target', '' using 1:3 with lines "
-	        "title 'sent', '' using 1:4 with lines title 'responses', '' using 1:5 with "
-	        "lines title 'not answered in the interval'\n"
-	        "set ylabel 'average latency (s)'\nset title 'Latency over the ramp'\n"
-	        "plot '%s' using 1:6 with lines title 'latency'\nunset multiplot\n",
-	        q, q);
+	fprintf(
+	    f,
+	    "# resperf-report style: rates and latency over the ramp; gnuplot resperf.gp\n"
+	    "set terminal png size 1000,900\nset output 'resperf.png'\n"
+	    "set multiplot layout 2,1\nset grid\nset key outside right top\nset xlabel 'time (s)'\n"
+	    "set ylabel 'queries/s'\nset title 'Throughput over the ramp'\n"
+	    "plot '%s' using 1:2 with lines title 'target', '' using 1:3 with lines "
+	    "title 'sent', '' using 1:4 with lines title 'responses', '' using 1:5 with "
+	    "lines title 'not answered in the interval'\n"
+	    "set ylabel 'average latency (ms)'\nset title 'Latency over the ramp'\n"
+	    "plot '%s' using 1:($6*1000) with lines title 'latency'\nunset multiplot\n",
+	    q, q);
 	if (fclose(f) != 0)
 		return dv_err_set(err, -EIO, "%s/resperf.gp: write failed", dir);
 	return run_gnuplot(dir, gnuplot ? gnuplot : "gnuplot", "resperf.gp", err);

@@ -154,7 +154,7 @@ static void print_no_answer(FILE *out, const dv_pass_result_t *r)
 }
 
 /* Which clock timed the answers (doc/numbers.md "latency"). */
-static void print_clock(FILE *out, const dv_pass_result_t *r)
+static void print_clock(FILE *out, const dv_pass_result_t *r, bool stream)
 {
 	const dv_counters_t *c = &r->stats.c;
 
@@ -165,6 +165,9 @@ static void print_clock(FILE *out, const dv_pass_result_t *r)
 		    "  Latency clock:        wire (kernel transmit and receive stamps), %" PRIu64
 		    " of %" PRIu64 " answers stamped at both ends\n",
 		    c->wire_timed, c->completed);
+	else if (stream)
+		fprintf(out, "  Latency clock:        app (before each write, after each read of "
+		             "the connection)\n");
 	else
 		fprintf(out, "  Latency clock:        app (before sendmmsg, after recvmmsg; "
 		             "--clock wire for the wire)\n");
@@ -191,10 +194,17 @@ static void print_intended(FILE *out, const dv_pass_result_t *r)
 		        "  Sent behind schedule: %" PRIu64 " (%.2f%%, over 2 ms after the intended "
 		        "time)\n",
 		        c->sent_behind, pct(c->sent_behind, c->sent));
-	if (c->forfeited > 0)
+	/* Schedule slots, not list entries: every query of the list may still have gone out. */
+	if (c->forfeited > 0 && r->max_outstanding > 0 && c->inflight_peak >= r->max_outstanding)
 		fprintf(out,
-		        "  Queries forfeited:    %" PRIu64 " (the generator fell over 1 s behind "
-		        "its schedule; never sent)\n",
+		        "  Schedule forfeited:   %" PRIu64 " query slots (the window was full: "
+		        "%u in flight waited for answers and the schedule fell over 1 s behind; "
+		        "-Q was not held; raise -q)\n",
+		        c->forfeited, r->max_outstanding);
+	else if (c->forfeited > 0)
+		fprintf(out,
+		        "  Schedule forfeited:   %" PRIu64 " query slots (the generator fell over "
+		        "1 s behind its schedule with room in the window; -Q was not held)\n",
 		        c->forfeited);
 	if (c->server_holds > 0)
 		fprintf(out,
@@ -268,6 +278,10 @@ void dv_report_connections(FILE *out, const dv_pass_result_t *r)
 	        "\n",
 	        c->conn_reset, c->conn_closed + c->conn_idle_closed, c->conn_idle_closed,
 	        c->conn_proto_errors, c->conn_recycled);
+	fprintf(out,
+	        "  Reconnections:        %" PRIu64 " (dnsperf's figure: connections opened "
+	        "again)\n",
+	        c->conn_reopened);
 	if (c->conn_backoffs > 0)
 		fprintf(
 		    out,
@@ -313,8 +327,9 @@ void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	localtime_r(&start, &tm);
 	strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
 	fprintf(out,
-	        "[Status] Sending queries (to %s, target %s, list %s: %s, %" PRIu64 " queries)\n",
-	        t->addr_text ? t->addr_text : t->spec, t->label, l->label, l->path, l->queries);
+	        "[Status] Sending queries (to %s, target %s, list %s: %s, %" PRIu64 " quer%s)\n",
+	        t->addr_text ? t->addr_text : t->spec, t->label, l->label, l->path, l->queries,
+	        l->queries == 1 ? "y" : "ies");
 	fprintf(out, "[Status] Pass: %s, repeat %u; %u %s%s%s, %u thread%s, %u outstanding\n",
 	        dv_pass_kind_name(p->kind), p->repeat + 1, sockets,
 	        s->run.stream ? dv_tp_kind_name(s->run.tp.kind) : "",
@@ -408,7 +423,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        (double)dv_hist_quantile_ns(h, 0.99) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.999) / 1e9);
 	print_intended(out, r);
-	print_clock(out, r);
+	print_clock(out, r, s->run.stream);
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,
 	        r->max_outstanding);
 	print_replay(out, s, l, r);
@@ -419,14 +434,15 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	fprintf(out, "  CPU per query (us):   %.3f\n",
 	        c->completed ? cpu * 1e6 / (double)c->completed : 0.0);
 	fprintf(out,
-	        "  System calls per query: %.3f (sendmmsg %" PRIu64 ", recvmmsg %" PRIu64
+	        "  System calls per query: %.3f (%s %" PRIu64 ", %s %" PRIu64
 	        ", epoll_wait %" PRIu64 ")\n",
-	        c->completed ? (double)syscalls / (double)c->completed : 0.0, c->send_calls,
-	        c->recv_calls, c->wait_calls);
+	        c->completed ? (double)syscalls / (double)c->completed : 0.0,
+	        s->run.stream ? "send" : "sendmmsg", c->send_calls,
+	        s->run.stream ? "receive" : "recvmmsg", c->recv_calls, c->wait_calls);
 	if (c->icmp_errors > 0)
 		fprintf(out, "  ICMP errors:          %" PRIu64 " (%" PRIu64 " port unreachable)\n",
 		        c->icmp_errors, c->icmp_port_unreachable);
-	if (r->udp.valid)
+	if (r->udp.valid && !s->run.stream)
 		fprintf(out,
 		        "  Kernel UDP counters:  receive-buffer errors %" PRIu64
 		        ", send-buffer errors %" PRIu64 ", no-port %" PRIu64

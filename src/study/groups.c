@@ -187,6 +187,30 @@ double dv_metric_floor(dv_metric_t m, double v)
 	return (double)(dv_hist_bucket_high(i) - dv_hist_bucket_low(i)) / 1e6;
 }
 
+dv_diff_t dv_diff_log(const dv_series_t *la, const dv_series_t *lb, double rel_floor_a,
+                      double rel_floor_b)
+{
+	dv_diff_t d =
+	    dv_diff_welch(la, lb, log1p(DV_MAX(rel_floor_a, 0.0)), log1p(DV_MAX(rel_floor_b, 0.0)));
+
+	d.diff = expm1(d.diff);
+	if (d.verdict != DV_DIFF_TOO_FEW) {
+		d.lo = expm1(d.lo);
+		d.hi = expm1(d.hi);
+	}
+	return d;
+}
+
+dv_qps_status_t dv_group_qps_status(const dv_study_t *s, const struct dv_group *g)
+{
+	for (size_t i = 0; g != NULL && i < g->n; i++) {
+		dv_qps_status_t st = dv_pass_qps_status(s, g->passes[i]);
+		if (st != DV_QPS_MEASURED)
+			return st;
+	}
+	return DV_QPS_MEASURED;
+}
+
 bool dv_metric_higher_is_better(dv_metric_t m)
 {
 	return m == DV_M_QPS;
@@ -397,6 +421,27 @@ dv_series_t dv_group_series(const dv_group_t *g, dv_metric_t m)
 	if (g == NULL || (unsigned)m >= DV_M_COUNT)
 		return (dv_series_t){0};
 	return dv_series_of(g->val[m], g->n);
+}
+
+dv_series_t dv_group_log_series(const dv_group_t *g, dv_metric_t m)
+{
+	double v[64], *lv = v;
+	dv_series_t st = {0};
+
+	if (g == NULL || (unsigned)m >= DV_M_COUNT || g->n == 0)
+		return st;
+	if (g->n > DV_ARRAY_SIZE(v) && (lv = malloc(g->n * sizeof(*lv))) == NULL)
+		return st;
+	for (size_t i = 0; i < g->n; i++) {
+		if (!(g->val[m][i] > 0))
+			goto out;
+		lv[i] = log(g->val[m][i]);
+	}
+	st = dv_series_of(lv, g->n);
+out:
+	if (lv != v)
+		free(lv);
+	return st;
 }
 
 const char *dv_group_name(const dv_group_t *g, char *buf, size_t len)

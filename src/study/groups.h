@@ -81,6 +81,21 @@ double dv_t_quantile(double p, double df);
  */
 double dv_metric_floor(dv_metric_t m, double v);
 
+/*
+ * Latency changes are ratios (doc/methodology.md, "Comparing targets"): Welch's
+ * interval is computed on the logarithms of the samples (la, lb: series of ln x,
+ * dv_group_log_series) and returned as relative changes of b against a: diff,
+ * lo and hi are exp(.) - 1, so the interval never reaches below -100%. rel_floor_*
+ * is the resolution relative to the mean (bucket width / mean), floored on the
+ * log scale as ln(1 + rel_floor).
+ */
+dv_diff_t dv_diff_log(const dv_series_t *la, const dv_series_t *lb, double rel_floor_a,
+                      double rel_floor_b);
+
+/* The group's: DV_QPS_MEASURED only when every sample is; else the first other status. */
+struct dv_group;
+dv_qps_status_t dv_group_qps_status(const dv_study_t *s, const struct dv_group *g);
+
 /* Whether a larger value of m is better (qps) or worse (latency, loss). */
 bool dv_metric_higher_is_better(dv_metric_t m);
 
@@ -128,6 +143,8 @@ const dv_group_t *dv_groups_find(const dv_groups_t *gs, const dv_group_t *key);
 /* The group of target ti, list li, kind and nth in gs; NULL if none. */
 const dv_group_t *dv_groups_at(const dv_groups_t *gs, size_t ti, size_t li, dv_pass_kind_t kind,
                                unsigned nth);
+/* ln of figure m of g as a series; n 0 for a NULL group or when a value is not > 0. */
+dv_series_t dv_group_log_series(const dv_group_t *g, dv_metric_t m);
 /* Figure m of g as a series (n, mean, sd, min, max); n 0 for a NULL group. */
 dv_series_t dv_group_series(const dv_group_t *g, dv_metric_t m);
 /*

@@ -452,6 +452,34 @@ static void announce(const dv_study_t *s, FILE *out, bool quiet, const progress_
 	}
 }
 
+dv_qps_status_t dv_pass_qps_status(const dv_study_t *s, const dv_pass_record_t *p)
+{
+	const dv_pass_result_t *r = &p->res;
+
+	if (s->run.max_qps > 0 || r->scheduled || p->cap.searched || s->capacity != NULL)
+		return DV_QPS_OFFERED;
+	if (r->run_time_s < DV_QPS_MIN_RUN_S)
+		return DV_QPS_SHORT;
+	if (r->max_outstanding > 0 &&
+	    r->stats.c.sent < (uint64_t)DV_QPS_MIN_WINDOWS * r->max_outstanding)
+		return DV_QPS_FILL;
+	return DV_QPS_MEASURED;
+}
+
+const char *dv_qps_status_word(dv_qps_status_t st)
+{
+	switch (st) {
+	case DV_QPS_OFFERED:
+		return "offered rate";
+	case DV_QPS_SHORT:
+		return "too short";
+	case DV_QPS_FILL:
+		return "window fill";
+	default:
+		return "measured";
+	}
+}
+
 /* Say on stderr what would make a figure mislead: a cold pass short of its list, a short hot pass.
  */
 static void check_pass(const dv_study_t *s, const dv_pass_record_t *p)
@@ -468,13 +496,16 @@ static void check_pass(const dv_study_t *s, const dv_pass_record_t *p)
 		        "not put in the cache\n",
 		        s->targets[p->target].label, l->label, p->repeat + 1,
 		        (unsigned long long)asked, (unsigned long long)l->queries);
-	if (p->kind == DV_PASS_HOT && p->res.run_time_s * 1e9 < (double)DV_HOT_TIME_MIN_NS)
+	dv_qps_status_t st = dv_pass_qps_status(s, p);
+	if ((st == DV_QPS_SHORT || st == DV_QPS_FILL) && p->kind != DV_PASS_PLAIN)
 		fprintf(stderr,
-		        "dnsvolley: note: the hot pass of target %s, list %s, repeat %u lasted "
-		        "%.2f s: a pass under %.0f s is mostly noise (--hot-time S sets its "
-		        "length)\n",
-		        s->targets[p->target].label, l->label, p->repeat + 1, p->res.run_time_s,
-		        (double)DV_HOT_TIME_MIN_NS / 1e9);
+		        "dnsvolley: note: the %s pass of target %s, list %s, repeat %u lasted "
+		        "%.3f s and sent %llu queries: %s, no throughput figure (%s)\n",
+		        dv_pass_kind_name(p->kind), s->targets[p->target].label, l->label,
+		        p->repeat + 1, p->res.run_time_s, (unsigned long long)p->res.stats.c.sent,
+		        st == DV_QPS_SHORT ? "under 0.5 s" : "under 10 windows (-q)",
+		        p->kind == DV_PASS_HOT ? "--hot-time S sets its length"
+		                               : "use a longer list");
 }
 
 /* The flush command and the readiness probe before a cold pass. */
@@ -773,8 +804,9 @@ void dv_study_print_plan(const dv_study_t *s, FILE *out)
 		cold |= plan[k] == DV_PASS_COLD;
 		hot |= plan[k] == DV_PASS_HOT;
 	}
-	fprintf(out, ") x %u repeat%s = %zu passes%s\n", reps, reps == 1 ? "" : "s",
-	        (size_t)reps * s->n_targets * s->n_lists * n_plan,
+	size_t n_passes = (size_t)reps * s->n_targets * s->n_lists * n_plan;
+	fprintf(out, ") x %u repeat%s = %zu pass%s%s\n", reps, reps == 1 ? "" : "s", n_passes,
+	        n_passes == 1 ? "" : "es",
 	        s->warmup ? " (and an unreported warm-up pass per target and list)" : "");
 	for (size_t i = 0; i < s->n_targets; i++) {
 		const dv_target_t *t = &s->targets[i];
@@ -792,9 +824,10 @@ void dv_study_print_plan(const dv_study_t *s, FILE *out)
 	if (s->after_pass_cmd != NULL)
 		fprintf(out, "[Plan] after every pass: %s\n", s->after_pass_cmd);
 	for (size_t i = 0; i < s->n_lists; i++)
-		fprintf(out, "[Plan] list %s (%s): %llu queries\n", s->lists[i].label,
+		fprintf(out, "[Plan] list %s (%s): %llu quer%s\n", s->lists[i].label,
 		        s->lists[i].path ? s->lists[i].path : "?",
-		        (unsigned long long)s->lists[i].queries);
+		        (unsigned long long)s->lists[i].queries,
+		        s->lists[i].queries == 1 ? "y" : "ies");
 	if (cold) {
 		fprintf(out, "[Plan] cold pass: one run through the list (each entry asked once), "
 		             "after the flush command\n");

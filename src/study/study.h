@@ -167,6 +167,28 @@ int dv_study_set_probe(dv_study_t *s, const char *text, bool rd, dv_err_t *err);
  */
 uint64_t dv_pass_names_asked(const dv_pass_record_t *p, uint64_t list_size);
 
+/*
+ * What a pass's qps is (doc/methodology.md, "What a pass can measure"): a
+ * measured throughput, or not. A pass shorter than DV_QPS_MIN_RUN_S, or that
+ * sent fewer than DV_QPS_MIN_WINDOWS windows (-q) of queries (filling and
+ * draining the window dominate it), has no throughput figure; under -Q (or a
+ * replayed schedule, or a capacity search) the rate was set, not measured.
+ * Latency and loss are measured in every case.
+ */
+#define DV_QPS_MIN_RUN_S   0.5
+#define DV_QPS_MIN_WINDOWS 10
+
+typedef enum dv_qps_status {
+	DV_QPS_MEASURED = 0,
+	DV_QPS_OFFERED, /* -Q, --timing original or a capacity search set the rate */
+	DV_QPS_SHORT,   /* run time under DV_QPS_MIN_RUN_S */
+	DV_QPS_FILL,    /* fewer than DV_QPS_MIN_WINDOWS windows sent */
+} dv_qps_status_t;
+
+dv_qps_status_t dv_pass_qps_status(const dv_study_t *s, const dv_pass_record_t *p);
+/* A short phrase for a table: "offered rate (-Q)", "too short", "window fill". */
+const char *dv_qps_status_word(dv_qps_status_t st);
+
 /* The run configuration of a pass of this kind (cold: one run; hot: --hot-*; else as given). */
 dv_run_config_t dv_study_pass_config(const dv_study_t *s, dv_pass_kind_t kind);
 

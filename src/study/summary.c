@@ -222,9 +222,48 @@ typedef void (*cell_fn)(const dv_study_t *s, const dv_pass_record_t *p, grid_t *
 static void cell_qps(const dv_study_t *s, const dv_pass_record_t *p, grid_t *g, size_t row,
                      size_t col)
 {
-	(void)s;
-	grid_set(g, row, col, "%.0f (lost %llu)%s", p->res.qps,
-	         (unsigned long long)p->res.stats.c.lost, p->res.interrupted ? "*" : "");
+	dv_qps_status_t st = dv_pass_qps_status(s, p);
+
+	if (st == DV_QPS_SHORT || st == DV_QPS_FILL)
+		grid_set(g, row, col, "%s (lost %llu)%s", dv_qps_status_word(st),
+		         (unsigned long long)p->res.stats.c.lost, p->res.interrupted ? "*" : "");
+	else
+		grid_set(g, row, col, "%.0f (lost %llu)%s", p->res.qps,
+		         (unsigned long long)p->res.stats.c.lost, p->res.interrupted ? "*" : "");
+}
+
+/* Which statuses the reported passes' qps have (bit 1 << dv_qps_status_t). */
+static unsigned qps_statuses(const dv_study_t *s)
+{
+	unsigned bits = 0;
+
+	for (size_t i = 0; i < s->n_passes; i++)
+		if (dv_pass_is_sample(&s->passes[i]))
+			bits |= 1u << dv_pass_qps_status(s, &s->passes[i]);
+	return bits;
+}
+
+/* What the qps of a table or summary is when it is not a measured throughput (once). */
+static void print_qps_notes(const dv_study_t *s, FILE *out)
+{
+	unsigned bits = qps_statuses(s);
+
+	if (bits & (1u << DV_QPS_OFFERED))
+		fprintf(out, "qps: the rate was set (-Q, a replayed schedule or a capacity step), "
+		             "so it is the offered rate, not a measurement: no qps verdicts\n");
+	if (bits & (1u << DV_QPS_SHORT))
+		fprintf(out,
+		        "too short: the pass ran under %.1f s, too short for a throughput figure "
+		        "(latency and loss still count); use a longer list or --hot-time "
+		        "(doc/methodology.md)\n",
+		        DV_QPS_MIN_RUN_S);
+	if (bits & (1u << DV_QPS_FILL))
+		fprintf(
+		    out,
+		    "window fill: the pass sent under %d windows (-q) of queries, so filling and "
+		    "draining the window dominate it: no throughput figure; use a longer list "
+		    "or --hot-time (doc/methodology.md)\n",
+		    DV_QPS_MIN_WINDOWS);
 }
 
 static void cell_coverage(const dv_study_t *s, const dv_pass_record_t *p, grid_t *g, size_t row,
@@ -332,6 +371,7 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 	print_pass_grid(s, cell_coverage, out);
 	if (any_interrupted)
 		fprintf(out, "* interrupted pass: partial figures\n");
+	print_qps_notes(s, out);
 	if (s->failed)
 		fprintf(out, "The study stopped early: %s\n", s->fail_msg);
 	else if (s->interrupted)
@@ -386,9 +426,12 @@ typedef struct summary {
 	const dv_study_t *s;
 	const dv_pass_kind_t *plan;
 	size_t n_plan;
-	dv_series_t *ser; /* [(t * n_lists + l) * n_plan + j][M_COUNT] */
-	uint64_t *asked;  /* [(t * n_lists + l) * n_plan + j]: fewest list entries a sample asked */
-	bool shortened;   /* a label was shortened */
+	dv_series_t *ser;     /* [(t * n_lists + l) * n_plan + j][M_COUNT] */
+	dv_series_t *lser;    /* the same, of ln x (latency changes are ratios: dv_diff_log) */
+	dv_qps_status_t *qst; /* [(t * n_lists + l) * n_plan + j]: what its qps is */
+	uint64_t *asked; /* [(t * n_lists + l) * n_plan + j]: fewest list entries a sample asked */
+	bool shortened;  /* a label was shortened */
+	FILE *out;
 } summary_t;
 
 static size_t cell_at(const summary_t *sm, size_t t, size_t l, size_t j)
@@ -404,14 +447,28 @@ static dv_series_t *ser_at(const summary_t *sm, size_t t, size_t l, size_t j)
 static void summary_cell(summary_t *sm, const dv_groups_t *gs, size_t t, size_t l, size_t j)
 {
 	const dv_group_t *g = dv_groups_at(gs, t, l, sm->plan[j], plan_nth(sm->plan, j));
-	dv_series_t *m = ser_at(sm, t, l, j);
+	dv_series_t *m = ser_at(sm, t, l, j), *lm = &sm->lser[cell_at(sm, t, l, j) * M_COUNT];
 	uint64_t size = sm->s->lists[l].queries, fewest = size;
 
-	for (int k = 0; k < M_COUNT; k++)
+	for (int k = 0; k < M_COUNT; k++) {
 		m[k] = dv_group_series(g, summary_metric[k]);
+		lm[k] = dv_group_log_series(g, summary_metric[k]);
+	}
+	sm->qst[cell_at(sm, t, l, j)] = dv_group_qps_status(sm->s, g);
 	for (size_t i = 0; g != NULL && i < g->n; i++)
 		fewest = DV_MIN(fewest, dv_pass_names_asked(g->passes[i], size));
 	sm->asked[cell_at(sm, t, l, j)] = fewest;
+}
+
+static void summary_free(summary_t *sm)
+{
+	free(sm->ser);
+	free(sm->lser);
+	free(sm->qst);
+	free(sm->asked);
+	sm->ser = sm->lser = NULL;
+	sm->qst = NULL;
+	sm->asked = NULL;
 }
 
 /* The series of every (target, list, plan position), from the groups of study/groups.h. */
@@ -424,13 +481,12 @@ static int summary_init(summary_t *sm, const dv_study_t *s)
 	sm->s = s;
 	plan_of(s, &sm->plan, &sm->n_plan);
 	sm->ser = calloc(n_rows * sm->n_plan * M_COUNT + 1, sizeof(dv_series_t));
+	sm->lser = calloc(n_rows * sm->n_plan * M_COUNT + 1, sizeof(dv_series_t));
+	sm->qst = calloc(n_rows * sm->n_plan + 1, sizeof(dv_qps_status_t));
 	sm->asked = calloc(n_rows * sm->n_plan + 1, sizeof(uint64_t));
-	if (sm->ser == NULL || sm->asked == NULL ||
+	if (sm->ser == NULL || sm->lser == NULL || sm->qst == NULL || sm->asked == NULL ||
 	    dv_groups_build(s, DV_GROUP_BY_POSITION, &gs) != 0) {
-		free(sm->ser);
-		free(sm->asked);
-		sm->ser = NULL;
-		sm->asked = NULL;
+		summary_free(sm);
 		return -ENOMEM;
 	}
 	for (size_t t = 0; t < s->n_targets; t++)
@@ -455,7 +511,11 @@ static void fill_series(const summary_t *sm, size_t t, size_t l, size_t j, grid_
 	else
 		snprintf(a, sizeof(a), "-");
 	grid_set(g, row, col + 1, "%s", a);
-	fmt_series(a, sizeof(a), &m[M_QPS], DV_M_QPS, 0);
+	dv_qps_status_t st = sm->qst[cell_at(sm, t, l, j)];
+	if (m[M_QPS].n > 0 && (st == DV_QPS_SHORT || st == DV_QPS_FILL))
+		snprintf(a, sizeof(a), "%s", dv_qps_status_word(st));
+	else
+		fmt_series(a, sizeof(a), &m[M_QPS], DV_M_QPS, 0);
 	grid_set(g, row, col + 2, "%s", a);
 	fmt_series(a, sizeof(a), &m[M_P50], DV_M_P50_MS, 3);
 	grid_set(g, row, col + 3, "%s", a);
@@ -514,7 +574,7 @@ static void print_hot_cold(const summary_t *sm, FILE *out)
 	if (jc == SIZE_MAX || jh == SIZE_MAX)
 		return;
 	fprintf(out, "\nHot/cold ratio (mean hot qps / mean cold qps; mean cold p50 / mean "
-	             "hot p50):\n");
+	             "hot p50; - where a qps is not a measured throughput):\n");
 	if (grid_init(&g, 1 + s->n_targets * s->n_lists, 4, 2) != 0)
 		return;
 	grid_set(&g, 0, 0, "Target");
@@ -526,7 +586,9 @@ static void print_hot_cold(const summary_t *sm, FILE *out)
 			size_t row = 1 + t * s->n_lists + l;
 			const dv_series_t *mc = ser_at(sm, t, l, jc), *mh = ser_at(sm, t, l, jh);
 			set_labels(&g, row, s, t, l, &shortened);
-			if (mc[M_QPS].n && mh[M_QPS].n && mc[M_QPS].mean > 0)
+			if (mc[M_QPS].n && mh[M_QPS].n && mc[M_QPS].mean > 0 &&
+			    sm->qst[cell_at(sm, t, l, jc)] == DV_QPS_MEASURED &&
+			    sm->qst[cell_at(sm, t, l, jh)] == DV_QPS_MEASURED)
 				grid_set(&g, row, 2, "%.2f", mh[M_QPS].mean / mc[M_QPS].mean);
 			else
 				grid_set(&g, row, 2, "-");
@@ -550,50 +612,120 @@ static void fmt_rel(char *buf, size_t cap, double diff, double base, int decimal
 		snprintf(buf, cap, "%+.*f", decimals, diff);
 }
 
+/* A change's side: its series, and for latency the series of ln x. */
+typedef struct side {
+	const dv_series_t *v, *lv;
+} side_t;
+
+/* Welch's interval of b against a: on the log scale for latency (a ratio), else as is. */
+static dv_diff_t change_diff(dv_metric_t m, side_t a, side_t b)
+{
+	if (m >= DV_M_P50_MS && m <= DV_M_MEAN_MS)
+		return dv_diff_log(a.lv, b.lv,
+		                   a.v->mean > 0 ? dv_metric_floor(m, a.v->mean) / a.v->mean : 0,
+		                   b.v->mean > 0 ? dv_metric_floor(m, b.v->mean) / b.v->mean : 0);
+	return dv_diff_welch(a.v, b.v, dv_metric_floor(m, a.v->mean),
+	                     dv_metric_floor(m, b.v->mean));
+}
+
+/* The interval's bounds as text: relative for latency and qps, points for loss. */
+static void fmt_bounds(char *lo, char *hi, size_t cap, dv_metric_t m, const dv_diff_t *d,
+                       double base)
+{
+	if (m >= DV_M_P50_MS && m <= DV_M_MEAN_MS) {
+		snprintf(lo, cap, "%+.1f%%", 100.0 * d->lo);
+		snprintf(hi, cap, "%+.1f%%", 100.0 * d->hi);
+	} else if (m == DV_M_LOST_PCT || base == 0) {
+		snprintf(lo, cap, "%+.3f", d->lo);
+		snprintf(hi, cap, "%+.3f", d->hi);
+	} else {
+		fmt_rel(lo, cap, d->lo, base, 0);
+		fmt_rel(hi, cap, d->hi, base, 0);
+	}
+}
+
 /*
  * One figure's change line of b against a (doc/methodology.md): the difference,
- * its direction, and with enough repeats the verdict with its 95% interval.
+ * its direction, and with enough repeats the verdict with its 95% interval
+ * (latency: computed on the log scale, so bounded below by -100%).
  */
-static void print_change(FILE *out, const char *name, dv_metric_t m, const dv_series_t *a,
-                         const dv_series_t *b, bool note_few)
+static void print_change(FILE *out, const char *name, dv_metric_t m, side_t a, side_t b,
+                         bool note_few)
 {
-	dv_diff_t d = dv_diff_welch(a, b, dv_metric_floor(m, a->mean), dv_metric_floor(m, b->mean));
+	dv_diff_t d = change_diff(m, a, b);
+	double diff = b.v->mean - a.v->mean;
 	bool higher = dv_metric_higher_is_better(m);
-	const char *dir = d.diff == 0 ? "same" : (d.diff > 0) == higher ? "better" : "worse";
+	const char *dir = diff == 0 ? "same" : (diff > 0) == higher ? "better" : "worse";
 	int dec = m == DV_M_QPS ? 0 : 3;
-	char diff[48], lo[48], hi[48], va[32], vb[32];
+	char sdiff[48], lo[48], hi[48], va[32], vb[32];
 
 	if (m == DV_M_LOST_PCT) {
-		fmt_pct(vb, sizeof(vb), b->mean);
-		fmt_pct(va, sizeof(va), a->mean);
-		snprintf(diff, sizeof(diff), "%s vs %s", vb, va);
+		fmt_pct(vb, sizeof(vb), b.v->mean);
+		fmt_pct(va, sizeof(va), a.v->mean);
+		snprintf(sdiff, sizeof(sdiff), "%s vs %s", vb, va);
 	} else {
-		fmt_rel(diff, sizeof(diff), d.diff, a->mean, dec);
+		fmt_rel(sdiff, sizeof(sdiff), diff, a.v->mean, dec);
 	}
-	fprintf(out, "    %-5s %-14s %s", name, diff, dir);
-	if (d.verdict == DV_DIFF_TOO_FEW || fabs(d.diff) <= 1e-9 * fabs(a->mean)) {
+	fprintf(out, "    %-5s %-14s %s", name, sdiff, dir);
+	if (d.verdict == DV_DIFF_TOO_FEW || fabs(diff) <= 1e-9 * fabs(a.v->mean)) {
 		if (note_few && d.verdict == DV_DIFF_TOO_FEW)
-			fprintf(out, " (no verdict: %zu and %zu repeats; needs --repeat %d)", a->n,
-			        b->n, DV_DIFF_MIN_N);
+			fprintf(out, " (no verdict: %zu and %zu repeats; needs --repeat %d)",
+			        a.v->n, b.v->n, DV_DIFF_MIN_N);
 		fputc('\n', out);
 		return;
 	}
-	if (m == DV_M_LOST_PCT || a->mean == 0) {
-		snprintf(lo, sizeof(lo), "%+.*f", m == DV_M_LOST_PCT ? 3 : dec, d.lo);
-		snprintf(hi, sizeof(hi), "%+.*f", m == DV_M_LOST_PCT ? 3 : dec, d.hi);
-	} else {
-		fmt_rel(lo, sizeof(lo), d.lo, a->mean, dec);
-		fmt_rel(hi, sizeof(hi), d.hi, a->mean, dec);
-	}
+	fmt_bounds(lo, hi, sizeof(lo), m, &d, a.v->mean);
 	fprintf(out, ", %s (95%% CI %s .. %s%s)\n",
 	        d.verdict == DV_DIFF_SIGNIFICANT ? "significant" : "within noise", lo, hi,
 	        m == DV_M_LOST_PCT ? " points" : "");
 }
 
+/* The qps line when a side's qps is not a measured throughput: why, and no verdict. */
+static bool print_qps_unmeasured(FILE *out, dv_qps_status_t a, dv_qps_status_t b)
+{
+	dv_qps_status_t st = a != DV_QPS_MEASURED ? a : b;
+
+	switch (st) {
+	case DV_QPS_OFFERED:
+		fprintf(out, "    qps   -              no verdict: the rate was set (-Q), not "
+		             "measured\n");
+		return true;
+	case DV_QPS_SHORT:
+		fprintf(out,
+		        "    qps   -              no verdict: passes under %.1f s are too short "
+		        "(longer list or --hot-time)\n",
+		        DV_QPS_MIN_RUN_S);
+		return true;
+	case DV_QPS_FILL:
+		fprintf(out,
+		        "    qps   -              no verdict: under %d windows (-q) sent, filling "
+		        "the window dominates (longer list or --hot-time)\n",
+		        DV_QPS_MIN_WINDOWS);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The change lines of target t against the first, list l, plan position j. */
+static void print_change_block(const summary_t *sm, size_t t, size_t l, size_t j, bool verdicts)
+{
+	static const char *const names[M_COUNT] = {"qps", "p50", "p99", "lost"};
+	size_t c0 = cell_at(sm, 0, l, j), c = cell_at(sm, t, l, j);
+	FILE *out = sm->out;
+
+	for (int k = 0; k < M_COUNT; k++) {
+		side_t a = {&sm->ser[c0 * M_COUNT + k], &sm->lser[c0 * M_COUNT + k]};
+		side_t b = {&sm->ser[c * M_COUNT + k], &sm->lser[c * M_COUNT + k]};
+		if (k == M_QPS && print_qps_unmeasured(out, sm->qst[c0], sm->qst[c]))
+			continue;
+		print_change(out, names[k], summary_metric[k], a, b, verdicts);
+	}
+}
+
 /* The change of every other target against the first, per list and plan position. */
 static void print_changes(const summary_t *sm, FILE *out)
 {
-	static const char *const names[M_COUNT] = {"qps", "p50", "p99", "lost"};
 	const dv_study_t *s = sm->s;
 	unsigned reps = study_reps(s);
 	char name[32];
@@ -601,7 +733,7 @@ static void print_changes(const summary_t *sm, FILE *out)
 	fprintf(out,
 	        "\nChange against the first target, %s (mean of the other minus its mean; with "
 	        "%d repeats or more, Welch's 95%% confidence interval and whether it excludes "
-	        "0; see doc/methodology.md):\n",
+	        "0; latency on the log scale; see doc/methodology.md):\n",
 	        s->targets[0].label ? s->targets[0].label : "?", DV_DIFF_MIN_N);
 	if (reps == 1)
 		fprintf(out, "  (one repeat: spread unknown; no verdicts, needs --repeat %d)\n",
@@ -622,9 +754,7 @@ static void print_changes(const summary_t *sm, FILE *out)
 					continue;
 				}
 				fputc('\n', out);
-				for (int k = 0; k < M_COUNT; k++)
-					print_change(out, names[k], summary_metric[k], &m0[k],
-					             &m[k], reps >= DV_DIFF_MIN_N);
+				print_change_block(sm, t, l, j, reps >= DV_DIFF_MIN_N);
 			}
 }
 
@@ -660,6 +790,7 @@ void dv_study_print_summary(const dv_study_t *s, FILE *out)
 	print_capacity(s, out);
 	if (summary_init(&sm, s) != 0)
 		return;
+	sm.out = out;
 	fprintf(out, "\nSummary per target, list and pass (mean +- sample stddev (min..max) over "
 	             "the repeats; latency in ms; asked: list entries asked / list size, the "
 	             "fewest of the repeats; lost: mean lost %%):\n");
@@ -667,6 +798,5 @@ void dv_study_print_summary(const dv_study_t *s, FILE *out)
 	print_hot_cold(&sm, out);
 	if (s->n_targets > 1)
 		print_changes(&sm, out);
-	free(sm.ser);
-	free(sm.asked);
+	summary_free(&sm);
 }

@@ -133,6 +133,11 @@ assert_eq "stall: sent = completed + lost" "$sent" "$((completed + lost))"
 assert_eq "stall: lost by timeout, not with a connection" 0 "$conn_lost"
 [ "$lost" -gt 0 ] || fail "stall: nothing lost"
 assert_eq "stall: the server stalled one connection" 1 "$(resp_count st tcp-stalled)"
+# A stream run's report speaks of connections, not datagrams (issue 26), with dnsperf's label.
+assert_eq "stream report: UDP words" 0 "$(grep -Ec 'sendmmsg|recvmmsg|Kernel UDP counters' "$TMP/st.rep")"
+grep -q '^  Reconnections:        [0-9]* (dnsperf' "$TMP/st.rep" || fail "stream report lacks 'Reconnections:': $(cat "$TMP/st.rep")"
+grep -q '^  System calls per query: [0-9.]* (send [0-9]*, receive [0-9]*, epoll_wait' "$TMP/st.rep" ||
+	fail "stream report: system calls line: $(grep 'System calls' "$TMP/st.rep")"
 
 echo "== DoT to a plain TCP port and to a silent port: a clear error within -t"
 start_stream pl

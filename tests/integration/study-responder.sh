@@ -52,16 +52,24 @@ assert_eq "table header" "Target List rep1 cold rep1 hot rep2 cold rep2 hot rep3
 	"$(head -n 1 "$TMP/table.txt" | tr -s ' ')"
 assert_eq "row labels" "plain SOA,plain A,delayed SOA,delayed A," \
 	"$(awk 'NR > 1 { printf "%s %s,", $1, $2 }' "$TMP/table.txt")"
-bad_cells=$(awk 'NR > 1 { for (i = 3; i <= NF; i += 3) if ($i !~ /^[0-9]+$/ || $(i + 1) != "(lost" || $(i + 2) != "0)") n++ } END { print n + 0 }' "$TMP/table.txt")
-assert_eq "cells shaped 'QPS (lost 0)'" 0 "$bad_cells"
-assert_eq "cells per row" "20,20,20,20," "$(awk 'NR > 1 { printf "%d,", NF }' "$TMP/table.txt")"
-# Every delayed cell is under the physical bound (20 in flight / 5 ms: load can only
-# lower it). That every plain cell is above the delayed maximum, and every plain p50
-# under 5 ms, needs the machine on time: bench/timing-bounds.sh study.
-delayed_max=$(awk '$1 == "delayed" { for (i = 3; i <= NF; i += 3) if ($i > m) m = $i } END { print m + 0 }' "$TMP/table.txt")
-plain_min=$(awk '$1 == "plain" { for (i = 3; i <= NF; i += 3) if (m == "" || $i < m) m = $i } END { print m + 0 }' "$TMP/table.txt")
+# A cell is 'QPS (lost 0)', or 'too short (lost 0)' for a pass under 0.5 s (these lists
+# are short: doc/methodology.md, "What a pass can measure"), explained once under the grid.
+bad_cells=$(awk 'NR > 1 { for (i = 3; i <= NF; i += 3) { if ($i == "too") i++; if (($i !~ /^[0-9]+$/ && $i != "short") || $(i + 1) != "(lost" || $(i + 2) != "0)") n++ } } END { print n + 0 }' "$TMP/table.txt")
+assert_eq "cells shaped 'QPS (lost 0)' or 'too short (lost 0)'" 0 "$bad_cells"
+short_cells=$(grep -o 'too short (lost' "$TMP/table.txt" | wc -l)
+assert_eq "cells per row (a cell is three words)" "20,20,20,20," \
+	"$(awk 'NR > 1 { c = gsub(/too short/, "too_short"); $0 = $0; printf "%d,", NF }' "$TMP/table.txt")"
+if [ "$short_cells" -gt 0 ]; then
+	assert_eq "the 'too short' note under the table" 1 "$(grep -c '^too short: the pass ran under 0.5 s' "$TMP/out.txt")"
+fi
+# Every delayed pass is under the physical bound (the results file's qps). Whether a plain
+# pass beat it is not asserted: these passes last tens of ms, too short for a throughput
+# figure on a shared machine (that is why the table says "too short"); the p50 checks below
+# tell the targets apart.
+awk -F': ' '/^   "target"/ { t = $2 + 0 } /^   "qps"/ { print t, $2 + 0 }' "$TMP/r.json" >"$TMP/qps.txt"
+assert_eq "qps per pass in the results file" 24 "$(wc -l <"$TMP/qps.txt")"
+delayed_max=$(awk '$1 == 1 && $2 > m { m = $2 } END { printf "%d", m + 0 }' "$TMP/qps.txt")
 assert_le "delayed target's highest qps (20 in flight / 5 ms)" 4000 "$delayed_max"
-echo "plain target's lowest qps $plain_min, delayed target's highest $delayed_max"
 
 # --- the results file: one key per line; pass order, kinds, counts, latency
 [ -s "$TMP/r.json" ] || fail "no results file"

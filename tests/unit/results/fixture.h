@@ -56,6 +56,7 @@ static inline dv_study_t *make_study_of(const char *const *labels, size_t nt, co
 		p->kind = ps[i].kind;
 		p->repeat = ps[i].repeat;
 		p->res.qps = ps[i].qps;
+		p->res.run_time_s = 2; /* long enough for a throughput figure */
 		p->res.stats.c.sent = ps[i].sent;
 		p->res.stats.c.lost = ps[i].lost;
 		p->res.stats.c.completed = ps[i].sent - ps[i].lost;

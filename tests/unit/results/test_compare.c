@@ -34,6 +34,15 @@ static int sig(const double *a, size_t na, const double *b, size_t nb)
 	return (int)dv_diff_welch(&sa, &sb, 0, 0).verdict;
 }
 
+/* How many times needle occurs in hay. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
 static void test_spread_rule(void **state)
 {
 	/* a: mean 10, sd 1; b: mean 12, sd 1: se 0.816, df 4, t 2.776: CI 2 +- 2.27 holds 0. */
@@ -137,11 +146,11 @@ static void test_table(void **state)
 	assert_non_null(strstr(t, "\na/SOA/hot (repeats: base 3, new 3)\n"));
 	/* qps: 1000 -> 900, -100 (-10.00%); sd 10 and 5: Welch CI -100 +- 30, beyond the spread. */
 	assert_non_null(strstr(t, "  qps               1000.0          900.0         -100.0   "
-	                          "-10.00%  YES\n"));
+	                          "-10.00%  worse, significant\n"));
 	assert_non_null(strstr(t, "  lost %             0.000          1.000         +1.000       "
-	                          "n/a  YES\n"));
+	                          "n/a  worse, significant\n"));
 	assert_non_null(strstr(t, "  p99 ms            1.0000         1.5000        +0.5000   "
-	                          "+50.00%  YES\n"));
+	                          "+50.00%  worse, significant\n"));
 	assert_non_null(strstr(t, "\na/SOA/cold: only in new.json\n"));
 	assert_non_null(strstr(t, "\nb/SOA/hot: only in base.json\n"));
 	free(t);
@@ -150,9 +159,12 @@ static void test_table(void **state)
 	t = print_to_string(b, b, &matched);
 	assert_int_equal(matched, 2);
 	assert_non_null(strstr(t, "  qps               1000.0         1000.0           +0.0    "
-	                          "+0.00%  no\n"));
+	                          "+0.00%  same\n"));
 	/* One repeat: no spread to compare with. */
-	assert_non_null(strstr(t, "+0.00%  n/a (< 3 repeats: needs --repeat 3)\n"));
+	assert_non_null(strstr(t, "+0.00%  same\n"));
+	assert_int_equal(count_of(t, "Too few repeats for a verdict (fewest: base 1, new 1; "
+	                             "needs --repeat 3)"),
+	                 1);
 	free(t);
 	free_study(b);
 	free_study(c);
@@ -204,17 +216,17 @@ static void test_connection_rows(void **state)
 	t = print_to_string(b, c, &matched);
 	assert_non_null(strstr(t, "Transport: base dot, new dot\n"));
 	assert_non_null(strstr(t, "  connect p99 ms    0.1000         0.1000        +0.0000    "
-	                          "+0.00%  no\n"));
+	                          "+0.00%  same\n"));
 	/* 1 ms and 4 ms are bucket boundaries within the histogram's resolution */
 	assert_non_null(strstr(t, "  handshake p99 ms  1.0000         4.0000        +3.0000  "
-	                          "+300.00%  YES\n"));
+	                          "+300.00%  worse, significant\n"));
 	assert_non_null(strstr(t, "  conn failed          0.0            2.0           +2.0       "
-	                          "n/a  YES\n"));
+	                          "n/a  worse, significant\n"));
 	/* resets 0, 1, 2 on both sides: sd 1, no difference */
 	assert_non_null(strstr(t, "  conn reset           1.0            1.0           +0.0    "
-	                          "+0.00%  no\n"));
+	                          "+0.00%  same\n"));
 	assert_non_null(strstr(t, "  resumed %          25.00          25.00          +0.00    "
-	                          "+0.00%  no\n"));
+	                          "+0.00%  same\n"));
 	free(t);
 
 	/* TCP against UDP: the rows, with "-" where a side has no figure */
@@ -233,7 +245,7 @@ static void test_connection_rows(void **state)
 	                          "n/a  n/a (no such figure on a side)\n"));
 	/* no spread on either side (counts have no floor): the means differ */
 	assert_non_null(strstr(t, "  conn failed          0.0            1.0           +1.0       "
-	                          "n/a  YES\n"));
+	                          "n/a  worse, significant\n"));
 	free(t);
 	free_study(b);
 	free_study(c);
@@ -301,9 +313,8 @@ static void test_compare_agrees_with_summary(void **state)
 	t = print_to_string(b, c, &matched);
 	assert_int_equal(matched, 1);
 	if (strstr(t, "\na/SOA/plain (repeats: base 4, new 3)\n") == NULL ||
-	    strstr(t,
-	           "  qps               1000.0          900.0         -100.0   -10.00%  YES\n") ==
-	        NULL ||
+	    strstr(t, "  qps               1000.0          900.0         -100.0   -10.00%  worse, "
+	              "significant\n") == NULL ||
 	    strstr(t, "\ninterrupted passes left out: 0 in base.json, 1 in new.json\n") == NULL)
 		fail_msg("compare:\n%s", t);
 	free(t);
@@ -321,6 +332,45 @@ static void test_compare_agrees_with_summary(void **state)
 	dv_groups_free(&gk);
 	dv_groups_free(&gp);
 	free_study(s);
+	free_study(b);
+	free_study(c);
+}
+
+/* Different settings on the two sides are said, once each; -Q takes away the qps verdict. */
+static void test_settings_warnings(void **state)
+{
+	static const pass_spec_t ps[] = {
+	    {DV_PASS_HOT, 0, 1000, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 1, 1010, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 2, 990, 1000, 0, 1000000, 0},
+	};
+	static const pass_spec_t ps2[] = {
+	    {DV_PASS_HOT, 0, 2000, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 1, 2010, 1000, 0, 1000000, 0},
+	    {DV_PASS_HOT, 2, 1990, 1000, 0, 1000000, 0},
+	};
+	dv_study_t *b = make_study(ps, 3), *c = make_study(ps2, 3);
+	size_t matched;
+	char *t;
+	(void)state;
+
+	t = print_to_string(b, c, &matched);
+	assert_null(strstr(t, "Warning"));
+	assert_null(strstr(t, "Too few repeats"));
+	assert_non_null(strstr(t, "+100.00%  better, significant\n"));
+	free(t);
+	b->run.max_qps = 1000;
+	c->run.max_qps = 2000;
+	b->run.sockets = 16;
+	c->run.sockets = 1;
+	c->lists[0].queries = 7;
+	t = print_to_string(b, c, &matched);
+	assert_int_equal(count_of(t, "Warning: -Q differs: base 1000, new 2000"), 1);
+	assert_int_equal(count_of(t, "Warning: -c differs: base 16, new 1\n"), 1);
+	assert_int_equal(count_of(t, "Warning: list SOA differs: base 0 queries"), 1);
+	assert_null(strstr(t, "Warning: -q"));
+	assert_non_null(strstr(t, "+100.00%  no verdict: the rate was set (-Q), not measured\n"));
+	free(t);
 	free_study(b);
 	free_study(c);
 }
@@ -360,6 +410,7 @@ int main(void)
 	    cmocka_unit_test(test_table),
 	    cmocka_unit_test(test_compare_agrees_with_summary),
 	    cmocka_unit_test(test_groups_by_position),
+	    cmocka_unit_test(test_settings_warnings),
 	    cmocka_unit_test(test_connection_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,6 +44,7 @@ static void add_pass(dv_study_t *s, size_t t, size_t l, unsigned r, dv_pass_kind
 	p->kind = k;
 	dv_stats_init(&p->res.stats);
 	p->res.qps = qps;
+	p->res.run_time_s = 2; /* long enough for a throughput figure (DV_QPS_MIN_RUN_S) */
 	p->res.stats.c.lost = lost;
 	p->res.stats.c.completed = 100;
 	p->res.stats.c.sent = 100 + lost;
@@ -343,6 +344,62 @@ static void test_lossy_change_line(void **state)
 	    "    lost  0.03% vs 0%    worse\n",
 	};
 	assert_lines(out, lines, DV_ARRAY_SIZE(lines));
+	free(out);
+	dv_study_free(&s);
+}
+
+/*
+ * What a pass can measure (doc/methodology.md): cold passes of 14 ms have no
+ * throughput figure (table, summary, hot/cold ratio and change lines say so);
+ * latency still gets its verdict, its interval on the log scale (never below
+ * -100%).
+ */
+static void test_short_passes_no_qps_verdict(void **state)
+{
+	(void)state;
+	static const char *const t[] = {"v1", "v2"};
+	static const uint64_t lat1[] = {1000000, 1100000, 900000}, lat2[] = {100000, 400000, 50000};
+	dv_study_t s;
+	build(&s, t, 2, 3);
+	free(s.lists[1].label);
+	s.n_lists = 1;
+	for (unsigned r = 0; r < 3; r++) {
+		add_pass(&s, 0, 0, r, DV_PASS_COLD, 176000, 0, lat1[r]);
+		add_pass(&s, 0, 0, r, DV_PASS_HOT, 322000, 0, 100000);
+		add_pass(&s, 1, 0, r, DV_PASS_COLD, 88000, 0, lat2[r]);
+		add_pass(&s, 1, 0, r, DV_PASS_HOT, 322000, 0, 100000);
+		s.passes[s.n_passes - 4].res.run_time_s = 0.014;
+		s.passes[s.n_passes - 2].res.run_time_s = 0.018;
+	}
+	char *out = capture(&s, true);
+	assert_non_null(strstr(out, "v1      SOA   too short (lost 0)"));
+	assert_int_equal(count_of(out, "too short: the pass ran under 0.5 s"), 1);
+	assert_null(strstr(out, "176000"));
+	free(out);
+	out = capture(&s, false);
+	static const char *const lines[] = {
+	    "v1      SOA   cold  3   100%                     too short   1.000 +- 0.100",
+	    "v1      SOA              -         10.00\n",
+	    "  v2 vs v1, list SOA, cold:\n"
+	    "    qps   -              no verdict: passes under 0.5 s are too short (longer list or "
+	    "--hot-time)\n"
+	    "    p50   -81.7%         better, within noise (95% CI -99.1% .. +69.8%)\n",
+	    "  v2 vs v1, list SOA, hot:\n    qps   +0.0%          same\n",
+	};
+	assert_lines(out, lines, DV_ARRAY_SIZE(lines));
+	assert_null(strstr(out, "-49.8%"));
+	free(out);
+	/* On the linear scale the same samples would give an interval far below -100%. */
+	static const double l1[] = {1.0, 1.1, 0.9}, l2[] = {0.1, 0.4, 0.05};
+	dv_series_t sa = dv_series_of(l1, 3), sb = dv_series_of(l2, 3);
+	assert_true(dv_diff_welch(&sa, &sb, 0, 0).lo / sa.mean < -1.0);
+	/* Under -Q the qps is the offered rate: no verdict, no hot/cold qps ratio. */
+	for (size_t i = 0; i < s.n_passes; i++)
+		s.passes[i].res.run_time_s = 2;
+	s.run.max_qps = 1000;
+	out = capture(&s, false);
+	assert_int_equal(count_of(out, "no verdict: the rate was set (-Q), not measured"), 2);
+	assert_null(strstr(out, "    qps   -50.0%"));
 	free(out);
 	dv_study_free(&s);
 }
@@ -670,6 +727,7 @@ int main(void)
 	    cmocka_unit_test(test_welch),
 	    cmocka_unit_test(test_rounding_not_significant),
 	    cmocka_unit_test(test_lossy_change_line),
+	    cmocka_unit_test(test_short_passes_no_qps_verdict),
 	    cmocka_unit_test(test_long_labels),
 	    cmocka_unit_test(test_pass_config),
 	    cmocka_unit_test(test_probe_parse),

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# completion: completion/dnsvolley offers the subcommands (capacity and resperf too), each
+# subcommand's own flags, and fixed values (never file names) for -m, --clock, --input,
+# --timing, --interval-format, --doh-method and -O; resperf's -m is a rate, not a mode.
+. "$(dirname "$0")/lib.sh"
+[ -x "$DV" ] || skip "dnsvolley not built"
+# shellcheck source=/dev/null
+source "$top_srcdir/completion/dnsvolley"
+set +u # the completion runs in an interactive shell, which does not set -u
+cd "$TMP"
+touch aaa.txt
+reply() { # WORDS...: the completion of the last word, space-separated
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMPREPLY=()
+	_dnsvolley
+	echo "${COMPREPLY[*]}"
+}
+assert_eq "subcommands" "capacity resperf compare plot report merge" "$(reply "$DV" "")"
+assert_eq "-m" "udp tcp dot doh" "$(reply "$DV" -m "")"
+assert_eq "resperf -m (a rate)" "" "$(reply "$DV" resperf -m "")"
+assert_eq "--clock" "wire app" "$(reply "$DV" --clock "")"
+assert_eq "--input" "pcap dnstap binary text auto" "$(reply "$DV" --input "")"
+assert_eq "--timing" "list original" "$(reply "$DV" --timing "")"
+assert_eq "--interval-format" "dnsvolley dnsperf" "$(reply "$DV" --interval-format "")"
+assert_eq "--doh-method" "GET POST" "$(reply "$DV" --doh-method "")"
+assert_eq "-O" "suppress= latency-histogram num-queries-per-conn= doh-uri= doh-method=" "$(reply "$DV" -O "")"
+assert_eq "resperf's own flags" "-s -p -d -m -r -c -L -q -t -C -T -i -P -o -e -D -E" "$(reply "$DV" resperf -)"
+assert_eq "-d completes files" "aaa.txt" "$(reply "$DV" -d a)"
+echo "PASS"
