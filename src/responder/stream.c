@@ -877,6 +877,7 @@ static void *stream_main(void *arg)
 	unsigned i;
 	bool stop = false;
 
+	pthread_setname_np(pthread_self(), "dv-stream"); /* for ps, top and the tests */
 	while (!stop && !atomic_load(&s->stop)) {
 		int n = epoll_wait(s->epfd, ev, EP_BATCH, wait_ms(s)), k;
 		for (k = 0; k < n; k++) {

@@ -129,16 +129,27 @@ timeout 120 python3 "$HC" emfile "$em_TCP" "$CONNS" 2 "$TMP/ready" >"$TMP/em.hc"
 hc=$!
 wait_file "$TMP/ready"
 sleep 0.3 # let it reach the limit
-# Not spinning: CPU ticks (utime + stime, USER_HZ = 100 per second) over 1 s while the
-# listener has clients waiting that it cannot accept. A loop on a readable listener that
-# fails with EMFILE uses the whole second (~100 ticks); paused, the thread wakes 10 times
-# a second (~0). A loaded machine gives the responder less CPU, never more, so the bound
-# holds under any load.
+# Not spinning, over 1 s while the listener has clients waiting that it cannot accept:
+# - CPU ticks (utime + stime, USER_HZ = 100 a second): a loop on a readable listener that
+#   fails with EMFILE takes all the CPU it is given (~100 on an idle machine); paused, the
+#   thread wakes 10 times a second (~0). A loaded machine gives the responder less CPU,
+#   never more, so this bound holds under any load (but a spinning responder on a loaded
+#   machine may pass it too), hence
+# - the time its stream thread ("dv-stream") was runnable (running or waiting for a CPU:
+#   schedstat's first two fields, ns): a spinning thread is runnable all the time whatever
+#   the load (>= 1000 ms of the second), a sleeping one only for its 10 wake-ups (under
+#   500 ms even when each waits 50 ms for a CPU).
 ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$em_PID/stat"; }
+stream_task=$(grep -lx dv-stream /proc/"$em_PID"/task/*/comm) || fail "no dv-stream thread"
+stream_task=${stream_task%/comm}
+runnable_ms() { awk '{ printf "%d\n", ($1 + $2) / 1e6 }' "$stream_task/schedstat"; }
 t0=$(ticks)
+r0=$(runnable_ms)
 sleep 1
 t1=$(ticks)
+r1=$(runnable_ms)
 assert_le "CPU ticks over 1 s at EMFILE" 20 $((t1 - t0))
+assert_le "runnable ms over 1 s at EMFILE" 500 $((r1 - r0))
 wait "$hc" || fail "emfile client: exit $?"
 assert_eq "emfile client" "connected=$CONNS" "$(cat "$TMP/em.hc")"
 # Its connections closed: descriptors are free again, the ones left waiting are accepted.
