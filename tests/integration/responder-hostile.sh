@@ -21,8 +21,8 @@ kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
 # wait_file FILE: up to 60 s for a helper's ready file (not an assertion: the end comes).
 wait_file() {
-	local i
-	for i in $(seq 1200); do
+	local _
+	for _ in $(seq 1200); do
 		[ -e "$1" ] && return 0
 		sleep 0.05
 	done
