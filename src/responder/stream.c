@@ -405,15 +405,14 @@ static void refill(dv_stream_t *s, sconn_t *c)
 		unframe_in(s, c);
 }
 
-/* At most DV_STREAM_READS_PER_TURN reads, none while the output is at its bound. */
-static void conn_read(dv_stream_t *s, sconn_t *c)
+/* Read up to budget bytes (TLS: one record a read, perhaps a few bytes), none while the
+ * output is at its bound. */
+static void conn_read_up_to(dv_stream_t *s, sconn_t *c, size_t budget)
 {
-	unsigned reads;
-
 	if (c->ssl != NULL && !c->hs_done && (tls_handshake(c) != 0 || !c->hs_done))
 		return;
 	refill(s, c);
-	for (reads = 0; reads < DV_STREAM_READS_PER_TURN; reads++) {
+	while (budget > 0) {
 		ssize_t n;
 		if (c->stalled || c->dead || c->eof || full(c))
 			break;
@@ -426,11 +425,18 @@ static void conn_read(dv_stream_t *s, sconn_t *c)
 		} else if (n < 0) {
 			c->dead = true;
 		} else {
+			budget -= DV_MIN((size_t)n, budget);
 			take(s, c, (size_t)n);
 			if (c->h2 != NULL && !c->dead)
 				h2_pump(c);
 		}
 	}
+}
+
+/* A turn's reads: DV_STREAM_READS_PER_TURN x 16 KiB at most. */
+static void conn_read(dv_stream_t *s, sconn_t *c)
+{
+	conn_read_up_to(s, c, (size_t)DV_STREAM_READS_PER_TURN * READ_CHUNK);
 }
 
 /* Count the frames that went out whole. */
@@ -521,8 +527,9 @@ static void reset_when_acked(dv_stream_t *s, sconn_t *c)
 
 	if (ioctl(c->fd, SIOCOUTQ, &unacked) == 0 && unacked > 0 && --c->rst_wait > 0)
 		return;
-	/* What already waits in the socket was sent by the client: read and count it. */
-	conn_read(s, c);
+	/* What already waits in the socket was sent by the client: read and count it all
+	 * (it answers nothing now, so the output does not grow). */
+	conn_read_up_to(s, c, SIZE_MAX);
 	c->rst_wait = 0;
 	s->nrst--;
 	c->l->c.resets++;

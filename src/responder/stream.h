@@ -19,8 +19,8 @@
  * bytes answered) until the client has taken it below: a client that sends and never
  * reads holds at most this (plus one answer) of the responder's memory. */
 #define DV_STREAM_OUT_MAX (64u * 1024)
-/* Reads (of 16 KiB) from one connection per turn of the event loop, so that a client that
- * sends without pause cannot keep the thread from the others. */
+/* Bytes read from one connection per turn of the event loop, in 16 KiB units, so that a
+ * client that sends without pause cannot keep the thread from the others. */
 #define DV_STREAM_READS_PER_TURN 4
 /* Out of descriptors, a listener is not watched until a connection closes or this many
  * milliseconds pass (a level-triggered listener with a client waiting would wake the

@@ -3,7 +3,7 @@
 
 Each seed: byte 0 options (bit 0 DoH; bits 1..3 a TCP fault: 1 drop every 3, 2 reverse 4,
 3 close, 4 reset, 5 half-close, 6 stall after 5; bit 4 reflect), byte 1 the client's write
-size - 1, byte 2 what the client reads per turn / 64 (0: never), then the client's bytes
+size (B < 128: B + 1 bytes, else (B - 127) KiB), byte 2 what the client reads per turn / 64 (0: never), then the client's bytes
 (DoH: after the preface, which the target sends itself).
 Usage: make-stream-seeds.py DIR
 """
