@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""make-stream-seeds: the seed corpus of fuzz_stream (tests/fuzz/corpus/stream).
+"""make-rstream-seeds: the seed corpus of fuzz_rstream (tests/fuzz/corpus/rstream).
 
 Each seed: byte 0 options (bit 0 DoH; bits 1..3 a TCP fault: 1 drop every 3, 2 reverse 4,
 3 close, 4 reset, 5 half-close, 6 stall after 5; bit 4 reflect), byte 1 the client's write
 size (B < 128: B + 1 bytes, else (B - 127) KiB), byte 2 what the client reads per turn / 64 (0: never), then the client's bytes
 (DoH: after the preface, which the target sends itself).
-Usage: make-stream-seeds.py DIR
+Usage: make-rstream-seeds.py DIR
 """
 import base64
 import os
@@ -83,4 +83,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus", "stream"))
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus", "rstream"))

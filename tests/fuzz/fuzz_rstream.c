@@ -1,4 +1,4 @@
-/* fuzz_stream: libFuzzer target for the responder's stream input: DNS over TCP framing and
+/* fuzz_rstream: libFuzzer target for the responder's stream input: DNS over TCP framing and
  * DoH (HTTP/2) requests, through the connection code of src/responder/stream.c. */
 /*
  * stream.c is included, not linked: its connection functions are static, and the target
