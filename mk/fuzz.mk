@@ -51,8 +51,7 @@ tests_fuzz_fuzz_dnstap_SOURCES = tests/fuzz/fuzz_dnstap.c tests/fuzz/fuzz_input_
 tests_fuzz_fuzz_dnstap_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_dnstap_LDADD = $(DV_LIBS)
 # fuzz_rstream (the responder's stream input) includes src/responder/stream.c (its
-# connection code is static);
-# library's copy is then not linked in.
+# connection code is static; the library's copy is then not linked in).
 tests_fuzz_fuzz_rstream_SOURCES = tests/fuzz/fuzz_rstream.c $(FUZZ_DRIVER)
 tests_fuzz_fuzz_rstream_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_rstream_LDADD = $(DV_LIBS)
