@@ -7,10 +7,10 @@
 # With ./configure CC=clang --enable-fuzzing [--enable-sanitizers] the same
 # sources link with -fsanitize=fuzzer; `make fuzz FUZZ_SECONDS=300` then fuzzes
 # every target (new inputs go to fuzz-work/TARGET, crashes to fuzz-work/).
-FUZZ_TARGETS = querylist response results answer pcap dnstap csv compare plot stream
+FUZZ_TARGETS = querylist response results answer pcap dnstap csv compare plot stream rstream
 FUZZ_PROGS = tests/fuzz/fuzz_querylist tests/fuzz/fuzz_response tests/fuzz/fuzz_results \
 	tests/fuzz/fuzz_answer tests/fuzz/fuzz_pcap tests/fuzz/fuzz_dnstap tests/fuzz/fuzz_csv \
-	tests/fuzz/fuzz_compare tests/fuzz/fuzz_plot tests/fuzz/fuzz_stream
+	tests/fuzz/fuzz_compare tests/fuzz/fuzz_plot tests/fuzz/fuzz_stream tests/fuzz/fuzz_rstream
 check_PROGRAMS += $(FUZZ_PROGS)
 
 if FUZZING
@@ -53,14 +53,20 @@ tests_fuzz_fuzz_pcap_LDADD = $(DV_LIBS)
 tests_fuzz_fuzz_dnstap_SOURCES = tests/fuzz/fuzz_dnstap.c tests/fuzz/fuzz_input_common.h $(FUZZ_DRIVER)
 tests_fuzz_fuzz_dnstap_LDFLAGS = $(fuzz_link_flags)
 tests_fuzz_fuzz_dnstap_LDADD = $(DV_LIBS)
+# fuzz_rstream (the responder's stream input) includes src/responder/stream.c (its
+# connection code is static; the library's copy is then not linked in).
+tests_fuzz_fuzz_rstream_SOURCES = tests/fuzz/fuzz_rstream.c $(FUZZ_DRIVER)
+tests_fuzz_fuzz_rstream_LDFLAGS = $(fuzz_link_flags)
+tests_fuzz_fuzz_rstream_LDADD = $(DV_LIBS)
 EXTRA_DIST += tests/fuzz/replay_main.c tests/fuzz/corpus tests/fuzz/make-seeds.py \
-	tests/fuzz/make-input-seeds.py tests/fuzz/make-stream-seeds.py tests/fuzz/run-all.sh
+	tests/fuzz/make-input-seeds.py tests/fuzz/make-stream-seeds.py tests/fuzz/make-rstream-seeds.py \
+	tests/fuzz/run-all.sh
 
 # make check: every corpus replayed (tests/fuzz/replay.sh TARGET, one wrapper each).
 FUZZ_TESTS = tests/fuzz/replay-querylist.sh tests/fuzz/replay-response.sh \
 	tests/fuzz/replay-results.sh tests/fuzz/replay-answer.sh tests/fuzz/replay-pcap.sh \
 	tests/fuzz/replay-dnstap.sh tests/fuzz/replay-csv.sh tests/fuzz/replay-compare.sh \
-	tests/fuzz/replay-plot.sh tests/fuzz/replay-stream.sh
+	tests/fuzz/replay-plot.sh tests/fuzz/replay-stream.sh tests/fuzz/replay-rstream.sh
 TESTS += $(FUZZ_TESTS)
 EXTRA_DIST += $(FUZZ_TESTS) tests/fuzz/replay.sh
 

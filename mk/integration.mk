@@ -16,6 +16,7 @@ INTEGRATION_TESTS = \
 	tests/integration/capacity.sh tests/integration/resperf.sh tests/integration/capacity-study.sh \
 	tests/integration/capacity-streams.sh \
 	tests/integration/responder-tcp.sh tests/integration/responder-doh.sh \
+	tests/integration/responder-hostile.sh \
 	tests/integration/streams.sh \
 	tests/integration/stream-outputs.sh tests/integration/stream-sources.sh \
 	tests/integration/stream-conns.sh \
@@ -39,6 +40,7 @@ TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window
 	tests/integration/responder.sh tests/integration/server-restart.sh \
 	tests/integration/responder-tcp.sh
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/hostile-streams.sh tests/integration/package.sh tests/integration/lib.sh tests/integration/stream-client.py \
+	tests/helpers/hostile-client.py \
 	tests/integration/pty-run.py \
 	tests/integration/servers/nsd.conf.sh tests/integration/servers/unbound.conf.sh \
 	tests/integration/servers/zone.sh tests/integration/servers/nsd-unbound.sh \

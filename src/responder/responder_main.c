@@ -234,6 +234,8 @@ static void print_stream_counts(const char *p, const dv_stream_counts_t *c)
 	printf("%s-connections %" PRIu64 "\n", p, c->connections);
 	printf("%s-source-addresses %" PRIu64 "\n", p, c->source_addresses);
 	printf("%s-refused %" PRIu64 "\n", p, c->refused);
+	printf("%s-deferred %" PRIu64 "\n", p, c->deferred);
+	printf("%s-throttled %" PRIu64 "\n", p, c->throttled);
 	printf("%s-received %" PRIu64 "\n", p, c->received);
 	printf("%s-answered %" PRIu64 "\n", p, c->answered);
 	printf("%s-dropped %" PRIu64 "\n", p, c->dropped);

@@ -21,6 +21,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -35,6 +36,8 @@
 /* epoll data of the stop pipe and the listeners (connections carry their sconn_t *) */
 #define EP_STOP    ((void *)(uintptr_t)1)
 #define EP_LIST(i) ((void *)(uintptr_t)(2 + (i)))
+/* Connections accepted per turn of the event loop (a listener with more stays readable). */
+#define ACCEPTS_PER_TURN 1024
 
 enum action { ACT_NONE = 0, ACT_CLOSE, ACT_RESET, ACT_HALF };
 
@@ -48,6 +51,7 @@ typedef struct listener {
 	int fd;
 	bool tls, https; /* https: TLS too */
 	uint64_t seq;    /* connections accepted */
+	bool paused;     /* out of descriptors: not watched (DV_STREAM_ACCEPT_PAUSE_MS) */
 	addrset_t src;
 	dv_stream_counts_t c;
 } listener_t;
@@ -64,6 +68,8 @@ typedef struct sconn {
 	listener_t *l;
 	bool faulty, hs_done, want_write, stalled, eof, half, dead, rst;
 	bool unflushed;     /* --https-record-each: TLS records wait in the write buffer BIO */
+	bool throttled;     /* not read: its unsent output is at DV_STREAM_OUT_MAX */
+	bool on_resume;     /* in the resume list (rprev, rnext) */
 	unsigned rst_wait;  /* > 0: reset due once the client has acked every answer (ms left) */
 	enum action action; /* pending until the answers before it are written */
 	buf_t in;           /* bytes read, not yet framed */
@@ -76,6 +82,7 @@ typedef struct sconn {
 	uint64_t nq, na, nd; /* queries read, answers written, queries never to be answered */
 	unsigned idx;        /* its place in conns[] */
 	uint32_t ev;         /* the events epoll watches for it */
+	struct sconn *rprev, *rnext;
 } sconn_t;
 
 struct dv_stream {
@@ -90,6 +97,11 @@ struct dv_stream {
 	sconn_t **conns;
 	unsigned nconns;
 	unsigned nrst; /* connections waiting to reset (rst_wait > 0): 1 ms wake-ups */
+	/* TLS connections with decrypted input OpenSSL holds and epoll cannot see: served
+	 * again after this turn's events */
+	sconn_t *resume;
+	unsigned npaused;   /* listeners paused for want of descriptors */
+	uint64_t accept_at; /* CLOCK_MONOTONIC ms when paused listeners are watched again */
 	int epfd;
 	uint8_t abuf[ABUF_LEN];
 	uint8_t rbuf[READ_CHUNK];
@@ -98,6 +110,12 @@ struct dv_stream {
 static bool every(uint64_t n, uint64_t seq)
 {
 	return n != 0 && seq % n == 0;
+}
+
+/* Unsent output at the bound: read nothing more from c until the client takes some. */
+static bool full(const sconn_t *c)
+{
+	return c->out.len - c->out_off >= DV_STREAM_OUT_MAX;
 }
 
 static int buf_put(buf_t *b, const void *data, size_t n)
@@ -250,7 +268,7 @@ static size_t unframe(dv_stream_t *s, sconn_t *c, const uint8_t *d, size_t len)
 {
 	size_t pos = 0;
 
-	while (!c->stalled && !c->dead && len - pos >= 2) {
+	while (!c->stalled && !c->dead && !full(c) && len - pos >= 2) {
 		size_t n = (size_t)d[pos] << 8 | d[pos + 1];
 		if (n == 0) {
 			c->l->c.malformed++;
@@ -265,10 +283,23 @@ static size_t unframe(dv_stream_t *s, sconn_t *c, const uint8_t *d, size_t len)
 	return pos;
 }
 
+/* Answer the whole frames kept in c->in (as far as the output bound lets). */
+static void unframe_in(dv_stream_t *s, sconn_t *c)
+{
+	size_t used = unframe(s, c, c->in.p, c->in.len);
+
+	memmove(c->in.p, c->in.p + used, c->in.len - used);
+	c->in.len -= used;
+	if (c->in.len == 0) {
+		free(c->in.p);
+		c->in = (buf_t){0};
+	}
+}
+
 /*
  * New bytes arrived in s->rbuf: frames whole in them are answered in place; only
- * a frame cut by the end of a read is kept in c->in (so an idle connection holds
- * no read buffer).
+ * a frame cut by the end of a read, and the frames the output bound stopped, are kept
+ * in c->in (so an idle connection holds no read buffer).
  */
 static void take(dv_stream_t *s, sconn_t *c, size_t n)
 {
@@ -291,13 +322,7 @@ static void take(dv_stream_t *s, sconn_t *c, size_t n)
 		c->dead = true;
 		return;
 	}
-	used = unframe(s, c, c->in.p, c->in.len);
-	memmove(c->in.p, c->in.p + used, c->in.len - used);
-	c->in.len -= used;
-	if (c->in.len == 0) {
-		free(c->in.p);
-		c->in = (buf_t){0};
-	}
+	unframe_in(s, c);
 }
 
 /* ---- connection I/O ---- */
@@ -354,27 +379,44 @@ static ssize_t read_some(dv_stream_t *s, sconn_t *c)
 	}
 }
 
-/* All the HTTP/2 output of this turn into c->out: one write for every frame. */
+/* The HTTP/2 output of this turn into c->out (one write for every frame), up to the
+ * output bound: the rest waits in the session until the client takes some. */
 static void h2_pump(sconn_t *c)
 {
 	const uint8_t *d;
-	ssize_t n;
+	ssize_t n = 0;
 
-	while ((n = dv_https_send(c->h2, &d)) > 0)
+	while (!c->dead && !full(c) && (n = dv_https_send(c->h2, &d)) > 0)
 		if (buf_put(&c->out, d, (size_t)n) != 0)
 			c->dead = true;
 	if (n < 0)
 		c->dead = true;
 }
 
-static void conn_read(dv_stream_t *s, sconn_t *c)
+/* What c sent and was not answered yet (frames kept in c->in, the output the HTTP/2
+ * session holds) into c->out, up to the output bound. */
+static void refill(dv_stream_t *s, sconn_t *c)
+{
+	if (c->dead)
+		return;
+	if (c->h2 != NULL)
+		h2_pump(c);
+	else if (c->in.len > 0)
+		unframe_in(s, c);
+}
+
+/* Read up to budget bytes (TLS: one record a read, perhaps a few bytes), none while the
+ * output is at its bound. */
+static void conn_read_up_to(dv_stream_t *s, sconn_t *c, size_t budget)
 {
 	if (c->ssl != NULL && !c->hs_done && (tls_handshake(c) != 0 || !c->hs_done))
 		return;
-	if (c->h2 != NULL && !c->dead)
-		h2_pump(c);
-	while (!c->stalled && !c->dead && !c->eof) {
-		ssize_t n = read_some(s, c);
+	refill(s, c);
+	while (budget > 0) {
+		ssize_t n;
+		if (c->stalled || c->dead || c->eof || full(c))
+			break;
+		n = read_some(s, c);
 		if (n == 0)
 			break;
 		if (n == -1) {
@@ -383,11 +425,18 @@ static void conn_read(dv_stream_t *s, sconn_t *c)
 		} else if (n < 0) {
 			c->dead = true;
 		} else {
+			budget -= DV_MIN((size_t)n, budget);
 			take(s, c, (size_t)n);
+			if (c->h2 != NULL && !c->dead)
+				h2_pump(c);
 		}
 	}
-	if (c->h2 != NULL && !c->dead)
-		h2_pump(c);
+}
+
+/* A turn's reads: DV_STREAM_READS_PER_TURN x 16 KiB at most. */
+static void conn_read(dv_stream_t *s, sconn_t *c)
+{
+	conn_read_up_to(s, c, (size_t)DV_STREAM_READS_PER_TURN * READ_CHUNK);
 }
 
 /* Count the frames that went out whole. */
@@ -478,8 +527,9 @@ static void reset_when_acked(dv_stream_t *s, sconn_t *c)
 
 	if (ioctl(c->fd, SIOCOUTQ, &unacked) == 0 && unacked > 0 && --c->rst_wait > 0)
 		return;
-	/* What already waits in the socket was sent by the client: read and count it. */
-	conn_read(s, c);
+	/* What already waits in the socket was sent by the client: read and count it all
+	 * (it answers nothing now, so the output does not grow). */
+	conn_read_up_to(s, c, SIZE_MAX);
 	c->rst_wait = 0;
 	s->nrst--;
 	c->l->c.resets++;
@@ -510,6 +560,7 @@ static void conn_write(dv_stream_t *s, sconn_t *c)
 			tls_handshake(c);
 		return;
 	}
+	/* Write, and refill while the socket takes it: bounded by what was read. */
 	while (!c->dead && c->out_off < c->out.len) {
 		ssize_t n = write_some(s, c);
 		if (n > 0)
@@ -525,7 +576,13 @@ static void conn_write(dv_stream_t *s, sconn_t *c)
 			walk_written(c);
 		else if (s->cfg.https_record_each && c->out_off == h2_record_end(c))
 			c->walk = c->out_off;
+		if (c->out_off == c->out.len) {
+			c->out.len = c->out_off = c->walk = 0;
+			refill(s, c);
+		}
 	}
+	if (c->dead)
+		return;
 	c->out.len = c->out_off = c->walk = 0;
 	if (c->unflushed && flush_records(c) != 0)
 		return;
@@ -559,12 +616,16 @@ static void conn_free(sconn_t *c)
 	free(c);
 }
 
-/* The events c waits for: input unless stalled or at EOF, output while answers wait. */
-static uint32_t wanted(const sconn_t *c)
+/* The events c waits for: input unless stalled, at EOF or at the output bound (counted
+ * as throttled when it gets there), output while answers wait. */
+static uint32_t wanted(sconn_t *c)
 {
 	uint32_t ev = 0;
 
-	if (!c->stalled && !c->eof)
+	if (full(c) && !c->throttled)
+		c->l->c.throttled++;
+	c->throttled = full(c);
+	if (!c->stalled && !c->eof && !c->throttled)
 		ev |= EPOLLIN;
 	if (c->want_write || c->unflushed || c->out_off < c->out.len)
 		ev |= EPOLLOUT;
@@ -582,6 +643,73 @@ static void watch(dv_stream_t *s, sconn_t *c, bool add)
 		c->dead = true; /* cannot watch it: dropped at once */
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* Watch the paused listeners again: a descriptor was freed, or the pause is over. */
+static void resume_accepting(dv_stream_t *s)
+{
+	struct epoll_event e = {.events = EPOLLIN};
+	int i;
+
+	for (i = 0; i < NLIST; i++) {
+		if (!s->l[i].paused)
+			continue;
+		e.data.ptr = EP_LIST(i);
+		epoll_ctl(s->epfd, EPOLL_CTL_MOD, s->l[i].fd, &e);
+		s->l[i].paused = false;
+	}
+	s->npaused = 0;
+}
+
+/* accept() failed for want of a descriptor or memory: the client waiting stays in the
+ * listen queue and keeps the listener readable, so stop watching it for a while (else
+ * epoll_wait would return at once, forever). */
+static void pause_accepting(dv_stream_t *s, listener_t *l)
+{
+	struct epoll_event e = {.events = 0, .data.ptr = EP_LIST(l - s->l)};
+
+	l->c.deferred++;
+	if (l->paused)
+		return;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_MOD, l->fd, &e) != 0)
+		return;
+	l->paused = true;
+	if (s->npaused++ == 0)
+		s->accept_at = now_ms() + DV_STREAM_ACCEPT_PAUSE_MS;
+}
+
+static void resume_push(dv_stream_t *s, sconn_t *c)
+{
+	if (c->on_resume)
+		return;
+	c->on_resume = true;
+	c->rprev = NULL;
+	c->rnext = s->resume;
+	if (s->resume != NULL)
+		s->resume->rprev = c;
+	s->resume = c;
+}
+
+static void resume_unlink(dv_stream_t *s, sconn_t *c)
+{
+	if (!c->on_resume)
+		return;
+	if (c->rprev != NULL)
+		c->rprev->rnext = c->rnext;
+	else
+		s->resume = c->rnext;
+	if (c->rnext != NULL)
+		c->rnext->rprev = c->rprev;
+	c->on_resume = false;
+	c->rprev = c->rnext = NULL;
+}
+
 /* Free a dead connection and take it out of conns[] (the last one takes its place). */
 static void drop(dv_stream_t *s, sconn_t *c)
 {
@@ -591,8 +719,11 @@ static void drop(dv_stream_t *s, sconn_t *c)
 	s->conns[c->idx] = last;
 	if (c->rst_wait > 0)
 		s->nrst--;
+	resume_unlink(s, c);
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	conn_free(c);
+	if (s->npaused > 0)
+		resume_accepting(s); /* a descriptor is free */
 }
 
 /* --https-record-each: ssl reads from fd and writes through a buffer that conn_write
@@ -612,17 +743,29 @@ static void buffer_writes(SSL *ssl, int fd)
 	SSL_set_bio(ssl, sock, buf);
 }
 
+/* accept4() failed with e: go on accepting (true) or not. */
+static bool accept_failed(dv_stream_t *s, listener_t *l, int e)
+{
+	if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM)
+		pause_accepting(s, l);
+	/* a connection reset while it waited, a signal: try the next one */
+	return e == ECONNABORTED || e == EINTR || e == EPROTO;
+}
+
+/* At most ACCEPTS_PER_TURN (the listener stays readable if more wait). */
 static void accept_all(dv_stream_t *s, listener_t *l)
 {
 	const dv_stream_faults_t *f = &s->cfg.faults;
-	int one = 1;
+	int one = 1, k;
 
-	for (;;) {
+	for (k = 0; k < ACCEPTS_PER_TURN; k++) {
 		struct sockaddr_storage peer = {0};
 		socklen_t plen = sizeof(peer);
 		int fd =
 		    accept4(l->fd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		sconn_t *c;
+		if (fd < 0 && accept_failed(s, l, errno))
+			continue;
 		if (fd < 0)
 			return;
 		addr_add(&l->src, &peer);
@@ -673,10 +816,48 @@ static void serve(dv_stream_t *s, sconn_t *c, uint32_t re)
 		conn_read(s, c);
 	if (!c->dead && (re & (EPOLLOUT | EPOLLIN | EPOLLHUP | EPOLLERR)))
 		conn_write(s, c);
-	if (c->dead)
+	if (c->dead) {
 		drop(s, c);
-	else
-		watch(s, c, false);
+		return;
+	}
+	watch(s, c, false);
+	/* OpenSSL may hold decrypted input that epoll cannot see: serve it next turn. */
+	if (c->ssl != NULL && c->hs_done && !c->stalled && !c->eof && !c->throttled &&
+	    SSL_pending(c->ssl) > 0)
+		resume_push(s, c);
+}
+
+/* The TLS connections of resume_push(), each once (serving may push it again). */
+static void serve_resumed(dv_stream_t *s)
+{
+	sconn_t *list = s->resume;
+
+	s->resume = NULL;
+	for (sconn_t *c = list; c != NULL; c = c->rnext)
+		c->on_resume = false;
+	while (list != NULL) {
+		sconn_t *c = list;
+		list = c->rnext;
+		c->rprev = c->rnext = NULL;
+		serve(s, c, EPOLLIN);
+	}
+}
+
+/* epoll_wait's timeout: 0 with connections to resume, 1 ms with resets pending, until
+ * the pause ends with listeners paused, else none. */
+static int wait_ms(const dv_stream_t *s)
+{
+	int t = s->nrst > 0 ? 1 : -1;
+
+	if (s->resume != NULL)
+		return 0;
+	if (s->npaused > 0) {
+		uint64_t now = now_ms();
+		int left = now >= s->accept_at ? 0 : (int)(s->accept_at - now);
+		if (t < 0 || left < t)
+			t = left;
+	}
+	return t;
 }
 
 /* Connections waiting to reset are checked every 1 ms (rare: the reset fault only). */
@@ -703,8 +884,9 @@ static void *stream_main(void *arg)
 	unsigned i;
 	bool stop = false;
 
+	pthread_setname_np(pthread_self(), "dv-stream"); /* for ps, top and the tests */
 	while (!stop && !atomic_load(&s->stop)) {
-		int n = epoll_wait(s->epfd, ev, EP_BATCH, s->nrst > 0 ? 1 : -1), k;
+		int n = epoll_wait(s->epfd, ev, EP_BATCH, wait_ms(s)), k;
 		for (k = 0; k < n; k++) {
 			void *p = ev[k].data.ptr;
 			if (p == EP_STOP)
@@ -716,6 +898,10 @@ static void *stream_main(void *arg)
 		}
 		if (s->nrst > 0)
 			pending_resets(s);
+		if (s->resume != NULL)
+			serve_resumed(s);
+		if (s->npaused > 0 && now_ms() >= s->accept_at)
+			resume_accepting(s);
 	}
 	for (i = 0; i < s->nconns; i++)
 		conn_free(s->conns[i]);

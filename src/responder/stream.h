@@ -15,6 +15,17 @@
 #define DV_STREAM_CONNS_MAX 65536
 /* Largest --stream-reverse group. */
 #define DV_STREAM_REVERSE_MAX 1024
+/* A connection whose unsent output reaches this many bytes is not read (nor its read
+ * bytes answered) until the client has taken it below: a client that sends and never
+ * reads holds at most this (plus one answer) of the responder's memory. */
+#define DV_STREAM_OUT_MAX (64u * 1024)
+/* Bytes read from one connection per turn of the event loop, in 16 KiB units, so that a
+ * client that sends without pause cannot keep the thread from the others. */
+#define DV_STREAM_READS_PER_TURN 4
+/* Out of descriptors, a listener is not watched until a connection closes or this many
+ * milliseconds pass (a level-triggered listener with a client waiting would wake the
+ * thread at once, forever). */
+#define DV_STREAM_ACCEPT_PAUSE_MS 100
 
 /*
  * Faults, applied to the connections picked by conn_every (the 1st, 2nd... connection
@@ -58,6 +69,12 @@ typedef struct dv_stream_counts {
 	uint64_t connections;      /* accepted */
 	uint64_t source_addresses; /* distinct client addresses among them */
 	uint64_t refused;          /* accepted past DV_STREAM_CONNS_MAX and closed at once */
+	uint64_t deferred;         /* accepts that failed for want of a descriptor or memory
+	                            * (EMFILE, ENFILE, ENOBUFS, ENOMEM): each pauses the
+	                            * listener (DV_STREAM_ACCEPT_PAUSE_MS); the client waits
+	                            * in the listen queue */
+	uint64_t throttled;        /* times a connection's reading stopped because its unsent
+	                            * output reached DV_STREAM_OUT_MAX */
 	uint64_t received;         /* framed queries read */
 	uint64_t answered;         /* answers written whole to the socket (TLS: to the library) */
 	uint64_t dropped;          /* not answered on purpose (drop_every) */

@@ -16,7 +16,7 @@
 # Exit 1 when any target found something, 2 for bad usage, 143/130 when stopped.
 set -euo pipefail
 minutes=5 jobs=1
-targets="querylist response results answer csv compare plot"
+targets="querylist response results answer csv compare plot stream rstream"
 while getopts m:j:t: o; do
 	case $o in
 	m) minutes=$OPTARG ;;
