@@ -21,6 +21,7 @@ INTEGRATION_TESTS = \
 	tests/integration/closed-stdout.sh tests/integration/hostile-files.sh \
 	tests/integration/signals.sh \
 	tests/integration/output-nodes.sh tests/integration/merge.sh tests/integration/input-lists.sh \
+	tests/integration/output-checks.sh \
 	tests/integration/mpi.sh tests/integration/mpi-study.sh tests/integration/mpi-netns.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
 # how this build is configured, so the sanitizer builds leave it out.

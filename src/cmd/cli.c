@@ -478,6 +478,14 @@ static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 		if (rc != 0)
 			return rc;
 	}
+	if (cfg->rank_json != NULL) { /* PREFIX.RANK.json: rank 0's stands for all */
+		char *p = NULL;
+		if (asprintf(&p, "%s.0.json", cfg->rank_json) < 0)
+			return dv_err_set(err, -ENOMEM, "out of memory");
+		rc = check_writable("--rank-json", p, err);
+		free(p);
+		return rc;
+	}
 	return 0;
 }
 
