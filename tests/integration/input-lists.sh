@@ -3,7 +3,8 @@
 # the first name; an escaped space (a\ b) is a character of the name, as in ldns's and
 # dnsperf's presentation format; a capture's malformed packets are reported without a
 # "(--skip-bad)" that was never given; dnsperf's -B input stops at a truncated or malformed
-# record with FILE: record N, as a text list stops at FILE:LINE, unless --skip-bad.
+# record with FILE: record N, as a text list stops at FILE:LINE, unless --skip-bad. And a
+# capture clock that jumped (item 10): its gap is cut and the schedule's span said.
 . "$(dirname "$0")/lib.sh"
 [ -x "$DV" ] || fail "binaries not built"
 cd "$TMP"
@@ -50,5 +51,20 @@ assert_eq "-B --skip-bad: the message" \
 	"dnsvolley: t.bin: 1 malformed record skipped (first: record 10: message of 28 octets cut short at 25 octets (byte offset $off))" \
 	"$(cat err.txt)"
 assert_eq "-B --skip-bad: sent" 9 "$(report_field out.txt "Queries sent")"
+# A capture with one packet stamped 1970 (issue 28 item 10): the 54-year gap is cut, said
+# before sending, and the replay takes the capture's 10 ms, not 54 years (timeout: a bound).
+python3 "$WRITE" --queries 10 --clients 1 --duration 0.01 --epoch0 3 j.pcap
+rc=0
+timeout 60 "$DV" --no-progress --no-server-version -s "127.0.0.1:$R_PORT" -n 1 -t 0.5 \
+	--timing original -d j.pcap >out.txt 2>err.txt || rc=$?
+assert_eq "clock jump: exit status" 0 "$rc"
+assert_eq "clock jump: lines on stderr" 2 "$(wc -l <err.txt)"
+grep -qE '^dnsvolley: j\.pcap: 1 gap of more than 1 h between captured queries \(the longest 53\.9 years: a capture clock that jumped\?\) cut to 1\.[0-9]+ ms, the mean of the others$' err.txt ||
+	fail "clock jump: no cut message: $(cat err.txt)"
+grep -qE '^dnsvolley: j\.pcap: --timing original: 10 queries, the schedule spans 1[0-9]\.[0-9] ms per pass$' err.txt ||
+	fail "clock jump: no span message: $(cat err.txt)"
+assert_eq "clock jump: sent" 10 "$(report_field out.txt "Queries sent")"
+echo "ok: $(tail -1 err.txt)"
+
 stop_responder R
 echo "input-lists: all assertions hold"
