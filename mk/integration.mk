@@ -25,6 +25,8 @@ INTEGRATION_TESTS = \
 	tests/integration/terminal.sh \
 	tests/integration/closed-stdout.sh tests/integration/hostile-files.sh \
 	tests/integration/signals.sh \
+	tests/integration/output-nodes.sh tests/integration/merge.sh tests/integration/input-lists.sh \
+	tests/integration/output-checks.sh \
 	tests/integration/mpi.sh tests/integration/mpi-study.sh tests/integration/mpi-netns.sh
 # issue 24: resperf's flags and plot file, --capture-server, per-line flags, TSIG, updates
 INTEGRATION_TESTS += tests/integration/resperf-flags.sh tests/integration/capture-server.sh \

@@ -1,10 +1,12 @@
-/* atomicfile: results files are written to a temporary name and renamed into place. */
+/* atomicfile: results files are written to a temporary name and renamed into place; devices,
+ * FIFOs and pipes are written directly. */
 #include "config.h"
 
 #include "base/atomicfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,8 +104,73 @@ static int create_tmp(dv_atomicfile_t *f)
 	return fd;
 }
 
+/*
+ * Why not everything through a temporary: rename() over a device node or a FIFO replaces
+ * the node (as root, `--json /dev/null` would replace the system's /dev/null) and a
+ * FIFO's reader never sees the data; /dev/fd/N of a pipe (bash's `>(jq .)`) is a link to
+ * no file at all. Such a path is a stream, not a file to keep whole: it is opened and
+ * written as it is, with no O_CREAT (it exists) and no O_TRUNC (meaningless there).
+ */
+static bool is_stream(const struct stat *st)
+{
+	return !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode);
+}
+
+static int open_direct(dv_atomicfile_t *f, const char *path, dv_err_t *err)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY), rc;
+
+	if (fd < 0) {
+		rc = -errno;
+		return dv_err_set(err, rc, "%s: %s", path, strerror(-rc));
+	}
+	f->fp = fdopen(fd, "w");
+	f->path = strdup(path);
+	if (f->fp == NULL || f->path == NULL) {
+		rc = f->fp == NULL ? -errno : -ENOMEM;
+		if (f->fp != NULL)
+			fclose(f->fp);
+		else
+			close(fd);
+		afile_reset(f);
+		return dv_err_set(err, rc, "%s: %s", path, strerror(-rc));
+	}
+	return 0;
+}
+
+int dv_atomicfile_check(const char *path, dv_err_t *err)
+{
+	struct stat st;
+	char *dir_of = NULL;
+	int rc = 0;
+
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return dv_err_set(err, -EISDIR, "'%s' is a directory", path);
+		if (is_stream(&st))
+			rc = access(path, W_OK) != 0 ? -errno : 0;
+		else if ((dir_of = realpath(path, NULL)) == NULL) /* the temporary goes beside it */
+			rc = -errno;
+	} else if (errno != ENOENT) {
+		rc = -errno;
+	} else if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		return dv_err_set(err, -ENOENT,
+		                  "'%s' is a symbolic link to a missing file; not followed", path);
+	} else if ((dir_of = strdup(path)) == NULL) {
+		rc = -ENOMEM;
+	}
+	if (dir_of != NULL) {
+		rc = access(dirname(dir_of), W_OK | X_OK) != 0 ? -errno : 0;
+		free(dir_of);
+	}
+	if (rc != 0)
+		return dv_err_set(err, rc, "cannot write '%s': %s", path, strerror(-rc));
+	return 0;
+}
+
 int dv_atomicfile_open(dv_atomicfile_t *f, const char *path, bool copy_existing, dv_err_t *err)
 {
+	struct stat st;
 	int fd, rc = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -111,6 +178,10 @@ int dv_atomicfile_open(dv_atomicfile_t *f, const char *path, bool copy_existing,
 		f->fp = stdout;
 		return 0;
 	}
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return dv_err_set(err, -EISDIR, "%s: %s", path, strerror(EISDIR));
+	if (stat(path, &st) == 0 && is_stream(&st)) /* st: what the path names now */
+		return open_direct(f, path, err);
 	f->path = final_name(path, &rc, err);
 	if (f->path == NULL)
 		return rc;
@@ -156,6 +227,17 @@ int dv_atomicfile_commit(dv_atomicfile_t *f, dv_err_t *err)
 		f->fp = NULL;
 		return rc;
 	}
+	if (f->tmp == NULL) { /* written directly: a device, a FIFO, a pipe */
+		if (fflush(f->fp) != 0 || ferror(f->fp))
+			rc = -(errno ? errno : EIO);
+		if (fclose(f->fp) != 0 && rc == 0)
+			rc = -(errno ? errno : EIO);
+		f->fp = NULL;
+		if (rc != 0)
+			dv_err_set(err, rc, "%s: write failed: %s", f->path, strerror(-rc));
+		afile_reset(f);
+		return rc;
+	}
 	if (fflush(f->fp) != 0 || ferror(f->fp))
 		rc = -(errno ? errno : EIO);
 	else if (fsync(fileno(f->fp)) != 0)
@@ -179,7 +261,8 @@ void dv_atomicfile_abort(dv_atomicfile_t *f)
 		return;
 	if (f->fp != NULL && f->path != NULL) {
 		fclose(f->fp);
-		unlink(f->tmp);
+		if (f->tmp != NULL)
+			unlink(f->tmp);
 	}
 	afile_reset(f);
 }

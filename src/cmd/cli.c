@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <netdb.h>
@@ -16,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/atomicfile.h"
 #include "results/gates.h"
 #include "cmd/cli_replay.h"
 #include "results/results_json.h"
@@ -424,19 +424,10 @@ static int parse_local_address(dv_run_config_t *run, const char *val, dv_err_t *
 /* Is PATH a place a results file can be written (before a run that may take hours)? */
 static int check_writable(const char *flag, const char *path, dv_err_t *err)
 {
-	struct stat st;
-	char *copy;
-	int e = 0;
+	dv_err_t why;
+	int rc = dv_atomicfile_check(path, &why);
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return dv_err_set(err, -EISDIR, "%s: '%s' is a directory", flag, path);
-	copy = xstrdup(path);
-	if (access(dirname(copy), W_OK | X_OK) != 0)
-		e = errno;
-	free(copy);
-	if (e != 0)
-		return dv_err_set(err, -e, "%s: cannot write '%s': %s", flag, path, strerror(e));
-	return 0;
+	return rc != 0 ? dv_err_set(err, rc, "%s: %s", flag, why.msg) : 0;
 }
 
 /*
@@ -488,6 +479,14 @@ static int check_outputs(const dv_config_t *cfg, dv_err_t *err)
 		rc = check_writable(out[i].flag, out[i].path, err);
 		if (rc != 0)
 			return rc;
+	}
+	if (cfg->rank_json != NULL) { /* PREFIX.RANK.json: rank 0's stands for all */
+		char *p = NULL;
+		if (asprintf(&p, "%s.0.json", cfg->rank_json) < 0)
+			return dv_err_set(err, -ENOMEM, "out of memory");
+		rc = check_writable("--rank-json", p, err);
+		free(p);
+		return rc;
 	}
 	return 0;
 }

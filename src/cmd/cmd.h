@@ -49,7 +49,9 @@ typedef struct dv_capacity_cli {
 
 /*
  * Take capacity's own options out of argv (in place; argv[0] becomes "dnsvolley"), the
- * rest is for dv_cli_parse. 0, -1 (--help printed: exit 0), or exit status 2 (said why).
+ * rest is for dv_cli_parse. 0, -1 (--help printed: exit 0), or exit status 2 (said why):
+ * a bad value, --to below --from, or a --plot directory that cannot take the charts
+ * (checked here, before anything is measured).
  */
 int dv_capacity_cli_split(int *argc, char **argv, dv_capacity_cli_t *cc);
 /* Capacity's defaults where the run kept a plain run's: -q 65536 per thread, -t 1 s. */

@@ -3,9 +3,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
@@ -165,9 +168,52 @@ static int cap_opt(dv_capacity_cli_t *cc, int code, const char *flag, const char
 	}
 }
 
+/*
+ * Can --plot DIR take the charts (before a search that may take minutes)? DIR a writable
+ * directory, or missing in a writable one (dv_plot_capacity makes it). 0 or EXIT_USAGE.
+ */
+static int check_plot_dir(const char *dir)
+{
+	struct stat st;
+	char *copy;
+	int e = 0;
+
+	if (stat(dir, &st) == 0)
+		e = !S_ISDIR(st.st_mode) ? ENOTDIR : access(dir, W_OK | X_OK) != 0 ? errno : 0;
+	else if (errno != ENOENT)
+		e = errno;
+	else if ((copy = strdup(dir)) == NULL)
+		e = ENOMEM;
+	else {
+		e = access(dirname(copy), W_OK | X_OK) != 0 ? errno : 0;
+		free(copy);
+	}
+	if (e == 0)
+		return 0;
+	fprintf(stderr, "dnsvolley capacity: --plot: cannot write the charts into '%s': %s\n", dir,
+	        strerror(e));
+	return EXIT_USAGE;
+}
+
+/* What the options say together, before anything is measured. 0 or EXIT_USAGE. */
+static int check_opts(const dv_capacity_cli_t *cc, bool from_given)
+{
+	const dv_capacity_opts_t *o = &cc->opts;
+
+	if (o->to > 0 && o->to < o->from) {
+		fprintf(stderr,
+		        "dnsvolley capacity: --to %g is below --from %g%s: nothing to search\n"
+		        "Try 'dnsvolley capacity --help' for more information.\n",
+		        o->to, o->from, from_given ? "" : " (the default)");
+		return EXIT_USAGE;
+	}
+	return cc->plot_dir != NULL ? check_plot_dir(cc->plot_dir) : 0;
+}
+
 int dv_capacity_cli_split(int *argc, char **argv, dv_capacity_cli_t *cc)
 {
 	int i, n = 1, rc;
+	bool from_given = false;
 
 	memset(cc, 0, sizeof(*cc));
 	dv_capacity_opts_init(&cc->opts);
@@ -206,12 +252,13 @@ int dv_capacity_cli_split(int *argc, char **argv, dv_capacity_cli_t *cc)
 		}
 		if ((rc = cap_opt(cc, code, a, val)) != 0)
 			return rc;
+		from_given = from_given || code == C_FROM;
 	}
 	for (; i < *argc; i++)
 		argv[n++] = argv[i];
 	*argc = n;
 	argv[n] = NULL;
-	return 0;
+	return check_opts(cc, from_given);
 }
 
 void dv_capacity_cli_defaults(dv_run_config_t *run)

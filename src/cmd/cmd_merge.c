@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/atomicfile.h"
 #include "cmd/cmd.h"
 #include "results/merge.h"
 #include "results/results_json.h"
@@ -15,8 +16,42 @@ static void merge_usage(FILE *out)
 	fprintf(out, "usage: dnsvolley merge A.json B.json [...] -o ALL.json\n"
 	             "Merge the results files of one run's generators (one per host, e.g. started\n"
 	             "together with --start-at) into one: counters and latency histograms added\n"
-	             "exactly, with a per-generator section. Files of different lists, flags or\n"
-	             "passes are refused.\n");
+	             "exactly, with a per-generator section. Files of different lists, flags,\n"
+	             "transports or passes are refused, and so is a file given twice.\n"
+	             "Exit status 0, or 2 when nothing was written.\n");
+}
+
+/*
+ * Before anything is read: -o must not be an input (it would be overwritten), no input
+ * may be named twice, and -o must be writable. 0, or a message printed and 2.
+ */
+static int check_paths(const char *out, const char **in, size_t n)
+{
+	dv_err_t err;
+
+	for (size_t i = 0; i < n; i++) {
+		if (dv_same_file(out, in[i])) {
+			fprintf(stderr,
+			        "dnsvolley merge: -o: '%s' is also an input (%s); refusing to "
+			        "overwrite it\n",
+			        out, in[i]);
+			return 2;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (dv_same_file(in[i], in[j])) {
+				fprintf(
+				    stderr,
+				    "dnsvolley merge: '%s' is given twice (inputs %zu and %zu): "
+				    "its counts would be added twice\n",
+				    in[i], j + 1, i + 1);
+				return 2;
+			}
+	}
+	if (strcmp(out, "-") != 0 && dv_atomicfile_check(out, &err) != 0) {
+		fprintf(stderr, "dnsvolley merge: -o: %s\n", err.msg);
+		return 2;
+	}
+	return 0;
 }
 
 int dv_cmd_merge(int argc, char **argv)
@@ -53,6 +88,8 @@ int dv_cmd_merge(int argc, char **argv)
 		merge_usage(stderr);
 		goto out;
 	}
+	if (check_paths(out, in, n) != 0)
+		goto out;
 	/* st[0] becomes the merge; st[1 .. n] are the inputs as read (the per-rank figures) */
 	for (nread = 0; nread <= n; nread++) {
 		const char *path = in[nread == 0 ? 0 : nread - 1];
@@ -61,6 +98,10 @@ int dv_cmd_merge(int argc, char **argv)
 			goto out;
 		}
 		sp[nread] = &st[nread];
+	}
+	if (dv_merge_check_distinct(sp + 1, in, n, &err) != 0) {
+		fprintf(stderr, "dnsvolley merge: %s\n", err.msg);
+		goto out;
 	}
 	for (size_t i = 2; i <= n; i++) {
 		if (dv_merge_study(&st[0], in[0], &st[i], in[i - 1], &err) != 0) {

@@ -59,6 +59,34 @@ static uint64_t tsig_time_s(void)
 	return (uint64_t)((long long)time(NULL) + (skew != NULL ? atoll(skew) : 0));
 }
 
+/*
+ * Before sending: a capture's clock that jumped (its gaps over an hour were cut), and with
+ * --timing original how long the schedule is, so a wrong one shows before it runs.
+ */
+static void say_schedule(const dv_study_t *st, const dv_list_t *l)
+{
+	const dv_replay_info_t *ri = &l->replay;
+	char a[32], b[32];
+
+	if (ri->gaps_cut > 0) {
+		dv_replay_duration_text(ri->longest_gap_ns, a, sizeof(a));
+		dv_replay_duration_text(ri->gap_kept_ns, b, sizeof(b));
+		fprintf(stderr,
+		        "dnsvolley: %s: %" PRIu64 " gap%s of more than 1 h between captured "
+		        "queries (the longest %s: a capture clock that jumped?) cut to %s, the "
+		        "mean of the others\n",
+		        l->path, ri->gaps_cut, ri->gaps_cut == 1 ? "" : "s", a, b);
+	}
+	if (ri->timed && st->replay.timing == DV_TIMING_ORIGINAL) {
+		dv_replay_duration_text((uint64_t)((double)l->ql.period_ns / st->replay.speed), a,
+		                        sizeof(a));
+		fprintf(stderr,
+		        "dnsvolley: %s: --timing original: %zu queries, the schedule spans %s "
+		        "per pass\n",
+		        l->path, l->ql.count, a);
+	}
+}
+
 /* One list: read (any input kind), then prepared for replay (src/input/replay.h). */
 static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
 {
@@ -88,6 +116,9 @@ static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
 	if (st->replay.tsig_on &&
 	    (rc = dv_tsig_sign_list(&l->ql, &st->replay.tsig, tsig_time_s(), err)) != 0)
 		return rc;
+}
+
+	say_schedule(st, l);
 	if (l->ql.client != NULL && st->run.threads > 1)
 		return dv_err_set(err, -EINVAL,
 		                  "%s has %zu clients: a socket per client replays with one "

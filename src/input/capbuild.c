@@ -245,7 +245,7 @@ int dv_capbuild_finish(dv_capbuild_t *b, dv_querylist_t *ql, dv_err_t *err)
 	ql->off = b->off;
 	ql->count = b->count;
 	ql->lines = b->st->records;
-	ql->skipped = b->st->malformed;
+	ql->skipped = 0; /* lines skipped by --skip-bad: a text list's; st->malformed says */
 	ql->opt_len = 0;
 	ql->qlen = b->qlen;
 	ql->ts_ns = b->ts;

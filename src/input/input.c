@@ -120,10 +120,15 @@ static int load_captured(dv_querylist_t *ql, const uint8_t *buf, size_t len, con
                          dv_input_kind_t kind, const dv_input_options_t *o, dv_input_stats_t *st,
                          dv_err_t *err)
 {
+	dv_input_options_t bo = *o;
 	dv_capbuild_t b;
 	int rc;
 
-	dv_capbuild_init(&b, name, o, st, kind != DV_INPUT_BINARY, kind != DV_INPUT_BINARY);
+	/* A -B file stops at a malformed record as a text list does at a line: --skip-bad
+	 * goes on. A capture is traffic (other packets, retransmissions): it always goes on. */
+	if (kind == DV_INPUT_BINARY && !o->ql.skip_bad)
+		bo.strict = true;
+	dv_capbuild_init(&b, name, &bo, st, kind != DV_INPUT_BINARY, kind != DV_INPUT_BINARY);
 	if (kind == DV_INPUT_BINARY) {
 		rc = dv_read_binary(&b, buf, len, err);
 	} else if (kind == DV_INPUT_DNSTAP) {

@@ -22,7 +22,8 @@ typedef enum dv_dnstap_want {
 
 typedef struct dv_input_options {
 	dv_querylist_options_t ql; /* text lists only: captured queries are kept as captured */
-	bool strict;               /* the first malformed record stops the load (-EINVAL) */
+	bool strict; /* the first malformed record stops the load (-EINVAL); -B is strict unless
+	              * ql.skip_bad, as a text list */
 	/* pcap: the server the queries went to. */
 	uint16_t server_port; /* destination port (default 53 when 0) */
 	int server_family;    /* AF_INET / AF_INET6 to also match the address, 0 = any */
@@ -39,13 +40,13 @@ typedef struct dv_input_options {
 #define DV_INPUT_BAD_KEPT 8 /* malformed records whose position and reason are kept */
 
 typedef struct dv_input_bad {
-	uint64_t pos;  /* packet or frame number (from 1), or byte offset for -B */
+	uint64_t pos;  /* packet, frame or record (-B) number, from 1 */
 	char what[96]; /* why, e.g. "TCP segment out of order (gap of 120 octets)" */
 } dv_input_bad_t;
 
 typedef struct dv_input_stats {
 	dv_input_kind_t kind;  /* the kind read (detected or named) */
-	const char *pos_unit;  /* "packet", "frame", "byte offset" or "line" */
+	const char *pos_unit;  /* "packet", "frame", "record" (-B) or "line" */
 	uint64_t records;      /* packets, frames, messages or lines read */
 	uint64_t queries;      /* queries kept (= ql->count) */
 	uint64_t ignored;      /* well-formed but not for us: other ports, non-DNS, other dnstap

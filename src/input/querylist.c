@@ -340,7 +340,11 @@ static const uint8_t ch_class[256] = {
     ['\r'] = CH_SPACE, ['\v'] = CH_SPACE, ['\f'] = CH_SPACE,
 };
 
-/* Split into tokens; stop at a token starting with '#' or ';'. Returns the count (<= max). */
+/*
+ * Split into tokens; stop at a token starting with '#' or ';'. A backslash takes the
+ * character after it into the token, a space too (`a\ b`, the presentation format of
+ * ldns and dnsperf); the name compiler reads the escape. Returns the count (<= max).
+ */
 static size_t tokenize(const char *p, size_t len, ql_tok_t *tok, size_t max, bool *nul)
 {
 	const uint8_t *u = (const uint8_t *)p;
@@ -359,6 +363,8 @@ static size_t tokenize(const char *p, size_t len, ql_tok_t *tok, size_t max, boo
 		while (i < len && (c = ch_class[u[i]]) != CH_SPACE) {
 			if (c == CH_NUL)
 				*nul = true;
+			if (u[i] == '\\' && i + 1 < len && ch_class[u[i + 1]] != CH_NUL)
+				i++;
 			i++;
 		}
 		if (n < max) {
@@ -515,6 +521,11 @@ static int builder_line(ql_builder_t *b, const char *p, size_t len, dv_err_t *er
 	int rc;
 
 	b->lines++;
+	/* A UTF-8 byte order mark (Windows editors write one) is not part of the first name. */
+	if (b->lines == 1 && len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) {
+		p += 3;
+		len -= 3;
+	}
 	rc = compile_line(b, p, len, msg, sizeof(msg));
 	if (rc >= 0)
 		return 0;

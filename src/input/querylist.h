@@ -12,7 +12,9 @@
 /*
  * Input: one query per line, "NAME TYPE" or "NAME CLASS TYPE" / "NAME TYPE CLASS"
  * (class IN implied; an explicit class is accepted), '#' comments (whole line or
- * trailing), blank lines. Names are absolute or relative (relative = absolute).
+ * trailing), blank lines. Names are absolute or relative (relative = absolute),
+ * with zone-file escapes (\DDD, \X; an escaped space or tab is part of the name). A
+ * UTF-8 byte order mark at the start of the first line is skipped.
  * TYPE is any mnemonic ldns knows, or TYPEnnn (RFC 3597).
  *
  * Output: every query compiled to a complete DNS message with ID 0:

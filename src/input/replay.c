@@ -5,6 +5,7 @@
 #include "input/replay.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,6 +289,58 @@ static void measure_schedule(dv_querylist_t *ql, dv_replay_info_t *info)
 	info->captured_qps = span > 0 ? (double)(ql->count - 1) * 1e9 / (double)span : 0;
 }
 
+void dv_replay_duration_text(uint64_t ns, char *buf, size_t size)
+{
+	static const struct {
+		double from, unit_ns; /* this unit from `from` ns on */
+		const char *name;
+	} units[] = {{365.25 * 86400e9, 365.25 * 86400e9, "years"},
+	             {2 * 86400e9, 86400e9, "days"},
+	             {2 * 3600e9, 3600e9, "h"},
+	             {120e9, 60e9, "min"},
+	             {1e9, 1e9, "s"},
+	             {1e6, 1e6, "ms"},
+	             {0, 1e3, "us"}};
+	double v = (double)ns;
+	size_t i = 0;
+
+	while (v < units[i].from)
+		i++;
+	v /= units[i].unit_ns;
+	snprintf(buf, size, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v, units[i].name);
+}
+
+/*
+ * Cut every gap above DV_REPLAY_MAX_GAP_NS in a time-ordered list to the mean of the other
+ * gaps. A capture is one stretch of traffic: an hour of silence in it is a clock that
+ * jumped (a packet stamped 1970, or 2100), and replaying it would wait that long.
+ */
+static void cut_gaps(dv_querylist_t *ql, dv_replay_info_t *info)
+{
+	uint64_t *ts = ql->ts_ns, long_sum = 0, shift = 0, prev;
+	size_t n = ql->count, i;
+
+	for (i = 1; i < n; i++) {
+		uint64_t gap = ts[i] - ts[i - 1];
+		if (gap > DV_REPLAY_MAX_GAP_NS) {
+			info->gaps_cut++;
+			long_sum += gap;
+			info->longest_gap_ns = DV_MAX(info->longest_gap_ns, gap);
+		}
+	}
+	if (info->gaps_cut == 0)
+		return;
+	if (n - 1 > info->gaps_cut)
+		info->gap_kept_ns = (ts[n - 1] - ts[0] - long_sum) / (n - 1 - info->gaps_cut);
+	for (prev = ts[0], i = 1; i < n; i++) {
+		uint64_t t = ts[i];
+		if (t - prev > DV_REPLAY_MAX_GAP_NS)
+			shift += t - prev - info->gap_kept_ns;
+		prev = t;
+		ts[i] = t - shift;
+	}
+}
+
 int dv_replay_prepare(dv_querylist_t *ql, const dv_replay_options_t *o, dv_replay_info_t *info,
                       dv_err_t *err)
 {
@@ -320,11 +373,13 @@ int dv_replay_prepare(dv_querylist_t *ql, const dv_replay_options_t *o, dv_repla
 		measure_schedule(ql, info);
 		for (i = 1; i < ql->count && sorted; i++)
 			sorted = ql->ts_ns[i - 1] <= ql->ts_ns[i];
-		if (o->multiply > 1 || !sorted) {
-			rc = order_timed(ql, DV_MAX(o->multiply, 1u), err);
-			if (rc != 0)
-				return rc;
-		}
+		if (!sorted && (rc = order_timed(ql, 1, err)) != 0)
+			return rc;
+		cut_gaps(ql, info);
+		if (info->gaps_cut > 0)
+			measure_schedule(ql, info);
+		if (o->multiply > 1 && (rc = order_timed(ql, o->multiply, err)) != 0)
+			return rc;
 		info->schedule_qps = info->captured_qps * DV_MAX(o->multiply, 1u) * o->speed;
 	}
 	rc = spread_clients(ql, o->max_clients, info);

@@ -4,6 +4,7 @@
 #define DV_REPLAY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "base/util.h"
@@ -50,7 +51,20 @@ typedef struct dv_replay_info {
 	uint64_t per_client_min, per_client_median,
 	    per_client_max; /* queries per replayed client */
 	uint64_t rewritten; /* queries changed by the rewrites */
+	/* Gaps between consecutive captured queries (in time order) longer than
+	 * DV_REPLAY_MAX_GAP_NS: a capture clock that jumped (one packet stamped 1970 in a
+	 * 2023 capture made a 54-year schedule). Each is cut to gap_kept_ns. */
+	uint64_t gaps_cut;       /* how many */
+	uint64_t longest_gap_ns; /* the longest of them, as captured */
+	uint64_t gap_kept_ns;    /* what each became: the mean of the other gaps */
 } dv_replay_info_t;
+
+/* A gap in a capture longer than this (capture time, before --speed) is cut. */
+#define DV_REPLAY_MAX_GAP_NS (3600ULL * 1000000000ULL)
+
+/* ns as a person reads it: "850 us", "12.5 ms", "3.20 s", "42.0 min", "5.00 h", "12.0 days",
+ * "53.9 years". */
+void dv_replay_duration_text(uint64_t ns, char *buf, size_t size);
 
 /*
  * Prepare ql in place (before the clock starts):
@@ -61,7 +75,9 @@ typedef struct dv_replay_info {
  *     is due at (ts + k * period / N) mod period, its client is c + k * C: the
  *     copies are rotations of the capture by k/N of its length, so the rate is
  *     N times the captured one all through the pass, and the clients are disjoint;
- *  3. a timed list is put in time order (stable), so each schedule is monotonic;
+ *  3. a timed list is put in time order (stable), so each schedule is monotonic, and
+ *     every gap longer than DV_REPLAY_MAX_GAP_NS is cut to the mean of the others
+ *     (info->gaps_cut says how many; the caller says so);
  *  4. clients beyond max_clients are merged: client c replays as c mod max_clients.
  * ql->period_ns is set for timed lists: the span of the capture plus one mean
  * gap between queries (1 ms when that is 0); pass p of a -n run replays the

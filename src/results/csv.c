@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* One row's sources. */
@@ -361,11 +362,17 @@ static void write_row(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, 
  */
 static int existing_state(const char *path, bool *nl_missing, dv_err_t *err)
 {
-	FILE *fp = fopen(path, "rb");
+	struct stat st;
+	FILE *fp;
 	char line[2048];
 	int rc;
 
 	*nl_missing = false;
+	/* A FIFO, a device or a pipe is written directly (atomicfile.h): never read it (a FIFO
+	 * would wait for a writer), it gets a header like a new file. */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return 0;
+	fp = fopen(path, "rb");
 	if (fp == NULL) {
 		if (errno == ENOENT)
 			return 0;

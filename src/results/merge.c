@@ -4,6 +4,7 @@
 #include "results/merge.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,11 @@ static int check_inputs(const dv_study_t *a, const char *an, const dv_study_t *b
 	return 0;
 }
 
+static const char *transport_name(const dv_run_config_t *r)
+{
+	return r->stream ? dv_tp_kind_name(r->tp.kind) : "udp";
+}
+
 /* The flags that change what a pass means (not the load, which adds up). */
 static int check_flags(const dv_study_t *a, const char *an, const dv_study_t *b, const char *bn,
                        dv_err_t *err)
@@ -65,6 +71,14 @@ static int check_flags(const dv_study_t *a, const char *an, const dv_study_t *b,
 	         (double)rb->interval_ns / 1e9);
 	if (strcmp(x, y) != 0)
 		return differs(err, bn, an, "flags", x, y);
+	/* A UDP run and a TCP run measure different things: the sum would be neither. */
+	snprintf(x, sizeof(x), "%s, %llu queries per connection", transport_name(ra),
+	         (unsigned long long)ra->queries_per_conn);
+	snprintf(y, sizeof(y), "%s, %llu queries per connection", transport_name(rb),
+	         (unsigned long long)rb->queries_per_conn);
+	if (strcmp(transport_name(ra), transport_name(rb)) != 0 ||
+	    ra->queries_per_conn != rb->queries_per_conn)
+		return differs(err, bn, an, "transport (-m, --queries-per-conn)", x, y);
 	snprintf(x, sizeof(x), "rd %d edns %d bufsize %u do %d options %u", qa->rd, qa->edns,
 	         qa->edns_bufsize, qa->dnssec_ok, qa->edns_opts_len);
 	snprintf(y, sizeof(y), "rd %d edns %d bufsize %u do %d options %u", qb->rd, qb->edns,
@@ -95,17 +109,36 @@ static int check_passes(const dv_study_t *a, const char *an, const dv_study_t *b
 	return 0;
 }
 
+/* One generator's run: the same host, the same start of the run and of its first pass. */
+static bool same_run(const dv_study_t *a, const dv_study_t *b)
+{
+	return same_str(a->hostname, b->hostname) && a->start_wall_ns == b->start_wall_ns &&
+	       a->n_passes == b->n_passes &&
+	       (a->n_passes == 0 ||
+	        a->passes[0].res.start_wall_ns == b->passes[0].res.start_wall_ns);
+}
+
+int dv_merge_check_distinct(const dv_study_t *const *studies, const char *const *names, size_t n,
+                            dv_err_t *err)
+{
+	for (size_t j = 1; j < n; j++)
+		for (size_t i = 0; i < j; i++)
+			if (same_run(studies[i], studies[j]))
+				return dv_err_set(
+				    err, -EINVAL,
+				    "%s: the same generator's run as %s (host %s, the same start): "
+				    "a file given twice, or a copy; give each generator's file "
+				    "once",
+				    names[j], names[i],
+				    studies[j]->hostname ? studies[j]->hostname : "?");
+	return 0;
+}
+
 int dv_merge_study(dv_study_t *into, const char *into_name, const dv_study_t *from,
                    const char *from_name, dv_err_t *err)
 {
 	int rc;
 
-	if (into->n_passes > 0 && from->n_passes > 0 && same_str(into->hostname, from->hostname) &&
-	    into->passes[0].res.start_wall_ns == from->passes[0].res.start_wall_ns)
-		return dv_err_set(err, -EINVAL,
-		                  "%s: the same generator's results as %s (host %s, "
-		                  "same start): a file given twice?",
-		                  from_name, into_name, from->hostname ? from->hostname : "?");
 	if ((rc = check_inputs(into, into_name, from, from_name, err)) != 0 ||
 	    (rc = check_flags(into, into_name, from, from_name, err)) != 0 ||
 	    (rc = check_passes(into, into_name, from, from_name, err)) != 0)

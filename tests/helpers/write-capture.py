@@ -2,7 +2,7 @@
 """write-capture: a capture with known clients and times, for the replay tests.
 
 write-capture.py [--clients C] [--duration S] [--queries N] [--ecs] [--seed K]
-                 [--format pcap|binary] OUT
+                 [--format pcap|binary] [--epoch0 I] [--response I] [--cut K] OUT
 
 Query i (0..N-1) asks q<i>.example. A (unique names, so a replay can be matched
 query by query); it is captured at round(i * S / N s) plus a deterministic jitter
@@ -10,7 +10,10 @@ below half a gap; clients 0..C-1 ask first in order, later queries pick a client
 from a seeded LCG. Client c is 10.<c / 250>.<c % 250 + 1>.1, source port
 20000 + c, to 192.0.2.53:53. --ecs adds an OPT RR with an EDNS Client Subnet
 option and a COOKIE option. pcap: nanosecond pcap, Ethernet, IPv4/UDP.
-binary: dnsperf -B (2-octet length + message). Prints nothing.
+binary: dnsperf -B (2-octet length + message). Faults (issue 28): --epoch0 I
+captures query I at time 0 (1970, a broken clock), --response I sets QR in query
+I (a malformed query), --cut K drops the file's last K octets (a truncated last
+record). Prints nothing.
 """
 import argparse
 import struct
@@ -55,6 +58,9 @@ def main():
     ap.add_argument("--ecs", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--format", choices=["pcap", "binary"], default="pcap")
+    ap.add_argument("--epoch0", type=int, default=-1)
+    ap.add_argument("--response", type=int, default=-1)
+    ap.add_argument("--cut", type=int, default=0)
     ap.add_argument("out")
     a = ap.parse_args()
     gap = int(a.duration * 1e9 / a.queries)
@@ -67,12 +73,18 @@ def main():
             x = (x * 6364136223846793005 + 1442695040888963407) % 2**64
             c = i if i < a.clients else (x >> 33) % a.clients
             t = base + i * gap + ((x >> 13) % max(gap // 2, 1))
+            if i == a.epoch0:
+                t = 0
             dns = query(i, a.ecs)
+            if i == a.response:
+                dns = dns[:2] + bytes([dns[2] | 0x80]) + dns[3:]
             if a.format == "binary":
                 f.write(struct.pack(">H", len(dns)) + dns)
                 continue
             fr = frame(c, dns)
             f.write(struct.pack("<IIII", t // 10**9, t % 10**9, len(fr), len(fr)) + fr)
+        if a.cut > 0:
+            f.truncate(f.tell() - a.cut)
 
 
 main()

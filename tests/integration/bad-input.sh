@@ -89,7 +89,7 @@ grep -qF "32 sockets, 32 threads" out.txt || fail "-T 32: $(grep Pass: out.txt)"
 expect 2 "--tls-sni needs TLS (-m dot or -m doh), not -m tcp" -s "$S" -d l.txt -m tcp --tls-sni x
 expect 2 "-y: TSIG is not supported yet; dnsvolley sends unsigned queries" -s "$S" -d l.txt -y k:c2VjcmV0
 expect 2 "-u: dynamic updates are not supported yet" -s "$S" -d l.txt -u
-expect 2 "no queries (" -s "$S" -d l.txt -B
+expect 2 "l.txt: record 1: message of " -s "$S" -d l.txt -B # stops at its first bad record (issue 28)
 expect 2 "-O num-queries-per-conn needs a connection transport (-m tcp, dot or doh), not -m udp" -s "$S" -d l.txt -O num-queries-per-conn=10
 expect 2 "-O: 'colour' is not a long option" -s "$S" -d l.txt -O colour=red
 expect 2 "-s: '::1:40653' is not an IPv6 address; for port 40653 write [::1]:40653" -s ::1:40653 -d l.txt

@@ -58,5 +58,6 @@ assert_eq "clients by address" 1 "$(awk '{ print $6 }' "$TMP/dump-a")"
 if "$DUMP" -q -k binary "$PCAP" >/dev/null 2>"$TMP/dump-b.err"; then
 	fail "a pcap read as -B loaded"
 fi
-grep -q "no queries" "$TMP/dump-b.err" || fail "no reason given: $(cat "$TMP/dump-b.err")"
+# (-B stops at its first malformed record, as a text list at its first bad line: issue 28)
+grep -q ": record 1: " "$TMP/dump-b.err" || fail "no reason given: $(cat "$TMP/dump-b.err")"
 echo "PASS: input-capture"

@@ -1,6 +1,7 @@
 /* test_atomicfile: commit puts the whole file in place (mode 0666 & ~umask, or the replaced
  * file's), through a symlink; abort and errors leave neither the file nor a temporary behind,
- * appending copies the old content first. */
+ * appending copies the old content first. A device, a FIFO or a /dev/fd pipe is written
+ * directly, never replaced (issue 28). */
 #include "config.h"
 
 #include <dirent.h>
@@ -12,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -297,6 +300,119 @@ static void test_stdout(void **state)
 	assert_null(f.fp);
 }
 
+/* Read what a non-blocking reader has (at most size - 1 octets), as a string. */
+static void read_all(int fd, char *buf, size_t size)
+{
+	ssize_t n = read(fd, buf, size - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* A FIFO gets the data (its reader reads it) and stays a FIFO: no rename over it (issue 28). */
+static void test_fifo(void **state)
+{
+	dv_atomicfile_t f;
+	dv_err_t err = {{0}};
+	struct stat st;
+	char fifo[sizeof(path) + 16], names[256], got[256];
+	int rfd;
+
+	(void)state;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(dv_atomicfile_check(fifo, &err), 0);
+	rfd = open(fifo, O_RDONLY | O_NONBLOCK); /* the reader, there before the writer */
+	assert_true(rfd >= 0);
+	assert_int_equal(dv_atomicfile_open(&f, fifo, false, &err), 0);
+	assert_null(f.tmp);
+	fputs("{\"a\": 1}\n", f.fp);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
+	read_all(rfd, got, sizeof(got));
+	assert_string_equal(got, "{\"a\": 1}\n");
+	/* Appending (a CSV history) to a FIFO: written directly too, nothing read from it. */
+	assert_int_equal(dv_atomicfile_open(&f, fifo, true, &err), 0);
+	fputs("row\n", f.fp);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
+	read_all(rfd, got, sizeof(got));
+	assert_string_equal(got, "row\n");
+	close(rfd);
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, "fifo");
+}
+
+/* `--json >(jq .)`: a /dev/fd/N path naming a pipe is written into the pipe (issue 28). */
+static void test_dev_fd_pipe(void **state)
+{
+	dv_atomicfile_t f;
+	dv_err_t err = {{0}};
+	char fdpath[64], got[256];
+	int p[2];
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	snprintf(fdpath, sizeof(fdpath), "/dev/fd/%d", p[1]);
+	assert_int_equal(dv_atomicfile_check(fdpath, &err), 0);
+	assert_int_equal(dv_atomicfile_open(&f, fdpath, false, &err), 0);
+	fputs("through the pipe\n", f.fp);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
+	close(p[1]);
+	read_all(p[0], got, sizeof(got));
+	close(p[0]);
+	assert_string_equal(got, "through the pipe\n");
+}
+
+/* A character device (the twin of /dev/null, made here) stays that device (issue 28). */
+static void test_device(void **state)
+{
+	dv_atomicfile_t f;
+	dv_err_t err = {{0}};
+	struct stat st;
+	char node[sizeof(path) + 16], names[256];
+
+	(void)state;
+	snprintf(node, sizeof(node), "%s/null", dir);
+	if (mknod(node, S_IFCHR | 0666, makedev(1, 3)) != 0) {
+		print_message("mknod: %s (needs CAP_MKNOD); skipped\n", strerror(errno));
+		skip();
+	}
+	assert_int_equal(dv_atomicfile_check(node, &err), 0);
+	assert_int_equal(dv_atomicfile_open(&f, node, false, &err), 0);
+	fputs("discarded\n", f.fp);
+	assert_int_equal(dv_atomicfile_commit(&f, &err), 0);
+	assert_int_equal(lstat(node, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	assert_int_equal(major(st.st_rdev), 1);
+	assert_int_equal(minor(st.st_rdev), 3);
+	dir_names(names, sizeof(names));
+	assert_string_equal(names, "null");
+}
+
+/* What is checked before a run: the messages the callers put after "--json: ". */
+static void test_check(void **state)
+{
+	dv_err_t err = {{0}};
+	char p[sizeof(path) + 96], link[sizeof(path) + 16];
+
+	(void)state;
+	assert_int_equal(dv_atomicfile_check(path, &err), 0); /* missing, in a writable dir */
+	write_file(path, "x\n", 0644);
+	assert_int_equal(dv_atomicfile_check(path, &err), 0);
+	assert_int_equal(dv_atomicfile_check(dir, &err), -EISDIR);
+	snprintf(p, sizeof(p), "'%s' is a directory", dir);
+	assert_string_equal(err.msg, p);
+	snprintf(p, sizeof(p), "%s/none/out.json", dir);
+	assert_int_equal(dv_atomicfile_check(p, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "cannot write '"));
+	assert_non_null(strstr(err.msg, "/none/out.json': No such file or directory"));
+	snprintf(link, sizeof(link), "%s/dangling", dir);
+	assert_int_equal(symlink("missing.json", link), 0);
+	assert_int_equal(dv_atomicfile_check(link, &err), -ENOENT);
+	snprintf(p, sizeof(p), "'%s' is a symbolic link to a missing file; not followed", link);
+	assert_string_equal(err.msg, p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +424,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_commit_failure, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stdout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fifo, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_dev_fd_pipe, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_device, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_check, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,7 +90,7 @@ static void test_bad_lines(void **state)
 	    {"example.com\n", SRC ":1: missing query type after name 'example.com'"},
 	    {"example.com # A\n", SRC ":1: missing query type after name 'example.com'"},
 	    {"a\\256.com A\n", SRC ":1: bad escape in name 'a\\256.com'"},
-	    {"a\\ A\n", SRC ":1: bad escape in name 'a\\'"},
+	    {"a\\ A\n", SRC ":1: missing query type after name 'a\\ A'"}, /* the name "a A" */
 	    {"a\\0.com A\n", SRC ":1: bad escape in name 'a\\0.com'"},
 	    {"a..b\\.c A\n", SRC ":1: empty label in name 'a..b\\.c'"},
 	    /* line numbers count comments, blanks and CRLF lines */
@@ -709,6 +709,62 @@ static void test_keep_every(void **state)
 	dv_querylist_free(&ql);
 }
 
+/* Query i's question name (wire format) equals want (wlen octets, the final 0 included). */
+static void expect_name(const dv_querylist_t *ql, size_t i, const char *want, size_t wlen)
+{
+	size_t len;
+	const uint8_t *q = dv_querylist_get(ql, i, &len);
+
+	assert_true(len >= 12 + wlen + 4);
+	assert_memory_equal(q + 12, want, wlen);
+}
+
+/* A UTF-8 byte order mark (what Windows editors write first) is not part of the first name;
+ * an escaped space (`a\ b`) is one character of a name, as in the presentation format of
+ * ldns and dnsperf, not a field separator (issue 28 item 12). */
+static void test_bom_and_escaped_space(void **state)
+{
+	static const char bom[] = "\xEF\xBB\xBF"
+	                          "example.com A\nb.example AAAA\n";
+	dv_querylist_t ql;
+	dv_querylist_options_t o;
+	dv_err_t err;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(load_text(&ql, bom, NULL, &err), 0);
+	assert_int_equal(ql.count, 2);
+	expect_name(&ql, 0, "\7example\3com", 13);
+	dv_querylist_free(&ql);
+	dv_querylist_options_init(&o);
+	f = fmemopen((void *)bom, sizeof(bom) - 1, "r");
+	assert_non_null(f);
+	assert_int_equal(dv_querylist_load_stream(&ql, f, "mem", &o, &err), 0);
+	fclose(f);
+	assert_int_equal(ql.count, 2);
+	expect_name(&ql, 0, "\7example\3com", 13);
+	dv_querylist_free(&ql);
+	/* A BOM on a line of its own is a blank line; one on a later line is not skipped. */
+	assert_int_equal(load_text(&ql, "\xEF\xBB\xBF\na.example A\n", NULL, &err), 0);
+	assert_int_equal(ql.count, 1);
+	assert_int_equal(ql.lines, 2);
+	dv_querylist_free(&ql);
+	expect_bad("a.example A\n\xEF\xBB\xBF"
+	           "b.example FOO\n",
+	           "lists/a.txt:2: unknown type 'FOO'");
+
+	/* Escaped spaces and tabs are in the name; an escaped backslash is not an escape. */
+	assert_int_equal(load_text(&ql, "a\\ b.example A\nx\\\tz IN TXT\nc\\\\ A\n", NULL, &err),
+	                 0);
+	assert_int_equal(ql.count, 3);
+	expect_name(&ql, 0, "\3a b\7example", 13);
+	expect_name(&ql, 1, "\3x\tz", 5);
+	expect_name(&ql, 2, "\2c\\", 4);
+	dv_querylist_free(&ql);
+	expect_bad("a\\ \n", "lists/a.txt:1: missing query type after name 'a\\ '");
+	expect_bad("ab\\", "lists/a.txt:1: bad escape in name 'ab\\'");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -724,6 +780,7 @@ int main(void)
 	    cmocka_unit_test(test_stream_and_stdin),
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_keep_every),
+	    cmocka_unit_test(test_bom_and_escaped_space),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -189,6 +189,63 @@ static void test_order_cap_and_rewrite(void **state)
 	dv_querylist_free(&ql);
 }
 
+/* One packet stamped 1970 in a 2023 capture (issue 28 item 10): the 54-year gap is cut to
+ * the mean of the others, and the schedule is the capture's few milliseconds. */
+static void test_clock_jump(void **state)
+{
+	(void)state;
+	const uint64_t J = 1700000000ULL * 1000000000ULL, ms = 1000000;
+	const uint64_t ts[5] = {J, 0, J + 1 * ms, J + 2 * ms, J + 3 * ms};
+	static const uint32_t cl[5] = {0, 0, 0, 0, 0};
+	dv_querylist_t ql;
+	dv_replay_options_t o;
+	dv_replay_info_t info;
+	dv_err_t err;
+	char text[32];
+
+	make_list(&ql, 5, ts, cl, 1, 0);
+	dv_replay_options_init(&o);
+	o.timing = DV_TIMING_ORIGINAL;
+	assert_int_equal(dv_replay_prepare(&ql, &o, &info, &err), 0);
+	static const unsigned want_q[5] = {1, 0, 2, 3, 4};
+	for (size_t k = 0; k < 5; k++) {
+		assert_int_equal(name_of(&ql, k), want_q[k]);
+		assert_int_equal(ql.ts_ns[k], k * ms);
+	}
+	assert_int_equal(info.gaps_cut, 1);
+	assert_int_equal(info.longest_gap_ns, J);
+	assert_int_equal(info.gap_kept_ns, ms);
+	assert_int_equal(ql.period_ns, 5 * ms);
+	assert_float_equal(info.captured_qps, 1000, 1e-9);
+	dv_replay_duration_text(info.longest_gap_ns, text, sizeof(text));
+	assert_string_equal(text, "53.9 years");
+	dv_querylist_free(&ql);
+
+	/* A packet stamped two hours late at the end, and a gap of exactly 1 h (kept). */
+	const uint64_t h = 3600ULL * 1000000000ULL;
+	const uint64_t ts2[5] = {0, 2 * ms, h + 2 * ms, h + 4 * ms, 3 * h + 4 * ms};
+	make_list(&ql, 5, ts2, cl, 1, 0);
+	assert_int_equal(dv_replay_prepare(&ql, &o, &info, &err), 0);
+	assert_int_equal(info.gaps_cut, 1);
+	assert_int_equal(info.longest_gap_ns, 2 * h);
+	assert_int_equal(info.gap_kept_ns, (h + 4 * ms) / 3);
+	assert_int_equal(ql.ts_ns[3], h + 4 * ms);
+	assert_int_equal(ql.ts_ns[4], h + 4 * ms + (h + 4 * ms) / 3);
+	dv_querylist_free(&ql);
+
+	/* The units a person reads. */
+	static const struct {
+		uint64_t ns;
+		const char *text;
+	} d[] = {{850000, "850 us"},        {12500000, "12.5 ms"},
+	         {3200000000ULL, "3.20 s"}, {2520ULL * 1000000000ULL, "42.0 min"},
+	         {5 * h, "5.00 h"},         {288 * h, "12.0 days"}};
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+		dv_replay_duration_text(d[i].ns, text, sizeof(text));
+		assert_string_equal(text, d[i].text);
+	}
+}
+
 static void test_needs_times(void **state)
 {
 	(void)state;
@@ -221,6 +278,7 @@ int main(void)
 	    cmocka_unit_test(test_multiply),
 	    cmocka_unit_test(test_order_cap_and_rewrite),
 	    cmocka_unit_test(test_needs_times),
+	    cmocka_unit_test(test_clock_jump),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
