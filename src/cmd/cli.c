@@ -18,6 +18,7 @@
 
 #include "results/gates.h"
 #include "cmd/cli_replay.h"
+#include "cmd/cli_server.h"
 #include "results/results_json.h"
 #include "cmd/target.h"
 
@@ -135,6 +136,7 @@ static const struct option long_opts[] = {
     {"long-options-help", no_argument, NULL, OPT_LONG_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     DV_CLI_REPLAY_LONG_OPTS,
+    DV_CLI_SERVER_LONG_OPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -223,10 +225,12 @@ void dv_cli_usage(FILE *out)
 	};
 
 	for (size_t i = 0; i < DV_ARRAY_SIZE(lines); i++) {
-		if (lines[i] == NULL) /* the capture-replay options: src/cmd/cli_replay.c */
+		if (lines[i] == NULL) { /* the capture-replay options: src/cmd/cli_replay.c */
 			dv_cli_replay_usage(out);
-		else
+			dv_cli_server_usage(out);
+		} else {
 			fprintf(out, "%s\n", lines[i]);
+		}
 	}
 }
 
@@ -524,9 +528,10 @@ typedef struct parse_state {
 	bool progress_set;
 	bool sockets_set, threads_set, outstanding_set; /* -c, -T, -q given */
 	bool port_set;                                  /* -p given */
-	const char *tls_opt; /* the first TLS option given (--tls-sni...), for the checks */
-	const char *doh_opt; /* the first DoH option given */
-	const char *qpc_opt; /* --queries-per-conn or -O num-queries-per-conn */
+	const char *tls_opt;    /* the first TLS option given (--tls-sni...), for the checks */
+	const char *doh_opt;    /* the first DoH option given */
+	const char *qpc_opt;    /* --queries-per-conn or -O num-queries-per-conn */
+	dv_cli_server_t server; /* --server-pid, --server-syscalls (cli_server.c) */
 } parse_state_t;
 
 /* An option handler's answer for an option of another group. */
@@ -1010,12 +1015,19 @@ static int opt_replay(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	return rc == DV_CLI_REPLAY_NOT_MINE ? NOT_MINE : rc;
 }
 
+/* Server cost: --server-pid --server-syscalls. */
+static int opt_server(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	int rc = dv_cli_server_opt(&ps->server, c, val, err);
+	return rc == DV_CLI_SERVER_NOT_MINE ? NOT_MINE : rc;
+}
+
 /* One option: each group's handler in turn, the first that knows c answers. */
 static int parse_one(parse_state_t *ps, int c, int idx, char **argv, dv_err_t *err)
 {
 	static int (*const groups[])(parse_state_t *, int, const char *, dv_err_t *) = {
-	    opt_target, opt_load,   opt_query,   opt_study,
-	    opt_output, opt_replay, opt_dnsperf, opt_stream,
+	    opt_target, opt_load,    opt_query,  opt_study,  opt_output,
+	    opt_replay, opt_dnsperf, opt_stream, opt_server,
 	};
 	size_t i;
 	int rc;
@@ -1317,8 +1329,9 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	    (rc = check_load(&cfg->study.run, err)) != 0 || (rc = check_stream(ps, err)) != 0 ||
 	    (rc = check_lists(&cfg->study, err)) != 0 ||
 	    (rc = resolve_targets(&cfg->study, ps->port, ps->family, err)) != 0 ||
-	    (rc = assign_commands(ps, err)) != 0 || (rc = check_study(ps, err)) != 0 ||
-	    (rc = check_outputs(cfg, err)) != 0)
+	    (rc = assign_commands(ps, err)) != 0 ||
+	    (rc = dv_cli_server_finish(&ps->server, &cfg->study, labelled_target, err)) != 0 ||
+	    (rc = check_study(ps, err)) != 0 || (rc = check_outputs(cfg, err)) != 0)
 		return rc;
 	if ((cfg->gates.max_qps_drop_pct >= 0 || cfg->gates.max_p99_rise_pct >= 0 ||
 	     cfg->gates.max_cap_drop_pct >= 0) &&
@@ -1331,7 +1344,11 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 
 int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 {
-	parse_state_t ps = {.cfg = cfg, .port = 53, .family = AF_UNSPEC, .query_version = -1};
+	parse_state_t ps = {.cfg = cfg,
+	                    .port = 53,
+	                    .family = AF_UNSPEC,
+	                    .query_version = -1,
+	                    .server.syscalls = -1};
 	dv_study_t *st = &cfg->study;
 	int c, idx, rc = 0;
 
@@ -1358,5 +1375,6 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 		rc = finish(&ps, err);
 	free(ps.flush_args);
 	free(ps.after_args);
+	free(ps.server.pid_args);
 	return rc;
 }
