@@ -314,6 +314,14 @@ static int holds_inode(const char *root, const char *pid, const uint64_t *inodes
 	return found;
 }
 
+int dv_procstat_holds(const char *root, pid_t pid, const uint64_t *inodes, size_t n)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	return holds_inode(root, name, inodes, n);
+}
+
 pid_t dv_procstat_socket_owner(const char *root, const uint64_t *inodes, size_t n,
                                unsigned *unreadable)
 {

@@ -75,6 +75,9 @@ int dv_procstat_reset_peak(pid_t pid);
  * folder cannot be read are skipped (count in *unreadable, may be NULL). Returns the
  * lowest such PID, 0 when none holds them (or n is 0).
  */
+/* Does process pid hold one of the inodes: 1, 0, or -1 when its fd folder cannot be read. */
+int dv_procstat_holds(const char *root, pid_t pid, const uint64_t *inodes, size_t n);
+
 pid_t dv_procstat_socket_owner(const char *root, const uint64_t *inodes, size_t n,
                                unsigned *unreadable);
 

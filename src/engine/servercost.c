@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,12 +91,22 @@ static pid_t find_server(dv_srvcost_t *sc, const struct sockaddr_storage *server
 	unsigned unreadable = 0;
 	pid_t owner;
 
+	n = dv_sockstat_inodes(server, stream ? 1 : 0, inodes, MAX_INODES);
 	if (sc->pid > 0) {
 		snprintf(sc->out.source, sizeof(sc->out.source), "pid");
+		/* a named process must be the target's server when the target is on this host */
+		if (n > 0 && kill(sc->pid, 0) == 0 &&
+		    dv_procstat_holds("/proc", sc->pid, inodes, n) == 0) {
+			owner = dv_procstat_socket_owner("/proc", inodes, n, NULL);
+			snprintf(sc->out.error, sizeof(sc->out.error),
+			         "server PID %d is not the target's server (it holds none of its "
+			         "sockets; PID %d does)",
+			         (int)sc->pid, (int)owner);
+			return 0;
+		}
 		return sc->pid;
 	}
 	snprintf(sc->out.source, sizeof(sc->out.source), "auto");
-	n = dv_sockstat_inodes(server, stream ? 1 : 0, inodes, MAX_INODES);
 	if (n == 0)
 		return 0; /* not on this host: nothing measured, nothing said */
 	owner = dv_procstat_socket_owner("/proc", inodes, n, &unreadable);
