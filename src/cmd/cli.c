@@ -112,6 +112,8 @@ static const struct option long_opts[] = {
     {"max-capacity-drop", required_argument, NULL, OPT_GATE},
     {"max-handshake-p99", required_argument, NULL, OPT_GATE},
     {"max-conn-failures", required_argument, NULL, OPT_GATE},
+    {"max-server-cpu-rise", required_argument, NULL, OPT_GATE},
+    {"max-server-rss-rise", required_argument, NULL, OPT_GATE},
     {"baseline", required_argument, NULL, OPT_GATE},
     {"junit", required_argument, NULL, OPT_GATE},
     {"quiet", no_argument, NULL, OPT_QUIET},
@@ -213,6 +215,7 @@ void dv_cli_usage(FILE *out)
 	    "  --max-loss PCT  --max-p99 DUR  --min-qps N  --baseline FILE",
 	    "  --max-qps-drop PCT  --max-p99-rise PCT  --junit FILE",
 	    "  --max-capacity-drop PCT (dnsvolley capacity)",
+	    "  --max-server-cpu-rise PCT  --max-server-rss-rise PCT  (server on this host)",
 	    "  --max-handshake-p99 DUR  --max-conn-failures N (stream transports)",
 	    "Other:",
 	    "  -h, --help  this help   -V, --version",
@@ -1334,10 +1337,12 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	    (rc = check_study(ps, err)) != 0 || (rc = check_outputs(cfg, err)) != 0)
 		return rc;
 	if ((cfg->gates.max_qps_drop_pct >= 0 || cfg->gates.max_p99_rise_pct >= 0 ||
-	     cfg->gates.max_cap_drop_pct >= 0) &&
+	     cfg->gates.max_cap_drop_pct >= 0 || cfg->gates.max_srv_cpu_rise_pct >= 0 ||
+	     cfg->gates.max_srv_rss_rise_pct >= 0) &&
 	    cfg->gates.baseline_path == NULL)
 		return dv_err_set(err, -EINVAL,
-		                  "--max-qps-drop, --max-p99-rise and --max-capacity-drop need "
+		                  "--max-qps-drop, --max-p99-rise, --max-capacity-drop and "
+		                  "--max-server-cpu/rss-rise need "
 		                  "--baseline FILE");
 	return check_plan_size(&cfg->study, err);
 }

@@ -53,6 +53,27 @@ assert_ge "server context switches (test $ours)" $((ours - slack)) "$sw"
 grep -q "^  Server CPU per answer (us): " "$TMP/out.txt" || fail "no Server block in the report"
 grep -q "^  Server memory (kB):   RSS " "$TMP/out.txt" || fail "no Server memory line"
 
+# --- the gates: the same file with the server's CPU doubled and its peak RSS up 5%
+python3 - "$TMP/r.json" "$TMP/r2.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["passes"][0]["server"]
+s["cpu_user_s"] *= 2
+s["cpu_sys_s"] *= 2
+s["rss_peak_kb"] = s["rss_peak_kb"] * 105 // 100
+json.dump(d, open(sys.argv[2], "w"))
+P
+rc=0
+"$DV" compare --max-server-cpu-rise 90% --max-server-rss-rise 10% "$TMP/r.json" "$TMP/r2.json" \
+	>"$TMP/cmp.txt" 2>&1 || rc=$?
+assert_eq "cpu doubled: gate fails" 1 "$rc"
+grep -q "server CPU per answer (us) .* rise 100.00% > 90%" "$TMP/cmp.txt" || fail "no cpu gate line: $(cat "$TMP/cmp.txt")"
+grep -q "server peak RSS (kB) .* rise [45]\.[0-9]*% <= 10%" "$TMP/cmp.txt" || fail "no rss gate line: $(cat "$TMP/cmp.txt")"
+rc=0
+"$DV" compare --max-server-cpu-rise 110% --max-server-rss-rise 6% "$TMP/r.json" "$TMP/r2.json" \
+	>"$TMP/cmp.txt" 2>&1 || rc=$?
+assert_eq "within the limits: gates hold" 0 "$rc"
+
 # --- an echo server with one recvfrom and one sendto per query, named by --server-pid
 cat >"$TMP/echo.py" <<'P'
 import socket, sys
