@@ -32,7 +32,8 @@ print(str(v).lower() if isinstance(v,bool) else v)' "$1" "$2"
 start_responder resp -T 2
 c0=$(cpu_ticks "$resp_PID") s0=$(csw "$resp_PID")
 "$DV" -s "127.0.0.1:$resp_PORT" -d "$TMP/list.txt" -n 40 -c 4 -q 64 --no-progress \
-	--json "$TMP/r.json" >"$TMP/out.txt" 2>"$TMP/err.txt" || fail "run exited $?: $(cat "$TMP/err.txt")"
+	--json "$TMP/r.json" --csv "$TMP/h.csv" --dns-metrics "$TMP/m.jsonl" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+	fail "run exited $?: $(cat "$TMP/err.txt")"
 c1=$(cpu_ticks "$resp_PID") s1=$(csw "$resp_PID")
 stop_responder resp
 assert_eq "server ok" true "$(sfield "$TMP/r.json" ok)"
@@ -51,6 +52,10 @@ slack=$((ours * 2 / 100 + 1))
 assert_le "server context switches (test $ours)" $((ours + slack)) "$sw"
 assert_ge "server context switches (test $ours)" $((ours - slack)) "$sw"
 grep -q "^  Server CPU per answer (us): " "$TMP/out.txt" || fail "no Server block in the report"
+assert_eq "dns-metrics: the server's PID" "$resp_PID" \
+	"$(python3 -c 'import json,sys; print([json.loads(l) for l in open(sys.argv[1]) if "\"stats_sum\"" in l and "server" in l][0]["server"]["pid"])' "$TMP/m.jsonl")"
+assert_eq "CSV: server peak RSS" "$(sfield "$TMP/r.json" rss_peak_kb)" \
+	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "server_rss_peak_kb") c = i } NR == 2 { print $c }' "$TMP/h.csv")"
 grep -q "^  Server memory (kB):   RSS " "$TMP/out.txt" || fail "no Server memory line"
 
 # --- the gates: the same file with the server's CPU doubled and its peak RSS up 5%
