@@ -245,8 +245,9 @@ int dv_syscount_read(const dv_syscount_t *sc, uint64_t out[DV_SYS_FAMILIES])
 	memset(out, 0, DV_SYS_FAMILIES * sizeof(out[0]));
 	for (size_t i = 0; i < sc->n; i++) {
 		uint64_t v;
+		errno = 0;
 		if (read(sc->fds[i], &v, sizeof(v)) != (ssize_t)sizeof(v))
-			return -errno;
+			return errno != 0 ? -errno : -EIO;
 		out[i % DV_SYS_FAMILIES] += v;
 	}
 	return 0;

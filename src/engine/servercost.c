@@ -147,6 +147,8 @@ void dv_srvcost_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, b
 {
 	int rc;
 
+	if (sc->sys_open) /* a pass that failed before its end edge left them open */
+		dv_syscount_close(&sc->sc);
 	memset(&sc->out, 0, sizeof(sc->out));
 	sc->sys_open = false;
 	sc->cur = find_server(sc, server, stream);
