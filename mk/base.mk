@@ -4,8 +4,10 @@ libdnsvolley_la_SOURCES += src/base/util.c src/base/util.h src/base/atomicfile.c
 	src/base/proc.c src/base/proc.h
 
 if HAVE_CMOCKA
-BASE_UNIT = tests/unit/base/test_histogram tests/unit/base/test_wire tests/unit/base/test_util tests/unit/base/test_atomicfile tests/unit/base/test_proc
+BASE_UNIT = tests/unit/base/test_histogram tests/unit/base/test_wire tests/unit/base/test_util tests/unit/base/test_atomicfile tests/unit/base/test_proc \
+	tests/unit/base/test_procstat
 check_PROGRAMS += $(BASE_UNIT)
 TESTS += $(BASE_UNIT)
 endif
+libdnsvolley_la_SOURCES += src/base/procstat.c src/base/procstat.h src/base/syscount.c src/base/syscount.h
 libdnsvolley_la_SOURCES += src/base/escape.c src/base/escape.h

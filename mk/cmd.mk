@@ -1,5 +1,5 @@
 # src/cmd: the dnsvolley program: command line and subcommands; only main.c has main().
-libdnsvolley_la_SOURCES += src/cmd/cli.c src/cmd/cli.h src/cmd/cli_replay.c src/cmd/cli_replay.h src/cmd/target.c src/cmd/target.h
+libdnsvolley_la_SOURCES += src/cmd/cli.c src/cmd/cli.h src/cmd/cli_replay.c src/cmd/cli_replay.h src/cmd/cli_server.c src/cmd/cli_server.h src/cmd/target.c src/cmd/target.h
 bin_PROGRAMS += dnsvolley
 dnsvolley_SOURCES = src/cmd/main.c src/cmd/cmd.h src/cmd/cmd_compare.c src/cmd/cmd_plot.c \
 	src/cmd/cmd_report.c src/cmd/cmd_merge.c src/cmd/cmd_capacity.c src/cmd/cmd_resperf.c

@@ -1,6 +1,6 @@
 # src/results: what a run leaves behind: text report, results JSON, CSV history,
 # dns-metrics, gates, JUnit, compare and plots.
-libdnsvolley_la_SOURCES += src/results/report_text.c src/results/report.h \
+libdnsvolley_la_SOURCES += src/results/report_text.c src/results/report.h src/results/report_server.c src/results/results_server.c src/results/results_server.h \
 	src/results/results_json.c src/results/results_json.h src/results/csv.c src/results/csv.h \
 	src/results/metrics.c src/results/metrics.h src/results/junit.c src/results/junit.h \
 	src/results/gates.c src/results/gates.h src/results/compare.c src/results/compare.h \

@@ -18,6 +18,7 @@
 #include "base/atomicfile.h"
 #include "results/gates.h"
 #include "cmd/cli_replay.h"
+#include "cmd/cli_server.h"
 #include "results/results_json.h"
 #include "cmd/target.h"
 
@@ -111,6 +112,8 @@ static const struct option long_opts[] = {
     {"max-capacity-drop", required_argument, NULL, OPT_GATE},
     {"max-handshake-p99", required_argument, NULL, OPT_GATE},
     {"max-conn-failures", required_argument, NULL, OPT_GATE},
+    {"max-server-cpu-rise", required_argument, NULL, OPT_GATE},
+    {"max-server-rss-rise", required_argument, NULL, OPT_GATE},
     {"baseline", required_argument, NULL, OPT_GATE},
     {"junit", required_argument, NULL, OPT_GATE},
     {"quiet", no_argument, NULL, OPT_QUIET},
@@ -135,6 +138,7 @@ static const struct option long_opts[] = {
     {"long-options-help", no_argument, NULL, OPT_LONG_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     DV_CLI_REPLAY_LONG_OPTS,
+    DV_CLI_SERVER_LONG_OPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -213,6 +217,7 @@ void dv_cli_usage(FILE *out)
 	    "  --max-loss PCT  --max-p99 DUR  --min-qps N  --baseline FILE",
 	    "  --max-qps-drop PCT  --max-p99-rise PCT  --junit FILE",
 	    "  --max-capacity-drop PCT (dnsvolley capacity)",
+	    "  --max-server-cpu-rise PCT  --max-server-rss-rise PCT  (server on this host)",
 	    "  --max-handshake-p99 DUR  --max-conn-failures N (stream transports)",
 	    "Other:",
 	    "  -h, --help  this help   -V, --version",
@@ -225,10 +230,12 @@ void dv_cli_usage(FILE *out)
 	};
 
 	for (size_t i = 0; i < DV_ARRAY_SIZE(lines); i++) {
-		if (lines[i] == NULL) /* the capture-replay options: src/cmd/cli_replay.c */
+		if (lines[i] == NULL) { /* the capture-replay options: src/cmd/cli_replay.c */
 			dv_cli_replay_usage(out);
-		else
+			dv_cli_server_usage(out);
+		} else {
 			fprintf(out, "%s\n", lines[i]);
+		}
 	}
 }
 
@@ -525,9 +532,10 @@ typedef struct parse_state {
 	bool progress_set;
 	bool sockets_set, threads_set, outstanding_set; /* -c, -T, -q given */
 	bool port_set;                                  /* -p given */
-	const char *tls_opt; /* the first TLS option given (--tls-sni...), for the checks */
-	const char *doh_opt; /* the first DoH option given */
-	const char *qpc_opt; /* --queries-per-conn or -O num-queries-per-conn */
+	const char *tls_opt;    /* the first TLS option given (--tls-sni...), for the checks */
+	const char *doh_opt;    /* the first DoH option given */
+	const char *qpc_opt;    /* --queries-per-conn or -O num-queries-per-conn */
+	dv_cli_server_t server; /* --server-pid, --server-syscalls (cli_server.c) */
 } parse_state_t;
 
 /* An option handler's answer for an option of another group. */
@@ -1010,12 +1018,19 @@ static int opt_replay(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	return rc == DV_CLI_REPLAY_NOT_MINE ? NOT_MINE : rc;
 }
 
+/* Server cost: --server-pid --server-syscalls. */
+static int opt_server(parse_state_t *ps, int c, const char *val, dv_err_t *err)
+{
+	int rc = dv_cli_server_opt(&ps->server, c, val, err);
+	return rc == DV_CLI_SERVER_NOT_MINE ? NOT_MINE : rc;
+}
+
 /* One option: each group's handler in turn, the first that knows c answers. */
 static int parse_one(parse_state_t *ps, int c, int idx, char **argv, dv_err_t *err)
 {
 	static int (*const groups[])(parse_state_t *, int, const char *, dv_err_t *) = {
-	    opt_target, opt_load,   opt_query,   opt_study,
-	    opt_output, opt_replay, opt_dnsperf, opt_stream,
+	    opt_target, opt_load,    opt_query,  opt_study,  opt_output,
+	    opt_replay, opt_dnsperf, opt_stream, opt_server,
 	};
 	size_t i;
 	int rc;
@@ -1317,21 +1332,28 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	    (rc = check_load(&cfg->study.run, err)) != 0 || (rc = check_stream(ps, err)) != 0 ||
 	    (rc = check_lists(&cfg->study, err)) != 0 ||
 	    (rc = resolve_targets(&cfg->study, ps->port, ps->family, err)) != 0 ||
-	    (rc = assign_commands(ps, err)) != 0 || (rc = check_study(ps, err)) != 0 ||
-	    (rc = check_outputs(cfg, err)) != 0)
+	    (rc = assign_commands(ps, err)) != 0 ||
+	    (rc = dv_cli_server_finish(&ps->server, &cfg->study, labelled_target, err)) != 0 ||
+	    (rc = check_study(ps, err)) != 0 || (rc = check_outputs(cfg, err)) != 0)
 		return rc;
 	if ((cfg->gates.max_qps_drop_pct >= 0 || cfg->gates.max_p99_rise_pct >= 0 ||
-	     cfg->gates.max_cap_drop_pct >= 0) &&
+	     cfg->gates.max_cap_drop_pct >= 0 || cfg->gates.max_srv_cpu_rise_pct >= 0 ||
+	     cfg->gates.max_srv_rss_rise_pct >= 0) &&
 	    cfg->gates.baseline_path == NULL)
 		return dv_err_set(err, -EINVAL,
-		                  "--max-qps-drop, --max-p99-rise and --max-capacity-drop need "
+		                  "--max-qps-drop, --max-p99-rise, --max-capacity-drop and "
+		                  "--max-server-cpu/rss-rise need "
 		                  "--baseline FILE");
 	return check_plan_size(&cfg->study, err);
 }
 
 int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 {
-	parse_state_t ps = {.cfg = cfg, .port = 53, .family = AF_UNSPEC, .query_version = -1};
+	parse_state_t ps = {.cfg = cfg,
+	                    .port = 53,
+	                    .family = AF_UNSPEC,
+	                    .query_version = -1,
+	                    .server.syscalls = -1};
 	dv_study_t *st = &cfg->study;
 	int c, idx, rc = 0;
 
@@ -1358,5 +1380,6 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 		rc = finish(&ps, err);
 	free(ps.flush_args);
 	free(ps.after_args);
+	free(ps.server.pid_args);
 	return rc;
 }

@@ -21,6 +21,7 @@ static void compare_usage(FILE *out)
 	      "  --max-loss 0.1%   --max-p99 5ms   --min-qps N\n"
 	      "  --max-qps-drop 5%   --max-p99-rise 10%   --max-capacity-drop 5%\n"
 	      "  --max-handshake-p99 50ms   --max-conn-failures N (stream transports)\n"
+	      "  --max-server-cpu-rise 10%   --max-server-rss-rise 10% (server figures)\n"
 	      "  --junit FILE (JUnit XML)\n"
 	      "exit status: 0 all gates hold, 1 a gate failed, 2 usage or input error\n",
 	      out);
@@ -44,6 +45,8 @@ static const struct option compare_opts[] = {
     {"min-qps", required_argument, NULL, 'g'},
     {"max-qps-drop", required_argument, NULL, 'g'},
     {"max-p99-rise", required_argument, NULL, 'g'},
+    {"max-server-cpu-rise", required_argument, NULL, 'g'},
+    {"max-server-rss-rise", required_argument, NULL, 'g'},
     {"max-capacity-drop", required_argument, NULL, 'g'},
     {"max-handshake-p99", required_argument, NULL, 'g'},
     {"max-conn-failures", required_argument, NULL, 'g'},

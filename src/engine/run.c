@@ -724,6 +724,8 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	}
 
 	rc = start_workers(&p, &started);
+	if (cfg->server_cost != NULL)
+		dv_srvcost_begin(cfg->server_cost, &cfg->server, cfg->stream);
 	sample_host(cfg, &h0);
 	p.gate.t0_ns = dv_now_ns();
 	open_gate(&p.gate, started == p.nw ? 1 : -1);
@@ -742,6 +744,9 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 		fprintf(stderr, "\r\033[K");
 	p.progress_shown = false;
 	rc = merge_workers(&p, started, &first, &last, &last_send, err);
+	if (cfg->server_cost != NULL)
+		dv_srvcost_end(cfg->server_cost, res->stats.c.completed + res->stats.c.late,
+		               &res->server);
 	finish_result(&p, first, last, t_end, &h0, &h1);
 	intervals_by_send_time(&p, started);
 	if (res->scheduled && last_send > first && res->stats.c.sent > 1)

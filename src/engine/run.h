@@ -9,6 +9,7 @@
 #include "input/querylist.h"
 #include "engine/run_config.h"
 #include "engine/stats.h"
+#include "engine/servercost.h"
 #include "base/util.h"
 
 typedef struct dv_interval {
@@ -77,8 +78,9 @@ typedef struct dv_pass_result {
 	size_t n_lat_cells;
 	/* A timed list replayed with --timing original (zero otherwise): */
 	bool scheduled;
-	dv_hist_t lag;   /* ns from each query's due time to its send (doc/numbers.md) */
-	double send_qps; /* achieved rate: (sent - 1) / (last send - first due time) */
+	dv_hist_t lag;           /* ns from each query's due time to its send (doc/numbers.md) */
+	double send_qps;         /* achieved rate: (sent - 1) / (last send - first due time) */
+	dv_server_cost_t server; /* what the server paid (cfg->server_cost; measured false: none) */
 } dv_pass_result_t;
 
 /*

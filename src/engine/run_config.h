@@ -62,6 +62,9 @@ typedef struct dv_run_config {
 	dv_tp_config_t tp;         /* stream transports: TLS and DoH options */
 	uint64_t queries_per_conn; /* --queries-per-conn: reopen after this many, 0 = never */
 	bool tc_tcp;               /* UDP: ask truncated answers' queries again over TCP */
+	/* The server's cost, read at the pass's edges (engine/servercost.h); NULL = not read.
+	 * Borrowed: the study's target owns it. */
+	struct dv_srvcost *server_cost;
 } dv_run_config_t;
 
 /* Defaults as documented in doc/dnsvolley.1 (run_config.c). */

@@ -90,3 +90,49 @@ void dv_sockstat_read(const struct sockaddr_storage *server, dv_sockstat_t *st)
 		fclose(f);
 	}
 }
+
+size_t dv_sockstat_scan_inodes(FILE *f, int v6, int tcp, const struct sockaddr_storage *server,
+                               uint64_t *inodes, size_t n, size_t max)
+{
+	char line[512];
+	unsigned want =
+	    ntohs(server->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)server)->sin6_port
+	                                        : ((const struct sockaddr_in *)server)->sin_port);
+
+	while (n < max && fgets(line, sizeof(line), f) != NULL) {
+		char *save, *tok, *fields[10];
+		uint32_t lw[4] = {0}, rw[4] = {0};
+		unsigned lport, rport;
+		int k = 0;
+
+		for (tok = strtok_r(line, " \t\n", &save); tok != NULL && k < 10;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			fields[k++] = tok;
+		if (k < 10 || parse_addr(fields[1], v6, lw, &lport) != 0 ||
+		    parse_addr(fields[2], v6, rw, &rport) != 0)
+			continue;
+		/* UDP: unconnected (state 07, no remote port); TCP: listening (0A) */
+		if (lport != want || rport != 0 || strcmp(fields[3], tcp ? "0A" : "07") != 0 ||
+		    !addr_matches(lw, v6, server))
+			continue;
+		inodes[n++] = strtoull(fields[9], NULL, 10);
+	}
+	return n;
+}
+
+size_t dv_sockstat_inodes(const struct sockaddr_storage *server, int tcp, uint64_t *inodes,
+                          size_t max)
+{
+	static const char *const tables[2][2] = {{"/proc/net/udp", "/proc/net/udp6"},
+	                                         {"/proc/net/tcp", "/proc/net/tcp6"}};
+	size_t n = 0;
+	FILE *f;
+
+	for (int v6 = server->ss_family == AF_INET ? 0 : 1; v6 < 2; v6++) {
+		if ((f = fopen(tables[tcp ? 1 : 0][v6], "re")) != NULL) {
+			n = dv_sockstat_scan_inodes(f, v6, tcp, server, inodes, n, max);
+			fclose(f);
+		}
+	}
+	return n;
+}

@@ -26,4 +26,16 @@ void dv_sockstat_scan(FILE *f, int v6, const struct sockaddr_storage *server, dv
 /* Both tables of this host; zero when neither can be read. */
 void dv_sockstat_read(const struct sockaddr_storage *server, dv_sockstat_t *st);
 
+/*
+ * The inodes of the sockets that receive what is sent to server (as above; tcp: the
+ * listening TCP sockets of /proc/net/tcp{,6} instead), from one table read from f,
+ * appended to inodes[n..max). Returns the new count. The process holding one is the
+ * server (src/engine/servercost.c).
+ */
+size_t dv_sockstat_scan_inodes(FILE *f, int v6, int tcp, const struct sockaddr_storage *server,
+                               uint64_t *inodes, size_t n, size_t max);
+/* Both tables (v4 and v6, or v6 only for an IPv6 server) of this host; the count found. */
+size_t dv_sockstat_inodes(const struct sockaddr_storage *server, int tcp, uint64_t *inodes,
+                          size_t max);
+
 #endif

@@ -192,6 +192,51 @@ static const char *col_capacity_qps(const row_t *w, char *buf, size_t cap)
 	return w->p->cap.searched ? num(buf, cap, "%.3f", w->p->cap.capacity_qps) : "";
 }
 
+/* Version 4: the server's figures (engine/servercost.h), empty when it was not measured. */
+static const dv_server_cost_t *srv(const row_t *w)
+{
+	return w->p->res.server.ok ? &w->p->res.server : NULL;
+}
+
+static const char *col_srv_user_s(const row_t *w, char *buf, size_t cap)
+{
+	return srv(w) ? num(buf, cap, "%.3f", srv(w)->cpu_user_s) : "";
+}
+
+static const char *col_srv_sys_s(const row_t *w, char *buf, size_t cap)
+{
+	return srv(w) ? num(buf, cap, "%.3f", srv(w)->cpu_sys_s) : "";
+}
+
+static const char *col_srv_us(const row_t *w, char *buf, size_t cap)
+{
+	return srv(w) ? num(buf, cap, "%.3f", dv_server_us_per_answer(srv(w))) : "";
+}
+
+static const char *col_srv_csw(const row_t *w, char *buf, size_t cap)
+{
+	return srv(w) ? num(buf, cap, "%.4f",
+	                    dv_server_per_answer(srv(w), srv(w)->vcsw + srv(w)->ivcsw))
+	              : "";
+}
+
+static const char *col_srv_sys(const row_t *w, char *buf, size_t cap)
+{
+	return srv(w) && srv(w)->sys_ok
+	           ? num(buf, cap, "%.4f", dv_server_per_answer(srv(w), srv(w)->sys[DV_SYS_ALL]))
+	           : "";
+}
+
+static const char *col_srv_rss_end(const row_t *w, char *buf, size_t cap)
+{
+	return srv(w) ? num_u64(buf, cap, srv(w)->rss_end_kb) : "";
+}
+
+static const char *col_srv_rss_peak(const row_t *w, char *buf, size_t cap)
+{
+	return srv(w) ? num_u64(buf, cap, srv(w)->rss_peak_kb) : "";
+}
+
 static const char *col_capacity_verdict(const row_t *w, char *buf, size_t cap)
 {
 	(void)buf, (void)cap;
@@ -254,12 +299,20 @@ static const struct csv_col {
     {"http_non200", col_http_non200},
     {"capacity_qps", col_capacity_qps},
     {"capacity_verdict", col_capacity_verdict},
+    /* header version 4 (issue 23): what the server paid */
+    {"server_cpu_user_s", col_srv_user_s},
+    {"server_cpu_sys_s", col_srv_sys_s},
+    {"server_us_per_answer", col_srv_us},
+    {"server_csw_per_answer", col_srv_csw},
+    {"server_syscalls_per_answer", col_srv_sys},
+    {"server_rss_end_kb", col_srv_rss_end},
+    {"server_rss_peak_kb", col_srv_rss_peak},
 };
 const size_t dv_csv_ncolumns = DV_ARRAY_SIZE(cols);
 
 /* Columns of each header version: version v has the first ncols_of[v] columns. */
 static const size_t ncols_of[DV_CSV_VERSION + 1] = {0, DV_CSV_V1_COLUMNS, DV_CSV_V2_COLUMNS,
-                                                    DV_ARRAY_SIZE(cols)};
+                                                    DV_CSV_V3_COLUMNS, DV_ARRAY_SIZE(cols)};
 
 size_t dv_csv_version_columns(unsigned version)
 {

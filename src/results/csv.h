@@ -21,14 +21,19 @@
  *     handshake_p99_ms queries_per_conn http_non200 capacity_qps capacity_verdict
  *     (the percentiles and queries_per_conn empty when the pass has no such
  *     figure, the capacity columns empty when it is no capacity search)
+ *   version 4 adds: server_cpu_user_s server_cpu_sys_s server_us_per_answer
+ *     server_csw_per_answer server_syscalls_per_answer server_rss_end_kb
+ *     server_rss_peak_kb (empty when the server was not measured; the system
+ *     calls also when they could not be counted; doc/numbers.md "Server")
  * They are listed once, in csv.c; the counter columns (sent completed lost
  * not_sent late and all of version 2's) take their values from the
  * DV_COUNTERS entry with that csv name (engine/stats.h); version 3's counters
  * (conn_*, tls_*, http_non200) are written by csv.c under their results-file key.
  */
-#define DV_CSV_VERSION    3  /* the header a new file gets */
+#define DV_CSV_VERSION    4  /* the header a new file gets */
 #define DV_CSV_V1_COLUMNS 25 /* columns of version 1 (before issue 10) */
 #define DV_CSV_V2_COLUMNS 30 /* columns of version 2 (before issues 12 and 13) */
+#define DV_CSV_V3_COLUMNS 45 /* columns of version 3 (before issue 23) */
 /* Columns of the current version (DV_CSV_VERSION). */
 extern const size_t dv_csv_ncolumns;
 /* Columns of header version 1..DV_CSV_VERSION (a prefix of the current ones), else 0. */

@@ -24,13 +24,16 @@ void dv_gates_init(dv_gates_t *g)
 	g->max_cap_drop_pct = -1;
 	g->max_hs_p99_ns = -1;
 	g->max_conn_fail = -1;
+	g->max_srv_cpu_rise_pct = -1;
+	g->max_srv_rss_rise_pct = -1;
 }
 
 bool dv_gates_any(const dv_gates_t *g)
 {
 	return g->max_loss_pct >= 0 || g->max_p99_ns >= 0 || g->min_qps >= 0 ||
 	       g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0 || g->max_cap_drop_pct >= 0 ||
-	       g->max_hs_p99_ns >= 0 || g->max_conn_fail >= 0;
+	       g->max_hs_p99_ns >= 0 || g->max_conn_fail >= 0 || g->max_srv_cpu_rise_pct >= 0 ||
+	       g->max_srv_rss_rise_pct >= 0;
 }
 
 void dv_gates_free(dv_gates_t *g)
@@ -45,7 +48,8 @@ void dv_gates_free(dv_gates_t *g)
 
 static bool relative_gates(const dv_gates_t *g)
 {
-	return g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0 || g->max_cap_drop_pct >= 0;
+	return g->max_qps_drop_pct >= 0 || g->max_p99_rise_pct >= 0 || g->max_cap_drop_pct >= 0 ||
+	       g->max_srv_cpu_rise_pct >= 0 || g->max_srv_rss_rise_pct >= 0;
 }
 
 /* A finite, non-negative number followed by exactly the rest `suffix` (after optional blanks). */
@@ -141,6 +145,14 @@ int dv_gates_parse_opt(dv_gates_t *g, const char *opt, const char *val, dv_err_t
 		} else {
 			g->max_p99_rise_pct = v;
 		}
+		return 0;
+	}
+	if (strcmp(opt, "max-server-cpu-rise") == 0 || strcmp(opt, "max-server-rss-rise") == 0) {
+		if (dv_parse_percent(val, &v) != 0)
+			return dv_err_set(err, -EINVAL,
+			                  "--%s: '%s' is not a percentage (e.g. 0.1%% or 5%%)", opt,
+			                  val ? val : "");
+		*(opt[11] == 'c' ? &g->max_srv_cpu_rise_pct : &g->max_srv_rss_rise_pct) = v;
 		return 0;
 	}
 	if (strcmp(opt, "max-p99") == 0 || strcmp(opt, "max-handshake-p99") == 0) {
@@ -266,6 +278,40 @@ static int check_capacity(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 	return 0;
 }
 
+/*
+ * --max-server-cpu-rise and --max-server-rss-rise: the group's mean server CPU per answer
+ * (or peak RSS) against the baseline's. Skipped when either side has no measured server.
+ */
+static int check_server(double limit, int which, const dv_group_t *grp, const dv_group_t *b,
+                        const char *prefix, dv_gate_report_t *rep)
+{
+	static const char *const what[2] = {"server CPU per answer (us)", "server peak RSS (kB)"};
+	dv_gate_check_t *c;
+	dv_series_t cur = dv_group_server(grp, which), base = dv_group_server(b, which);
+	double pct;
+
+	c = add_check(rep, which == 0 ? "max-server-cpu-rise" : "max-server-rss-rise", prefix, grp);
+	if (c == NULL)
+		return -ENOMEM;
+	c->limit = limit;
+	if (cur.n == 0 || base.n == 0 || !pct_change(base.mean, cur.mean, &pct)) {
+		c->skipped = true;
+		snprintf(c->msg, sizeof(c->msg), "%s: %s", c->group,
+		         cur.n == 0    ? "the server was not measured"
+		         : base.n == 0 ? "the baseline has no server figure for this group"
+		                       : "the baseline figure is 0, no rise to compute");
+	} else {
+		c->value = pct;
+		c->failed = !isfinite(c->value) || c->value > c->limit;
+		snprintf(c->msg, sizeof(c->msg),
+		         "%s: %s %.3f vs baseline %.3f: rise %.2f%% %s %.15g%%", c->group,
+		         what[which], cur.mean, base.mean, c->value,
+		         c->failed ? ">" : "<=", c->limit);
+	}
+	finish(rep, c);
+	return 0;
+}
+
 static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_group_t *b,
                           const char *prefix, dv_gate_report_t *rep)
 {
@@ -319,6 +365,12 @@ static int check_relative(const dv_gates_t *g, const dv_group_t *grp, const dv_g
 		}
 		finish(rep, c);
 	}
+	if (g->max_srv_cpu_rise_pct >= 0 &&
+	    check_server(g->max_srv_cpu_rise_pct, 0, grp, b, prefix, rep) != 0)
+		return -ENOMEM;
+	if (g->max_srv_rss_rise_pct >= 0 &&
+	    check_server(g->max_srv_rss_rise_pct, 1, grp, b, prefix, rep) != 0)
+		return -ENOMEM;
 	if (g->max_cap_drop_pct >= 0)
 		return check_capacity(g, grp, b, prefix, rep);
 	return 0;

@@ -18,8 +18,10 @@ typedef struct dv_gates {
 	double max_cap_drop_pct; /* --max-capacity-drop 5% (capacity studies; needs a baseline) */
 	double max_hs_p99_ns;    /* --max-handshake-p99 50ms (TLS transports) */
 	double max_conn_fail;    /* --max-conn-failures N (stream transports) */
-	char *baseline_path;     /* --baseline FILE */
-	char *junit_path;        /* --junit FILE */
+	double max_srv_cpu_rise_pct; /* --max-server-cpu-rise 10% (server µs/answer; baseline) */
+	double max_srv_rss_rise_pct; /* --max-server-rss-rise 10% (server peak RSS; baseline) */
+	char *baseline_path;         /* --baseline FILE */
+	char *junit_path;            /* --junit FILE */
 } dv_gates_t;
 
 void dv_gates_init(dv_gates_t *g);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "results/metrics.h"
+#include "results/results_server.h"
 
 #include "base/atomicfile.h"
 #include "results/connfig.h"
@@ -271,8 +272,11 @@ static int write_pass(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, 
 			return rc;
 		prev = until;
 	}
-	return emit(
-	    fp, sum_obj(s, runid, subid, t0, t0 + (uint64_t)(r->elapsed_s * 1e9 + 0.5), &r->stats));
+	json_t *sum =
+	    sum_obj(s, runid, subid, t0, t0 + (uint64_t)(r->elapsed_s * 1e9 + 0.5), &r->stats);
+	if (sum != NULL && r->server.measured) /* what the server paid: as in results files */
+		json_object_set_new(sum, "server", dv_results_server_to_json(&r->server));
+	return emit(fp, sum);
 }
 
 int dv_metrics_write(const dv_study_t *s, const char *path, dv_err_t *err)

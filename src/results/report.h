@@ -30,6 +30,13 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
  */
 void dv_report_connections(FILE *out, const dv_pass_result_t *r);
 
+/*
+ * The "Server" lines: what the server paid over the pass (its CPU, context switches and
+ * system calls per answer, memory, CPUs), or why it was not measured; after a blank
+ * line. Nothing when no server was looked at (report_server.c).
+ */
+void dv_report_server(FILE *out, const dv_pass_result_t *r);
+
 /* dnsperf's -O latency-histogram: "Latency bucket (s): answer count", one line per
  * non-empty bucket (bounds in seconds, low inclusive, high exclusive). */
 void dv_report_latency_histogram(FILE *out, const dv_hist_t *h);

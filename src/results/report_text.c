@@ -448,6 +448,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 		        ", send-buffer errors %" PRIu64 ", no-port %" PRIu64
 		        " (host-wide, during the pass)\n",
 		        r->udp.rcvbuf_errors, r->udp.sndbuf_errors, r->udp.no_ports);
+	dv_report_server(out, r);
 	fprintf(out, "\n");
 }
 

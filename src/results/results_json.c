@@ -24,6 +24,7 @@
 #include "engine/stats.h"
 #include "input/input.h"
 #include "input/replay.h"
+#include "results/results_server.h"
 
 /* ================================================================ field tables */
 
@@ -601,6 +602,8 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 	if (r->stats.handshake.count > 0)
 		w_set(w, o, "handshake", w_latency(w, &r->stats.handshake));
 	w_section(w, o, "udp_snmp", &r->udp, TABLE(udp_fields));
+	if (r->server.measured) /* optional: a server was looked at */
+		w_set(w, o, "server", dv_results_server_to_json(&r->server));
 	if (p->cap.searched) /* optional: capacity studies */
 		w_cap_steps(w, w_section(w, o, "capacity", &p->cap, TABLE(pass_capacity_fields)),
 		            p);
@@ -1546,6 +1549,12 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 	}
 	if ((rc = r_capacity(r, o, p)) != 0 || (rc = r_ranks(r, o, p)) != 0)
 		return rc;
+	if (json_object_get(o, "server") != NULL) { /* optional: results_server.c */
+		char why[128];
+		if (dv_results_server_from_json(json_object_get(o, "server"), &res->server, why,
+		                                sizeof(why)) != 0)
+			return r_bad(r, "%s", why);
+	}
 	return check_pass(r, p);
 }
 

@@ -153,6 +153,11 @@ dv_series_t dv_group_series(const dv_group_t *g, dv_metric_t m);
  * reached). n 0 when g's passes are not capacity searches (or g is NULL).
  */
 dv_series_t dv_group_capacity(const dv_group_t *g, bool *lower_bound);
+/*
+ * The server's figures (engine/servercost.h) of g's samples whose server was measured:
+ * which 0 = CPU µs per answer, 1 = peak RSS in kB (groups_server.c).
+ */
+dv_series_t dv_group_server(const dv_group_t *g, int which);
 /* "host1/SOA/hot" into buf. */
 const char *dv_group_name(const dv_group_t *g, char *buf, size_t len);
 

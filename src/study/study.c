@@ -639,6 +639,7 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 		return rc;
 	memcpy(&cfg.server, &t->addr, sizeof(cfg.server));
 	cfg.server_len = t->addr_len;
+	cfg.server_cost = t->cost;
 	if (obs != NULL && obs->pass_start != NULL && kind != DV_PASS_WARMUP) {
 		dv_pass_record_t pre = {.target = ti,
 		                        .list = li,
@@ -865,6 +866,7 @@ void dv_study_free(dv_study_t *s)
 		free(t->flush_cmd);
 		free(t->after_pass_cmd);
 		free(t->server_version);
+		free(t->cost);
 	}
 	free(s->targets);
 	for (size_t i = 0; i < s->n_lists; i++) {

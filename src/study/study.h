@@ -34,10 +34,12 @@ typedef struct dv_target {
 	char *spec;  /* ADDR[:PORT] as given */
 	struct sockaddr_storage addr;
 	socklen_t addr_len;
-	char *addr_text;      /* "127.0.0.1:5300" */
-	char *flush_cmd;      /* --flush LABEL=CMD, or the global --flush; NULL = none */
-	char *after_pass_cmd; /* --after-pass LABEL=CMD, or NULL (then the study's) */
-	char *server_version; /* version.bind CH TXT answer, NULL when none */
+	char *addr_text;         /* "127.0.0.1:5300" */
+	char *flush_cmd;         /* --flush LABEL=CMD, or the global --flush; NULL = none */
+	char *after_pass_cmd;    /* --after-pass LABEL=CMD, or NULL (then the study's) */
+	char *server_version;    /* version.bind CH TXT answer, NULL when none */
+	struct dv_srvcost *cost; /* its server's cost state (engine/servercost.h; owned), NULL =
+	                          * not looked at */
 } dv_target_t;
 
 typedef struct dv_list {

@@ -130,11 +130,14 @@ static void test_header_once(void **state)
 	                    "icmp_port_unreachable,wire_timed,transport,conn_opened,conn_failed,"
 	                    "conn_reset,conn_closed,tls_full,tls_resumed,connect_p50_ms,"
 	                    "connect_p99_ms,handshake_p50_ms,handshake_p99_ms,queries_per_conn,"
-	                    "http_non200,capacity_qps,capacity_verdict");
-	assert_int_equal(DV_CSV_VERSION, 3);
-	assert_int_equal(dv_csv_ncolumns, 45);
+	                    "http_non200,capacity_qps,capacity_verdict,server_cpu_user_s,"
+	                    "server_cpu_sys_s,server_us_per_answer,server_csw_per_answer,"
+	                    "server_syscalls_per_answer,server_rss_end_kb,server_rss_peak_kb");
+	assert_int_equal(DV_CSV_VERSION, 4);
+	assert_int_equal(dv_csv_ncolumns, 52);
+	assert_int_equal(dv_csv_version_columns(3), 45);
 	assert_int_equal(dv_csv_version_columns(2), 30);
-	assert_string_equal(dv_csv_header_version(3), dv_csv_header());
+	assert_string_equal(dv_csv_header_version(4), dv_csv_header());
 	assert_string_equal(dv_csv_header_version(2) + strlen(dv_csv_header_version(2)) - 11,
 	                    ",wire_timed");
 	assert_int_equal(
@@ -146,7 +149,7 @@ static void test_header_once(void **state)
 	assert_string_equal(dv_csv_header_version(1) + strlen(dv_csv_header_version(1)) - 12,
 	                    ",interrupted");
 	assert_null(dv_csv_header_version(0));
-	assert_null(dv_csv_header_version(4));
+	assert_null(dv_csv_header_version(5));
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_non_null(strstr(text, dv_csv_header()));
@@ -154,20 +157,20 @@ static void test_header_once(void **state)
 	                    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
 	                    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
 	                    "0.500000,0.500000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
-	                    "udp,0,0,0,0,0,0,,,,,,0,,\n"
+	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,\n"
 	                    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
 	                    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
 	                    "0.750000,0.750000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
-	                    "udp,0,0,0,0,0,0,,,,,,0,,\n");
+	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,\n");
 	/* Append again: the header is not repeated, rows follow. */
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	second = read_all(path);
 	assert_int_equal(strlen(second), 2 * strlen(text) - strlen(dv_csv_header()) - 1);
 	assert_ptr_equal(strstr(second + 1, "date,host"), NULL);
 
-	assert_int_equal(dv_csv_file_version(path, &err), 3);
+	assert_int_equal(dv_csv_file_version(path, &err), 4);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 3);
+	assert_int_equal(t.version, 4);
 	assert_int_equal(t.n, 4);
 	assert_string_equal(field(&t, 0, "pass"), "cold");
 	assert_string_equal(field(&t, 1, "pass"), "hot");
@@ -251,6 +254,7 @@ static void test_counter_columns(void **state)
 			           c == (size_t)dv_csv_column("handshake_p99_ms") ||
 			           c == (size_t)dv_csv_column("capacity_qps") ||
 			           c == (size_t)dv_csv_column("capacity_verdict") ||
+			           c >= DV_CSV_V3_COLUMNS || /* no server measured */
 			           (r == 1 && c == (size_t)dv_csv_column("queries_per_conn"));
 			if (t.rows[r][c][0] == '\0' && !may)
 				fail_msg("row %zu column %zu is empty", r, c);
@@ -450,7 +454,7 @@ static void test_new_columns_round_trip(void **state)
 	assert_non_null(strstr(text, ",2.000,0,5,613,2,34,1988,udp,"));
 	free(text);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 3);
+	assert_int_equal(t.version, 4);
 	assert_int_equal(t.n, 2);
 	assert_string_equal(field(&t, 0, "client_drops"), "4");
 	assert_string_equal(field(&t, 0, "target_drops"), "612");
@@ -461,6 +465,42 @@ static void test_new_columns_round_trip(void **state)
 	assert_string_equal(field(&t, 1, "target_drops"), "613");
 	assert_string_equal(field(&t, 1, "icmp_port_unreachable"), "34");
 	assert_string_equal(field(&t, 1, "wire_timed"), "1988");
+	dv_csv_table_free(&t);
+	free_study(s);
+}
+
+/* Header version 4 (issue 23): the server's figures, exactly; empty when not measured. */
+static void test_v4_server(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	(void)state;
+
+	dv_server_cost_t *v = &s->passes[1].res.server; /* passes[0] is a warm-up: no row */
+	*v = (dv_server_cost_t){.measured = true,
+	                        .ok = true,
+	                        .answers = 4000,
+	                        .cpu_user_s = 0.01,
+	                        .cpu_sys_s = 0.03,
+	                        .vcsw = 100,
+	                        .ivcsw = 4,
+	                        .rss_end_kb = 5000,
+	                        .rss_peak_kb = 6000,
+	                        .sys_ok = true};
+	v->sys[DV_SYS_ALL] = 8002;
+	s->passes[2].res.server = (dv_server_cost_t){.measured = true, .ok = false};
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_string_equal(field(&t, 0, "server_cpu_user_s"), "0.010");
+	assert_string_equal(field(&t, 0, "server_cpu_sys_s"), "0.030");
+	assert_string_equal(field(&t, 0, "server_us_per_answer"), "10.000");
+	assert_string_equal(field(&t, 0, "server_csw_per_answer"), "0.0260");
+	assert_string_equal(field(&t, 0, "server_syscalls_per_answer"), "2.0005");
+	assert_string_equal(field(&t, 0, "server_rss_end_kb"), "5000");
+	assert_string_equal(field(&t, 0, "server_rss_peak_kb"), "6000");
+	assert_string_equal(field(&t, 1, "server_us_per_answer"), "");
+	assert_string_equal(field(&t, 1, "server_rss_peak_kb"), "");
 	dv_csv_table_free(&t);
 	free_study(s);
 }
@@ -499,12 +539,12 @@ static void test_v3_streams_capacity(void **state)
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_non_null(strstr(text, ",0,0,0,0,0,0,dot,8,1,2,3,5,3,0.100000,0.100000,1.001472,"
-	                             "4.000000,250.000,4,,\n"));
+	                             "4.000000,250.000,4,,,,,,,,,\n"));
 	assert_non_null(strstr(text, ",0,0,0,0,0,0,dot,0,0,0,0,0,0,,,,,,0,16000.000,"
-	                             "generator-bound\n"));
+	                             "generator-bound,,,,,,,\n"));
 	free(text);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 3);
+	assert_int_equal(t.version, 4);
 	assert_string_equal(field(&t, 0, "transport"), "dot");
 	assert_string_equal(field(&t, 0, "conn_opened"), "8");
 	assert_string_equal(field(&t, 0, "handshake_p99_ms"), "4.000000");
@@ -607,6 +647,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_quoting_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_v4_server, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# server-cost: what the server paid over a pass, checked against the test's own reading of
+# /proc around the same pass. The bundled responder: its CPU seconds (utime + stime of
+# /proc/PID/stat) and its context switches (summed over /proc/PID/task/*/status) in the
+# results file agree with the test's within 2% plus one clock tick. (The test's readings
+# bracket dnsvolley's, so they differ only by what the server did between the two readings
+# at each edge: nothing but a stray wake-up on an idle server, yet a reading is truncated to
+# whole ticks, so even a few microseconds of it can show as one tick.) A one-recvfrom,
+# one-sendto echo server: its system calls per answer are exactly 1 recv and 1 send when
+# they can be counted. A PID that is gone or not the target's server: one clear line,
+# the client figures still reported, exit status 0.
+. "$(dirname "$0")/lib.sh"
+[ -x "$DV" ] || skip "dnsvolley not built"
+[ -x "$RESPONDER" ] || skip "dnsvolley-responder not built"
+command -v python3 >/dev/null || skip "python3 not installed"
+
+for i in $(seq 3000); do echo "d$i.example A"; done >"$TMP/list.txt"
+TICK=$(getconf CLK_TCK)
+
+# cpu_ticks PID: utime + stime; csw PID: voluntary + involuntary, summed over the threads.
+cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+csw() { cat /proc/"$1"/task/*/status | awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }'; }
+# sfield FILE KEY: the first pass's server.KEY
+sfield() {
+	python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["passes"][0]["server"]
+k=sys.argv[2].split(".")
+v=s[k[0]] if len(k)==1 else s[k[0]][k[1]]
+print(str(v).lower() if isinstance(v,bool) else v)' "$1" "$2"
+}
+
+# --- the bundled responder, found by its socket
+start_responder resp -T 2
+c0=$(cpu_ticks "$resp_PID") s0=$(csw "$resp_PID")
+"$DV" -s "127.0.0.1:$resp_PORT" -d "$TMP/list.txt" -n 40 -c 4 -q 64 --no-progress \
+	--json "$TMP/r.json" --csv "$TMP/h.csv" --dns-metrics "$TMP/m.jsonl" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+	fail "run exited $?: $(cat "$TMP/err.txt")"
+c1=$(cpu_ticks "$resp_PID") s1=$(csw "$resp_PID")
+stop_responder resp
+assert_eq "server ok" true "$(sfield "$TMP/r.json" ok)"
+assert_eq "found by its socket" auto "$(sfield "$TMP/r.json" source)"
+assert_eq "its PID" "$resp_PID" "$(sfield "$TMP/r.json" pid)"
+assert_eq "answers" "$(jc "$TMP/r.json" completed)" "$(sfield "$TMP/r.json" answers)"
+ours=$(((c1 - c0)))
+theirs=$(python3 -c "import json;s=json.load(open('$TMP/r.json'))['passes'][0]['server'];print(round((s['cpu_user_s']+s['cpu_sys_s'])*$TICK))")
+[ "$ours" -gt 0 ] || fail "the responder used no CPU the test could see"
+slack=$((ours * 2 / 100 + 1))
+assert_le "server CPU ticks (test $ours)" $((ours + slack)) "$theirs"
+assert_ge "server CPU ticks (test $ours)" $((ours - slack)) "$theirs"
+sw=$(python3 -c "import json;s=json.load(open('$TMP/r.json'))['passes'][0]['server'];print(s['voluntary_ctxt_switches']+s['involuntary_ctxt_switches'])")
+ours=$((s1 - s0))
+slack=$((ours * 2 / 100 + 1))
+assert_le "server context switches (test $ours)" $((ours + slack)) "$sw"
+assert_ge "server context switches (test $ours)" $((ours - slack)) "$sw"
+grep -q "^  Server CPU per answer (us): " "$TMP/out.txt" || fail "no Server block in the report"
+assert_eq "dns-metrics: the server's PID" "$resp_PID" \
+	"$(python3 -c 'import json,sys; print([json.loads(l) for l in open(sys.argv[1]) if "\"stats_sum\"" in l and "server" in l][0]["server"]["pid"])' "$TMP/m.jsonl")"
+assert_eq "CSV: server peak RSS" "$(sfield "$TMP/r.json" rss_peak_kb)" \
+	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "server_rss_peak_kb") c = i } NR == 2 { print $c }' "$TMP/h.csv")"
+grep -q "^  Server memory (kB):   RSS " "$TMP/out.txt" || fail "no Server memory line"
+
+# --- the gates: the same file with the server's CPU doubled and its peak RSS up 5%
+python3 - "$TMP/r.json" "$TMP/r2.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["passes"][0]["server"]
+s["cpu_user_s"] *= 2
+s["cpu_sys_s"] *= 2
+s["rss_peak_kb"] = s["rss_peak_kb"] * 105 // 100
+json.dump(d, open(sys.argv[2], "w"))
+P
+rc=0
+"$DV" compare --max-server-cpu-rise 90% --max-server-rss-rise 10% "$TMP/r.json" "$TMP/r2.json" \
+	>"$TMP/cmp.txt" 2>&1 || rc=$?
+assert_eq "cpu doubled: gate fails" 1 "$rc"
+grep -q "server CPU per answer (us) .* rise 100.00% > 90%" "$TMP/cmp.txt" || fail "no cpu gate line: $(cat "$TMP/cmp.txt")"
+grep -q "server peak RSS (kB) .* rise [45]\.[0-9]*% <= 10%" "$TMP/cmp.txt" || fail "no rss gate line: $(cat "$TMP/cmp.txt")"
+rc=0
+"$DV" compare --max-server-cpu-rise 110% --max-server-rss-rise 6% "$TMP/r.json" "$TMP/r2.json" \
+	>"$TMP/cmp.txt" 2>&1 || rc=$?
+assert_eq "within the limits: gates hold" 0 "$rc"
+
+# --- an echo server with one recvfrom and one sendto per query, named by --server-pid
+cat >"$TMP/echo.py" <<'P'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 0))
+open(sys.argv[1], "w").write("%d\n" % s.getsockname()[1])
+while True:
+    d, a = s.recvfrom(4096)
+    d = bytearray(d)
+    d[2] |= 0x80
+    s.sendto(d, a)
+P
+python3 "$TMP/echo.py" "$TMP/echo.port" &
+echo_pid=$!
+_pids+=("$echo_pid")
+for _ in $(seq 200); do [ -s "$TMP/echo.port" ] && break; sleep 0.025; done
+EP=$(cat "$TMP/echo.port")
+"$DV" -s "127.0.0.1:$EP" -d "$TMP/list.txt" -n 2 -c 1 -q 1 --no-progress --server-pid "$echo_pid" \
+	--json "$TMP/e.json" >"$TMP/eout.txt" 2>"$TMP/eerr.txt" || fail "echo run exited $?: $(cat "$TMP/eerr.txt")"
+assert_eq "echo answers" 6000 "$(sfield "$TMP/e.json" answers)"
+assert_eq "named" pid "$(sfield "$TMP/e.json" source)"
+if [ "$(sfield "$TMP/e.json" syscalls.ok)" = true ]; then
+	# the recvfrom it blocks in at each edge: one entered before the pass, one at its end
+	assert_eq "recv calls" 6000 "$(sfield "$TMP/e.json" syscalls.recv)"
+	assert_eq "send calls" 6000 "$(sfield "$TMP/e.json" syscalls.send)"
+	grep -q "Server system calls per answer: .* (recv 1.000, send 1.000" "$TMP/eout.txt" ||
+		fail "system calls per answer not in the report"
+else
+	grep -q "^  Server system calls:  not available: ." "$TMP/eout.txt" ||
+		fail "no reason given for the missing system calls"
+fi
+
+# --- a PID that is not the target's server (the test's own shell): one line, exit 0
+rc=0
+"$DV" -s "127.0.0.1:$EP" -d "$TMP/list.txt" -c 1 -q 1 --no-progress --server-pid $$ \
+	>"$TMP/nout.txt" 2>"$TMP/nerr.txt" || rc=$?
+assert_eq "not ours: exit" 0 "$rc"
+assert_eq "not ours: client figures" 3000 "$(report_field "$TMP/nout.txt" "Queries completed")"
+grep -q "^  Server:               not measured: server PID $$ is not the target's server (it holds none of its sockets; PID $echo_pid does)$" "$TMP/nout.txt" ||
+	fail "not ours: no clear line: $(grep Server "$TMP/nout.txt")"
+assert_eq "not ours: one warning" 1 "$(grep -c "server not measured" "$TMP/nerr.txt")"
+
+# --- a PID that is gone
+sleep 0 & gone=$!
+wait "$gone"
+rc=0
+"$DV" -s "127.0.0.1:$EP" -d "$TMP/list.txt" -c 1 -q 1 --no-progress --server-pid "$gone" \
+	--json "$TMP/g.json" >"$TMP/gout.txt" 2>"$TMP/gerr.txt" || rc=$?
+assert_eq "gone: exit" 0 "$rc"
+assert_eq "gone: client figures" 3000 "$(jc "$TMP/g.json" completed)"
+grep -q "^  Server:               not measured: server PID $gone is gone (no such process)$" "$TMP/gout.txt" ||
+	fail "gone: no clear line"
+assert_eq "gone: results file" false "$(sfield "$TMP/g.json" ok)"
+
+# --- bad flags
+rc=0
+"$DV" -s "127.0.0.1:$EP" --server-pid abc -d "$TMP/list.txt" >/dev/null 2>"$TMP/bad.txt" || rc=$?
+assert_eq "bad pid: exit" 2 "$rc"
+grep -q "server-pid: 'abc' is not a process ID" "$TMP/bad.txt" || fail "bad pid: $(cat "$TMP/bad.txt")"
+kill "$echo_pid"
+echo "server-cost: ok"
