@@ -116,8 +116,6 @@ static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
 	if (st->replay.tsig_on &&
 	    (rc = dv_tsig_sign_list(&l->ql, &st->replay.tsig, tsig_time_s(), err)) != 0)
 		return rc;
-}
-
 	say_schedule(st, l);
 	if (l->ql.client != NULL && st->run.threads > 1)
 		return dv_err_set(err, -EINVAL,
