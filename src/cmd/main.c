@@ -329,7 +329,11 @@ static bool any_pass_unanswered(const dv_study_t *st)
 	return false;
 }
 
-/* A reported pass, not interrupted, that sent no query at all: its figures say nothing. */
+/*
+ * A reported pass, not interrupted, that sent no query at all: its figures say nothing. A
+ * capacity search is judged by its steps (its figures are those of the last passing step,
+ * zero when none passed: the search's verdict says why).
+ */
 static bool any_pass_sent_nothing(const dv_study_t *st)
 {
 	size_t i;
@@ -337,7 +341,7 @@ static bool any_pass_sent_nothing(const dv_study_t *st)
 	for (i = 0; i < st->n_passes; i++) {
 		const dv_counters_t *c = &st->passes[i].res.stats.c;
 		if (st->passes[i].kind != DV_PASS_WARMUP && !st->passes[i].res.interrupted &&
-		    c->sent + c->not_sent == 0)
+		    !st->passes[i].cap.searched && c->sent + c->not_sent == 0)
 			return true;
 	}
 	return false;

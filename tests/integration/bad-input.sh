@@ -87,7 +87,8 @@ grep -qF "2 sockets, 2 threads" out.txt || fail "-T 4 -c 2: not 2 threads: $(gre
 expect 0 "note: -T 32: using 32 sockets (-c), one per thread" --no-progress -s "$S" -d l.txt -T 32
 grep -qF "32 sockets, 32 threads" out.txt || fail "-T 32: $(grep Pass: out.txt)"
 expect 2 "--tls-sni needs TLS (-m dot or -m doh), not -m tcp" -s "$S" -d l.txt -m tcp --tls-sni x
-expect 2 "-y: TSIG is not supported yet; dnsvolley sends unsigned queries" -s "$S" -d l.txt -y k:c2VjcmV0
+expect 2 "-y: 'k' is not [ALG:]NAME:SECRET" -s "$S" -d l.txt -y k
+expect 2 "-y: 'hmac-foo' is not a TSIG algorithm" -s "$S" -d l.txt -y hmac-foo:k:c2VjcmV0
 expect 2 "-u: dynamic updates are not supported yet" -s "$S" -d l.txt -u
 expect 2 "l.txt: record 1: message of " -s "$S" -d l.txt -B # stops at its first bad record (issue 28)
 expect 2 "-O num-queries-per-conn needs a connection transport (-m tcp, dot or doh), not -m udp" -s "$S" -d l.txt -O num-queries-per-conn=10
@@ -107,7 +108,7 @@ expect 2 "of different address families" -s "$S" -d l.txt -a ::1
 expect 2 "-d -: standard input can be read once" -s "$S" -d - -d -
 expect 2 "-d: two lists are labelled 'l.txt'" -s "$S" -d l.txt -d l.txt
 expect 2 "--passes: 'warm' is not a pass kind" -s "$S" -d l.txt --passes warm
-expect 2 "--max-qps-drop, --max-p99-rise and --max-capacity-drop need --baseline FILE" -s "$S" -d l.txt --max-qps-drop 5
+expect 2 "--max-qps-drop, --max-p99-rise, --max-capacity-drop and --max-server-cpu/rss-rise need --baseline FILE" -s "$S" -d l.txt --max-qps-drop 5
 expect 2 "unexpected argument 'extra'" -s "$S" -d l.txt extra
 
 # Flush commands: a cold pass without one is refused; one that fails stops the study.

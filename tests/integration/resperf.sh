@@ -75,5 +75,5 @@ grep -q '^  Lost at that point: *[0-9.]*%$' "$TMP/dv" || fail "no 'Lost at that 
 # 5: an interval is cut where the clock says, so a descheduled generator makes longer
 # ones, never fewer than the elapsed time holds (one merge allowed for the edges).
 assert_ge "plot lines" 5 "$(grep -vc '^#' "$TMP/dv.plot")"
-assert_eq "plot columns (resperf's six)" 6 "$(awk '!/^#/ { print NF; exit }' "$TMP/dv.plot")"
+assert_eq "plot columns (resperf 2.x's eight)" 8 "$(awk '!/^#/ { print NF; exit }' "$TMP/dv.plot")"
 [ -s "$TMP/chart/resperf.png" ] || fail "no resperf.png"
