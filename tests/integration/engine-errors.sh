@@ -58,7 +58,7 @@ for C in 2 1; do
 done
 
 # Bad flags: a message naming the problem, exit 2.
-for args in "-q 0" "-c abc" "-t -1" "-Q 0" "--bogus" "-p 70000" "-m quic" "-y k:c2VjcmV0" "-s" "--passes warm"; do
+for args in "-q 0" "-c abc" "-t -1" "-Q 0" "--bogus" "-p 70000" "-m quic" "-y k" "-s" "--passes warm"; do
 	set +e
 	# shellcheck disable=SC2086
 	"$DV" $args -d "$LIST" >"$TMP/bad.out" 2>"$TMP/bad.err"
