@@ -36,7 +36,8 @@ static void put_opt(dv_qflags_t *f, uint16_t code, const uint8_t *data, uint16_t
 	o[1] = (uint8_t)code;
 	o[2] = (uint8_t)(n >> 8);
 	o[3] = (uint8_t)n;
-	memcpy(o + 4, data, n);
+	if (n > 0) /* +nsid has no data (memcpy from NULL is undefined even for 0) */
+		memcpy(o + 4, data, n);
 	f->opts_len = (uint16_t)(f->opts_len + 4 + n);
 	f->edns = true;
 }
