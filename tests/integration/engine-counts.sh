@@ -82,10 +82,8 @@ assert_eq "late: completed" 0 "$(f "$TMP/late" "Queries completed")"
 assert_eq "late: lost = sent" "$sent" "$(f "$TMP/late" "Queries lost")"
 # Every answer that came back before the drain ended is late, never more than were
 # sent (exact at any load). How many come back in time (all but the last ~400 idle)
-# depends on the responder's 300 ms timers: bench/timing-bounds.sh engine-rate. At least
-# one does: the first answer is due 0.3 s into a 1 s run, and only a responder denied
-# the CPU for the rest of the run could miss it.
-assert_ge "late: late answers" 1 "$late"
+# depends on the responder's 300 ms timers and the CPU it gets, so even "at least one"
+# is a bench figure: bench/timing-bounds.sh engine-rate.
 assert_le "late: late answers" "$sent" "$late"
 assert_eq "late: late answers are not unexpected" 0 "$(f "$TMP/late" "Unexpected answers")"
 echo "engine-counts: all assertions hold"
