@@ -52,7 +52,7 @@ hs() {
 dv() {
 	local name=$1 want=$2 rc=0 t0=$SECONDS
 	shift 2
-	"$MAXRSS" "$TMP/$name.rss" timeout 100 "$DV" --no-progress -s 127.0.0.1 \
+	"$MAXRSS" "$TMP/$name.rss" "${RSS_ENV[@]}" timeout 100 "$DV" --no-progress -s 127.0.0.1 \
 		--json "$TMP/$name.json" "$@" >"$TMP/$name.txt" 2>"$TMP/$name.err" || rc=$?
 	[ "$rc" != 124 ] || fail "$name: no end within the guard (hang)"
 	clean "$TMP/$name.err"

@@ -59,9 +59,9 @@ assert_eq "flood: malformed" 0 "$(f "$TMP/flood" "Malformed answers")"
 # 2. Memory under a flood is flat: peak RSS of a 10x longer flooded run (600,000
 #    datagrams instead of 60,000) within 10% + 1 MiB of the short one.
 start_hostile S --flood 5
-"$MAXRSS" "$TMP/short.rss" timeout 120 "$DV" --no-progress -s 127.0.0.1 -p "$S_PORT" -d "$LIST" \
+"$MAXRSS" "$TMP/short.rss" "${RSS_ENV[@]}" timeout 120 "$DV" --no-progress -s 127.0.0.1 -p "$S_PORT" -d "$LIST" \
 	-n 1 -q 50 -c 4 -t 2 >"$TMP/short" 2>&1 || fail "short flood: $(cat "$TMP/short")"
-"$MAXRSS" "$TMP/long.rss" timeout 120 "$DV" --no-progress -s 127.0.0.1 -p "$S_PORT" -d "$LIST" \
+"$MAXRSS" "$TMP/long.rss" "${RSS_ENV[@]}" timeout 120 "$DV" --no-progress -s 127.0.0.1 -p "$S_PORT" -d "$LIST" \
 	-n 10 -q 50 -c 4 -t 2 >"$TMP/long" 2>&1 || fail "long flood: $(cat "$TMP/long")"
 stop_responder S
 assert_eq "long flood: completed" 100000 "$(f "$TMP/long" "Queries completed")"
