@@ -151,6 +151,9 @@ static void verbose_line(dv_engine_t *e, const char *status, uint32_t qidx, doub
 	else
 		snprintf(type, sizeof(type), "TYPE%u", qtype);
 	dv_wire_name_to_text(q, len, DV_DNS_HEADER_LEN, name, sizeof(name));
+	size_t nlen = strlen(name);
+	if (nlen > 1 && name[nlen - 1] == '.')
+		name[nlen - 1] = '\0'; /* as dnsperf prints it: no trailing dot but the root's */
 	/* One fprintf per line: stdio locks the stream, so worker lines never interleave. */
 	if (latency_s >= 0)
 		fprintf(e->verbose, "> %s %s %s %.6f\n", status, name, type, latency_s);

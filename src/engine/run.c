@@ -604,7 +604,8 @@ static void sample_host(const dv_run_config_t *cfg, dv_host_sample_t *h)
 /*
  * Intervals by send time: the workers' buckets summed, written over the
  * recorded series' sent, completed and lost (queries sent after the last
- * boundary belong to the last interval), then printed when -S prints.
+ * boundary belong to the last interval), then printed when -S prints in
+ * dnsvolley's format (dnsperf's has no such lines).
  */
 static void intervals_by_send_time(dv_pass_t *p, uint32_t started)
 {
@@ -626,8 +627,8 @@ static void intervals_by_send_time(dv_pass_t *p, uint32_t started)
 			iv->failed += e->bucket[k].failed;
 		}
 	}
-	if (!p->cfg->interval_print)
-		return;
+	if (!p->cfg->interval_print || p->cfg->interval_dnsperf)
+		return; /* dnsperf's format has its "SECONDS.USEC: QPS" lines only */
 	FILE *out = p->cfg->out != NULL ? p->cfg->out : stdout;
 	for (k = 0; k < res->n_intervals; k++) {
 		const dv_interval_t *iv = &res->intervals[k];

@@ -18,7 +18,7 @@ while read -r mark status name type lat extra; do
 	n=$((n + 1))
 	want_type=${types[$((n % 5))]}
 	[ "$mark" = ">" ] || fail "line $n: no '>'"
-	[ "$name" = "v$n.example." ] || fail "line $n: name $name, expected v$n.example."
+	[ "$name" = "v$n.example" ] || fail "line $n: name $name, expected v$n.example (no trailing dot, as dnsperf prints it)"
 	[ "$type" = "$want_type" ] || fail "line $n: type $type, expected $want_type"
 	[ -z "$extra" ] || fail "line $n: a sixth field: $extra"
 	if [ $((n % 4)) = 0 ]; then
