@@ -3,11 +3,12 @@
 libdnsvolley_la_SOURCES += src/input/querylist.c src/input/querylist.h \
 	src/input/input.c src/input/input.h src/input/input_types.h src/input/capbuild.c src/input/capbuild.h \
 	src/input/binary.c src/input/pcap.c src/input/dnstap.c src/input/replay.c src/input/replay.h \
-	src/input/qflags.c src/input/qflags.h src/input/tsig.c src/input/tsig.h
+	src/input/qflags.c src/input/qflags.h src/input/tsig.c src/input/tsig.h \
+	src/input/update.c src/input/update.h
 
 if HAVE_CMOCKA
 INPUT_UNIT = tests/unit/input/test_querylist tests/unit/input/test_input tests/unit/input/test_replay \
-	tests/unit/input/test_qflags tests/unit/input/test_tsig
+	tests/unit/input/test_qflags tests/unit/input/test_tsig tests/unit/input/test_update
 check_PROGRAMS += $(INPUT_UNIT)
 TESTS += $(INPUT_UNIT)
 tests_unit_input_test_input_LDADD = $(LDADD) $(FSTRM_LIBS)

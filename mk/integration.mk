@@ -30,7 +30,7 @@ INTEGRATION_TESTS = \
 	tests/integration/mpi.sh tests/integration/mpi-study.sh tests/integration/mpi-netns.sh
 # issue 24: resperf's flags and plot file, --capture-server, per-line flags, TSIG, updates
 INTEGRATION_TESTS += tests/integration/resperf-flags.sh tests/integration/capture-server.sh \
-	tests/integration/query-flags.sh tests/integration/tsig.sh
+	tests/integration/query-flags.sh tests/integration/tsig.sh tests/integration/update.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
 # how this build is configured, so the sanitizer builds leave it out.
 if !SANITIZED

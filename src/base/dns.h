@@ -18,6 +18,9 @@
 #define DV_DNS_AA           0x04
 #define DV_DNS_TC           0x02
 #define DV_DNS_RD           0x01
+/* Opcodes (the header's 4-bit OPCODE field). */
+#define DV_DNS_OPCODE_QUERY  0
+#define DV_DNS_OPCODE_UPDATE 5 /* RFC 2136 */
 /* Header octet 3: RA | Z | AD | CD | RCODE (low 4 bits). */
 #define DV_DNS_RCODE_MASK 0x0f
 
@@ -25,11 +28,13 @@
 #define DV_DNS_EDNS_DO 0x8000
 
 /* Types and classes used here. */
-#define DV_DNS_TYPE_A    1
-#define DV_DNS_TYPE_SOA  6
-#define DV_DNS_TYPE_AAAA 28
-#define DV_DNS_TYPE_OPT  41
-#define DV_DNS_CLASS_IN  1
+#define DV_DNS_TYPE_A     1
+#define DV_DNS_TYPE_SOA   6
+#define DV_DNS_TYPE_AAAA  28
+#define DV_DNS_TYPE_OPT   41
+#define DV_DNS_CLASS_IN   1
+#define DV_DNS_CLASS_NONE 254 /* RFC 2136: "RRset does not exist", "delete an RR" */
+#define DV_DNS_CLASS_ANY  255
 
 /* Response codes (4 bits in the header; EDNS extends them to 12 with the OPT TTL's top octet). */
 #define DV_DNS_RCODE_NOERROR  0

@@ -952,7 +952,7 @@ static int check_stream(parse_state_t *ps, dv_err_t *err)
 	return 0;
 }
 
-/* dnsperf's flags beyond the common ones: -m -O -W -B -y -u, --interval-format. */
+/* dnsperf's flags beyond the common ones: -m -O -W -y, --interval-format (-B, -u: cli_replay.c). */
 static int opt_dnsperf(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 {
 	switch (c) {
@@ -969,10 +969,6 @@ static int opt_dnsperf(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case 'y': /* TSIG: the list is signed ahead of the run (src/input/tsig.h) */
 		ps->cfg->study.replay.tsig_on = true;
 		return dv_tsig_key_parse(&ps->cfg->study.replay.tsig, val, err);
-	case 'u':
-		return dv_err_set(err, -EINVAL,
-		                  "-u: dynamic updates are not supported yet; dnsvolley sends "
-		                  "queries (NAME TYPE lists)");
 	case OPT_INTERVAL_FORMAT:
 		if (strcmp(val, "dnsperf") == 0)
 			ps->cfg->study.run.interval_dnsperf = true;

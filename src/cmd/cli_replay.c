@@ -95,7 +95,11 @@ int dv_cli_replay_opt(dv_study_t *st, int c, const char *val, dv_err_t *err)
 
 	switch (c) {
 	case 'B':
-		st->input_kind = DV_INPUT_BINARY;
+	case 'u': /* dnsperf: -B and -u exclude each other */
+		if (st->input_kind == (c == 'B' ? DV_INPUT_UPDATE : DV_INPUT_BINARY))
+			return dv_err_set(err, -EINVAL,
+			                  "-B and -u: a list is either -B messages or -u updates");
+		st->input_kind = c == 'B' ? DV_INPUT_BINARY : DV_INPUT_UPDATE;
 		return 0;
 	case DV_OPT_INPUT:
 		if (strcmp(val, "auto") == 0) {
@@ -103,9 +107,9 @@ int dv_cli_replay_opt(dv_study_t *st, int c, const char *val, dv_err_t *err)
 			return 0;
 		}
 		if (dv_input_kind_parse(val, &st->input_kind, err) != 0)
-			return dv_err_set(err, -EINVAL,
-			                  "--input: '%s' is not pcap, dnstap, binary, text or auto",
-			                  val);
+			return dv_err_set(
+			    err, -EINVAL,
+			    "--input: '%s' is not pcap, dnstap, binary, text, update or auto", val);
 		return 0;
 	case DV_OPT_TIMING:
 		return dv_replay_timing_parse(val, &o->timing, err);
@@ -152,8 +156,10 @@ int dv_cli_replay_finish(dv_study_t *st, dv_err_t *err)
 void dv_cli_replay_usage(FILE *out)
 {
 	fputs("Replay (captured traffic; doc/querylists.md):\n"
-	      "  --input pcap|dnstap|binary|text|auto  kind of every -d input (auto: detect)\n"
+	      "  --input pcap|dnstap|binary|text|update|auto  kind of every -d input (auto:\n"
+	      "                         detect)\n"
 	      "  -B                     dnsperf's binary format (= --input binary)\n"
+	      "  -u                     dynamic updates in dnsperf's format (= --input update)\n"
 	      "  --timing list|original  list order only (list), or each query at its captured\n"
 	      "                         offset (original)      --speed X  offsets / X (1)\n"
 	      "  --client-range ADDR/PREFIX  a source address per client (default: a port each)\n"

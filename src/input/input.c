@@ -14,8 +14,9 @@
 #include <unistd.h>
 
 #include "input/capbuild.h"
+#include "input/update.h"
 
-static const char *const kind_names[] = {"auto", "text", "binary", "pcap", "dnstap"};
+static const char *const kind_names[] = {"auto", "text", "binary", "pcap", "dnstap", "update"};
 
 const char *dv_input_kind_name(dv_input_kind_t kind)
 {
@@ -31,7 +32,8 @@ int dv_input_kind_parse(const char *s, dv_input_kind_t *kind, dv_err_t *err)
 			*kind = (dv_input_kind_t)i;
 			return 0;
 		}
-	return dv_err_set(err, -EINVAL, "--input: '%s' is not pcap, dnstap, binary or text", s);
+	return dv_err_set(err, -EINVAL, "--input: '%s' is not pcap, dnstap, binary, text or update",
+	                  s);
 }
 
 static uint32_t be32(const uint8_t *p)
@@ -112,7 +114,7 @@ static void stats_init(dv_input_stats_t *st, dv_input_kind_t kind)
 {
 	memset(st, 0, sizeof(*st));
 	st->kind = kind;
-	st->pos_unit = kind == DV_INPUT_TEXT ? "line" : "record";
+	st->pos_unit = kind == DV_INPUT_TEXT || kind == DV_INPUT_UPDATE ? "line" : "record";
 }
 
 /* Captured kinds from memory (pcap through fmemopen). */
@@ -159,9 +161,12 @@ int dv_input_load_buffer(dv_querylist_t *ql, const uint8_t *buf, size_t len, con
 	if (kind == DV_INPUT_AUTO)
 		kind = dv_input_detect(buf, len);
 	stats_init(st, kind);
-	if (kind != DV_INPUT_TEXT)
+	if (kind == DV_INPUT_UPDATE)
+		rc = dv_update_load_buffer(ql, (const char *)buf, len, name, &o->ql, err);
+	else if (kind != DV_INPUT_TEXT)
 		return load_captured(ql, buf, len, name, kind, o, st, err);
-	rc = dv_querylist_load_buffer(ql, (const char *)buf, len, name, &o->ql, err);
+	else
+		rc = dv_querylist_load_buffer(ql, (const char *)buf, len, name, &o->ql, err);
 	st->records = ql->lines;
 	st->queries = ql->count;
 	st->malformed = ql->skipped;

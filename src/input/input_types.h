@@ -13,6 +13,7 @@ typedef enum dv_input_kind {
 	DV_INPUT_BINARY,   /* dnsperf -B: 2-octet big-endian length + wire message, repeated */
 	DV_INPUT_PCAP,     /* pcap or pcapng (libpcap decides which) */
 	DV_INPUT_DNSTAP,   /* Frame Streams file of protobuf:dnstap.Dnstap */
+	DV_INPUT_UPDATE,   /* dnsperf -u: blocks of dynamic updates (update.h); never detected */
 } dv_input_kind_t;
 
 typedef enum dv_dnstap_want {

@@ -51,6 +51,12 @@ void dv_querylist_options_init(dv_querylist_options_t *opts);
  */
 int dv_querylist_add_edns_option(dv_querylist_options_t *opts, const char *spec, dv_err_t *err);
 
+/*
+ * The OPT RR every query of a list built with opts ends with, into out (at least
+ * DV_DNS_OPT_RR_LEN + DV_QUERYLIST_EDNS_OPTS_MAX octets): its length, 0 without EDNS.
+ */
+size_t dv_querylist_opt_rr(const dv_querylist_options_t *opts, uint8_t *out);
+
 typedef struct dv_querylist {
 	uint8_t *arena; /* wire bytes of all queries, back to back */
 	size_t arena_len;

@@ -1,22 +1,25 @@
 /* fuzz_querylist: libFuzzer target for the query-list parser and compiler
- * (dv_querylist_load_buffer). */
+ * (dv_querylist_load_buffer) and the -u update reader (dv_update_load_buffer). */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
 #include "input/querylist.h"
+#include "input/update.h"
+#include "base/dns.h"
 #include "base/wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /*
- * The first byte picks the options (RD, EDNS, DO, skip-bad, buffer size), the
- * rest is the list text. Whatever loads must satisfy the compiled-list contract
- * the engine relies on: offsets increase, every query is a complete message the
- * wire module can walk, and no query is longer than the engine's send buffer.
+ * The first byte picks the options (RD, EDNS, DO, skip-bad, buffer size) and the
+ * reader (0x20: -u updates), the rest is the list text. Whatever loads must satisfy the
+ * compiled-list contract the engine relies on: offsets increase, every query is a complete message
+ * the wire module can walk, and no query is longer than the engine's send buffer.
  */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -34,8 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.skip_bad = (data[0] & 8) != 0;
 	o.edns_bufsize = (data[0] & 16) ? 512 : 0;
 	memset(&ql, 0, sizeof(ql));
-	if (dv_querylist_load_buffer(&ql, (const char *)data + 1, size - 1, "fuzz", &o, &err) !=
-	    0) {
+	bool update = (data[0] & 32) != 0;
+	int rc =
+	    update
+	        ? dv_update_load_buffer(&ql, (const char *)data + 1, size - 1, "fuzz", &o, &err)
+	        : dv_querylist_load_buffer(&ql, (const char *)data + 1, size - 1, "fuzz", &o, &err);
+	if (rc != 0) {
 		if (err.msg[0] == '\0' || memchr(err.msg, '\0', sizeof(err.msg)) == NULL)
 			abort(); /* an error must come with a message */
 		if (ql.count != 0 || ql.arena != NULL)
@@ -52,6 +59,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		qlen = dv_wire_question_len(q, len);
 		if (qlen < 5 || DV_WIRE_QDCOUNT(q) != 1 || DV_WIRE_QR(q))
+			abort();
+		/* The engine matches answers on this many octets after the header. */
+		if (dv_querylist_question_len(&ql, i) != qlen)
+			abort();
+		if (update &&
+		    (q[2] & DV_DNS_OPCODE_MASK) >> DV_DNS_OPCODE_SHIFT != DV_DNS_OPCODE_UPDATE)
 			abort();
 	}
 	dv_querylist_free(&ql);

@@ -89,7 +89,7 @@ grep -qF "32 sockets, 32 threads" out.txt || fail "-T 32: $(grep Pass: out.txt)"
 expect 2 "--tls-sni needs TLS (-m dot or -m doh), not -m tcp" -s "$S" -d l.txt -m tcp --tls-sni x
 expect 2 "-y: 'k' is not [ALG:]NAME:SECRET" -s "$S" -d l.txt -y k
 expect 2 "-y: 'hmac-foo' is not a TSIG algorithm" -s "$S" -d l.txt -y hmac-foo:k:c2VjcmV0
-expect 2 "-u: dynamic updates are not supported yet" -s "$S" -d l.txt -u
+expect 2 "l.txt:1: a zone line holds the zone name alone (stray 'SOA'; -u reads updates" -s "$S" -d l.txt -u
 expect 2 "l.txt: record 1: message of " -s "$S" -d l.txt -B # stops at its first bad record (issue 28)
 expect 2 "-O num-queries-per-conn needs a connection transport (-m tcp, dot or doh), not -m udp" -s "$S" -d l.txt -O num-queries-per-conn=10
 expect 2 "-O: 'colour' is not a long option" -s "$S" -d l.txt -O colour=red

@@ -20,7 +20,7 @@ assert_eq "subcommands" "capacity resperf compare plot report merge" "$(reply "$
 assert_eq "-m" "udp tcp dot doh" "$(reply "$DV" -m "")"
 assert_eq "resperf -m (a rate)" "" "$(reply "$DV" resperf -m "")"
 assert_eq "--clock" "wire app" "$(reply "$DV" --clock "")"
-assert_eq "--input" "pcap dnstap binary text auto" "$(reply "$DV" --input "")"
+assert_eq "--input" "pcap dnstap binary text update auto" "$(reply "$DV" --input "")"
 assert_eq "--timing" "list original" "$(reply "$DV" --timing "")"
 assert_eq "--interval-format" "dnsvolley dnsperf" "$(reply "$DV" --interval-format "")"
 assert_eq "--doh-method" "GET POST" "$(reply "$DV" --doh-method "")"

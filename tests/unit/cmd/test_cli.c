@@ -208,7 +208,8 @@ static void test_dnsperf_only_flags(void **state)
 	EXPECT_ERROR("-m: 'quic' is not a mode (udp, tcp, dot or doh)", "-m", "quic");
 	EXPECT_ERROR("-y: 'hmac-foo' is not a TSIG algorithm", "-y", "hmac-foo:k:c2VjcmV0");
 	EXPECT_ERROR("-y: 'k' is not [ALG:]NAME:SECRET", "-y", "k");
-	EXPECT_ERROR("-u: dynamic updates are not supported yet", "-u");
+	EXPECT_ERROR("-B and -u: a list is either -B messages or -u updates", "-u", "-B");
+	EXPECT_ERROR("-B and -u: a list is either -B messages or -u updates", "-B", "-u");
 	EXPECT_ERROR("-O suppress: 'noise' is not a message type", "-O", "suppress=timeouts,noise");
 	EXPECT_ERROR("-O num-queries-per-conn needs a connection transport (-m tcp, dot or doh), "
 	             "not -m udp",
