@@ -24,6 +24,10 @@ int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity, 
 	if (rc != 0)
 		return rc;
 	e->ql = ql;
+	if (ql->tsig_key != NULL && (e->tsigv = dv_tsig_verifier_new(ql->tsig_key)) == NULL) {
+		dv_window_free(&e->win);
+		return -ENOMEM;
+	}
 	dv_stats_init(&e->stats);
 	e->timeout_ns = timeout_ns;
 	e->next_seq = first_seq;
@@ -37,6 +41,8 @@ void dv_engine_free(dv_engine_t *e)
 	if (e == NULL)
 		return;
 	dv_window_free(&e->win);
+	dv_tsig_verifier_free(e->tsigv);
+	e->tsigv = NULL;
 	free(e->bucket);
 	e->bucket = NULL;
 	e->nbucket = 0;
@@ -161,11 +167,17 @@ static void verbose_line(dv_engine_t *e, const char *status, uint32_t qidx, doub
 		fprintf(e->verbose, "> %s %s %s\n", status, name, type);
 }
 
-/* -y: the answer's TSIG outcome, counted apart (doc/numbers.md). */
-static void count_tsig(dv_counters_t *c, const uint8_t *buf, size_t len, size_t rqlen)
+/* -y: the answer's TSIG outcome, its MAC verified, counted apart (doc/numbers.md). */
+static void count_tsig(dv_engine_t *eng, const uint8_t *buf, size_t len, size_t rqlen,
+                       uint32_t qidx)
 {
-	int e = dv_tsig_answer_error(buf, len, rqlen);
+	dv_counters_t *c = &eng->stats.c;
+	size_t qlen;
+	const uint8_t *q = dv_querylist_get(eng->ql, qidx, &qlen);
+	int e = eng->tsigv != NULL ? dv_tsig_verify_answer(eng->tsigv, q, qlen, buf, len, rqlen)
+	                           : dv_tsig_answer_error(buf, len, rqlen);
 
+	c->tsig_badmac += e == DV_TSIG_BADMAC;
 	c->tsig_unsigned += e == DV_TSIG_UNSIGNED;
 	c->tsig_badsig += e == DV_TSIG_BADSIG;
 	c->tsig_badkey += e == DV_TSIG_BADKEY;
@@ -299,7 +311,7 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 		e->stats.c.completed++;
 		e->stats.c.rcode[rcode]++;
 		if (e->ql->tsig)
-			count_tsig(&e->stats.c, buf, len, rqlen);
+			count_tsig(e, buf, len, rqlen, s->qidx);
 		if (DV_WIRE_TC(buf)) {
 			e->stats.c.truncated++;
 			if (e->tc_fn != NULL)

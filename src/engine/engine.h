@@ -32,6 +32,7 @@ typedef struct dv_send_bucket {
 
 typedef struct dv_engine {
 	const dv_querylist_t *ql;
+	struct dv_tsig_verifier *tsigv; /* -y: checks the answers' MACs (src/input/tsig.h) */
 	dv_window_t win;
 	dv_stats_t stats;
 	uint64_t timeout_ns;

@@ -157,7 +157,10 @@ typedef struct dv_qtype_count {
 	 * without an answer (a jittered exponential delay, 50 ms to 2 s) */                       \
 	X(conn_backoffs, NULL, NULL, DV_CTR_OPTIONAL)                                              \
 	/* truncated answers not asked again: no TCP connection to the server could be made */     \
-	X(tc_no_conn, NULL, NULL, DV_CTR_OPTIONAL)
+	X(tc_no_conn, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
+	/* -y: answers with TSIG error 0 whose MAC does not verify (another key or algorithm, a    \
+	 * forged or altered answer; also in completed, never signed-OK) */                        \
+	X(tsig_badmac, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

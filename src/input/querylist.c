@@ -130,6 +130,7 @@ void dv_querylist_free(dv_querylist_t *ql)
 	free(ql->qlen);
 	free(ql->ts_ns);
 	free(ql->client);
+	free(ql->tsig_key);
 	memset(ql, 0, sizeof(*ql));
 }
 

@@ -82,6 +82,7 @@ typedef struct dv_querylist {
 	 */
 	uint64_t period_ns;
 	bool tsig; /* every query carries a TSIG RR (src/input/tsig.h): answers are checked */
+	struct dv_tsig_key *tsig_key; /* the key that signed it, for the answers' MACs (owned) */
 } dv_querylist_t;
 
 /*

@@ -177,12 +177,14 @@ int dv_tsig_sign_list(dv_querylist_t *ql, const dv_tsig_key_t *k, uint64_t now_s
 	uint16_t *qlen = malloc(ql->count * sizeof(*qlen) + 1);
 	EVP_MAC *hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	EVP_MAC_CTX *ctx = hmac != NULL ? EVP_MAC_CTX_new(hmac) : NULL;
+	dv_tsig_key_t *key = malloc(sizeof(*key));
 	int rc = 0;
 
-	if (arena == NULL || off == NULL || qlen == NULL || ctx == NULL) {
+	if (arena == NULL || off == NULL || qlen == NULL || ctx == NULL || key == NULL) {
 		rc = dv_err_set(err, -ENOMEM, "TSIG: out of memory (or no HMAC in OpenSSL)");
 		goto out;
 	}
+	*key = *k;
 	for (size_t i = 0; i < ql->count; i++) {
 		const uint8_t *q = dv_querylist_get(ql, i, &len);
 		if (len + extra > DV_QUERYLIST_WIRE_MAX) {
@@ -205,39 +207,171 @@ int dv_tsig_sign_list(dv_querylist_t *ql, const dv_tsig_key_t *k, uint64_t now_s
 	free(ql->arena), free(ql->off), free(ql->qlen);
 	ql->arena = arena, ql->off = off, ql->qlen = qlen, ql->arena_len = w;
 	ql->tsig = true;
-	arena = NULL, off = NULL, qlen = NULL;
+	free(ql->tsig_key);
+	ql->tsig_key = key;
+	arena = NULL, off = NULL, qlen = NULL, key = NULL;
 out:
-	free(arena), free(off), free(qlen);
+	free(arena), free(off), free(qlen), free(key);
 	EVP_MAC_CTX_free(ctx);
 	EVP_MAC_free(hmac);
 	return rc;
 }
 
-int dv_tsig_answer_error(const uint8_t *msg, size_t len, size_t rqlen)
+/* Where an answer's TSIG RR (its last record) and its fields are. */
+typedef struct tsig_rr {
+	size_t start;        /* offset of the RR (its owner, the key name) */
+	size_t key, key_len; /* the owner name (uncompressed, RFC 8945 section 4.2) */
+	size_t alg, alg_len; /* the algorithm name */
+	size_t time;         /* time signed (6) and fudge (2) */
+	size_t mac, mac_len;
+	uint16_t orig_id, error;
+	size_t other; /* other len (2) and other data, to the end */
+} tsig_rr_t;
+
+/* Offset after the uncompressed name at c's position; 0 when it is compressed or bad. */
+static size_t plain_name(dv_wire_cursor_t *c)
+{
+	while (c->ok && c->pos < c->len) {
+		uint8_t l = c->base[c->pos];
+		if ((l & DV_DNS_PTR) != 0)
+			return 0;
+		dv_wire_skip(c, 1u + l);
+		if (l == 0)
+			return c->ok ? c->pos : 0;
+	}
+	return 0;
+}
+
+/* Find msg's TSIG RR (the last record); false when it has none or it cannot be walked. */
+static bool find_tsig(const uint8_t *msg, size_t len, size_t rqlen, tsig_rr_t *t)
 {
 	dv_wire_cursor_t c;
 	unsigned n =
 	    (unsigned)dv_wire_get16(msg + 6) + dv_wire_get16(msg + 8) + dv_wire_get16(msg + 10);
 
 	if (dv_wire_get16(msg + 10) == 0)
-		return DV_TSIG_UNSIGNED;
+		return false;
 	dv_wire_cursor_init(&c, msg, len, DV_DNS_HEADER_LEN + rqlen);
-	for (unsigned i = 0; i < n && c.ok; i++) {
-		uint16_t type, rdlen;
+	for (unsigned i = 0; i + 1 < n && c.ok; i++) {
 		dv_wire_skip_name(&c);
-		type = dv_wire_read16(&c);
-		dv_wire_skip(&c, 6); /* class, TTL */
-		rdlen = dv_wire_read16(&c);
-		if (i + 1 < n || type != TSIG_TYPE) {
-			dv_wire_skip(&c, rdlen);
-			continue;
-		}
-		dv_wire_skip_name(&c);                     /* algorithm */
-		dv_wire_skip(&c, 8);                       /* time signed, fudge */
-		dv_wire_skip(&c, dv_wire_read16(&c) + 2u); /* MAC, original ID */
-		rdlen = dv_wire_read16(&c);                /* error */
-		dv_wire_skip(&c, dv_wire_read16(&c));      /* other data */
-		return c.ok && c.pos == len ? rdlen : DV_TSIG_UNSIGNED;
+		dv_wire_skip(&c, 8); /* type, class, TTL */
+		dv_wire_skip(&c, dv_wire_read16(&c));
 	}
-	return DV_TSIG_UNSIGNED;
+	t->start = t->key = c.pos;
+	if (!c.ok || (t->key_len = plain_name(&c)) == 0)
+		return false;
+	t->key_len -= t->key;
+	if (dv_wire_read16(&c) != TSIG_TYPE)
+		return false;
+	dv_wire_skip(&c, 8); /* class, TTL, rdlength */
+	t->alg = c.pos;
+	if ((t->alg_len = plain_name(&c)) == 0)
+		return false;
+	t->alg_len -= t->alg;
+	t->time = c.pos;
+	dv_wire_skip(&c, 8);
+	t->mac_len = dv_wire_read16(&c);
+	t->mac = c.pos;
+	dv_wire_skip(&c, t->mac_len);
+	t->orig_id = dv_wire_read16(&c);
+	t->error = dv_wire_read16(&c);
+	t->other = c.pos;
+	dv_wire_skip(&c, dv_wire_read16(&c));
+	return c.ok && c.pos == len;
+}
+
+int dv_tsig_answer_error(const uint8_t *msg, size_t len, size_t rqlen)
+{
+	tsig_rr_t t;
+
+	return find_tsig(msg, len, rqlen, &t) ? t.error : DV_TSIG_UNSIGNED;
+}
+
+struct dv_tsig_verifier {
+	dv_tsig_key_t k;
+	EVP_MAC *hmac;
+	EVP_MAC_CTX *ctx;
+	bool keyed; /* the context holds the key: later inits reuse it */
+};
+
+dv_tsig_verifier_t *dv_tsig_verifier_new(const dv_tsig_key_t *k)
+{
+	dv_tsig_verifier_t *v = calloc(1, sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	v->k = *k;
+	v->hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	v->ctx = v->hmac != NULL ? EVP_MAC_CTX_new(v->hmac) : NULL;
+	if (v->ctx == NULL) {
+		dv_tsig_verifier_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+void dv_tsig_verifier_free(dv_tsig_verifier_t *v)
+{
+	if (v == NULL)
+		return;
+	EVP_MAC_CTX_free(v->ctx);
+	EVP_MAC_free(v->hmac);
+	free(v);
+}
+
+static bool name_is(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	if (alen != blen)
+		return false;
+	for (size_t i = 0; i < alen; i++)
+		if (tolower(a[i]) != tolower(b[i]))
+			return false;
+	return true;
+}
+
+int dv_tsig_verify_answer(dv_tsig_verifier_t *v, const uint8_t *q, size_t qlen, const uint8_t *msg,
+                          size_t len, size_t rqlen)
+{
+	const dv_tsig_key_t *k = &v->k;
+	OSSL_PARAM params[] = {
+	    OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)(k->alg + 5), 0),
+	    OSSL_PARAM_construct_end()};
+	uint8_t hdr[DV_DNS_HEADER_LEN], fixed[2 + 2 + 4], m[EVP_MAX_MD_SIZE];
+	size_t outl = 0;
+	tsig_rr_t t;
+
+	if (!find_tsig(msg, len, rqlen, &t))
+		return DV_TSIG_UNSIGNED;
+	if (t.error != 0)
+		return t.error;
+	if (!name_is(msg + t.key, t.key_len, k->name, k->name_len) ||
+	    !name_is(msg + t.alg, t.alg_len, k->alg_name, k->alg_name_len) ||
+	    t.mac_len != k->mac_len || qlen < k->mac_len + 6)
+		return DV_TSIG_BADMAC;
+	/* The header as the server signed it: the original ID, ARCOUNT without the TSIG RR. */
+	memcpy(hdr, msg, sizeof(hdr));
+	put16(hdr, t.orig_id);
+	put16(hdr + 10, (unsigned)dv_wire_get16(msg + 10) - 1u);
+	put16(fixed, (unsigned)k->mac_len);
+	if (EVP_MAC_init(v->ctx, v->keyed ? NULL : k->secret, v->keyed ? 0 : k->secret_len,
+	                 v->keyed ? NULL : params) != 1)
+		return DV_TSIG_BADMAC;
+	v->keyed = true;
+	/* The query's MAC (its size first), the answer, the TSIG variables (section 4.3.3). */
+	EVP_MAC_update(v->ctx, fixed, 2);
+	EVP_MAC_update(v->ctx, q + qlen - 6 - k->mac_len, k->mac_len);
+	EVP_MAC_update(v->ctx, hdr, sizeof(hdr));
+	EVP_MAC_update(v->ctx, msg + DV_DNS_HEADER_LEN, t.start - DV_DNS_HEADER_LEN);
+	EVP_MAC_update(v->ctx, k->name, k->name_len);
+	put16(fixed, TSIG_CLASS);
+	memset(fixed + 2, 0, 4); /* TTL */
+	EVP_MAC_update(v->ctx, fixed, 6);
+	EVP_MAC_update(v->ctx, k->alg_name, k->alg_name_len);
+	EVP_MAC_update(v->ctx, msg + t.time, 8);
+	EVP_MAC_update(v->ctx, msg + t.mac + t.mac_len + 2, 2); /* error */
+	EVP_MAC_update(v->ctx, msg + t.other, len - t.other);   /* other len, other data */
+	if (EVP_MAC_final(v->ctx, m, &outl, sizeof(m)) != 1 || outl != k->mac_len ||
+	    CRYPTO_memcmp(m, msg + t.mac, outl) != 0)
+		return DV_TSIG_BADMAC;
+	return 0;
 }

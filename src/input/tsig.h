@@ -40,8 +40,10 @@ int dv_tsig_key_parse(dv_tsig_key_t *k, const char *spec, dv_err_t *err);
  */
 int dv_tsig_sign_list(dv_querylist_t *ql, const dv_tsig_key_t *k, uint64_t now_s, dv_err_t *err);
 
-/* TSIG errors an answer may carry (RFC 8945 section 5.3), and "no TSIG RR". */
+/* TSIG errors an answer may carry (RFC 8945 section 5.3), "no TSIG RR" and "a MAC that
+ * does not verify". */
 enum {
+	DV_TSIG_BADMAC = -2,
 	DV_TSIG_UNSIGNED = -1,
 	DV_TSIG_BADSIG = 16,
 	DV_TSIG_BADKEY = 17,
@@ -54,5 +56,23 @@ enum {
  * else the RR's error field (0 = signed, no error). The MAC itself is not checked.
  */
 int dv_tsig_answer_error(const uint8_t *msg, size_t len, size_t rqlen);
+
+/*
+ * Verifying answers (RFC 8945 section 5.3.2): a verifier holds the key and an HMAC context
+ * keyed once, so checking costs one HMAC over the answer. One per thread. NULL when out of
+ * memory or OpenSSL has no HMAC.
+ */
+typedef struct dv_tsig_verifier dv_tsig_verifier_t;
+dv_tsig_verifier_t *dv_tsig_verifier_new(const dv_tsig_key_t *k);
+void dv_tsig_verifier_free(dv_tsig_verifier_t *v);
+/*
+ * The outcome of an answer (msg, len; question rqlen octets after the header) to the signed
+ * query (q, qlen octets, as dv_tsig_sign_list made it): DV_TSIG_UNSIGNED without a TSIG
+ * RR; its error field when not 0; DV_TSIG_BADMAC when the RR names another key or
+ * algorithm, or its MAC is not the HMAC of the query's MAC, the answer with the original
+ * ID and without the TSIG RR, and the TSIG variables; 0 when it verifies.
+ */
+int dv_tsig_verify_answer(dv_tsig_verifier_t *v, const uint8_t *q, size_t qlen,
+                          const uint8_t *msg, size_t len, size_t rqlen);
 
 #endif

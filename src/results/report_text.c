@@ -259,6 +259,20 @@ static void print_replay(FILE *out, const dv_study_t *s, const dv_list_t *l,
 }
 
 /* Stream transports: connection figures (doc/numbers.md, "connections"). */
+/* -y: what the answers' TSIG RRs said, their MACs verified (doc/numbers.md). */
+static void print_tsig(FILE *out, const dv_counters_t *c)
+{
+	uint64_t bad = c->tsig_unsigned + c->tsig_badsig + c->tsig_badkey + c->tsig_badtime +
+	               c->tsig_other_error + c->tsig_badmac;
+
+	fprintf(out,
+	        "  TSIG answers:         %" PRIu64 " verified; unsigned %" PRIu64
+	        ", BADSIG %" PRIu64 ", BADKEY %" PRIu64 ", BADTIME %" PRIu64
+	        ", other error %" PRIu64 ", MAC wrong %" PRIu64 "\n",
+	        c->completed > bad ? c->completed - bad : 0, c->tsig_unsigned, c->tsig_badsig,
+	        c->tsig_badkey, c->tsig_badtime, c->tsig_other_error, c->tsig_badmac);
+}
+
 void dv_report_connections(FILE *out, const dv_pass_result_t *r)
 {
 	const dv_counters_t *c = &r->stats.c;
@@ -394,6 +408,8 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        c->late);
 	fprintf(out, "  Unexpected answers:   %" PRIu64 "\n", c->unexpected);
 	fprintf(out, "  Malformed answers:    %" PRIu64 "\n", c->malformed);
+	if (s->replay.tsig_on)
+		print_tsig(out, c);
 	if (c->truncated > 0)
 		fprintf(out, "  Truncated (TC) answers: %" PRIu64 "\n", c->truncated);
 	print_tc(out, c);

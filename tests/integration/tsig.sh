@@ -3,7 +3,8 @@
 # with a key of each algorithm. For every algorithm all 300 signed queries are answered
 # NOERROR and signed (completed = sent, no TSIG error counted). A wrong secret gives
 # exactly 300 BADSIG, an unknown key 300 BADKEY, a time signed 1000 s off (beyond the
-# 300 s fudge; DNSVOLLEY_TEST_TSIG_SKEW) 300 BADTIME, each counted apart (doc/numbers.md).
+# 300 s fudge; DNSVOLLEY_TEST_TSIG_SKEW) 300 BADTIME, each counted apart (doc/numbers.md);
+# every answer's MAC is verified: the signed ones all verify, a forger's 300 are BADMAC.
 . "$(dirname "$0")/lib.sh"
 ALGS="md5 sha1 sha224 sha256 sha384 sha512"
 SECRET=$(head -c 32 /dev/urandom | base64)
@@ -29,23 +30,24 @@ p = json.load(open(sys.argv[1]))["passes"][0]
 c = p["counters"]
 rc = p.get("rcodes", {})
 print(c["sent"], c["completed"], c.get("tsig_unsigned", 0), c.get("tsig_badsig", 0),
-      c.get("tsig_badkey", 0), c.get("tsig_badtime", 0), c.get("tsig_other_error", 0))
+      c.get("tsig_badkey", 0), c.get("tsig_badtime", 0), c.get("tsig_other_error", 0),
+      c.get("tsig_badmac", 0))
 P
 }
 
 check_server() { # NAME PORT
 	local s=$1 port=$2 a
 	for a in $ALGS; do
-		assert_eq "$s hmac-$a: sent completed unsigned badsig badkey badtime other" \
-			"300 300 0 0 0 0 0" "$(run "$s-$a" "$port" -y "hmac-$a:k$a.:$SECRET")"
+		assert_eq "$s hmac-$a: sent completed unsigned badsig badkey badtime other badmac" \
+			"300 300 0 0 0 0 0 0" "$(run "$s-$a" "$port" -y "hmac-$a:k$a.:$SECRET")"
 	done
-	assert_eq "$s default algorithm (hmac-md5)" "300 300 0 0 0 0 0" \
+	assert_eq "$s default algorithm (hmac-md5)" "300 300 0 0 0 0 0 0" \
 		"$(run "$s-default" "$port" -y "kmd5.:$SECRET")"
-	assert_eq "$s wrong secret: BADSIG" "300 300 0 300 0 0 0" \
+	assert_eq "$s wrong secret: BADSIG" "300 300 0 300 0 0 0 0" \
 		"$(run "$s-badsig" "$port" -y "hmac-sha256:ksha256.:$WRONG")"
-	assert_eq "$s unknown key: BADKEY" "300 300 0 0 300 0 0" \
+	assert_eq "$s unknown key: BADKEY" "300 300 0 0 300 0 0 0" \
 		"$(run "$s-badkey" "$port" -y "hmac-sha256:nokey.:$SECRET")"
-	assert_eq "$s skewed 1000 s: BADTIME" "300 300 0 0 0 300 0" \
+	assert_eq "$s skewed 1000 s: BADTIME" "300 300 0 0 0 300 0 0" \
 		"$(DNSVOLLEY_TEST_TSIG_SKEW=1000 run "$s-badtime" "$port" -y "hmac-sha256:ksha256.:$SECRET")"
 }
 
@@ -95,6 +97,15 @@ if command -v nsd >/dev/null; then
 	ran=1
 fi
 [ "$ran" = 1 ] || skip "neither knotd nor nsd is installed"
+# A forger: the responder echoes each query, its TSIG RR included (error 0, the query's
+# own MAC), so no answer's MAC verifies: 300 BADMAC, none counted signed.
+start_responder r --reflect
+assert_eq "reflected TSIG: BADMAC" "300 300 0 0 0 0 0 300" \
+	"$(run reflect "$r_PORT" -y "hmac-sha256:ksha256.:$SECRET")"
+grep -q "^  TSIG answers:         0 verified; unsigned 0, BADSIG 0, BADKEY 0, BADTIME 0, other error 0, MAC wrong 300$" \
+	"$TMP/reflect.out" || fail "reflected TSIG: the report's TSIG line: $(grep TSIG "$TMP/reflect.out")"
+grep -q "^  TSIG answers:         300 verified; unsigned 0, " "$TMP/knotd-sha256.out" "$TMP/nsd-sha256.out" ||
+	fail "signed: the report's TSIG line: $(grep -h TSIG "$TMP"/*-sha256.out)"
 # A bad -y: exit 2, named.
 rc=0
 "$DV" -s 127.0.0.1 -d "$TMP/list.txt" -y "hmac-sha999:k.:$SECRET" >"$TMP/bad" 2>&1 || rc=$?
