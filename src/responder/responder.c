@@ -788,11 +788,6 @@ fail:
 	return rc;
 }
 
-const struct sockaddr_storage *dv_responder_addr(const dv_responder_t *r)
-{
-	return &r->bound;
-}
-
 uint16_t dv_responder_port(const dv_responder_t *r)
 {
 	return r == NULL ? 0 : get_port(&r->bound);
