@@ -468,7 +468,7 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 		len = dv_answer_garbage(n, a, ABUF_LEN);
 		kind = OUT_FAULT;
 	} else {
-		if (qlen < 12) {
+		if (qlen < DV_DNS_HEADER_LEN) {
 			w->c.malformed++;
 			return;
 		}
