@@ -1,6 +1,6 @@
-# src/study: the pass plan (targets x lists x cold/hot x repeats), flushes and the summary.
+# src/study: the pass plan (targets x lists x cold/hot x repeats), flushes, grouping, capacity, MPI.
 libdnsvolley_la_SOURCES += src/study/study.c src/study/study.h src/study/groups.c src/study/groups.h src/study/groups_server.c \
-	src/study/summary.c src/study/summary.h src/study/dist.c src/study/dist.h \
+	src/study/dist.c src/study/dist.h \
 	src/study/capacity.c src/study/capacity.h
 # The MPI distribution (dist_mpi.c) only with configure --with-mpi.
 if HAVE_MPI

@@ -292,51 +292,45 @@ static int parse_seconds(const char *flag, const char *val, uint64_t *out_ns, dv
 	return 0;
 }
 
-static char *xstrdup(const char *s)
+/* Out of memory is an error like any other (doc/architecture.md, "Errors"). */
+static int oom(dv_err_t *err)
 {
-	char *d = strdup(s);
-	if (d == NULL)
-		abort();
-	return d;
+	return dv_err_set(err, -ENOMEM, "out of memory");
 }
 
-static char *xstrndup(const char *s, size_t n)
-{
-	char *d = strndup(s, n);
-	if (d == NULL)
-		abort();
-	return d;
-}
-
+/* p with room for n elements of size, or NULL (p untouched, still the caller's). */
 static void *grow(void *p, size_t n, size_t size)
 {
-	void *q = realloc(p, n * size);
-	if (q == NULL)
-		abort();
-	return q;
+	return realloc(p, n * size);
 }
 
-/* "LABEL=VALUE" when the part before '=' looks like a label (no '/', ':' or space). */
-static bool split_label(const char *arg, char **label, const char **value)
+/*
+ * "LABEL=VALUE" when the part before '=' looks like a label (no '/', ':' or space):
+ * 1 (*label malloc'ed), 0 not a label, -ENOMEM.
+ */
+static int split_label(const char *arg, char **label, const char **value)
 {
 	const char *eq = strchr(arg, '=');
 	size_t n;
 
 	if (eq == NULL || eq == arg)
-		return false;
+		return 0;
 	n = (size_t)(eq - arg);
 	if (strcspn(arg, "/: \t") < n)
-		return false;
-	*label = xstrndup(arg, n);
+		return 0;
+	if ((*label = strndup(arg, n)) == NULL)
+		return -ENOMEM;
 	*value = eq + 1;
-	return true;
+	return 1;
 }
 
 static int parse_passes(dv_study_t *st, const char *val, dv_err_t *err)
 {
-	char *copy = xstrdup(val), *tok, *save = NULL;
+	char *copy = strdup(val), *tok, *save = NULL;
 	int rc = 0;
 
+	if (copy == NULL)
+		return oom(err);
 	free(st->plan);
 	st->plan = NULL;
 	st->n_plan = 0;
@@ -353,7 +347,12 @@ static int parse_passes(dv_study_t *st, const char *val, dv_err_t *err)
 			                tok);
 			break;
 		}
-		st->plan = grow(st->plan, st->n_plan + 1, sizeof(*st->plan));
+		dv_pass_kind_t *plan = grow(st->plan, st->n_plan + 1, sizeof(*st->plan));
+		if (plan == NULL) {
+			rc = oom(err);
+			break;
+		}
+		st->plan = plan;
 		st->plan[st->n_plan++] = k;
 	}
 	if (rc == 0 && st->n_plan == 0)
@@ -370,17 +369,22 @@ static int add_target(dv_study_t *st, const char *arg, dv_err_t *err)
 
 	if (*arg == '\0')
 		return dv_err_set(err, -EINVAL, "-s: empty server");
-	split_label(arg, &label, &spec);
+	if (split_label(arg, &label, &spec) < 0)
+		return oom(err);
 	if (*spec == '\0') {
 		free(label);
 		return dv_err_set(err, -EINVAL, "-s: '%s' has no address after the label", arg);
 	}
-	st->targets = grow(st->targets, st->n_targets + 1, sizeof(*st->targets));
+	if ((t = grow(st->targets, st->n_targets + 1, sizeof(*st->targets))) == NULL) {
+		free(label);
+		return oom(err);
+	}
+	st->targets = t;
 	t = &st->targets[st->n_targets++];
 	memset(t, 0, sizeof(*t));
-	t->spec = xstrdup(spec);
-	t->label = label != NULL ? label : xstrdup(spec);
-	return 0;
+	t->spec = strdup(spec);
+	t->label = label != NULL ? label : strdup(spec);
+	return t->spec != NULL && t->label != NULL ? 0 : oom(err);
 }
 
 static const char *base_name(const char *path)
@@ -398,19 +402,23 @@ static int add_list(dv_study_t *st, const char *arg, dv_err_t *err)
 	if (*arg == '\0')
 		return dv_err_set(err, -EINVAL, "-d: empty file name");
 	/* A file that exists under the whole name wins over a LABEL=FILE reading. */
-	if (access(arg, F_OK) != 0)
-		split_label(arg, &label, &path);
+	if (access(arg, F_OK) != 0 && split_label(arg, &label, &path) < 0)
+		return oom(err);
 	if (*path == '\0') {
 		free(label);
 		return dv_err_set(err, -EINVAL, "-d: '%s' has no file after the label", arg);
 	}
-	st->lists = grow(st->lists, st->n_lists + 1, sizeof(*st->lists));
+	if ((l = grow(st->lists, st->n_lists + 1, sizeof(*st->lists))) == NULL) {
+		free(label);
+		return oom(err);
+	}
+	st->lists = l;
 	l = &st->lists[st->n_lists++];
 	memset(l, 0, sizeof(*l));
-	l->path = xstrdup(path);
+	l->path = strdup(path);
 	l->label =
-	    label != NULL ? label : xstrdup(strcmp(path, "-") == 0 ? "stdin" : base_name(path));
-	return 0;
+	    label != NULL ? label : strdup(strcmp(path, "-") == 0 ? "stdin" : base_name(path));
+	return l->path != NULL && l->label != NULL ? 0 : oom(err);
 }
 
 static int parse_local_address(dv_run_config_t *run, const char *val, dv_err_t *err)
@@ -512,10 +520,12 @@ void dv_config_free(dv_config_t *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-static void set_path(char **dst, const char *val)
+/* *dst replaced by a copy of val: 0 or -ENOMEM with err filled. */
+static int set_path(char **dst, const char *val, dv_err_t *err)
 {
 	free(*dst);
-	*dst = xstrdup(val);
+	*dst = strdup(val);
+	return *dst != NULL ? 0 : oom(err);
 }
 
 /* What parsing the flags leaves for the checks that follow them. */
@@ -678,17 +688,25 @@ static int opt_study(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		rc = parse_count("--repeat", val, 1, 10000, &v, err);
 		st->repeat = (unsigned)v;
 		return rc;
-	case OPT_FLUSH:
-		ps->flush_args = grow(ps->flush_args, ps->n_flush + 1, sizeof(*ps->flush_args));
+	case OPT_FLUSH: {
+		const char **args = grow(ps->flush_args, ps->n_flush + 1, sizeof(*args));
+		if (args == NULL)
+			return oom(err);
+		ps->flush_args = args;
 		ps->flush_args[ps->n_flush++] = val;
 		return 0;
+	}
 	case OPT_WARMUP:
 		st->warmup = true;
 		return 0;
-	case OPT_AFTER_PASS:
-		ps->after_args = grow(ps->after_args, ps->n_after + 1, sizeof(*ps->after_args));
+	case OPT_AFTER_PASS: {
+		const char **args = grow(ps->after_args, ps->n_after + 1, sizeof(*args));
+		if (args == NULL)
+			return oom(err);
+		ps->after_args = args;
 		ps->after_args[ps->n_after++] = val;
 		return 0;
+	}
 	case OPT_READY_TIMEOUT:
 		return parse_seconds("--ready-timeout", val, &st->ready_timeout_ns, err);
 	case OPT_HOT_TIME:
@@ -728,22 +746,18 @@ static int opt_output(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		run->verbose = true;
 		return 0;
 	case OPT_JSON:
-		set_path(&cfg->json_path, val);
-		return 0;
+		return set_path(&cfg->json_path, val, err);
 	case OPT_REPLICATE:
 		cfg->replicate = true;
 		return 0;
 	case OPT_START_AT:
 		return dv_dist_parse_start_at(val, &cfg->start_at_ns, err);
 	case OPT_RANK_JSON:
-		set_path(&cfg->rank_json, val);
-		return 0;
+		return set_path(&cfg->rank_json, val, err);
 	case OPT_CSV:
-		set_path(&cfg->csv_path, val);
-		return 0;
+		return set_path(&cfg->csv_path, val, err);
 	case OPT_METRICS:
-		set_path(&cfg->metrics_path, val);
-		return 0;
+		return set_path(&cfg->metrics_path, val, err);
 	case OPT_QUIET:
 		cfg->quiet = true;
 		return 0;
@@ -765,10 +779,12 @@ int dv_cli_parse_suppress(const char *val, dv_err_t *err)
 {
 	static const char *const types[] = {"timeouts", "congestion", "sendfailed", "sockready",
 	                                    "unexpected"};
-	char *copy = xstrdup(val), *tok, *save = NULL;
+	char *copy = strdup(val), *tok, *save = NULL;
 	size_t i;
 	int rc = 0;
 
+	if (copy == NULL)
+		return oom(err);
 	for (tok = strtok_r(copy, ",", &save); tok != NULL && rc == 0;
 	     tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; i < DV_ARRAY_SIZE(types); i++)
@@ -1042,17 +1058,19 @@ static int parse_one(parse_state_t *ps, int c, int idx, char **argv, dv_err_t *e
 }
 
 /* Defaults that depend on other flags. */
-static void apply_defaults(parse_state_t *ps, dv_err_t *err)
+static int apply_defaults(parse_state_t *ps, dv_err_t *err)
 {
 	dv_config_t *cfg = ps->cfg;
 	dv_study_t *st = &cfg->study;
+	int rc;
 
-	if (st->n_targets == 0)
-		add_target(st, "127.0.0.1", err);
-	if (st->n_lists == 0)
-		add_list(st, "-", err);
+	if (st->n_targets == 0 && (rc = add_target(st, "127.0.0.1", err)) != 0)
+		return rc;
+	if (st->n_lists == 0 && (rc = add_list(st, "-", err)) != 0)
+		return rc;
 	if (st->n_plan == 0) {
-		st->plan = grow(NULL, 1, sizeof(*st->plan));
+		if ((st->plan = grow(NULL, 1, sizeof(*st->plan))) == NULL)
+			return oom(err);
 		st->plan[0] = DV_PASS_PLAIN;
 		st->n_plan = 1;
 	}
@@ -1064,6 +1082,7 @@ static void apply_defaults(parse_state_t *ps, dv_err_t *err)
 	    ps->query_version >= 0
 	        ? ps->query_version == 1
 	        : (cfg->json_path != NULL || cfg->csv_path != NULL || cfg->metrics_path != NULL);
+	return 0;
 }
 
 /* Append a sentence to cfg->note (what was chosen automatically). */
@@ -1190,20 +1209,25 @@ static int resolve_targets(dv_study_t *st, uint64_t port, int family, dv_err_t *
 		            sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV);
 		snprintf(buf, sizeof(buf), t->addr.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
 		         host, serv);
-		t->addr_text = xstrdup(buf);
+		if ((t->addr_text = strdup(buf)) == NULL)
+			return oom(err);
 	}
 	return 0;
 }
 
-/* The target labelled like the LABEL= prefix of arg, or -1 (no prefix); -2: an unknown label. */
+/*
+ * The target labelled like the LABEL= prefix of arg, or -1 (no prefix); -2: an unknown
+ * label; -3: out of memory.
+ */
 static long labelled_target(const dv_study_t *st, const char *arg, const char **cmd)
 {
 	char *label = NULL;
 	long found = -2;
+	int sl;
 
 	*cmd = arg;
-	if (!split_label(arg, &label, cmd))
-		return -1;
+	if ((sl = split_label(arg, &label, cmd)) <= 0)
+		return sl < 0 ? -3 : -1;
 	for (size_t j = 0; j < st->n_targets; j++)
 		if (strcmp(st->targets[j].label, label) == 0)
 			found = (long)j;
@@ -1239,25 +1263,32 @@ static int assign_commands(parse_state_t *ps, dv_err_t *err)
 	dv_study_t *st = &cfg->study;
 	const char *cmd;
 	long j;
+	int rc;
 
 	for (size_t i = 0; i < ps->n_flush; i++) {
 		j = labelled_target(st, ps->flush_args[i], &cmd);
+		if (j == -3)
+			return oom(err);
 		if (j == -2)
 			return unknown_label(st, "--flush", ps->flush_args[i], err);
-		if (j >= 0)
-			set_path(&st->targets[j].flush_cmd, cmd);
-		else
-			set_path(&cfg->flush_all, cmd);
+		if ((rc = set_path(j >= 0 ? &st->targets[j].flush_cmd : &cfg->flush_all, cmd,
+		                   err)) != 0)
+			return rc;
 	}
 	for (size_t i = 0; i < ps->n_after; i++) {
 		j = labelled_target(st, ps->after_args[i], &cmd);
+		if (j == -3)
+			return oom(err);
 		if (j == -2)
 			return unknown_label(st, "--after-pass", ps->after_args[i], err);
-		set_path(j >= 0 ? &st->targets[j].after_pass_cmd : &st->after_pass_cmd, cmd);
+		if ((rc = set_path(j >= 0 ? &st->targets[j].after_pass_cmd : &st->after_pass_cmd,
+		                   cmd, err)) != 0)
+			return rc;
 	}
 	for (size_t t = 0; t < st->n_targets; t++)
-		if (st->targets[t].flush_cmd == NULL && cfg->flush_all != NULL)
-			st->targets[t].flush_cmd = xstrdup(cfg->flush_all);
+		if (st->targets[t].flush_cmd == NULL && cfg->flush_all != NULL &&
+		    (st->targets[t].flush_cmd = strdup(cfg->flush_all)) == NULL)
+			return oom(err);
 	for (size_t i = 0; i < st->n_plan; i++) {
 		if (st->plan[i] != DV_PASS_COLD)
 			continue;
@@ -1322,7 +1353,8 @@ static int finish(parse_state_t *ps, dv_err_t *err)
 	dv_config_t *cfg = ps->cfg;
 	int rc;
 
-	apply_defaults(ps, err);
+	if ((rc = apply_defaults(ps, err)) != 0)
+		return rc;
 	auto_load(ps);
 	if ((rc = dv_cli_replay_finish(&cfg->study, err)) != 0 ||
 	    (rc = check_load(&cfg->study.run, err)) != 0 || (rc = check_stream(ps, err)) != 0 ||
@@ -1360,11 +1392,11 @@ int dv_cli_parse(int argc, char **argv, dv_config_t *cfg, dv_err_t *err)
 	dv_gates_init(&cfg->gates);
 	st->repeat = 1;
 	st->ready_timeout_ns = 30 * DV_NS_PER_S;
-	st->tool_version = xstrdup(PACKAGE_VERSION);
+	st->tool_version = strdup(PACKAGE_VERSION);
 	st->argv = dv_argv_copy(argc, argv);
 	st->cmdline = dv_argv_quote(argc, argv);
-	if (st->argv == NULL || st->cmdline == NULL)
-		abort();
+	if (st->tool_version == NULL || st->argv == NULL || st->cmdline == NULL)
+		return oom(err);
 
 	opterr = 0;
 	optind = 1;

@@ -17,7 +17,7 @@ int dv_cli_server_opt(dv_cli_server_t *cs, int c, const char *val, dv_err_t *err
 	case DV_OPT_SERVER_PID:
 		grown = realloc(cs->pid_args, (cs->n_pid + 1) * sizeof(*grown));
 		if (grown == NULL)
-			abort();
+			return dv_err_set(err, -ENOMEM, "out of memory");
 		cs->pid_args = grown;
 		cs->pid_args[cs->n_pid++] = val;
 		return 0;
@@ -56,12 +56,14 @@ int dv_cli_server_finish(dv_cli_server_t *cs, dv_study_t *st,
 	int rc = 0;
 
 	if (pids == NULL)
-		abort();
+		rc = dv_err_set(err, -ENOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < cs->n_pid; i++) {
 		const char *text;
 		long j = label_of(st, cs->pid_args[i], &text), pid = 0;
 
-		if (j == -2)
+		if (j == -3)
+			rc = dv_err_set(err, -ENOMEM, "out of memory");
+		else if (j == -2)
 			rc = dv_err_set(err, -EINVAL, "--server-pid '%s': no target has that label",
 			                cs->pid_args[i]);
 		else if ((rc = parse_pid(cs->pid_args[i], text, &pid, err)) == 0 && j < 0 &&
@@ -78,8 +80,10 @@ int dv_cli_server_finish(dv_cli_server_t *cs, dv_study_t *st,
 		if (pids[t] < 0)
 			continue; /* none: not looked at */
 		st->targets[t].cost = calloc(1, sizeof(dv_srvcost_t));
-		if (st->targets[t].cost == NULL)
-			abort();
+		if (st->targets[t].cost == NULL) {
+			rc = dv_err_set(err, -ENOMEM, "out of memory");
+			break;
+		}
 		dv_srvcost_init(st->targets[t].cost, (pid_t)pids[t]);
 		st->targets[t].cost->syscalls = cs->syscalls != 0;
 	}

@@ -34,7 +34,8 @@ int dv_cli_server_opt(dv_cli_server_t *cs, int c, const char *val, dv_err_t *err
 /*
  * After the targets are resolved: each target's server-cost state (st->targets[i].cost),
  * automatic unless --server-pid named a PID or "none" for it. label_of(arg) gives the
- * target index of a LABEL= prefix (-1: none, -2: unknown). Frees cs's lists.
+ * target index of a LABEL= prefix (-1: none, -2: unknown, -3: out of memory). Frees cs's
+ * lists.
  */
 int dv_cli_server_finish(dv_cli_server_t *cs, dv_study_t *st,
                          long (*label_of)(const dv_study_t *st, const char *arg, const char **rest),

@@ -1,4 +1,4 @@
-/* cmd: the subcommands of dnsvolley beside a run (compare, plot, report); main.c dispatches. */
+/* cmd: the subcommands beside a run: compare, plot, report, merge, capacity, resperf. */
 #ifndef DV_CMD_H
 #define DV_CMD_H
 

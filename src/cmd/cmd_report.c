@@ -10,8 +10,8 @@
 #include "results/connfig.h"
 #include "results/report.h"
 #include "results/results_json.h"
+#include "results/summary.h"
 #include "study/study.h"
-#include "study/summary.h"
 
 static void report_usage(FILE *out)
 {

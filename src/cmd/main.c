@@ -22,7 +22,7 @@
 #include "results/report.h"
 #include "results/results_json.h"
 #include "study/study.h"
-#include "study/summary.h"
+#include "results/summary.h"
 
 /* Exit statuses (doc/dnsvolley.1, doc/nightly.md). */
 #define EXIT_GATE_FAILED  1

@@ -13,7 +13,7 @@
 /*
  * The engine decides and counts; the worker (worker.c) does the system calls.
  * Keeping them apart lets the unit tests drive sending, matching and expiry
- * with hand-made datagrams and a fake clock (tests/unit/test_engine.c).
+ * with hand-made datagrams and a fake clock (tests/unit/engine/test_engine.c).
  *
  * Sequence: this worker sends global sequence numbers first, first + step, ...
  * below end (exclusive; UINT64_MAX = until told to stop); sequence s sends query

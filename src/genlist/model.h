@@ -51,13 +51,14 @@ typedef struct dv_zipf {
 
 int dv_zipf_init(dv_zipf_t *z, size_t n, double s); /* 0 or -ENOMEM / -EINVAL (n = 0) */
 size_t dv_zipf_draw(const dv_zipf_t *z, uint64_t *state);
-double dv_zipf_p(const dv_zipf_t *z, size_t rank); /* probability of rank (0-based) */
+double dv_zipf_p(const dv_zipf_t *z, size_t rank); /* probability of rank, 0-based (tests) */
 void dv_zipf_free(dv_zipf_t *z);
 
 /*
  * Expected distinct names among L draws from N ranks with exponent s:
  * E[D] = sum over i = 1..N of 1 - (1 - p_i)^L. With an empty cache that keeps
- * every name for the whole run, 1 - E[D] / L is the expected hit rate.
+ * every name for the whole run, 1 - E[D] / L is the expected hit rate. The model's
+ * own check (tests).
  */
 double dv_zipf_expected_distinct(size_t n, double s, uint64_t length);
 

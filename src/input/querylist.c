@@ -19,7 +19,7 @@
  *
  * Names: a name without a backslash is converted here (split on '.', length
  * checks); that path is byte-for-byte what ldns_str2rdf_dname produces, which
- * tests/unit/test_querylist.c checks. A name with a backslash (\DDD, \X) goes
+ * tests/unit/input/test_querylist.c checks. A name with a backslash (\DDD, \X) goes
  * through ldns_str2rdf_dname so escapes follow ldns exactly.
  * Types: TYPEnnn is parsed here (ldns truncates numbers above 65535 silently);
  * mnemonics are looked up with ldns_get_rr_type_by_name behind a tiny cache,

@@ -468,7 +468,7 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 		len = dv_answer_garbage(n, a, ABUF_LEN);
 		kind = OUT_FAULT;
 	} else {
-		if (qlen < 12) {
+		if (qlen < DV_DNS_HEADER_LEN) {
 			w->c.malformed++;
 			return;
 		}
@@ -786,11 +786,6 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 fail:
 	dv_responder_free(r);
 	return rc;
-}
-
-const struct sockaddr_storage *dv_responder_addr(const dv_responder_t *r)
-{
-	return &r->bound;
 }
 
 uint16_t dv_responder_port(const dv_responder_t *r)

@@ -64,8 +64,6 @@ typedef struct dv_responder dv_responder_t;
 /* Bind the sockets (all of them on the same port). No thread runs yet. */
 int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv_err_t *err);
 
-/* The bound address (with the real port when 0 was asked). */
-const struct sockaddr_storage *dv_responder_addr(const dv_responder_t *r);
 uint16_t dv_responder_port(const dv_responder_t *r);
 
 /* The bound port of stream listener which (DV_STREAM_TCP, _TLS, _HTTPS), 0 if it is off. */

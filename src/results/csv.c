@@ -102,7 +102,7 @@ static const char *col_pass(const row_t *w, char *buf, size_t cap)
 	return dv_pass_kind_name(w->p->kind);
 }
 
-/* Columns that are a compare.h metric of the pass, in milliseconds or percent. */
+/* Columns that are a study/groups.h metric of the pass, in milliseconds or percent. */
 #define METRIC_COL(fn, metric)                                                                     \
 	static const char *fn(const row_t *w, char *buf, size_t cap)                               \
 	{                                                                                          \

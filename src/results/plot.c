@@ -4,7 +4,7 @@
 
 #include "results/plot.h"
 
-#include "study/summary.h"
+#include "results/summary.h"
 
 #include "base/atomicfile.h"
 #include "base/escape.h"

@@ -7,14 +7,10 @@
 #include "study/study.h"
 
 /*
- * Print the statistics of one pass record of study s (target and list names are
- * taken from s). Layout follows dnsperf's "Statistics:" block; see doc/numbers.md.
- */
-void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t *p);
-
-/*
- * The two halves of it: the head ("[Status] Sending queries", "Started at", the
- * stop rule) and the body (how the pass ended, "Statistics:"). The head may be
+ * The statistics of one pass record of study s (target and list names are taken
+ * from s), laid out like dnsperf's "Statistics:" block (doc/numbers.md), in two
+ * halves: the head ("[Status] Sending queries", "Started at", the stop rule) and
+ * the body (how the pass ended, "Statistics:"). The head may be
  * printed before the pass runs, with p holding only target, list, repeat, kind
  * and the flush times (res zeroed): then it shows the study's settings and the
  * time now.

@@ -360,12 +360,6 @@ void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	print_stop_rule(out, &run);
 }
 
-void dv_report_pass_text(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
-{
-	dv_report_pass_head(out, s, p);
-	dv_report_pass_body(out, s, p);
-}
-
 void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;

@@ -339,11 +339,6 @@ int dv_dist_wait_until(uint64_t wall_ns)
 }
 
 #ifndef HAVE_MPI
-bool dv_dist_have_mpi(void)
-{
-	return false;
-}
-
 int dv_dist_init(dv_dist_t *d, int *argc, char ***argv, dv_err_t *err)
 {
 	(void)argc, (void)argv, (void)err;

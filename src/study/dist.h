@@ -86,9 +86,6 @@ void dv_dist_single(dv_dist_t *d);
  */
 int dv_dist_init(dv_dist_t *d, int *argc, char ***argv, dv_err_t *err);
 
-/* True when this build can run as MPI ranks. */
-bool dv_dist_have_mpi(void);
-
 /*
  * Rank `rank` of `size`'s share of a run configured for the whole run (the
  * split of doc/scale-out.md): -c, -q and -T divided like dv_run_split divides

@@ -369,11 +369,6 @@ static void mpi_finish(dv_dist_t *d, int status)
 	alarm(0);
 }
 
-bool dv_dist_have_mpi(void)
-{
-	return true;
-}
-
 /* Started by mpirun/mpiexec (Open MPI, or a PMI launcher)? */
 static bool under_mpi(void)
 {

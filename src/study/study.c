@@ -55,29 +55,35 @@ static void sockaddr_split(const struct sockaddr_storage *sa, char *ip, size_t c
 	}
 }
 
-static char *xstrdup(const char *s)
+/* *dst = a copy of src (NULL for NULL); false when out of memory (doc/architecture.md). */
+static bool dup_to(char **dst, const char *src)
 {
-	return s != NULL ? strdup(s) : NULL;
+	*dst = src != NULL ? strdup(src) : NULL;
+	return src == NULL || *dst != NULL;
 }
 
-/* Fill what main did not: host, kernel, CPUs, start time, target address text, list facts. */
-static void complete_metadata(dv_study_t *s)
+/*
+ * Fill what main did not: host, kernel, CPUs, start time, target address text, list facts.
+ * 0 or -ENOMEM.
+ */
+static int complete_metadata(dv_study_t *s)
 {
 	char buf[512];
 	struct utsname u;
+	bool ok = true;
 
 	if (s->start_wall_ns == 0)
 		s->start_wall_ns = dv_wall_ns();
 	if (s->tool_version == NULL)
-		s->tool_version = xstrdup(PACKAGE_VERSION);
+		ok = dup_to(&s->tool_version, PACKAGE_VERSION) && ok;
 	if (s->hostname == NULL && gethostname(buf, sizeof(buf) - 1) == 0) {
 		buf[sizeof(buf) - 1] = '\0';
-		s->hostname = xstrdup(buf);
+		ok = dup_to(&s->hostname, buf) && ok;
 	}
 	if (s->kernel == NULL && uname(&u) == 0) {
 		snprintf(buf, sizeof(buf), "%s %s %s %s", u.sysname, u.release, u.version,
 		         u.machine);
-		s->kernel = xstrdup(buf);
+		ok = dup_to(&s->kernel, buf) && ok;
 	}
 	if (s->ncpu == 0) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -91,10 +97,10 @@ static void complete_metadata(dv_study_t *s)
 			sockaddr_split(&t->addr, ip, sizeof(ip), &port);
 			snprintf(buf, sizeof(buf),
 			         t->addr.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
-			t->addr_text = xstrdup(buf);
+			ok = dup_to(&t->addr_text, buf) && ok;
 		}
 		if (t->label == NULL)
-			t->label = xstrdup(t->addr_text != NULL ? t->addr_text : t->spec);
+			ok = dup_to(&t->label, t->addr_text != NULL ? t->addr_text : t->spec) && ok;
 	}
 	for (size_t i = 0; i < s->n_lists; i++) {
 		dv_list_t *l = &s->lists[i];
@@ -106,9 +112,10 @@ static void complete_metadata(dv_study_t *s)
 			(void)dv_sha256_file(l->path, l->sha256, NULL);
 		if (l->label == NULL && l->path != NULL) {
 			const char *b = strrchr(l->path, '/');
-			l->label = xstrdup(b != NULL ? b + 1 : l->path);
+			ok = dup_to(&l->label, b != NULL ? b + 1 : l->path) && ok;
 		}
 	}
+	return ok ? 0 : -ENOMEM;
 }
 
 /* ---------------------------------------------------------------- flush hook */
@@ -736,7 +743,8 @@ int dv_study_run(dv_study_t *s, FILE *out, bool quiet, const dv_study_observer_t
 	progress_t pg = {0};
 	int rc = 0;
 
-	complete_metadata(s);
+	if ((rc = complete_metadata(s)) != 0)
+		return fail(s, rc, "out of memory");
 	probe_query(s);
 	for (size_t k = 0; k < n_plan; k++)
 		pg.todo[plan[k]] += (size_t)reps * s->n_lists * s->n_targets;

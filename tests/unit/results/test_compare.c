@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "results/compare.h"
+#include "results/summary.h"
 #include "study/groups.h"
-#include "study/summary.h"
 
 #include "fixture.h"
 

@@ -16,8 +16,8 @@
 
 #include "engine/stats.h"
 #include "results/results_json.h"
+#include "results/summary.h"
 #include "study/study.h"
-#include "study/summary.h"
 
 static char *xs(const char *s)
 {

@@ -18,10 +18,10 @@
 
 #include <cmocka.h>
 
+#include "results/summary.h"
 #include "engine/probe.h"
 #include "study/groups.h"
 #include "study/study.h"
-#include "study/summary.h"
 
 static char *xs(const char *s)
 {

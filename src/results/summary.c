@@ -1,7 +1,7 @@
 /* summary: a study's comparison table and its summary (mean, spread, hot/cold, change) as text. */
 #include "config.h"
 
-#include "study/summary.h"
+#include "results/summary.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,810 +1,26 @@
-/* results_json: a whole study to one JSON file with jansson, and read back exactly and strictly. */
+/* results_read: a results file read back exactly and strictly (results_json.h). */
 #include "config.h"
 
 #include "results/results_json.h"
-
-#include "base/escape.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
-#include <ldns/ldns.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
-#include "base/atomicfile.h"
+#include "base/escape.h"
 #include "engine/stats.h"
 #include "input/input.h"
 #include "input/replay.h"
+#include "results/results_fields.h"
 #include "results/results_server.h"
-
-/* ================================================================ field tables */
-
-/*
- * One table per JSON object section: its plain keys in file order, each with the
- * C member it holds. The writer and the reader both walk the same table, so a
- * key is declared once. Integers of any unsigned width, and int or bool flags,
- * are loaded and stored by their size. Keys that are not plain (arrays,
- * sub-objects, hex, the counters) are written and read by the section's code.
- */
-typedef enum jtype {
-	J_UINT,  /* integer from 0 to max */
-	J_DBL,   /* number; non-finite is written as null, null reads back as NaN */
-	J_BOOL,  /* true or false (the member is a bool or an int flag) */
-	J_STR,   /* string or null; char *, malloc'ed when read */
-	J_LABEL, /* the same, but reading requires a string */
-	J_TIME,  /* ISO 8601 UTC text of a uint64_t ns member: written only (the ns have a key) */
-	J_KIND,  /* dv_pass_kind_t by name */
-	J_END,   /* dv_end_reason_t by name */
-	J_MODE,  /* the bool stream of a dv_run_config_t and its tp.kind: "udp", "tcp", "dot", "doh"
-	          */
-} jtype_t;
-
-typedef struct jfield {
-	const char *key;
-	jtype_t type;
-	size_t off;   /* of the member in the section's struct */
-	size_t size;  /* of the member */
-	uint64_t max; /* J_UINT: the largest value read */
-	bool opt;     /* added after version 1: may be absent when reading (then 0/NULL) */
-} jfield_t;
-
-#define JF(T, m, key, type, max)                                                                   \
-	{                                                                                          \
-		key, type, offsetof(T, m), sizeof(((T *)0)->m), max, false                         \
-	}
-#define JOPT(T, m, key, type, max)                                                                 \
-	{                                                                                          \
-		key, type, offsetof(T, m), sizeof(((T *)0)->m), max, true                          \
-	}
-#define JU(T, m, key, max) JF(T, m, key, J_UINT, max)
-#define JD(T, m, key)      JF(T, m, key, J_DBL, 0)
-#define JB(T, m, key)      JF(T, m, key, J_BOOL, 0)
-#define JS(T, m, key)      JF(T, m, key, J_STR, 0)
-#define JL(T, m, key)      JF(T, m, key, J_LABEL, 0)
-
-/* Top level, after "schema", "schema_version" and "tool". */
-static const jfield_t meta_fields[] = {
-    JS(dv_study_t, cmdline, "command_line"),
-    JF(dv_study_t, start_wall_ns, "start_time", J_TIME, 0),
-    JU(dv_study_t, start_wall_ns, "start_wall_ns", INT64_MAX),
-};
-/* "tool", after its constant "name". */
-static const jfield_t tool_fields[] = {
-    JS(dv_study_t, tool_version, "version"),
-};
-static const jfield_t host_fields[] = {
-    JS(dv_study_t, hostname, "name"),
-    JS(dv_study_t, kernel, "kernel"),
-    JU(dv_study_t, ncpu, "cpus", UINT32_MAX),
-};
-/* "config", after "plan"; then the "run" and "query_options" objects. */
-static const jfield_t config_fields[] = {
-    JU(dv_study_t, repeat, "repeat", 1000000),
-    JB(dv_study_t, warmup, "warmup"),
-    JU(dv_study_t, ready_timeout_ns, "ready_timeout_ns", INT64_MAX),
-    JOPT(dv_study_t, hot_time_ns, "hot_time_ns", J_UINT, INT64_MAX),
-    JOPT(dv_study_t, hot_runs, "hot_runs", J_UINT, UINT32_MAX),
-    JOPT(dv_study_t, probe_text, "probe", J_STR, 0),
-};
-static const jfield_t run_fields[] = {
-    JU(dv_run_config_t, sockets, "sockets", UINT32_MAX),
-    JU(dv_run_config_t, threads, "threads", UINT32_MAX),
-    JU(dv_run_config_t, max_outstanding, "max_outstanding", UINT32_MAX),
-    JU(dv_run_config_t, timeout_ns, "timeout_ns", INT64_MAX),
-    JU(dv_run_config_t, time_limit_ns, "time_limit_ns", INT64_MAX),
-    JU(dv_run_config_t, passes, "passes", INT64_MAX),
-    JD(dv_run_config_t, max_qps, "max_qps"),
-    JU(dv_run_config_t, interval_ns, "interval_ns", INT64_MAX),
-    JU(dv_run_config_t, local_port, "local_port", 65535),
-    JOPT(dv_run_config_t, stream, "transport", J_MODE, 0),
-    JOPT(dv_run_config_t, queries_per_conn, "queries_per_conn", J_UINT, INT64_MAX),
-};
-/* "query_options"; then "edns_options" (hex) when there are any. */
-static const jfield_t qopt_fields[] = {
-    JB(dv_querylist_options_t, rd, "rd"),
-    JB(dv_querylist_options_t, edns, "edns"),
-    JU(dv_querylist_options_t, edns_bufsize, "edns_bufsize", 65535),
-    JB(dv_querylist_options_t, dnssec_ok, "dnssec_ok"),
-    JB(dv_querylist_options_t, skip_bad, "skip_bad"),
-};
-static const jfield_t target_fields[] = {
-    JL(dv_target_t, label, "label"),
-    JS(dv_target_t, spec, "spec"),
-    JS(dv_target_t, addr_text, "address"),
-    JS(dv_target_t, flush_cmd, "flush_command"),
-    JOPT(dv_target_t, after_pass_cmd, "after_pass_command", J_STR, 0),
-    JS(dv_target_t, server_version, "server_version"),
-};
-/* "lists[i]"; then "sha256". */
-static const jfield_t list_fields[] = {
-    JL(dv_list_t, label, "label"),
-    JS(dv_list_t, path, "path"),
-    JU(dv_list_t, queries, "queries", INT64_MAX),
-    JU(dv_list_t, lines, "lines", INT64_MAX),
-};
-/* "lists[i]"."input" (optional: files before issue 17 lack it); then its "kind". */
-static const jfield_t list_input_fields[] = {
-    JU(dv_list_t, malformed, "malformed", INT64_MAX),
-    JB(dv_list_t, replay.timed, "timed"),
-    JD(dv_list_t, replay.captured_qps, "captured_qps"),
-    JD(dv_list_t, replay.schedule_qps, "schedule_qps"),
-    JU(dv_list_t, replay.captured_clients, "captured_clients", INT64_MAX),
-    JU(dv_list_t, replay.clients, "clients", INT64_MAX),
-    JU(dv_list_t, replay.per_client_min, "per_client_min", INT64_MAX),
-    JU(dv_list_t, replay.per_client_median, "per_client_median", INT64_MAX),
-    JU(dv_list_t, replay.per_client_max, "per_client_max", INT64_MAX),
-    JU(dv_list_t, replay.rewritten, "rewritten", INT64_MAX),
-};
-/* "config"."replay" (optional); then its "timing" and "input". */
-static const jfield_t replay_opt_fields[] = {
-    JD(dv_replay_options_t, speed, "speed"),
-    JU(dv_replay_options_t, multiply, "multiply", 1000),
-    JU(dv_replay_options_t, max_clients, "max_clients", UINT32_MAX),
-    JB(dv_replay_options_t, strip_edns_options, "strip_edns_options"),
-    JB(dv_replay_options_t, strip_ecs, "strip_ecs"),
-    JB(dv_replay_options_t, force_rd, "force_rd"),
-};
-/* "passes[i]"."replay" (optional, --timing original only); then its "lag" histogram. */
-static const jfield_t pass_replay_fields[] = {
-    JD(dv_pass_result_t, send_qps, "send_qps"),
-};
-/* "passes[i].capacity" (optional, capacity studies: study/capacity.h). */
-static const jfield_t pass_capacity_fields[] = {
-    JD(dv_capacity_figure_t, capacity_qps, "capacity_qps"),
-    JB(dv_capacity_figure_t, generator_bound, "generator_bound"),
-    JB(dv_capacity_figure_t, confirmed, "confirmed"),
-    JB(dv_capacity_figure_t, hit_to, "hit_to"),
-    JU(dv_capacity_figure_t, steps, "steps", 1000000),
-};
-/* "passes[i].capacity.search[k]": one step of the search (optional, added with issue 13);
- * then its "verdict" and "why". */
-static const jfield_t cap_step_fields[] = {
-    JD(dv_capacity_step_t, offered_qps, "offered_qps"),
-    JD(dv_capacity_step_t, sent_qps, "sent_qps"),
-    JD(dv_capacity_step_t, answered_qps, "answered_qps"),
-    JD(dv_capacity_step_t, loss, "loss"),
-    JU(dv_capacity_step_t, sent, "sent", INT64_MAX),
-    JU(dv_capacity_step_t, completed, "completed", INT64_MAX),
-    JU(dv_capacity_step_t, lost, "lost", INT64_MAX),
-    JU(dv_capacity_step_t, p50_ns, "p50_ns", INT64_MAX),
-    JU(dv_capacity_step_t, p99_ns, "p99_ns", INT64_MAX),
-    JU(dv_capacity_step_t, p99_intended_ns, "p99_intended_ns", INT64_MAX),
-    JU(dv_capacity_step_t, p999_intended_ns, "p999_intended_ns", INT64_MAX),
-    JU(dv_capacity_step_t, lat_ns, "slo_latency_ns", INT64_MAX),
-    JD(dv_capacity_step_t, cpu_share, "cpu_share"),
-};
-/* "passes[i]"; then "counters", "latency", "udp_snmp", "intervals". */
-static const jfield_t pass_fields[] = {
-    JU(dv_pass_record_t, target, "target", INT64_MAX),
-    JU(dv_pass_record_t, list, "list", INT64_MAX),
-    JU(dv_pass_record_t, repeat, "repeat", 1000000),
-    JF(dv_pass_record_t, kind, "kind", J_KIND, 0),
-    JD(dv_pass_record_t, flush_s, "flush_s"),
-    JD(dv_pass_record_t, ready_wait_s, "ready_wait_s"),
-    JOPT(dv_pass_record_t, probe_queries, "probe_queries", J_UINT, UINT32_MAX),
-    JOPT(dv_pass_record_t, names_asked, "names_asked", J_UINT, INT64_MAX),
-    JF(dv_pass_record_t, res.end, "end_reason", J_END, 0),
-    JB(dv_pass_record_t, res.interrupted, "interrupted"),
-    JF(dv_pass_record_t, res.start_wall_ns, "start_time", J_TIME, 0),
-    JU(dv_pass_record_t, res.start_wall_ns, "start_wall_ns", INT64_MAX),
-    JD(dv_pass_record_t, res.run_time_s, "run_time_s"),
-    JD(dv_pass_record_t, res.elapsed_s, "elapsed_s"),
-    JD(dv_pass_record_t, res.qps, "qps"),
-    JD(dv_pass_record_t, res.cpu_user_s, "cpu_user_s"),
-    JD(dv_pass_record_t, res.cpu_sys_s, "cpu_sys_s"),
-    JU(dv_pass_record_t, res.sockets, "sockets", UINT32_MAX),
-    JU(dv_pass_record_t, res.threads, "threads", UINT32_MAX),
-    JU(dv_pass_record_t, res.max_outstanding, "max_outstanding", UINT32_MAX),
-};
-static const jfield_t udp_fields[] = {
-    JB(dv_udp_snmp_t, valid, "valid"),
-    JU(dv_udp_snmp_t, in_datagrams, "in_datagrams", INT64_MAX),
-    JU(dv_udp_snmp_t, no_ports, "no_ports", INT64_MAX),
-    JU(dv_udp_snmp_t, in_errors, "in_errors", INT64_MAX),
-    JU(dv_udp_snmp_t, out_datagrams, "out_datagrams", INT64_MAX),
-    JU(dv_udp_snmp_t, rcvbuf_errors, "rcvbuf_errors", INT64_MAX),
-    JU(dv_udp_snmp_t, sndbuf_errors, "sndbuf_errors", INT64_MAX),
-};
-static const jfield_t interval_fields[] = {
-    JD(dv_interval_t, t_s, "t_s"),
-    JU(dv_interval_t, sent, "sent", INT64_MAX),
-    JU(dv_interval_t, completed, "completed", INT64_MAX),
-    JU(dv_interval_t, lost, "lost", INT64_MAX),
-    JU(dv_interval_t, inflight, "inflight", INT64_MAX),
-    JD(dv_interval_t, qps, "qps"),
-    JD(dv_interval_t, lat_mean_ns, "lat_mean_ns"),
-    JD(dv_interval_t, lat_p50_ns, "lat_p50_ns"),
-    JD(dv_interval_t, lat_p99_ns, "lat_p99_ns"),
-};
-/* A pass's optional "ranks": each MPI rank's own figures (study/dist.h, doc/scale-out.md). */
-static const jfield_t rank_fields[] = {
-    JU(dv_rank_pass_t, rank, "rank", INT32_MAX),
-    JB(dv_rank_pass_t, reported, "reported"),
-    JU(dv_rank_pass_t, sent, "sent", INT64_MAX),
-    JU(dv_rank_pass_t, completed, "completed", INT64_MAX),
-    JU(dv_rank_pass_t, lost, "lost", INT64_MAX),
-    JU(dv_rank_pass_t, kernel_drops, "kernel_drops", INT64_MAX),
-    JD(dv_rank_pass_t, qps, "qps"),
-    JD(dv_rank_pass_t, cpu_per_query_us, "cpu_per_query_us"),
-    JD(dv_rank_pass_t, busy, "busy"),
-    JD(dv_rank_pass_t, clock_offset_s, "clock_offset_s"),
-    JB(dv_rank_pass_t, generator_bound, "generator_bound"),
-    JB(dv_rank_pass_t, clock_off, "clock_off"),
-};
-/* "counters"."qtype_other": queries of qtypes beyond the tracked slots. */
-static const jfield_t qtype_other_fields[] = {
-    JU(dv_counters_t, qtype_other_sent, "sent", INT64_MAX),
-    JU(dv_counters_t, qtype_other_completed, "completed", INT64_MAX),
-};
-/* "status", then "failed" and "fail_message". */
-static const jfield_t status_fields[] = {
-    JB(dv_study_t, interrupted, "interrupted"),
-};
-
-#define TABLE(t) (t), DV_ARRAY_SIZE(t)
-
-static uint64_t load_uint(const void *p, size_t size)
-{
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64 = 0;
-
-	switch (size) {
-	case 1:
-		memcpy(&u8, p, 1);
-		return u8;
-	case 2:
-		memcpy(&u16, p, 2);
-		return u16;
-	case 4:
-		memcpy(&u32, p, 4);
-		return u32;
-	default:
-		memcpy(&u64, p, sizeof(u64));
-		return u64;
-	}
-}
-
-static void store_uint(void *p, size_t size, uint64_t v)
-{
-	uint8_t u8 = (uint8_t)v;
-	uint16_t u16 = (uint16_t)v;
-	uint32_t u32 = (uint32_t)v;
-
-	switch (size) {
-	case 1:
-		memcpy(p, &u8, 1);
-		break;
-	case 2:
-		memcpy(p, &u16, 2);
-		break;
-	case 4:
-		memcpy(p, &u32, 4);
-		break;
-	default:
-		memcpy(p, &v, sizeof(v));
-		break;
-	}
-}
-
-/* ================================================================ writing */
-
-typedef struct wctx {
-	int rc;           /* first error */
-	char what[128];   /* its field */
-	size_t lat_cells; /* interval histograms written so far (DV_RESULTS_MAX_LAT_CELLS units) */
-} wctx_t;
-
-static void w_fail(wctx_t *w, int rc, const char *what)
-{
-	if (w->rc == 0) {
-		w->rc = rc;
-		snprintf(w->what, sizeof(w->what), "%s", what);
-	}
-}
-
-static void w_set(wctx_t *w, json_t *o, const char *k, json_t *v)
-{
-	if (v == NULL || json_object_set_new(o, k, v) != 0)
-		w_fail(w, -ENOMEM, k);
-}
-
-static void w_u64(wctx_t *w, json_t *o, const char *k, uint64_t v)
-{
-	if (v > (uint64_t)INT64_MAX) {
-		w_fail(w, -ERANGE, k);
-		return;
-	}
-	w_set(w, o, k, json_integer((json_int_t)v));
-}
-
-/* Doubles are written with 17 significant digits (jansson's default): they read back bit-exact. */
-static void w_dbl(wctx_t *w, json_t *o, const char *k, double v)
-{
-	w_set(w, o, k, isfinite(v) ? json_real(v) : json_null());
-}
-
-static void w_str(wctx_t *w, json_t *o, const char *k, const char *v)
-{
-	w_set(w, o, k, v != NULL ? json_string(v) : json_null());
-}
-
-static void w_bool(wctx_t *w, json_t *o, const char *k, bool v)
-{
-	w_set(w, o, k, json_boolean(v));
-}
-
-static void w_append(wctx_t *w, json_t *a, json_t *v)
-{
-	if (v == NULL || json_array_append_new(a, v) != 0)
-		w_fail(w, -ENOMEM, "array");
-}
-
-static const char *end_name(dv_end_reason_t e)
-{
-	switch (e) {
-	case DV_END_LIST:
-		return "list";
-	case DV_END_TIME:
-		return "time";
-	case DV_END_INTERRUPT:
-		return "interrupt";
-	}
-	return "?";
-}
-
-static void iso_time(uint64_t wall_ns, char *buf, size_t cap)
-{
-	time_t secs = (time_t)(wall_ns / DV_NS_PER_S);
-	struct tm tm;
-
-	if (gmtime_r(&secs, &tm) == NULL ||
-	    snprintf(buf, cap, "%04d-%02d-%02dT%02d:%02d:%02d.%06uZ", tm.tm_year + 1900,
-	             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-	             (unsigned)(wall_ns % DV_NS_PER_S / 1000)) < 0)
-		snprintf(buf, cap, "?");
-}
-
-static void w_fields(wctx_t *w, json_t *o, const void *base, const jfield_t *t, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const jfield_t *f = &t[i];
-		const char *p = (const char *)base + f->off;
-		char when[64];
-		double d;
-		char *str;
-
-		switch (f->type) {
-		case J_UINT:
-			w_u64(w, o, f->key, load_uint(p, f->size));
-			break;
-		case J_DBL:
-			memcpy(&d, p, sizeof(d));
-			w_dbl(w, o, f->key, d);
-			break;
-		case J_BOOL:
-			w_bool(w, o, f->key, load_uint(p, f->size) != 0);
-			break;
-		case J_STR:
-		case J_LABEL:
-			memcpy(&str, p, sizeof(str));
-			w_str(w, o, f->key, str);
-			break;
-		case J_TIME:
-			iso_time(load_uint(p, f->size), when, sizeof(when));
-			w_str(w, o, f->key, when);
-			break;
-		case J_KIND:
-			w_str(w, o, f->key,
-			      dv_pass_kind_name(*(const dv_pass_kind_t *)(const void *)p));
-			break;
-		case J_END:
-			w_str(w, o, f->key, end_name(*(const dv_end_reason_t *)(const void *)p));
-			break;
-		case J_MODE: {
-			const dv_run_config_t *rc = base;
-			w_str(w, o, f->key, rc->stream ? dv_tp_kind_name(rc->tp.kind) : "udp");
-			break;
-		}
-		}
-	}
-}
-
-/* A new object with the table's keys, set as o[k]. */
-static json_t *w_section(wctx_t *w, json_t *o, const char *k, const void *base, const jfield_t *t,
-                         size_t n)
-{
-	json_t *sub = json_object();
-
-	if (sub == NULL) {
-		w_fail(w, -ENOMEM, k);
-		return NULL;
-	}
-	w_fields(w, sub, base, t, n);
-	w_set(w, o, k, sub);
-	return sub;
-}
-
-static json_t *w_qtypes(wctx_t *w, const dv_counters_t *c)
-{
-	json_t *qt = json_array();
-
-	for (int i = 0; qt != NULL && i < DV_QTYPE_SLOTS; i++) {
-		const dv_qtype_count_t *q = &c->qtype[i];
-		if (q->qtype == 0)
-			continue;
-		json_t *e = json_object();
-		char *name = ldns_rr_type2str((ldns_rr_type)q->qtype);
-		w_u64(w, e, "slot", (uint64_t)i);
-		w_u64(w, e, "qtype", q->qtype);
-		w_str(w, e, "name", name);
-		free(name);
-		w_u64(w, e, "sent", q->sent);
-		w_u64(w, e, "completed", q->completed);
-		w_append(w, qt, e);
-	}
-	return qt;
-}
-
-/* The DV_COUNTERS in their order, then "rcode", "qtypes", "qtype_other". */
-static json_t *w_counters(wctx_t *w, const dv_counters_t *c)
-{
-	json_t *o = json_object(), *rc = json_array();
-
-	if (o == NULL || rc == NULL) {
-		json_decref(o), json_decref(rc);
-		w_fail(w, -ENOMEM, "counters");
-		return NULL;
-	}
-	for (size_t i = 0; i < dv_counter_nfields; i++)
-		w_u64(w, o, dv_counter_fields[i].name, dv_counter_get(c, &dv_counter_fields[i]));
-	for (int i = 0; i < DV_RCODES; i++) {
-		if (c->rcode[i] > (uint64_t)INT64_MAX)
-			w_fail(w, -ERANGE, "rcode");
-		w_append(w, rc, json_integer((json_int_t)c->rcode[i]));
-	}
-	w_set(w, o, "rcode", rc);
-	w_set(w, o, "qtypes", w_qtypes(w, c));
-	w_section(w, o, "qtype_other", c, TABLE(qtype_other_fields));
-	return o;
-}
-
-static json_t *w_latency(wctx_t *w, const dv_hist_t *h)
-{
-	json_t *o = json_object(), *b = json_array();
-
-	if (o == NULL || b == NULL) {
-		json_decref(o), json_decref(b);
-		w_fail(w, -ENOMEM, "latency");
-		return NULL;
-	}
-	w_u64(w, o, "count", h->count);
-	if (h->count > 0)
-		w_u64(w, o, "min_ns", h->min_ns);
-	else
-		w_set(w, o, "min_ns", json_null());
-	w_u64(w, o, "max_ns", h->max_ns);
-	w_dbl(w, o, "sum_ns", h->sum_ns);
-	w_dbl(w, o, "sumsq_ns", h->sumsq_ns);
-	/* Derived, for readers that do not rebuild the histogram. */
-	w_dbl(w, o, "mean_ns", dv_hist_mean_ns(h));
-	w_dbl(w, o, "stddev_ns", dv_hist_stddev_ns(h));
-	w_u64(w, o, "p50_ns", dv_hist_quantile_ns(h, 0.50));
-	w_u64(w, o, "p90_ns", dv_hist_quantile_ns(h, 0.90));
-	w_u64(w, o, "p99_ns", dv_hist_quantile_ns(h, 0.99));
-	w_u64(w, o, "p999_ns", dv_hist_quantile_ns(h, 0.999));
-	for (int i = 0; i < DV_HIST_BUCKETS; i++) {
-		if (h->bucket[i] == 0)
-			continue;
-		json_t *pair = json_array();
-		if (h->bucket[i] > (uint64_t)INT64_MAX)
-			w_fail(w, -ERANGE, "buckets");
-		w_append(w, pair, json_integer((json_int_t)dv_hist_bucket_low(i)));
-		w_append(w, pair, json_integer((json_int_t)h->bucket[i]));
-		w_append(w, b, pair);
-	}
-	w_set(w, o, "buckets", b);
-	return o;
-}
-
-/*
- * An interval's optional "latency": its histogram, sparse ("buckets" as the pass's),
- * while the file's total stays within DV_RESULTS_MAX_LAT_CELLS (past it, none: the
- * interval reads back without a histogram).
- */
-static void w_interval_latency(wctx_t *w, json_t *e, const dv_pass_result_t *r,
-                               const dv_interval_t *iv)
-{
-	json_t *o, *b;
-
-	if (!iv->lat_kept || w->lat_cells + iv->lat_n + 2 > DV_RESULTS_MAX_LAT_CELLS)
-		return;
-	o = json_object();
-	b = json_array();
-	if (o == NULL || b == NULL) {
-		json_decref(o), json_decref(b);
-		w_fail(w, -ENOMEM, "intervals");
-		return;
-	}
-	w_u64(w, o, "count", iv->lat_count);
-	if (iv->lat_n > 0) {
-		w_u64(w, o, "min_ns", iv->lat_min_ns);
-		w_u64(w, o, "max_ns", iv->lat_max_ns);
-	}
-	for (uint32_t k = 0; k < iv->lat_n; k++) {
-		const dv_hist_cell_t *c = &r->lat_cells[iv->lat_first + k];
-		json_t *pair = json_array();
-		if (c->count > (uint64_t)INT64_MAX)
-			w_fail(w, -ERANGE, "intervals");
-		w_append(w, pair, json_integer((json_int_t)dv_hist_bucket_low((int)c->bucket)));
-		w_append(w, pair, json_integer((json_int_t)c->count));
-		w_append(w, b, pair);
-	}
-	w->lat_cells += iv->lat_n + 2;
-	w_set(w, o, "buckets", b);
-	w_set(w, e, "latency", o);
-}
-
-/* A capacity search's steps as cap["search"] (when the study kept them). */
-static void w_cap_steps(wctx_t *w, json_t *cap, const dv_pass_record_t *p)
-{
-	json_t *a;
-
-	if (cap == NULL || p->cap_steps == NULL)
-		return;
-	if ((a = json_array()) == NULL) {
-		w_fail(w, -ENOMEM, "search");
-		return;
-	}
-	for (size_t i = 0; i < p->n_cap_steps; i++) {
-		const dv_capacity_step_t *st = &p->cap_steps[i];
-		json_t *e = json_object();
-		if (e == NULL) {
-			w_fail(w, -ENOMEM, "search");
-			break;
-		}
-		w_fields(w, e, st, TABLE(cap_step_fields));
-		w_str(w, e, "verdict", dv_cap_verdict_name(st->verdict));
-		w_str(w, e, "why", st->why);
-		w_append(w, a, e);
-	}
-	w_set(w, cap, "search", a);
-}
-
-static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
-{
-	const dv_pass_result_t *r = &p->res;
-	json_t *o = json_object(), *iv = json_array();
-
-	if (o == NULL || iv == NULL) {
-		json_decref(o), json_decref(iv);
-		w_fail(w, -ENOMEM, "pass");
-		return NULL;
-	}
-	w_fields(w, o, p, TABLE(pass_fields));
-	w_set(w, o, "counters", w_counters(w, &r->stats.c));
-	w_set(w, o, "latency", w_latency(w, &r->stats.latency));
-	if (r->stats.latency_intended.count > 0) /* optional: paced runs only */
-		w_set(w, o, "latency_intended", w_latency(w, &r->stats.latency_intended));
-	/* optional: stream transports (connections made, TLS handshakes done) */
-	if (r->stats.connect.count > 0)
-		w_set(w, o, "connect", w_latency(w, &r->stats.connect));
-	if (r->stats.handshake.count > 0)
-		w_set(w, o, "handshake", w_latency(w, &r->stats.handshake));
-	w_section(w, o, "udp_snmp", &r->udp, TABLE(udp_fields));
-	if (r->server.measured) /* optional: a server was looked at */
-		w_set(w, o, "server", dv_results_server_to_json(&r->server));
-	if (p->cap.searched) /* optional: capacity studies */
-		w_cap_steps(w, w_section(w, o, "capacity", &p->cap, TABLE(pass_capacity_fields)),
-		            p);
-	if (r->scheduled) {
-		json_t *rp = w_section(w, o, "replay", r, TABLE(pass_replay_fields));
-		if (rp != NULL)
-			w_set(w, rp, "lag", w_latency(w, &r->lag));
-	}
-	for (size_t i = 0; i < r->n_intervals && r->intervals != NULL; i++) {
-		json_t *e = json_object();
-		if (e == NULL) {
-			w_fail(w, -ENOMEM, "intervals");
-			break;
-		}
-		w_fields(w, e, &r->intervals[i], TABLE(interval_fields));
-		w_interval_latency(w, e, r, &r->intervals[i]);
-		w_append(w, iv, e);
-	}
-	w_set(w, o, "intervals", iv);
-	if (p->n_ranks > 0) {
-		json_t *ra = json_array();
-		for (size_t i = 0; ra != NULL && i < p->n_ranks; i++) {
-			json_t *e = json_object();
-			if (e == NULL)
-				break;
-			w_fields(w, e, &p->ranks[i], TABLE(rank_fields));
-			w_str(w, e, "host", p->ranks[i].host);
-			w_str(w, e, "error", p->ranks[i].error ? p->ranks[i].error_msg : NULL);
-			w_append(w, ra, e);
-		}
-		if (ra == NULL)
-			w_fail(w, -ENOMEM, "ranks");
-		w_set(w, o, "ranks", ra);
-	}
-	return o;
-}
-
-/* "schema", "schema_version", "tool", command line, start, "host". */
-static void w_meta(wctx_t *w, json_t *root, const dv_study_t *s)
-{
-	json_t *tool = json_object();
-
-	w_str(w, root, "schema", DV_RESULTS_SCHEMA_NAME);
-	w_u64(w, root, "schema_version", DV_RESULTS_SCHEMA_VERSION);
-	if (tool != NULL) {
-		w_str(w, tool, "name", "dnsvolley");
-		w_fields(w, tool, s, TABLE(tool_fields));
-	}
-	w_set(w, root, "tool", tool);
-	w_fields(w, root, s, TABLE(meta_fields));
-	w_section(w, root, "host", s, TABLE(host_fields));
-}
-
-static void w_config(wctx_t *w, json_t *root, const dv_study_t *s)
-{
-	json_t *cfg = json_object(), *plan = json_array(), *qo;
-
-	for (size_t i = 0; plan != NULL && i < s->n_plan; i++)
-		w_append(w, plan, json_string(dv_pass_kind_name(s->plan[i])));
-	if (cfg == NULL) {
-		json_decref(plan);
-		w_fail(w, -ENOMEM, "config");
-		return;
-	}
-	w_set(w, cfg, "plan", plan);
-	w_fields(w, cfg, s, TABLE(config_fields));
-	w_section(w, cfg, "run", &s->run, TABLE(run_fields));
-	qo = w_section(w, cfg, "query_options", &s->ql, TABLE(qopt_fields));
-	if (qo != NULL && s->ql.edns_opts_len > 0) { /* -E options in wire form, as hex */
-		char hex[2 * DV_QUERYLIST_EDNS_OPTS_MAX + 1];
-		for (size_t i = 0; i < s->ql.edns_opts_len; i++)
-			snprintf(hex + 2 * i, 3, "%02x", s->ql.edns_opts[i]);
-		w_str(w, qo, "edns_options", hex);
-	}
-	qo = w_section(w, cfg, "replay", &s->replay, TABLE(replay_opt_fields));
-	if (qo != NULL) {
-		w_str(w, qo, "timing", dv_replay_timing_name(s->replay.timing));
-		w_str(w, qo, "input", dv_input_kind_name(s->input_kind));
-	}
-	w_set(w, root, "config", cfg);
-}
-
-static void w_list_sha(wctx_t *w, json_t *e, const void *list)
-{
-	const dv_list_t *l = list;
-	json_t *in;
-
-	w_str(w, e, "sha256", l->sha256);
-	if (l->input[0] == '\0')
-		return;
-	in = w_section(w, e, "input", l, TABLE(list_input_fields));
-	if (in != NULL)
-		w_str(w, in, "kind", l->input);
-}
-
-/*
- * root[k] = an array of n objects, element i from table t at base + i * size,
- * then extra (may be NULL) for the keys the table does not hold.
- */
-static void w_array(wctx_t *w, json_t *root, const char *k, const void *base, size_t n, size_t size,
-                    const jfield_t *t, size_t nt, void (*extra)(wctx_t *, json_t *, const void *))
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; a != NULL && i < n; i++) {
-		json_t *e = json_object();
-		if (e == NULL) {
-			w_fail(w, -ENOMEM, k);
-			break;
-		}
-		w_fields(w, e, (const char *)base + i * size, t, nt);
-		if (extra != NULL)
-			extra(w, e, (const char *)base + i * size);
-		w_append(w, a, e);
-	}
-	w_set(w, root, k, a);
-}
-
-static json_t *study_to_json(const dv_study_t *s, wctx_t *w)
-{
-	json_t *root = json_object(), *passes = json_array(), *status;
-
-	if (root == NULL || passes == NULL) {
-		json_decref(root), json_decref(passes);
-		w_fail(w, -ENOMEM, "document");
-		return NULL;
-	}
-	w_meta(w, root, s);
-	w_config(w, root, s);
-	w_array(w, root, "targets", s->targets, s->n_targets, sizeof(*s->targets),
-	        TABLE(target_fields), NULL);
-	w_array(w, root, "lists", s->lists, s->n_lists, sizeof(*s->lists), TABLE(list_fields),
-	        w_list_sha);
-	for (size_t i = 0; i < s->n_passes; i++)
-		w_append(w, passes, w_pass(w, &s->passes[i]));
-	w_set(w, root, "passes", passes);
-	status = w_section(w, root, "status", s, TABLE(status_fields));
-	if (status != NULL) {
-		w_set(w, status, "failed", json_integer(s->failed));
-		w_str(w, status, "fail_message", s->failed ? s->fail_msg : NULL);
-	}
-	if (w->rc != 0) {
-		json_decref(root);
-		return NULL;
-	}
-	return root;
-}
-
-static int w_error(const wctx_t *w, const char *name, dv_err_t *err)
-{
-	if (w->rc == -ERANGE)
-		return dv_err_set(err, w->rc, "%s: value of %s too large for a results file", name,
-		                  w->what);
-	return dv_err_set(err, w->rc, "%s: out of memory while writing %s", name, w->what);
-}
-
-char *dv_results_dump_json(const dv_study_t *s, dv_err_t *err)
-{
-	wctx_t w = {0};
-	json_t *root = study_to_json(s, &w);
-	char *text;
-
-	if (root == NULL) {
-		w_error(&w, "results", err);
-		return NULL;
-	}
-	text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	json_decref(root);
-	if (text == NULL)
-		dv_err_set(err, -ENOMEM, "results: out of memory");
-	return text;
-}
-
-int dv_results_write_json(const dv_study_t *s, const char *path, dv_err_t *err)
-{
-	wctx_t w = {0};
-	dv_atomicfile_t f;
-	json_t *root;
-	int rc;
-
-	root = study_to_json(s, &w);
-	if (root == NULL)
-		return w_error(&w, path, err);
-	rc = dv_atomicfile_open(&f, path, false, err);
-	if (rc != 0) {
-		json_decref(root);
-		return rc;
-	}
-	errno = 0;
-	if (json_dumpf(root, f.fp, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0 ||
-	    fputc('\n', f.fp) == EOF) {
-		int e = errno ? errno : EIO; /* the stdio write's: ENOSPC on a full disk */
-		json_decref(root);
-		dv_atomicfile_abort(&f);
-		return dv_err_set(err, -e, "%s: write failed: %s", path, strerror(e));
-	}
-	json_decref(root);
-	return dv_atomicfile_commit(&f, err);
-}
-
-/* ================================================================ reading */
 
 typedef struct rctx {
 	const char *name; /* file name for messages */
@@ -973,7 +189,7 @@ static int r_mode(rctx_t *r, json_t *o, const char *key, dv_run_config_t *rc)
 	return 0;
 }
 
-static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
+static int r_field(rctx_t *r, json_t *o, void *p, const dv_jfield_t *f)
 {
 	uint64_t u = 0;
 	double d = 0;
@@ -986,7 +202,7 @@ static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
 	switch (f->type) {
 	case J_UINT:
 		if ((rc = r_u64(r, o, f->key, f->max, &u)) == 0)
-			store_uint(p, f->size, u);
+			dv_jf_store_uint(p, f->size, u);
 		return rc;
 	case J_DBL:
 		if ((rc = r_dbl(r, o, f->key, &d)) == 0)
@@ -994,7 +210,7 @@ static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
 		return rc;
 	case J_BOOL:
 		if ((rc = r_bool(r, o, f->key, &b)) == 0)
-			store_uint(p, f->size, b);
+			dv_jf_store_uint(p, f->size, b);
 		return rc;
 	case J_STR:
 	case J_LABEL:
@@ -1014,7 +230,7 @@ static int r_field(rctx_t *r, json_t *o, void *p, const jfield_t *f)
 }
 
 /* Every key of table t from o into the struct at base; the first error wins. */
-static int r_fields(rctx_t *r, json_t *o, void *base, const jfield_t *t, size_t n)
+static int r_fields(rctx_t *r, json_t *o, void *base, const dv_jfield_t *t, size_t n)
 {
 	int rc;
 
@@ -1025,8 +241,8 @@ static int r_fields(rctx_t *r, json_t *o, void *base, const jfield_t *t, size_t 
 }
 
 /* o[k] must be an object: its table's keys into base. */
-static int r_section(rctx_t *r, json_t *o, const char *k, void *base, const jfield_t *t, size_t n,
-                     json_t **out)
+static int r_section(rctx_t *r, json_t *o, const char *k, void *base, const dv_jfield_t *t,
+                     size_t n, json_t **out)
 {
 	json_t *sub;
 	int rc;
@@ -1115,7 +331,7 @@ static int r_counters(rctx_t *r, json_t *o, dv_counters_t *c)
 	}
 	if ((rc = r_rcodes(r, o, c)) != 0 || (rc = r_qtypes(r, o, c)) != 0)
 		return rc;
-	return r_section(r, o, "qtype_other", c, TABLE(qtype_other_fields), NULL);
+	return r_section(r, o, "qtype_other", c, TABLE(dv_jf_qtype_other), NULL);
 }
 
 /* A histogram ("latency", "connect", ...: name is used in messages) into h. */
@@ -1294,7 +510,7 @@ static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 		res->n_intervals = i + 1;
 		if (!json_is_object(e))
 			return r_bad(r, "intervals[%zu] must be an object", i);
-		if ((rc = r_fields(r, e, &res->intervals[i], TABLE(interval_fields))) != 0 ||
+		if ((rc = r_fields(r, e, &res->intervals[i], TABLE(dv_jf_interval))) != 0 ||
 		    (rc = r_interval_latency(r, i, e, res, &res->intervals[i], &cap)) != 0)
 			return rc;
 	}
@@ -1302,7 +518,8 @@ static int r_intervals(rctx_t *r, json_t *o, dv_pass_result_t *res)
 }
 
 /* Every J_DBL of table t in the struct at base: finite and >= 0 (null reads as NaN). */
-static int check_figures(rctx_t *r, const char *pre, const void *base, const jfield_t *t, size_t n)
+static int check_figures(rctx_t *r, const char *pre, const void *base, const dv_jfield_t *t,
+                         size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		double v;
@@ -1361,7 +578,7 @@ static int check_pass(rctx_t *r, const dv_pass_record_t *p)
 		return r_bad(r, "sent %llu is not completed %llu + lost %llu + interrupted %llu",
 		             (unsigned long long)c->sent, (unsigned long long)c->completed,
 		             (unsigned long long)c->lost, (unsigned long long)c->interrupted);
-	if ((rc = check_figures(r, "", p, TABLE(pass_fields))) != 0)
+	if ((rc = check_figures(r, "", p, TABLE(dv_jf_pass))) != 0)
 		return rc;
 	if ((rc = check_hist(r, "latency", h)) != 0 ||
 	    (rc = check_hist(r, "latency_intended", &res->stats.latency_intended)) != 0)
@@ -1377,7 +594,7 @@ static int check_pass(rctx_t *r, const dv_pass_record_t *p)
 		             res->run_time_s > 0 ? (double)c->completed / res->run_time_s : 0.0);
 	for (size_t i = 0; i < res->n_intervals; i++) {
 		snprintf(pre, sizeof(pre), "intervals[%zu]: ", i);
-		if ((rc = check_figures(r, pre, &res->intervals[i], TABLE(interval_fields))) != 0)
+		if ((rc = check_figures(r, pre, &res->intervals[i], TABLE(dv_jf_interval))) != 0)
 			return rc;
 	}
 	return 0;
@@ -1398,7 +615,7 @@ static int r_ranks(rctx_t *r, json_t *o, dv_pass_record_t *p)
 		p->n_ranks = i + 1;
 		if (!json_is_object(e))
 			return r_bad(r, "ranks[%zu] must be an object", i);
-		if ((rc = r_fields(r, e, &p->ranks[i], TABLE(rank_fields))) != 0)
+		if ((rc = r_fields(r, e, &p->ranks[i], TABLE(dv_jf_rank))) != 0)
 			return rc;
 		h = json_object_get(e, "host");
 		snprintf(p->ranks[i].host, sizeof(p->ranks[i].host), "%s",
@@ -1440,8 +657,8 @@ static int r_cap_step(rctx_t *r, size_t i, json_t *e, dv_capacity_step_t *st)
 	snprintf(pre, sizeof(pre), "capacity: search[%zu]: ", i);
 	if (!json_is_object(e))
 		return r_bad(r, "%smust be an object", pre);
-	if ((rc = r_fields(r, e, st, TABLE(cap_step_fields))) != 0 ||
-	    (rc = check_figures(r, pre, st, TABLE(cap_step_fields))) != 0)
+	if ((rc = r_fields(r, e, st, TABLE(dv_jf_cap_step))) != 0 ||
+	    (rc = check_figures(r, pre, st, TABLE(dv_jf_cap_step))) != 0)
 		return rc;
 	v = json_object_get(e, "verdict");
 	if (dv_cap_verdict_parse(json_is_string(v) ? json_string_value(v) : NULL, &st->verdict) !=
@@ -1473,8 +690,8 @@ static int r_capacity(rctx_t *r, json_t *o, dv_pass_record_t *p)
 	if (json_object_get(o, "capacity") == NULL)
 		return 0;
 	p->cap.searched = true;
-	if ((rc = r_section(r, o, "capacity", &p->cap, TABLE(pass_capacity_fields), &cap)) != 0 ||
-	    (rc = check_figures(r, "capacity: ", &p->cap, TABLE(pass_capacity_fields))) != 0)
+	if ((rc = r_section(r, o, "capacity", &p->cap, TABLE(dv_jf_pass_capacity), &cap)) != 0 ||
+	    (rc = check_figures(r, "capacity: ", &p->cap, TABLE(dv_jf_pass_capacity))) != 0)
 		return rc;
 	if (json_object_get(cap, "search") == NULL) /* optional: files before it lack it */
 		return 0;
@@ -1525,7 +742,7 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 
 	if (!json_is_object(o))
 		return r_bad(r, "must be an object");
-	if ((rc = r_fields(r, o, p, TABLE(pass_fields))) != 0)
+	if ((rc = r_fields(r, o, p, TABLE(dv_jf_pass))) != 0)
 		return rc;
 	if (p->target >= s->n_targets)
 		return r_bad(r, "target %zu does not exist", p->target);
@@ -1535,14 +752,14 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		return rc;
 	if ((rc = r_pass_hists(r, o, res)) != 0)
 		return rc;
-	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(udp_fields), NULL)) != 0 ||
+	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(dv_jf_udp), NULL)) != 0 ||
 	    (rc = r_intervals(r, o, res)) != 0)
 		return rc;
 	dv_hist_init(&res->lag);
 	if (json_object_get(o, "replay") != NULL) { /* optional: --timing original passes */
 		json_t *rp, *lag;
 		res->scheduled = true;
-		if ((rc = r_section(r, o, "replay", res, TABLE(pass_replay_fields), &rp)) != 0 ||
+		if ((rc = r_section(r, o, "replay", res, TABLE(dv_jf_pass_replay), &rp)) != 0 ||
 		    (rc = r_obj(r, rp, "lag", &lag)) != 0 ||
 		    (rc = r_latency(r, lag, "replay lag", &res->lag)) != 0)
 			return rc;
@@ -1617,10 +834,10 @@ static int r_meta(rctx_t *r, json_t *root, dv_study_t *s)
 	    json_integer_value(v) > DV_RESULTS_SCHEMA_VERSION)
 		return r_bad(r, "unsupported schema_version (this dnsvolley reads 1 to %d)",
 		             DV_RESULTS_SCHEMA_VERSION);
-	if ((rc = r_section(r, root, "tool", s, TABLE(tool_fields), NULL)) != 0 ||
-	    (rc = r_fields(r, root, s, TABLE(meta_fields))) != 0)
+	if ((rc = r_section(r, root, "tool", s, TABLE(dv_jf_tool), NULL)) != 0 ||
+	    (rc = r_fields(r, root, s, TABLE(dv_jf_meta))) != 0)
 		return rc;
-	return r_section(r, root, "host", s, TABLE(host_fields), NULL);
+	return r_section(r, root, "host", s, TABLE(dv_jf_host), NULL);
 }
 
 static int r_plan(rctx_t *r, json_t *cfg, dv_study_t *s)
@@ -1689,7 +906,7 @@ static int r_replay_options(rctx_t *r, json_t *cfg, dv_study_t *s)
 	dv_replay_options_init(&s->replay);
 	if (json_object_get(cfg, "replay") == NULL)
 		return 0;
-	if ((rc = r_section(r, cfg, "replay", &s->replay, TABLE(replay_opt_fields), &rp)) != 0 ||
+	if ((rc = r_section(r, cfg, "replay", &s->replay, TABLE(dv_jf_replay_opt), &rp)) != 0 ||
 	    (rc = r_str(r, rp, "timing", false, &timing)) != 0 ||
 	    (rc = r_str(r, rp, "input", false, &input)) != 0)
 		goto out;
@@ -1710,9 +927,9 @@ static int r_config(rctx_t *r, json_t *root, dv_study_t *s)
 	int rc;
 
 	if ((rc = r_obj(r, root, "config", &cfg)) != 0 || (rc = r_plan(r, cfg, s)) != 0 ||
-	    (rc = r_fields(r, cfg, s, TABLE(config_fields))) != 0 ||
-	    (rc = r_section(r, cfg, "run", &s->run, TABLE(run_fields), NULL)) != 0 ||
-	    (rc = r_section(r, cfg, "query_options", &s->ql, TABLE(qopt_fields), &qo)) != 0 ||
+	    (rc = r_fields(r, cfg, s, TABLE(dv_jf_config))) != 0 ||
+	    (rc = r_section(r, cfg, "run", &s->run, TABLE(dv_jf_run), NULL)) != 0 ||
+	    (rc = r_section(r, cfg, "query_options", &s->ql, TABLE(dv_jf_qopt), &qo)) != 0 ||
 	    (rc = r_replay_options(r, cfg, s)) != 0)
 		return rc;
 	return r_edns_options(r, qo, &s->ql);
@@ -1733,7 +950,7 @@ static int r_targets(rctx_t *r, json_t *root, dv_study_t *s)
 		snprintf(r->where, sizeof(r->where), "targets[%zu]", i);
 		if (!json_is_object(e))
 			return r_bad(r, "must be an object");
-		if ((rc = r_fields(r, e, t, TABLE(target_fields))) != 0)
+		if ((rc = r_fields(r, e, t, TABLE(dv_jf_target))) != 0)
 			return rc;
 		parse_addr(t->addr_text, &t->addr, &t->addr_len);
 	}
@@ -1770,7 +987,7 @@ static int r_list_input(rctx_t *r, json_t *e, dv_list_t *l)
 
 	if (json_object_get(e, "input") == NULL)
 		return 0;
-	if ((rc = r_section(r, e, "input", l, TABLE(list_input_fields), &in)) != 0 ||
+	if ((rc = r_section(r, e, "input", l, TABLE(dv_jf_list_input), &in)) != 0 ||
 	    (rc = r_str(r, in, "kind", true, &kind)) != 0)
 		return rc;
 	snprintf(l->input, sizeof(l->input), "%s", kind);
@@ -1792,7 +1009,7 @@ static int r_lists(rctx_t *r, json_t *root, dv_study_t *s)
 		snprintf(r->where, sizeof(r->where), "lists[%zu]", i);
 		if (!json_is_object(e))
 			return r_bad(r, "must be an object");
-		if ((rc = r_fields(r, e, l, TABLE(list_fields))) != 0 ||
+		if ((rc = r_fields(r, e, l, TABLE(dv_jf_list))) != 0 ||
 		    (rc = r_sha256(r, e, l)) != 0 || (rc = r_list_input(r, e, l)) != 0)
 			return rc;
 	}
@@ -1830,7 +1047,7 @@ static int r_status(rctx_t *r, json_t *root, dv_study_t *s)
 	json_t *status, *v;
 	int rc;
 
-	if ((rc = r_section(r, root, "status", s, TABLE(status_fields), &status)) != 0)
+	if ((rc = r_section(r, root, "status", s, TABLE(dv_jf_status), &status)) != 0)
 		return rc;
 	v = json_object_get(status, "failed");
 	if (!json_is_integer(v) || json_integer_value(v) > 0 || json_integer_value(v) < -4095)
