@@ -3,6 +3,7 @@
 
 #include "transport/conn.h"
 
+#include "base/b64url.h"
 #include "base/h2.h"
 
 #include <errno.h>
@@ -357,34 +358,6 @@ size_t dv_doh_in_flight(const dv_tp_conn_t *c)
 	return c->doh->in_flight;
 }
 
-static const char b64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/* base64url without padding (RFC 4648 section 5, RFC 8484 section 4.1); returns the length. */
-static size_t base64url(const uint8_t *in, size_t len, char *out)
-{
-	size_t i, o = 0;
-
-	for (i = 0; i + 2 < len; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-		out[o++] = b64url[v >> 18];
-		out[o++] = b64url[(v >> 12) & 63];
-		out[o++] = b64url[(v >> 6) & 63];
-		out[o++] = b64url[v & 63];
-	}
-	if (len - i == 1) {
-		uint32_t v = (uint32_t)in[i] << 16;
-		out[o++] = b64url[v >> 18];
-		out[o++] = b64url[(v >> 12) & 63];
-	} else if (len - i == 2) {
-		uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
-		out[o++] = b64url[v >> 18];
-		out[o++] = b64url[(v >> 12) & 63];
-		out[o++] = b64url[(v >> 6) & 63];
-	}
-	out[o] = '\0';
-	return o;
-}
-
 /* n (below 10^7) in decimal into out; returns the length. */
 static size_t decimal(size_t n, char *out)
 {
@@ -418,7 +391,7 @@ static int32_t request_get(dv_tp_conn_t *c, doh_stream_t *st, const uint8_t *msg
 	dv_doh_t *d = c->doh;
 	size_t plen = d->path_len;
 	nghttp2_nv nv[5];
-	char *gp = malloc(plen + 5 + (len + 2) / 3 * 4 + 1);
+	char *gp = malloc(plen + 5 + DV_B64URL_ENC_LEN(len) + 1);
 	int32_t sid;
 
 	if (gp == NULL)
@@ -427,7 +400,7 @@ static int32_t request_get(dv_tp_conn_t *c, doh_stream_t *st, const uint8_t *msg
 	memcpy(gp + plen, strchr(c->s->path, '?') ? "&dns=" : "?dns=", 5);
 	memcpy(nv, d->nv, sizeof(nv));
 	nv[3].value = (uint8_t *)gp;
-	nv[3].valuelen = plen + 5 + base64url(msg, len, gp + plen + 5);
+	nv[3].valuelen = plen + 5 + dv_b64url_encode(msg, len, gp + plen + 5);
 	nv[3].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
 	sid = nghttp2_submit_request(d->h2, NULL, nv, DV_ARRAY_SIZE(nv), NULL, st);
 	free(gp);
