@@ -11,3 +11,8 @@ TESTS += $(BASE_UNIT)
 endif
 libdnsvolley_la_SOURCES += src/base/procstat.c src/base/procstat.h src/base/syscount.c src/base/syscount.h
 libdnsvolley_la_SOURCES += src/base/escape.c src/base/escape.h
+libdnsvolley_la_SOURCES += src/base/b64url.c src/base/b64url.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/base/test_b64url
+TESTS += tests/unit/base/test_b64url
+endif

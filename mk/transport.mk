@@ -1,11 +1,12 @@
 # src/transport: stream protocols (TCP framing, TLS, DoH) as byte machines the engine drives.
 libdnsvolley_la_SOURCES += src/transport/framing.c src/transport/framing.h \
-	src/transport/tls.c src/transport/tls.h src/transport/doh.c \
-	src/transport/conn.h src/transport/conn.c src/transport/transport.h
+	src/transport/tls.c src/transport/tls.h src/transport/transport.h \
+	src/transport/conn.h src/transport/conn.c src/transport/event.c src/transport/kinds.c \
+	src/transport/tcp.c src/transport/dot.c src/transport/doh.c
 
 if HAVE_CMOCKA
 TRANSPORT_UNIT = tests/unit/transport/test_framing tests/unit/transport/test_tls \
-	tests/unit/transport/test_doh
+	tests/unit/transport/test_doh tests/unit/transport/test_kinds
 check_PROGRAMS += $(TRANSPORT_UNIT)
 TESTS += $(TRANSPORT_UNIT)
 tests_unit_transport_test_tls_SOURCES = tests/unit/transport/test_tls.c \

@@ -857,15 +857,22 @@ static int parse_long_option(parse_state_t *ps, const char *arg, dv_err_t *err)
 static int parse_mode(parse_state_t *ps, const char *val, dv_err_t *err)
 {
 	dv_run_config_t *run = &ps->cfg->study.run;
+	const dv_tp_desc_t *d;
+	char why[96];
 
 	if (strcmp(val, "udp") == 0) {
 		run->stream = false;
 		return 0;
 	}
-	if (strcmp(val, "tcp") != 0 && strcmp(val, "dot") != 0 && strcmp(val, "doh") != 0)
-		return bad(err, "-m", val, "is not a mode (udp, tcp, dot or doh)");
+	d = dv_tp_desc_find(val);
+	if (d == NULL) {
+		snprintf(why, sizeof(why), "is not a mode (%s)",
+		         dv_tp_kind_list("udp", false, NULL));
+		return bad(err, "-m", val, why);
+	}
 	run->stream = true;
-	return dv_tp_kind_parse(val, &run->tp.kind);
+	run->tp.kind = d->kind;
+	return 0;
 }
 
 /* Stream transports: --tls-sni --tls-ca --tls-no-resume --doh-method --doh-path
@@ -941,7 +948,8 @@ static int doh_uri(parse_state_t *ps, const char *val, dv_err_t *err)
 static int check_stream(parse_state_t *ps, dv_err_t *err)
 {
 	const dv_run_config_t *run = &ps->cfg->study.run;
-	const char *mode = run->stream ? dv_tp_kind_name(run->tp.kind) : "udp";
+	const dv_tp_desc_t *d = run->stream ? dv_tp_desc(run->tp.kind) : NULL;
+	const char *mode = d != NULL ? d->name : "udp";
 
 	if (run->tc_tcp && run->stream)
 		return dv_err_set(err, -EINVAL,
@@ -950,12 +958,11 @@ static int check_stream(parse_state_t *ps, dv_err_t *err)
 		                  mode);
 	if (ps->qpc_opt != NULL && !run->stream)
 		return dv_err_set(err, -EINVAL,
-		                  "%s needs a connection transport (-m tcp, dot or doh), not "
-		                  "-m udp",
-		                  ps->qpc_opt);
-	if (ps->tls_opt != NULL && (!run->stream || run->tp.kind == DV_TP_TCP))
-		return dv_err_set(err, -EINVAL, "%s needs TLS (-m dot or -m doh), not -m %s",
-		                  ps->tls_opt, mode);
+		                  "%s needs a connection transport (-m %s), not -m udp",
+		                  ps->qpc_opt, dv_tp_kind_list(NULL, false, NULL));
+	if (ps->tls_opt != NULL && (d == NULL || !d->tls))
+		return dv_err_set(err, -EINVAL, "%s needs TLS (-m %s), not -m %s", ps->tls_opt,
+		                  dv_tp_kind_list(NULL, true, "-m "), mode);
 	if (ps->doh_opt != NULL && (!run->stream || run->tp.kind != DV_TP_DOH))
 		return dv_err_set(err, -EINVAL, "%s needs -m doh, not -m %s", ps->doh_opt, mode);
 	if (run->stream && run->client_base.ss_family != AF_UNSPEC &&
@@ -963,8 +970,8 @@ static int check_stream(parse_state_t *ps, dv_err_t *err)
 		return dv_err_set(err, -EINVAL,
 		                  "-a and --client-range both choose the connections' source "
 		                  "address: give one");
-	if (!ps->port_set && run->stream)
-		ps->port = run->tp.kind == DV_TP_DOT ? 853 : run->tp.kind == DV_TP_DOH ? 443 : 53;
+	if (!ps->port_set && d != NULL)
+		ps->port = d->default_port;
 	return 0;
 }
 

@@ -165,10 +165,15 @@ static int parse_net(rp_opts_t *o, int c, const char *v)
 			o->run.stream = false;
 			return 0;
 		}
-		if (strcmp(v, "tcp") != 0 && strcmp(v, "dot") != 0 && strcmp(v, "doh") != 0)
-			return bad('M', v, "is not a mode (udp, tcp, dot or doh)");
+		if (dv_tp_desc_find(v) == NULL) {
+			char why[96];
+			snprintf(why, sizeof(why), "is not a mode (%s)",
+			         dv_tp_kind_list("udp", false, NULL));
+			return bad('M', v, why);
+		}
 		o->run.stream = true;
-		return dv_tp_kind_parse(v, &o->run.tp.kind) == 0 ? 0 : bad('M', v, "?");
+		o->run.tp.kind = dv_tp_desc_find(v)->kind;
+		return 0;
 	case 's':
 		o->server = v;
 		return 0;
@@ -310,9 +315,7 @@ static int check(rp_opts_t *o)
 		return EXIT_USAGE;
 	}
 	if (!o->port_set && o->run.stream)
-		o->port = o->run.tp.kind == DV_TP_DOT   ? 853
-		          : o->run.tp.kind == DV_TP_DOH ? 443
-		                                        : 53;
+		o->port = dv_tp_desc(o->run.tp.kind)->default_port;
 	if (o->threads > o->clients)
 		o->clients = o->threads;
 	return 0;

@@ -85,6 +85,7 @@ struct dv_sw {
 	dv_sw_host_t h; /* the worker's loop, engine, settings and flags */
 	dv_engine_t *e; /* h.eng, or retry mode's own */
 	dv_tp_shared_t *sh;
+	const dv_tp_desc_t *desc; /* the transport kind's row: socket type, names, facts */
 	dv_sconn_t *c;
 	uint32_t n;
 	uint32_t per_conn; /* queries in flight per connection at most */
@@ -205,14 +206,7 @@ static void fatal(dv_sw_t *sw, uint64_t now, const char *fmt, ...)
 
 static const char *kind_text(const dv_sw_t *sw)
 {
-	switch (sw->h.cfg->tp.kind) {
-	case DV_TP_DOT:
-		return "DNS over TLS";
-	case DV_TP_DOH:
-		return "DNS over HTTPS";
-	default:
-		return "TCP";
-	}
+	return sw->desc->long_name;
 }
 
 static void set_events(dv_sconn_t *c, int events)
@@ -449,14 +443,15 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 	c->ev_closed = c->ev_goaway = c->ev_proto = c->closed_busy = false;
 	set_state(sw, c, C_CONNECTING, now);
 	timer_at(sw, now + cfg->timeout_ns);
-	fd = socket(cfg->server.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = socket(cfg->server.ss_family, sw->desc->sock_type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		snprintf(what, sizeof(what), "cannot open a socket: %s", strerror(errno));
 		conn_fail(sw, c, errno, false, now, what);
 		return;
 	}
 	c->fd = fd;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (sw->desc->sock_type == SOCK_STREAM)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (bind_source(cfg, sw->h.first_conn + c->index, fd, what, sizeof(what)) != 0) {
 		conn_fail(sw, c, errno, false, now, what);
 		return;
@@ -587,7 +582,7 @@ static int on_event(void *ctx, const dv_tp_event_t *ev)
 
 	switch (ev->kind) {
 	case DV_TP_EV_ANSWER:
-		if (sw->h.cfg->tp.kind == DV_TP_DOH)
+		if (sw->desc->answer_ids)
 			on_doh_answer(sw, c, ev);
 		else
 			on_answer(sw, c, ev->msg, ev->len);
@@ -774,6 +769,7 @@ static int sw_new(const dv_sw_host_t *h, uint32_t n, dv_sw_t **out, dv_err_t *er
 	sw->stall_ns = UINT64_MAX;
 	sw->timer_lb = UINT64_MAX;
 	sw->rng = (dv_now_ns() ^ ((uint64_t)h->first_conn << 32)) | 1;
+	sw->desc = dv_tp_desc(h->cfg->tp.kind);
 	rc = dv_tp_shared_new(&sw->sh, &h->cfg->tp, err);
 	if (rc != 0)
 		return rc;
@@ -1079,10 +1075,9 @@ static void conn_timers(dv_sw_t *sw, uint64_t now)
 		dv_sconn_t *c = &sw->c[i];
 		if (is_pending(c->state) && now - c->open_ns >= t) {
 			snprintf(what, sizeof(what), "%s not done within the timeout (-t %.3g s)",
-			         c->state == C_CONNECTING ? "connect"
-			         : sw->h.cfg->tp.kind == DV_TP_DOH
-			             ? "TLS handshake and HTTP/2 SETTINGS"
-			             : "TLS handshake",
+			         c->state == C_CONNECTING || sw->desc->setup_what == NULL
+			             ? "connect"
+			             : sw->desc->setup_what,
 			         (double)t / 1e9);
 			conn_fail(sw, c, 0, true, now, what);
 		} else if (c->state == C_IDLE && c->retry_ns <= now) {

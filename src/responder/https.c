@@ -3,6 +3,7 @@
 
 #include "responder/https.h"
 
+#include "base/b64url.h"
 #include "base/dns.h"
 #include "base/h2.h"
 
@@ -96,37 +97,17 @@ static int reserve(req_t *r, size_t n)
 	return 0;
 }
 
-static int b64url_val(uint8_t ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	return ch == '-' ? 62 : ch == '_' ? 63 : -1;
-}
-
 /* Decode unpadded base64url s[0..n) into r's body: 0, or -1 (bad input). */
 static int b64url_decode(req_t *r, const uint8_t *s, size_t n)
 {
-	uint32_t acc = 0;
-	unsigned bits = 0;
-	size_t i;
+	long got;
 
-	if (n % 4 == 1 || reserve(r, n / 4 * 3 + 3) != 0)
+	if (n % 4 == 1 || reserve(r, DV_B64URL_DEC_MAX(n) + 1) != 0)
 		return -1;
-	for (i = 0; i < n; i++) {
-		int v = b64url_val(s[i]);
-		if (v < 0)
-			return -1;
-		acc = acc << 6 | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			r->body[r->len++] = (uint8_t)(acc >> bits);
-		}
-	}
+	got = dv_b64url_decode((const char *)s, n, r->body + r->len);
+	if (got < 0)
+		return -1;
+	r->len += (size_t)got;
 	return 0;
 }
 

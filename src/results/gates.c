@@ -391,7 +391,7 @@ static int check_handshake(const dv_gates_t *g, const dv_study_t *s, const dv_gr
                            const char *prefix, dv_gate_report_t *rep)
 {
 	dv_gate_check_t *c;
-	bool tls = s->run.stream && s->run.tp.kind != DV_TP_TCP;
+	bool tls = s->run.stream && dv_tp_desc(s->run.tp.kind)->tls;
 	size_t miss = lacking(grp, DV_CF_HANDSHAKE_P99_MS);
 
 	if ((c = add_check(rep, "max-handshake-p99", prefix, grp)) == NULL)

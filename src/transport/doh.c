@@ -3,6 +3,7 @@
 
 #include "transport/conn.h"
 
+#include "base/b64url.h"
 #include "base/h2.h"
 
 #include <errno.h>
@@ -36,7 +37,7 @@ typedef struct doh_stream {
 	uint8_t inl[DOH_INLINE];
 } doh_stream_t;
 
-struct dv_doh {
+typedef struct dv_doh {
 	nghttp2_session *h2;
 	doh_stream_t *streams;
 	doh_stream_t *spare; /* singly linked by next */
@@ -45,7 +46,13 @@ struct dv_doh {
 	bool settled;     /* the server's first SETTINGS came: its stream limit is known */
 	nghttp2_nv nv[7]; /* the request headers, built once; content-length set per request */
 	size_t path_len;
-};
+} dv_doh_t;
+
+/* The connection's HTTP/2 state (its attach set it). */
+static inline dv_doh_t *doh(const dv_tp_conn_t *c)
+{
+	return c->proto;
+}
 
 static void stream_link(dv_doh_t *d, doh_stream_t *st)
 {
@@ -215,14 +222,14 @@ static int on_close(nghttp2_session *h2, int32_t sid, uint32_t error_code, void 
 	if (st == NULL)
 		return 0;
 	nghttp2_session_set_stream_user_data(h2, sid, NULL);
-	stream_unlink(c->doh, st);
+	stream_unlink(doh(c), st);
 	if (st->cancelled) { /* its query already counted: the stream's slot is free again */
-		stream_put(c->doh, st);
+		stream_put(doh(c), st);
 		return 0;
 	}
 	stream_event(c, st, error_code, &ev);
 	rc = dv_tp_emit(c, &ev);
-	stream_put(c->doh, st);
+	stream_put(doh(c), st);
 	return rc < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
 }
 
@@ -232,14 +239,14 @@ static int on_frame(nghttp2_session *h2, const nghttp2_frame *frame, void *user)
 	dv_tp_event_t ev = {.kind = DV_TP_EV_CLOSED, .goaway = true};
 
 	if (frame->hd.type == NGHTTP2_SETTINGS && !(frame->hd.flags & NGHTTP2_FLAG_ACK) &&
-	    !c->doh->settled) {
+	    !doh(c)->settled) {
 		dv_tp_event_t set = {.kind = DV_TP_EV_SETTINGS};
-		c->doh->settled = true;
+		doh(c)->settled = true;
 		return dv_tp_emit(c, &set) < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
 	}
 	if (frame->hd.type != NGHTTP2_GOAWAY || c->closed)
 		return 0;
-	c->doh->goaway = true;
+	doh(c)->goaway = true;
 	c->closed = true;
 	ev.status = (int)frame->goaway.error_code;
 	return dv_tp_emit(c, &ev) < 0 ? NGHTTP2_ERR_CALLBACK_FAILURE : 0;
@@ -257,7 +264,7 @@ static ssize_t read_body(nghttp2_session *h2, int32_t sid, uint8_t *buf, size_t 
  * first five). Names and values outlive the session, so nghttp2 need not copy them. */
 static void request_template(dv_tp_conn_t *c)
 {
-	dv_doh_t *d = c->doh;
+	dv_doh_t *d = doh(c);
 	const char *auth = c->s->cfg->sni ? c->s->cfg->sni : "localhost";
 	bool get = c->s->cfg->doh_get;
 
@@ -271,7 +278,9 @@ static void request_template(dv_tp_conn_t *c)
 	d->nv[6] = DV_H2_NV("content-length", "", 0);
 }
 
-int dv_doh_new(dv_tp_conn_t *c)
+static void doh_free(dv_doh_t *d);
+
+static int doh_attach(dv_tp_conn_t *c)
 {
 	nghttp2_session_callbacks *cb = NULL;
 	nghttp2_settings_entry set[] = {{NGHTTP2_SETTINGS_ENABLE_PUSH, 0}};
@@ -284,7 +293,7 @@ int dv_doh_new(dv_tp_conn_t *c)
 	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, on_data);
 	nghttp2_session_callbacks_set_on_stream_close_callback(cb, on_close);
 	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, on_frame);
-	/* No query goes out before the server's SETTINGS (dv_doh_capacity), so nghttp2's
+	/* No query goes out before the server's SETTINGS (doh_capacity), so nghttp2's
 	 * assumed limit until then (100) never applies. */
 	if (nghttp2_session_client_new(&d->h2, cb, c) != 0)
 		goto out;
@@ -292,17 +301,20 @@ int dv_doh_new(dv_tp_conn_t *c)
 	    nghttp2_session_set_local_window_size(d->h2, NGHTTP2_FLAG_NONE, 0, DOH_CONN_WINDOW) !=
 	        0)
 		goto out;
-	c->doh = d;
+	c->proto = d;
+	/* nghttp2's frames wait in c->out only until the TLS machine takes them (or, in
+	 * cleartext, the socket): capacity bounds the bytes queued, as for TCP. */
+	dv_bq_init(&c->out, DV_TP_UNBOUNDED);
 	request_template(c);
 	d = NULL;
 	rc = 0;
 out:
 	nghttp2_session_callbacks_del(cb);
-	dv_doh_free(d);
+	doh_free(d);
 	return rc;
 }
 
-void dv_doh_free(dv_doh_t *d)
+static void doh_free(dv_doh_t *d)
 {
 	if (d == NULL)
 		return;
@@ -320,9 +332,9 @@ void dv_doh_free(dv_doh_t *d)
 	free(d);
 }
 
-size_t dv_doh_capacity(const dv_tp_conn_t *c)
+static size_t doh_capacity(const dv_tp_conn_t *c)
 {
-	const dv_doh_t *d = c->doh;
+	const dv_doh_t *d = doh(c);
 	uint32_t max =
 	    nghttp2_session_get_remote_settings(d->h2, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS);
 
@@ -331,9 +343,9 @@ size_t dv_doh_capacity(const dv_tp_conn_t *c)
 	return d->in_flight >= max ? 0 : max - d->in_flight;
 }
 
-const char *dv_doh_full_why(const dv_tp_conn_t *c)
+static const char *doh_full_why(const dv_tp_conn_t *c)
 {
-	const dv_doh_t *d = c->doh;
+	const dv_doh_t *d = doh(c);
 
 	if (!d->settled)
 		return "no SETTINGS from the server yet";
@@ -347,42 +359,14 @@ const char *dv_doh_full_why(const dv_tp_conn_t *c)
 	return "every stream the server allows (SETTINGS_MAX_CONCURRENT_STREAMS) is in use";
 }
 
-bool dv_doh_settled(const dv_tp_conn_t *c)
+static bool doh_settled(const dv_tp_conn_t *c)
 {
-	return c->doh->settled;
+	return doh(c)->settled;
 }
 
-size_t dv_doh_in_flight(const dv_tp_conn_t *c)
+static size_t doh_in_flight(const dv_tp_conn_t *c)
 {
-	return c->doh->in_flight;
-}
-
-static const char b64url[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/* base64url without padding (RFC 4648 section 5, RFC 8484 section 4.1); returns the length. */
-static size_t base64url(const uint8_t *in, size_t len, char *out)
-{
-	size_t i, o = 0;
-
-	for (i = 0; i + 2 < len; i += 3) {
-		uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8 | in[i + 2];
-		out[o++] = b64url[v >> 18];
-		out[o++] = b64url[(v >> 12) & 63];
-		out[o++] = b64url[(v >> 6) & 63];
-		out[o++] = b64url[v & 63];
-	}
-	if (len - i == 1) {
-		uint32_t v = (uint32_t)in[i] << 16;
-		out[o++] = b64url[v >> 18];
-		out[o++] = b64url[(v >> 12) & 63];
-	} else if (len - i == 2) {
-		uint32_t v = (uint32_t)in[i] << 16 | (uint32_t)in[i + 1] << 8;
-		out[o++] = b64url[v >> 18];
-		out[o++] = b64url[(v >> 12) & 63];
-		out[o++] = b64url[(v >> 6) & 63];
-	}
-	out[o] = '\0';
-	return o;
+	return doh(c)->in_flight;
 }
 
 /* n (below 10^7) in decimal into out; returns the length. */
@@ -415,10 +399,10 @@ static int32_t request_post(dv_doh_t *d, doh_stream_t *st)
 /* Submit a GET request for msg (path?dns=<base64url>); nghttp2 copies the path. */
 static int32_t request_get(dv_tp_conn_t *c, doh_stream_t *st, const uint8_t *msg, size_t len)
 {
-	dv_doh_t *d = c->doh;
+	dv_doh_t *d = doh(c);
 	size_t plen = d->path_len;
 	nghttp2_nv nv[5];
-	char *gp = malloc(plen + 5 + (len + 2) / 3 * 4 + 1);
+	char *gp = malloc(plen + 5 + DV_B64URL_ENC_LEN(len) + 1);
 	int32_t sid;
 
 	if (gp == NULL)
@@ -427,7 +411,7 @@ static int32_t request_get(dv_tp_conn_t *c, doh_stream_t *st, const uint8_t *msg
 	memcpy(gp + plen, strchr(c->s->path, '?') ? "&dns=" : "?dns=", 5);
 	memcpy(nv, d->nv, sizeof(nv));
 	nv[3].value = (uint8_t *)gp;
-	nv[3].valuelen = plen + 5 + base64url(msg, len, gp + plen + 5);
+	nv[3].valuelen = plen + 5 + dv_b64url_encode(msg, len, gp + plen + 5);
 	nv[3].flags = NGHTTP2_NV_FLAG_NO_COPY_NAME;
 	sid = nghttp2_submit_request(d->h2, NULL, nv, DV_ARRAY_SIZE(nv), NULL, st);
 	free(gp);
@@ -448,14 +432,14 @@ static int keep_body(doh_stream_t *st, const uint8_t *msg, size_t len)
 	return 0;
 }
 
-int dv_doh_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t id)
+static int doh_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t id)
 {
-	dv_doh_t *d = c->doh;
+	dv_doh_t *d = doh(c);
 	bool get = c->s->cfg->doh_get;
 	doh_stream_t *st;
 	int32_t sid;
 
-	if (dv_doh_capacity(c) == 0)
+	if (doh_capacity(c) == 0)
 		return d->goaway ? -EPIPE : -EAGAIN;
 	st = stream_get(d);
 	if (st == NULL)
@@ -475,9 +459,9 @@ int dv_doh_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t id)
 	return 0;
 }
 
-int dv_doh_cancel(dv_tp_conn_t *c, uint64_t id)
+static int doh_cancel(dv_tp_conn_t *c, uint64_t id)
 {
-	dv_doh_t *d = c->doh;
+	dv_doh_t *d = doh(c);
 	doh_stream_t *st;
 
 	for (st = d->streams; st != NULL; st = st->next)
@@ -492,14 +476,14 @@ int dv_doh_cancel(dv_tp_conn_t *c, uint64_t id)
 	return 1;
 }
 
-int dv_doh_plain(void *conn, const uint8_t *data, size_t len)
+static int doh_input(void *conn, const uint8_t *data, size_t len)
 {
 	dv_tp_conn_t *c = conn;
-	ssize_t n = nghttp2_session_mem_recv(c->doh->h2, data, len);
+	ssize_t n = nghttp2_session_mem_recv(doh(c)->h2, data, len);
 
 	/* nghttp2 ends a session the server broke (a connection error: it queues GOAWAY and
 	 * reads no more) without an error here: the connection is dead, its streams lost. */
-	if (n >= 0 && !c->doh->goaway && !nghttp2_session_want_read(c->doh->h2))
+	if (n >= 0 && !doh(c)->goaway && !nghttp2_session_want_read(doh(c)->h2))
 		return dv_tp_proto_error(c,
 		                         "HTTP/2: the server broke the protocol (session ended)");
 	if (n >= 0)
@@ -510,32 +494,78 @@ int dv_doh_plain(void *conn, const uint8_t *data, size_t len)
 	return dv_tp_proto_error(c, c->what);
 }
 
-int dv_doh_pump(dv_tp_conn_t *c)
+/* nghttp2's frames into c->out (conn.c hands them to TLS), gathered so that one pump makes
+ * as few TLS records as it can. */
+static int doh_pump(dv_tp_conn_t *c)
 {
 	const uint8_t *data;
 	ssize_t n;
 	int rc;
 
-	if (c->tls != NULL && !dv_tls_handshake_done(c->tls))
-		return 0;
-	/* Gathered first, so that one pump makes as few TLS records as it can. */
-	while ((n = nghttp2_session_mem_send(c->doh->h2, &data)) > 0) {
+	while ((n = nghttp2_session_mem_send(doh(c)->h2, &data)) > 0) {
 		rc = dv_bq_put(&c->out, data, (size_t)n);
 		if (rc < 0)
 			return rc;
 	}
-	if (n < 0)
-		return -EPROTO;
-	if (c->tls == NULL) /* cleartext (the fuzz target): c->out is the wire */
-		return 0;
-	if (dv_bq_len(&c->out) == 0)
-		return 0;
-	rc = dv_tls_write(c->tls, dv_bq_data(&c->out), dv_bq_len(&c->out));
-	dv_bq_consume(&c->out, dv_bq_len(&c->out));
-	return rc;
+	return n < 0 ? -EPROTO : 0;
 }
 
-void dv_doh_close(dv_tp_conn_t *c)
+static void doh_close(dv_tp_conn_t *c)
 {
-	nghttp2_session_terminate_session(c->doh->h2, NGHTTP2_NO_ERROR);
+	nghttp2_session_terminate_session(doh(c)->h2, NGHTTP2_NO_ERROR);
 }
+
+static int doh_shared_init(dv_tp_shared_t *s, dv_err_t *err)
+{
+	s->path = s->cfg->doh_path ? s->cfg->doh_path : "/dns-query";
+	if (s->path[0] != '/')
+		return dv_err_set(err, -EINVAL, "DoH path '%s' does not start with '/'", s->path);
+	return 0;
+}
+
+static void doh_detach(dv_tp_conn_t *c)
+{
+	doh_free(doh(c));
+	c->proto = NULL;
+}
+
+/* HTTP/2 has no message cut by a close that matters here: the streams still open are lost,
+ * which CLOSED says. */
+static const char *doh_eof_cut(const dv_tp_conn_t *c)
+{
+	(void)c;
+	return NULL;
+}
+
+static const dv_tp_ops_t doh_ops = {
+    .shared_init = doh_shared_init,
+    .attach = doh_attach,
+    .detach = doh_detach,
+    .submit = doh_submit,
+    .input = doh_input,
+    .pump = doh_pump,
+    .capacity = doh_capacity,
+    .full_why = doh_full_why,
+    .cancel = doh_cancel,
+    .in_flight = doh_in_flight,
+    .settled = doh_settled,
+    .eof_cut = doh_eof_cut,
+    .close = doh_close,
+    .next_deadline = dv_tp_no_deadline,
+    .on_deadline = dv_tp_no_expiry,
+};
+
+const dv_tp_desc_t dv_tp_doh_desc = {
+    .kind = DV_TP_DOH,
+    .name = "doh",
+    .alias = "https",
+    .long_name = "DNS over HTTPS",
+    .default_port = 443,
+    .tls = true,
+    .alpn = "h2",
+    .alpn_label = "HTTP/2",
+    .setup_what = "TLS handshake and HTTP/2 SETTINGS",
+    .sock_type = SOCK_STREAM,
+    .answer_ids = true,
+    .ops = &doh_ops,
+};

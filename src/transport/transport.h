@@ -1,10 +1,12 @@
-/* transport: one interface for DNS over TCP, TLS (DoT) and HTTPS (DoH) connections, sans I/O. */
+/* transport: one interface for DNS over TCP, TLS (DoT) and HTTPS (DoH) connections, sans I/O;
+ * the table of kinds. */
 #ifndef DV_TRANSPORT_H
 #define DV_TRANSPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "base/util.h"
@@ -21,7 +23,41 @@
  * dv_tp_shared_t per worker, shared by that worker's connections.
  */
 
-typedef enum dv_tp_kind { DV_TP_TCP = 0, DV_TP_DOT, DV_TP_DOH } dv_tp_kind_t;
+/* The stream kinds, each a row of the table (transport/kinds.c, doc/transports.md). */
+typedef enum dv_tp_kind { DV_TP_TCP = 0, DV_TP_DOT, DV_TP_DOH, DV_TP_NKINDS } dv_tp_kind_t;
+
+/* A kind's protocol operations (transport/conn.h): what the engine reaches through dv_tp_*. */
+typedef struct dv_tp_ops dv_tp_ops_t;
+
+/* One kind's facts and operations. Every caller that would switch on a kind reads this. */
+typedef struct dv_tp_desc {
+	dv_tp_kind_t kind;
+	const char *name;       /* -m value and results' "transport": "tcp" */
+	const char *alias;      /* also read (results files, -m of old versions): "tls"; or NULL */
+	const char *long_name;  /* in sentences: "DNS over TLS" */
+	uint16_t default_port;  /* without -p */
+	bool tls;               /* --tls-* apply; handshakes are counted and gated */
+	const char *alpn;       /* the TLS ALPN protocol offered and required ("h2"), or NULL */
+	const char *alpn_label; /* what a server refusing it did not agree to: "HTTP/2" */
+	const char *setup_what; /* what follows connect before queries go, for a timeout's
+	                         * sentence ("TLS handshake"); NULL when nothing does */
+	int sock_type;          /* what the engine opens: SOCK_STREAM (a QUIC kind SOCK_DGRAM) */
+	bool answer_ids;        /* ANSWER events carry the query's id (the transport matched
+	                         * it to its query, as DoH's streams do); else id is 0 and the
+	                         * engine matches by DNS ID and question, as for UDP */
+	const dv_tp_ops_t *ops;
+} dv_tp_desc_t;
+
+/* The row of kind k (k below DV_TP_NKINDS). */
+const dv_tp_desc_t *dv_tp_desc(dv_tp_kind_t k);
+/* The row named name exactly (case and all, aliases not): the command line's way. NULL
+ * when no kind has that name. */
+const dv_tp_desc_t *dv_tp_desc_find(const char *name);
+/* The names in table order as a phrase, after first when not NULL: with first "udp",
+ * "udp, tcp, dot or doh"; only the kinds with TLS when tls_only ("dot or doh"); each
+ * (e.g. "-m ") before every name but the first ("dot or -m doh"). Returns a static buffer,
+ * valid until the next call. */
+const char *dv_tp_kind_list(const char *first, bool tls_only, const char *each);
 
 typedef struct dv_tp_config {
 	dv_tp_kind_t kind;
@@ -38,8 +74,9 @@ typedef struct dv_tp_config {
 
 /* Defaults: TCP, no TLS options, POST to /dns-query. */
 void dv_tp_config_init(dv_tp_config_t *cfg);
-/* Parse "tcp", "dot", "doh" (also "tls", "https"). 0 or -EINVAL. */
+/* A kind's name or alias, any case ("tcp", "DoT", "https"). 0 or -EINVAL. */
 int dv_tp_kind_parse(const char *s, dv_tp_kind_t *out);
+/* dv_tp_desc(k)->name. */
 const char *dv_tp_kind_name(dv_tp_kind_t k);
 
 /* Per worker: the TLS context, the resumption ticket, the handshake counters. */
@@ -133,5 +170,15 @@ void dv_tp_close(dv_tp_conn_t *c);
  * 100 (the server would refuse it).
  */
 bool dv_tp_ready(const dv_tp_conn_t *c);
+
+/*
+ * Timers (Knot's knot_quic_conn_next_timeout / knot_quic_handle_expiry): the monotonic time
+ * in ns at which the connection wants dv_tp_on_deadline, UINT64_MAX for none (TCP, DoT and
+ * DoH have no timers of their own: the engine's -t covers them). dv_tp_on_deadline(c, now)
+ * does what fell due (a QUIC retransmission, an idle close; its events go to fn) and
+ * returns 0 or fn's negative value; check dv_tp_output after it.
+ */
+uint64_t dv_tp_next_deadline(const dv_tp_conn_t *c);
+int dv_tp_on_deadline(dv_tp_conn_t *c, uint64_t now_ns);
 
 #endif

@@ -1,0 +1,50 @@
+/* event: how a connection reports to the engine, for conn.c and every kind alike; the
+ * operations a kind without timers shares. */
+#include "config.h"
+
+#include "transport/conn.h"
+
+#include <errno.h>
+
+int dv_tp_emit(dv_tp_conn_t *c, const dv_tp_event_t *ev)
+{
+	int rc = c->fn(c->ctx, ev);
+	if (rc < 0 && c->cb_rc == 0)
+		c->cb_rc = rc;
+	return rc;
+}
+
+int dv_tp_proto_error(dv_tp_conn_t *c, const char *what)
+{
+	dv_tp_event_t ev = {.kind = DV_TP_EV_PROTO_ERROR, .what = what};
+	int rc;
+
+	if (c->dead)
+		return -EPROTO;
+	c->dead = true;
+	rc = dv_tp_emit(c, &ev);
+	return rc < 0 ? rc : -EPROTO;
+}
+
+int dv_tp_emit_closed(dv_tp_conn_t *c)
+{
+	dv_tp_event_t ev = {.kind = DV_TP_EV_CLOSED};
+
+	if (c->closed || c->dead)
+		return 0;
+	c->closed = true;
+	return dv_tp_emit(c, &ev);
+}
+
+uint64_t dv_tp_no_deadline(const dv_tp_conn_t *c)
+{
+	(void)c;
+	return UINT64_MAX;
+}
+
+int dv_tp_no_expiry(dv_tp_conn_t *c, uint64_t now_ns)
+{
+	(void)c;
+	(void)now_ns;
+	return 0;
+}
