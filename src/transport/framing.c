@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/wire.h"
+
 #define BQ_MIN 512
 
 void dv_bq_init(dv_bq_t *q, size_t max)
@@ -113,7 +115,7 @@ static int take_header(dv_frame_reader_t *r, const uint8_t **p, const uint8_t *e
 		r->hdr[r->hdr_have++] = *(*p)++;
 	if (r->hdr_have < 2)
 		return 0;
-	r->need = (size_t)r->hdr[0] << 8 | r->hdr[1];
+	r->need = dv_wire_get16(r->hdr);
 	r->have = 0;
 	if (r->need == 0) {
 		r->failed = true;

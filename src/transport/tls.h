@@ -77,10 +77,11 @@ bool dv_tls_handshake_done(const dv_tls_t *t);
 bool dv_tls_resumed(const dv_tls_t *t);
 /* The peer sent close_notify. */
 bool dv_tls_peer_closed(const dv_tls_t *t);
-/* "TLSv1.3" etc. once the handshake is done; the ALPN protocol chosen (NULL if none). */
+/* "TLSv1.3" etc. once the handshake is done (tests). */
 const char *dv_tls_version(const dv_tls_t *t);
+/* Whether the ALPN protocol chosen is proto. */
 bool dv_tls_alpn_is(const dv_tls_t *t, const char *proto);
-/* Server side: the name the client sent by SNI (NULL if none). */
+/* Server side: the name the client sent by SNI (NULL if none) (tests). */
 const char *dv_tls_sni(const dv_tls_t *t);
 /* The last error, a sentence ("" if none). */
 const char *dv_tls_error(const dv_tls_t *t);

@@ -85,7 +85,7 @@ typedef struct dv_tp_shared dv_tp_shared_t;
  * 0, or -EINVAL (an unreadable CA file, a bad path: said in err), -ENOMEM. */
 int dv_tp_shared_new(dv_tp_shared_t **out, const dv_tp_config_t *cfg, dv_err_t *err);
 void dv_tp_shared_free(dv_tp_shared_t *s);
-/* TLS handshakes completed by this worker's connections (0 for TCP). */
+/* TLS handshakes completed by this worker's connections (0 for TCP) (tests). */
 void dv_tp_shared_handshakes(const dv_tp_shared_t *s, uint64_t *full, uint64_t *resumed);
 
 typedef enum dv_tp_event_kind {
@@ -157,7 +157,7 @@ int dv_tp_eof(dv_tp_conn_t *c);
 
 /* Bytes to write, as up to max iovecs; returns how many were filled (0 = nothing). */
 int dv_tp_output(dv_tp_conn_t *c, struct iovec *iov, int max);
-size_t dv_tp_output_len(dv_tp_conn_t *c);
+size_t dv_tp_output_len(dv_tp_conn_t *c); /* bytes waiting to be written (tests) */
 /* n bytes of dv_tp_output were written. */
 void dv_tp_consume(dv_tp_conn_t *c, size_t n);
 
@@ -176,9 +176,10 @@ bool dv_tp_ready(const dv_tp_conn_t *c);
  * in ns at which the connection wants dv_tp_on_deadline, UINT64_MAX for none (TCP, DoT and
  * DoH have no timers of their own: the engine's -t covers them). dv_tp_on_deadline(c, now)
  * does what fell due (a QUIC retransmission, an idle close; its events go to fn) and
- * returns 0 or fn's negative value; check dv_tp_output after it.
+ * returns 0 or fn's negative value; check dv_tp_output after it. The engine arms a timer at
+ * the deadline once a kind has one (DoQ); until then only test_kinds calls them (tests).
  */
 uint64_t dv_tp_next_deadline(const dv_tp_conn_t *c);
-int dv_tp_on_deadline(dv_tp_conn_t *c, uint64_t now_ns);
+int dv_tp_on_deadline(dv_tp_conn_t *c, uint64_t now_ns); /* (tests) until DoQ */
 
 #endif
