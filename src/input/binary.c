@@ -3,6 +3,8 @@
 
 #include "input/capbuild.h"
 
+#include "base/wire.h"
+
 /*
  * A -B file is a list someone wrote, not traffic: like a text list it stops at its first
  * malformed record unless --skip-bad (input.c makes the load strict), with the record's
@@ -25,7 +27,7 @@ int dv_read_binary(dv_capbuild_t *b, const uint8_t *buf, size_t len, dv_err_t *e
 			                       "1 stray octet at the end, a length needs 2 (byte "
 			                       "offset %zu)",
 			                       pos);
-		mlen = (size_t)buf[pos] << 8 | buf[pos + 1];
+		mlen = dv_wire_get16(buf + pos);
 		if (len - pos - 2 < mlen)
 			return dv_capbuild_bad(
 			    b, rec, err,

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/dns.h"
+#include "base/wire.h"
 #include "input/qflags.h"
 
 /*
@@ -491,24 +491,19 @@ static void builder_init(ql_builder_t *b, const char *name, const dv_querylist_o
 {
 	bool edns = opts->edns || opts->dnssec_ok || opts->edns_opts_len > 0;
 	uint16_t bufsize = opts->edns_bufsize != 0 ? opts->edns_bufsize : 1232;
+	dv_wire_writer_t w;
 
 	memset(b, 0, sizeof(*b));
 	b->name = name;
 	b->opts = opts;
 	/* ID 0; flags: RD only; QDCOUNT 1; ARCOUNT 1 with EDNS. */
-	b->hdr[2] = opts->rd ? DV_DNS_RD : 0x00;
-	b->hdr[5] = 1;
-	b->hdr[11] = edns ? 1 : 0;
+	dv_wire_writer_init(&w, b->hdr, sizeof(b->hdr));
+	dv_wire_put_query_header(&w, opts->rd);
+	dv_wire_set16(b->hdr + DV_DNS_OFF_ARCOUNT, edns ? 1 : 0);
 	if (edns) {
-		/* root owner, TYPE OPT (41), CLASS = UDP payload size, TTL = ext-rcode
-		 * 0, version 0, flags (DO = 0x8000), RDLEN 0 (RFC 6891 section 6.1.2). */
 		memset(b->opt_rr, 0, sizeof(b->opt_rr));
-		b->opt_rr[2] = DV_DNS_TYPE_OPT; /* < 256: the high octet stays 0 */
-		b->opt_rr[3] = (uint8_t)(bufsize >> 8);
-		b->opt_rr[4] = (uint8_t)bufsize;
-		b->opt_rr[7] = opts->dnssec_ok ? (uint8_t)(DV_DNS_EDNS_DO >> 8) : 0;
-		b->opt_rr[9] = (uint8_t)(opts->edns_opts_len >> 8);
-		b->opt_rr[10] = (uint8_t)opts->edns_opts_len;
+		dv_wire_writer_init(&w, b->opt_rr, DV_DNS_OPT_RR_LEN);
+		dv_wire_put_opt_rr(&w, bufsize, 0, opts->dnssec_ok, (uint16_t)opts->edns_opts_len);
 		memcpy(b->opt_rr + DV_DNS_OPT_RR_LEN, opts->edns_opts, opts->edns_opts_len);
 		b->opt_len = DV_DNS_OPT_RR_LEN + opts->edns_opts_len;
 	}

@@ -117,12 +117,6 @@ int dv_tsig_key_parse(dv_tsig_key_t *k, const char *spec, dv_err_t *err)
 	return parse_secret(k, secret, err);
 }
 
-static void put16(uint8_t *p, unsigned v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
 /* HMAC over the message (ID 0) and the TSIG variables; 0 or -EINVAL. */
 static int mac(EVP_MAC_CTX *ctx, const dv_tsig_key_t *k, const uint8_t *msg, size_t len,
                const uint8_t *vars, size_t vlen, uint8_t *out)
@@ -147,25 +141,27 @@ static size_t sign_one(EVP_MAC_CTX *ctx, const dv_tsig_key_t *k, uint8_t *msg, s
 	size_t v = 0;
 
 	memcpy(vars, k->name, k->name_len), v += k->name_len;
-	put16(vars + v, TSIG_CLASS), v += 2;
+	dv_wire_set16(vars + v, (uint16_t)TSIG_CLASS), v += 2;
 	memset(vars + v, 0, 4), v += 4; /* TTL */
 	memcpy(vars + v, k->alg_name, k->alg_name_len), v += k->alg_name_len;
-	put16(vars + v, (unsigned)(now_s >> 32)), put16(vars + v + 2, (unsigned)(now_s >> 16));
-	put16(vars + v + 4, (unsigned)now_s), v += 6;
-	put16(vars + v, DV_TSIG_FUDGE_S), v += 2;
+	dv_wire_set16(vars + v, (uint16_t)(now_s >> 32)),
+	    dv_wire_set16(vars + v + 2, (uint16_t)(now_s >> 16));
+	dv_wire_set16(vars + v + 4, (uint16_t)now_s), v += 6;
+	dv_wire_set16(vars + v, (uint16_t)DV_TSIG_FUDGE_S), v += 2;
 	memset(vars + v, 0, 4), v += 4; /* error, other len */
 	if (mac(ctx, k, msg, len, vars, v, m) != 0)
 		return 0;
 	p = msg + len;
 	memcpy(p, k->name, k->name_len), p += k->name_len;
-	put16(p, TSIG_TYPE), put16(p + 2, TSIG_CLASS), memset(p + 4, 0, 4), p += 8;
-	put16(p, (unsigned)(k->alg_name_len + 16 + k->mac_len)), p += 2;
+	dv_wire_set16(p, (uint16_t)TSIG_TYPE), dv_wire_set16(p + 2, (uint16_t)TSIG_CLASS),
+	    memset(p + 4, 0, 4), p += 8;
+	dv_wire_set16(p, (uint16_t)(k->alg_name_len + 16 + k->mac_len)), p += 2;
 	memcpy(p, k->alg_name, k->alg_name_len), p += k->alg_name_len;
 	memcpy(p, vars + v - 12, 8), p += 8; /* time signed, fudge (before error, other len) */
-	put16(p, (unsigned)k->mac_len), p += 2;
+	dv_wire_set16(p, (uint16_t)k->mac_len), p += 2;
 	memcpy(p, m, k->mac_len), p += k->mac_len;
 	memset(p, 0, 6), p += 6; /* original ID 0, error 0, other len 0 */
-	put16(msg + 10, (unsigned)(msg[10] << 8 | msg[11]) + 1u);
+	dv_wire_set16(msg + DV_DNS_OFF_ARCOUNT, (uint16_t)(DV_WIRE_ARCOUNT(msg) + 1u));
 	return (size_t)(p - msg);
 }
 

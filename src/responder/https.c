@@ -4,6 +4,7 @@
 #include "responder/https.h"
 
 #include "base/h2.h"
+#include "base/dns.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -233,7 +234,7 @@ static int decide(dv_https_t *h, req_t *r)
 		return 404;
 	if (r->method == M_POST && r->bad_type)
 		return 415;
-	if (r->bad || (r->method == M_GET && !r->has_dns) || r->len < 12)
+	if (r->bad || (r->method == M_GET && !r->has_dns) || r->len < DV_DNS_HEADER_LEN)
 		return 400;
 	n = dv_answer_build(r->body, r->len, h->cfg->scratch, h->cfg->scratch_len, &h->cfg->opts);
 	if (n <= 0)

@@ -3,7 +3,7 @@
 
 #include "responder/responder.h"
 
-#include "base/dns.h"
+#include "base/wire.h"
 #include "responder/answer.h"
 
 #include <arpa/inet.h>
@@ -453,7 +453,7 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 	w->c.received++;
 	n = ++w->nq;
 	mark_port(w, &w->raddr[i]);
-	if ((mh->msg_flags & MSG_TRUNC) != 0 || (qlen >= 3 && (q[2] & DV_DNS_QR) != 0)) {
+	if ((mh->msg_flags & MSG_TRUNC) != 0 || (qlen > DV_DNS_OFF_FLAGS1 && DV_WIRE_QR(q))) {
 		w->c.malformed++; /* QR set: a response; never answered, not even by a fault */
 		return;
 	}
@@ -468,7 +468,7 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 		len = dv_answer_garbage(n, a, ABUF_LEN);
 		kind = OUT_FAULT;
 	} else {
-		if (qlen < 12) {
+		if (qlen < DV_DNS_HEADER_LEN) {
 			w->c.malformed++;
 			return;
 		}

@@ -6,6 +6,8 @@
 
 #include "responder/answer.h"
 
+#include "base/wire.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -198,7 +200,7 @@ static void flush_held(sconn_t *c)
 
 	for (i = c->held_n; i > 0; i--) {
 		const uint8_t *f = c->held.p + c->held_off[i - 1];
-		size_t len = (size_t)f[0] << 8 | f[1];
+		size_t len = dv_wire_get16(f);
 		if (buf_put(&c->out, f, len + 2) != 0)
 			c->dead = true;
 	}
@@ -244,7 +246,8 @@ static void answer(dv_stream_t *s, sconn_t *c, const uint8_t *q, size_t len)
 	dv_answer_opts_init(&o);
 	o.rcode = s->cfg.rcode;
 	o.reflect = s->cfg.reflect;
-	n = len < 12 ? -EBADMSG : dv_answer_build(q, len, s->abuf, sizeof(s->abuf), &o);
+	n = len < DV_DNS_HEADER_LEN ? -EBADMSG
+	                            : dv_answer_build(q, len, s->abuf, sizeof(s->abuf), &o);
 	if (n <= 0) {
 		c->l->c.malformed++;
 		c->nd++;
@@ -269,7 +272,7 @@ static size_t unframe(dv_stream_t *s, sconn_t *c, const uint8_t *d, size_t len)
 	size_t pos = 0;
 
 	while (!c->stalled && !c->dead && !full(c) && len - pos >= 2) {
-		size_t n = (size_t)d[pos] << 8 | d[pos + 1];
+		size_t n = dv_wire_get16(d + pos);
 		if (n == 0) {
 			c->l->c.malformed++;
 			c->dead = true;
@@ -443,7 +446,7 @@ static void conn_read(dv_stream_t *s, sconn_t *c)
 static void walk_written(sconn_t *c)
 {
 	while (c->out_off - c->walk >= 2) {
-		size_t len = (size_t)c->out.p[c->walk] << 8 | c->out.p[c->walk + 1];
+		size_t len = dv_wire_get16(c->out.p + c->walk);
 		if (c->out_off - c->walk < len + 2)
 			break;
 		c->walk += len + 2;

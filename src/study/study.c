@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/probe.h"
+#include "study/probe.h"
 #include "base/proc.h"
 
 extern char **environ;

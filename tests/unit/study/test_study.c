@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "engine/probe.h"
+#include "study/probe.h"
 #include "study/groups.h"
 #include "study/study.h"
 #include "study/summary.h"
