@@ -4,6 +4,8 @@ bin_PROGRAMS += dnsvolley
 dnsvolley_SOURCES = src/cmd/main.c src/cmd/cmd.h src/cmd/cmd_compare.c src/cmd/cmd_plot.c \
 	src/cmd/cmd_report.c src/cmd/cmd_merge.c src/cmd/cmd_capacity.c src/cmd/cmd_resperf.c
 dnsvolley_LDADD = $(DV_LIBS)
+# The exit statuses of main and every subcommand (doc/dnsvolley.1 EXIT STATUS).
+libdnsvolley_la_SOURCES += src/cmd/exit_status.h
 dist_man_MANS += doc/dnsvolley.1
 
 if HAVE_CMOCKA
