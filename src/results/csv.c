@@ -157,21 +157,6 @@ static const char *col_transport(const row_t *w, char *buf, size_t cap)
 	return dv_study_transport(w->s);
 }
 
-/* Counters with no csv name in DV_COUNTERS, written under their results-file key. */
-#define COUNTER_COL(member)                                                                        \
-	static const char *col_##member(const row_t *w, char *buf, size_t cap)                     \
-	{                                                                                          \
-		return num_u64(buf, cap, w->p->res.stats.c.member);                                \
-	}
-COUNTER_COL(conn_opened)
-COUNTER_COL(conn_failed)
-COUNTER_COL(conn_reset)
-COUNTER_COL(conn_closed)
-COUNTER_COL(tls_full)
-COUNTER_COL(tls_resumed)
-COUNTER_COL(http_non200)
-#undef COUNTER_COL
-
 /* A connfig.h figure; empty when the pass has none (no connection, no handshake). */
 #define CONN_COL(fn, fig, fmt)                                                                     \
 	static const char *fn(const row_t *w, char *buf, size_t cap)                               \
@@ -285,18 +270,18 @@ static const struct csv_col {
     {"wire_timed", NULL},
     /* header version 3 (issues 12 and 13): stream transports and capacity searches */
     {"transport", col_transport},
-    {"conn_opened", col_conn_opened},
-    {"conn_failed", col_conn_failed},
-    {"conn_reset", col_conn_reset},
-    {"conn_closed", col_conn_closed},
-    {"tls_full", col_tls_full},
-    {"tls_resumed", col_tls_resumed},
+    {"conn_opened", NULL},
+    {"conn_failed", NULL},
+    {"conn_reset", NULL},
+    {"conn_closed", NULL},
+    {"tls_full", NULL},
+    {"tls_resumed", NULL},
     {"connect_p50_ms", col_connect_p50_ms},
     {"connect_p99_ms", col_connect_p99_ms},
     {"handshake_p50_ms", col_handshake_p50_ms},
     {"handshake_p99_ms", col_handshake_p99_ms},
     {"queries_per_conn", col_queries_per_conn},
-    {"http_non200", col_http_non200},
+    {"http_non200", NULL},
     {"capacity_qps", col_capacity_qps},
     {"capacity_verdict", col_capacity_verdict},
     /* header version 4 (issue 23): what the server paid */
