@@ -71,9 +71,8 @@ static const char *col_tool_version(const row_t *w, char *buf, size_t cap)
 
 static const char *col_target(const row_t *w, char *buf, size_t cap)
 {
-	const dv_target_t *t = target_of(w);
 	(void)buf, (void)cap;
-	return t ? (t->label ? t->label : t->spec) : "?";
+	return dv_study_target_label(w->s, w->p->target);
 }
 
 static const char *col_target_addr(const row_t *w, char *buf, size_t cap)
@@ -85,9 +84,8 @@ static const char *col_target_addr(const row_t *w, char *buf, size_t cap)
 
 static const char *col_list(const row_t *w, char *buf, size_t cap)
 {
-	const dv_list_t *l = w->p->list < w->s->n_lists ? &w->s->lists[w->p->list] : NULL;
 	(void)buf, (void)cap;
-	return l ? (l->label ? l->label : l->path) : "?";
+	return dv_study_list_label(w->s, w->p->list);
 }
 
 static const char *col_repeat(const row_t *w, char *buf, size_t cap)

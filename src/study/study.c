@@ -890,3 +890,17 @@ void dv_study_free(dv_study_t *s)
 	s->passes = NULL;
 	s->n_targets = s->n_lists = s->n_plan = s->n_passes = 0;
 }
+
+const char *dv_study_target_label(const dv_study_t *s, size_t i)
+{
+	const dv_target_t *t = i < s->n_targets ? &s->targets[i] : NULL;
+
+	return t == NULL ? "?" : t->label != NULL ? t->label : t->spec != NULL ? t->spec : "?";
+}
+
+const char *dv_study_list_label(const dv_study_t *s, size_t i)
+{
+	const dv_list_t *l = i < s->n_lists ? &s->lists[i] : NULL;
+
+	return l == NULL ? "?" : l->label != NULL ? l->label : l->path != NULL ? l->path : "?";
+}
