@@ -34,6 +34,8 @@
 
 /* EDNS (RFC 6891): the OPT RR's 16-bit flags (its TTL's low half); DO is the top bit. */
 #define DV_DNS_EDNS_DO 0x8000
+/* The OPT RR's UDP payload size a query or answer offers by default (DNS Flag Day 2020). */
+#define DV_DNS_EDNS_UDP_DEFAULT 1232
 /* EDNS option codes used here. */
 #define DV_DNS_EDNS_OPT_ECS 8 /* Client Subnet (RFC 7871) */
 

@@ -15,7 +15,7 @@
 #define QF_CD          0x10
 #define QF_OPT_NSID    3
 #define QF_OPT_ECS     8
-#define QF_DEFAULT_BUF 1232
+#define QF_DEFAULT_BUF DV_DNS_EDNS_UDP_DEFAULT
 
 static int bad(char *msg, size_t msgsz, const char *p, size_t len, const char *why)
 {

@@ -490,7 +490,7 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 static void builder_init(ql_builder_t *b, const char *name, const dv_querylist_options_t *opts)
 {
 	bool edns = opts->edns || opts->dnssec_ok || opts->edns_opts_len > 0;
-	uint16_t bufsize = opts->edns_bufsize != 0 ? opts->edns_bufsize : 1232;
+	uint16_t bufsize = opts->edns_bufsize != 0 ? opts->edns_bufsize : DV_DNS_EDNS_UDP_DEFAULT;
 	dv_wire_writer_t w;
 
 	memset(b, 0, sizeof(*b));
