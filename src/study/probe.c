@@ -3,6 +3,7 @@
 
 #include "study/probe.h"
 
+#include "base/sockaddr.h"
 #include "base/wire.h"
 
 #include <arpa/inet.h>
@@ -82,32 +83,12 @@ size_t dv_probe_parse(const char *text, bool rd, uint8_t *buf, size_t cap, dv_er
 	return len;
 }
 
-static void addr_text(const struct sockaddr *sa, char *buf, size_t cap)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
-
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
-		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
-		port = ntohs(s4->sin_port);
-		snprintf(buf, cap, "%s:%u", ip, port);
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
-		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
-		port = ntohs(s6->sin6_port);
-		snprintf(buf, cap, "[%s]:%u", ip, port);
-	} else {
-		snprintf(buf, cap, "(address family %d)", sa->sa_family);
-	}
-}
-
 static int open_connected(const struct sockaddr *sa, socklen_t sa_len, dv_err_t *err)
 {
-	char at[80];
+	char at[DV_SOCKADDR_TEXT_MAX];
 	int fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
-	addr_text(sa, at, sizeof(at));
+	dv_sockaddr_text(sa, at, sizeof(at));
 	if (fd < 0)
 		return dv_err_set(err, -errno, "%s: socket: %s", at, strerror(errno));
 	if (connect(fd, sa, sa_len) != 0) {
@@ -204,13 +185,13 @@ int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const uint8_t *q
                    dv_probe_result_t *res, dv_err_t *err)
 {
 	uint8_t q[65535], ans[65535];
-	char at[80];
+	char at[DV_SOCKADDR_TEXT_MAX];
 	ssize_t n;
 	int fd;
 
 	memset(res, 0, sizeof(*res));
 	res->rcode = -1;
-	addr_text(sa, at, sizeof(at));
+	dv_sockaddr_text(sa, at, sizeof(at));
 	if (query_len > sizeof(q) || dv_wire_single_question_len(query, query_len) == 0)
 		return dv_err_set(err, -EINVAL, "%s: readiness probe: not a valid query", at);
 	fd = open_connected(sa, sa_len, err);
@@ -263,13 +244,13 @@ int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, unsigned attem
 	uint8_t q[512], ans[65535];
 	dv_probe_result_t res;
 	ldns_pkt *pkt = NULL;
-	char at[80];
+	char at[DV_SOCKADDR_TEXT_MAX];
 	ssize_t n;
 	size_t qlen;
 	int fd, rc = -ENOENT;
 
 	*version = NULL;
-	addr_text(sa, at, sizeof(at));
+	dv_sockaddr_text(sa, at, sizeof(at));
 	qlen = dv_probe_build_query(q, sizeof(q), "version.bind.", LDNS_RR_TYPE_TXT,
 	                            LDNS_RR_CLASS_CH, false);
 	if (qlen == 0)

@@ -16,6 +16,7 @@
 
 #include "study/probe.h"
 #include "base/proc.h"
+#include "base/sockaddr.h"
 
 extern char **environ;
 
@@ -39,21 +40,6 @@ const char *dv_pass_kind_name(dv_pass_kind_t k)
 }
 
 /* ---------------------------------------------------------------- metadata */
-
-static void sockaddr_split(const struct sockaddr_storage *sa, char *ip, size_t cap, unsigned *port)
-{
-	*port = 0;
-	snprintf(ip, cap, "?");
-	if (sa->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
-		inet_ntop(AF_INET, &s4->sin_addr, ip, (socklen_t)cap);
-		*port = ntohs(s4->sin_port);
-	} else if (sa->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
-		inet_ntop(AF_INET6, &s6->sin6_addr, ip, (socklen_t)cap);
-		*port = ntohs(s6->sin6_port);
-	}
-}
 
 static char *xstrdup(const char *s)
 {
@@ -86,11 +72,7 @@ static void complete_metadata(dv_study_t *s)
 	for (size_t i = 0; i < s->n_targets; i++) {
 		dv_target_t *t = &s->targets[i];
 		if (t->addr_text == NULL && t->addr.ss_family != AF_UNSPEC) {
-			char ip[INET6_ADDRSTRLEN];
-			unsigned port;
-			sockaddr_split(&t->addr, ip, sizeof(ip), &port);
-			snprintf(buf, sizeof(buf),
-			         t->addr.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
+			dv_sockaddr_text((const struct sockaddr *)&t->addr, buf, sizeof(buf));
 			t->addr_text = xstrdup(buf);
 		}
 		if (t->label == NULL)
@@ -175,7 +157,8 @@ static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_
                        const char *cmd, const char *what, double *took_s)
 {
 	const dv_target_t *t = &s->targets[ti];
-	char ip[INET6_ADDRSTRLEN], e_label[600], e_addr[80], e_port[32], e_list[600], e_rep[32];
+	char ip[DV_SOCKADDR_TEXT_MAX], e_label[600], e_addr[DV_SOCKADDR_TEXT_MAX + 16], e_port[32],
+	    e_list[600], e_rep[32];
 	char e_kind[32];
 	unsigned port;
 	size_t n_env = 0, k;
@@ -184,7 +167,8 @@ static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_
 	dv_proc_result_t pr;
 	int rc;
 
-	sockaddr_split(&t->addr, ip, sizeof(ip), &port);
+	dv_sockaddr_host((const struct sockaddr *)&t->addr, ip, sizeof(ip));
+	port = dv_sockaddr_port((const struct sockaddr *)&t->addr);
 	snprintf(e_label, sizeof(e_label), "DV_TARGET_LABEL=%s", t->label ? t->label : "");
 	snprintf(e_addr, sizeof(e_addr), "DV_TARGET_ADDR=%s", ip);
 	snprintf(e_port, sizeof(e_port), "DV_TARGET_PORT=%u", port);
