@@ -94,8 +94,8 @@ static int finish(dv_wire_writer_t *w, bool wrong_id)
 {
 	if (!w->ok)
 		return -ENOSPC;
-	if (wrong_id)
-		w->base[0] ^= 0x80;
+	if (wrong_id) /* the ID's top bit flipped: an answer to no query in flight */
+		dv_wire_set16(w->base, (uint16_t)(DV_WIRE_ID(w->base) ^ 0x8000));
 	return (int)w->len;
 }
 
