@@ -66,7 +66,7 @@ int dv_replay_rewrite(uint8_t *msg, size_t *len, size_t qlen, const dv_replay_op
 	if (n < DV_DNS_HEADER_LEN + qlen)
 		return -EINVAL;
 	if (o->force_rd && !DV_WIRE_RD(msg)) {
-		msg[2] |= DV_DNS_RD;
+		msg[DV_DNS_OFF_FLAGS1] |= DV_DNS_RD;
 		changed = 1;
 	}
 	if (!o->strip_edns_options && !o->strip_ecs)
