@@ -1,7 +1,8 @@
 # src/base: helpers every layer may use (no dnsvolley includes but base/).
 libdnsvolley_la_SOURCES += src/base/util.c src/base/util.h src/base/atomicfile.c src/base/atomicfile.h \
 	src/base/histogram.c src/base/histogram.h src/base/wire.c src/base/wire.h src/base/dns.h src/base/h2.h \
-	src/base/proc.c src/base/proc.h
+	src/base/proc.c src/base/proc.h \
+	src/base/sockaddr.c src/base/sockaddr.h
 
 if HAVE_CMOCKA
 BASE_UNIT = tests/unit/base/test_histogram tests/unit/base/test_wire tests/unit/base/test_util tests/unit/base/test_atomicfile tests/unit/base/test_proc \
@@ -13,6 +14,6 @@ libdnsvolley_la_SOURCES += src/base/procstat.c src/base/procstat.h src/base/sysc
 libdnsvolley_la_SOURCES += src/base/escape.c src/base/escape.h
 libdnsvolley_la_SOURCES += src/base/b64url.c src/base/b64url.h
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/base/test_b64url
-TESTS += tests/unit/base/test_b64url
+check_PROGRAMS += tests/unit/base/test_b64url tests/unit/base/test_sockaddr
+TESTS += tests/unit/base/test_b64url tests/unit/base/test_sockaddr
 endif

@@ -6,6 +6,8 @@ libdnsvolley_la_SOURCES += src/cmd/cli.c src/cmd/cli.h src/cmd/cli_replay.c src/
 bin_PROGRAMS += dnsvolley
 dnsvolley_SOURCES = src/cmd/main.c
 dnsvolley_LDADD = $(DV_LIBS)
+# The exit statuses of main and every subcommand (doc/dnsvolley.1 EXIT STATUS).
+libdnsvolley_la_SOURCES += src/cmd/exit_status.h
 dist_man_MANS += doc/dnsvolley.1
 
 if HAVE_CMOCKA

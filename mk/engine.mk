@@ -1,8 +1,8 @@
-# src/engine: the replay engine (window, pacer, counters, workers, one pass, readiness probe).
+# src/engine: the replay engine (window, pacer, counters, workers, one pass).
 libdnsvolley_la_SOURCES += src/engine/window.c src/engine/window.h src/engine/pacer.c src/engine/pacer.h \
 	src/engine/stats.c src/engine/stats.h src/engine/engine.c src/engine/engine.h \
 	src/engine/worker.c src/engine/worker.h src/engine/run.c src/engine/run.h \
-	src/engine/run_config.c src/engine/run_config.h src/engine/probe.c src/engine/probe.h \
+	src/engine/run_config.c src/engine/run_config.h \
 	src/engine/sockstat.c src/engine/sockstat.h \
 	src/engine/duetimer.c src/engine/duetimer.h \
 	src/engine/stream.c src/engine/stream.h

@@ -9,6 +9,8 @@ libdnsvolley_la_SOURCES += src/results/report_text.c src/results/report.h src/re
 	src/results/plot_capacity.c src/results/plot_capacity.h \
 	src/results/connfig.c src/results/connfig.h \
 	src/results/summary.c src/results/summary.h
+# The one gnuplot runner of plot and plot_capacity.
+libdnsvolley_la_SOURCES += src/results/gnuplot.c src/results/gnuplot.h
 
 if HAVE_CMOCKA
 RESULTS_UNIT = tests/unit/results/test_results_json tests/unit/results/test_gates tests/unit/results/test_csv tests/unit/results/test_compare tests/unit/results/test_metrics
@@ -16,3 +18,7 @@ check_PROGRAMS += $(RESULTS_UNIT)
 TESTS += $(RESULTS_UNIT)
 endif
 EXTRA_DIST += tests/unit/results/fixture.h
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/results/test_gnuplot
+TESTS += tests/unit/results/test_gnuplot
+endif

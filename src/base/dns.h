@@ -8,6 +8,17 @@
 #define DV_DNS_LABEL_MAX  63  /* one label's length octet: 0..63 */
 #define DV_DNS_OPT_RR_LEN 11  /* an OPT RR without options: root, type, class, ttl, rdlength */
 
+/* Header field offsets: ID 0, the two flag octets, the four 16-bit counts. */
+#define DV_DNS_OFF_FLAGS1  2 /* QR, opcode, AA, TC, RD */
+#define DV_DNS_OFF_FLAGS2  3 /* RA, Z, AD, CD, rcode */
+#define DV_DNS_OFF_QDCOUNT 4
+#define DV_DNS_OFF_ANCOUNT 6
+#define DV_DNS_OFF_NSCOUNT 8
+#define DV_DNS_OFF_ARCOUNT 10
+/* Offsets in an OPT RR: its flags octet with DO (TTL's third octet) and RDLENGTH. */
+#define DV_DNS_OPT_OFF_FLAGS 7
+#define DV_DNS_OPT_OFF_RDLEN 9
+
 /* A label-length octet with both top bits set starts a compression pointer (14-bit offset). */
 #define DV_DNS_PTR 0xc0
 
@@ -26,6 +37,10 @@
 
 /* EDNS (RFC 6891): the OPT RR's 16-bit flags (its TTL's low half); DO is the top bit. */
 #define DV_DNS_EDNS_DO 0x8000
+/* The OPT RR's UDP payload size a query or answer offers by default (DNS Flag Day 2020). */
+#define DV_DNS_EDNS_UDP_DEFAULT 1232
+/* EDNS option codes used here. */
+#define DV_DNS_EDNS_OPT_ECS 8 /* Client Subnet (RFC 7871) */
 
 /* Types and classes used here. */
 #define DV_DNS_TYPE_A     1

@@ -116,6 +116,36 @@ size_t dv_wire_question_len(const uint8_t *msg, size_t len)
 	return 0;
 }
 
+size_t dv_wire_single_question_len(const uint8_t *msg, size_t len)
+{
+	if (len < DV_DNS_HEADER_LEN || DV_WIRE_QDCOUNT(msg) != 1)
+		return 0;
+	return dv_wire_question_len(msg, len);
+}
+
+void dv_wire_put_query_header(dv_wire_writer_t *w, bool rd)
+{
+	dv_wire_put16(w, 0);
+	dv_wire_put8(w, rd ? DV_DNS_RD : 0);
+	dv_wire_put8(w, 0);
+	dv_wire_put16(w, 1); /* QDCOUNT */
+	dv_wire_put16(w, 0);
+	dv_wire_put16(w, 0);
+	dv_wire_put16(w, 0);
+}
+
+void dv_wire_put_opt_rr(dv_wire_writer_t *w, uint16_t payload, uint8_t ext_rcode, bool dnssec_ok,
+                        uint16_t rdlen)
+{
+	dv_wire_put8(w, 0); /* root owner */
+	dv_wire_put16(w, DV_DNS_TYPE_OPT);
+	dv_wire_put16(w, payload);
+	dv_wire_put8(w, ext_rcode);
+	dv_wire_put8(w, 0); /* version */
+	dv_wire_put16(w, dnssec_ok ? DV_DNS_EDNS_DO : 0);
+	dv_wire_put16(w, rdlen);
+}
+
 bool dv_wire_check_response(const uint8_t *msg, size_t len, size_t *qlen)
 {
 	dv_wire_cursor_t c;
@@ -131,7 +161,7 @@ bool dv_wire_check_response(const uint8_t *msg, size_t len, size_t *qlen)
 	if (!c.ok)
 		return false;
 	qend = c.pos;
-	rrs = (unsigned)dv_wire_get16(msg + 6) + dv_wire_get16(msg + 8) + dv_wire_get16(msg + 10);
+	rrs = (unsigned)DV_WIRE_ANCOUNT(msg) + DV_WIRE_NSCOUNT(msg) + DV_WIRE_ARCOUNT(msg);
 	for (i = 0; i < rrs && c.ok; i++) {
 		uint16_t rdlen;
 		dv_wire_skip_name(&c);

@@ -20,10 +20,22 @@ static inline void dv_wire_set16(uint8_t *p, uint16_t v)
 	p[1] = (uint8_t)v;
 }
 
-#define DV_WIRE_QR(m)      (((m)[2] & DV_DNS_QR) != 0)
-#define DV_WIRE_TC(m)      (((m)[2] & DV_DNS_TC) != 0)
-#define DV_WIRE_RCODE(m)   ((m)[3] & DV_DNS_RCODE_MASK)
-#define DV_WIRE_QDCOUNT(m) dv_wire_get16((m) + 4)
+static inline uint32_t dv_wire_get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Header fields of a message m of at least DV_DNS_HEADER_LEN octets (the caller checks). */
+#define DV_WIRE_ID(m)      dv_wire_get16(m)
+#define DV_WIRE_QR(m)      (((m)[DV_DNS_OFF_FLAGS1] & DV_DNS_QR) != 0)
+#define DV_WIRE_OPCODE(m)  (((m)[DV_DNS_OFF_FLAGS1] & DV_DNS_OPCODE_MASK) >> DV_DNS_OPCODE_SHIFT)
+#define DV_WIRE_TC(m)      (((m)[DV_DNS_OFF_FLAGS1] & DV_DNS_TC) != 0)
+#define DV_WIRE_RD(m)      (((m)[DV_DNS_OFF_FLAGS1] & DV_DNS_RD) != 0)
+#define DV_WIRE_RCODE(m)   ((m)[DV_DNS_OFF_FLAGS2] & DV_DNS_RCODE_MASK)
+#define DV_WIRE_QDCOUNT(m) dv_wire_get16((m) + DV_DNS_OFF_QDCOUNT)
+#define DV_WIRE_ANCOUNT(m) dv_wire_get16((m) + DV_DNS_OFF_ANCOUNT)
+#define DV_WIRE_NSCOUNT(m) dv_wire_get16((m) + DV_DNS_OFF_NSCOUNT)
+#define DV_WIRE_ARCOUNT(m) dv_wire_get16((m) + DV_DNS_OFF_ARCOUNT)
 
 /*
  * Sticky-error reading cursor: every read checks bounds; after the first failure
@@ -142,6 +154,27 @@ static inline void dv_wire_put32(dv_wire_writer_t *w, uint32_t v)
  * 12 of an uncompressed query (our own compiled queries); 0 if malformed.
  */
 size_t dv_wire_question_len(const uint8_t *msg, size_t len);
+
+/*
+ * The same for a message that must ask exactly one question (QDCOUNT 1), as a
+ * probe query and its answer do: 0 when the header is short, QDCOUNT is not 1 or
+ * the question is malformed or compressed.
+ */
+size_t dv_wire_single_question_len(const uint8_t *msg, size_t len);
+
+/*
+ * Build a query header into w: ID 0 (set per send), RD as given, QDCOUNT 1, other
+ * counts 0. The question follows it (dv_wire_put the name, then type and class).
+ */
+void dv_wire_put_query_header(dv_wire_writer_t *w, bool rd);
+
+/*
+ * An OPT RR (RFC 6891 section 6.1.2) without its options, DV_DNS_OPT_RR_LEN octets:
+ * root owner, TYPE OPT, CLASS = the UDP payload size, TTL = extended-rcode octet,
+ * version 0 and flags (DO when dnssec_ok), then RDLENGTH rdlen (the options follow).
+ */
+void dv_wire_put_opt_rr(dv_wire_writer_t *w, uint16_t payload, uint8_t ext_rcode, bool dnssec_ok,
+                        uint16_t rdlen);
 
 /*
  * Check a response datagram's structure: header, exactly one question whose

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/atomicfile.h"
+#include "base/sockaddr.h"
 #include "results/gates.h"
 #include "cmd/cli_replay.h"
 #include "cmd/cli_server.h"
@@ -1188,7 +1189,7 @@ static int resolve_targets(dv_study_t *st, uint64_t port, int family, dv_err_t *
 
 	for (i = 0; i < st->n_targets; i++) {
 		dv_target_t *t = &st->targets[i];
-		char buf[NI_MAXHOST + 16], host[NI_MAXHOST], serv[16];
+		char buf[DV_SOCKADDR_TEXT_MAX];
 		for (j = 0; j < i; j++)
 			if (strcmp(t->label, st->targets[j].label) == 0)
 				return dv_err_set(err, -EINVAL, "-s: two targets are labelled '%s'",
@@ -1212,10 +1213,7 @@ static int resolve_targets(dv_study_t *st, uint64_t port, int family, dv_err_t *
 			                  "--client-range: the range and target '%s' are of "
 			                  "different address families",
 			                  t->label);
-		getnameinfo((struct sockaddr *)&t->addr, t->addr_len, host, sizeof(host), serv,
-		            sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV);
-		snprintf(buf, sizeof(buf), t->addr.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s",
-		         host, serv);
+		dv_sockaddr_text((const struct sockaddr *)&t->addr, buf, sizeof(buf));
 		if ((t->addr_text = strdup(buf)) == NULL)
 			return oom(err);
 	}

@@ -12,12 +12,10 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/exit_status.h"
 #include "results/gates.h"
 #include "results/plot_capacity.h"
 #include "study/capacity.h"
-
-#define EXIT_USAGE      2
-#define EXIT_RUN_FAILED 3
 
 /* "0.1%" or "0.1" (percent either way) -> 0.001. */
 static int parse_pct(const char *s, double *out)
@@ -74,7 +72,7 @@ static int bad(const char *flag, const char *val, const char *what)
 	        "dnsvolley capacity: %s: '%s' %s\nTry 'dnsvolley capacity --help' for more "
 	        "information.\n",
 	        flag, val, what);
-	return EXIT_USAGE;
+	return DV_EXIT_USAGE;
 }
 
 static void usage(FILE *f)
@@ -170,7 +168,7 @@ static int cap_opt(dv_capacity_cli_t *cc, int code, const char *flag, const char
 
 /*
  * Can --plot DIR take the charts (before a search that may take minutes)? DIR a writable
- * directory, or missing in a writable one (dv_plot_capacity makes it). 0 or EXIT_USAGE.
+ * directory, or missing in a writable one (dv_plot_capacity makes it). 0 or DV_EXIT_USAGE.
  */
 static int check_plot_dir(const char *dir)
 {
@@ -192,10 +190,10 @@ static int check_plot_dir(const char *dir)
 		return 0;
 	fprintf(stderr, "dnsvolley capacity: --plot: cannot write the charts into '%s': %s\n", dir,
 	        strerror(e));
-	return EXIT_USAGE;
+	return DV_EXIT_USAGE;
 }
 
-/* What the options say together, before anything is measured. 0 or EXIT_USAGE. */
+/* What the options say together, before anything is measured. 0 or DV_EXIT_USAGE. */
 static int check_opts(const dv_capacity_cli_t *cc, bool from_given)
 {
 	const dv_capacity_opts_t *o = &cc->opts;
@@ -205,7 +203,7 @@ static int check_opts(const dv_capacity_cli_t *cc, bool from_given)
 		        "dnsvolley capacity: --to %g is below --from %g%s: nothing to search\n"
 		        "Try 'dnsvolley capacity --help' for more information.\n",
 		        o->to, o->from, from_given ? "" : " (the default)");
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	return cc->plot_dir != NULL ? check_plot_dir(cc->plot_dir) : 0;
 }
@@ -246,7 +244,7 @@ int dv_capacity_cli_split(int *argc, char **argv, dv_capacity_cli_t *cc)
 		if (val == NULL) {
 			if (i + 1 >= *argc) {
 				fprintf(stderr, "dnsvolley capacity: %s needs a value\n", a);
-				return EXIT_USAGE;
+				return DV_EXIT_USAGE;
 			}
 			val = argv[++i];
 		}
@@ -311,7 +309,7 @@ int dv_capacity_cli_plot(const dv_capacity_cli_t *cc, const dv_study_t *s)
 	if (rc != 0) {
 		fprintf(stderr, "dnsvolley capacity: --plot: %s\n",
 		        err.msg[0] ? err.msg : "out of memory");
-		return EXIT_RUN_FAILED;
+		return DV_EXIT_RUN_FAILED;
 	}
 	if (n > 0)
 		printf("[Status] Capacity chart: %s/capacity.png\n", cc->plot_dir);

@@ -7,6 +7,7 @@
 
 #include "base/util.h"
 #include "cmd/cmd.h"
+#include "cmd/exit_status.h"
 #include "results/compare.h"
 #include "results/gates.h"
 #include "results/results_json.h"
@@ -68,7 +69,7 @@ static int parse_args(int argc, char **argv, dv_gates_t *g)
 		case 'g':
 			if (dv_gates_parse_opt(g, compare_opts[idx].name, optarg, &err) != 0) {
 				fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
-				return 2;
+				return DV_EXIT_USAGE;
 			}
 			break;
 		case 'h':
@@ -84,13 +85,13 @@ static int parse_args(int argc, char **argv, dv_gates_t *g)
 				        "dnsvolley compare: %s: unknown option or missing value\n",
 				        argv[optind - 1]);
 			compare_usage(stderr);
-			return 2;
+			return DV_EXIT_USAGE;
 		}
 	}
 	if (argc - optind < 2) {
 		fprintf(stderr, "dnsvolley compare: needs a BASE file and at least one NEW file\n");
 		compare_usage(stderr);
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	for (int i = optind; i < argc && g->junit_path != NULL; i++) {
 		if (dv_same_file(g->junit_path, argv[i])) {
@@ -98,7 +99,7 @@ static int parse_args(int argc, char **argv, dv_gates_t *g)
 			        "dnsvolley compare: --junit: '%s' is also a results file to "
 			        "compare; refusing to overwrite it\n",
 			        g->junit_path);
-			return 2;
+			return DV_EXIT_USAGE;
 		}
 	}
 	return -1;
@@ -116,7 +117,7 @@ static int compare_each(int argc, char **argv, int first, const dv_study_t *base
 		char prefix[300];
 		if (read_escaped(argv[i], &cur, &err) != 0) {
 			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
-			return 2;
+			return DV_EXIT_USAGE;
 		}
 		if (i > first + 1)
 			fputs("\n", stdout);
@@ -126,7 +127,7 @@ static int compare_each(int argc, char **argv, int first, const dv_study_t *base
 		    dv_gates_collect(g, &cur, base, argc - first > 2 ? prefix : NULL, rep, &err) !=
 		        0) {
 			fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
-			status = 2;
+			status = DV_EXIT_USAGE;
 		}
 		dv_study_free(&cur);
 	}
@@ -150,20 +151,20 @@ int dv_cmd_compare(int argc, char **argv)
 	if (read_escaped(argv[optind], &base, &err) != 0) {
 		fprintf(stderr, "dnsvolley compare: %s\n", err.msg);
 		dv_gates_free(&g);
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	status = compare_each(argc, argv, optind, &base, &g, &rep);
 	if (status == 0 && dv_gates_any(&g)) {
 		fputs("\n", stdout);
-		status = dv_gates_print(&rep, stdout);
+		status = dv_gates_print(&rep, stdout) ? DV_EXIT_GATE_FAILED : DV_EXIT_OK;
 		if (g.junit_path != NULL && dv_gates_write_junit(&rep, g.junit_path, &err) != 0) {
 			fprintf(stderr, "dnsvolley compare: --junit: %s\n", err.msg);
-			status = 2;
+			status = DV_EXIT_USAGE;
 		}
 	}
 	if ((fflush(stdout) != 0 || ferror(stdout)) && status == 0) {
 		fprintf(stderr, "dnsvolley compare: standard output: write failed\n");
-		status = 2;
+		status = DV_EXIT_USAGE;
 	}
 	dv_gate_report_free(&rep);
 	dv_study_free(&base);

@@ -7,6 +7,7 @@
 
 #include "base/atomicfile.h"
 #include "cmd/cmd.h"
+#include "cmd/exit_status.h"
 #include "results/merge.h"
 #include "results/results_json.h"
 #include "study/study.h"
@@ -35,7 +36,7 @@ static int check_paths(const char *out, const char **in, size_t n)
 			        "dnsvolley merge: -o: '%s' is also an input (%s); refusing to "
 			        "overwrite it\n",
 			        out, in[i]);
-			return 2;
+			return DV_EXIT_USAGE;
 		}
 		for (size_t j = 0; j < i; j++)
 			if (dv_same_file(in[i], in[j])) {
@@ -44,12 +45,12 @@ static int check_paths(const char *out, const char **in, size_t n)
 				    "dnsvolley merge: '%s' is given twice (inputs %zu and %zu): "
 				    "its counts would be added twice\n",
 				    in[i], j + 1, i + 1);
-				return 2;
+				return DV_EXIT_USAGE;
 			}
 	}
 	if (strcmp(out, "-") != 0 && dv_atomicfile_check(out, &err) != 0) {
 		fprintf(stderr, "dnsvolley merge: -o: %s\n", err.msg);
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -61,7 +62,7 @@ int dv_cmd_merge(int argc, char **argv)
 	const dv_study_t **sp = calloc((size_t)argc, sizeof(*sp));
 	size_t n = 0, nread = 0;
 	dv_err_t err;
-	int status = 2;
+	int status = DV_EXIT_USAGE;
 
 	if (in == NULL || st == NULL || sp == NULL) {
 		fprintf(stderr, "dnsvolley merge: out of memory\n");
@@ -70,7 +71,7 @@ int dv_cmd_merge(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			merge_usage(stdout);
-			status = 0;
+			status = DV_EXIT_OK;
 			goto out;
 		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
 			out = argv[++i];
@@ -117,7 +118,7 @@ int dv_cmd_merge(int argc, char **argv)
 		fprintf(stderr, "dnsvolley merge: %s\n", err.msg);
 		goto out;
 	}
-	status = 0;
+	status = DV_EXIT_OK;
 out:
 	for (size_t i = 0; st != NULL && i < nread; i++)
 		dv_study_free(&st[i]);

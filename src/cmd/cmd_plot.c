@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/exit_status.h"
 #include "results/csv.h"
 #include "results/plot.h"
 #include "results/results_json.h"
@@ -97,13 +98,13 @@ int dv_cmd_plot(int argc, char **argv)
 			fprintf(stderr, "dnsvolley plot: %s: unknown option or missing value\n",
 			        argv[optind - 1]);
 			plot_usage(stderr);
-			return 2;
+			return DV_EXIT_USAGE;
 		}
 	}
 	if (argc - optind != 1 || dir == NULL || *dir == '\0') {
 		fprintf(stderr, "dnsvolley plot: needs one input file and -o DIR\n");
 		plot_usage(stderr);
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	src = argv[optind];
 	if (!have_program(gnuplot)) {
@@ -111,17 +112,17 @@ int dv_cmd_plot(int argc, char **argv)
 		        "dnsvolley plot: %s: not found in PATH; plots need gnuplot (Debian: "
 		        "apt-get install gnuplot-nox)\n",
 		        gnuplot);
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	if ((kind = sniff(src, &err)) < 0) {
 		fprintf(stderr, "dnsvolley plot: %s\n", err.msg);
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	if (kind == 1) {
 		dv_study_t s;
 		if (dv_results_read_json(src, &s, &err) != 0) {
 			fprintf(stderr, "dnsvolley plot: %s\n", err.msg);
-			return 2;
+			return DV_EXIT_USAGE;
 		}
 		rc = dv_plot_study(&s, src, dir, gnuplot, &err);
 		dv_study_free(&s);
@@ -129,14 +130,14 @@ int dv_cmd_plot(int argc, char **argv)
 		dv_csv_table_t t;
 		if (dv_csv_read(src, &t, &err) != 0) {
 			fprintf(stderr, "dnsvolley plot: %s\n", err.msg);
-			return 2;
+			return DV_EXIT_USAGE;
 		}
 		rc = dv_plot_history(&t, src, dir, gnuplot, &err);
 		dv_csv_table_free(&t);
 	}
 	if (rc != 0) {
 		fprintf(stderr, "dnsvolley plot: %s\n", err.msg);
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	size_t dl = strlen(dir);
 	printf("dnsvolley plot: wrote %s%sindex.html\n", dir,

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "cmd/exit_status.h"
 #include "results/connfig.h"
 #include "results/report.h"
 #include "results/results_json.h"
@@ -60,27 +61,27 @@ int dv_cmd_report(int argc, char **argv)
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			fprintf(stderr, "dnsvolley report: unknown option %s\n", argv[i]);
 			report_usage(stderr);
-			return 2;
+			return DV_EXIT_USAGE;
 		} else if (path == NULL) {
 			path = argv[i];
 		} else {
 			fprintf(stderr, "dnsvolley report: one results file at a time\n");
 			report_usage(stderr);
-			return 2;
+			return DV_EXIT_USAGE;
 		}
 	}
 	if (path == NULL || (!table && !summary)) {
 		report_usage(stderr);
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	if (dv_results_read_json(path, &s, &err) != 0) {
 		fprintf(stderr, "dnsvolley report: %s\n", err.msg);
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	if (dv_results_escape_terminal(&s) != 0) { /* labels may hold ESC, BEL, CR */
 		fprintf(stderr, "dnsvolley report: out of memory\n");
 		dv_study_free(&s);
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	char when[64] = "?";
 	time_t secs = (time_t)(s.start_wall_ns / DV_NS_PER_S);
@@ -115,7 +116,7 @@ int dv_cmd_report(int argc, char **argv)
 	dv_study_free(&s);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "dnsvolley report: standard output: write failed\n");
-		return 2;
+		return DV_EXIT_USAGE;
 	}
 	return 0;
 }

@@ -14,15 +14,14 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/exit_status.h"
 #include "cmd/target.h"
 #include "engine/run.h"
 #include "input/querylist.h"
 #include "input/tsig.h"
 #include "results/plot_capacity.h"
 
-#define EXIT_USAGE      2
-#define EXIT_RUN_FAILED 3
-#define PFX             "dnsvolley resperf: "
+#define PFX "dnsvolley resperf: "
 
 typedef struct rp_opts {
 	const char *server, *list, *plot, *chart_dir, *local;
@@ -81,14 +80,14 @@ static int bad(char c, const char *v, const char *what)
 {
 	fprintf(stderr, PFX "-%c: '%s' %s\nTry 'dnsvolley resperf -h' for more information.\n", c,
 	        v, what);
-	return EXIT_USAGE;
+	return DV_EXIT_USAGE;
 }
 
 /* A flag resperf has that dnsvolley refuses, with why. */
 static int refuse(char c, const char *why)
 {
 	fprintf(stderr, PFX "-%c: %s\n", c, why);
-	return EXIT_USAGE;
+	return DV_EXIT_USAGE;
 }
 
 /* -e, -D, -E CODE:HEX: the queries' OPT RR, as resperf's. 0, or -1 when said why. */
@@ -122,7 +121,7 @@ static int parse_long(rp_opts_t *o, const char *arg)
 		if (dv_cli_parse_suppress(val, &err) == 0)
 			return 0;
 		fprintf(stderr, PFX "%s\n", err.msg);
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	if (n == 20 && strncmp(arg, "num-queries-per-conn", n) == 0)
 		return dv_parse_u64(val, 1, UINT32_MAX, &o->run.queries_per_conn) != 0
@@ -245,7 +244,7 @@ static int parse_other(rp_opts_t *o, int c, const char *v)
 	case 'e':
 	case 'D':
 	case 'E':
-		return parse_edns(c, v, &o->qo) != 0 ? EXIT_USAGE : 0;
+		return parse_edns(c, v, &o->qo) != 0 ? DV_EXIT_USAGE : 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -269,7 +268,7 @@ static int parse_other(rp_opts_t *o, int c, const char *v)
 		if (dv_tsig_key_parse(&o->tsig, v, &err) == 0)
 			return 0;
 		fprintf(stderr, PFX "%s\n", err.msg);
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	case 'O':
 		return parse_long(o, v);
 	case 'h':
@@ -283,13 +282,13 @@ static int parse_other(rp_opts_t *o, int c, const char *v)
 		        PFX "-%c needs a value\nTry 'dnsvolley resperf -h' for more "
 		            "information.\n",
 		        optopt);
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	default:
 		fprintf(stderr,
 		        PFX "-%c is not a resperf flag\nTry 'dnsvolley resperf -h' for "
 		            "more information.\n",
 		        optopt);
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 }
 
@@ -298,21 +297,21 @@ static int check(rp_opts_t *o)
 {
 	if (o->ramp_s + o->const_s <= 0) {
 		fprintf(stderr, PFX "-r and -c are both 0: nothing to send\n");
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	if (o->outstanding > o->clients * 65536) {
 		fprintf(stderr, PFX "-q %" PRIu64 ": at most 64K outstanding per client (-C)\n",
 		        o->outstanding);
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	if (o->run.queries_per_conn > 0 && !o->run.stream) {
 		fprintf(stderr, PFX "-O num-queries-per-conn needs -M tcp, dot or doh\n");
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	if ((o->run.tp.doh_path != NULL || o->run.tp.doh_get) &&
 	    !(o->run.stream && o->run.tp.kind == DV_TP_DOH)) {
 		fprintf(stderr, PFX "-O doh-uri and doh-method need -M doh\n");
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	if (!o->port_set && o->run.stream)
 		o->port = dv_tp_desc(o->run.tp.kind)->default_port;
@@ -355,7 +354,7 @@ static int parse(int argc, char **argv, rp_opts_t *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, PFX "unexpected argument '%s'\n", argv[optind]);
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	return check(o);
 }
@@ -447,7 +446,7 @@ static int run(rp_opts_t *o, const dv_querylist_t *ql, dv_run_config_t *cfg)
 	if (dv_run_pass(cfg, ql, &res, &err) != 0) {
 		fprintf(o->log, PFX "%s\n", err.msg);
 		fclose(o->plot_f);
-		return EXIT_RUN_FAILED;
+		return DV_EXIT_RUN_FAILED;
 	}
 	c = &res.stats.c;
 	if (res.end == DV_END_LIST)
@@ -459,7 +458,7 @@ static int run(rp_opts_t *o, const dv_querylist_t *ql, dv_run_config_t *cfg)
 	if (figures(o, &res, &tput, &lost) != 0) {
 		fprintf(o->log, PFX "-P %s: %s\n", o->plot, strerror(EIO));
 		dv_pass_result_free(&res);
-		return EXIT_RUN_FAILED;
+		return DV_EXIT_RUN_FAILED;
 	}
 	printf("\nStatistics:\n\n");
 	printf("  Queries sent:         %" PRIu64 "\n", c->sent);
@@ -474,7 +473,7 @@ static int run(rp_opts_t *o, const dv_querylist_t *ql, dv_run_config_t *cfg)
 		printf("  Forfeited (late):     %" PRIu64 "\n", c->forfeited);
 	interrupted = res.interrupted;
 	dv_pass_result_free(&res);
-	return interrupted ? EXIT_RUN_FAILED : 0;
+	return interrupted ? DV_EXIT_RUN_FAILED : 0;
 }
 
 /* -s -p -f -a -x -b -C -T -q -t -m -r -c -i into the run's settings. */
@@ -487,7 +486,7 @@ static int configure(rp_opts_t *o, dv_run_config_t *cfg)
 	if (dv_resolve_target(o->server, (uint16_t)o->port, o->family, &cfg->server,
 	                      &cfg->server_len, &err) != 0) {
 		fprintf(stderr, PFX "-s: %s\n", err.msg);
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	if (o->local != NULL) {
 		if (getaddrinfo(o->local, "0", &hints, &ai) != 0 || ai == NULL)
@@ -529,7 +528,7 @@ int dv_cmd_resperf(int argc, char **argv)
 	o.plot_f = fopen(o.plot, "w");
 	if (o.plot_f == NULL) {
 		fprintf(o.log, PFX "-P %s: %s\n", o.plot, strerror(errno));
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	memset(&ql, 0, sizeof(ql));
 	if (dv_querylist_load(&ql, o.list, &o.qo, &err) != 0 ||
@@ -537,7 +536,7 @@ int dv_cmd_resperf(int argc, char **argv)
 		fprintf(o.log, PFX "-d: %s\n", err.msg);
 		dv_querylist_free(&ql);
 		fclose(o.plot_f);
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	printf("DNS Resolution Performance Testing Tool (dnsvolley resperf mode)\n");
 	printf("[Status] Ramping to %" PRIu64 " qps over %g s, then %g s constant\n", o.max_qps,
@@ -548,7 +547,7 @@ int dv_cmd_resperf(int argc, char **argv)
 	if (rc == 0 && o.chart_dir != NULL) {
 		if (dv_plot_resperf(o.chart_dir, NULL, o.plot, &err) != 0) {
 			fprintf(o.log, PFX "-o: %s\n", err.msg);
-			return EXIT_RUN_FAILED;
+			return DV_EXIT_RUN_FAILED;
 		}
 		printf("[Status] Chart: %s/resperf.png\n", o.chart_dir);
 	}

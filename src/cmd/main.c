@@ -13,6 +13,7 @@
 
 #include "cmd/cli.h"
 #include "cmd/cmd.h"
+#include "cmd/exit_status.h"
 #include "engine/run.h"
 #include "input/input.h"
 #include "input/replay.h"
@@ -23,13 +24,6 @@
 #include "results/results_json.h"
 #include "study/study.h"
 #include "results/summary.h"
-
-/* Exit statuses (doc/dnsvolley.1, doc/nightly.md). */
-#define EXIT_GATE_FAILED  1
-#define EXIT_USAGE        2
-#define EXIT_RUN_FAILED   3
-#define EXIT_NO_ANSWERS   4 /* queries were sent and not one was answered (doc/dnsvolley.1) */
-#define EXIT_NOTHING_SENT 5 /* a pass could send no query (doc/dnsvolley.1) */
 
 static void fill_metadata(dv_study_t *st)
 {
@@ -365,7 +359,7 @@ static int check_stdout(int status)
 	        "dnsvolley: standard output: write failed%s%s (the report is incomplete; "
 	        "results files were written)\n",
 	        e ? ": " : "", e ? strerror(e) : "");
-	return status ? status : EXIT_USAGE;
+	return status ? status : DV_EXIT_USAGE;
 }
 
 /* FNV-1a 64 of what every rank must agree on: the command line and the lists' contents. */
@@ -399,10 +393,10 @@ static int dist_setup(dv_dist_t *d, dv_config_t *cfg, int parse_rc, bool *alone,
 
 	if (d->bcast(d, &plan, sizeof(plan), 120 * DV_NS_PER_S, err) != 0) {
 		fprintf(stderr, "dnsvolley: %s\n", err->msg);
-		return EXIT_RUN_FAILED;
+		return DV_EXIT_RUN_FAILED;
 	}
 	if (plan == 0)
-		return EXIT_USAGE; /* rank 0 said why */
+		return DV_EXIT_USAGE; /* rank 0 said why */
 	if (mine != plan) {
 		fprintf(stderr,
 		        "dnsvolley: rank %d (%s): %s differ from rank 0's (%s): every rank must "
@@ -413,7 +407,7 @@ static int dist_setup(dv_dist_t *d, dv_config_t *cfg, int parse_rc, bool *alone,
 		                        "or lists",
 		        d->hosts[0]);
 		*alone = true;
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	if (dv_dist_share_config(&cfg->study.run, d->rank, d->size, err) != 0)
 		goto bad;
@@ -430,7 +424,7 @@ static int dist_setup(dv_dist_t *d, dv_config_t *cfg, int parse_rc, bool *alone,
 bad:
 	if (d->rank == 0)
 		fprintf(stderr, "dnsvolley: %s\n", err->msg);
-	return EXIT_USAGE;
+	return DV_EXIT_USAGE;
 }
 
 /* Parse and load; 0, or the exit status (the error printed). */
@@ -445,7 +439,7 @@ static int prepare(int argc, char **argv, dv_config_t *cfg, bool speak, dv_err_t
 			fprintf(cfg->warnings_stdout ? stdout : stderr,
 			        "dnsvolley: %s\nTry 'dnsvolley --help' for more information.\n",
 			        err->msg);
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	/* -W: warnings and errors (all of standard error) on standard output, as dnsperf. */
 	if (cfg->warnings_stdout)
@@ -461,12 +455,12 @@ static int prepare(int argc, char **argv, dv_config_t *cfg, bool speak, dv_err_t
 		if (speak)
 			fprintf(stderr, "dnsvolley: interrupted while loading the query lists: "
 			                "nothing measured, no results file written\n");
-		return EXIT_RUN_FAILED;
+		return DV_EXIT_RUN_FAILED;
 	}
 	if (rc != 0) {
 		if (speak)
 			fprintf(stderr, "dnsvolley: %s\n", err->msg);
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	return 0;
 }
@@ -483,7 +477,7 @@ static int capacity_setup(dv_config_t *cfg, const dv_dist_t *dist, run_ctx_t *ct
 		if (dist->rank == 0)
 			fprintf(stderr, "dnsvolley capacity: runs in one process, not on several "
 			                "MPI ranks\n");
-		return EXIT_USAGE;
+		return DV_EXIT_USAGE;
 	}
 	/* The command line as given, capacity's own options too (results files keep it). */
 	args = calloc((size_t)cap->argc + 1, sizeof(*args));
@@ -515,7 +509,7 @@ static int run_main(int argc, char **argv, const dv_capacity_cli_t *cap)
 	memset(&ctx, 0, sizeof(ctx));
 	if (dv_dist_init(&dist, &argc, &argv, &err) != 0) {
 		fprintf(stderr, "dnsvolley: %s\n", err.msg);
-		return EXIT_RUN_FAILED;
+		return DV_EXIT_RUN_FAILED;
 	}
 	rc = prepare(argc, argv, &cfg, dist.rank == 0, &err);
 	if (rc == 0 && cap != NULL)
@@ -560,7 +554,7 @@ static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *dist)
 	if (cfg->gates.baseline_path != NULL) {
 		if (dv_results_read_json(cfg->gates.baseline_path, &baseline, &err) != 0) {
 			fprintf(stderr, "dnsvolley: --baseline: %s\n", err.msg);
-			return EXIT_USAGE; /* every rank reads it: all stop alike */
+			return DV_EXIT_USAGE; /* every rank reads it: all stop alike */
 		}
 		have_baseline = true;
 	}
@@ -589,13 +583,13 @@ static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *dist)
 	if (rc != 0 || cfg->study.failed != 0) {
 		fprintf(stderr, "dnsvolley: %s\n",
 		        cfg->study.fail_msg[0] ? cfg->study.fail_msg : "the run failed");
-		status =
-		    cfg->study.failed == DV_RUN_NOTHING_SENT ? EXIT_NOTHING_SENT : EXIT_RUN_FAILED;
+		status = cfg->study.failed == DV_RUN_NOTHING_SENT ? DV_EXIT_NOTHING_SENT
+		                                                  : DV_EXIT_RUN_FAILED;
 	}
 	if (cfg->rank_json != NULL &&
 	    write_own(ctx, &cfg->study, cfg->rank_json, dist->rank, &err) != 0) {
 		fprintf(stderr, "dnsvolley: --rank-json: %s\n", err.msg);
-		status = status ? status : EXIT_USAGE;
+		status = status ? status : DV_EXIT_USAGE;
 	}
 	if (dist->rank != 0) /* rank 0 reports the run */
 		return status;
@@ -611,35 +605,35 @@ static int run_study(dv_config_t *cfg, run_ctx_t *ctx, dv_dist_t *dist)
 	if (cfg->json_path != NULL &&
 	    dv_results_write_json(&cfg->study, cfg->json_path, &err) != 0) {
 		fprintf(stderr, "dnsvolley: --json: %s\n", err.msg);
-		status = status ? status : EXIT_USAGE;
+		status = status ? status : DV_EXIT_USAGE;
 	}
 	if (cfg->csv_path != NULL && dv_csv_append(&cfg->study, cfg->csv_path, &err) != 0) {
 		fprintf(stderr, "dnsvolley: --csv: %s\n", err.msg);
-		status = status ? status : EXIT_USAGE;
+		status = status ? status : DV_EXIT_USAGE;
 	} else if (cfg->csv_path != NULL && !cfg->quiet) {
 		csv_old_version_note(cfg->csv_path);
 	}
 	if (cfg->metrics_path != NULL &&
 	    dv_metrics_write(&cfg->study, cfg->metrics_path, &err) != 0) {
 		fprintf(stderr, "dnsvolley: --dns-metrics: %s\n", err.msg);
-		status = status ? status : EXIT_USAGE;
+		status = status ? status : DV_EXIT_USAGE;
 	}
 	if (cfg->study.interrupted && status == 0)
-		status = EXIT_RUN_FAILED;
+		status = DV_EXIT_RUN_FAILED;
 	if (status == 0 && any_pass_sent_nothing(&cfg->study)) {
 		fprintf(stderr, "dnsvolley: a pass sent no query: nothing was measured\n");
-		status = EXIT_NOTHING_SENT;
+		status = DV_EXIT_NOTHING_SENT;
 	}
 	if (status == 0 && any_pass_unanswered(&cfg->study))
-		status = EXIT_NO_ANSWERS;
+		status = DV_EXIT_NO_ANSWERS;
 	if (status == 0 && dv_gates_any(&cfg->gates)) {
 		rc = dv_gates_eval(&cfg->gates, &cfg->study, have_baseline ? &baseline : NULL,
 		                   report, &err);
 		if (rc < 0) {
 			fprintf(stderr, "dnsvolley: %s\n", err.msg);
-			status = EXIT_USAGE;
+			status = DV_EXIT_USAGE;
 		} else if (rc > 0) {
-			status = EXIT_GATE_FAILED;
+			status = DV_EXIT_GATE_FAILED;
 		}
 	}
 	status = check_stdout(status);
@@ -657,7 +651,7 @@ static int capacity_main(int argc, char **argv)
 	int rc, n = argc;
 
 	if (args == NULL)
-		return EXIT_RUN_FAILED;
+		return DV_EXIT_RUN_FAILED;
 	memcpy(args, argv, (size_t)argc * sizeof(*args));
 	rc = dv_capacity_cli_split(&n, args, &cap);
 	cap.argc = argc + 1; /* "dnsvolley capacity ...": main's argv */

@@ -192,7 +192,7 @@ static void count_tsig(dv_engine_t *eng, const uint8_t *buf, size_t len, size_t 
  */
 static bool tsig_error_answer(const dv_engine_t *e, const uint8_t *buf, size_t len, size_t *rqlen)
 {
-	if (!e->ql->tsig || len < DV_DNS_HEADER_LEN || (buf[2] & DV_DNS_QR) == 0 ||
+	if (!e->ql->tsig || len < DV_DNS_HEADER_LEN || !DV_WIRE_QR(buf) ||
 	    DV_WIRE_QDCOUNT(buf) != 0 || dv_tsig_answer_error(buf, len, 0) <= 0)
 		return false;
 	*rqlen = 0;

@@ -89,21 +89,21 @@ typedef struct dv_qtype_count {
 	/* completed answers timed by kernel stamps at both ends (the wire clock) */               \
 	X(wire_timed, "wire_timed", NULL, DV_CTR_OPTIONAL)                                         \
 	/* stream connections established (TCP connect done) */                                    \
-	X(conn_opened, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(conn_opened, "conn_opened", NULL, DV_CTR_OPTIONAL)                                       \
 	/* connections opened again after a close, reset, failure or --queries-per-conn */         \
 	X(conn_reopened, NULL, NULL, DV_CTR_OPTIONAL)                                              \
 	/* connection attempts still in connect() when the pass ended (never opened or failed) */  \
 	X(conn_abandoned, NULL, NULL, DV_CTR_OPTIONAL)                                             \
 	/* connection attempts that failed (refused, timed out, handshake failed) */               \
-	X(conn_failed, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(conn_failed, "conn_failed", NULL, DV_CTR_OPTIONAL)                                       \
 	/* connection attempts refused (ECONNREFUSED; also in conn_failed) */                      \
 	X(conn_refused, NULL, NULL, DV_CTR_OPTIONAL)                                               \
 	/* connect or TLS handshake not done within -t (also in conn_failed) */                    \
 	X(conn_timeouts, NULL, NULL, DV_CTR_OPTIONAL)                                              \
 	/* established connections reset by the peer (ECONNRESET, EPIPE) */                        \
-	X(conn_reset, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
+	X(conn_reset, "conn_reset", NULL, DV_CTR_OPTIONAL)                                         \
 	/* established connections closed by the server with queries in flight */                  \
-	X(conn_closed, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(conn_closed, "conn_closed", NULL, DV_CTR_OPTIONAL)                                       \
 	/* established connections closed by the server with none in flight (idle timeout) */      \
 	X(conn_idle_closed, NULL, NULL, DV_CTR_OPTIONAL)                                           \
 	/* established connections ended by a protocol error (framing, TLS, HTTP/2) */             \
@@ -117,11 +117,11 @@ typedef struct dv_qtype_count {
 	/* most connections one worker had in connect or TLS handshake at once (the maximum) */    \
 	X(conn_pending_peak, NULL, NULL, DV_CTR_OPTIONAL | DV_CTR_MAX)                             \
 	/* TLS handshakes completed in full */                                                     \
-	X(tls_full, NULL, NULL, DV_CTR_OPTIONAL)                                                   \
+	X(tls_full, "tls_full", NULL, DV_CTR_OPTIONAL)                                             \
 	/* TLS handshakes that resumed a session */                                                \
-	X(tls_resumed, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(tls_resumed, "tls_resumed", NULL, DV_CTR_OPTIONAL)                                       \
 	/* DoH queries answered with an HTTP status other than 200 (also in lost) */               \
-	X(http_non200, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(http_non200, "http_non200", NULL, DV_CTR_OPTIONAL)                                       \
 	/* of those, 4xx statuses */                                                               \
 	X(http_4xx, NULL, NULL, DV_CTR_OPTIONAL)                                                   \
 	/* of those, 5xx statuses */                                                               \

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/sockaddr.h"
 #include "base/wire.h"
 #include "engine/stream.h"
 
@@ -76,17 +77,14 @@ static _Thread_local dv_batch_t *tl_batch;
 static int bind_client(int fd, const dv_run_config_t *cfg, uint32_t index, dv_err_t *err)
 {
 	struct sockaddr_storage a;
-	char text[INET6_ADDRSTRLEN] = "?";
+	char text[DV_SOCKADDR_TEXT_MAX];
 	int rc;
 
 	dv_run_client_addr(cfg, index, &a);
 	if (bind(fd, (struct sockaddr *)&a, cfg->client_base_len) == 0)
 		return 0;
 	rc = -errno;
-	inet_ntop(a.ss_family,
-	          a.ss_family == AF_INET6 ? (void *)&((struct sockaddr_in6 *)&a)->sin6_addr
-	                                  : (void *)&((struct sockaddr_in *)&a)->sin_addr,
-	          text, sizeof(text));
+	dv_sockaddr_host((const struct sockaddr *)&a, text, sizeof(text));
 	return dv_err_set(err, rc, "cannot bind client %u's socket to %s (--client-range): %s",
 	                  index + 1, text, strerror(-rc));
 }

@@ -6,6 +6,8 @@
 
 #include "input/capbuild.h"
 
+#include "base/wire.h"
+
 /*
  * Why by hand, not libfstrm's reader and protobuf-c: we need 8 fields of 2
  * messages. A hand decoder is ~150 lines with every read bounds-checked, works
@@ -32,11 +34,6 @@
 #define DT_MESSAGE            1
 #define DT_AUTH_QUERY         1
 #define DT_CLIENT_QUERY       5
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* One protobuf field: number, wire type, and its value (varint/fixed) or bytes. */
 typedef struct pb_field {
@@ -219,11 +216,11 @@ static int check_start(dv_capbuild_t *b, const uint8_t *c, size_t clen, dv_err_t
 {
 	size_t i = 4;
 
-	if (clen < 4 || be32(c) != FS_START)
+	if (clen < 4 || dv_wire_get32(c) != FS_START)
 		return dv_err_set(err, -EINVAL, "%s: not a Frame Streams file (no START frame)",
 		                  b->name);
 	while (clen - i >= 8) {
-		uint32_t ft = be32(c + i), fl = be32(c + i + 4);
+		uint32_t ft = dv_wire_get32(c + i), fl = dv_wire_get32(c + i + 4);
 		if (fl > clen - i - 8)
 			break;
 		if (ft == FS_FIELD_CONTENT_TYPE &&
@@ -246,7 +243,7 @@ int dv_read_dnstap(dv_capbuild_t *b, const uint8_t *buf, size_t len, dv_err_t *e
 	int rc;
 
 	b->st->pos_unit = "frame";
-	if (len < 8 || be32(buf) != 0 || (clen = be32(buf + 4)) > len - 8)
+	if (len < 8 || dv_wire_get32(buf) != 0 || (clen = dv_wire_get32(buf + 4)) > len - 8)
 		return dv_err_set(err, -EINVAL, "%s: not a Frame Streams file", b->name);
 	if ((rc = check_start(b, buf + 8, clen, err)) != 0)
 		return rc;
@@ -258,13 +255,13 @@ int dv_read_dnstap(dv_capbuild_t *b, const uint8_t *buf, size_t len, dv_err_t *e
 		b->st->records++;
 		if (len - pos < 4)
 			return dv_capbuild_bad(b, frame, err, "frame length cut short");
-		flen = be32(buf + pos);
+		flen = dv_wire_get32(buf + pos);
 		pos += 4;
 		if (flen == 0) { /* control frame: STOP ends the stream, others are skipped */
-			if (len - pos < 4 || (clen = be32(buf + pos)) > len - pos - 4)
+			if (len - pos < 4 || (clen = dv_wire_get32(buf + pos)) > len - pos - 4)
 				return dv_capbuild_bad(b, frame, err, "control frame cut short");
 			b->st->ignored++;
-			if (clen >= 4 && be32(buf + pos + 4) == FS_STOP)
+			if (clen >= 4 && dv_wire_get32(buf + pos + 4) == FS_STOP)
 				return 0;
 			pos += 4 + clen;
 			continue;

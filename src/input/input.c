@@ -16,6 +16,8 @@
 #include "input/capbuild.h"
 #include "input/update.h"
 
+#include "base/wire.h"
+
 static const char *const kind_names[] = {"auto", "text", "binary", "pcap", "dnstap", "update"};
 
 const char *dv_input_kind_name(dv_input_kind_t kind)
@@ -36,11 +38,6 @@ int dv_input_kind_parse(const char *s, dv_input_kind_t *kind, dv_err_t *err)
 	                  s);
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 dv_input_kind_t dv_input_detect(const uint8_t *h, size_t len)
 {
 	static const char ct[] = "protobuf:dnstap.Dnstap";
@@ -48,15 +45,16 @@ dv_input_kind_t dv_input_detect(const uint8_t *h, size_t len)
 
 	if (len < 4)
 		return DV_INPUT_TEXT;
-	m = be32(h);
+	m = dv_wire_get32(h);
 	/* pcap: microsecond and nanosecond magics, either byte order. */
 	if (m == 0xa1b2c3d4 || m == 0xd4c3b2a1 || m == 0xa1b23c4d || m == 0x4d3cb2a1)
 		return DV_INPUT_PCAP;
 	if (m == 0x0a0d0d0a) /* pcapng section header block */
 		return DV_INPUT_PCAP;
 	/* Frame Streams: escape, control length, START, CONTENT_TYPE field, its length, text. */
-	if (m == 0 && len >= 20 + sizeof(ct) - 1 && be32(h + 8) == 2 && be32(h + 12) == 1 &&
-	    be32(h + 16) == sizeof(ct) - 1 && memcmp(h + 20, ct, sizeof(ct) - 1) == 0)
+	if (m == 0 && len >= 20 + sizeof(ct) - 1 && dv_wire_get32(h + 8) == 2 &&
+	    dv_wire_get32(h + 12) == 1 && dv_wire_get32(h + 16) == sizeof(ct) - 1 &&
+	    memcmp(h + 20, ct, sizeof(ct) - 1) == 0)
 		return DV_INPUT_DNSTAP;
 	return DV_INPUT_TEXT;
 }

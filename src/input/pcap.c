@@ -8,6 +8,8 @@
 
 #include "input/capbuild.h"
 
+#include "base/wire.h"
+
 /*
  * Link types: Ethernet (with 802.1Q/802.1ad tags), Linux cooked SLL and SLL2,
  * raw IP (DLT_RAW, IPV4, IPV6), BSD loopback (NULL, LOOP). IPv4 without
@@ -58,16 +60,6 @@ typedef struct pcap_rd {
 	size_t nflows, cap;
 } pcap_rd_t;
 
-static uint16_t be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Offset and ethertype of the network header for this link type; -1 if not IP. */
 static int link_payload(int dlt, const uint8_t *p, size_t len, uint16_t *etype)
 {
@@ -78,21 +70,21 @@ static int link_payload(int dlt, const uint8_t *p, size_t len, uint16_t *etype)
 		if (len < 14)
 			return -1;
 		off = 14;
-		*etype = be16(p + 12);
+		*etype = dv_wire_get16(p + 12);
 		while ((*etype == 0x8100 || *etype == 0x88a8) && len >= off + 4) {
-			*etype = be16(p + off + 2);
+			*etype = dv_wire_get16(p + off + 2);
 			off += 4;
 		}
 		return (int)off;
 	case DLT_LINUX_SLL:
 		if (len < 16)
 			return -1;
-		*etype = be16(p + 14);
+		*etype = dv_wire_get16(p + 14);
 		return 16;
 	case DLT_LINUX_SLL2:
 		if (len < 20)
 			return -1;
-		*etype = be16(p);
+		*etype = dv_wire_get16(p);
 		return 20;
 	case DLT_NULL:
 	case DLT_LOOP:
@@ -122,7 +114,7 @@ static const char *parse_ip(pkt_t *k, const uint8_t *p, size_t len, uint16_t ety
 		if (len < 20 || p[0] >> 4 != 4)
 			return "IPv4 header cut short";
 		ihl = (size_t)(p[0] & 15) * 4;
-		tot = be16(p + 2);
+		tot = dv_wire_get16(p + 2);
 		if (ihl < 20 || tot < ihl || tot > len)
 			return "IPv4 lengths inconsistent or packet cut short";
 		k->family = 4;
@@ -133,7 +125,7 @@ static const char *parse_ip(pkt_t *k, const uint8_t *p, size_t len, uint16_t ety
 			*ours = false;
 			return NULL;
 		}
-		if ((be16(p + 6) & 0x3fff) != 0)
+		if ((dv_wire_get16(p + 6) & 0x3fff) != 0)
 			return "IPv4 fragment (not reassembled)";
 		k->l4 = p + ihl;
 		k->l4len = tot - ihl;
@@ -144,7 +136,7 @@ static const char *parse_ip(pkt_t *k, const uint8_t *p, size_t len, uint16_t ety
 		uint8_t nh;
 		if (len < 40 || p[0] >> 4 != 6)
 			return "IPv6 header cut short";
-		plen = be16(p + 4);
+		plen = dv_wire_get16(p + 4);
 		if (plen > len - 40)
 			return "IPv6 packet cut short";
 		k->family = 6;
@@ -297,7 +289,7 @@ static int flow_drain(pcap_rd_t *r, flow_t *f, const pkt_t *k, dv_err_t *err)
 	int rc = 0;
 
 	while (f->len - pos >= 2) {
-		size_t mlen = be16(f->buf + pos);
+		size_t mlen = dv_wire_get16(f->buf + pos);
 		if (f->len - pos - 2 < mlen)
 			break;
 		rc = dv_capbuild_add(r->b, f->buf + pos + 2, mlen, k->ts, &f->src, k->no, err);
@@ -322,15 +314,15 @@ static int tcp_segment(pcap_rd_t *r, const pkt_t *k, dv_err_t *err)
 
 	if (k->l4len < 20 || (hl = (size_t)(t[12] >> 4) * 4) < 20 || hl > k->l4len)
 		return dv_capbuild_bad(r->b, k->no, err, "TCP header cut short");
-	if (!to_server(r->b->opts, k, be16(t + 2))) {
+	if (!to_server(r->b->opts, k, dv_wire_get16(t + 2))) {
 		r->b->st->ignored++;
 		return 0;
 	}
-	key_of(k, be16(t), &src);
-	seq = be32(t + 4);
+	key_of(k, dv_wire_get16(t), &src);
+	seq = dv_wire_get32(t + 4);
 	fl = t[13];
 	dlen = k->l4len - hl;
-	f = flow_get(r, &src, k->dst, be16(t + 2), dlen > 0 || (fl & TCP_SYN));
+	f = flow_get(r, &src, k->dst, dv_wire_get16(t + 2), dlen > 0 || (fl & TCP_SYN));
 	if (f == NULL) {
 		if (dlen > 0 || (fl & TCP_SYN))
 			return dv_err_set(err, -ENOMEM, "%s: out of memory", r->b->name);
@@ -396,15 +388,15 @@ static int udp_datagram(pcap_rd_t *r, const pkt_t *k, dv_err_t *err)
 
 	if (k->l4len < 8)
 		return dv_capbuild_bad(r->b, k->no, err, "UDP header cut short");
-	if (!to_server(r->b->opts, k, be16(u + 2))) {
+	if (!to_server(r->b->opts, k, dv_wire_get16(u + 2))) {
 		r->b->st->ignored++;
 		return 0;
 	}
-	ulen = be16(u + 4);
+	ulen = dv_wire_get16(u + 4);
 	if (ulen < 8 || ulen > k->l4len)
 		return dv_capbuild_bad(r->b, k->no, err, "UDP length %zu does not fit the packet",
 		                       ulen);
-	key_of(k, be16(u), &src);
+	key_of(k, dv_wire_get16(u), &src);
 	rc = dv_capbuild_add(r->b, u + 8, ulen - 8, k->ts, &src, k->no, err);
 	return rc < 0 ? rc : 0;
 }

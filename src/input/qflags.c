@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/dns.h"
+#include "base/wire.h"
 
 #define QF_AD          0x20 /* header octet 3 */
 #define QF_CD          0x10
 #define QF_OPT_NSID    3
 #define QF_OPT_ECS     8
-#define QF_DEFAULT_BUF 1232
+#define QF_DEFAULT_BUF DV_DNS_EDNS_UDP_DEFAULT
 
 static int bad(char *msg, size_t msgsz, const char *p, size_t len, const char *why)
 {
@@ -140,28 +140,26 @@ size_t dv_qflags_apply(const dv_qflags_t *f, const uint8_t *list_opt, size_t lis
 	uint8_t *opt = m + w;
 	size_t olen;
 
-	m[2] = (uint8_t)((m[2] | f->set2) & ~f->clear2);
-	m[3] |= f->set3;
+	m[DV_DNS_OFF_FLAGS1] = (uint8_t)((m[DV_DNS_OFF_FLAGS1] | f->set2) & ~f->clear2);
+	m[DV_DNS_OFF_FLAGS2] |= f->set3;
 	if (list_opt_len == 0 && !f->edns)
 		return w;
 	if (list_opt_len > 0) {
 		memcpy(opt, list_opt, list_opt_len);
 	} else {
-		/* root owner, type OPT, payload size, ext-rcode, version, flags, RDLEN 0 */
-		memset(opt, 0, DV_DNS_OPT_RR_LEN);
-		opt[2] = DV_DNS_TYPE_OPT;
-		opt[3] = (uint8_t)(QF_DEFAULT_BUF >> 8);
-		opt[4] = (uint8_t)QF_DEFAULT_BUF;
+		dv_wire_writer_t ow;
+
+		dv_wire_writer_init(&ow, opt, DV_DNS_OPT_RR_LEN);
+		dv_wire_put_opt_rr(&ow, QF_DEFAULT_BUF, 0, false, 0);
 		list_opt_len = DV_DNS_OPT_RR_LEN;
 	}
 	olen = list_opt_len - DV_DNS_OPT_RR_LEN + f->opts_len;
 	if (olen > max_opts)
 		return 0;
-	m[11] = 1; /* ARCOUNT: the OPT RR */
+	dv_wire_set16(m + DV_DNS_OFF_ARCOUNT, 1); /* the OPT RR */
 	if (f->dnssec_ok)
-		opt[7] |= (uint8_t)(DV_DNS_EDNS_DO >> 8);
-	opt[9] = (uint8_t)(olen >> 8);
-	opt[10] = (uint8_t)olen;
+		opt[DV_DNS_OPT_OFF_FLAGS] |= (uint8_t)(DV_DNS_EDNS_DO >> 8);
+	dv_wire_set16(opt + DV_DNS_OPT_OFF_RDLEN, (uint16_t)olen);
 	memcpy(opt + list_opt_len, f->opts, f->opts_len);
 	return w + DV_DNS_OPT_RR_LEN + olen;
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "base/dns.h"
+#include "base/wire.h"
 #include "input/qflags.h"
 
 /*
@@ -490,33 +490,29 @@ static int compile_line(ql_builder_t *b, const char *p, size_t len, char *msg, s
 
 size_t dv_querylist_opt_rr(const dv_querylist_options_t *opts, uint8_t *out)
 {
-	uint16_t bufsize = opts->edns_bufsize != 0 ? opts->edns_bufsize : 1232;
+	uint16_t bufsize = opts->edns_bufsize != 0 ? opts->edns_bufsize : DV_DNS_EDNS_UDP_DEFAULT;
+	dv_wire_writer_t w;
 
 	if (!opts->edns && !opts->dnssec_ok && opts->edns_opts_len == 0)
 		return 0;
-	/* root owner, TYPE OPT (41), CLASS = UDP payload size, TTL = ext-rcode 0, version 0,
-	 * flags (DO = 0x8000), RDLEN, the options (RFC 6891 section 6.1.2). */
-	memset(out, 0, DV_DNS_OPT_RR_LEN);
-	out[2] = DV_DNS_TYPE_OPT; /* < 256: the high octet stays 0 */
-	out[3] = (uint8_t)(bufsize >> 8);
-	out[4] = (uint8_t)bufsize;
-	out[7] = opts->dnssec_ok ? (uint8_t)(DV_DNS_EDNS_DO >> 8) : 0;
-	out[9] = (uint8_t)(opts->edns_opts_len >> 8);
-	out[10] = (uint8_t)opts->edns_opts_len;
+	dv_wire_writer_init(&w, out, DV_DNS_OPT_RR_LEN);
+	dv_wire_put_opt_rr(&w, bufsize, 0, opts->dnssec_ok, (uint16_t)opts->edns_opts_len);
 	memcpy(out + DV_DNS_OPT_RR_LEN, opts->edns_opts, opts->edns_opts_len);
 	return DV_DNS_OPT_RR_LEN + opts->edns_opts_len;
 }
 
 static void builder_init(ql_builder_t *b, const char *name, const dv_querylist_options_t *opts)
 {
+	dv_wire_writer_t w;
+
 	memset(b, 0, sizeof(*b));
 	b->name = name;
 	b->opts = opts;
 	b->opt_len = dv_querylist_opt_rr(opts, b->opt_rr);
 	/* ID 0; flags: RD only; QDCOUNT 1; ARCOUNT 1 with EDNS. */
-	b->hdr[2] = opts->rd ? DV_DNS_RD : 0x00;
-	b->hdr[5] = 1;
-	b->hdr[11] = b->opt_len > 0 ? 1 : 0;
+	dv_wire_writer_init(&w, b->hdr, sizeof(b->hdr));
+	dv_wire_put_query_header(&w, opts->rd);
+	dv_wire_set16(b->hdr + DV_DNS_OFF_ARCOUNT, b->opt_len > 0 ? 1 : 0);
 }
 
 /* Feed one line (without its newline). 0 to go on, negative to stop (err filled). */

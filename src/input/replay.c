@@ -4,13 +4,12 @@
 
 #include "input/replay.h"
 
+#include "base/wire.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DNS_TYPE_OPT    41
-#define EDNS_OPTION_ECS 8
 
 void dv_replay_options_init(dv_replay_options_t *o)
 {
@@ -37,44 +36,17 @@ const char *dv_replay_timing_name(dv_timing_t t)
 	return t == DV_TIMING_ORIGINAL ? "original" : "list";
 }
 
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-/* Offset just past the owner name at pos, or 0 when it runs off the message. */
-static size_t skip_name(const uint8_t *msg, size_t len, size_t pos)
-{
-	while (pos < len) {
-		uint8_t b = msg[pos];
-		if (b == 0)
-			return pos + 1;
-		if ((b & 0xC0) == 0xC0)
-			return pos + 2 <= len ? pos + 2 : 0;
-		if ((b & 0xC0) != 0)
-			return 0;
-		pos += 1u + b;
-	}
-	return 0;
-}
-
 /* Drop the options o asks to drop from an OPT RR's RDATA at rd (rdlen octets); new length. */
 static size_t strip_options(uint8_t *rd, size_t rdlen, const dv_replay_options_t *o)
 {
 	size_t in = 0, out = 0;
 
 	while (in + 4 <= rdlen) {
-		uint16_t code = get16(rd + in), olen = get16(rd + in + 2);
+		uint16_t code = dv_wire_get16(rd + in), olen = dv_wire_get16(rd + in + 2);
 		size_t n = 4u + olen;
 		if (in + n > rdlen)
 			return rdlen; /* a broken option list is left as it is */
-		bool drop = o->strip_edns_options || (o->strip_ecs && code == EDNS_OPTION_ECS);
+		bool drop = o->strip_edns_options || (o->strip_ecs && code == DV_DNS_EDNS_OPT_ECS);
 		if (!drop) {
 			memmove(rd + out, rd + in, n);
 			out += n;
@@ -86,39 +58,45 @@ static size_t strip_options(uint8_t *rd, size_t rdlen, const dv_replay_options_t
 
 int dv_replay_rewrite(uint8_t *msg, size_t *len, size_t qlen, const dv_replay_options_t *o)
 {
-	size_t pos = 12 + qlen, n = *len;
+	size_t n = *len;
 	unsigned rrs, ar_first, i;
+	dv_wire_cursor_t c;
 	int changed = 0;
 
-	if (n < pos)
+	if (n < DV_DNS_HEADER_LEN + qlen)
 		return -EINVAL;
-	if (o->force_rd && !(msg[2] & 0x01)) {
-		msg[2] |= 0x01;
+	if (o->force_rd && !DV_WIRE_RD(msg)) {
+		msg[DV_DNS_OFF_FLAGS1] |= DV_DNS_RD;
 		changed = 1;
 	}
 	if (!o->strip_edns_options && !o->strip_ecs)
 		return changed;
-	ar_first = get16(msg + 6) + get16(msg + 8);
-	rrs = ar_first + get16(msg + 10);
+	ar_first = (unsigned)DV_WIRE_ANCOUNT(msg) + DV_WIRE_NSCOUNT(msg);
+	rrs = ar_first + DV_WIRE_ARCOUNT(msg);
+	dv_wire_cursor_init(&c, msg, n, DV_DNS_HEADER_LEN + qlen);
 	for (i = 0; i < rrs; i++) {
-		size_t end = skip_name(msg, n, pos), rdlen, keep;
-		if (end == 0 || end + 10 > n)
+		uint16_t type, rdlen;
+		size_t rd, keep;
+
+		dv_wire_skip_name_unfollowed(&c);
+		type = dv_wire_read16(&c);
+		dv_wire_skip(&c, 6); /* class, ttl */
+		rdlen = dv_wire_read16(&c);
+		rd = c.pos;
+		dv_wire_skip(&c, rdlen);
+		if (!c.ok)
 			return -EINVAL;
-		rdlen = get16(msg + end + 8);
-		if (end + 10 + rdlen > n)
-			return -EINVAL;
-		if (i >= ar_first && get16(msg + end) == DNS_TYPE_OPT) {
-			keep = strip_options(msg + end + 10, rdlen, o);
-			if (keep != rdlen) {
-				memmove(msg + end + 10 + keep, msg + end + 10 + rdlen,
-				        n - (end + 10 + rdlen));
-				n -= rdlen - keep;
-				put16(msg + end + 8, (uint16_t)keep);
-				rdlen = keep;
-				changed = 1;
-			}
+		if (i < ar_first || type != DV_DNS_TYPE_OPT)
+			continue;
+		keep = strip_options(msg + rd, rdlen, o);
+		if (keep != rdlen) {
+			memmove(msg + rd + keep, msg + rd + rdlen, n - (rd + rdlen));
+			n -= rdlen - keep;
+			dv_wire_set16(msg + rd - 2, (uint16_t)keep); /* RDLENGTH */
+			c.len = n;
+			c.pos = rd + keep;
+			changed = 1;
 		}
-		pos = end + 10 + rdlen;
 	}
 	*len = n;
 	return changed;

@@ -141,26 +141,27 @@ static size_t sign_one(EVP_MAC_CTX *ctx, const dv_tsig_key_t *k, uint8_t *msg, s
 	size_t v = 0;
 
 	memcpy(vars, k->name, k->name_len), v += k->name_len;
-	dv_wire_set16(vars + v, TSIG_CLASS), v += 2;
+	dv_wire_set16(vars + v, (uint16_t)TSIG_CLASS), v += 2;
 	memset(vars + v, 0, 4), v += 4; /* TTL */
 	memcpy(vars + v, k->alg_name, k->alg_name_len), v += k->alg_name_len;
 	dv_wire_set16(vars + v, (uint16_t)(now_s >> 32)),
 	    dv_wire_set16(vars + v + 2, (uint16_t)(now_s >> 16));
 	dv_wire_set16(vars + v + 4, (uint16_t)now_s), v += 6;
-	dv_wire_set16(vars + v, DV_TSIG_FUDGE_S), v += 2;
+	dv_wire_set16(vars + v, (uint16_t)DV_TSIG_FUDGE_S), v += 2;
 	memset(vars + v, 0, 4), v += 4; /* error, other len */
 	if (mac(ctx, k, msg, len, vars, v, m) != 0)
 		return 0;
 	p = msg + len;
 	memcpy(p, k->name, k->name_len), p += k->name_len;
-	dv_wire_set16(p, TSIG_TYPE), dv_wire_set16(p + 2, TSIG_CLASS), memset(p + 4, 0, 4), p += 8;
+	dv_wire_set16(p, (uint16_t)TSIG_TYPE), dv_wire_set16(p + 2, (uint16_t)TSIG_CLASS),
+	    memset(p + 4, 0, 4), p += 8;
 	dv_wire_set16(p, (uint16_t)(k->alg_name_len + 16 + k->mac_len)), p += 2;
 	memcpy(p, k->alg_name, k->alg_name_len), p += k->alg_name_len;
 	memcpy(p, vars + v - 12, 8), p += 8; /* time signed, fudge (before error, other len) */
 	dv_wire_set16(p, (uint16_t)k->mac_len), p += 2;
 	memcpy(p, m, k->mac_len), p += k->mac_len;
 	memset(p, 0, 6), p += 6; /* original ID 0, error 0, other len 0 */
-	dv_wire_set16(msg + 10, (uint16_t)(dv_wire_get16(msg + 10) + 1u)); /* ARCOUNT + 1 */
+	dv_wire_set16(msg + DV_DNS_OFF_ARCOUNT, (uint16_t)(DV_WIRE_ARCOUNT(msg) + 1u));
 	return (size_t)(p - msg);
 }
 
@@ -242,9 +243,9 @@ static bool find_tsig(const uint8_t *msg, size_t len, size_t rqlen, tsig_rr_t *t
 {
 	dv_wire_cursor_t c;
 	unsigned n =
-	    (unsigned)dv_wire_get16(msg + 6) + dv_wire_get16(msg + 8) + dv_wire_get16(msg + 10);
+	    (unsigned)DV_WIRE_ANCOUNT(msg) + DV_WIRE_NSCOUNT(msg) + DV_WIRE_ARCOUNT(msg);
 
-	if (dv_wire_get16(msg + 10) == 0)
+	if (DV_WIRE_ARCOUNT(msg) == 0)
 		return false;
 	dv_wire_cursor_init(&c, msg, len, DV_DNS_HEADER_LEN + rqlen);
 	for (unsigned i = 0; i + 1 < n && c.ok; i++) {
@@ -346,7 +347,7 @@ int dv_tsig_verify_answer(dv_tsig_verifier_t *v, const uint8_t *q, size_t qlen, 
 	/* The header as the server signed it: the original ID, ARCOUNT without the TSIG RR. */
 	memcpy(hdr, msg, sizeof(hdr));
 	dv_wire_set16(hdr, t.orig_id);
-	dv_wire_set16(hdr + 10, (uint16_t)(dv_wire_get16(msg + 10) - 1u));
+	dv_wire_set16(hdr + DV_DNS_OFF_ARCOUNT, (uint16_t)(DV_WIRE_ARCOUNT(msg) - 1u));
 	dv_wire_set16(fixed, (uint16_t)k->mac_len);
 	if (EVP_MAC_init(v->ctx, v->keyed ? NULL : k->secret, v->keyed ? 0 : k->secret_len,
 	                 v->keyed ? NULL : params) != 1)

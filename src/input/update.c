@@ -274,12 +274,10 @@ static int send_msg(upd_t *u, char *msg, size_t msgsz)
 		         DV_QUERYLIST_WIRE_MAX);
 		return -EINVAL;
 	}
-	m = u->msg;
-	m[6] = (uint8_t)(u->prereqs >> 8);
-	m[7] = (uint8_t)u->prereqs;
-	m[8] = (uint8_t)(u->updates >> 8);
-	m[9] = (uint8_t)u->updates;
-	m[11] = u->opt_len > 0 ? 1 : 0;
+	m = u->msg; /* RFC 2136: PRCOUNT, UPCOUNT and ADCOUNT sit where a query's counts do */
+	dv_wire_set16(m + DV_DNS_OFF_ANCOUNT, (uint16_t)u->prereqs);
+	dv_wire_set16(m + DV_DNS_OFF_NSCOUNT, (uint16_t)u->updates);
+	dv_wire_set16(m + DV_DNS_OFF_ARCOUNT, u->opt_len > 0 ? 1 : 0);
 	if (u->count + 1 >= u->cap) {
 		size_t nc = u->cap ? u->cap * 2 : 256;
 		uint32_t *off = realloc(u->off, nc * sizeof(*off));

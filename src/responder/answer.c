@@ -94,8 +94,8 @@ static int finish(dv_wire_writer_t *w, bool wrong_id)
 {
 	if (!w->ok)
 		return -ENOSPC;
-	if (wrong_id)
-		w->base[0] ^= 0x80;
+	if (wrong_id) /* the ID's top bit flipped: an answer to no query in flight */
+		dv_wire_set16(w->base, (uint16_t)(DV_WIRE_ID(w->base) ^ 0x8000));
 	return (int)w->len;
 }
 
@@ -103,8 +103,8 @@ static int build_formerr(const uint8_t *q, dv_wire_writer_t *w, bool wrong_id)
 {
 	dv_wire_writer_init(w, w->base, w->cap); /* start over */
 	dv_wire_put(w, q, 2);
-	dv_wire_put8(w, (uint8_t)(DV_DNS_QR | (q[2] & DV_DNS_OPCODE_MASK) |
-	                          (q[2] & DV_DNS_RD))); /* QR, opcode, RD */
+	dv_wire_put8(w, (uint8_t)(DV_DNS_QR | (q[DV_DNS_OFF_FLAGS1] & DV_DNS_OPCODE_MASK) |
+	                          (q[DV_DNS_OFF_FLAGS1] & DV_DNS_RD))); /* QR, opcode, RD */
 	dv_wire_put8(w, DV_DNS_RCODE_FORMERR);
 	dv_wire_put32(w, 0);
 	dv_wire_put32(w, 0);
@@ -156,10 +156,10 @@ static bool parse_query(const uint8_t *q, size_t qlen, query_t *pq)
 
 	memset(pq, 0, sizeof(*pq));
 	dv_wire_cursor_init(&c, q, qlen, DV_DNS_HEADER_LEN);
-	pq->opcode = (uint8_t)((q[2] & DV_DNS_OPCODE_MASK) >> DV_DNS_OPCODE_SHIFT);
-	ancount = dv_wire_get16(q + 6);
-	nscount = dv_wire_get16(q + 8);
-	if ((q[2] & DV_DNS_QR) != 0 || dv_wire_get16(q + 4) != 1)
+	pq->opcode = (uint8_t)DV_WIRE_OPCODE(q);
+	ancount = DV_WIRE_ANCOUNT(q);
+	nscount = DV_WIRE_NSCOUNT(q);
+	if (DV_WIRE_QR(q) || DV_WIRE_QDCOUNT(q) != 1)
 		return false;
 
 	pq->namelen = dv_wire_read_plain_name(&c); /* nothing precedes it to point to */
@@ -172,7 +172,7 @@ static bool parse_query(const uint8_t *q, size_t qlen, query_t *pq)
 		dv_wire_skip(&c, 8);
 		dv_wire_skip(&c, dv_wire_read16(&c));
 	}
-	read_additional(&c, q, dv_wire_get16(q + 10), pq);
+	read_additional(&c, q, DV_WIRE_ARCOUNT(q), pq);
 	return c.ok;
 }
 
@@ -181,8 +181,10 @@ static int build_reflect(const uint8_t *q, size_t qlen, const query_t *pq, dv_wi
                          const dv_answer_opts_t *o)
 {
 	dv_wire_put(w, q, 2);
-	dv_wire_put8(w, (uint8_t)(q[2] | DV_DNS_QR | (o->tc ? DV_DNS_TC : 0)));
-	dv_wire_put8(w, o->rcode >= 0 ? (uint8_t)((q[3] & ~DV_DNS_RCODE_MASK) | o->rcode) : q[3]);
+	dv_wire_put8(w, (uint8_t)(q[DV_DNS_OFF_FLAGS1] | DV_DNS_QR | (o->tc ? DV_DNS_TC : 0)));
+	dv_wire_put8(w, o->rcode >= 0
+	                    ? (uint8_t)((q[DV_DNS_OFF_FLAGS2] & ~DV_DNS_RCODE_MASK) | o->rcode)
+	                    : q[DV_DNS_OFF_FLAGS2]);
 	dv_wire_put(w, q + 4, 8);
 	wr_question(w, q + DV_DNS_HEADER_LEN, pq->namelen, q + DV_DNS_HEADER_LEN + pq->namelen,
 	            o->wrong_question);
@@ -239,14 +241,7 @@ static void wr_record(dv_wire_writer_t *w, const uint8_t *q, const query_t *pq, 
 /* The OPT RR of the response: our UDP size, DO copied, BADVERS for EDNS version > 0. */
 static void wr_opt(dv_wire_writer_t *w, const query_t *pq)
 {
-	dv_wire_put8(w, 0);
-	dv_wire_put16(w, DV_DNS_TYPE_OPT);
-	dv_wire_put16(w, DV_ANSWER_EDNS_UDP);
-	dv_wire_put8(w, pq->badvers ? BADVERS_HI : 0);
-	dv_wire_put8(w, 0);
-	dv_wire_put8(w, pq->do_bit ? (uint8_t)(DV_DNS_EDNS_DO >> 8) : 0);
-	dv_wire_put8(w, 0);
-	dv_wire_put16(w, 0);
+	dv_wire_put_opt_rr(w, DV_ANSWER_EDNS_UDP, pq->badvers ? BADVERS_HI : 0, pq->do_bit, 0);
 }
 
 /* The synthetic response: header, question, at most one record, OPT if asked. */
@@ -257,8 +252,9 @@ static int build_answer(const uint8_t *q, const query_t *pq, dv_wire_writer_t *w
 	int kind = answer_kind(pq, o, &rcode);
 
 	dv_wire_put(w, q, 2);
-	dv_wire_put8(w, (uint8_t)(DV_DNS_QR | (q[2] & DV_DNS_OPCODE_MASK) | DV_DNS_AA |
-	                          (o->tc ? DV_DNS_TC : 0) | (q[2] & DV_DNS_RD)));
+	dv_wire_put8(w,
+	             (uint8_t)(DV_DNS_QR | (q[DV_DNS_OFF_FLAGS1] & DV_DNS_OPCODE_MASK) | DV_DNS_AA |
+	                       (o->tc ? DV_DNS_TC : 0) | (q[DV_DNS_OFF_FLAGS1] & DV_DNS_RD)));
 	dv_wire_put8(w, rcode);
 	dv_wire_put16(w, 1);
 	dv_wire_put16(w, kind > 0 ? 1 : 0);
@@ -288,7 +284,7 @@ int dv_answer_build(const uint8_t *q, size_t qlen, uint8_t *out, size_t cap,
 	if (out == NULL || cap < DV_DNS_HEADER_LEN)
 		return -ENOSPC;
 	dv_wire_writer_init(&w, out, cap);
-	if ((q[2] & DV_DNS_QR) != 0)
+	if (DV_WIRE_QR(q))
 		return -EBADMSG; /* a response: never answered (two servers would loop) */
 	if (!parse_query(q, qlen, &pq))
 		return build_formerr(q, &w, o->wrong_id);
@@ -315,7 +311,7 @@ int dv_answer_garbage(uint64_t seq, uint8_t *out, size_t cap)
 		out[i] = (uint8_t)(x >> 24);
 	}
 	if (len >= DV_DNS_HEADER_LEN)
-		out[2] &= (uint8_t)~DV_DNS_QR; /* QR clear: not a response */
+		out[DV_DNS_OFF_FLAGS1] &= (uint8_t)~DV_DNS_QR; /* QR clear: not a response */
 	return (int)len;
 }
 

@@ -6,11 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/dns.h"
+
 /* Largest response dv_answer_build() can produce (a 255-byte name, SOA, OPT). */
 #define DV_ANSWER_MAX 512
 
 /* UDP payload size advertised in the OPT RR of every EDNS response. */
-#define DV_ANSWER_EDNS_UDP 1232
+#define DV_ANSWER_EDNS_UDP DV_DNS_EDNS_UDP_DEFAULT
 
 typedef struct dv_answer_opts {
 	int rcode;           /* -1: natural (NOERROR); 0..15: answer with this rcode */

@@ -6,6 +6,7 @@
 #include "base/b64url.h"
 #include "base/dns.h"
 #include "base/h2.h"
+#include "base/dns.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,8 @@
 
 #include "responder/responder.h"
 
-#include "base/dns.h"
+#include "base/sockaddr.h"
+#include "base/wire.h"
 #include "responder/answer.h"
 
 #include <arpa/inet.h>
@@ -453,7 +454,7 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 	w->c.received++;
 	n = ++w->nq;
 	mark_port(w, &w->raddr[i]);
-	if ((mh->msg_flags & MSG_TRUNC) != 0 || (qlen >= 3 && (q[2] & DV_DNS_QR) != 0)) {
+	if ((mh->msg_flags & MSG_TRUNC) != 0 || (qlen > DV_DNS_OFF_FLAGS1 && DV_WIRE_QR(q))) {
 		w->c.malformed++; /* QR set: a response; never answered, not even by a fault */
 		return;
 	}
@@ -633,11 +634,7 @@ static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool 
 {
 	const struct timeval rcv_timeout = {.tv_sec = 0, .tv_usec = 100 * 1000};
 	int one = 1, fd;
-	char host[INET6_ADDRSTRLEN] = "?";
-	const void *ip = addr->ss_family == AF_INET6
-	                     ? (const void *)&((const struct sockaddr_in6 *)addr)->sin6_addr
-	                     : (const void *)&((const struct sockaddr_in *)addr)->sin_addr;
-	uint16_t port = get_port(addr);
+	char at[DV_SOCKADDR_TEXT_MAX];
 
 	fd = socket(addr->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -653,10 +650,8 @@ static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool 
 	if (bind(fd, (const struct sockaddr *)addr, len) != 0) {
 		int e = errno;
 		close(fd);
-		inet_ntop(addr->ss_family, ip, host, sizeof(host));
-		return dv_err_set(err, -e, "cannot bind %s%s%s:%u: %s",
-		                  addr->ss_family == AF_INET6 ? "[" : "", host,
-		                  addr->ss_family == AF_INET6 ? "]" : "", port, strerror(e));
+		dv_sockaddr_text((const struct sockaddr *)addr, at, sizeof(at));
+		return dv_err_set(err, -e, "cannot bind %s: %s", at, strerror(e));
 	}
 	*out = fd;
 	return 0;

@@ -3,6 +3,7 @@
 
 #include "responder/answer.h"
 #include "responder/responder.h"
+#include "base/sockaddr.h"
 #include "base/util.h"
 
 #include <arpa/inet.h>
@@ -582,20 +583,15 @@ static int parse_args(opts_t *o, int argc, char **argv)
 static int announce(const opts_t *o, const dv_responder_t *r, dv_err_t *err)
 {
 	const dv_responder_config_t *cfg = &o->cfg;
-	char host[INET6_ADDRSTRLEN];
+	char at[DV_SOCKADDR_TEXT_MAX];
 	int rc = 0;
 
-	inet_ntop(cfg->addr.ss_family,
-	          cfg->addr.ss_family == AF_INET6
-	              ? (const void *)&((const struct sockaddr_in6 *)&cfg->addr)->sin6_addr
-	              : (const void *)&((const struct sockaddr_in *)&cfg->addr)->sin_addr,
-	          host, sizeof(host));
+	dv_sockaddr_text_port((const struct sockaddr *)&cfg->addr, dv_responder_port(r), at,
+	                      sizeof(at));
 	/* The sockets are bound: queries sent from now on wait in their buffers. */
 	if (!o->quiet)
-		fprintf(stderr, PROG ": listening on %s%s%s:%u (%u thread%s)\n",
-		        cfg->addr.ss_family == AF_INET6 ? "[" : "", host,
-		        cfg->addr.ss_family == AF_INET6 ? "]" : "", dv_responder_port(r),
-		        cfg->threads, cfg->threads == 1 ? "" : "s");
+		fprintf(stderr, PROG ": listening on %s (%u thread%s)\n", at, cfg->threads,
+		        cfg->threads == 1 ? "" : "s");
 	if (!o->quiet && (cfg->stream.tcp || cfg->stream.tls || cfg->stream.https))
 		fprintf(stderr, PROG ": TCP port %u, TLS port %u, HTTPS port %u (0 = off)\n",
 		        dv_responder_stream_port(r, DV_STREAM_TCP),

@@ -8,6 +8,8 @@
 #include "base/wire.h"
 #include "responder/answer.h"
 
+#include "base/wire.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -71,9 +71,8 @@ static const char *col_tool_version(const row_t *w, char *buf, size_t cap)
 
 static const char *col_target(const row_t *w, char *buf, size_t cap)
 {
-	const dv_target_t *t = target_of(w);
 	(void)buf, (void)cap;
-	return t ? (t->label ? t->label : t->spec) : "?";
+	return dv_study_target_label(w->s, w->p->target);
 }
 
 static const char *col_target_addr(const row_t *w, char *buf, size_t cap)
@@ -85,9 +84,8 @@ static const char *col_target_addr(const row_t *w, char *buf, size_t cap)
 
 static const char *col_list(const row_t *w, char *buf, size_t cap)
 {
-	const dv_list_t *l = w->p->list < w->s->n_lists ? &w->s->lists[w->p->list] : NULL;
 	(void)buf, (void)cap;
-	return l ? (l->label ? l->label : l->path) : "?";
+	return dv_study_list_label(w->s, w->p->list);
 }
 
 static const char *col_repeat(const row_t *w, char *buf, size_t cap)
@@ -156,21 +154,6 @@ static const char *col_transport(const row_t *w, char *buf, size_t cap)
 	(void)buf, (void)cap;
 	return dv_study_transport(w->s);
 }
-
-/* Counters with no csv name in DV_COUNTERS, written under their results-file key. */
-#define COUNTER_COL(member)                                                                        \
-	static const char *col_##member(const row_t *w, char *buf, size_t cap)                     \
-	{                                                                                          \
-		return num_u64(buf, cap, w->p->res.stats.c.member);                                \
-	}
-COUNTER_COL(conn_opened)
-COUNTER_COL(conn_failed)
-COUNTER_COL(conn_reset)
-COUNTER_COL(conn_closed)
-COUNTER_COL(tls_full)
-COUNTER_COL(tls_resumed)
-COUNTER_COL(http_non200)
-#undef COUNTER_COL
 
 /* A connfig.h figure; empty when the pass has none (no connection, no handshake). */
 #define CONN_COL(fn, fig, fmt)                                                                     \
@@ -285,18 +268,18 @@ static const struct csv_col {
     {"wire_timed", NULL},
     /* header version 3 (issues 12 and 13): stream transports and capacity searches */
     {"transport", col_transport},
-    {"conn_opened", col_conn_opened},
-    {"conn_failed", col_conn_failed},
-    {"conn_reset", col_conn_reset},
-    {"conn_closed", col_conn_closed},
-    {"tls_full", col_tls_full},
-    {"tls_resumed", col_tls_resumed},
+    {"conn_opened", NULL},
+    {"conn_failed", NULL},
+    {"conn_reset", NULL},
+    {"conn_closed", NULL},
+    {"tls_full", NULL},
+    {"tls_resumed", NULL},
     {"connect_p50_ms", col_connect_p50_ms},
     {"connect_p99_ms", col_connect_p99_ms},
     {"handshake_p50_ms", col_handshake_p50_ms},
     {"handshake_p99_ms", col_handshake_p99_ms},
     {"queries_per_conn", col_queries_per_conn},
-    {"http_non200", col_http_non200},
+    {"http_non200", NULL},
     {"capacity_qps", col_capacity_qps},
     {"capacity_verdict", col_capacity_verdict},
     /* header version 4 (issue 23): what the server paid */

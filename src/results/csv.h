@@ -26,9 +26,9 @@
  *     server_rss_peak_kb (empty when the server was not measured; the system
  *     calls also when they could not be counted; doc/numbers.md "Server")
  * They are listed once, in csv.c; the counter columns (sent completed lost
- * not_sent late and all of version 2's) take their values from the
- * DV_COUNTERS entry with that csv name (engine/stats.h); version 3's counters
- * (conn_*, tls_*, http_non200) are written by csv.c under their results-file key.
+ * not_sent late, all of version 2's and version 3's conn_*, tls_* and
+ * http_non200) take their values from the DV_COUNTERS entry with that csv
+ * name (engine/stats.h; one table: a counter's column is named only there).
  */
 #define DV_CSV_VERSION    4  /* the header a new file gets */
 #define DV_CSV_V1_COLUMNS 25 /* columns of version 1 (before issue 10) */

@@ -28,20 +28,6 @@ static json_t *jint(uint64_t v)
 	return json_integer((json_int_t)(v > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : v));
 }
 
-static const char *target_label(const dv_study_t *s, size_t i)
-{
-	if (i >= s->n_targets)
-		return "?";
-	return s->targets[i].label ? s->targets[i].label : s->targets[i].spec;
-}
-
-static const char *list_label(const dv_study_t *s, size_t i)
-{
-	if (i >= s->n_lists)
-		return "?";
-	return s->lists[i].label ? s->lists[i].label : s->lists[i].path;
-}
-
 static json_t *header_obj(const dv_study_t *s, const char *runid)
 {
 	json_t *h = json_object(), *params = json_array(), *info = json_object();
@@ -80,7 +66,7 @@ static json_t *header_obj(const dv_study_t *s, const char *runid)
 	for (size_t i = 0; i < s->n_targets; i++) {
 		const dv_target_t *t = &s->targets[i];
 		json_t *o = json_object();
-		json_object_set_new(o, "label", json_string(target_label(s, i)));
+		json_object_set_new(o, "label", json_string(dv_study_target_label(s, i)));
 		if (t->addr_text)
 			json_object_set_new(o, "address", json_string(t->addr_text));
 		if (t->server_version)
@@ -90,7 +76,7 @@ static json_t *header_obj(const dv_study_t *s, const char *runid)
 	for (size_t i = 0; i < s->n_lists; i++) {
 		const dv_list_t *l = &s->lists[i];
 		json_t *o = json_object();
-		json_object_set_new(o, "label", json_string(list_label(s, i)));
+		json_object_set_new(o, "label", json_string(dv_study_list_label(s, i)));
 		if (l->path)
 			json_object_set_new(o, "path", json_string(l->path));
 		json_object_set_new(o, "queries", jint(l->queries));
@@ -228,19 +214,19 @@ static int write_pass(FILE *fp, const dv_study_t *s, const dv_pass_record_t *p, 
 
 	snprintf(subid, sizeof(subid), "pass%u", n);
 	snprintf(msg, sizeof(msg), "pass %u: target %s (%s), list %s, repeat %u, %s%s", n,
-	         target_label(s, p->target),
+	         dv_study_target_label(s, p->target),
 	         p->target < s->n_targets && s->targets[p->target].addr_text
 	             ? s->targets[p->target].addr_text
 	             : "?",
-	         list_label(s, p->list), p->repeat + 1, dv_pass_kind_name(p->kind),
+	         dv_study_list_label(s, p->list), p->repeat + 1, dv_pass_kind_name(p->kind),
 	         r->interrupted ? ", interrupted" : "");
 	json_object_set_new(ev, "runid", json_string(runid));
 	json_object_set_new(ev, "subid", json_string(subid));
 	json_object_set_new(ev, "type", json_string("event"));
 	json_object_set_new(ev, "msg_type", json_string("pass"));
 	json_object_set_new(ev, "msg", json_string(msg));
-	json_object_set_new(ev, "target", json_string(target_label(s, p->target)));
-	json_object_set_new(ev, "list", json_string(list_label(s, p->list)));
+	json_object_set_new(ev, "target", json_string(dv_study_target_label(s, p->target)));
+	json_object_set_new(ev, "list", json_string(dv_study_list_label(s, p->list)));
 	json_object_set_new(ev, "repeat", json_integer(p->repeat));
 	json_object_set_new(ev, "pass", json_string(dv_pass_kind_name(p->kind)));
 	if ((rc = emit(fp, ev)) != 0)

@@ -8,21 +8,18 @@
 
 #include "base/atomicfile.h"
 #include "base/escape.h"
-#include "base/proc.h"
 #include "results/connfig.h"
+#include "results/gnuplot.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CHARTS         9
-#define GNUPLOT_TIMEOUT_MS 60000 /* one chart; a hung gnuplot is killed */
+#define MAX_CHARTS 9
 
 typedef struct chart {
 	char name[32]; /* file stem: NAME.gp, NAME.png, NAME.svg */
@@ -122,101 +119,18 @@ static void gp_end(FILE *fp, const chart_t *c)
 	        c->name);
 }
 
-/*
- * Did gnuplot write the whole image? A PNG ends with its IEND chunk, an SVG with </svg>:
- * on a full disk gnuplot may exit 0 after a short write (issue 16 item 9).
- */
-static bool chart_complete(const char *dir, const char *name, const char *ext)
-{
-	static const unsigned char iend[8] = {'I', 'E', 'N', 'D', 0xae, 0x42, 0x60, 0x82};
-	char path[4096], tail[64];
-	FILE *f;
-	size_t n = 0;
-
-	snprintf(path, sizeof(path), "%s/%s.%s", dir, name, ext);
-	if ((f = fopen(path, "rb")) == NULL)
-		return false;
-	if (fseek(f, -(long)sizeof(tail), SEEK_END) != 0)
-		rewind(f);
-	n = fread(tail, 1, sizeof(tail), f);
-	fclose(f);
-	if (strcmp(ext, "png") == 0)
-		return n >= sizeof(iend) &&
-		       memcmp(tail + n - sizeof(iend), iend, sizeof(iend)) == 0;
-	return memmem(tail, n, "</svg>", 6) != NULL;
-}
-
-static void chart_remove(const char *dir, const char *name)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s.png", dir, name);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s.svg", dir, name);
-	unlink(path);
-}
-
-/* Start gnuplot NAME.gp in the directory (its own process group, stdin /dev/null, stdout and
- * stderr to gnuplot.log), bounded by GNUPLOT_TIMEOUT_MS. */
-static int spawn_gnuplot(plot_ctx_t *p, const char *script, const char *log, dv_proc_result_t *pr)
-{
-	const char *const argv[] = {p->gnuplot, script, NULL};
-	dv_proc_opts_t o;
-	int fd, nul, rc;
-
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return dv_err_set(p->err, -errno, "%s: %s", log, strerror(errno));
-	nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	dv_proc_opts_init(&o);
-	o.argv = argv;
-	o.cwd = p->dir;
-	o.stdin_fd = nul;
-	o.stdout_fd = fd;
-	o.stderr_fd = fd;
-	o.timeout_ms = GNUPLOT_TIMEOUT_MS;
-	rc = dv_proc_run(&o, pr);
-	close(fd);
-	if (nul >= 0)
-		close(nul);
-	if (rc == -ENOENT)
-		return dv_err_set(
-		    p->err, -ENOENT,
-		    "%s: not found (install gnuplot; Debian: apt-get install gnuplot-nox)",
-		    p->gnuplot);
-	if (rc != 0)
-		return dv_err_set(p->err, rc, "cannot start %s: %s", p->gnuplot, strerror(-rc));
-	return 0;
-}
-
-/* Run gnuplot NAME.gp in the directory, stderr to gnuplot.log; wait (bounded) and check. */
+/* Run gnuplot NAME.gp in the directory (gnuplot.h: bounded, stdin /dev/null, whole images). */
 static int run_gnuplot(plot_ctx_t *p, chart_t *c)
 {
-	char script[64], log[4096];
-	dv_proc_result_t pr;
+	char script[64], png[64], svg[64];
+	const char *const images[] = {png, svg, NULL};
 	int rc;
 
 	snprintf(script, sizeof(script), "%s.gp", c->name);
-	snprintf(log, sizeof(log), "%s/gnuplot.log", p->dir);
-	fflush(NULL);
-	if ((rc = spawn_gnuplot(p, script, log, &pr)) != 0)
+	snprintf(png, sizeof(png), "%s.png", c->name);
+	snprintf(svg, sizeof(svg), "%s.svg", c->name);
+	if ((rc = dv_gnuplot_run(p->dir, p->gnuplot, script, images, 0, p->err)) != 0)
 		return rc;
-	if (pr.end == DV_PROC_TIMED_OUT)
-		return dv_err_set(p->err, -ETIMEDOUT, "%s/%s: %s took longer than %d s", p->dir,
-		                  script, p->gnuplot, GNUPLOT_TIMEOUT_MS / 1000);
-	if (pr.end != DV_PROC_EXITED || pr.code != 0)
-		return dv_err_set(p->err, -EIO, "%s/%s: %s failed (status %d); see %s", p->dir,
-		                  script, p->gnuplot,
-		                  pr.end == DV_PROC_EXITED ? pr.code : 128 + pr.code, log);
-	if (!chart_complete(p->dir, c->name, "png") || !chart_complete(p->dir, c->name, "svg")) {
-		struct statvfs vs;
-		bool full = statvfs(p->dir, &vs) == 0 && vs.f_bavail == 0;
-		chart_remove(p->dir, c->name); /* no truncated or empty image left behind */
-		return dv_err_set(p->err, full ? -ENOSPC : -EIO,
-		                  "%s/%s: %s could not write a whole %s.png and %s.svg: %s; see %s",
-		                  p->dir, script, p->gnuplot, c->name, c->name,
-		                  full ? strerror(ENOSPC) : "incomplete output", log);
-	}
 	c->made = true;
 	return 0;
 }

@@ -6,16 +6,13 @@
 
 #include <errno.h>
 #include <math.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "base/proc.h"
-
-#define GNUPLOT_TIMEOUT_MS 60000
+#include "results/gnuplot.h"
 
 /* A label safe inside a gnuplot double-quoted string. */
 static void gp_label(char *out, size_t cap, const char *s)
@@ -38,37 +35,6 @@ static FILE *open_in(const char *dir, const char *name, dv_err_t *err)
 	if (f == NULL)
 		dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
 	return f;
-}
-
-static int run_gnuplot(const char *dir, const char *gnuplot, const char *script, dv_err_t *err)
-{
-	const char *const argv[] = {gnuplot, script, NULL};
-	char log[4096];
-	dv_proc_opts_t o;
-	dv_proc_result_t pr;
-	int fd, rc;
-
-	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return dv_err_set(err, -errno, "%s: %s", log, strerror(errno));
-	dv_proc_opts_init(&o);
-	o.argv = argv;
-	o.cwd = dir;
-	o.stdout_fd = fd;
-	o.stderr_fd = fd;
-	o.timeout_ms = GNUPLOT_TIMEOUT_MS;
-	fflush(NULL);
-	rc = dv_proc_run(&o, &pr);
-	close(fd);
-	if (rc == -ENOENT)
-		return dv_err_set(err, rc, "%s: not found (Debian: apt-get install gnuplot-nox)",
-		                  gnuplot);
-	if (rc != 0)
-		return dv_err_set(err, rc, "cannot start %s: %s", gnuplot, strerror(-rc));
-	if (pr.end != DV_PROC_EXITED || pr.code != 0)
-		return dv_err_set(err, -EIO, "%s/%s: %s failed; see %s", dir, script, gnuplot, log);
-	return 0;
 }
 
 /* capacity-N.dat: the steps sorted by offered rate (a confirmed rate appears twice). */
@@ -183,7 +149,8 @@ int dv_plot_capacity(const char *dir, const char *gnuplot, const dv_capacity_opt
 	hockey_script(f, o, s, n);
 	if (fclose(f) != 0)
 		return dv_err_set(err, -EIO, "%s/capacity.gp: write failed", dir);
-	return run_gnuplot(dir, gnuplot ? gnuplot : "gnuplot", "capacity.gp", err);
+	return dv_gnuplot_run(dir, gnuplot, "capacity.gp",
+	                      (const char *const[]){"capacity.png", NULL}, 0, err);
 }
 
 int dv_plot_resperf(const char *dir, const char *gnuplot, const char *data, dv_err_t *err)
@@ -219,5 +186,6 @@ int dv_plot_resperf(const char *dir, const char *gnuplot, const char *data, dv_e
 	    q, q);
 	if (fclose(f) != 0)
 		return dv_err_set(err, -EIO, "%s/resperf.gp: write failed", dir);
-	return run_gnuplot(dir, gnuplot ? gnuplot : "gnuplot", "resperf.gp", err);
+	return dv_gnuplot_run(dir, gnuplot, "resperf.gp",
+	                      (const char *const[]){"resperf.png", NULL}, 0, err);
 }

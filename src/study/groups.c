@@ -218,22 +218,6 @@ bool dv_metric_higher_is_better(dv_metric_t m)
 
 /* ---------------------------------------------------------------- groups */
 
-static const char *target_label(const dv_study_t *s, size_t i)
-{
-	if (i >= s->n_targets)
-		return "?";
-	return s->targets[i].label  ? s->targets[i].label
-	       : s->targets[i].spec ? s->targets[i].spec
-	                            : "?";
-}
-
-static const char *list_label(const dv_study_t *s, size_t i)
-{
-	if (i >= s->n_lists)
-		return "?";
-	return s->lists[i].label ? s->lists[i].label : s->lists[i].path ? s->lists[i].path : "?";
-}
-
 /* Which occurrence of its kind pass i is within its target, list and repeat (0 = first). */
 static unsigned nth_of_kind(const dv_study_t *s, size_t i)
 {
@@ -282,8 +266,8 @@ static int group_new(dv_groups_t *gs, const dv_study_t *s, const dv_pass_record_
 	dv_group_t *g = &gs->g[gs->n++];
 	bool ok;
 
-	g->target = target_label(s, p->target);
-	g->list = list_label(s, p->list);
+	g->target = dv_study_target_label(s, p->target);
+	g->list = dv_study_list_label(s, p->list);
 	g->ti = p->target;
 	g->li = p->list;
 	g->kind = p->kind;
@@ -343,10 +327,11 @@ static dv_group_t *group_of(dv_groups_t *gs, const dv_study_t *s, const dv_pass_
 {
 	for (size_t k = 0; k < gs->n; k++) {
 		dv_group_t *g = &gs->g[k];
-		if (by == DV_GROUP_BY_POSITION ? g->ti == p->target && g->li == p->list &&
-		                                     g->kind == p->kind && g->nth == nth
-		                               : same_labels(g, target_label(s, p->target),
-		                                             list_label(s, p->list), p->kind, nth))
+		if (by == DV_GROUP_BY_POSITION
+		        ? g->ti == p->target && g->li == p->list && g->kind == p->kind &&
+		              g->nth == nth
+		        : same_labels(g, dv_study_target_label(s, p->target),
+		                      dv_study_list_label(s, p->list), p->kind, nth))
 			return g;
 	}
 	return NULL;

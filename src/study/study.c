@@ -14,8 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/probe.h"
+#include "study/probe.h"
 #include "base/proc.h"
+#include "base/sockaddr.h"
 
 extern char **environ;
 
@@ -39,21 +40,6 @@ const char *dv_pass_kind_name(dv_pass_kind_t k)
 }
 
 /* ---------------------------------------------------------------- metadata */
-
-static void sockaddr_split(const struct sockaddr_storage *sa, char *ip, size_t cap, unsigned *port)
-{
-	*port = 0;
-	snprintf(ip, cap, "?");
-	if (sa->ss_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
-		inet_ntop(AF_INET, &s4->sin_addr, ip, (socklen_t)cap);
-		*port = ntohs(s4->sin_port);
-	} else if (sa->ss_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
-		inet_ntop(AF_INET6, &s6->sin6_addr, ip, (socklen_t)cap);
-		*port = ntohs(s6->sin6_port);
-	}
-}
 
 /* *dst = a copy of src (NULL for NULL); false when out of memory (doc/architecture.md). */
 static bool dup_to(char **dst, const char *src)
@@ -92,11 +78,7 @@ static int complete_metadata(dv_study_t *s)
 	for (size_t i = 0; i < s->n_targets; i++) {
 		dv_target_t *t = &s->targets[i];
 		if (t->addr_text == NULL && t->addr.ss_family != AF_UNSPEC) {
-			char ip[INET6_ADDRSTRLEN];
-			unsigned port;
-			sockaddr_split(&t->addr, ip, sizeof(ip), &port);
-			snprintf(buf, sizeof(buf),
-			         t->addr.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
+			dv_sockaddr_text((const struct sockaddr *)&t->addr, buf, sizeof(buf));
 			ok = dup_to(&t->addr_text, buf) && ok;
 		}
 		if (t->label == NULL)
@@ -182,7 +164,8 @@ static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_
                        const char *cmd, const char *what, double *took_s)
 {
 	const dv_target_t *t = &s->targets[ti];
-	char ip[INET6_ADDRSTRLEN], e_label[600], e_addr[80], e_port[32], e_list[600], e_rep[32];
+	char ip[DV_SOCKADDR_TEXT_MAX], e_label[600], e_addr[DV_SOCKADDR_TEXT_MAX + 16], e_port[32],
+	    e_list[600], e_rep[32];
 	char e_kind[32];
 	unsigned port;
 	size_t n_env = 0, k;
@@ -191,7 +174,8 @@ static int run_command(dv_study_t *s, size_t ti, size_t li, unsigned r, dv_pass_
 	dv_proc_result_t pr;
 	int rc;
 
-	sockaddr_split(&t->addr, ip, sizeof(ip), &port);
+	dv_sockaddr_host((const struct sockaddr *)&t->addr, ip, sizeof(ip));
+	port = dv_sockaddr_port((const struct sockaddr *)&t->addr);
 	snprintf(e_label, sizeof(e_label), "DV_TARGET_LABEL=%s", t->label ? t->label : "");
 	snprintf(e_addr, sizeof(e_addr), "DV_TARGET_ADDR=%s", ip);
 	snprintf(e_port, sizeof(e_port), "DV_TARGET_PORT=%u", port);
@@ -897,4 +881,18 @@ void dv_study_free(dv_study_t *s)
 	s->plan = NULL;
 	s->passes = NULL;
 	s->n_targets = s->n_lists = s->n_plan = s->n_passes = 0;
+}
+
+const char *dv_study_target_label(const dv_study_t *s, size_t i)
+{
+	const dv_target_t *t = i < s->n_targets ? &s->targets[i] : NULL;
+
+	return t == NULL ? "?" : t->label != NULL ? t->label : t->spec != NULL ? t->spec : "?";
+}
+
+const char *dv_study_list_label(const dv_study_t *s, size_t i)
+{
+	const dv_list_t *l = i < s->n_lists ? &s->lists[i] : NULL;
+
+	return l == NULL ? "?" : l->label != NULL ? l->label : l->path != NULL ? l->path : "?";
 }

@@ -199,4 +199,11 @@ void dv_study_print_plan(const dv_study_t *s, FILE *out);
 
 void dv_study_free(dv_study_t *s);
 
+/*
+ * The name a report, a group, the CSV and dns-metrics give target i: its label, else its
+ * spec; list i: its label, else its path. "?" for an index out of range or neither.
+ */
+const char *dv_study_target_label(const dv_study_t *s, size_t i);
+const char *dv_study_list_label(const dv_study_t *s, size_t i);
+
 #endif

@@ -215,6 +215,79 @@ static void test_writer(void **state)
 	assert_int_equal(buf[2], 0xa0);
 }
 
+/* The header accessors and the 32-bit read, on RESP. */
+static void test_header_fields(void **state)
+{
+	static const uint8_t be[4] = {0x80, 0x01, 0x02, 0xff};
+
+	(void)state;
+	assert_int_equal(DV_WIRE_ID(RESP), 0x1234);
+	assert_true(DV_WIRE_QR(RESP));
+	assert_true(DV_WIRE_RD(RESP));
+	assert_false(DV_WIRE_TC(RESP));
+	assert_int_equal(DV_WIRE_OPCODE(RESP), 0);
+	assert_int_equal(DV_WIRE_RCODE(RESP), 0);
+	assert_int_equal(DV_WIRE_QDCOUNT(RESP), 1);
+	assert_int_equal(DV_WIRE_ANCOUNT(RESP), 1);
+	assert_int_equal(DV_WIRE_NSCOUNT(RESP), 0);
+	assert_int_equal(DV_WIRE_ARCOUNT(RESP), 0);
+	assert_int_equal(dv_wire_get32(be), 0x800102ffu);
+}
+
+/* One question exactly, never a short header; the same length as dv_wire_question_len. */
+static void test_single_question_len(void **state)
+{
+	uint8_t m[sizeof(RESP)];
+
+	(void)state;
+	assert_int_equal(dv_wire_single_question_len(RESP, sizeof(RESP)), 15);
+	assert_int_equal(dv_wire_single_question_len(RESP, 11), 0);
+	assert_int_equal(dv_wire_single_question_len(RESP, 12 + 14), 0); /* class cut */
+	memcpy(m, RESP, sizeof(m));
+	m[5] = 2; /* QDCOUNT 2 */
+	assert_int_equal(dv_wire_single_question_len(m, sizeof(m)), 0);
+	m[5] = 0;
+	assert_int_equal(dv_wire_single_question_len(m, sizeof(m)), 0);
+	m[5] = 1;
+	m[12] = 0xc0; /* a compressed question name */
+	assert_int_equal(dv_wire_single_question_len(m, sizeof(m)), 0);
+}
+
+/* The query header and the OPT RR, octet by octet. */
+static void test_put_header_and_opt(void **state)
+{
+	static const uint8_t hdr_rd[12] = {0, 0, 0x01, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+	static const uint8_t opt_do[11] = {0, 0, 41, 0x04, 0xd0, 1, 0, 0x80, 0, 0, 12};
+	static const uint8_t opt[11] = {0, 0, 41, 0x02, 0x00, 0, 0, 0, 0, 0, 0};
+	uint8_t buf[16];
+	dv_wire_writer_t w;
+
+	(void)state;
+	dv_wire_writer_init(&w, buf, sizeof(buf));
+	dv_wire_put_query_header(&w, true);
+	assert_true(w.ok);
+	assert_int_equal(w.len, DV_DNS_HEADER_LEN);
+	assert_memory_equal(buf, hdr_rd, 12);
+	dv_wire_writer_init(&w, buf, sizeof(buf));
+	dv_wire_put_query_header(&w, false);
+	assert_int_equal(buf[2], 0);
+	dv_wire_writer_init(&w, buf, sizeof(buf));
+	dv_wire_put_opt_rr(&w, 1232, 1, true, 12);
+	assert_true(w.ok);
+	assert_int_equal(w.len, DV_DNS_OPT_RR_LEN);
+	assert_memory_equal(buf, opt_do, 11);
+	dv_wire_writer_init(&w, buf, sizeof(buf));
+	dv_wire_put_opt_rr(&w, 512, 0, false, 0);
+	assert_memory_equal(buf, opt, 11);
+	assert_int_equal(buf[DV_DNS_OPT_OFF_FLAGS], 0);
+	dv_wire_writer_init(&w, buf, DV_DNS_OPT_RR_LEN - 1); /* one octet short */
+	dv_wire_put_opt_rr(&w, 512, 0, false, 0);
+	assert_false(w.ok);
+	dv_wire_writer_init(&w, buf, DV_DNS_HEADER_LEN - 1);
+	dv_wire_put_query_header(&w, true);
+	assert_false(w.ok);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +301,9 @@ int main(void)
 	    cmocka_unit_test(test_read_plain_name),
 	    cmocka_unit_test(test_skip_name_unfollowed),
 	    cmocka_unit_test(test_writer),
+	    cmocka_unit_test(test_header_fields),
+	    cmocka_unit_test(test_single_question_len),
+	    cmocka_unit_test(test_put_header_and_opt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "cmd/cli.h"
+#include "cmd/exit_status.h"
 
 #define ARGV(...)            ((char *[]){"dnsvolley", __VA_ARGS__, NULL})
 #define ARGC(...)            ((int)(sizeof((char *[]){"dnsvolley", __VA_ARGS__}) / sizeof(char *)))
@@ -274,13 +275,25 @@ static void test_argv_kept(void **state)
 	dv_config_free(&cfg);
 }
 
+/* The numbers doc/dnsvolley.1's EXIT STATUS promises (scripts and CI jobs test them). */
+static void test_exit_statuses(void **state)
+{
+	(void)state;
+	assert_int_equal(DV_EXIT_OK, 0);
+	assert_int_equal(DV_EXIT_GATE_FAILED, 1);
+	assert_int_equal(DV_EXIT_USAGE, 2);
+	assert_int_equal(DV_EXIT_RUN_FAILED, 3);
+	assert_int_equal(DV_EXIT_NO_ANSWERS, 4);
+	assert_int_equal(DV_EXIT_NOTHING_SENT, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults),     cmocka_unit_test(test_dnsperf_flags),
 	    cmocka_unit_test(test_study_flags),  cmocka_unit_test(test_bad_values),
 	    cmocka_unit_test(test_argv_kept),    cmocka_unit_test(test_dnsperf_only_flags),
-	    cmocka_unit_test(test_threads_auto),
+	    cmocka_unit_test(test_threads_auto), cmocka_unit_test(test_exit_statuses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "results/summary.h"
-#include "engine/probe.h"
+#include "study/probe.h"
 #include "study/groups.h"
 #include "study/study.h"
 
@@ -453,6 +453,25 @@ static void test_pass_config(void **state)
 }
 
 /* --probe: NAME [TYPE] [CLASS] in either order; bad parts named. */
+/* One rule for a target's and a list's name: label, else spec or path, else "?". */
+static void test_labels(void **state)
+{
+	dv_target_t t[2] = {{.label = "ns1", .spec = "127.0.0.1"}, {.spec = "[::1]:53"}};
+	dv_list_t l[3] = {{.label = "SOA", .path = "soa.txt"}, {.path = "a.txt"}, {0}};
+	dv_study_t s = {.targets = t, .n_targets = 2, .lists = l, .n_lists = 3};
+
+	(void)state;
+	assert_string_equal(dv_study_target_label(&s, 0), "ns1");
+	assert_string_equal(dv_study_target_label(&s, 1), "[::1]:53");
+	assert_string_equal(dv_study_target_label(&s, 2), "?");
+	t[1].spec = NULL;
+	assert_string_equal(dv_study_target_label(&s, 1), "?");
+	assert_string_equal(dv_study_list_label(&s, 0), "SOA");
+	assert_string_equal(dv_study_list_label(&s, 1), "a.txt");
+	assert_string_equal(dv_study_list_label(&s, 2), "?");
+	assert_string_equal(dv_study_list_label(&s, 3), "?");
+}
+
 static void test_probe_parse(void **state)
 {
 	(void)state;
@@ -730,6 +749,7 @@ int main(void)
 	    cmocka_unit_test(test_short_passes_no_qps_verdict),
 	    cmocka_unit_test(test_long_labels),
 	    cmocka_unit_test(test_pass_config),
+	    cmocka_unit_test(test_labels),
 	    cmocka_unit_test(test_probe_parse),
 	    cmocka_unit_test(test_probe_ready_retries),
 	    cmocka_unit_test(test_probe_version),

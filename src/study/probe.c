@@ -1,7 +1,10 @@
 /* probe: readiness probe (is the target answering again after a flush?) and version.bind CH TXT. */
 #include "config.h"
 
-#include "engine/probe.h"
+#include "study/probe.h"
+
+#include "base/sockaddr.h"
+#include "base/wire.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,67 +25,29 @@ size_t dv_probe_build_query(uint8_t *buf, size_t cap, const char *name, uint16_t
                             uint16_t qclass, bool rd)
 {
 	ldns_rdf *dn = NULL;
-	size_t len;
+	dv_wire_writer_t w;
 
 	if (ldns_str2rdf_dname(&dn, name) != LDNS_STATUS_OK || dn == NULL)
 		return 0;
-	len = 12 + ldns_rdf_size(dn) + 4;
-	if (len > cap) {
-		ldns_rdf_deep_free(dn);
-		return 0;
-	}
-	memset(buf, 0, 12);
-	buf[2] = rd ? 0x01 : 0x00;
-	buf[5] = 1; /* QDCOUNT */
-	memcpy(buf + 12, ldns_rdf_data(dn), ldns_rdf_size(dn));
-	len = 12 + ldns_rdf_size(dn);
-	buf[len++] = (uint8_t)(qtype >> 8);
-	buf[len++] = (uint8_t)qtype;
-	buf[len++] = (uint8_t)(qclass >> 8);
-	buf[len++] = (uint8_t)qclass;
+	dv_wire_writer_init(&w, buf, cap);
+	dv_wire_put_query_header(&w, rd);
+	dv_wire_put(&w, ldns_rdf_data(dn), ldns_rdf_size(dn));
+	dv_wire_put16(&w, qtype);
+	dv_wire_put16(&w, qclass);
 	ldns_rdf_deep_free(dn);
-	return len;
+	return w.ok ? w.len : 0;
 }
 
-/* Length of the question section of a message with QDCOUNT 1 (name + 4), or 0. */
-static size_t question_len(const uint8_t *m, size_t len)
-{
-	size_t p = 12;
-
-	if (len < 12 || m[4] != 0 || m[5] != 1)
-		return 0;
-	for (int labels = 0; labels < 128 && p < len; labels++) {
-		uint8_t l = m[p];
-		if (l == 0) {
-			p++;
-			return p + 4 <= len ? p + 4 - 12 : 0;
-		}
-		if (l & 0xc0) /* a query's name is never compressed */
-			return 0;
-		p += 1u + l;
-	}
-	return 0;
-}
-
+/* Does message b (blen octets) ask the question of query a, whose question is qlen octets? */
 static bool same_question(const uint8_t *a, size_t qlen, const uint8_t *b, size_t blen)
 {
-	if (blen < 12 + qlen || question_len(b, blen) != qlen)
-		return false;
-	for (size_t i = 0; i < qlen; i++) {
-		uint8_t x = a[12 + i], y = b[12 + i];
-		if (x >= 'A' && x <= 'Z')
-			x += 32;
-		if (y >= 'A' && y <= 'Z')
-			y += 32;
-		if (x != y)
-			return false;
-	}
-	return true;
+	return dv_wire_single_question_len(b, blen) == qlen &&
+	       dv_wire_question_equal(a + DV_DNS_HEADER_LEN, qlen, b + DV_DNS_HEADER_LEN, qlen);
 }
 
 bool dv_probe_same_question(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
-	size_t qlen = question_len(a, alen);
+	size_t qlen = dv_wire_single_question_len(a, alen);
 	return qlen > 0 && same_question(a, qlen, b, blen);
 }
 
@@ -118,32 +83,12 @@ size_t dv_probe_parse(const char *text, bool rd, uint8_t *buf, size_t cap, dv_er
 	return len;
 }
 
-static void addr_text(const struct sockaddr *sa, char *buf, size_t cap)
-{
-	char ip[INET6_ADDRSTRLEN] = "?";
-	unsigned port = 0;
-
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
-		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
-		port = ntohs(s4->sin_port);
-		snprintf(buf, cap, "%s:%u", ip, port);
-	} else if (sa->sa_family == AF_INET6) {
-		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
-		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
-		port = ntohs(s6->sin6_port);
-		snprintf(buf, cap, "[%s]:%u", ip, port);
-	} else {
-		snprintf(buf, cap, "(address family %d)", sa->sa_family);
-	}
-}
-
 static int open_connected(const struct sockaddr *sa, socklen_t sa_len, dv_err_t *err)
 {
-	char at[80];
+	char at[DV_SOCKADDR_TEXT_MAX];
 	int fd = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
-	addr_text(sa, at, sizeof(at));
+	dv_sockaddr_text(sa, at, sizeof(at));
 	if (fd < 0)
 		return dv_err_set(err, -errno, "%s: socket: %s", at, strerror(errno));
 	if (connect(fd, sa, sa_len) != 0) {
@@ -176,7 +121,7 @@ static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, ui
 	unsigned n_ids = 0;
 	uint64_t seed = dv_now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
 	uint64_t start = dv_now_ns(), deadline = start + timeout_ns, next_send = start;
-	size_t question = question_len(q, qlen);
+	size_t question = dv_wire_single_question_len(q, qlen);
 
 	res->attempts = 0;
 	res->rcode = -1;
@@ -190,8 +135,7 @@ static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, ui
 			break;
 		if (now >= next_send && res->attempts < max_sends) {
 			uint16_t id = next_id(&seed);
-			q[0] = (uint8_t)(id >> 8);
-			q[1] = (uint8_t)id;
+			dv_wire_set16(q, id); /* the ID */
 			ids[n_ids++ % PROBE_MAX_IDS] = id;
 			/* A failed send (ECONNREFUSED from an earlier ICMP) is a try too. */
 			(void)send(fd, q, qlen, 0);
@@ -219,15 +163,15 @@ static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, ui
 				}
 				break;
 			}
-			if (n < 12 || !(ans[2] & 0x80))
+			if (n < DV_DNS_HEADER_LEN || !DV_WIRE_QR(ans))
 				continue;
-			uint16_t id = (uint16_t)(ans[0] << 8 | ans[1]);
+			uint16_t id = DV_WIRE_ID(ans);
 			bool known = false;
 			for (unsigned j = 0; j < DV_MIN(n_ids, PROBE_MAX_IDS); j++)
 				known |= ids[j] == id;
 			if (!known || !same_question(q, question, ans, (size_t)n))
 				continue;
-			res->rcode = ans[3] & 0x0f;
+			res->rcode = DV_WIRE_RCODE(ans);
 			res->wait_s = (double)(dv_now_ns() - start) / 1e9;
 			return n;
 		}
@@ -241,14 +185,14 @@ int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const uint8_t *q
                    dv_probe_result_t *res, dv_err_t *err)
 {
 	uint8_t q[65535], ans[65535];
-	char at[80];
+	char at[DV_SOCKADDR_TEXT_MAX];
 	ssize_t n;
 	int fd;
 
 	memset(res, 0, sizeof(*res));
 	res->rcode = -1;
-	addr_text(sa, at, sizeof(at));
-	if (query_len < 12 || query_len > sizeof(q) || question_len(query, query_len) == 0)
+	dv_sockaddr_text(sa, at, sizeof(at));
+	if (query_len > sizeof(q) || dv_wire_single_question_len(query, query_len) == 0)
 		return dv_err_set(err, -EINVAL, "%s: readiness probe: not a valid query", at);
 	fd = open_connected(sa, sa_len, err);
 	if (fd < 0)
@@ -300,13 +244,13 @@ int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, unsigned attem
 	uint8_t q[512], ans[65535];
 	dv_probe_result_t res;
 	ldns_pkt *pkt = NULL;
-	char at[80];
+	char at[DV_SOCKADDR_TEXT_MAX];
 	ssize_t n;
 	size_t qlen;
 	int fd, rc = -ENOENT;
 
 	*version = NULL;
-	addr_text(sa, at, sizeof(at));
+	dv_sockaddr_text(sa, at, sizeof(at));
 	qlen = dv_probe_build_query(q, sizeof(q), "version.bind.", LDNS_RR_TYPE_TXT,
 	                            LDNS_RR_CLASS_CH, false);
 	if (qlen == 0)
