@@ -10,4 +10,4 @@ check_PROGRAMS += $(BASE_UNIT)
 TESTS += $(BASE_UNIT)
 endif
 libdnsvolley_la_SOURCES += src/base/procstat.c src/base/procstat.h src/base/syscount.c src/base/syscount.h
-libdnsvolley_la_SOURCES += src/base/escape.c src/base/escape.h
+libdnsvolley_la_SOURCES += src/base/escape.c src/base/escape.h src/base/capture.c src/base/capture.h

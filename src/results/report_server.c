@@ -21,14 +21,46 @@ static void print_syscalls(FILE *out, const dv_server_cost_t *s)
 	        dv_server_per_answer(s, s->sys[DV_SYS_RW]), s->sys[DV_SYS_ALL]);
 }
 
+/* --server-stats: what the server's own counters say of the pass. */
+static void print_stats(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_server_cost_t *s = &r->server;
+	uint64_t answered = r->stats.c.completed + r->stats.c.late;
+
+	if (!s->stats)
+		return;
+	if (!s->stats_ok) {
+		fprintf(out, "  Server counters (%s): not read: %s\n", s->stats_kind,
+		        s->stats_error);
+		return;
+	}
+	fprintf(out,
+	        "  Server counters (%s): %" PRIu64 " queries counted by the server (%" PRIu64
+	        " answers here)\n",
+	        s->stats_kind, s->stats_queries, answered);
+	if (s->stats_cache)
+		fprintf(out,
+		        "  Server cache per query: hits %.4f, misses %.4f (%" PRIu64
+		        " hits, %" PRIu64 " misses)\n",
+		        s->stats_queries ? (double)s->stats_hits / (double)s->stats_queries : 0,
+		        s->stats_queries ? (double)s->stats_misses / (double)s->stats_queries : 0,
+		        s->stats_hits, s->stats_misses);
+}
+
 void dv_report_server(FILE *out, const dv_pass_result_t *r)
 {
 	const dv_server_cost_t *s = &r->server;
 
 	if (!s->measured)
 		return;
+	if (!s->proc) {
+		fputc('\n', out);
+		print_stats(out, r);
+		return;
+	}
 	if (!s->ok) {
 		fprintf(out, "\n  Server:               not measured: %s\n", s->error);
+		print_stats(out, r);
 		return;
 	}
 	fprintf(out, "\n  Server:               PID %d (%s), %s; %u thread%s\n", (int)s->pid,
@@ -63,4 +95,5 @@ void dv_report_server(FILE *out, const dv_pass_result_t *r)
 		    "share a CPU: each one's load biases the other's figures (pin them apart, "
 		    "e.g. taskset)\n",
 		    s->cpus_allowed, s->gen_allowed);
+	print_stats(out, r);
 }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "engine/probe.h"
+#include "engine/servercost.h"
 #include "base/proc.h"
 
 extern char **environ;
@@ -866,6 +867,7 @@ void dv_study_free(dv_study_t *s)
 		free(t->flush_cmd);
 		free(t->after_pass_cmd);
 		free(t->server_version);
+		dv_srvcost_free(t->cost);
 		free(t->cost);
 	}
 	free(s->targets);
