@@ -5,7 +5,7 @@ libdnsvolley_la_SOURCES += src/base/util.c src/base/util.h src/base/atomicfile.c
 
 if HAVE_CMOCKA
 BASE_UNIT = tests/unit/base/test_histogram tests/unit/base/test_wire tests/unit/base/test_util tests/unit/base/test_atomicfile tests/unit/base/test_proc \
-	tests/unit/base/test_procstat
+	tests/unit/base/test_procstat tests/unit/base/test_capture
 check_PROGRAMS += $(BASE_UNIT)
 TESTS += $(BASE_UNIT)
 endif

@@ -11,7 +11,7 @@ libdnsvolley_la_SOURCES += src/engine/servercost.c src/engine/servercost.h src/e
 if HAVE_CMOCKA
 ENGINE_UNIT = tests/unit/engine/test_window tests/unit/engine/test_pacer tests/unit/engine/test_engine \
 	tests/unit/engine/test_run tests/unit/engine/test_stats tests/unit/engine/test_sockstat \
-	tests/unit/engine/test_stream tests/unit/engine/test_servercost
+	tests/unit/engine/test_stream tests/unit/engine/test_servercost tests/unit/engine/test_srvstats
 check_PROGRAMS += $(ENGINE_UNIT)
 TESTS += $(ENGINE_UNIT)
 endif
