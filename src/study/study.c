@@ -16,6 +16,7 @@
 
 #include "engine/probe.h"
 #include "engine/servercost.h"
+#include "study/groups.h"
 #include "base/proc.h"
 
 extern char **environ;
@@ -490,6 +491,7 @@ static void check_pass(const dv_study_t *s, const dv_pass_record_t *p)
 
 	if (p->res.interrupted)
 		return;
+	dv_pass_check_cache(s, p);
 	if (p->kind == DV_PASS_COLD && asked < l->queries)
 		fprintf(stderr,
 		        "dnsvolley: warning: the cold pass of target %s, list %s, repeat %u asked "
