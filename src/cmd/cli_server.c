@@ -29,6 +29,11 @@ int dv_cli_server_opt(dv_cli_server_t *cs, int c, const char *val, dv_err_t *err
 	case DV_OPT_SERVER_STATS:
 		push(&cs->stats_args, &cs->n_stats, val);
 		return 0;
+	case DV_OPT_SERVER_COST:
+		if (strspn(val, " \t") == strlen(val))
+			return dv_err_set(err, -EINVAL, "--server-cost: the command is empty");
+		push(&cs->cost_args, &cs->n_cost, val);
+		return 0;
 	case DV_OPT_SERVER_SYSCALLS:
 		if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)
 			return dv_err_set(err, -EINVAL, "--server-syscalls: '%s' is not yes or no",
@@ -88,6 +93,29 @@ static int parse_stats(dv_cli_server_t *cs, dv_study_t *st,
 	return 0;
 }
 
+/* --server-cost [LABEL=]CMD: each target's command into cmds[] (borrowed from argv). */
+static int parse_cost(dv_cli_server_t *cs, dv_study_t *st,
+                      long (*label_of)(const dv_study_t *st, const char *arg, const char **rest),
+                      const char **cmds, dv_err_t *err)
+{
+	for (size_t i = 0; i < cs->n_cost; i++) {
+		const char *text;
+		long j = label_of(st, cs->cost_args[i], &text);
+
+		if (j == -2)
+			return dv_err_set(err, -EINVAL,
+			                  "--server-cost '%s': no target has that label",
+			                  cs->cost_args[i]);
+		if (j < 0 && st->n_targets > 1)
+			return dv_err_set(err, -EINVAL,
+			                  "--server-cost '%s': with several targets say whose "
+			                  "(LABEL=CMD)",
+			                  cs->cost_args[i]);
+		cmds[j < 0 ? 0 : j] = text;
+	}
+	return 0;
+}
+
 int dv_cli_server_finish(dv_cli_server_t *cs, dv_study_t *st,
                          long (*label_of)(const dv_study_t *st, const char *arg, const char **rest),
                          dv_err_t *err)
@@ -95,11 +123,14 @@ int dv_cli_server_finish(dv_cli_server_t *cs, dv_study_t *st,
 	size_t nt = st->n_targets ? st->n_targets : 1;
 	long *pids = calloc(nt, sizeof(*pids));
 	dv_srvstats_cfg_t **stats = calloc(nt, sizeof(*stats));
+	const char **cmds = calloc(nt, sizeof(*cmds));
 	int rc = 0;
 
-	if (pids == NULL || stats == NULL)
+	if (pids == NULL || stats == NULL || cmds == NULL)
 		abort();
 	rc = parse_stats(cs, st, label_of, stats, err);
+	if (rc == 0)
+		rc = parse_cost(cs, st, label_of, cmds, err);
 	for (size_t i = 0; rc == 0 && i < cs->n_pid; i++) {
 		const char *text;
 		long j = label_of(st, cs->pid_args[i], &text), pid = 0;
@@ -118,7 +149,7 @@ int dv_cli_server_finish(dv_cli_server_t *cs, dv_study_t *st,
 				pids[t] = pid;
 	}
 	for (size_t t = 0; rc == 0 && t < st->n_targets; t++) {
-		if (pids[t] < 0 && stats[t] == NULL)
+		if (pids[t] < 0 && stats[t] == NULL && cmds[t] == NULL)
 			continue; /* none: not looked at */
 		st->targets[t].cost = calloc(1, sizeof(dv_srvcost_t));
 		if (st->targets[t].cost == NULL)
@@ -127,18 +158,23 @@ int dv_cli_server_finish(dv_cli_server_t *cs, dv_study_t *st,
 		st->targets[t].cost->syscalls = cs->syscalls != 0;
 		st->targets[t].cost->stats = stats[t];
 		stats[t] = NULL;
+		if (cmds[t] != NULL && (st->targets[t].cost->cmd = strdup(cmds[t])) == NULL)
+			abort();
 	}
 	for (size_t t = 0; t < nt; t++) {
 		dv_srvstats_cfg_free(stats[t]);
 		free(stats[t]);
 	}
 	free(stats);
+	free(cmds);
 	free(pids);
 	free(cs->pid_args);
 	free(cs->stats_args);
+	free(cs->cost_args);
 	cs->pid_args = NULL;
 	cs->stats_args = NULL;
-	cs->n_pid = cs->n_stats = 0;
+	cs->cost_args = NULL;
+	cs->n_pid = cs->n_stats = cs->n_cost = 0;
 	return rc;
 }
 
@@ -152,6 +188,9 @@ void dv_cli_server_usage(FILE *out)
 	      "                         after each pass with its control tool; KIND: unbound,\n"
 	      "                         knot, nsd, recursor, pdns, bind (ARGS: the tool's own\n"
 	      "                         options, e.g. 'unbound:-c /etc/unbound/unbound.conf';\n"
-	      "                         bind: the statistics channel's ADDRESS:PORT)\n",
+	      "                         bind: the statistics channel's ADDRESS:PORT)\n"
+	      "  --server-cost [LABEL=]CMD  a command (sh -c) run at each pass's start and end\n"
+	      "                         that prints the server's figures as KEY VALUE lines\n"
+	      "                         (a server on another host: scripts/server-cost-ssh)\n",
 	      out);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine/sockstat.h"
+#include "engine/srvcmd.h"
 
 #define MAX_INODES 64
 
@@ -54,6 +55,51 @@ void dv_srvcost_free(dv_srvcost_t *sc)
 	dv_srvstats_cfg_free(sc->stats);
 	free(sc->stats);
 	sc->stats = NULL;
+	free(sc->cmd);
+	sc->cmd = NULL;
+}
+
+/* --server-cost: the command's first reading (its figures replace /proc's). */
+static void cmd_begin(dv_srvcost_t *sc)
+{
+	int32_t pid = 0;
+
+	snprintf(sc->out.source, sizeof(sc->out.source), "cmd");
+	sc->out.measured = true;
+	if (dv_srvcmd_read(sc->cmd, &sc->p0, &pid, sc->out.error, sizeof(sc->out.error)) != 0)
+		return;
+	sc->out.pid = pid;
+	snprintf(sc->out.comm, sizeof(sc->out.comm), "%s", sc->p0.comm);
+	sc->cur = pid > 0 ? pid : 1; /* read: the end edge reads again */
+}
+
+static void cmd_end(dv_srvcost_t *sc, uint64_t answers)
+{
+	dv_procstat_t p1;
+	int32_t pid = 0;
+
+	if (sc->cur != 0 &&
+	    dv_srvcmd_read(sc->cmd, &p1, &pid, sc->out.error, sizeof(sc->out.error)) == 0) {
+		if (pid != sc->out.pid || p1.start_ticks != sc->p0.start_ticks)
+			snprintf(sc->out.error, sizeof(sc->out.error),
+			         "--server-cost: the server was replaced during the pass (PID %d, "
+			         "then %d)",
+			         (int)sc->out.pid, (int)pid);
+		else {
+			dv_server_cost_delta(&sc->p0, &p1, DV_SRVCMD_TICKS_PER_S, &sc->out);
+			if (dv_cpumask_empty(&p1.allowed))
+				sc->out.cpus_allowed[0] = '\0';
+			sc->out.ok = true;
+			sc->out.answers = answers;
+		}
+	}
+	snprintf(sc->out.sys_why, sizeof(sc->out.sys_why),
+	         "not counted by a --server-cost command");
+	if (!sc->out.ok)
+		fprintf(stderr,
+		        "dnsvolley: warning: server not measured: %s (client figures only)\n",
+		        sc->out.error);
+	sc->cur = 0;
 }
 
 void dv_server_stats_delta(const dv_srvstats_reading_t *a, const dv_srvstats_reading_t *b,
@@ -306,13 +352,17 @@ void dv_srvcost_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, b
 	sc->sys_open = false;
 	sc->cur = 0;
 	stats_begin(sc);
-	if (sc->proc)
+	if (sc->cmd != NULL)
+		cmd_begin(sc);
+	else if (sc->proc)
 		proc_begin(sc, server, stream);
 }
 
 void dv_srvcost_end(dv_srvcost_t *sc, uint64_t answers, dv_server_cost_t *out)
 {
-	if (sc->proc)
+	if (sc->cmd != NULL)
+		cmd_end(sc, answers);
+	else if (sc->proc)
 		proc_end(sc, answers);
 	sc->out.proc = sc->out.measured;
 	stats_end(sc);

@@ -23,7 +23,8 @@
 typedef struct dv_server_cost {
 	bool measured;
 	bool ok;
-	char source[8]; /* "auto" (owner of the target's socket), "pid" (--server-pid) */
+	char source[8]; /* "auto" (owner of the target's socket), "pid" (--server-pid),
+	                 * "cmd" (--server-cost) */
 	int32_t pid;
 	char comm[32];
 	char error[DV_SRV_NOTE];
@@ -70,6 +71,7 @@ typedef struct dv_srvcost {
 	bool proc;                /* look at the process (false: --server-pid none) */
 	bool syscalls;            /* count system calls when the privilege exists */
 	dv_srvstats_cfg_t *stats; /* --server-stats (owned), NULL = none */
+	char *cmd;                /* --server-cost (owned): its figures instead of /proc's */
 	/* during a pass */
 	pid_t cur;
 	dv_server_cost_t out;

@@ -65,7 +65,9 @@ void dv_report_server(FILE *out, const dv_pass_result_t *r)
 	}
 	fprintf(out, "\n  Server:               PID %d (%s), %s; %u thread%s\n", (int)s->pid,
 	        s->comm,
-	        s->source[0] == 'a' ? "the owner of the target's socket" : "named by --server-pid",
+	        s->source[0] == 'a'   ? "the owner of the target's socket"
+	        : s->source[0] == 'c' ? "read by --server-cost"
+	                              : "named by --server-pid",
 	        s->threads, s->threads == 1 ? "" : "s");
 	fprintf(out, "  Server CPU (s):       user %.3f, system %.3f\n", s->cpu_user_s,
 	        s->cpu_sys_s);
@@ -85,9 +87,11 @@ void dv_report_server(FILE *out, const dv_pass_result_t *r)
 	        " at the end; peak %" PRIu64 " (%s)\n",
 	        s->rss_start_kb, s->rss_end_kb, s->rss_peak_kb,
 	        s->peak_in_pass ? "during the pass" : "since the process started");
-	fprintf(out,
-	        "  Server CPUs:          ran on %s (allowed %s); generator on %s (allowed %s)\n",
-	        s->cpus, s->cpus_allowed, s->gen_cpus, s->gen_allowed);
+	if (s->cpus[0] != '\0' || s->gen_cpus[0] != '\0')
+		fprintf(out,
+		        "  Server CPUs:          ran on %s (allowed %s); generator on %s (allowed "
+		        "%s)\n",
+		        s->cpus, s->cpus_allowed, s->gen_cpus, s->gen_allowed);
 	if (s->shares_cpu)
 		fprintf(
 		    out,

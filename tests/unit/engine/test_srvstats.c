@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "engine/servercost.h"
+#include "engine/srvcmd.h"
 #include "engine/srvstats.h"
 
 static char why[200];
@@ -218,6 +219,54 @@ static void test_delta(void **state)
 	assert_non_null(strstr(out.stats_error, "went down"));
 }
 
+/* --server-cost's "KEY VALUE" lines: every key, comments and unknown keys skipped. */
+static void test_srvcmd(void **state)
+{
+	static const char out[] = "# unbound on dns1\n"
+	                          "pid 4242\n"
+	                          "comm unbound\n"
+	                          "cpu_user_s 12.5\n"
+	                          "cpu_sys_s\t0.000001\r\n"
+	                          "start_time 98765\n"
+	                          "future_key whatever\n"
+	                          "\n"
+	                          "voluntary_ctxt_switches 100\n"
+	                          "involuntary_ctxt_switches 7\n"
+	                          "rss_kb 2048\n"
+	                          "rss_peak_kb 4096\n"
+	                          "threads 3\n"
+	                          "cpus 1,3\n"
+	                          "cpus_allowed 0-3\n";
+	dv_procstat_t ps;
+	int32_t pid;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(dv_srvcmd_parse(out, &ps, &pid, why, sizeof(why)), 0);
+	assert_int_equal(pid, 4242);
+	assert_string_equal(ps.comm, "unbound");
+	assert_int_equal(ps.utime_ticks, 12500000); /* µs */
+	assert_int_equal(ps.stime_ticks, 1);
+	assert_int_equal(ps.start_ticks, 98765);
+	assert_int_equal(ps.vcsw, 100);
+	assert_int_equal(ps.ivcsw, 7);
+	assert_int_equal(ps.rss_kb, 2048);
+	assert_int_equal(ps.hwm_kb, 4096);
+	assert_int_equal(ps.threads, 3);
+	dv_cpumask_format(&ps.ran, buf, sizeof(buf));
+	assert_string_equal(buf, "1,3");
+	dv_cpumask_format(&ps.allowed, buf, sizeof(buf));
+	assert_string_equal(buf, "0-3");
+	assert_int_equal(dv_srvcmd_parse("cpu_user_s 1\n", &ps, &pid, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why,
+	                    "it printed no cpu_sys_s line (see doc/numbers.md, --server-cost)");
+	assert_int_equal(
+	    dv_srvcmd_parse("cpu_user_s 1\ncpu_sys_s x\n", &ps, &pid, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "line 2: 'x' is not a value for cpu_sys_s");
+	assert_int_equal(dv_srvcmd_parse("threads -3\n", &ps, &pid, why, sizeof(why)), -EINVAL);
+	assert_int_equal(dv_srvcmd_parse("", &ps, &pid, why, sizeof(why)), -EINVAL);
+}
+
 /* The tool missing from PATH: one clear sentence, -ENOENT. */
 static void test_missing_tool(void **state)
 {
@@ -244,6 +293,7 @@ int main(void)
 	    cmocka_unit_test(test_pdns),    cmocka_unit_test(test_bind),
 	    cmocka_unit_test(test_garbage), cmocka_unit_test(test_cfg),
 	    cmocka_unit_test(test_delta),   cmocka_unit_test(test_missing_tool),
+	    cmocka_unit_test(test_srvcmd),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
