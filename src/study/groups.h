@@ -159,11 +159,7 @@ dv_series_t dv_group_capacity(const dv_group_t *g, bool *lower_bound);
  * counters (--server-stats), 2 = cache misses per query it counted, 3 = queries it counted.
  */
 dv_series_t dv_group_server(const dv_group_t *g, int which);
-/*
- * Warn on stderr when the server's own cache counters contradict a pass's kind: a cold
- * pass with cache hits, a hot pass with misses (groups_server.c).
- */
-void dv_pass_check_cache(const dv_study_t *s, const dv_pass_record_t *p);
+
 /* "host1/SOA/hot" into buf. */
 const char *dv_group_name(const dv_group_t *g, char *buf, size_t len);
 

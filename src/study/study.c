@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +17,6 @@
 
 #include "engine/probe.h"
 #include "engine/servercost.h"
-#include "study/groups.h"
 #include "base/proc.h"
 
 extern char **environ;
@@ -482,6 +482,27 @@ const char *dv_qps_status_word(dv_qps_status_t st)
 	}
 }
 
+/* The server's own cache counters (--server-stats) against the pass's kind: a cold pass with
+ * cache hits, or a hot pass with misses, is not what it says. */
+static void check_cache(const dv_study_t *st, const dv_pass_record_t *p)
+{
+	const dv_server_cost_t *s = &p->res.server;
+	bool cold = p->kind == DV_PASS_COLD, hot = p->kind == DV_PASS_HOT;
+
+	if (!s->stats_ok || !s->stats_cache || p->res.interrupted)
+		return;
+	if ((cold && s->stats_hits > 0) || (hot && s->stats_misses > 0))
+		fprintf(stderr,
+		        "dnsvolley: warning: the %s pass of target %s, list %s, repeat %u: the "
+		        "server counted %" PRIu64 " cache hits and %" PRIu64 " misses in %" PRIu64
+		        " queries (%s): %s\n",
+		        dv_pass_kind_name(p->kind), st->targets[p->target].label,
+		        st->lists[p->list].label, p->repeat + 1, s->stats_hits, s->stats_misses,
+		        s->stats_queries, s->stats_kind,
+		        cold ? "the pass was not cold (check --flush)"
+		             : "the pass was not hot (the cache did not hold the list)");
+}
+
 /* Say on stderr what would make a figure mislead: a cold pass short of its list, a short hot pass.
  */
 static void check_pass(const dv_study_t *s, const dv_pass_record_t *p)
@@ -491,7 +512,7 @@ static void check_pass(const dv_study_t *s, const dv_pass_record_t *p)
 
 	if (p->res.interrupted)
 		return;
-	dv_pass_check_cache(s, p);
+	check_cache(s, p);
 	if (p->kind == DV_PASS_COLD && asked < l->queries)
 		fprintf(stderr,
 		        "dnsvolley: warning: the cold pass of target %s, list %s, repeat %u asked "
