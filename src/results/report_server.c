@@ -87,11 +87,14 @@ void dv_report_server(FILE *out, const dv_pass_result_t *r)
 	        " at the end; peak %" PRIu64 " (%s)\n",
 	        s->rss_start_kb, s->rss_end_kb, s->rss_peak_kb,
 	        s->peak_in_pass ? "during the pass" : "since the process started");
-	if (s->cpus[0] != '\0' || s->gen_cpus[0] != '\0')
+	if (s->gen_cpus[0] != '\0')
 		fprintf(out,
 		        "  Server CPUs:          ran on %s (allowed %s); generator on %s (allowed "
 		        "%s)\n",
 		        s->cpus, s->cpus_allowed, s->gen_cpus, s->gen_allowed);
+	else if (s->cpus[0] != '\0') /* --server-cost: another host's CPUs */
+		fprintf(out, "  Server CPUs:          ran on %s (allowed %s)\n", s->cpus,
+		        s->cpus_allowed);
 	if (s->shares_cpu)
 		fprintf(
 		    out,

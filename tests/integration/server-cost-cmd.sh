@@ -54,6 +54,8 @@ grep -q "^  Server:               PID $resp_PID (dnsvolley-respo.*), read by --s
 	fail "no Server line: $(grep Server "$TMP/out.txt")"
 grep -q "^  Server system calls:  not available: not counted by a --server-cost command$" "$TMP/out.txt" ||
 	fail "no system-call line"
+grep -Eq "^  Server CPUs:          ran on [0-9,-]+ \(allowed [0-9,-]+\)$" "$TMP/out.txt" ||
+	fail "CPUs line: $(grep "Server CPUs" "$TMP/out.txt")"
 
 # bad commands: one line, client figures intact, exit 0
 printf '#!/bin/sh\nexec %s 60\n' "$(command -v sleep)" >"$TMP/hang"
