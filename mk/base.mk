@@ -6,12 +6,12 @@ libdnsvolley_la_SOURCES += src/base/util.c src/base/util.h src/base/atomicfile.c
 
 if HAVE_CMOCKA
 BASE_UNIT = tests/unit/base/test_histogram tests/unit/base/test_wire tests/unit/base/test_util tests/unit/base/test_atomicfile tests/unit/base/test_proc \
-	tests/unit/base/test_procstat
+	tests/unit/base/test_procstat tests/unit/base/test_capture
 check_PROGRAMS += $(BASE_UNIT)
 TESTS += $(BASE_UNIT)
 endif
 libdnsvolley_la_SOURCES += src/base/procstat.c src/base/procstat.h src/base/syscount.c src/base/syscount.h
-libdnsvolley_la_SOURCES += src/base/escape.c src/base/escape.h
+libdnsvolley_la_SOURCES += src/base/escape.c src/base/escape.h src/base/capture.c src/base/capture.h
 libdnsvolley_la_SOURCES += src/base/b64url.c src/base/b64url.h
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/base/test_b64url tests/unit/base/test_sockaddr

@@ -1,7 +1,7 @@
 # querylists, doc, scripts, completion: the bundled lists, the documentation, the
 # example scripts and the bash completion, and where `make install` puts them:
 #   $(docdir)                 README.md and doc/*.md (/usr/local/share/doc/dnsvolley)
-#   $(pkgdatadir)             scripts/nightly-example.sh (/usr/local/share/dnsvolley)
+#   $(pkgdatadir)             scripts/nightly-example.sh, scripts/server-cost-ssh (/usr/local/share/dnsvolley)
 #   $(pkgdatadir)/querylists  the bundled query lists and how they are made
 #   $(bashcompdir)            the bash completion (configure.ac: bash-completion's
 #                             completionsdir under $(datadir); the helpers as symlinks)
@@ -11,7 +11,7 @@ dist_doc_DATA += README.md doc/numbers.md doc/architecture.md doc/performance.md
 	doc/results-schema.md doc/robustness.md doc/fuzzing.md doc/packaging.md \
 	doc/transports.md doc/scale-out.md
 
-dist_pkgdata_SCRIPTS = scripts/nightly-example.sh
+dist_pkgdata_SCRIPTS = scripts/nightly-example.sh scripts/server-cost-ssh
 
 querylistsdir = $(pkgdatadir)/querylists
 dist_querylists_DATA = querylists/README.md querylists/domains.txt querylists/soa.txt \

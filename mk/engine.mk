@@ -6,12 +6,12 @@ libdnsvolley_la_SOURCES += src/engine/window.c src/engine/window.h src/engine/pa
 	src/engine/sockstat.c src/engine/sockstat.h \
 	src/engine/duetimer.c src/engine/duetimer.h \
 	src/engine/stream.c src/engine/stream.h
-libdnsvolley_la_SOURCES += src/engine/servercost.c src/engine/servercost.h
+libdnsvolley_la_SOURCES += src/engine/servercost.c src/engine/servercost.h src/engine/srvstats.c src/engine/srvstats.h src/engine/srvcmd.c src/engine/srvcmd.h
 
 if HAVE_CMOCKA
 ENGINE_UNIT = tests/unit/engine/test_window tests/unit/engine/test_pacer tests/unit/engine/test_engine \
 	tests/unit/engine/test_run tests/unit/engine/test_stats tests/unit/engine/test_sockstat \
-	tests/unit/engine/test_stream tests/unit/engine/test_servercost
+	tests/unit/engine/test_stream tests/unit/engine/test_servercost tests/unit/engine/test_srvstats
 check_PROGRAMS += $(ENGINE_UNIT)
 TESTS += $(ENGINE_UNIT)
 endif

@@ -14,7 +14,7 @@ INTEGRATION_TESTS = \
 	tests/integration/bad-input.sh tests/integration/server-restart.sh \
 	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh \
 	tests/integration/capacity.sh tests/integration/resperf.sh tests/integration/capacity-study.sh \
-	tests/integration/capacity-streams.sh tests/integration/server-cost.sh \
+	tests/integration/capacity-streams.sh tests/integration/server-cost.sh tests/integration/server-stats.sh tests/integration/server-cost-cmd.sh \
 	tests/integration/responder-tcp.sh tests/integration/responder-doh.sh \
 	tests/integration/responder-hostile.sh \
 	tests/integration/streams.sh \

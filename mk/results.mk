@@ -13,7 +13,8 @@ libdnsvolley_la_SOURCES += src/results/report_text.c src/results/report.h src/re
 libdnsvolley_la_SOURCES += src/results/gnuplot.c src/results/gnuplot.h
 
 if HAVE_CMOCKA
-RESULTS_UNIT = tests/unit/results/test_results_json tests/unit/results/test_gates tests/unit/results/test_csv tests/unit/results/test_compare tests/unit/results/test_metrics
+RESULTS_UNIT = tests/unit/results/test_results_json tests/unit/results/test_gates tests/unit/results/test_csv tests/unit/results/test_compare tests/unit/results/test_metrics \
+	tests/unit/results/test_results_server
 check_PROGRAMS += $(RESULTS_UNIT)
 TESTS += $(RESULTS_UNIT)
 endif

@@ -8,10 +8,12 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "engine/sockstat.h"
+#include "engine/srvcmd.h"
 
 #define MAX_INODES 64
 
@@ -38,8 +40,83 @@ double dv_server_us_per_answer(const dv_server_cost_t *s)
 void dv_srvcost_init(dv_srvcost_t *sc, pid_t pid)
 {
 	memset(sc, 0, sizeof(*sc));
-	sc->pid = pid;
+	sc->pid = pid > 0 ? pid : 0;
+	sc->proc = pid >= 0;
 	sc->syscalls = true;
+}
+
+void dv_srvcost_free(dv_srvcost_t *sc)
+{
+	if (sc == NULL)
+		return;
+	if (sc->sys_open)
+		dv_syscount_close(&sc->sc);
+	sc->sys_open = false;
+	dv_srvstats_cfg_free(sc->stats);
+	free(sc->stats);
+	sc->stats = NULL;
+	free(sc->cmd);
+	sc->cmd = NULL;
+}
+
+/* --server-cost: the command's first reading (its figures replace /proc's). */
+static void cmd_begin(dv_srvcost_t *sc)
+{
+	int32_t pid = 0;
+
+	snprintf(sc->out.source, sizeof(sc->out.source), "cmd");
+	sc->out.measured = true;
+	if (dv_srvcmd_read(sc->cmd, &sc->p0, &pid, sc->out.error, sizeof(sc->out.error)) != 0)
+		return;
+	sc->out.pid = pid;
+	snprintf(sc->out.comm, sizeof(sc->out.comm), "%s", sc->p0.comm);
+	sc->cur = pid > 0 ? pid : 1; /* read: the end edge reads again */
+}
+
+static void cmd_end(dv_srvcost_t *sc, uint64_t answers)
+{
+	dv_procstat_t p1;
+	int32_t pid = 0;
+
+	if (sc->cur != 0 &&
+	    dv_srvcmd_read(sc->cmd, &p1, &pid, sc->out.error, sizeof(sc->out.error)) == 0) {
+		if (pid != sc->out.pid || p1.start_ticks != sc->p0.start_ticks)
+			snprintf(sc->out.error, sizeof(sc->out.error),
+			         "--server-cost: the server was replaced during the pass (PID %d, "
+			         "then %d)",
+			         (int)sc->out.pid, (int)pid);
+		else {
+			dv_server_cost_delta(&sc->p0, &p1, DV_SRVCMD_TICKS_PER_S, &sc->out);
+			if (dv_cpumask_empty(&p1.allowed))
+				sc->out.cpus_allowed[0] = '\0';
+			sc->out.ok = true;
+			sc->out.answers = answers;
+		}
+	}
+	snprintf(sc->out.sys_why, sizeof(sc->out.sys_why),
+	         "not counted by a --server-cost command");
+	if (!sc->out.ok)
+		fprintf(stderr,
+		        "dnsvolley: warning: server not measured: %s (client figures only)\n",
+		        sc->out.error);
+	sc->cur = 0;
+}
+
+void dv_server_stats_delta(const dv_srvstats_reading_t *a, const dv_srvstats_reading_t *b,
+                           dv_server_cost_t *out)
+{
+	/* a counter that went down: the server restarted or reset them; no figure then */
+	out->stats_ok = b->queries >= a->queries && b->hits >= a->hits && b->misses >= a->misses;
+	if (!out->stats_ok) {
+		snprintf(out->stats_error, sizeof(out->stats_error),
+		         "the counters went down during the pass (the server restarted or reset "
+		         "them)");
+		return;
+	}
+	out->stats_queries = b->queries - a->queries;
+	out->stats_cache = a->has_cache && b->has_cache;
+	out->stats_hits = out->stats_cache ? b->hits - a->hits : 0;
+	out->stats_misses = out->stats_cache ? b->misses - a->misses : 0;
 }
 
 void dv_server_cost_delta(const dv_procstat_t *a, const dv_procstat_t *b, long ticks_per_s,
@@ -143,14 +220,10 @@ static void open_syscalls(dv_srvcost_t *sc)
 	sc->sys_open = true;
 }
 
-void dv_srvcost_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool stream)
+static void proc_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool stream)
 {
 	int rc;
 
-	if (sc->sys_open) /* a pass that failed before its end edge left them open */
-		dv_syscount_close(&sc->sc);
-	memset(&sc->out, 0, sizeof(sc->out));
-	sc->sys_open = false;
 	sc->cur = find_server(sc, server, stream);
 	if (sc->cur == 0) {
 		sc->out.measured = sc->out.error[0] != '\0';
@@ -200,19 +273,18 @@ static void end_syscalls(dv_srvcost_t *sc)
 	sc->sys_open = false;
 }
 
-void dv_srvcost_end(dv_srvcost_t *sc, uint64_t answers, dv_server_cost_t *out)
+static void proc_end(dv_srvcost_t *sc, uint64_t answers)
 {
 	dv_procstat_t p1;
 	dv_cpumask_t gen, gen_allowed, both;
 	int rc;
 
 	if (sc->cur == 0) {
-		*out = sc->out;
-		if (out->measured)
+		if (sc->out.measured)
 			fprintf(stderr,
 			        "dnsvolley: warning: server not measured: %s (client figures "
 			        "only)\n",
-			        out->error);
+			        sc->out.error);
 		return;
 	}
 	rc = dv_procstat_read("/proc", sc->cur, &p1);
@@ -222,10 +294,9 @@ void dv_srvcost_end(dv_srvcost_t *sc, uint64_t answers, dv_server_cost_t *out)
 		         (int)sc->cur, rc != 0 ? "ended" : "was replaced");
 		sc->out.sys_ok = false;
 		memset(sc->out.sys, 0, sizeof(sc->out.sys));
-		*out = sc->out;
 		fprintf(stderr,
 		        "dnsvolley: warning: server not measured: %s (client figures only)\n",
-		        out->error);
+		        sc->out.error);
 		sc->cur = 0;
 		return;
 	}
@@ -238,6 +309,63 @@ void dv_srvcost_end(dv_srvcost_t *sc, uint64_t answers, dv_server_cost_t *out)
 	dv_cpumask_format(&gen_allowed, sc->out.gen_allowed, sizeof(sc->out.gen_allowed));
 	both = gen_allowed;
 	sc->out.shares_cpu = dv_cpumask_and(&both, &p1.allowed);
-	*out = sc->out;
 	sc->cur = 0;
+}
+
+/* The counters at the start edge (before the process is read: the tool's own work on the
+ * server stays outside the window). */
+static void stats_begin(dv_srvcost_t *sc)
+{
+	sc->st0_ok = false;
+	if (sc->stats == NULL)
+		return;
+	sc->out.stats = true;
+	snprintf(sc->out.stats_kind, sizeof(sc->out.stats_kind), "%s",
+	         dv_srvstats_kind_name(sc->stats->kind));
+	sc->st0_ok = dv_srvstats_read(sc->stats, &sc->st0, sc->out.stats_error,
+	                              sizeof(sc->out.stats_error)) == 0;
+}
+
+static void stats_end(dv_srvcost_t *sc)
+{
+	dv_srvstats_reading_t st1;
+
+	if (sc->stats == NULL)
+		return;
+	if (sc->st0_ok && dv_srvstats_read(sc->stats, &st1, sc->out.stats_error,
+	                                   sizeof(sc->out.stats_error)) == 0)
+		dv_server_stats_delta(&sc->st0, &st1, &sc->out);
+	if (!sc->out.stats_ok)
+		fprintf(
+		    stderr,
+		    "dnsvolley: warning: the server's counters (--server-stats %s) not read: %s "
+		    "(client figures only)\n",
+		    sc->stats->spec, sc->out.stats_error);
+	sc->st0_ok = false;
+}
+
+void dv_srvcost_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool stream)
+{
+	if (sc->sys_open) /* a pass that failed before its end edge left them open */
+		dv_syscount_close(&sc->sc);
+	memset(&sc->out, 0, sizeof(sc->out));
+	sc->sys_open = false;
+	sc->cur = 0;
+	stats_begin(sc);
+	if (sc->cmd != NULL)
+		cmd_begin(sc);
+	else if (sc->proc)
+		proc_begin(sc, server, stream);
+}
+
+void dv_srvcost_end(dv_srvcost_t *sc, uint64_t answers, dv_server_cost_t *out)
+{
+	if (sc->cmd != NULL)
+		cmd_end(sc, answers);
+	else if (sc->proc)
+		proc_end(sc, answers);
+	sc->out.proc = sc->out.measured;
+	stats_end(sc);
+	sc->out.measured = sc->out.measured || sc->out.stats;
+	*out = sc->out;
 }

@@ -171,6 +171,45 @@ static void print_conn_rows(const dv_group_t *b, const dv_group_t *c, FILE *out)
 	}
 }
 
+/*
+ * The server's figures, when either side has them: CPU µs per answer, peak RSS (its
+ * process), queries it counted and cache misses per query (its own counters), each the
+ * mean over the repeats that have it, with the spread rule of the other rows (no floor).
+ */
+static void print_server_rows(const dv_group_t *b, const dv_group_t *c, FILE *out)
+{
+	static const char *const label[4] = {"server us/answer", "server peak RSS kB",
+	                                     "server misses/query", "server queries"};
+	static const int order[4] = {0, 1, 3, 2};
+
+	for (size_t i = 0; i < 4; i++) {
+		int w = order[i];
+		dv_series_t sb = dv_group_server(b, w), sc = dv_group_server(c, w);
+		const char *fmt = w == 2 ? "%.4f" : w == 0 ? "%.3f" : "%.0f";
+		char vb[32] = "-", vc[32] = "-", vd[32] = "-", rel[32] = "n/a";
+		char sig[64] = "n/a (no such figure on a side)";
+
+		if (sb.n == 0 && sc.n == 0)
+			continue;
+		if (sb.n > 0)
+			snprintf(vb, sizeof(vb), fmt, sb.mean);
+		if (sc.n > 0)
+			snprintf(vc, sizeof(vc), fmt, sc.mean);
+		if (sb.n > 0 && sc.n > 0) {
+			char pf[8];
+			snprintf(pf, sizeof(pf), "%%+%s", fmt + 1);
+			snprintf(vd, sizeof(vd), pf, sc.mean - sb.mean);
+			if (sb.mean != 0)
+				snprintf(rel, sizeof(rel), "%+.2f%%",
+				         100.0 * (sc.mean - sb.mean) / fabs(sb.mean));
+			fmt_verdict(sig, sizeof(sig), sc.mean - sb.mean, w == 3,
+			            dv_diff_welch(&sb, &sc, 0, 0).verdict);
+		}
+		fprintf(out, "  %s%*s %14s %14s %9s  %s\n", label[w], (int)(24 - strlen(label[w])),
+		        vb, vc, vd, rel, sig);
+	}
+}
+
 /* The server version a study recorded for the target labelled label, or NULL. */
 static const char *version_of(const dv_study_t *s, const char *label)
 {
@@ -286,6 +325,7 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 		fprintf(out, "\n%s (repeats: base %zu, new %zu)\n", name, b->n, c->n);
 		print_group_rows(base, b, cur, c, out);
 		print_capacity_row(b, c, out);
+		print_server_rows(b, c, out);
 		if (conns)
 			print_conn_rows(b, c, out);
 	}

@@ -75,6 +75,27 @@ static json_t *field_json(const dv_server_cost_t *s, const sfield_t *f)
 	return NULL;
 }
 
+/* The "stats" object (--server-stats): its keys, in file order, after the plain ones. */
+static const sfield_t stats_fields[] = {
+    SF(stats_kind, "kind", F_STR),           SF(stats_ok, "ok", F_BOOL),
+    SF(stats_error, "error", F_STR),         SF(stats_queries, "queries", F_U64),
+    SF(stats_cache, "cache", F_BOOL),        SF(stats_hits, "cache_hits", F_U64),
+    SF(stats_misses, "cache_misses", F_U64),
+};
+
+static json_t *stats_json(const dv_server_cost_t *s)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o != NULL && i < sizeof(stats_fields) / sizeof(stats_fields[0]); i++)
+		if (json_object_set_new(o, stats_fields[i].key, field_json(s, &stats_fields[i])) !=
+		    0) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
+}
+
 json_t *dv_results_server_to_json(const dv_server_cost_t *s)
 {
 	json_t *o = json_object(), *sys;
@@ -95,6 +116,9 @@ json_t *dv_results_server_to_json(const dv_server_cost_t *s)
 		if (json_object_set_new(sys, dv_sys_family_name((dv_sys_family_t)f),
 		                        json_integer((json_int_t)s->sys[f])) != 0)
 			goto fail;
+	if (json_object_set_new(o, "process", json_boolean(s->proc)) != 0 ||
+	    (s->stats && json_object_set_new(o, "stats", stats_json(s)) != 0))
+		goto fail;
 	return o;
 fail:
 	json_decref(o);
@@ -155,8 +179,29 @@ static int read_syscalls(const json_t *sys, dv_server_cost_t *s, char *why, size
 	return 0;
 }
 
+/* The optional "stats" object (added after the first server objects: files before lack it). */
+static int read_stats(const json_t *st, dv_server_cost_t *s, char *why, size_t why_len)
+{
+	if (st == NULL)
+		return 0;
+	if (!json_is_object(st))
+		return snprintf(why, why_len, "server.stats: must be an object"), -EINVAL;
+	s->stats = true;
+	for (size_t i = 0; i < sizeof(stats_fields) / sizeof(stats_fields[0]); i++) {
+		const json_t *v = json_object_get(st, stats_fields[i].key);
+		if (v == NULL || read_field(v, &stats_fields[i], s) != 0) {
+			snprintf(why, why_len, "server.stats.%s: %s", stats_fields[i].key,
+			         v == NULL ? "missing" : "wrong type or out of range");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int dv_results_server_from_json(const json_t *o, dv_server_cost_t *s, char *why, size_t why_len)
 {
+	const json_t *proc;
+
 	memset(s, 0, sizeof(*s));
 	if (!json_is_object(o)) {
 		snprintf(why, why_len, "server: must be an object");
@@ -171,5 +216,12 @@ int dv_results_server_from_json(const json_t *o, dv_server_cost_t *s, char *why,
 			return -EINVAL;
 		}
 	}
-	return read_syscalls(json_object_get(o, "syscalls"), s, why, why_len);
+	/* "process" (optional: files before --server-stats always looked at the process) */
+	proc = json_object_get(o, "process");
+	if (proc != NULL && !json_is_boolean(proc))
+		return snprintf(why, why_len, "server.process: must be true or false"), -EINVAL;
+	s->proc = proc == NULL || json_is_true(proc);
+	if (read_syscalls(json_object_get(o, "syscalls"), s, why, why_len) != 0)
+		return -EINVAL;
+	return read_stats(json_object_get(o, "stats"), s, why, why_len);
 }

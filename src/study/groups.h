@@ -155,9 +155,11 @@ dv_series_t dv_group_series(const dv_group_t *g, dv_metric_t m);
 dv_series_t dv_group_capacity(const dv_group_t *g, bool *lower_bound);
 /*
  * The server's figures (engine/servercost.h) of g's samples whose server was measured:
- * which 0 = CPU µs per answer, 1 = peak RSS in kB (groups_server.c).
+ * which 0 = CPU µs per answer, 1 = peak RSS in kB (groups_server.c); from its own
+ * counters (--server-stats), 2 = cache misses per query it counted, 3 = queries it counted.
  */
 dv_series_t dv_group_server(const dv_group_t *g, int which);
+
 /* "host1/SOA/hot" into buf. */
 const char *dv_group_name(const dv_group_t *g, char *buf, size_t len);
 

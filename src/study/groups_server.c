@@ -1,4 +1,5 @@
-/* groups_server: a group's server figures (CPU per answer, peak RSS) as a series. */
+/* groups_server: a group's server figures (CPU per answer, peak RSS, the server's own
+ * counters) as a series. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -15,7 +16,11 @@ dv_series_t dv_group_server(const dv_group_t *g, int which)
 		return dv_series_of(NULL, 0);
 	for (size_t i = 0; i < g->n; i++) {
 		const dv_server_cost_t *s = &g->passes[i]->res.server;
-		if (s->ok && (which != 0 || s->answers > 0))
+		if (which == 2 && s->stats_ok && s->stats_cache && s->stats_queries > 0)
+			vals[n++] = (double)s->stats_misses / (double)s->stats_queries;
+		else if (which == 3 && s->stats_ok)
+			vals[n++] = (double)s->stats_queries;
+		else if (which < 2 && s->ok && (which != 0 || s->answers > 0))
 			vals[n++] =
 			    which == 0 ? dv_server_us_per_answer(s) : (double)s->rss_peak_kb;
 	}

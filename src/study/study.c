@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/servercost.h"
 #include "study/probe.h"
 #include "base/proc.h"
 #include "base/sockaddr.h"
@@ -471,6 +473,27 @@ const char *dv_qps_status_word(dv_qps_status_t st)
 	}
 }
 
+/* The server's own cache counters (--server-stats) against the pass's kind: a cold pass with
+ * cache hits, or a hot pass with misses, is not what it says. */
+static void check_cache(const dv_study_t *st, const dv_pass_record_t *p)
+{
+	const dv_server_cost_t *s = &p->res.server;
+	bool cold = p->kind == DV_PASS_COLD, hot = p->kind == DV_PASS_HOT;
+
+	if (!s->stats_ok || !s->stats_cache || p->res.interrupted)
+		return;
+	if ((cold && s->stats_hits > 0) || (hot && s->stats_misses > 0))
+		fprintf(stderr,
+		        "dnsvolley: warning: the %s pass of target %s, list %s, repeat %u: the "
+		        "server counted %" PRIu64 " cache hits and %" PRIu64 " misses in %" PRIu64
+		        " queries (%s): %s\n",
+		        dv_pass_kind_name(p->kind), st->targets[p->target].label,
+		        st->lists[p->list].label, p->repeat + 1, s->stats_hits, s->stats_misses,
+		        s->stats_queries, s->stats_kind,
+		        cold ? "the pass was not cold (check --flush)"
+		             : "the pass was not hot (the cache did not hold the list)");
+}
+
 /* Say on stderr what would make a figure mislead: a cold pass short of its list, a short hot pass.
  */
 static void check_pass(const dv_study_t *s, const dv_pass_record_t *p)
@@ -480,6 +503,7 @@ static void check_pass(const dv_study_t *s, const dv_pass_record_t *p)
 
 	if (p->res.interrupted)
 		return;
+	check_cache(s, p);
 	if (p->kind == DV_PASS_COLD && asked < l->queries)
 		fprintf(stderr,
 		        "dnsvolley: warning: the cold pass of target %s, list %s, repeat %u asked "
@@ -858,6 +882,7 @@ void dv_study_free(dv_study_t *s)
 		free(t->flush_cmd);
 		free(t->after_pass_cmd);
 		free(t->server_version);
+		dv_srvcost_free(t->cost);
 		free(t->cost);
 	}
 	free(s->targets);
