@@ -38,7 +38,7 @@ typedef struct dv_srvstats_cfg {
 } dv_srvstats_cfg_t;
 
 const char *dv_srvstats_kind_name(dv_srvstats_kind_t k); /* "unbound", "knot", ... */
-/* The control program a kind runs ("unbound-control"; "HTTP" for bind). */
+/* The control program a kind runs ("unbound-control"; "HTTP" for bind) (tests). */
 const char *dv_srvstats_tool(dv_srvstats_kind_t k);
 
 /* Parse "KIND[:ARGS]" (no label). 0, or -EINVAL with why filled. Free with _cfg_free. */
