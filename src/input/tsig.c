@@ -242,8 +242,7 @@ static size_t plain_name(dv_wire_cursor_t *c)
 static bool find_tsig(const uint8_t *msg, size_t len, size_t rqlen, tsig_rr_t *t)
 {
 	dv_wire_cursor_t c;
-	unsigned n =
-	    (unsigned)DV_WIRE_ANCOUNT(msg) + DV_WIRE_NSCOUNT(msg) + DV_WIRE_ARCOUNT(msg);
+	unsigned n = (unsigned)DV_WIRE_ANCOUNT(msg) + DV_WIRE_NSCOUNT(msg) + DV_WIRE_ARCOUNT(msg);
 
 	if (DV_WIRE_ARCOUNT(msg) == 0)
 		return false;
@@ -287,7 +286,8 @@ struct dv_tsig_verifier {
 	dv_tsig_key_t k;
 	EVP_MAC *hmac;
 	EVP_MAC_CTX *ctx;
-	bool keyed; /* the context holds the key: later inits reuse it */
+	bool keyed;                /* the context holds the key: later inits reuse it */
+	uint8_t buf[65536 + 1024]; /* what the MAC covers, gathered */
 };
 
 dv_tsig_verifier_t *dv_tsig_verifier_new(const dv_tsig_key_t *k)
@@ -332,7 +332,7 @@ int dv_tsig_verify_answer(dv_tsig_verifier_t *v, const uint8_t *q, size_t qlen, 
 	OSSL_PARAM params[] = {
 	    OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)(k->alg + 5), 0),
 	    OSSL_PARAM_construct_end()};
-	uint8_t hdr[DV_DNS_HEADER_LEN], fixed[2 + 2 + 4], m[EVP_MAX_MD_SIZE];
+	uint8_t hdr[DV_DNS_HEADER_LEN], m[EVP_MAX_MD_SIZE];
 	size_t outl = 0;
 	tsig_rr_t t;
 
@@ -348,24 +348,29 @@ int dv_tsig_verify_answer(dv_tsig_verifier_t *v, const uint8_t *q, size_t qlen, 
 	memcpy(hdr, msg, sizeof(hdr));
 	dv_wire_set16(hdr, t.orig_id);
 	dv_wire_set16(hdr + DV_DNS_OFF_ARCOUNT, (uint16_t)(DV_WIRE_ARCOUNT(msg) - 1u));
-	dv_wire_set16(fixed, (uint16_t)k->mac_len);
 	if (EVP_MAC_init(v->ctx, v->keyed ? NULL : k->secret, v->keyed ? 0 : k->secret_len,
 	                 v->keyed ? NULL : params) != 1)
 		return DV_TSIG_BADMAC;
 	v->keyed = true;
-	/* The query's MAC (its size first), the answer, the TSIG variables (section 4.3.3). */
-	EVP_MAC_update(v->ctx, fixed, 2);
-	EVP_MAC_update(v->ctx, q + qlen - 6 - k->mac_len, k->mac_len);
-	EVP_MAC_update(v->ctx, hdr, sizeof(hdr));
-	EVP_MAC_update(v->ctx, msg + DV_DNS_HEADER_LEN, t.start - DV_DNS_HEADER_LEN);
-	EVP_MAC_update(v->ctx, k->name, k->name_len);
-	dv_wire_set16(fixed, TSIG_CLASS);
-	memset(fixed + 2, 0, 4); /* TTL */
-	EVP_MAC_update(v->ctx, fixed, 6);
-	EVP_MAC_update(v->ctx, k->alg_name, k->alg_name_len);
-	EVP_MAC_update(v->ctx, msg + t.time, 8);
-	EVP_MAC_update(v->ctx, msg + t.mac + t.mac_len + 2, 2); /* error */
-	EVP_MAC_update(v->ctx, msg + t.other, len - t.other);   /* other len, other data */
+	/* The query's MAC (its size first), the answer, the TSIG variables (section 4.3.3), in
+	 * one buffer: one update costs less than ten through OpenSSL's provider calls. */
+	size_t body = t.start - DV_DNS_HEADER_LEN, n = 0;
+	if (2 + k->mac_len + sizeof(hdr) + body + k->name_len + 6 + k->alg_name_len + 10 +
+	        (len - t.other) >
+	    sizeof(v->buf))
+		return DV_TSIG_BADMAC; /* larger than any answer over UDP or a stream (65535) */
+	dv_wire_set16(v->buf, (uint16_t)k->mac_len), n += 2;
+	memcpy(v->buf + n, q + qlen - 6 - k->mac_len, k->mac_len), n += k->mac_len;
+	memcpy(v->buf + n, hdr, sizeof(hdr)), n += sizeof(hdr);
+	memcpy(v->buf + n, msg + DV_DNS_HEADER_LEN, body), n += body;
+	memcpy(v->buf + n, k->name, k->name_len), n += k->name_len;
+	dv_wire_set16(v->buf + n, TSIG_CLASS), n += 2;
+	memset(v->buf + n, 0, 4), n += 4; /* TTL */
+	memcpy(v->buf + n, k->alg_name, k->alg_name_len), n += k->alg_name_len;
+	memcpy(v->buf + n, msg + t.time, 8), n += 8;                /* time signed, fudge */
+	memcpy(v->buf + n, msg + t.mac + t.mac_len + 2, 2), n += 2; /* error */
+	memcpy(v->buf + n, msg + t.other, len - t.other), n += len - t.other; /* other */
+	EVP_MAC_update(v->ctx, v->buf, n);
 	if (EVP_MAC_final(v->ctx, m, &outl, sizeof(m)) != 1 || outl != k->mac_len ||
 	    CRYPTO_memcmp(m, msg + t.mac, outl) != 0)
 		return DV_TSIG_BADMAC;
