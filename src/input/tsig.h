@@ -72,7 +72,7 @@ void dv_tsig_verifier_free(dv_tsig_verifier_t *v);
  * algorithm, or its MAC is not the HMAC of the query's MAC, the answer with the original
  * ID and without the TSIG RR, and the TSIG variables; 0 when it verifies.
  */
-int dv_tsig_verify_answer(dv_tsig_verifier_t *v, const uint8_t *q, size_t qlen,
-                          const uint8_t *msg, size_t len, size_t rqlen);
+int dv_tsig_verify_answer(dv_tsig_verifier_t *v, const uint8_t *q, size_t qlen, const uint8_t *msg,
+                          size_t len, size_t rqlen);
 
 #endif
