@@ -46,11 +46,16 @@ static void fill_metadata(dv_study_t *st)
 
 /* The time a list is signed at (TSIG): now; tests skew it with DNSVOLLEY_TEST_TSIG_SKEW
  * (seconds, signed) to see a server's BADTIME. */
-static uint64_t tsig_time_s(void)
+/*
+ * Tests: DNSVOLLEY_TEST_TSIG_SKEW moves every TSIG clock (the list's signing and every
+ * re-signing) by that many seconds; DNSVOLLEY_TEST_TSIG_AGE signs the list that many
+ * seconds in the past only, as if the pass had been running that long.
+ */
+static long long tsig_env(const char *name)
 {
-	const char *skew = getenv("DNSVOLLEY_TEST_TSIG_SKEW");
+	const char *v = getenv(name);
 
-	return (uint64_t)((long long)time(NULL) + (skew != NULL ? atoll(skew) : 0));
+	return v != NULL ? atoll(v) : 0;
 }
 
 /*
@@ -108,8 +113,13 @@ static int load_list(dv_study_t *st, dv_list_t *l, dv_err_t *err)
 	if (rc != 0)
 		return rc;
 	if (st->replay.tsig_on &&
-	    (rc = dv_tsig_sign_list(&l->ql, &st->replay.tsig, tsig_time_s(), err)) != 0)
+	    (rc = dv_tsig_sign_list(&l->ql, &st->replay.tsig,
+	                            (uint64_t)((long long)time(NULL) +
+	                                       tsig_env("DNSVOLLEY_TEST_TSIG_SKEW") -
+	                                       tsig_env("DNSVOLLEY_TEST_TSIG_AGE")),
+	                            err)) != 0)
 		return rc;
+	l->ql.tsig_skew_s = tsig_env("DNSVOLLEY_TEST_TSIG_SKEW");
 	say_schedule(st, l);
 	if (l->ql.client != NULL && st->run.threads > 1)
 		return dv_err_set(err, -EINVAL,

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <ldns/ldns.h>
 
@@ -28,6 +29,14 @@ int dv_engine_init(dv_engine_t *e, const dv_querylist_t *ql, uint32_t capacity, 
 		dv_window_free(&e->win);
 		return -ENOMEM;
 	}
+	if (e->tsigv != NULL) {
+		struct timespec wall, mono;
+		clock_gettime(CLOCK_REALTIME, &wall);
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		e->tsig_wall_off_ns = (wall.tv_sec - mono.tv_sec) * 1000000000LL +
+		                      (wall.tv_nsec - mono.tv_nsec) +
+		                      ql->tsig_skew_s * 1000000000LL;
+	}
 	dv_stats_init(&e->stats);
 	e->timeout_ns = timeout_ns;
 	e->next_seq = first_seq;
@@ -43,6 +52,9 @@ void dv_engine_free(dv_engine_t *e)
 	dv_window_free(&e->win);
 	dv_tsig_verifier_free(e->tsigv);
 	e->tsigv = NULL;
+	free(e->tsig_tail);
+	free(e->tsig_own);
+	e->tsig_tail = e->tsig_own = NULL;
 	free(e->bucket);
 	e->bucket = NULL;
 	e->nbucket = 0;
@@ -119,6 +131,37 @@ static uint16_t query_qtype(const dv_querylist_t *ql, uint32_t qidx)
 	return dv_wire_get16(q + DV_DNS_HEADER_LEN + dv_querylist_question_len(ql, qidx) - 4);
 }
 
+/*
+ * -y: a list signed over DV_TSIG_RESIGN_S ago is signed again as each query is sent (its
+ * time signed would soon fall outside the fudge: BADTIME), and the MAC it went with kept
+ * for its answer's check. Cold until then: one comparison per send.
+ */
+static void tsig_fresh(dv_engine_t *e, uint16_t id, uint8_t *buf, size_t n, uint64_t now_ns)
+{
+	int64_t now_s = ((int64_t)now_ns + e->tsig_wall_off_ns) / 1000000000LL;
+	int64_t age = now_s - (int64_t)e->ql->tsig_time_s;
+	size_t tail = DV_TSIG_TAIL(e->ql->tsig_key->mac_len);
+
+	if (e->tsig_own != NULL)
+		e->tsig_own[id] = 0;
+	if (age <= DV_TSIG_RESIGN_S && age >= -DV_TSIG_RESIGN_S)
+		return;
+	if (e->tsig_own == NULL) {
+		e->tsig_own = calloc(DV_WINDOW_IDS, 1);
+		e->tsig_tail = malloc((size_t)DV_WINDOW_IDS * DV_TSIG_TAIL_MAX);
+		if (e->tsig_own == NULL || e->tsig_tail == NULL) {
+			free(e->tsig_own), free(e->tsig_tail);
+			e->tsig_own = e->tsig_tail = NULL;
+			return; /* sent as signed at load: its answer says BADTIME once it is late
+			         */
+		}
+	}
+	if (dv_tsig_resign(e->tsigv, buf, n, (uint64_t)now_s) != 0)
+		return;
+	memcpy(e->tsig_tail + (size_t)id * DV_TSIG_TAIL_MAX, buf + n - tail, tail);
+	e->tsig_own[id] = 1;
+}
+
 void dv_engine_prepare_qidx(dv_engine_t *e, uint16_t sock, uint64_t now_ns, uint32_t qidx,
                             uint8_t *buf, unsigned *len)
 {
@@ -127,6 +170,8 @@ void dv_engine_prepare_qidx(dv_engine_t *e, uint16_t sock, uint64_t now_ns, uint
 	uint16_t id = dv_window_acquire(&e->win, qidx, sock, now_ns);
 
 	memcpy(buf, q, n);
+	if (e->tsigv != NULL)
+		tsig_fresh(e, id, buf, n, now_ns);
 	dv_wire_set16(buf, id);
 	*len = (unsigned)n;
 }
@@ -168,12 +213,17 @@ static void verbose_line(dv_engine_t *e, const char *status, uint32_t qidx, doub
 }
 
 /* -y: the answer's TSIG outcome, its MAC verified, counted apart (doc/numbers.md). */
-static void count_tsig(dv_engine_t *eng, const uint8_t *buf, size_t len, size_t rqlen,
+static void count_tsig(dv_engine_t *eng, const uint8_t *buf, size_t len, size_t rqlen, uint16_t id,
                        uint32_t qidx)
 {
 	dv_counters_t *c = &eng->stats.c;
 	size_t qlen;
 	const uint8_t *q = dv_querylist_get(eng->ql, qidx, &qlen);
+
+	if (eng->tsig_own != NULL && eng->tsig_own[id]) { /* signed again as sent */
+		q = eng->tsig_tail + (size_t)id * DV_TSIG_TAIL_MAX;
+		qlen = DV_TSIG_TAIL(eng->ql->tsig_key->mac_len);
+	}
 	int e = eng->tsigv != NULL ? dv_tsig_verify_answer(eng->tsigv, q, qlen, buf, len, rqlen)
 	                           : dv_tsig_answer_error(buf, len, rqlen);
 
@@ -311,7 +361,7 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 		e->stats.c.completed++;
 		e->stats.c.rcode[rcode]++;
 		if (e->ql->tsig)
-			count_tsig(e, buf, len, rqlen, s->qidx);
+			count_tsig(e, buf, len, rqlen, id, s->qidx);
 		if (DV_WIRE_TC(buf)) {
 			e->stats.c.truncated++;
 			if (e->tc_fn != NULL)

@@ -33,6 +33,9 @@ typedef struct dv_send_bucket {
 typedef struct dv_engine {
 	const dv_querylist_t *ql;
 	struct dv_tsig_verifier *tsigv; /* -y: checks the answers' MACs (src/input/tsig.h) */
+	int64_t tsig_wall_off_ns;       /* -y: wall clock - monotonic clock, for re-signing */
+	uint8_t *tsig_tail; /* -y, re-signing: each ID's MAC tail as sent (DV_TSIG_TAIL_MAX) */
+	uint8_t *tsig_own;  /* -y: 1 when that ID's query was signed again as it was sent */
 	dv_window_t win;
 	dv_stats_t stats;
 	uint64_t timeout_ns;

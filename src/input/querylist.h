@@ -83,6 +83,8 @@ typedef struct dv_querylist {
 	uint64_t period_ns;
 	bool tsig; /* every query carries a TSIG RR (src/input/tsig.h): answers are checked */
 	struct dv_tsig_key *tsig_key; /* the key that signed it, for the answers' MACs (owned) */
+	uint64_t tsig_time_s;         /* the time it was signed at (TSIG's time signed) */
+	int64_t tsig_skew_s; /* tests: seconds added to the clock of every later re-signing */
 } dv_querylist_t;
 
 /*

@@ -118,24 +118,28 @@ int dv_tsig_key_parse(dv_tsig_key_t *k, const char *spec, dv_err_t *err)
 }
 
 /* HMAC over the message (ID 0) and the TSIG variables; 0 or -EINVAL. */
-static int mac(EVP_MAC_CTX *ctx, const dv_tsig_key_t *k, const uint8_t *msg, size_t len,
-               const uint8_t *vars, size_t vlen, uint8_t *out)
+static int mac(EVP_MAC_CTX *ctx, bool *keyed, const dv_tsig_key_t *k, const uint8_t *msg,
+               size_t len, const uint8_t *vars, size_t vlen, uint8_t *out)
 {
 	OSSL_PARAM params[] = {
 	    OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)(k->alg + 5), 0),
 	    OSSL_PARAM_construct_end()};
 	size_t outl = 0;
 
-	if (EVP_MAC_init(ctx, k->secret, k->secret_len, params) != 1 ||
-	    EVP_MAC_update(ctx, msg, len) != 1 || EVP_MAC_update(ctx, vars, vlen) != 1 ||
+	/* Keyed once: a later init with no key reuses it (the ipad and opad digests). */
+	if (EVP_MAC_init(ctx, *keyed ? NULL : k->secret, *keyed ? 0 : k->secret_len,
+	                 *keyed ? NULL : params) != 1)
+		return -EINVAL;
+	*keyed = true;
+	if (EVP_MAC_update(ctx, msg, len) != 1 || EVP_MAC_update(ctx, vars, vlen) != 1 ||
 	    EVP_MAC_final(ctx, out, &outl, 64) != 1 || outl != k->mac_len)
 		return -EINVAL;
 	return 0;
 }
 
 /* Append the TSIG RR of msg (len octets, ID 0) at msg + len; returns the new length. */
-static size_t sign_one(EVP_MAC_CTX *ctx, const dv_tsig_key_t *k, uint8_t *msg, size_t len,
-                       uint64_t now_s)
+static size_t sign_one(EVP_MAC_CTX *ctx, bool *keyed, const dv_tsig_key_t *k, uint8_t *msg,
+                       size_t len, uint64_t now_s)
 {
 	uint8_t vars[256 + 64 + 16], m[64], *p;
 	size_t v = 0;
@@ -149,7 +153,7 @@ static size_t sign_one(EVP_MAC_CTX *ctx, const dv_tsig_key_t *k, uint8_t *msg, s
 	dv_wire_set16(vars + v + 4, (uint16_t)now_s), v += 6;
 	dv_wire_set16(vars + v, (uint16_t)DV_TSIG_FUDGE_S), v += 2;
 	memset(vars + v, 0, 4), v += 4; /* error, other len */
-	if (mac(ctx, k, msg, len, vars, v, m) != 0)
+	if (mac(ctx, keyed, k, msg, len, vars, v, m) != 0)
 		return 0;
 	p = msg + len;
 	memcpy(p, k->name, k->name_len), p += k->name_len;
@@ -173,6 +177,7 @@ int dv_tsig_sign_list(dv_querylist_t *ql, const dv_tsig_key_t *k, uint64_t now_s
 	uint16_t *qlen = malloc(ql->count * sizeof(*qlen) + 1);
 	EVP_MAC *hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	EVP_MAC_CTX *ctx = hmac != NULL ? EVP_MAC_CTX_new(hmac) : NULL;
+	bool keyed = false;
 	dv_tsig_key_t *key = malloc(sizeof(*key));
 	int rc = 0;
 
@@ -193,7 +198,7 @@ int dv_tsig_sign_list(dv_querylist_t *ql, const dv_tsig_key_t *k, uint64_t now_s
 		off[i] = (uint32_t)w;
 		memcpy(arena + w, q, len);
 		arena[w] = arena[w + 1] = 0;
-		if ((len = sign_one(ctx, k, arena + w, len, now_s)) == 0) {
+		if ((len = sign_one(ctx, &keyed, k, arena + w, len, now_s)) == 0) {
 			rc = dv_err_set(err, -EINVAL, "TSIG: OpenSSL's HMAC-%s failed", k->alg + 5);
 			goto out;
 		}
@@ -203,6 +208,7 @@ int dv_tsig_sign_list(dv_querylist_t *ql, const dv_tsig_key_t *k, uint64_t now_s
 	free(ql->arena), free(ql->off), free(ql->qlen);
 	ql->arena = arena, ql->off = off, ql->qlen = qlen, ql->arena_len = w;
 	ql->tsig = true;
+	ql->tsig_time_s = now_s;
 	free(ql->tsig_key);
 	ql->tsig_key = key;
 	arena = NULL, off = NULL, qlen = NULL, key = NULL;
@@ -375,4 +381,17 @@ int dv_tsig_verify_answer(dv_tsig_verifier_t *v, const uint8_t *q, size_t qlen, 
 	    CRYPTO_memcmp(m, msg + t.mac, outl) != 0)
 		return DV_TSIG_BADMAC;
 	return 0;
+}
+
+int dv_tsig_resign(dv_tsig_verifier_t *v, uint8_t *msg, size_t len, uint64_t now_s)
+{
+	const dv_tsig_key_t *k = &v->k;
+	size_t extra = k->name_len + k->alg_name_len + k->mac_len + TSIG_RR_FIXED;
+
+	if (len < DV_DNS_HEADER_LEN + extra || DV_WIRE_ARCOUNT(msg) == 0)
+		return -EINVAL;
+	/* Without its TSIG RR and with ID 0 (the original ID), as the list was signed. */
+	dv_wire_set16(msg, 0);
+	dv_wire_set16(msg + DV_DNS_OFF_ARCOUNT, (uint16_t)(DV_WIRE_ARCOUNT(msg) - 1u));
+	return sign_one(v->ctx, &v->keyed, k, msg, len - extra, now_s) == len ? 0 : -EINVAL;
 }

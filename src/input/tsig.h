@@ -75,4 +75,16 @@ void dv_tsig_verifier_free(dv_tsig_verifier_t *v);
 int dv_tsig_verify_answer(dv_tsig_verifier_t *v, const uint8_t *q, size_t qlen, const uint8_t *msg,
                           size_t len, size_t rqlen);
 
+/*
+ * Signing again as queries are sent: a list signed more than DV_TSIG_RESIGN_S ago (half
+ * the fudge) would soon be answered BADTIME, so each query is signed again at now_s in its
+ * send buffer (msg, len octets, as dv_tsig_sign_list made it; same length after), and its
+ * answer is checked against the new MAC: the last DV_TSIG_TAIL(mac_len) octets of msg,
+ * which dv_tsig_verify_answer reads as the query's. 0, or -EINVAL (not a signed query).
+ */
+#define DV_TSIG_RESIGN_S  (DV_TSIG_FUDGE_S / 2)
+#define DV_TSIG_TAIL(mac) ((mac) + 6) /* MAC, original ID, error, other len */
+#define DV_TSIG_TAIL_MAX  DV_TSIG_TAIL(64)
+int dv_tsig_resign(dv_tsig_verifier_t *v, uint8_t *msg, size_t len, uint64_t now_s);
+
 #endif

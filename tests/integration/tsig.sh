@@ -4,7 +4,8 @@
 # NOERROR and signed (completed = sent, no TSIG error counted). A wrong secret gives
 # exactly 300 BADSIG, an unknown key 300 BADKEY, a time signed 1000 s off (beyond the
 # 300 s fudge; DNSVOLLEY_TEST_TSIG_SKEW) 300 BADTIME, each counted apart (doc/numbers.md);
-# every answer's MAC is verified: the signed ones all verify, a forger's 300 are BADMAC.
+# every answer's MAC is verified: the signed ones all verify, a forger's 300 are BADMAC; a
+# list signed over 150 s ago (DNSVOLLEY_TEST_TSIG_AGE) is signed again as it is sent.
 . "$(dirname "$0")/lib.sh"
 ALGS="md5 sha1 sha224 sha256 sha384 sha512"
 SECRET=$(head -c 32 /dev/urandom | base64)
@@ -47,6 +48,12 @@ check_server() { # NAME PORT
 		"$(run "$s-badsig" "$port" -y "hmac-sha256:ksha256.:$WRONG")"
 	assert_eq "$s unknown key: BADKEY" "300 300 0 0 300 0 0 0" \
 		"$(run "$s-badkey" "$port" -y "hmac-sha256:nokey.:$SECRET")"
+	# A list signed 400 s ago (past the 300 s fudge, as in a long pass): each query is
+	# signed again as it is sent, and its answer checked against the MAC it went with.
+	assert_eq "$s list signed 400 s ago: signed again as sent" "300 300 0 0 0 0 0 0" \
+		"$(DNSVOLLEY_TEST_TSIG_AGE=400 run "$s-aged" "$port" -y "hmac-sha256:ksha256.:$SECRET")"
+	assert_eq "$s list signed 400 s ago, -m tcp" "300 300 0 0 0 0 0 0" \
+		"$(DNSVOLLEY_TEST_TSIG_AGE=400 run "$s-aged-tcp" "$port" -m tcp -y "hmac-sha256:ksha256.:$SECRET")"
 	assert_eq "$s skewed 1000 s: BADTIME" "300 300 0 0 0 300 0 0" \
 		"$(DNSVOLLEY_TEST_TSIG_SKEW=1000 run "$s-badtime" "$port" -y "hmac-sha256:ksha256.:$SECRET")"
 }
