@@ -3,14 +3,15 @@
 # on both sides: 200 adds answered NOERROR and the zone then holds exactly those 200
 # records (read back by AXFR); 200 adds behind a "prohibit" prerequisite answered YXDOMAIN
 # with the zone unchanged; 100 deletes leave 100; a zone whose ACL wants a TSIG key refuses
-# 50 unsigned updates (NOTAUTH) and applies 50 signed with -y. The bundled responder, which
+# 50 unsigned updates (NOTAUTH) and applies 50 signed with -y; a zone with no update ACL
+# refuses 50 (knotd answers NOTAUTH). The bundled responder, which
 # does not implement UPDATE, answers NOTIMP to each. Bad input: FILE:LINE and status 2.
 . "$(dirname "$0")/lib.sh"
 command -v knotd >/dev/null && command -v knotc >/dev/null || skip "knot is not installed"
 command -v kdig >/dev/null || skip "kdig (knot-dnsutils) is not installed"
 SECRET=$(head -c 32 /dev/urandom | base64)
 
-for z in example.com signed.example; do
+for z in example.com signed.example static.example; do
 	cat >"$TMP/$z.zone" <<Z
 \$ORIGIN $z.
 \$TTL 3600
@@ -52,6 +53,9 @@ zone:
   - domain: signed.example
     file: $TMP/signed.example.zone
     acl: [keyed, axfr]
+  - domain: static.example
+    file: $TMP/static.example.zone
+    acl: axfr
 C
 knotd -c "$kd/knot.conf" >"$kd/out" 2>&1 &
 _pids+=("$!")
@@ -113,6 +117,11 @@ assert_eq "50 signed (-y hmac-sha256)" "50 50 0 NOERROR=50" \
 assert_eq "50 applied" 50 "$(records signed.example '^s[0-9]+\.')"
 assert_eq "signed answers: TSIG errors and unsigned answers" "0 0" \
 	"$(jc "$TMP/signed.json" tsig_badsig tsig_unsigned)"
+
+# A zone that allows no update at all: every one refused, counted exactly, none applied.
+for i in $(seq 50); do printf 'static.example\nadd s%d 60 A 192.0.2.1\nsend\n' "$i"; done >"$TMP/static"
+assert_eq "50 to a zone without updates" "50 50 0 NOTAUTH=50" "$(run static "$kport" "$TMP/static")"
+assert_eq "none applied there" 0 "$(records static.example '^s[0-9]+\.')"
 
 # The bundled responder does not implement UPDATE: NOTIMP for each, matched on the zone.
 start_responder r
