@@ -709,10 +709,15 @@ static int one_pass(dv_study_t *s, FILE *out, bool quiet, const dv_study_observe
 	return rc != 0 ? rc : after_pass(s, ti, li, r, kind);
 }
 
-/* Warn when --probe asks a question one of the lists asks: its cold passes would find it cached. */
+/* Warn when --probe asks a question one of the lists asks: its cold passes would find it
+ * cached. Only a plan with a cold pass probes: a plain or hot-only run hears nothing of it. */
 static void check_probe(const dv_study_t *s)
 {
-	for (size_t li = 0; s->probe_text != NULL && li < s->n_lists; li++) {
+	bool cold = false;
+
+	for (size_t i = 0; i < s->n_plan; i++)
+		cold = cold || s->plan[i] == DV_PASS_COLD;
+	for (size_t li = 0; cold && s->probe_text != NULL && li < s->n_lists; li++) {
 		const dv_list_t *l = &s->lists[li];
 		for (size_t i = 0; i < l->ql.count; i++) {
 			size_t len;

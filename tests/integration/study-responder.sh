@@ -216,4 +216,19 @@ grep -q '^  "probe": "probe.example TXT",$' "$TMP/l.json" || fail "results file 
 assert_eq "--quiet: a line per pass" 4 "$(grep -c '^dnsvolley: pass [1-4] of 4: repeat 1 of 1, target [a-z]*, list SOA, [a-z]*; ' "$TMP/l.err")"
 grep -q '^dnsvolley: pass 4 of 4: repeat 1 of 1, target lossy, list SOA, hot; about [0-9]*s left$' "$TMP/l.err" ||
 	fail "--quiet progress: $(cat "$TMP/l.err")"
+
+# --probe naming a question of the list: a cold pass would find it cached, so a study with
+# cold passes warns; a plain run probes nothing and says nothing of it.
+head -1 "$TMP/soa.txt" >"$TMP/one.txt"
+probe_q=$(cat "$TMP/one.txt")
+start_responder pr
+rc=0
+"$DV" --no-progress -s "127.0.0.1:$pr_PORT" -d "$TMP/one.txt" -n 1 --probe "$probe_q" \
+	>"$TMP/plain-probe.out" 2>"$TMP/plain-probe.err" || rc=$?
+[ "$rc" = 0 ] || fail "plain run with --probe: exit $rc: $(cat "$TMP/plain-probe.err" "$TMP/plain-probe.out")"
+assert_eq "plain run: no probe warning" 0 "$(grep -c 'warning: --probe' "$TMP/plain-probe.err" || true)"
+"$DV" --no-progress -s "127.0.0.1:$pr_PORT" -d "$TMP/one.txt" --probe "$probe_q" \
+	--flush true --passes cold >"$TMP/cold-probe.out" 2>"$TMP/cold-probe.err" || rc=$?
+[ "$rc" = 0 ] || fail "cold pass with --probe: exit $rc: $(cat "$TMP/cold-probe.err" "$TMP/cold-probe.out")"
+assert_eq "cold pass: the probe warning" 1 "$(grep -c "warning: --probe '$probe_q' is entry 1 of list" "$TMP/cold-probe.err")"
 echo "PASS"
