@@ -12,10 +12,10 @@ WRITE="$top_srcdir/tests/helpers/write-capture.py"
 start_responder R -T 1
 run() { "$DV" --no-progress --no-server-version -s "127.0.0.1:$R_PORT" -c 1 -q 1 -n 1 "$@"; }
 
-# BOM and escaped spaces: -v names what was sent.
+# BOM and escaped spaces: -v names what was sent (as dnsperf prints names: no trailing dot).
 printf '\xEF\xBB\xBFexample.com A\na\\ b.example A\nc\\\\ TXT\n' >l.txt
 run -d l.txt -v >v.out 2>err.txt || fail "BOM list: $(cat err.txt)"
-assert_eq "names sent (-v)" "example.com. A|a\\032b.example. A|c\\\\. TXT" \
+assert_eq "names sent (-v)" "example.com A|a\\032b.example A|c\\\\ TXT" \
 	"$(awk '/^> /{printf "%s%s %s", n++ ? "|" : "", $3, $4}' v.out)"
 
 # A capture with a malformed packet (a response in place of query 3): skipped and named,
