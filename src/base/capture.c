@@ -22,7 +22,11 @@ typedef struct reader {
 	atomic_int done; /* the command was reaped: read what is there and stop */
 } reader_t;
 
-/* Read what is there; 1 at EOF, at the cap or on an error (the reader stops). */
+/*
+ * Read what is there; 1 at EOF, past the cap or on an error (the reader stops). At the cap
+ * one more octet says the output was cut; an empty pipe says nothing yet (the writer may
+ * not have written past the cap so far), so the reader waits for an octet or EOF.
+ */
 static int drain(reader_t *r)
 {
 	for (;;) {
@@ -30,8 +34,11 @@ static int drain(reader_t *r)
 
 		if (r->len == r->cap) {
 			char b;
-			if (read(r->fd, &b, 1) > 0)
+			ssize_t k = read(r->fd, &b, 1);
+			if (k > 0)
 				r->truncated = 1;
+			if (k < 0 && (errno == EAGAIN || errno == EINTR))
+				return 0;
 			return 1;
 		}
 		n = read(r->fd, r->buf + r->len, r->cap - r->len);
