@@ -11,7 +11,7 @@ command -v tcpdump >/dev/null || skip "tcpdump not installed (scripts/packages.t
 start_responder R -T 1
 head -500 "$top_srcdir/querylists/soa.txt" >"$TMP/list.txt"
 
-nice -n -10 tcpdump -i lo -n -U --immediate-mode -B 65536 -w "$TMP/cap.pcap" \
+nice -n -10 tcpdump -i lo -n -U --immediate-mode -B 65536 -s 1500 -w "$TMP/cap.pcap" \
 	"udp and dst host 127.0.0.1 and dst port $R_PORT" 2>"$TMP/tcpdump.err" &
 td=$!
 _pids+=("$td")

@@ -14,7 +14,7 @@ PCAP="$TMP/run.pcap"
 # Only queries to the responder's port. --immediate-mode: packets reach tcpdump at
 # once (else the last ring block waits for its 1 s timeout and is lost at SIGINT);
 # -U writes each packet at once; a big buffer (KiB).
-nice -n -10 tcpdump -i lo -n -U --immediate-mode -B 65536 --time-stamp-precision=nano -w "$PCAP" \
+nice -n -10 tcpdump -i lo -n -U --immediate-mode -B 65536 -s 1500 --time-stamp-precision=nano -w "$PCAP" \
 	"udp and dst host 127.0.0.1 and dst port $R_PORT" 2>"$TMP/tcpdump.err" &
 TD=$!
 _pids+=("$TD")

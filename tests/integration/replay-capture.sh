@@ -27,7 +27,11 @@ capture_replay() {
 	shift
 	# nice -n -10: on a loaded machine a descheduled tcpdump drops packets (its drop count
 	# is asserted below); the tests run as root, so it may take the higher priority.
-	nice -n -10 tcpdump -i lo -n -U --immediate-mode -B 65536 --time-stamp-precision=nano -w "$out" \
+	# -s 1500: in immediate mode libpcap's ring has one frame per packet sized by the
+	# snapshot length; at the default (256 KiB) the 64 MiB buffer held about a thousand
+	# queries, so a tcpdump descheduled for 50 ms under a CPU hog lost 18 of 2,000 at
+	# -Q 20000. Queries here are under 1,500 octets, so nothing is cut.
+	nice -n -10 tcpdump -i lo -n -U --immediate-mode -B 65536 -s 1500 --time-stamp-precision=nano -w "$out" \
 		"udp and dst host 127.0.0.1 and dst port $R_PORT" 2>"$TMP/tcpdump.err" &
 	td=$!
 	_pids+=("$td")
