@@ -9,7 +9,7 @@
 dist_doc_DATA += README.md doc/numbers.md doc/architecture.md doc/performance.md \
 	doc/benchmarks.md doc/querylists.md doc/nightly.md doc/methodology.md \
 	doc/results-schema.md doc/robustness.md doc/fuzzing.md doc/packaging.md \
-	doc/transports.md doc/scale-out.md
+	doc/transports.md doc/scale-out.md doc/lab.md
 
 dist_pkgdata_SCRIPTS = scripts/nightly-example.sh scripts/server-cost-ssh
 

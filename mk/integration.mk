@@ -33,6 +33,8 @@ INTEGRATION_TESTS += tests/integration/resperf-flags.sh tests/integration/captur
 	tests/integration/query-flags.sh tests/integration/tsig.sh tests/integration/update.sh
 # issue 22: scripts/check-rules fails on hand-written DNS wire and on dead functions
 INTEGRATION_TESTS += tests/integration/check-rules.sh
+# issues 25 and 27: scripts/lab, a network namespace with the responder or knotd (XDP)
+INTEGRATION_TESTS += tests/integration/lab.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
 # how this build is configured, so the sanitizer builds leave it out.
 if !SANITIZED

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mpi-netns: 2 MPI ranks on two separate "hosts": network namespaces with their own
-# addresses (10.213.S.2 and .3) on a bridge with this machine (10.213.S.1), made by the
-# test; nothing leaves the machine. Open MPI starts each rank's daemon through an rsh
+# addresses (198.19.S.2 and .3, from the benchmarking range 198.18.0.0/15) on a bridge
+# with this machine (198.19.S.1), made by the test; nothing leaves the machine. Open MPI starts each rank's daemon through an rsh
 # agent that runs it with `ip netns exec` (--mca plm_rsh_agent); the ranks reach the
 # responder on the bridge. Each namespace's own kernel counters show that its rank sent
 # its half: the ranks really ran apart. Skipped without root or network namespaces.
@@ -12,7 +12,7 @@ command -v ip >/dev/null && command -v unshare >/dev/null || skip "ip or unshare
 [ "$(id -u)" = 0 ] || skip_lacks "needs root for network namespaces"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-S=$(($$ % 200 + 20)) # a /24 of 10.213.0.0/16 per test run
+S=$(($$ % 200 + 20)) # a /24 of 198.19.0.0/16 per test run (scripts/lab uses 198.18.0.0/16)
 NS2=dvmpi$$a NS3=dvmpi$$b BR=dvbr$$
 net_down() {
 	ip netns del "$NS2" 2>/dev/null || true
@@ -21,7 +21,7 @@ net_down() {
 }
 trap 'net_down; cleanup' EXIT
 ip link add "$BR" type bridge 2>/dev/null || skip_lacks "cannot create a bridge here"
-ip addr add "10.213.$S.1/24" dev "$BR"
+ip addr add "198.19.$S.1/24" dev "$BR"
 ip link set "$BR" up
 for n in 2 3; do
 	ns=$NS2
@@ -31,7 +31,7 @@ for n in 2 3; do
 	ip link set "dvp$$$n" netns "$ns"
 	ip link set "dvv$$$n" master "$BR"
 	ip link set "dvv$$$n" up
-	ip netns exec "$ns" ip addr add "10.213.$S.$n/24" dev "dvp$$$n"
+	ip netns exec "$ns" ip addr add "198.19.$S.$n/24" dev "dvp$$$n"
 	ip netns exec "$ns" ip link set "dvp$$$n" up
 	ip netns exec "$ns" ip link set lo up
 done
@@ -43,8 +43,8 @@ cat >"$TMP/agent" <<AGENT
 host=\$1
 shift
 case \$host in
-10.213.$S.2) ns=$NS2 hn=gen2 ;;
-10.213.$S.3) ns=$NS3 hn=gen3 ;;
+198.19.$S.2) ns=$NS2 hn=gen2 ;;
+198.19.$S.3) ns=$NS3 hn=gen3 ;;
 *) echo "agent: unknown host \$host" >&2; exit 1 ;;
 esac
 echo "\$host" >>"$TMP/agent.log"
@@ -58,7 +58,7 @@ LIST="$TMP/list.txt"
 for i in $(seq 0 19999); do echo "n$i.netns.example. A"; done >"$LIST"
 R_PORT=
 pf="$TMP/R.port"
-"$RESPONDER" -a "10.213.$S.1" -p 0 --port-file "$pf" >"$TMP/R.out" 2>"$TMP/R.err" &
+"$RESPONDER" -a "198.19.$S.1" -p 0 --port-file "$pf" >"$TMP/R.out" 2>"$TMP/R.err" &
 R_PID=$!
 _pids+=("$R_PID")
 for _ in $(seq 200); do [ -s "$pf" ] && break; sleep 0.025; done
@@ -66,13 +66,13 @@ R_PORT=$(cat "$pf")
 R_OUT="$TMP/R.out"
 rc=0
 "${MPI_ENV[@]}" timeout -k 5 120 mpirun --mca plm_rsh_agent "$TMP/agent" \
-	--mca oob_tcp_if_include "10.213.$S.0/24" --mca btl self,tcp \
-	--mca btl_tcp_if_include "10.213.$S.0/24" -H "10.213.$S.2,10.213.$S.3" -np 2 \
-	"$DV" --no-progress --no-server-version -s "10.213.$S.1" -p "$R_PORT" -d "$LIST" \
+	--mca oob_tcp_if_include "198.19.$S.0/24" --mca btl self,tcp \
+	--mca btl_tcp_if_include "198.19.$S.0/24" -H "198.19.$S.2,198.19.$S.3" -np 2 \
+	"$DV" --no-progress --no-server-version -s "198.19.$S.1" -p "$R_PORT" -d "$LIST" \
 	-c 4 -q 200 -t 1 --json "$TMP/ns.json" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
 [ "$rc" = 0 ] || fail "mpirun exited $rc: $(cat "$TMP/err.txt")"
 stop_responder R
-assert_eq "both hosts launched through the agent" "10.213.$S.2 10.213.$S.3" \
+assert_eq "both hosts launched through the agent" "198.19.$S.2 198.19.$S.3" \
 	"$(sort "$TMP/agent.log" | tr '\n' ' ' | sed 's/ $//')"
 assert_eq "rank hosts" "0 gen2,1 gen3" \
 	"$(python3 -c 'import json,sys; print(",".join("%d %s" % (r["rank"], r["host"]) for r in json.load(open(sys.argv[1]))["passes"][0]["ranks"]))' "$TMP/ns.json")"
