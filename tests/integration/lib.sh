@@ -44,6 +44,11 @@ skip_setup() {
 	exit 77
 }
 skip() { skip_setup "$@"; }
+# cpu_ticks PID: the process's CPU time so far (utime + stime of /proc/PID/stat, ticks).
+# csw PID: its context switches so far (voluntary and not, summed over its threads).
+# The server-cost tests read a server the way --server-pid does, to compare.
+cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+csw() { cat /proc/"$1"/task/*/status | awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }'; }
 assert_eq() { # NAME EXPECTED ACTUAL
 	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
 	echo "ok: $1 = $3"

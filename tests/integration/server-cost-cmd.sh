@@ -12,8 +12,6 @@ command -v python3 >/dev/null || skip "python3 not installed"
 SCRIPT="$top_srcdir/scripts/server-cost-ssh"
 seq -f "d%g.example A" 3000 >"$TMP/list.txt"
 TICK=$(getconf CLK_TCK)
-cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
-csw() { cat /proc/"$1"/task/*/status | awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }'; }
 sf() {
 	python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["passes"][0]["server"][sys.argv[2]]
 print(str(v).lower() if isinstance(v,bool) else v)' "$@"

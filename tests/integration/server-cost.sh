@@ -17,9 +17,6 @@ command -v python3 >/dev/null || skip "python3 not installed"
 for i in $(seq 3000); do echo "d$i.example A"; done >"$TMP/list.txt"
 TICK=$(getconf CLK_TCK)
 
-# cpu_ticks PID: utime + stime; csw PID: voluntary + involuntary, summed over the threads.
-cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
-csw() { cat /proc/"$1"/task/*/status | awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }'; }
 # sfield FILE KEY: the first pass's server.KEY
 sfield() {
 	python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["passes"][0]["server"]
