@@ -587,53 +587,72 @@ static int builder_finish(ql_builder_t *b, dv_querylist_t *ql, dv_err_t *err)
 	return 0;
 }
 
+int dv_ql_arrays_alloc(dv_ql_arrays_t *a, size_t n, size_t arena_cap, bool qlen, bool ts,
+                       bool client)
+{
+	*a = (dv_ql_arrays_t){.count = n};
+	a->arena = malloc(arena_cap ? arena_cap : 1);
+	a->off = malloc((n + 1) * sizeof(*a->off));
+	if (qlen)
+		a->qlen = malloc(n * sizeof(*a->qlen) + 1);
+	if (ts)
+		a->ts_ns = malloc(n * sizeof(*a->ts_ns) + 1);
+	if (client)
+		a->client = malloc(n * sizeof(*a->client) + 1);
+	if (a->arena == NULL || a->off == NULL || (qlen && a->qlen == NULL) ||
+	    (ts && a->ts_ns == NULL) || (client && a->client == NULL)) {
+		dv_ql_arrays_free(a);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void dv_ql_arrays_free(dv_ql_arrays_t *a)
+{
+	free(a->arena), free(a->off), free(a->qlen), free(a->ts_ns), free(a->client);
+	*a = (dv_ql_arrays_t){0};
+}
+
+void dv_querylist_adopt(dv_querylist_t *ql, dv_ql_arrays_t *a)
+{
+	free(ql->arena), free(ql->off);
+	ql->arena = a->arena, ql->arena_len = a->arena_len, ql->off = a->off, ql->count = a->count;
+	if (a->qlen != NULL)
+		free(ql->qlen), ql->qlen = a->qlen;
+	if (a->ts_ns != NULL)
+		free(ql->ts_ns), ql->ts_ns = a->ts_ns;
+	if (a->client != NULL)
+		free(ql->client), ql->client = a->client;
+	*a = (dv_ql_arrays_t){0};
+}
+
 int dv_querylist_keep_every(dv_querylist_t *ql, size_t first, size_t step)
 {
 	size_t n, i, k = 0, bytes = 0, len;
-	uint8_t *arena;
-	uint32_t *off;
-	uint16_t *qlen = NULL;
-	uint64_t *ts = NULL;
-	uint32_t *client = NULL;
+	dv_ql_arrays_t a;
 
 	if (step == 0 || first >= ql->count)
 		return -EINVAL;
 	n = (ql->count - first + step - 1) / step;
 	for (i = first; i < ql->count; i += step)
 		bytes += ql->off[i + 1] - ql->off[i];
-	arena = malloc(bytes ? bytes : 1);
-	off = malloc((n + 1) * sizeof(*off));
-	if (ql->qlen != NULL)
-		qlen = malloc(n * sizeof(*qlen));
-	if (ql->ts_ns != NULL)
-		ts = malloc(n * sizeof(*ts));
-	if (ql->client != NULL)
-		client = malloc(n * sizeof(*client));
-	if (arena == NULL || off == NULL || (ql->qlen != NULL && qlen == NULL) ||
-	    (ql->ts_ns != NULL && ts == NULL) || (ql->client != NULL && client == NULL)) {
-		free(arena), free(off), free(qlen), free(ts), free(client);
+	if (dv_ql_arrays_alloc(&a, n, bytes, ql->qlen != NULL, ql->ts_ns != NULL,
+	                       ql->client != NULL) != 0)
 		return -ENOMEM;
-	}
-	off[0] = 0;
+	a.off[0] = 0;
 	for (i = first; i < ql->count; i += step, k++) {
 		const uint8_t *q = dv_querylist_get(ql, i, &len);
-		memcpy(arena + off[k], q, len);
-		off[k + 1] = (uint32_t)(off[k] + len);
-		if (qlen != NULL)
-			qlen[k] = ql->qlen[i];
-		if (ts != NULL)
-			ts[k] = ql->ts_ns[i];
-		if (client != NULL)
-			client[k] = ql->client[i];
+		memcpy(a.arena + a.off[k], q, len);
+		a.off[k + 1] = (uint32_t)(a.off[k] + len);
+		if (a.qlen != NULL)
+			a.qlen[k] = ql->qlen[i];
+		if (a.ts_ns != NULL)
+			a.ts_ns[k] = ql->ts_ns[i];
+		if (a.client != NULL)
+			a.client[k] = ql->client[i];
 	}
-	free(ql->arena), free(ql->off), free(ql->qlen), free(ql->ts_ns), free(ql->client);
-	ql->arena = arena;
-	ql->arena_len = bytes;
-	ql->off = off;
-	ql->qlen = qlen;
-	ql->ts_ns = ts;
-	ql->client = client;
-	ql->count = n;
+	a.arena_len = bytes;
+	dv_querylist_adopt(ql, &a);
 	return 0;
 }
 

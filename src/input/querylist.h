@@ -105,6 +105,36 @@ int dv_querylist_load_buffer(dv_querylist_t *ql, const char *buf, size_t len, co
 void dv_querylist_free(dv_querylist_t *ql);
 
 /*
+ * The per-query arrays of a list being rebuilt (dv_querylist_keep_every, replay's copies
+ * in time order, TSIG's signed copy), allocated all or nothing and then adopted by the
+ * list. One rule for the three: they were three copies of the same alloc/free/swap.
+ */
+typedef struct dv_ql_arrays {
+	uint8_t *arena;
+	size_t arena_len; /* octets used, set by the builder */
+	uint32_t *off;    /* count + 1 */
+	uint16_t *qlen;   /* count, or NULL */
+	uint64_t *ts_ns;  /* count, or NULL */
+	uint32_t *client; /* count, or NULL */
+	size_t count;
+} dv_ql_arrays_t;
+
+/*
+ * Arrays for n queries in arena_cap octets: arena and offsets always, question lengths,
+ * capture times and client indexes where asked. 0, or -ENOMEM with nothing allocated.
+ */
+int dv_ql_arrays_alloc(dv_ql_arrays_t *a, size_t n, size_t arena_cap, bool qlen, bool ts,
+                       bool client);
+/* Frees what a holds; a is then empty. Accepts an empty a. */
+void dv_ql_arrays_free(dv_ql_arrays_t *a);
+/*
+ * ql takes a's arena, offsets, count and the per-query arrays a holds, freeing its own;
+ * an array a left NULL stays ql's own (only when a has ql's count: a signed copy keeps
+ * the capture times). a is then empty.
+ */
+void dv_querylist_adopt(dv_querylist_t *ql, dv_ql_arrays_t *a);
+
+/*
  * Keep entries first, first + step, ... of ql and drop the others, with every
  * per-entry array (offsets, question lengths, capture times, clients) kept in
  * step. Capture times and client indexes keep their values. 0, or -EINVAL (step

@@ -147,47 +147,26 @@ static int entry_cmp(const void *a, const void *b)
 static int rebuild(dv_querylist_t *ql, const entry_t *e, size_t n, size_t copies)
 {
 	size_t i, w = 0, count = ql->count, clients = ql->clients;
-	uint8_t *arena = malloc(ql->arena_len * copies + 1);
-	uint32_t *off = malloc((n + 1) * sizeof(*off));
-	uint16_t *qlen = malloc(n * sizeof(*qlen));
-	uint64_t *ts = malloc(n * sizeof(*ts));
-	uint32_t *client = ql->client != NULL ? malloc(n * sizeof(*client)) : NULL;
+	dv_ql_arrays_t a;
 
-	if (arena == NULL || off == NULL || qlen == NULL || ts == NULL ||
-	    (ql->client != NULL && client == NULL)) {
-		free(arena);
-		free(off);
-		free(qlen);
-		free(ts);
-		free(client);
+	if (dv_ql_arrays_alloc(&a, n, ql->arena_len * copies, true, true, ql->client != NULL) != 0)
 		return -ENOMEM;
-	}
 	for (i = 0; i < n; i++) {
 		size_t src = (size_t)(e[i].ord % count), copy = (size_t)(e[i].ord / count), len;
 		const uint8_t *q = dv_querylist_get(ql, src, &len);
-		memcpy(arena + w, q, len);
-		off[i] = (uint32_t)w;
+		memcpy(a.arena + w, q, len);
+		a.off[i] = (uint32_t)w;
 		w += len;
-		qlen[i] = (uint16_t)dv_querylist_question_len(ql, src);
-		ts[i] = e[i].ts;
-		if (client != NULL)
-			client[i] = (uint32_t)(ql->client[src] + copy * clients);
+		a.qlen[i] = (uint16_t)dv_querylist_question_len(ql, src);
+		a.ts_ns[i] = e[i].ts;
+		if (a.client != NULL)
+			a.client[i] = (uint32_t)(ql->client[src] + copy * clients);
 	}
-	off[n] = (uint32_t)w;
-	free(ql->arena);
-	free(ql->off);
-	free(ql->qlen);
-	free(ql->ts_ns);
-	free(ql->client);
-	ql->arena = arena;
-	ql->arena_len = w;
-	ql->off = off;
-	ql->qlen = qlen;
-	ql->ts_ns = ts;
-	ql->client = client;
-	ql->count = n;
+	a.off[n] = (uint32_t)w;
+	a.arena_len = w;
+	dv_querylist_adopt(ql, &a);
 	ql->opt_len = 0;
-	if (client != NULL)
+	if (ql->client != NULL)
 		ql->clients = clients * copies;
 	return 0;
 }

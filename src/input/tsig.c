@@ -172,16 +172,16 @@ static size_t sign_one(EVP_MAC_CTX *ctx, bool *keyed, const dv_tsig_key_t *k, ui
 int dv_tsig_sign_list(dv_querylist_t *ql, const dv_tsig_key_t *k, uint64_t now_s, dv_err_t *err)
 {
 	size_t extra = k->name_len + k->alg_name_len + k->mac_len + TSIG_RR_FIXED, len, w = 0;
-	uint8_t *arena = malloc(ql->arena_len + ql->count * extra + 1);
-	uint32_t *off = malloc((ql->count + 1) * sizeof(*off));
-	uint16_t *qlen = malloc(ql->count * sizeof(*qlen) + 1);
+	dv_ql_arrays_t a = {0};
 	EVP_MAC *hmac = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	EVP_MAC_CTX *ctx = hmac != NULL ? EVP_MAC_CTX_new(hmac) : NULL;
 	bool keyed = false;
 	dv_tsig_key_t *key = malloc(sizeof(*key));
 	int rc = 0;
 
-	if (arena == NULL || off == NULL || qlen == NULL || ctx == NULL || key == NULL) {
+	if (dv_ql_arrays_alloc(&a, ql->count, ql->arena_len + ql->count * extra + 1, true, false,
+	                       false) != 0 ||
+	    ctx == NULL || key == NULL) {
 		rc = dv_err_set(err, -ENOMEM, "TSIG: out of memory (or no HMAC in OpenSSL)");
 		goto out;
 	}
@@ -194,26 +194,27 @@ int dv_tsig_sign_list(dv_querylist_t *ql, const dv_tsig_key_t *k, uint64_t now_s
 			                i + 1, len + extra, DV_QUERYLIST_WIRE_MAX);
 			goto out;
 		}
-		qlen[i] = (uint16_t)dv_querylist_question_len(ql, i);
-		off[i] = (uint32_t)w;
-		memcpy(arena + w, q, len);
-		arena[w] = arena[w + 1] = 0;
-		if ((len = sign_one(ctx, &keyed, k, arena + w, len, now_s)) == 0) {
+		a.qlen[i] = (uint16_t)dv_querylist_question_len(ql, i);
+		a.off[i] = (uint32_t)w;
+		memcpy(a.arena + w, q, len);
+		a.arena[w] = a.arena[w + 1] = 0;
+		if ((len = sign_one(ctx, &keyed, k, a.arena + w, len, now_s)) == 0) {
 			rc = dv_err_set(err, -EINVAL, "TSIG: OpenSSL's HMAC-%s failed", k->alg + 5);
 			goto out;
 		}
 		w += len;
 	}
-	off[ql->count] = (uint32_t)w;
-	free(ql->arena), free(ql->off), free(ql->qlen);
-	ql->arena = arena, ql->off = off, ql->qlen = qlen, ql->arena_len = w;
+	a.off[ql->count] = (uint32_t)w;
+	a.arena_len = w;
+	dv_querylist_adopt(ql, &a); /* the capture times and clients stay the list's */
 	ql->tsig = true;
 	ql->tsig_time_s = now_s;
 	free(ql->tsig_key);
 	ql->tsig_key = key;
-	arena = NULL, off = NULL, qlen = NULL, key = NULL;
+	key = NULL;
 out:
-	free(arena), free(off), free(qlen), free(key);
+	dv_ql_arrays_free(&a);
+	free(key);
 	EVP_MAC_CTX_free(ctx);
 	EVP_MAC_free(hmac);
 	return rc;
