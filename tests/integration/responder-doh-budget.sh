@@ -16,6 +16,8 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=4"
 
 make_cert
 kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+# clean NAME: the responder's stderr holds no sanitizer report.
+clean() { ! grep -Eq 'Sanitizer|runtime error' "$TMP/$1.err" || fail "$1: $(cat "$TMP/$1.err")"; }
 
 # start NAME [flags...]: the responder with a DoH listener; ${NAME}_HTTPS, ${NAME}_BASE.
 start() {
@@ -36,6 +38,7 @@ echo "== per connection: 8 endless bodies on one connection, a budget of 256 KiB
 start pc --https-conn-budget 262144
 out=$(python3 "$HC" bodies "$pc_HTTPS" 1 8 60000)
 stop_responder pc
+clean pc
 assert_eq "per connection: the client's refused, other resets" "refused=5 other=0" "$out"
 assert_eq "per connection: the server's refused" 5 "$(resp_count pc https-budget-refused)"
 assert_le "per connection: bytes held at most" 262144 "$(resp_count pc https-held-peak)"
@@ -47,13 +50,15 @@ out=$(python3 "$HC" bodies "$tb_HTTPS" 12 100 60000)
 hwm=$(kb "$tb_PID" VmHWM)
 polite=$(python3 "$HC" polite "$tb_HTTPS" https 100)
 stop_responder tb
+clean tb
 assert_eq "total: the client's refused (1,200 - 15), other resets" "refused=1185 other=0" "$out"
 assert_eq "total: the server's refused" 1185 "$(resp_count tb https-budget-refused)"
 assert_le "total: bytes held at most" 1048576 "$(resp_count tb https-held-peak)"
 # The bound: the 1 MiB budget, and per connection its TLS and HTTP/2 state (~100 KiB each
-# here); 8 MiB of slack for the allocator and ASan. Without a budget: 78 MB.
+# here); 16 MiB of slack for the allocator and ASan (measured: +2.4 MiB, under ASan +9.9
+# MiB). Without a budget: 78 MB.
 echo "total: VmRSS at start ${tb_BASE} KiB, VmHWM ${hwm} KiB"
-assert_le "total: peak RSS (KiB)" $((tb_BASE + 1024 + 12 * 128 + 8192)) "$hwm"
+assert_le "total: peak RSS (KiB)" $((tb_BASE + 1024 + 12 * 128 + 16384)) "$hwm"
 assert_eq "total: a polite client after it, answered" "answers=100" "$polite"
 assert_eq "total: the server's answers" 100 "$(resp_count tb https-answered)"
 
