@@ -12,7 +12,10 @@
 # from /usr/bin/time), connections opened (dnsvolley's results file; dnsperf does not say:
 # "-"), p50 latency in ms (dnsperf prints only the average: its average, marked "avg"),
 # and the host's TcpExtListenOverflows during the run (nstat; "-" without it): handshakes
-# the server's accept queue had no room for, each costing its client a 1 s SYN retransmit.
+# the server's accept queue had no room for, each costing its client a 1 s SYN retransmit,
+# and dnsvolley's conn_syn_retries (the SYNs it sent again; dnsperf: "-").
+# Then the opening: dnsvolley at the largest -c for 2 s (-l 2), unpaced and paced at -Q
+# RATE, -q twice -c: "opened" must be every connection (they open during sending only).
 # -D BIN: also run BIN (e.g. a dnsvolley built before a change) at each -c, as "dvother".
 # The figures in doc/performance.md ("Many connections") came from this script.
 set -euo pipefail
@@ -76,7 +79,7 @@ dv() {
 	shift 3
 	o0=$(overflows)
 	/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 "$bin" -m tcp -s 127.0.0.1 \
-		-p "$port" -d "$tmp/list" -l "$secs" -t 2 -c "$c" --no-progress \
+		-p "$port" -d "$tmp/list" -l "${dv_secs:-$secs}" -t 2 -c "$c" --no-progress \
 		--json "$tmp/dv.json" "$@" >"$tmp/dv.out" 2>&1 || true
 	python3 - "$tmp/dv.json" "$name" "$c" "$(cat "$tmp/time")" "$(delta "$o0" "$(overflows)")" <<'P'
 import json, sys
@@ -87,9 +90,9 @@ except Exception:
 c = p["counters"]
 u, s = (float(x) for x in sys.argv[4].split())
 done = c.get("completed", 0)
-print("%s %s %d %.0f %.2f %d %.3f %s" % (sys.argv[2], sys.argv[3], done, p["qps"],
+print("%s %s %d %.0f %.2f %d %.3f %s %d" % (sys.argv[2], sys.argv[3], done, p["qps"],
       (u + s) * 1e6 / done if done else 0, c.get("conn_opened", 0),
-      p["latency"]["p50_ns"] / 1e6, sys.argv[5]))
+      p["latency"]["p50_ns"] / 1e6, sys.argv[5], c.get("conn_syn_retries", 0)))
 P
 }
 
@@ -104,21 +107,24 @@ dp() {
 		/Queries completed:/ { done = $3 }
 		/Queries per second:/ { qps = $4 }
 		/Average Latency/ { avg = $4 }
-		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f - %.3f(avg) %s\n", c, done, qps,
+		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f - %.3f(avg) %s -\n", c, done, qps,
 			done ? (a[1] + a[2]) * 1e6 / done : 0, avg * 1e3, o }' "$tmp/dp.out"
 }
 
 echo "# stream-conns.sh: TCP to dnsvolley-responder, client CPU 0, server CPU 1, -l $secs," \
 	"${rt[*]:-no chrt (ordinary priority)}; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
-echo "# closed loop, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows"
+echo "# closed loop, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries"
 for c in $conns; do
 	dv dnsvolley "$DV" "$c" -q $((2 * c))
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c))
 	dp "$c" -q $((2 * c))
 done
-echo "# paced at -Q $rate, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows"
+echo "# paced at -Q $rate, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries"
 for c in $conns; do
 	dv dnsvolley "$DV" "$c" -q $((2 * c)) -Q "$rate"
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c)) -Q "$rate"
 	dp "$c" -q $((2 * c)) -Q "$rate"
 done
+echo "# opening, -l 2 at -c $max, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries"
+dv_secs=2 dv dnsvolley "$DV" "$max" -q $((2 * max))
+dv_secs=2 dv dnsvolley "$DV" "$max" -q $((2 * max)) -Q "$rate"

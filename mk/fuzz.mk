@@ -6,7 +6,8 @@
 # and make check runs it once over its corpus (any compiler, no clang runtime).
 # With ./configure CC=clang --enable-fuzzing [--enable-sanitizers] the same
 # sources link with -fsanitize=fuzzer; `make fuzz FUZZ_SECONDS=300` then fuzzes
-# every target (new inputs go to fuzz-work/TARGET, crashes to fuzz-work/).
+# every target (new inputs go to fuzz-work/TARGET, crashes to fuzz-work/), or
+# `make fuzz FUZZ_RUNS=100000000` each for that many executions.
 FUZZ_TARGETS = querylist response results answer pcap dnstap csv compare plot stream rstream
 FUZZ_PROGS = tests/fuzz/fuzz_querylist tests/fuzz/fuzz_response tests/fuzz/fuzz_results \
 	tests/fuzz/fuzz_answer tests/fuzz/fuzz_pcap tests/fuzz/fuzz_dnstap tests/fuzz/fuzz_csv \
@@ -73,10 +74,12 @@ EXTRA_DIST += $(FUZZ_TESTS) tests/fuzz/replay.sh
 FUZZ_SECONDS = 60
 fuzz: $(FUZZ_PROGS)
 if FUZZING
-	@for t in $(FUZZ_TARGETS); do \
+	@lim=-max_total_time=$(FUZZ_SECONDS); what="$(FUZZ_SECONDS) s"; \
+	if test -n "$(FUZZ_RUNS)"; then lim=-runs=$(FUZZ_RUNS); what="$(FUZZ_RUNS) executions"; fi; \
+	for t in $(FUZZ_TARGETS); do \
 		mkdir -p fuzz-work/$$t && \
-		echo "== fuzz_$$t for $(FUZZ_SECONDS) s" && \
-		./tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		echo "== fuzz_$$t for $$what" && \
+		./tests/fuzz/fuzz_$$t $$lim -timeout=10 -rss_limit_mb=2048 \
 			-artifact_prefix=fuzz-work/$$t- fuzz-work/$$t $(srcdir)/tests/fuzz/corpus/$$t \
 			|| exit 1; \
 	done

@@ -160,7 +160,10 @@ typedef struct dv_qtype_count {
 	X(tc_no_conn, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
 	/* -y: answers with TSIG error 0 whose MAC does not verify (another key or algorithm, a    \
 	 * forged or altered answer; also in completed, never signed-OK) */                        \
-	X(tsig_badmac, NULL, NULL, DV_CTR_OPTIONAL)
+	X(tsig_badmac, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* SYNs retransmitted before a connect ended (TCP_INFO): each a second or more lost, most  \
+	 * often to a server whose accept queue was full */                                        \
+	X(conn_syn_retries, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

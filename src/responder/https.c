@@ -24,7 +24,7 @@ typedef struct req {
 	struct req *next; /* spares */
 	struct req *own;  /* every record of the session (freed with it) */
 	enum method method;
-	bool path_ok, has_dns, bad_type, bad, done;
+	bool path_ok, has_dns, bad_type, bad, done, refused;
 	uint8_t *body; /* inl, or a heap block of cap bytes (kept on reuse) */
 	size_t len, cap, off;
 	char clen[8]; /* content-length value (nghttp2 does not copy it) */
@@ -39,25 +39,63 @@ struct dv_https {
 	req_t *spare; /* records free for reuse: at most as many as streams were open at once */
 	req_t *own;
 	uint64_t nq, nresp; /* requests taken, responses sent */
+	size_t held;        /* bytes of this session's open requests (its budget's use) */
 };
 
-static req_t *req_get(dv_https_t *h)
+/* Take n bytes of both budgets (force: even past them): true, or false (none taken). */
+static bool charge(dv_https_t *h, size_t n, bool force)
+{
+	if (!force && (h->held + n > h->cfg->conn_budget || h->k->held + n > h->cfg->total_budget))
+		return false;
+	h->held += n;
+	h->k->held += n;
+	if (h->k->held > h->k->held_max)
+		h->k->held_max = h->k->held;
+	return true;
+}
+
+static void uncharge(dv_https_t *h, size_t n)
+{
+	h->held -= n;
+	h->k->held -= n;
+}
+
+/* r's heap block (if any) freed and uncharged: back to its inline buffer. */
+static void body_shrink(dv_https_t *h, req_t *r)
+{
+	if (r->body == r->inl)
+		return;
+	uncharge(h, r->cap);
+	free(r->body);
+	r->body = r->inl;
+	r->cap = sizeof(r->inl);
+	r->len = r->off = 0;
+}
+
+/* A record for a new request, charged to the budgets: NULL when out of budget (*over) or
+ * memory. */
+static req_t *req_get(dv_https_t *h, bool *over)
 {
 	req_t *r = h->spare;
 
+	*over = !charge(h, sizeof(*r), false);
+	if (*over)
+		return NULL;
 	if (r != NULL) {
 		h->spare = r->next;
 	} else {
 		r = malloc(sizeof(*r));
-		if (r == NULL)
+		if (r == NULL) {
+			uncharge(h, sizeof(*r));
 			return NULL;
+		}
 		r->body = r->inl;
 		r->cap = sizeof(r->inl);
 		r->own = h->own;
 		h->own = r;
 	}
 	r->method = M_NONE;
-	r->path_ok = r->has_dns = r->bad_type = r->bad = r->done = false;
+	r->path_ok = r->has_dns = r->bad_type = r->bad = r->done = r->refused = false;
 	r->len = r->off = 0;
 	return r;
 }
@@ -69,16 +107,20 @@ static void req_free(req_t *r)
 	free(r);
 }
 
+/* The stream closed: its bytes go back to the budgets (a spare keeps no heap block). */
 static void req_put(dv_https_t *h, req_t *r)
 {
+	body_shrink(h, r);
+	uncharge(h, sizeof(*r));
 	r->next = h->spare;
 	h->spare = r;
 }
 
-/* Room for n more body bytes (at most BODY_MAX in all): 0, or -1 (the request is bad). */
-static int reserve(req_t *r, size_t n)
+/* Room for n more body bytes (at most BODY_MAX in all), charged to the budgets unless
+ * force: 0, -1 (the request is bad), or -2 (past a budget: nothing taken). */
+static int reserve(dv_https_t *h, req_t *r, size_t n, bool force)
 {
-	size_t cap = r->cap;
+	size_t cap = r->cap, old;
 	uint8_t *nb;
 
 	if (r->len + n > BODY_MAX)
@@ -87,9 +129,14 @@ static int reserve(req_t *r, size_t n)
 		return 0;
 	while (cap < r->len + n)
 		cap *= 2;
+	old = r->body != r->inl ? r->cap : 0; /* the block replaced: only the growth is new */
+	if (!charge(h, cap - old, force))
+		return -2;
 	nb = malloc(cap);
-	if (nb == NULL)
+	if (nb == NULL) {
+		uncharge(h, cap - old);
 		return -1;
+	}
 	memcpy(nb, r->body, r->len);
 	if (r->body != r->inl)
 		free(r->body);
@@ -98,13 +145,28 @@ static int reserve(req_t *r, size_t n)
 	return 0;
 }
 
-/* Decode unpadded base64url s[0..n) into r's body: 0, or -1 (bad input). */
-static int b64url_decode(req_t *r, const uint8_t *s, size_t n)
+/* A request past a budget: its stream reset (REFUSED_STREAM: the client may ask again),
+ * its body freed, counted once. */
+static void refuse(dv_https_t *h, int32_t sid, req_t *r)
+{
+	h->k->refused++;
+	nghttp2_submit_rst_stream(h->h2, NGHTTP2_FLAG_NONE, sid, NGHTTP2_REFUSED_STREAM);
+	if (r != NULL) {
+		r->refused = r->done = true;
+		body_shrink(h, r);
+	}
+}
+
+/* Decode unpadded base64url s[0..n) into r's body: 0, -1 (bad input) or -2 (budget). */
+static int b64url_decode(dv_https_t *h, req_t *r, const uint8_t *s, size_t n)
 {
 	long got;
+	int rc;
 
-	if (n % 4 == 1 || reserve(r, DV_B64URL_DEC_MAX(n) + 1) != 0)
+	if (n % 4 == 1)
 		return -1;
+	if ((rc = reserve(h, r, DV_B64URL_DEC_MAX(n) + 1, false)) != 0)
+		return rc;
 	got = dv_b64url_decode((const char *)s, n, r->body + r->len);
 	if (got < 0)
 		return -1;
@@ -127,8 +189,9 @@ static void take_path(dv_https_t *h, req_t *r, const uint8_t *v, size_t n)
 		if (e - p >= 4 && memcmp(p, "dns=", 4) == 0 && !r->has_dns) {
 			r->has_dns = true;
 			r->len = 0;
-			if (b64url_decode(r, p + 4, (size_t)(e - p - 4)) != 0)
-				r->bad = true;
+			int rc = b64url_decode(h, r, p + 4, (size_t)(e - p - 4));
+			r->bad = rc == -1;
+			r->refused = rc == -2; /* refused by on_header */
 		}
 		p = e + 1;
 	}
@@ -138,10 +201,15 @@ static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *us
 {
 	dv_https_t *h = user;
 	req_t *r;
+	bool over;
 
 	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
-	r = req_get(h);
+	r = req_get(h, &over);
+	if (r == NULL && over) {
+		refuse(h, f->hd.stream_id, NULL);
+		return 0;
+	}
 	if (r == NULL)
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; /* resets this stream */
 	nghttp2_session_set_stream_user_data(s, f->hd.stream_id, r);
@@ -163,6 +231,8 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		                                                             : M_OTHER;
 	} else if (namelen == 5 && memcmp(name, ":path", 5) == 0) {
 		take_path(user, r, value, valuelen);
+		if (r->refused && !r->done)
+			refuse(user, f->hd.stream_id, r);
 	} else if (namelen == 12 && memcmp(name, "content-type", 12) == 0) {
 		r->bad_type =
 		    !(valuelen == 23 && memcmp(value, "application/dns-message", 23) == 0);
@@ -176,8 +246,7 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t sid, const uint8_t
 	req_t *r = nghttp2_session_get_stream_user_data(s, sid);
 
 	(void)flags;
-	(void)user;
-	if (r == NULL || r->method != M_POST)
+	if (r == NULL || r->method != M_POST || r->done)
 		return 0;
 	if (r->has_dns) { /* a POST to "?dns=...": its body is the query */
 		r->has_dns = r->bad = false;
@@ -185,7 +254,13 @@ static int on_data(nghttp2_session *s, uint8_t flags, int32_t sid, const uint8_t
 	}
 	if (r->bad)
 		return 0;
-	if (reserve(r, len) != 0) {
+	switch (reserve(user, r, len, false)) {
+	case 0:
+		break;
+	case -2:
+		refuse(user, sid, r);
+		return 0;
+	default:
 		r->bad = true;
 		return 0;
 	}
@@ -222,7 +297,7 @@ static int decide(dv_https_t *h, req_t *r)
 	if (n <= 0)
 		return 400;
 	r->len = 0;
-	if (reserve(r, (size_t)n) != 0)
+	if (reserve(h, r, (size_t)n, true) != 0) /* the answer: never refused */
 		return 400;
 	memcpy(r->body, h->cfg->scratch, (size_t)n);
 	r->len = (size_t)n;
@@ -391,6 +466,7 @@ void dv_https_free(dv_https_t *h)
 {
 	if (h == NULL)
 		return;
+	h->k->held -= h->held; /* its open requests' bytes go back to the total budget */
 	nghttp2_session_del(h->h2);
 	while (h->own != NULL) {
 		req_t *r = h->own;

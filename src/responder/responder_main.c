@@ -47,13 +47,16 @@ enum {
 	OPT_DOH_PATH,
 	OPT_HTTPS_RECORD_EACH,
 	OPT_HTTPS_MAX_STREAMS,
-	OPT_FAULT_CONNS, /* OPT_FAULT_CONNS..OPT_REVERSE: the --stream-* faults (parse_opt) */
+	OPT_HTTPS_CONN_BUDGET,
+	OPT_HTTPS_BUDGET,
+	OPT_FAULT_CONNS, /* OPT_FAULT_CONNS..OPT_READ_AFTER_CONNS: the --stream-* faults */
 	OPT_CLOSE_AFTER,
 	OPT_RESET_AFTER,
 	OPT_HALF_CLOSE_AFTER,
 	OPT_STALL_AFTER,
 	OPT_STREAM_DROP_EVERY,
 	OPT_REVERSE,
+	OPT_READ_AFTER_CONNS,
 };
 
 static const struct option long_opts[] = {
@@ -84,6 +87,8 @@ static const struct option long_opts[] = {
     {"doh-path", required_argument, NULL, OPT_DOH_PATH},
     {"https-record-each", no_argument, NULL, OPT_HTTPS_RECORD_EACH},
     {"https-max-streams", required_argument, NULL, OPT_HTTPS_MAX_STREAMS},
+    {"https-conn-budget", required_argument, NULL, OPT_HTTPS_CONN_BUDGET},
+    {"https-budget", required_argument, NULL, OPT_HTTPS_BUDGET},
     {"stream-fault-conns", required_argument, NULL, OPT_FAULT_CONNS},
     {"stream-close-after", required_argument, NULL, OPT_CLOSE_AFTER},
     {"stream-reset-after", required_argument, NULL, OPT_RESET_AFTER},
@@ -91,6 +96,7 @@ static const struct option long_opts[] = {
     {"stream-stall-after", required_argument, NULL, OPT_STALL_AFTER},
     {"stream-drop-every", required_argument, NULL, OPT_STREAM_DROP_EVERY},
     {"stream-reverse", required_argument, NULL, OPT_REVERSE},
+    {"stream-read-after-conns", required_argument, NULL, OPT_READ_AFTER_CONNS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -131,6 +137,8 @@ static void usage(FILE *f)
 	    "      --doh-path PATH         the HTTPS path served (default /dns-query)\n"
 	    "      --https-record-each     each DoH response in a TLS record of its own\n"
 	    "      --https-max-streams N   HTTP/2 streams at once per connection (1000)\n"
+	    "      --https-conn-budget B   bytes of requests per connection (1048576)\n"
+	    "      --https-budget B        bytes of requests of all connections (268435456)\n"
 	    "      --tcp-port-file FILE    write the bound TCP port, like --port-file\n"
 	    "      --tls-port-file FILE    write the bound TLS port, like --port-file\n"
 	    "      --https-port-file FILE  write the bound HTTPS port, like --port-file\n"
@@ -141,6 +149,7 @@ static void usage(FILE *f)
 	    "      --stream-stall-after N  stop reading after N queries\n"
 	    "      --stream-drop-every N   no answer to queries N, 2N... of a connection\n"
 	    "      --stream-reverse N      answer in groups of N, each group last-first\n"
+	    "      --stream-read-after-conns N  read no connection before N are accepted\n"
 	    "  -q, --quiet                 no start-up line\n"
 	    "  -h, --help                  this help\n"
 	    "      --version               print the version\n"
@@ -257,6 +266,8 @@ static void print_stream_counts(const char *p, const dv_stream_counts_t *c)
 		printf("https-status-405 %" PRIu64 "\n", c->http.s405);
 		printf("https-status-415 %" PRIu64 "\n", c->http.s415);
 		printf("https-h2-errors %" PRIu64 "\n", c->h2_errors);
+		printf("https-budget-refused %" PRIu64 "\n", c->http.refused);
+		printf("https-held-peak %" PRIu64 "\n", c->http.held_max);
 	}
 }
 
@@ -295,6 +306,8 @@ static uint64_t *stream_fault(dv_stream_faults_t *f, int c)
 		return &f->stall_after;
 	case OPT_STREAM_DROP_EVERY:
 		return &f->drop_every;
+	case OPT_READ_AFTER_CONNS:
+		return &f->read_after_conns;
 	default:
 		return &f->reverse;
 	}
@@ -338,10 +351,11 @@ static int stream_setup(opts_t *o)
 		return usage_error("--tls-cert and --tls-key need --tls-port or --https-port");
 	if (o->tls_port < 0 && o->tls_port_file != NULL)
 		return usage_error("--tls-port-file needs --tls-port");
-	if (o->https_port < 0 && (o->https_port_file != NULL || s->doh_path != NULL ||
-	                          s->https_record_each || s->https_max_streams != 0))
-		return usage_error("--https-port-file, --doh-path, --https-record-each and "
-		                   "--https-max-streams need --https-port");
+	if (o->https_port < 0 &&
+	    (o->https_port_file != NULL || s->doh_path != NULL || s->https_record_each ||
+	     s->https_max_streams != 0 || s->https_conn_budget != 0 || s->https_budget != 0))
+		return usage_error("--https-port-file, --doh-path, --https-record-each, "
+		                   "--https-max-streams and the budgets need --https-port");
 	if (o->tcp_port < 0 && o->tcp_port_file != NULL)
 		return usage_error("--tcp-port-file needs --tcp-port");
 	if (o->tls_port >= 0 && (s->cert_file == NULL || s->key_file == NULL))
@@ -404,6 +418,7 @@ static uint64_t *every_field(dv_responder_config_t *cfg, int c)
 	case OPT_STALL_AFTER:
 	case OPT_STREAM_DROP_EVERY:
 	case OPT_REVERSE:
+	case OPT_READ_AFTER_CONNS:
 		return stream_fault(&cfg->stream.faults, c);
 	default:
 		return NULL;
@@ -443,6 +458,13 @@ static int parse_value(opts_t *o, int c)
 			return bad("--https-max-streams", optarg,
 			           "is not a number of streams from 1 to 2147483647");
 		o->cfg.stream.https_max_streams = (uint32_t)v;
+		return 0;
+	case OPT_HTTPS_CONN_BUDGET:
+	case OPT_HTTPS_BUDGET:
+		if (dv_parse_u64(optarg, 4096, UINT64_MAX / 2, &v) != 0)
+			return bad(opt_name(c), optarg, "is not a number of bytes, 4096 or more");
+		*(c == OPT_HTTPS_BUDGET ? &o->cfg.stream.https_budget
+		                        : &o->cfg.stream.https_conn_budget) = v;
 		return 0;
 	case OPT_CAPACITY_BACKLOG:
 		if (dv_parse_u64(optarg, 0, DV_RESPONDER_HOLD_MAX, &v) != 0)
@@ -490,7 +512,7 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 	if (every != NULL) {
 		if (dv_parse_u64(optarg, 0, UINT64_MAX / 2, every) != 0)
 			return bad(opt_name(c), optarg, "is not a whole number (0 = off)");
-		if (c >= OPT_FAULT_CONNS && c <= OPT_REVERSE && o->stream_flag[0] == '\0')
+		if (c >= OPT_FAULT_CONNS && c <= OPT_READ_AFTER_CONNS && o->stream_flag[0] == '\0')
 			snprintf(o->stream_flag, sizeof(o->stream_flag), "%s", opt_name(c));
 		return 0;
 	}
@@ -543,6 +565,8 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 	case OPT_CAPACITY:
 	case OPT_CAPACITY_BACKLOG:
 	case OPT_HTTPS_MAX_STREAMS:
+	case OPT_HTTPS_CONN_BUDGET:
+	case OPT_HTTPS_BUDGET:
 	case OPT_RCODE:
 	case OPT_TCP_PORT:
 	case OPT_TLS_PORT:

@@ -56,6 +56,7 @@ typedef struct listener {
 	bool tls, https; /* https: TLS too */
 	uint64_t seq;    /* connections accepted */
 	bool paused;     /* out of descriptors: not watched (DV_STREAM_ACCEPT_PAUSE_MS) */
+	bool hold_reads; /* --stream-read-after-conns: fewer accepted yet, none is read */
 	addrset_t src;
 	dv_stream_counts_t c;
 } listener_t;
@@ -630,7 +631,7 @@ static uint32_t wanted(sconn_t *c)
 	if (full(c) && !c->throttled)
 		c->l->c.throttled++;
 	c->throttled = full(c);
-	if (!c->stalled && !c->eof && !c->throttled)
+	if (!c->stalled && !c->eof && !c->throttled && !c->l->hold_reads)
 		ev |= EPOLLIN;
 	if (c->want_write || c->unflushed || c->out_off < c->out.len)
 		ev |= EPOLLOUT;
@@ -757,6 +758,24 @@ static bool accept_failed(dv_stream_t *s, listener_t *l, int e)
 	return e == ECONNABORTED || e == EINTR || e == EPROTO;
 }
 
+/* --stream-read-after-conns: the listener has accepted enough, its connections are read. */
+static void release_reads(dv_stream_t *s, listener_t *l)
+{
+	unsigned i = 0;
+
+	l->hold_reads = false;
+	while (i < s->nconns) {
+		sconn_t *c = s->conns[i];
+		if (c->l == l)
+			watch(s, c, false);
+		if (c->dead) {
+			drop(s, c); /* the last one moved to i: look at it next */
+			continue;
+		}
+		i++;
+	}
+}
+
 /* At most ACCEPTS_PER_TURN (the listener stays readable if more wait). */
 static void accept_all(dv_stream_t *s, listener_t *l)
 {
@@ -807,6 +826,8 @@ static void accept_all(dv_stream_t *s, listener_t *l)
 		watch(s, c, true);
 		if (c->dead)
 			drop(s, c);
+		if (l->hold_reads && l->c.connections >= f->read_after_conns)
+			release_reads(s, l);
 	}
 }
 
@@ -916,6 +937,26 @@ static void *stream_main(void *arg)
 
 /* ---- setup ---- */
 
+/*
+ * The listen backlog: the kernel's ceiling (net.core.somaxconn, 4096 since Linux 5.4), not
+ * a fixed 1024. A full accept queue drops the client's SYN and costs it a 1 s retransmit;
+ * 10,000 clients connecting at once against a thread busy answering overflowed 1024
+ * (doc/performance.md "Opening 10,000 connections"). Half-open connections have their own
+ * bound, net.ipv4.tcp_max_syn_backlog (SYN cookies past it).
+ */
+static int listen_backlog(void)
+{
+	FILE *f = fopen("/proc/sys/net/core/somaxconn", "r");
+	int n = 0;
+
+	if (f != NULL) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n > 0 ? n : SOMAXCONN;
+}
+
 static int listen_on(listener_t *l, const struct sockaddr_storage *a, socklen_t len, dv_err_t *err)
 {
 	int one = 1;
@@ -924,7 +965,8 @@ static int listen_on(listener_t *l, const struct sockaddr_storage *a, socklen_t 
 	if (l->fd < 0)
 		return dv_err_set(err, -errno, "socket: %s", strerror(errno));
 	setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(l->fd, (const struct sockaddr *)a, len) != 0 || listen(l->fd, 1024) != 0) {
+	if (bind(l->fd, (const struct sockaddr *)a, len) != 0 ||
+	    listen(l->fd, listen_backlog()) != 0) {
 		int e = errno;
 		uint16_t port =
 		    ntohs(a->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)a)->sin6_port
@@ -1037,6 +1079,9 @@ int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *e
 	s->hcfg.opts.reflect = cfg->reflect;
 	s->hcfg.scratch = s->abuf;
 	s->hcfg.scratch_len = sizeof(s->abuf);
+	s->hcfg.conn_budget =
+	    cfg->https_conn_budget ? cfg->https_conn_budget : DV_HTTPS_CONN_BUDGET;
+	s->hcfg.total_budget = cfg->https_budget ? cfg->https_budget : DV_HTTPS_TOTAL_BUDGET;
 	if (cfg->faults.reverse > DV_STREAM_REVERSE_MAX) {
 		rc = dv_err_set(err, -EINVAL, "reverse groups hold at most %d answers",
 		                DV_STREAM_REVERSE_MAX);
@@ -1059,6 +1104,8 @@ int dv_stream_open(dv_stream_t **out, const dv_stream_config_t *cfg, dv_err_t *e
 		goto out;
 	if ((rc = watch_fixed(s, err)) != 0)
 		goto out;
+	for (int i = 0; i < NLIST; i++)
+		s->l[i].hold_reads = cfg->faults.read_after_conns > 0;
 	raise_fd_limit();
 	*out = s;
 out:

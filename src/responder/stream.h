@@ -41,6 +41,9 @@ typedef struct dv_stream_faults {
 	uint64_t stall_after;      /* then never read from it again (it stays open) */
 	uint64_t drop_every;       /* queries N, 2N... of the connection get no answer */
 	uint64_t reverse;          /* answers in groups of N, each group last-first */
+	/* no connection of a listener is read until it has accepted this many (all of them,
+	 * whatever conn_every): a client's connections must all be open before any answer */
+	uint64_t read_after_conns;
 } dv_stream_faults_t;
 
 /* The listeners, for dv_stream_port(). */
@@ -53,6 +56,8 @@ typedef struct dv_stream_config {
 	const char *cert_file, *key_file; /* TLS and HTTPS: PEM */
 	const char *doh_path;             /* HTTPS: the path served (NULL = "/dns-query") */
 	uint32_t https_max_streams; /* HTTPS: SETTINGS_MAX_CONCURRENT_STREAMS (0: the default) */
+	uint64_t https_conn_budget; /* HTTPS: request bytes per connection (0: the default) */
+	uint64_t https_budget;      /* HTTPS: request bytes of all connections (0: the default) */
 	bool https_record_each;     /* HTTPS: each response in a TLS record of its own (a turn's
 	                             * records still in one write), not all of a turn's output
 	                             * in as few records as fit (dnsperf takes one response

@@ -311,6 +311,12 @@ void dv_report_connections(FILE *out, const dv_pass_result_t *r)
 		fprintf(out, "  Connect time (s):     p50 %.6f, p99 %.6f, max %.6f\n",
 		        (double)dv_hist_quantile_ns(hc, 0.50) / 1e9,
 		        (double)dv_hist_quantile_ns(hc, 0.99) / 1e9, (double)hc->max_ns / 1e9);
+	if (c->conn_syn_retries > 0)
+		fprintf(out,
+		        "  SYNs sent again:      %" PRIu64
+		        " (1 s or more each: the server's accept "
+		        "queue was full, or SYNs were lost)\n",
+		        c->conn_syn_retries);
 	if (c->tls_full + c->tls_resumed > 0)
 		fprintf(out,
 		        "  TLS handshakes:       full %" PRIu64 ", resumed %" PRIu64

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # run-all: fuzz every target for N minutes each (nightly style) and record the executions.
 #
-#   tests/fuzz/run-all.sh [-m MINUTES] [-j JOBS] [-t "csv compare ..."] BUILD_DIR
+#   tests/fuzz/run-all.sh [-m MINUTES] [-n EXECUTIONS] [-j JOBS] [-t "csv compare ..."] BUILD_DIR
+#
+# -n: each target stops after EXECUTIONS inputs (libFuzzer -runs) instead of after
+# MINUTES (with -n and no -m: no time limit; with both: whichever comes first). -n with
+# -j 1 only: libFuzzer's -fork mode does not count -runs over its workers.
 #
 # BUILD_DIR is a tree configured with
 #   ../configure CC=clang --enable-fuzzing --enable-sanitizers
@@ -15,23 +19,31 @@
 # which libFuzzer's watchdog reports as a timeout), else libFuzzer's exit status.
 # Exit 1 when any target found something, 2 for bad usage, 143/130 when stopped.
 set -euo pipefail
-minutes=5 jobs=1
+minutes=5 jobs=1 runs= mset=
 targets="querylist response results answer csv compare plot stream rstream"
-while getopts m:j:t: o; do
+while getopts m:n:j:t: o; do
 	case $o in
-	m) minutes=$OPTARG ;;
+	m) minutes=$OPTARG mset=1 ;;
+	n) runs=$OPTARG ;;
 	j) jobs=$OPTARG ;;
 	t) targets=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 1 ] || { echo "usage: $0 [-m MINUTES] [-j JOBS] [-t TARGETS] BUILD_DIR" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "usage: $0 [-m MINUTES] [-n EXECUTIONS] [-j JOBS] [-t TARGETS] BUILD_DIR" >&2; exit 2; }
 build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
 [[ $minutes =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "run-all: -m: not a number of minutes" >&2; exit 2; }
 secs=$(awk -v m="$minutes" 'BEGIN { printf "%d", m * 60 }')
 [ "$secs" -ge 1 ] || { echo "run-all: -m: at least one second" >&2; exit 2; }
+limit=(-max_total_time="$secs")
+if [ -n "$runs" ]; then
+	[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "run-all: -n: not a number of executions" >&2; exit 2; }
+	[ "$jobs" -eq 1 ] || { echo "run-all: -n needs -j 1 (-fork does not count -runs)" >&2; exit 2; }
+	limit=(-runs="$runs")
+	[ -z "$mset" ] || limit+=(-max_total_time="$secs")
+fi
 work="$build/fuzz-work"
 mkdir -p "$work"
 found=0
@@ -54,7 +66,7 @@ for t in $targets; do
 	rc=0
 	fork=()
 	[ "$jobs" -gt 1 ] && fork=(-fork="$jobs" -ignore_crashes=0)
-	"$prog" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	"$prog" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		"${fork[@]}" -artifact_prefix="$work/$t-" "$work/$t" "$src/tests/fuzz/corpus/$t" \
 		>"$log" 2>&1 &
 	child=$!

@@ -17,6 +17,12 @@ Usage:
   hostile-client.py polite PORT tcp|tls|https N
       One connection, N queries (HTTPS: N GETs on streams of their own) in one write, then
       read until N answers came or 10 s passed; prints answers=COUNT.
+  hostile-client.py bodies PORT CONNS STREAMS BYTES
+      HTTPS: CONNS connections, one after the other; on each, STREAMS POST requests whose
+      bodies never end: HEADERS, then BYTES of DATA (at most 65535: the stream window),
+      never END_STREAM. Then reads every connection until nothing came for 1 s (or 30 s
+      passed) and prints refused=N other=M: the streams the server reset with
+      REFUSED_STREAM, and with another error code.
   hostile-client.py emfile PORT CONNS SECONDS READY
       CONNS TCP connections (more than the server's descriptor limit), one query written
       on each, never read; creates READY once all are connected, holds them SECONDS, then
@@ -251,6 +257,86 @@ def polite(port, proto, n):
     s.close()
 
 
+POST_BLOCK = (b"\x83\x87\x04" + hpack_str(b"/dns-query") + b"\x01" + hpack_str(b"dnsvolley.test") +
+              b"\x0f\x10" + hpack_str(b"application/dns-message"))
+
+
+class RstCounter:
+    """Counts RST_STREAM frames by error code (7: REFUSED_STREAM); acknowledges SETTINGS."""
+
+    def __init__(self):
+        self.buf, self.refused, self.other, self.acks = b"", 0, 0, b""
+
+    def feed(self, data):
+        self.buf += data
+        while len(self.buf) >= 9:
+            n = int.from_bytes(self.buf[:3], "big")
+            if len(self.buf) < 9 + n:
+                break
+            ftype, flags = self.buf[3], self.buf[4]
+            if ftype == 3:
+                code = int.from_bytes(self.buf[9:13], "big")
+                self.refused += code == 7
+                self.other += code != 7
+            elif ftype == 4 and not flags & 1:
+                self.acks += h2_frame(4, 1, 0, b"")
+            self.buf = self.buf[9 + n:]
+
+
+def read_now(s, rd):
+    """What s has now, fed to rd (SETTINGS acknowledged); True when something came."""
+    got = False
+    while True:
+        try:
+            data = recv_some(s)
+        except (EOFError, ConnectionError, ssl.SSLError):
+            return got
+        if data is None:
+            return got
+        got = True
+        rd.feed(data)
+        if rd.acks:
+            s.sendall(rd.acks)
+            rd.acks = b""
+
+
+def drain(socks, readers, quiet):
+    """Read every socket until nothing came for quiet seconds (30 s at most)."""
+    end, last = time.monotonic() + 30, time.monotonic()
+    while time.monotonic() < end and time.monotonic() - last < quiet:
+        select.select(socks, [], [], 0.05)
+        for s, rd in zip(socks, readers):
+            if read_now(s, rd):
+                last = time.monotonic()
+
+
+def bodies(port, conns, streams, nbytes):
+    assert nbytes <= 65535
+    socks, readers = [], []
+    for _ in range(conns):
+        s = connect(port, "https")
+        socks.append(s)
+        readers.append(RstCounter())
+        s.sendall(h2_preface())
+        for k in range(streams):
+            sid, left, out = 1 + 2 * k, nbytes, [h2_frame(1, 0x4, 1 + 2 * k, POST_BLOCK)]
+            while left > 0:  # END_HEADERS, then DATA frames without END_STREAM
+                n = min(left, 16384)
+                out.append(h2_frame(0, 0, sid, b"\0" * n))
+                left -= n
+            s.sendall(b"".join(out))
+            s.setblocking(False)
+            read_now(s, readers[-1])  # whatever came: our receive buffer never fills
+            s.setblocking(True)
+    for s in socks:
+        s.setblocking(False)
+    drain(socks, readers, 1.0)
+    print("refused=%d other=%d" % (sum(r.refused for r in readers), sum(r.other for r in readers)),
+          flush=True)
+    for s in socks:
+        s.close()
+
+
 def emfile(port, conns, seconds, ready):
     socks = []
     for i in range(conns):
@@ -273,6 +359,8 @@ def main(argv):
             flood(int(argv[2]), argv[3], int(argv[4]))
         elif mode == "polite":
             polite(int(argv[2]), argv[3], int(argv[4]))
+        elif mode == "bodies":
+            bodies(int(argv[2]), int(argv[3]), int(argv[4]), int(argv[5]))
         elif mode == "emfile":
             emfile(int(argv[2]), int(argv[3]), float(argv[4]), argv[5])
         else:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# stream-conns: many TCP connections all open (in waves, exact counts), reopens back off
+# stream-conns: many TCP connections all open (in waves, exact counts), 10,000 of them
+# each answered, SYNs a full accept queue dropped counted, reopens back off
 # against a server that accepts and closes, the NO ANSWERS diagnosis says what came back,
 # and --tc-tcp against a server without TCP finishes the UDP pass and counts the retries
 # it could not make (issue 28).
@@ -18,7 +19,7 @@ has_line() { # NAME FILE LINE
 
 for i in $(seq 2000); do echo "n$i.example A"; done >"$TMP/2k"
 
-echo "== -c 2000: every connection opens, at most 256 in connect at once"
+echo "== -c 2000: every connection opens"
 # The server reads every query and answers none: with -q 2000 each connection carries one
 # query at most (until -t), so sending the 2,000 queries takes all 2,000 connections.
 need=2100
@@ -39,10 +40,76 @@ else
 	assert_eq "-c 2000: failed" 0 "$failed"
 	assert_eq "-c 2000: reopened" 0 "$reopened"
 	assert_eq "-c 2000: lost with a connection" 0 "$lconn"
-	assert_le "-c 2000: in connect at once (waves)" 256 "$peak"
+	assert_ge "-c 2000: in connect at once" 1 "$peak"
 	assert_eq "-c 2000: the server's connections" 2000 "$(resp_count mc tcp-connections)"
 	assert_eq "-c 2000: the server's queries" 2000 "$(resp_count mc tcp-received)"
 fi
+
+echo "== -c 10000: all open (waves of 2,048), every query answered"
+# The responder reads no connection before it has accepted 10,000: no answer comes back
+# before the last connection is open, so each of the 10,000 queries (-q 10000: one in
+# flight per connection) needs a connection of its own, whatever the timing.
+for i in $(seq 10000); do echo "n$i.example A"; done >"$TMP/10k"
+need=10200
+if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$need" ]; then
+	echo "SKIP part: ulimit -Hn $(ulimit -Hn) < $need"
+else
+	start_stream tk --stream-read-after-conns 10000
+	rc=0
+	"$DV" -m tcp -s 127.0.0.1 -p "$tk_TCP" -d "$TMP/10k" -n 1 -c 10000 -q 10000 -t 60 -T 1 \
+		--json "$TMP/tk.json" >"$TMP/tk.rep" 2>&1 || rc=$?
+	stop_responder tk
+	assert_eq "-c 10000: exit status" 0 "$rc"
+	read -r sent completed lost opened failed reopened peak syn <<<"$(jc "$TMP/tk.json" sent \
+		completed lost conn_opened conn_failed conn_reopened conn_pending_peak conn_syn_retries)"
+	assert_eq "-c 10000: sent" 10000 "$sent"
+	assert_eq "-c 10000: completed" 10000 "$completed"
+	assert_eq "-c 10000: lost" 0 "$lost"
+	assert_eq "-c 10000: connections opened" 10000 "$opened"
+	assert_eq "-c 10000: failed, reopened" "0 0" "$failed $reopened"
+	# the first wave: 2,048 connects issued before any completion is looked at
+	assert_eq "-c 10000: in connect at once (a worker's TCP window)" 2048 "$peak"
+	assert_eq "-c 10000: the server's connections" 10000 "$(resp_count tk tcp-connections)"
+	assert_eq "-c 10000: the server's queries" 10000 "$(resp_count tk tcp-received)"
+	assert_eq "-c 10000: the server's answers" 10000 "$(resp_count tk tcp-answered)"
+	echo "ok: -c 10000 (SYNs sent again: $syn)"
+fi
+
+echo "== a full accept queue: SYNs sent again are counted"
+# A listener with backlog 0 that never accepts: the first connection fills its accept
+# queue, the kernel drops the other SYNs. Each attempt of the other three sends its SYN
+# again at 1 s (then 3 s; since Linux 6.5 net.ipv4.tcp_syn_linear_timeouts makes it 2 s),
+# times out at -t 2.5 and is tried again after a backoff until the pass ends: every
+# attempt that timed out retried its SYN once or twice (three times on a stalled machine).
+cat >"$TMP/full.py" <<'P'
+import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(0)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(60)
+P
+python3 "$TMP/full.py" "$TMP/full.port" &
+_pids+=("$!")
+for _ in $(seq 200); do [ -s "$TMP/full.port" ] && break; sleep 0.05; done
+[ -s "$TMP/full.port" ] || fail "the full-queue listener did not start"
+head -4 "$TMP/2k" >"$TMP/4"
+rc=0
+"$DV" -m tcp -s 127.0.0.1 -p "$(cat "$TMP/full.port")" -d "$TMP/4" -n 1 -c 4 -q 4 -t 2.5 -T 1 \
+	--json "$TMP/full.json" >"$TMP/full.rep" 2>&1 || rc=$?
+assert_eq "full queue: exit status (no answers: 4)" 4 "$rc"
+read -r opened failed timeouts syn <<<"$(jc "$TMP/full.json" conn_opened conn_failed \
+	conn_timeouts conn_syn_retries)"
+assert_eq "full queue: opened (the one in the accept queue)" 1 "$opened"
+assert_eq "full queue: every failed attempt timed out" "$failed" "$timeouts"
+assert_ge "full queue: attempts timed out" 3 "$timeouts"
+assert_ge "full queue: SYNs sent again" "$timeouts" "$syn"
+assert_le "full queue: SYNs sent again" "$((3 * timeouts))" "$syn"
+grep -q "^  SYNs sent again:      $syn " "$TMP/full.rep" ||
+	fail "full queue: no SYN line in $(cat "$TMP/full.rep")"
+echo "ok: full queue: $syn SYNs sent again"
 
 echo "== accept and close: reopens back off"
 cat >"$TMP/aac.py" <<'P'

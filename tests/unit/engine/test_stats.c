@@ -25,8 +25,9 @@ static dv_stats_t *new_stats(void)
 static void test_table_covers_struct(void **state)
 {
 	(void)state;
-	/* 48 + the five TSIG outcomes (-y) + conn_backoffs, tc_no_conn + tsig_badmac */
-	assert_int_equal(dv_counter_nfields, 56);
+	/* 48 + the five TSIG outcomes (-y) + conn_backoffs, tc_no_conn + tsig_badmac +
+	 * conn_syn_retries */
+	assert_int_equal(dv_counter_nfields, 57);
 	assert_int_equal(sizeof(dv_counters_t),
 	                 dv_counter_nfields * sizeof(uint64_t) + sizeof(uint64_t) * DV_RCODES +
 	                     2 * sizeof(uint64_t) + sizeof(dv_qtype_count_t) * DV_QTYPE_SLOTS);

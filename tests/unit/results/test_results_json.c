@@ -370,11 +370,12 @@ static void test_every_counter_distinct(void **state)
 		K(tc_retried), K(tc_completed), K(tc_lost), K(tc_not_sent), K(forfeited),
 		    K(sent_behind), K(server_holds);
 		K(tsig_unsigned), K(tsig_badsig), K(tsig_badkey), K(tsig_badtime),
-		    K(tsig_other_error), K(conn_backoffs), K(tc_no_conn), K(tsig_badmac);
+		    K(tsig_other_error), K(conn_backoffs), K(tc_no_conn), K(tsig_badmac),
+		    K(conn_syn_retries);
 #undef K
-		/* Those 56, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 56 + 3);
-		assert_int_equal(dv_counter_nfields, 56);
+		/* Those 57, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 57 + 3);
+		assert_int_equal(dv_counter_nfields, 57);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);
