@@ -32,7 +32,7 @@ INTEGRATION_TESTS = \
 INTEGRATION_TESTS += tests/integration/resperf-flags.sh tests/integration/capture-server.sh \
 	tests/integration/query-flags.sh tests/integration/tsig.sh tests/integration/update.sh
 # issue 23: --server-stats against real PowerDNS Authoritative, Recursor and BIND
-INTEGRATION_TESTS += tests/integration/server-stats-pdns-bind.sh
+INTEGRATION_TESTS += tests/integration/server-stats-pdns-bind.sh tests/integration/plot-server.sh
 # issue 22: scripts/check-rules fails on hand-written DNS wire and on dead functions
 INTEGRATION_TESTS += tests/integration/check-rules.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
