@@ -31,6 +31,8 @@ INTEGRATION_TESTS = \
 # issue 24: resperf's flags and plot file, --capture-server, per-line flags, TSIG, updates
 INTEGRATION_TESTS += tests/integration/resperf-flags.sh tests/integration/capture-server.sh \
 	tests/integration/query-flags.sh tests/integration/tsig.sh tests/integration/update.sh
+# issue 23: --server-stats against real PowerDNS Authoritative, Recursor and BIND
+INTEGRATION_TESTS += tests/integration/server-stats-pdns-bind.sh tests/integration/plot-server.sh
 # issue 22: scripts/check-rules fails on hand-written DNS wire and on dead functions
 INTEGRATION_TESTS += tests/integration/check-rules.sh
 # issues 25 and 27: scripts/lab, a network namespace with the responder or knotd (XDP)

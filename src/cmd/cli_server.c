@@ -33,6 +33,9 @@ int dv_cli_server_opt(dv_cli_server_t *cs, int c, const char *val, dv_err_t *err
 		if (strspn(val, " 	") == strlen(val))
 			return dv_err_set(err, -EINVAL, "--server-cost: the command is empty");
 		return push(&cs->cost_args, &cs->n_cost, val, err);
+	case DV_OPT_SERVER_TABLE:
+		cs->table = true;
+		return 0;
 	case DV_OPT_SERVER_SYSCALLS:
 		if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0)
 			return dv_err_set(err, -EINVAL, "--server-syscalls: '%s' is not yes or no",
@@ -131,6 +134,7 @@ int dv_cli_server_finish(dv_cli_server_t *cs, dv_study_t *st,
 
 	if (pids == NULL || stats == NULL || cmds == NULL)
 		rc = dv_err_set(err, -ENOMEM, "out of memory");
+	st->table_server = cs->table;
 	if (rc == 0)
 		rc = parse_stats(cs, st, label_of, stats, err);
 	if (rc == 0)
@@ -199,6 +203,8 @@ void dv_cli_server_usage(FILE *out)
 	      "                         bind: the statistics channel's ADDRESS:PORT)\n"
 	      "  --server-cost [LABEL=]CMD  a command (sh -c) run at each pass's start and end\n"
 	      "                         that prints the server's figures as KEY VALUE lines\n"
-	      "                         (a server on another host: scripts/server-cost-ssh)\n",
+	      "                         (a server on another host: scripts/server-cost-ssh)\n"
+	      "  --server-table         the study table's cells add the server's CPU us per\n"
+	      "                         answer: 'QPS (lost N), US us'\n",
 	      out);
 }

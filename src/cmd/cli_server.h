@@ -4,6 +4,7 @@
 #define DV_CLI_SERVER_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "study/study.h"
@@ -14,12 +15,14 @@ enum {
 	DV_OPT_SERVER_SYSCALLS,
 	DV_OPT_SERVER_STATS,
 	DV_OPT_SERVER_COST,
+	DV_OPT_SERVER_TABLE,
 };
 
 #define DV_CLI_SERVER_LONG_OPTS                                                                    \
 	{"server-pid", required_argument, NULL, DV_OPT_SERVER_PID},                                \
 	    {"server-syscalls", required_argument, NULL, DV_OPT_SERVER_SYSCALLS},                  \
 	    {"server-stats", required_argument, NULL, DV_OPT_SERVER_STATS},                        \
+	    {"server-table", no_argument, NULL, DV_OPT_SERVER_TABLE},                              \
 	{                                                                                          \
 		"server-cost", required_argument, NULL, DV_OPT_SERVER_COST                         \
 	}
@@ -35,6 +38,7 @@ typedef struct dv_cli_server {
 	const char **cost_args; /* --server-cost values in order (borrowed) */
 	size_t n_cost;
 	int syscalls; /* --server-syscalls: -1 unset (yes), 0 no, 1 yes */
+	bool table;   /* --server-table: the study table shows the server's us per answer */
 } dv_cli_server_t;
 
 /* One option of the group: 0, a negative code with err, or DV_CLI_SERVER_NOT_MINE. */

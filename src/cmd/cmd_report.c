@@ -16,9 +16,10 @@
 
 static void report_usage(FILE *out)
 {
-	fprintf(out, "usage: dnsvolley report [--table | --summary] FILE.json\n"
+	fprintf(out, "usage: dnsvolley report [--table | --summary] [--server-table] FILE.json\n"
 	             "Print the comparison table and the summary of a results file again\n"
-	             "(and, for stream transports, each pass's connection figures).\n");
+	             "(and, for stream transports, each pass's connection figures).\n"
+	             "--server-table: the table's cells add the server's CPU us per answer.\n");
 }
 
 /* Stream transports: each reported pass's connection lines, as the run printed them. */
@@ -41,7 +42,7 @@ static void print_pass_connections(const dv_study_t *s)
 
 int dv_cmd_report(int argc, char **argv)
 {
-	bool table = true, summary = true;
+	bool table = true, summary = true, server_table = false;
 	const char *path = NULL;
 	dv_study_t s;
 	dv_err_t err;
@@ -58,6 +59,8 @@ int dv_cmd_report(int argc, char **argv)
 			summary = false;
 		} else if (strcmp(argv[i], "--summary") == 0) {
 			table = false;
+		} else if (strcmp(argv[i], "--server-table") == 0) {
+			server_table = true;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			fprintf(stderr, "dnsvolley report: unknown option %s\n", argv[i]);
 			report_usage(stderr);
@@ -83,6 +86,7 @@ int dv_cmd_report(int argc, char **argv)
 		dv_study_free(&s);
 		return DV_EXIT_USAGE;
 	}
+	s.table_server = server_table;
 	char when[64] = "?";
 	time_t secs = (time_t)(s.start_wall_ns / DV_NS_PER_S);
 	struct tm tm;

@@ -220,6 +220,60 @@ static const char *col_srv_rss_peak(const row_t *w, char *buf, size_t cap)
 	return srv(w) ? num_u64(buf, cap, srv(w)->rss_peak_kb) : "";
 }
 
+/* Version 5: the user/system split, the start of memory, a shared CPU, and the server's own
+ * counters (--server-stats; empty unless read at both edges, the cache ones also when the
+ * kind has no cache counters). */
+static const char *col_srv_user_us(const row_t *w, char *buf, size_t cap)
+{
+	return srv(w) ? num(buf, cap, "%.3f", dv_server_user_us_per_answer(srv(w))) : "";
+}
+
+static const char *col_srv_sys_us(const row_t *w, char *buf, size_t cap)
+{
+	return srv(w) ? num(buf, cap, "%.3f", dv_server_sys_us_per_answer(srv(w))) : "";
+}
+
+static const char *col_srv_rss_start(const row_t *w, char *buf, size_t cap)
+{
+	return srv(w) ? num_u64(buf, cap, srv(w)->rss_start_kb) : "";
+}
+
+static const char *col_srv_shares_cpu(const row_t *w, char *buf, size_t cap)
+{
+	(void)buf, (void)cap;
+	return srv(w) ? (srv(w)->shares_cpu ? "1" : "0") : "";
+}
+
+static const dv_server_cost_t *srv_stats(const row_t *w, bool cache)
+{
+	const dv_server_cost_t *v = &w->p->res.server;
+	return v->stats && v->stats_ok && (!cache || v->stats_cache) ? v : NULL;
+}
+
+static const char *col_srv_queries(const row_t *w, char *buf, size_t cap)
+{
+	return srv_stats(w, false) ? num_u64(buf, cap, srv_stats(w, false)->stats_queries) : "";
+}
+
+static const char *col_srv_hits(const row_t *w, char *buf, size_t cap)
+{
+	return srv_stats(w, true) ? num_u64(buf, cap, srv_stats(w, true)->stats_hits) : "";
+}
+
+static const char *col_srv_misses(const row_t *w, char *buf, size_t cap)
+{
+	return srv_stats(w, true) ? num_u64(buf, cap, srv_stats(w, true)->stats_misses) : "";
+}
+
+static const char *col_srv_misses_per_query(const row_t *w, char *buf, size_t cap)
+{
+	const dv_server_cost_t *v = srv_stats(w, true);
+
+	if (v == NULL || v->stats_queries == 0)
+		return "";
+	return num(buf, cap, "%.4f", (double)v->stats_misses / (double)v->stats_queries);
+}
+
 static const char *col_capacity_verdict(const row_t *w, char *buf, size_t cap)
 {
 	(void)buf, (void)cap;
@@ -290,12 +344,25 @@ static const struct csv_col {
     {"server_syscalls_per_answer", col_srv_sys},
     {"server_rss_end_kb", col_srv_rss_end},
     {"server_rss_peak_kb", col_srv_rss_peak},
+    /* header version 5 (issue 23): the split, the start, a shared CPU, the server's counters */
+    {"server_user_us_per_answer", col_srv_user_us},
+    {"server_sys_us_per_answer", col_srv_sys_us},
+    {"server_rss_start_kb", col_srv_rss_start},
+    {"server_shares_cpu", col_srv_shares_cpu},
+    {"server_queries", col_srv_queries},
+    {"server_cache_hits", col_srv_hits},
+    {"server_cache_misses", col_srv_misses},
+    {"server_misses_per_query", col_srv_misses_per_query},
 };
 const size_t dv_csv_ncolumns = DV_ARRAY_SIZE(cols);
 
 /* Columns of each header version: version v has the first ncols_of[v] columns. */
-static const size_t ncols_of[DV_CSV_VERSION + 1] = {0, DV_CSV_V1_COLUMNS, DV_CSV_V2_COLUMNS,
-                                                    DV_CSV_V3_COLUMNS, DV_ARRAY_SIZE(cols)};
+static const size_t ncols_of[DV_CSV_VERSION + 1] = {0,
+                                                    DV_CSV_V1_COLUMNS,
+                                                    DV_CSV_V2_COLUMNS,
+                                                    DV_CSV_V3_COLUMNS,
+                                                    DV_CSV_V4_COLUMNS,
+                                                    DV_ARRAY_SIZE(cols)};
 
 size_t dv_csv_version_columns(unsigned version)
 {

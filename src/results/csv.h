@@ -25,15 +25,21 @@
  *     server_csw_per_answer server_syscalls_per_answer server_rss_end_kb
  *     server_rss_peak_kb (empty when the server was not measured; the system
  *     calls also when they could not be counted; doc/numbers.md "Server")
+ *   version 5 adds: server_user_us_per_answer server_sys_us_per_answer
+ *     server_rss_start_kb server_shares_cpu (1 or 0) server_queries
+ *     server_cache_hits server_cache_misses server_misses_per_query (the
+ *     counters empty unless --server-stats read them at both edges, the cache
+ *     ones also when the server has no cache counters)
  * They are listed once, in csv.c; the counter columns (sent completed lost
  * not_sent late, all of version 2's and version 3's conn_*, tls_* and
  * http_non200) take their values from the DV_COUNTERS entry with that csv
  * name (engine/stats.h; one table: a counter's column is named only there).
  */
-#define DV_CSV_VERSION    4  /* the header a new file gets */
+#define DV_CSV_VERSION    5  /* the header a new file gets */
 #define DV_CSV_V1_COLUMNS 25 /* columns of version 1 (before issue 10) */
 #define DV_CSV_V2_COLUMNS 30 /* columns of version 2 (before issues 12 and 13) */
 #define DV_CSV_V3_COLUMNS 45 /* columns of version 3 (before issue 23) */
+#define DV_CSV_V4_COLUMNS 52 /* columns of version 4 (before the server's counters) */
 /* Columns of the current version (DV_CSV_VERSION). */
 extern const size_t dv_csv_ncolumns;
 /* Columns of header version 1..DV_CSV_VERSION (a prefix of the current ones), else 0. */

@@ -640,6 +640,125 @@ out:
 	return rc;
 }
 
+/* ---- the server's CPU per answer (issue 23) ---- */
+
+typedef struct srv_arg {
+	const char *const *targets;
+	size_t ntarget;
+	bool errorbars; /* a group has more than one measured repeat: min-max bars */
+	double ymax;
+} srv_arg_t;
+
+/* server.dat: per target, the server's CPU us per answer mean min max after the label. */
+static void server_body(FILE *fp, const void *argp)
+{
+	const srv_arg_t *a = argp;
+
+	fputs("set style data histogram\nset style fill solid 0.8 border -1\n"
+	      "set boxwidth 0.9\nset datafile missing '-'\n",
+	      fp);
+	fputs(a->errorbars ? "set style histogram errorbars gap 1 lw 1.5\n"
+	                   : "set style histogram cluster gap 1\n",
+	      fp);
+	fprintf(fp,
+	        "set yrange [0:%.6g]\nset xtics nomirror\n"
+	        "set ylabel 'server CPU per answer (us, user + system)'\nplot ",
+	        a->ymax);
+	for (size_t k = 0; k < a->ntarget; k++) {
+		size_t col = 2 + k * 3;
+		if (a->errorbars)
+			fprintf(fp, "%s'server.dat' using %zu:%zu:%zu%s lc %zu title ",
+			        k ? ", " : "", col, col + 1, col + 2, k == 0 ? ":xtic(1)" : "",
+			        k + 1);
+		else
+			fprintf(fp, "%s'server.dat' using %zu%s lc %zu title ", k ? ", " : "", col,
+			        k == 0 ? ":xtic(1)" : "", k + 1);
+		gp_str(fp, a->targets[k]);
+	}
+	fputs("\n", fp);
+}
+
+/* server.dat: a row per list and pass kind, per target mean min max ("- - -": none). */
+static void server_rows(FILE *fp, const dv_groups_t *gs, srv_arg_t *a, size_t *max_n)
+{
+	for (size_t i = 0; i < gs->n; i++) {
+		const dv_group_t *g0 = &gs->g[i];
+		char label[320];
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(gs->g[j].list, g0->list) == 0 && gs->g[j].kind == g0->kind;
+		if (seen)
+			continue;
+		snprintf(label, sizeof(label), "%s %s", g0->list, dv_pass_kind_name(g0->kind));
+		dat_label(fp, label);
+		for (size_t t = 0; t < a->ntarget; t++) {
+			dv_group_t key = {
+			    .target = a->targets[t], .list = g0->list, .kind = g0->kind};
+			dv_series_t v = dv_group_server(dv_groups_find(gs, &key), 0);
+			if (v.n == 0) {
+				fputs(" - - -", fp);
+				continue;
+			}
+			fprintf(fp, " %.6g %.6g %.6g", v.mean, v.min, v.max);
+			a->ymax = DV_MAX(a->ymax, v.max);
+			*max_n = DV_MAX(*max_n, v.n);
+		}
+		fputc('\n', fp);
+	}
+}
+
+/*
+ * The server's CPU (user + system) per answer by target (version), side by side in a
+ * cluster per list and pass kind, min-max error bars over the measured repeats: the
+ * seeds' "server us per query" comparison. Only when some pass measured its server.
+ */
+static int server_chart(plot_ctx_t *p, const dv_groups_t *gs)
+{
+	const char **targets;
+	srv_arg_t a = {0};
+	size_t max_n = 0, measured = 0;
+	dv_atomicfile_t f;
+	chart_t *c;
+	int rc;
+
+	for (size_t i = 0; i < gs->n; i++)
+		measured += dv_group_server(&gs->g[i], 0).n;
+	if (measured == 0)
+		return 0; /* no server measured: no chart, no data file */
+	targets = calloc(gs->n, sizeof(*targets));
+	a.targets = targets;
+	if (targets == NULL)
+		return dv_err_set(p->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < gs->n; i++) {
+		size_t t = 0;
+		while (t < a.ntarget && strcmp(targets[t], gs->g[i].target) != 0)
+			t++;
+		if (t == a.ntarget)
+			targets[a.ntarget++] = gs->g[i].target;
+	}
+	if ((rc = out_open(p, "server.dat", &f)) != 0)
+		goto out;
+	fputs("# list and pass kind, then per target: server CPU us per answer mean min max "
+	      "(- = not measured)\n",
+	      f.fp);
+	server_rows(f.fp, gs, &a, &max_n);
+	if ((rc = dv_atomicfile_commit(&f, p->err)) != 0)
+		goto out;
+	c = chart_new(p, "bars-server", "Server CPU per answer (us), targets side by side");
+	a.errorbars = max_n > 1;
+	if (a.errorbars)
+		snprintf(c->title, sizeof(c->title),
+		         "Mean server CPU per answer (us), targets side by side (bars: min-max of "
+		         "%zu repeats)",
+		         max_n);
+	a.ymax = y_top(a.ymax);
+	rc = draw(p, c, server_body, &a);
+out:
+	free(targets);
+	return rc;
+}
+
 /* ---- index.html ---- */
 
 static void html_begin(FILE *fp, const char *title)
@@ -853,7 +972,7 @@ int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, co
 		return dv_err_set(err, -ENODATA, "%s: no reported pass to plot", src_name);
 	}
 	if ((rc = latency_chart(&p, &gs)) == 0 && (rc = time_charts(&p, s)) == 0 &&
-	    (rc = bar_charts(&p, &gs)) == 0 &&
+	    (rc = bar_charts(&p, &gs)) == 0 && (rc = server_chart(&p, &gs)) == 0 &&
 	    (!dv_study_has_conns(s) || (rc = conn_chart(&p, s, &gs)) == 0))
 		rc = study_index(&p, s, src_name, &gs);
 	dv_groups_free(&gs);

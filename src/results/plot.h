@@ -15,6 +15,7 @@
  * dashed), qps-time and loss-time (one level per interval snapshot, a line per
  * pass), bars-qps and bars-p99 (the targets side by side in a cluster per list
  * and pass kind, min-max error bars over the repeats when there are several);
+ * bars-server the same of the server's CPU us per answer (when some pass measured it);
  * connect (studies with stream connections: connect and TLS handshake time
  * percentile curves, p99 marked) and a connections table; every title ends
  * with the study's transport ("[dot]"); of a history file: trend-qps and

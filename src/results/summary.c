@@ -232,6 +232,26 @@ static void cell_qps(const dv_study_t *s, const dv_pass_record_t *p, grid_t *g, 
 		         (unsigned long long)p->res.stats.c.lost, p->res.interrupted ? "*" : "");
 }
 
+/*
+ * --server-table: the qps cell and the server's CPU per answer, "243633 (lost 0), 12.3 us";
+ * "-" in its place when the server was not measured in that pass.
+ */
+static void cell_qps_server(const dv_study_t *s, const dv_pass_record_t *p, grid_t *g, size_t row,
+                            size_t col)
+{
+	const dv_server_cost_t *sv = &p->res.server;
+	char *qps;
+
+	cell_qps(s, p, g, row, col);
+	qps = g->cell[row * g->cols + col];
+	g->cell[row * g->cols + col] = NULL;
+	if (sv->measured && sv->ok && sv->proc && sv->answers > 0)
+		grid_set(g, row, col, "%s, %.1f us", qps ? qps : "?", dv_server_us_per_answer(sv));
+	else
+		grid_set(g, row, col, "%s, -", qps ? qps : "?");
+	free(qps);
+}
+
 /* Which statuses the reported passes' qps have (bit 1 << dv_qps_status_t). */
 static unsigned qps_statuses(const dv_study_t *s)
 {
@@ -363,9 +383,11 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 		print_pass_grid(s, cell_capacity, out);
 		fprintf(out, "\nAt capacity (the last passing step of each search):\n");
 	}
-	fprintf(out, "\nComparison table (queries per second, lost queries in brackets; repN = "
-	             "repeat N of --repeat):\n");
-	any_interrupted = print_pass_grid(s, cell_qps, out);
+	fprintf(out,
+	        "\nComparison table (queries per second, lost queries in brackets%s; repN = "
+	        "repeat N of --repeat):\n",
+	        s->table_server ? ", then the server's CPU us per answer (user + system)" : "");
+	any_interrupted = print_pass_grid(s, s->table_server ? cell_qps_server : cell_qps, out);
 	fprintf(out, "\nCoverage (list entries asked / list size; runs through the list in "
 	             "brackets):\n");
 	print_pass_grid(s, cell_coverage, out);

@@ -254,6 +254,44 @@ int dv_dist_merge_intervals(dv_pass_result_t *into, const dv_pass_result_t *from
 	return 0;
 }
 
+/* The --server-stats part of a server's figures (its own counters), from src. */
+static void copy_server_stats(dv_server_cost_t *dst, const dv_server_cost_t *src)
+{
+	dst->stats = src->stats;
+	dst->stats_ok = src->stats_ok;
+	dst->stats_cache = src->stats_cache;
+	dst->stats_queries = src->stats_queries;
+	dst->stats_hits = src->stats_hits;
+	dst->stats_misses = src->stats_misses;
+	memcpy(dst->stats_kind, src->stats_kind, sizeof(dst->stats_kind));
+	memcpy(dst->stats_error, src->stats_error, sizeof(dst->stats_error));
+}
+
+/*
+ * The server's figures of a merged pass (doc/scale-out.md, "The server"): one server,
+ * read by every rank that could see it over the same pass, so its figures are taken once,
+ * never added: into's own when it has them, else from's (a rank on the server's host when
+ * rank 0 is not). The per-answer divisor is the merged answers: the server answered every
+ * rank. Its counters (--server-stats) the same way, apart: a rank may have read them and
+ * not the process.
+ */
+static void merge_server(dv_server_cost_t *into, const dv_server_cost_t *from, uint64_t answers)
+{
+	if ((!into->ok && from->ok) || (!into->measured && from->measured)) {
+		dv_server_cost_t own = *into;
+		*into = *from;
+		if (own.stats)
+			copy_server_stats(into, &own);
+	} else if (into->ok && from->ok) {
+		into->shares_cpu = into->shares_cpu || from->shares_cpu; /* any rank beside it */
+	}
+	if ((!into->stats_ok && from->stats_ok) || (!into->stats && from->stats))
+		copy_server_stats(into, from);
+	into->measured = into->measured || from->measured;
+	if (into->ok)
+		into->answers = answers;
+}
+
 int dv_dist_merge_pass(dv_pass_result_t *into, const dv_pass_result_t *from)
 {
 	dv_stats_merge(&into->stats, &from->stats);
@@ -280,6 +318,7 @@ int dv_dist_merge_pass(dv_pass_result_t *into, const dv_pass_result_t *from)
 	into->threads += from->threads;
 	into->max_outstanding += from->max_outstanding;
 	into->qps = into->run_time_s > 0 ? (double)into->stats.c.completed / into->run_time_s : 0;
+	merge_server(&into->server, &from->server, into->stats.c.completed + into->stats.c.late);
 	return dv_dist_merge_intervals(into, from);
 }
 

@@ -98,6 +98,7 @@ typedef struct dv_study {
 	bool warmup;
 	bool query_version;   /* ask each target for version.bind CH TXT before the first pass */
 	char *after_pass_cmd; /* --after-pass: shell command run after every pass, or NULL */
+	bool table_server;    /* --server-table: table cells add the server's us per answer */
 	uint64_t ready_timeout_ns;
 	/*
 	 * Pass lengths (doc/methodology.md, "Cold means cold"): a cold pass is always one

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Several generators as one run on MPI (doc/scale-out.md): 3 ranks under mpirun on
 # loopback against the responder; exact merged counts, sharding, the merged histogram
-# against `dnsvolley merge` of the ranks' own files, -Q split, a killed rank.
+# against `dnsvolley merge` of the ranks' own files, -Q split, a killed rank; the server's
+# figures taken once (rank 0's reading) over the merged answers.
 # Skipped (77) when the build has no MPI (configure --with-mpi).
 . "$(dirname "$0")/lib.sh"
 grep -q '^#define HAVE_MPI 1' "$top_builddir/config.h" || skip "built without --with-mpi"
@@ -105,6 +106,24 @@ if "$DV" merge "$TMP/rank.0.json" "$TMP/other.json" -o "$TMP/x.json" 2>"$TMP/m.e
 fi
 grep -q "list (sha256, queries) differs" "$TMP/m.err" || fail "merge error unclear: $(cat "$TMP/m.err")"
 echo "ok: merge refuses another list: $(cat "$TMP/m.err")"
+
+# 2c. The server (the responder, on this host: every rank read it) is one: the merged
+#     pass keeps rank 0's reading, never the sum of three, and divides it by every rank's
+#     answers; `dnsvolley merge` of the ranks' files gives the same figures.
+assert_eq "server: taken once, divided by the merged answers" "True True True True" "$(py '
+import json, sys
+a = json.load(open(sys.argv[1]))["passes"][0]
+m = json.load(open(sys.argv[2]))["passes"][0]
+r0 = json.load(open(sys.argv[3]))["passes"][0]
+s, c = a["server"], a["counters"]
+own = {k: v for k, v in r0["server"].items() if k != "answers"}
+print(s["ok"], s["answers"] == c["completed"] + c["late"],
+      {k: v for k, v in s.items() if k != "answers"} == own, m["server"] == s)' \
+	"$TMP/all.json" "$TMP/merged.json" "$TMP/rank.0.json")"
+assert_eq "server: rank 0 alone divided by its own answers" "True" "$(py '
+import json, sys
+r0 = json.load(open(sys.argv[1]))["passes"][0]
+print(r0["server"]["answers"] == r0["counters"]["completed"] + r0["counters"]["late"] < 90000)' "$TMP/rank.0.json")"
 
 # 3. The responder drops every 10th query: exactly 81,000 completed, 9,000 lost.
 start_responder D -T 1 --drop-every 10

@@ -4,7 +4,8 @@
 # bundled responder: the CPU seconds and context switches in the results file agree with
 # the test's own reading around the same pass within 2% plus one tick (as server-cost.sh),
 # answers = completed. A command that prints garbage, fails or hangs: one clear line, the
-# client figures still reported, exit status 0. An empty command: exit 2.
+# client figures still reported, exit status 0. An empty command: exit 2. report
+# --server-table prints a fixed results file's cell with the server's us per answer.
 . "$(dirname "$0")/lib.sh"
 [ -x "$DV" ] || skip "dnsvolley not built"
 [ -x "$RESPONDER" ] || skip "dnsvolley-responder not built"
@@ -54,6 +55,27 @@ grep -q "^  Server system calls:  not available: not counted by a --server-cost 
 	fail "no system-call line"
 grep -Eq "^  Server CPUs:          ran on [0-9,-]+ \(allowed [0-9,-]+\)$" "$TMP/out.txt" ||
 	fail "CPUs line: $(grep "Server CPUs" "$TMP/out.txt")"
+
+# --server-table: the table's cell from a fixed results file (the file's timing replaced by
+# fixed figures: 60000 answers in 2.4 s, 0.6 + 0.3 s of server CPU = 15.0 us per answer)
+assert_eq "answers" 60000 "$(sf "$TMP/r.json" answers)"
+python3 - "$TMP/r.json" "$TMP/fixed.json" <<'P'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["passes"][0]
+p["run_time_s"], p["qps"] = 2.4, 25000.0
+p["server"]["cpu_user_s"], p["server"]["cpu_sys_s"] = 0.6, 0.3
+json.dump(d, open(sys.argv[2], "w"))
+P
+"$DV" report --table --server-table "$TMP/fixed.json" >"$TMP/table.txt" 2>"$TMP/e.txt" ||
+	fail "report --server-table: $(cat "$TMP/e.txt")"
+grep -q "^Comparison table (queries per second, lost queries in brackets, then the server's CPU us per answer (user + system); " "$TMP/table.txt" ||
+	fail "report --server-table: heading: $(cat "$TMP/table.txt")"
+assert_eq "report --server-table: the cell" "25000 (lost 0), 15.0 us" \
+	"$(awk '/^Comparison table/ { getline; getline; sub(/^[^ ]+ +[^ ]+ +/, ""); print; exit }' "$TMP/table.txt")"
+"$DV" report --table "$TMP/fixed.json" >"$TMP/table.txt"
+assert_eq "report without --server-table: the cell" "25000 (lost 0)" \
+	"$(awk '/^Comparison table/ { getline; getline; sub(/^[^ ]+ +[^ ]+ +/, ""); print; exit }' "$TMP/table.txt")"
 
 # bad commands: one line, client figures intact, exit 0
 printf '#!/bin/sh\nexec %s 60\n' "$(command -v sleep)" >"$TMP/hang"

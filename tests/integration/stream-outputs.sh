@@ -58,7 +58,7 @@ stop_responder so
 
 echo "== the same figures in JSON, CSV and dns-metrics"
 assert_eq "history rows (tcp, dot)" 3 "$(wc -l <"$TMP/h.csv" | tr -d ' ')"
-head -1 "$TMP/h.csv" | grep -q ',wire_timed,transport,conn_opened,.*,capacity_qps,capacity_verdict,server_cpu_user_s,.*,server_rss_peak_kb$' ||
+head -1 "$TMP/h.csv" | grep -q ',wire_timed,transport,conn_opened,.*,capacity_qps,capacity_verdict,server_cpu_user_s,.*,server_rss_peak_kb,server_user_us_per_answer,.*,server_misses_per_query$' ||
 	fail "history header: $(head -1 "$TMP/h.csv")"
 row=0
 for m in tcp dot; do

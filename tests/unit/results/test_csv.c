@@ -132,12 +132,16 @@ static void test_header_once(void **state)
 	                    "connect_p99_ms,handshake_p50_ms,handshake_p99_ms,queries_per_conn,"
 	                    "http_non200,capacity_qps,capacity_verdict,server_cpu_user_s,"
 	                    "server_cpu_sys_s,server_us_per_answer,server_csw_per_answer,"
-	                    "server_syscalls_per_answer,server_rss_end_kb,server_rss_peak_kb");
-	assert_int_equal(DV_CSV_VERSION, 4);
-	assert_int_equal(dv_csv_ncolumns, 52);
+	                    "server_syscalls_per_answer,server_rss_end_kb,server_rss_peak_kb,"
+	                    "server_user_us_per_answer,server_sys_us_per_answer,"
+	                    "server_rss_start_kb,server_shares_cpu,server_queries,"
+	                    "server_cache_hits,server_cache_misses,server_misses_per_query");
+	assert_int_equal(DV_CSV_VERSION, 5);
+	assert_int_equal(dv_csv_ncolumns, 60);
+	assert_int_equal(dv_csv_version_columns(4), 52);
 	assert_int_equal(dv_csv_version_columns(3), 45);
 	assert_int_equal(dv_csv_version_columns(2), 30);
-	assert_string_equal(dv_csv_header_version(4), dv_csv_header());
+	assert_string_equal(dv_csv_header_version(5), dv_csv_header());
 	assert_string_equal(dv_csv_header_version(2) + strlen(dv_csv_header_version(2)) - 11,
 	                    ",wire_timed");
 	assert_int_equal(
@@ -149,7 +153,9 @@ static void test_header_once(void **state)
 	assert_string_equal(dv_csv_header_version(1) + strlen(dv_csv_header_version(1)) - 12,
 	                    ",interrupted");
 	assert_null(dv_csv_header_version(0));
-	assert_null(dv_csv_header_version(5));
+	assert_string_equal(dv_csv_header_version(4) + strlen(dv_csv_header_version(4)) - 19,
+	                    ",server_rss_peak_kb");
+	assert_null(dv_csv_header_version(6));
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_non_null(strstr(text, dv_csv_header()));
@@ -157,20 +163,20 @@ static void test_header_once(void **state)
 	                    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
 	                    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
 	                    "0.500000,0.500000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
-	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,\n"
+	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,,,,,,,,,\n"
 	                    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
 	                    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
 	                    "0.750000,0.750000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
-	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,\n");
+	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,,,,,,,,,\n");
 	/* Append again: the header is not repeated, rows follow. */
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	second = read_all(path);
 	assert_int_equal(strlen(second), 2 * strlen(text) - strlen(dv_csv_header()) - 1);
 	assert_ptr_equal(strstr(second + 1, "date,host"), NULL);
 
-	assert_int_equal(dv_csv_file_version(path, &err), 4);
+	assert_int_equal(dv_csv_file_version(path, &err), 5);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 4);
+	assert_int_equal(t.version, 5);
 	assert_int_equal(t.n, 4);
 	assert_string_equal(field(&t, 0, "pass"), "cold");
 	assert_string_equal(field(&t, 1, "pass"), "hot");
@@ -449,7 +455,7 @@ static void test_new_columns_round_trip(void **state)
 	assert_non_null(strstr(text, ",2.000,0,5,613,2,34,1988,udp,"));
 	free(text);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 4);
+	assert_int_equal(t.version, 5);
 	assert_int_equal(t.n, 2);
 	assert_string_equal(field(&t, 0, "client_drops"), "4");
 	assert_string_equal(field(&t, 0, "target_drops"), "612");
@@ -534,12 +540,12 @@ static void test_v3_streams_capacity(void **state)
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_non_null(strstr(text, ",0,0,0,0,0,0,dot,8,1,2,3,5,3,0.100000,0.100000,1.001472,"
-	                             "4.000000,250.000,4,,,,,,,,,\n"));
+	                             "4.000000,250.000,4,,,,,,,,,,,,,,,,,\n"));
 	assert_non_null(strstr(text, ",0,0,0,0,0,0,dot,0,0,0,0,0,0,,,,,,0,16000.000,"
-	                             "generator-bound,,,,,,,\n"));
+	                             "generator-bound,,,,,,,,,,,,,,,\n"));
 	free(text);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 4);
+	assert_int_equal(t.version, 5);
 	assert_string_equal(field(&t, 0, "transport"), "dot");
 	assert_string_equal(field(&t, 0, "conn_opened"), "8");
 	assert_string_equal(field(&t, 0, "handshake_p99_ms"), "4.000000");
@@ -628,6 +634,77 @@ static void test_unwritable(void **state)
 	free_study(s);
 }
 
+/*
+ * Header version 5 (issue 23): the user/system split, the start RSS, a shared CPU and the
+ * server's own counters, exactly; the counters empty when not read, the cache ones when
+ * the kind has none. A version 4 file keeps its 52 columns and reads with them empty.
+ */
+static void test_v5_server(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	char old[1024], *text;
+	(void)state;
+
+	dv_server_cost_t *v = &s->passes[1].res.server;
+	*v = (dv_server_cost_t){.measured = true,
+	                        .ok = true,
+	                        .proc = true,
+	                        .answers = 4000,
+	                        .cpu_user_s = 0.01,
+	                        .cpu_sys_s = 0.03,
+	                        .rss_start_kb = 4096,
+	                        .shares_cpu = true,
+	                        .stats = true,
+	                        .stats_ok = true,
+	                        .stats_cache = true,
+	                        .stats_queries = 4000,
+	                        .stats_hits = 1000,
+	                        .stats_misses = 3000};
+	/* pass 2: counters only (--server-pid none), of a kind without cache counters */
+	s->passes[2].res.server = (dv_server_cost_t){
+	    .measured = true, .stats = true, .stats_ok = true, .stats_queries = 3990};
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 5);
+	assert_string_equal(field(&t, 0, "server_user_us_per_answer"), "2.500");
+	assert_string_equal(field(&t, 0, "server_sys_us_per_answer"), "7.500");
+	assert_string_equal(field(&t, 0, "server_us_per_answer"), "10.000");
+	assert_string_equal(field(&t, 0, "server_rss_start_kb"), "4096");
+	assert_string_equal(field(&t, 0, "server_shares_cpu"), "1");
+	assert_string_equal(field(&t, 0, "server_queries"), "4000");
+	assert_string_equal(field(&t, 0, "server_cache_hits"), "1000");
+	assert_string_equal(field(&t, 0, "server_cache_misses"), "3000");
+	assert_string_equal(field(&t, 0, "server_misses_per_query"), "0.7500");
+	assert_string_equal(field(&t, 1, "server_us_per_answer"), "");
+	assert_string_equal(field(&t, 1, "server_shares_cpu"), "");
+	assert_string_equal(field(&t, 1, "server_queries"), "3990");
+	assert_string_equal(field(&t, 1, "server_cache_hits"), "");
+	assert_string_equal(field(&t, 1, "server_misses_per_query"), "");
+	dv_csv_table_free(&t);
+
+	/* counters asked but not read: empty */
+	s->passes[2].res.server.stats_ok = false;
+	snprintf(old, sizeof(old), "%s\n", dv_csv_header_version(4));
+	write_all(path, old);
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	assert_int_equal(dv_csv_file_version(path, &err), 4);
+	text = read_all(path);
+	assert_null(strstr(text, "server_queries"));
+	assert_non_null(strstr(text, ",0.010,0.030,10.000,0.0000,,0,0\n")); /* 52 columns */
+	free(text);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 4);
+	assert_int_equal(t.n, 2);
+	assert_string_equal(field(&t, 0, "server_us_per_answer"), "10.000");
+	for (size_t r = 0; r < t.n; r++)
+		for (size_t c = DV_CSV_V4_COLUMNS; c < dv_csv_ncolumns; c++)
+			assert_string_equal(t.rows[r][c], "");
+	dv_csv_table_free(&t);
+	free_study(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,6 +720,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_v4_server, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_v5_server, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

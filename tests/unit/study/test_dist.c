@@ -255,12 +255,102 @@ static void test_start_at(void **state)
 	assert_int_equal(dv_dist_parse_start_at("2026-01-02T03:04:05", &ns, &err), -EINVAL);
 }
 
+/* A pass result of `completed` answers whose server reading is *sv (answers: its own). */
+static void server_pass(dv_pass_result_t *r, uint64_t completed, const dv_server_cost_t *sv)
+{
+	memset(r, 0, sizeof(*r));
+	dv_stats_init(&r->stats);
+	r->stats.c.sent = r->stats.c.completed = completed;
+	r->run_time_s = 1.0;
+	r->server = *sv;
+	if (r->server.ok)
+		r->server.answers = completed;
+}
+
+/*
+ * The server is one, whatever the number of ranks: its figures are taken once (rank 0's,
+ * else the first rank that read it), never added, and divided by the merged answers; its
+ * counters likewise, apart from the process's figures.
+ */
+static void test_merge_server(void **state)
+{
+	const dv_server_cost_t seen = {.measured = true,
+	                               .ok = true,
+	                               .proc = true,
+	                               .pid = 42,
+	                               .cpu_user_s = 0.3,
+	                               .cpu_sys_s = 0.1,
+	                               .vcsw = 1000,
+	                               .stats = true,
+	                               .stats_ok = true,
+	                               .stats_cache = true,
+	                               .stats_queries = 300,
+	                               .stats_hits = 100,
+	                               .stats_misses = 200};
+	dv_server_cost_t other = seen, gone = {.measured = true}, none = {0};
+	dv_pass_result_t a, b, c;
+
+	(void)state;
+	other.pid = 43;
+	other.cpu_user_s = 0.31; /* the same server read by another rank: never added */
+	other.shares_cpu = true;
+	other.stats_queries = 301;
+	server_pass(&a, 100, &seen);
+	server_pass(&b, 200, &other);
+	server_pass(&c, 100, &none);
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_int_equal(dv_dist_merge_pass(&a, &c), 0);
+	assert_int_equal(a.server.pid, 42);
+	assert_true(a.server.cpu_user_s == 0.3 && a.server.cpu_sys_s == 0.1);
+	assert_int_equal(a.server.vcsw, 1000);
+	assert_int_equal(a.server.answers, 400); /* every rank's answers */
+	assert_true(fabs(dv_server_us_per_answer(&a.server) - 1000.0) < 1e-9);
+	assert_true(a.server.shares_cpu); /* a rank beside the server */
+	assert_int_equal(a.server.stats_queries, 300);
+	assert_int_equal(a.server.stats_misses, 200);
+
+	/* rank 0 could not read it (another host), rank 1 could: rank 1's figures */
+	gone.stats = true; /* and its control tool failed there */
+	snprintf(gone.error, sizeof(gone.error), "not on this host");
+	snprintf(gone.stats_error, sizeof(gone.stats_error), "refused");
+	server_pass(&a, 100, &gone);
+	server_pass(&b, 300, &other);
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_true(a.server.ok);
+	assert_int_equal(a.server.pid, 43);
+	assert_true(a.server.cpu_user_s == 0.31);
+	assert_int_equal(a.server.answers, 400);
+	assert_true(a.server.stats_ok);
+	assert_int_equal(a.server.stats_queries, 301);
+
+	/* counters only on rank 0 (--server-pid none there), the process on rank 1 */
+	dv_server_cost_t counters = {
+	    .measured = true, .stats = true, .stats_ok = true, .stats_queries = 500};
+	other.stats = other.stats_ok = false;
+	server_pass(&a, 250, &counters);
+	server_pass(&b, 250, &other);
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_true(a.server.ok);
+	assert_int_equal(a.server.pid, 43);
+	assert_int_equal(a.server.answers, 500);
+	assert_true(a.server.stats_ok);
+	assert_int_equal(a.server.stats_queries, 500);
+
+	/* nobody measured anything: nothing measured after the merge */
+	server_pass(&a, 10, &none);
+	server_pass(&b, 10, &none);
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_false(a.server.measured);
+	assert_int_equal(a.server.answers, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_share_config),    cmocka_unit_test(test_share_refuses),
 	    cmocka_unit_test(test_shard),           cmocka_unit_test(test_merge_histograms),
 	    cmocka_unit_test(test_merge_intervals), cmocka_unit_test(test_start_at),
+	    cmocka_unit_test(test_merge_server),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -182,6 +182,45 @@ static size_t count_of(const char *hay, const char *needle)
 	return n;
 }
 
+/* --server-table: each qps cell adds the server's CPU us per answer, "-" when unmeasured. */
+static void test_table_server(void **state)
+{
+	(void)state;
+	static const char *const t[] = {"unbound"};
+	dv_study_t s;
+	build(&s, t, 1, 1);
+	s.n_lists = 1;
+	add_pass(&s, 0, 0, 0, DV_PASS_COLD, 5000, 3, 100000);
+	add_pass(&s, 0, 0, 0, DV_PASS_HOT, 9000.4, 0, 100000);
+	dv_server_cost_t *sv = &s.passes[0].res.server;
+	sv->measured = sv->ok = sv->proc = true;
+	sv->cpu_user_s = 0.0012; /* 12 us per answer of 100 */
+	sv->cpu_sys_s = 0.00035; /* 3.5 us */
+	sv->answers = 100;
+	s.passes[1].res.server = *sv;
+	s.passes[1].res.server.ok = false; /* not measured in that pass: "-" */
+	s.passes[1].res.interrupted = true;
+	s.table_server = true;
+	char *out = capture(&s, true);
+	const char *want = "\nComparison table (queries per second, lost queries in brackets, then "
+	                   "the server's CPU us per answer (user + system); repN = repeat N of "
+	                   "--repeat):\n"
+	                   "Target   List               rep1 cold           rep1 hot\n"
+	                   "unbound  SOA   5000 (lost 3), 15.5 us  9000 (lost 0)*, -\n"
+	                   "\nCoverage (list entries asked / list size; runs through the list in "
+	                   "brackets):\n"
+	                   "Target   List  rep1 cold  rep1 hot\n"
+	                   "unbound  SOA        100%     100%*\n"
+	                   "* interrupted pass: partial figures\n";
+	assert_string_equal(out, want);
+	free(out);
+	s.table_server = false; /* the plain table is unchanged */
+	out = capture(&s, true);
+	assert_non_null(strstr(out, "unbound  SOA   5000 (lost 3)  9000 (lost 0)*\n"));
+	free(out);
+	dv_study_free(&s);
+}
+
 static void test_summary(void **state)
 {
 	(void)state;
@@ -755,6 +794,7 @@ int main(void)
 	    cmocka_unit_test(test_probe_version),
 	    cmocka_unit_test(test_flush_failure_stops),
 	    cmocka_unit_test(test_never_ready_stops),
+	    cmocka_unit_test(test_table_server),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
