@@ -258,6 +258,11 @@ int dv_plot_resperf(const char *dir, const char *gnuplot, const char *data, dv_e
 	}
 	if (strchr(q, '\'') != NULL)
 		return dv_err_set(err, -EINVAL, "%s: a quote in the plot file's path", q);
+	if (ramp_range(q).rows == 0)
+		return dv_err_set(
+		    err, -ENODATA,
+		    "no interval ended before the ramp stopped: no chart (a longer list, "
+		    "or -R)");
 	if ((f = open_in(dir, "resperf.gp", err)) == NULL)
 		return -EIO;
 	resperf_script(f, q);
