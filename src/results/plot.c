@@ -567,8 +567,9 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 	chart_t *cq = chart_new(p, "qps-time",
 	                        "Answers per second over time (colour: target; dash: list; "
 	                        "thin: cold, thick: hot; every repeat drawn)");
-	chart_t *cl =
-	    chart_new(p, "loss-time", "Lost queries over time, % of sent (styles as above)");
+	chart_t *cl = chart_new(p, "loss-time",
+	                        "Lost queries over time, % of sent (colour: target; dash: list; "
+	                        "thin: cold, thick: hot)");
 	size_t np = st->n_passes, ns = 0;
 	series_t *sq = calloc(np ? np : 1, sizeof(*sq)), *sl = calloc(np ? np : 1, sizeof(*sl));
 	char(*files)[48] = calloc(np ? np : 1, sizeof(*files));
