@@ -7,6 +7,7 @@ INTEGRATION_TESTS = \
 	tests/integration/genlist.sh tests/integration/responder.sh \
 	tests/integration/study-responder.sh tests/integration/study-real-servers.sh \
 	tests/integration/nightly.sh tests/integration/plot.sh tests/integration/report-browser.sh \
+	tests/integration/plot-panels.sh \
 	tests/integration/completion.sh \
 	tests/integration/hostile.sh tests/integration/hostile-streams-tcp.sh \
 	tests/integration/hostile-streams-dot.sh tests/integration/hostile-streams-doh.sh \

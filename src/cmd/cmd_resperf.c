@@ -545,7 +545,12 @@ int dv_cmd_resperf(int argc, char **argv)
 	rc = run(&o, &ql, &cfg);
 	dv_querylist_free(&ql);
 	if (rc == 0 && o.chart_dir != NULL) {
-		if (dv_plot_resperf(o.chart_dir, NULL, o.plot, &err) != 0) {
+		int prc = dv_plot_resperf(o.chart_dir, NULL, o.plot, &err);
+		if (prc == -ENODATA) { /* the run stands; there is nothing to draw */
+			fprintf(o.log, PFX "-o: %s\n", err.msg);
+			return rc;
+		}
+		if (prc != 0) {
 			fprintf(o.log, PFX "-o: %s\n", err.msg);
 			return DV_EXIT_RUN_FAILED;
 		}

@@ -25,7 +25,8 @@ typedef struct chart {
 	char name[32]; /* file stem: NAME.gp, NAME.png, NAME.svg */
 	char title[128];
 	bool made;
-	char note[256]; /* why it was not drawn */
+	int width, height; /* pixels; 0: 960 x 560 */
+	char note[256];    /* why it was not drawn */
 } chart_t;
 
 typedef struct plot_ctx {
@@ -93,30 +94,37 @@ static chart_t *chart_new(plot_ctx_t *p, const char *name, const char *title)
 	return c;
 }
 
-/* First lines of every script: PNG (cairo when this gnuplot has it), no enhanced text. */
+/* First lines of every script: the title, a grid, the legend under the chart. */
 static void gp_begin(FILE *fp, const chart_t *c)
 {
 	fprintf(fp, "# %s: written by dnsvolley plot; run with: gnuplot %s.gp\n", c->title,
 	        c->name);
-	fputs("if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
-	      "\tset terminal pngcairo size 960,560 noenhanced\n"
-	      "} else {\n"
-	      "\tset terminal png size 960,560 noenhanced\n"
-	      "}\n",
-	      fp);
-	fprintf(fp, "set output '%s.png'\n", c->name);
 	fputs("set title ", fp);
 	gp_str(fp, c->title);
 	/* The legend under the chart, in columns: the plot keeps the width. */
-	fputs("\nset grid\nset key below horizontal reverse Left samplen 3 width 2\n", fp);
+	fputs("\nset grid\nset key below horizontal reverse Left samplen 3 width 2 height 1\n", fp);
 }
 
-static void gp_end(FILE *fp, const chart_t *c)
+/*
+ * The terminal of one image: PNG (cairo when this gnuplot has it) or SVG, no
+ * enhanced text, the chart's size. The body is drawn once per image (a multiplot
+ * cannot be replotted).
+ */
+static void gp_term(FILE *fp, const chart_t *c, bool svg)
 {
-	fprintf(fp,
-	        "set terminal svg size 960,560 noenhanced\nset output '%s.svg'\nreplot\n"
-	        "unset output\n",
-	        c->name);
+	int w = c->width ? c->width : 960, h = c->height ? c->height : 560;
+
+	if (svg)
+		fprintf(fp, "set terminal svg size %d,%d noenhanced\nset output '%s.svg'\n", w, h,
+		        c->name);
+	else
+		fprintf(fp,
+		        "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+		        "\tset terminal pngcairo size %d,%d noenhanced\n"
+		        "} else {\n"
+		        "\tset terminal png size %d,%d noenhanced\n"
+		        "}\nset output '%s.png'\n",
+		        w, h, w, h, c->name);
 }
 
 /* Run gnuplot NAME.gp in the directory (gnuplot.h: bounded, stdin /dev/null, whole images). */
@@ -149,8 +157,11 @@ static int draw(plot_ctx_t *p, chart_t *c, gp_body_fn body, const void *arg)
 	if ((rc = out_open(p, name, &f)) != 0)
 		return rc;
 	gp_begin(f.fp, c);
+	gp_term(f.fp, c, false);
 	body(f.fp, arg);
-	gp_end(f.fp, c);
+	gp_term(f.fp, c, true);
+	body(f.fp, arg);
+	fputs("unset output\n", f.fp);
 	if ((rc = dv_atomicfile_commit(&f, p->err)) != 0)
 		return rc;
 	return run_gnuplot(p, c);
@@ -162,11 +173,13 @@ typedef struct series {
 	const char *file; /* data file */
 	char title[320];
 	int ycol;
-	int lc;       /* line colour index (1...): one per target or group; 0 = gnuplot's turn */
-	int dt;       /* dash type (1 solid, 2 dashed...): one per list; 0 = solid */
-	int pt;       /* point type marking the pass kind (latency curves), 0 = none */
-	double lw;    /* line width: thin cold, thick hot; 0 = 2 */
-	bool notitle; /* a later repeat of a series already in the legend */
+	int lc;        /* line colour index (1...): one per target or group; 0 = gnuplot's turn */
+	int dt;        /* dash type (1 solid, 2 dashed...): one per list; 0 = solid */
+	int pt;        /* point type marking the pass kind (latency curves), 0 = none */
+	double lw;     /* line width: thin cold, thick hot; 0 = 2 */
+	bool notitle;  /* a later repeat of a series already in the legend */
+	size_t panel;  /* small multiples: its panel (lines_arg_t.npanels) */
+	size_t ti, li; /* its target's and list's index in the study */
 } series_t;
 
 typedef struct lines_arg {
@@ -175,7 +188,71 @@ typedef struct lines_arg {
 	const series_t *s;
 	size_t n;
 	const char *style; /* "lines", "linespoints", or "intervals" (a level per interval) */
+	size_t npanels;    /* > 1: small multiples, series s[i] in panel s[i].panel */
+	const char *title; /* the figure's title over the panels */
 } lines_arg_t;
+
+/* One series of a plot command; first: the command's first. */
+static void plot_series(FILE *fp, const lines_arg_t *a, const series_t *s, bool first)
+{
+	const char *sep = first ? "" : ", \\\n     ";
+
+	/* "intervals": each value held over its interval, column 7 to column 1. */
+	if (strcmp(a->style, "intervals") == 0)
+		fprintf(fp, "%s'%s' using 7:%d:($1-$7):(0) with vectors nohead", sep, s->file,
+		        s->ycol);
+	else if (s->pt > 0)
+		fprintf(fp, "%s'%s' using 1:%d with linespoints pt %d ps 0.8 pi -8", sep, s->file,
+		        s->ycol, s->pt);
+	else
+		fprintf(fp, "%s'%s' using 1:%d with %s", sep, s->file, s->ycol, a->style);
+	fprintf(fp, " lw %g", s->lw > 0 ? s->lw : 2);
+	if (s->lc > 0)
+		fprintf(fp, " lc %d", s->lc);
+	fprintf(fp, " dt %d ", s->dt > 0 ? s->dt : 1);
+	if (s->notitle)
+		fputs("notitle", fp);
+	else {
+		fputs("title ", fp);
+		gp_str(fp, s->title);
+	}
+}
+
+/* The panels' grid: up to 2 columns for 4 panels, 3 beyond. */
+static size_t panel_cols(size_t n)
+{
+	return n <= 2 ? n : n <= 4 ? 2 : 3;
+}
+
+/*
+ * Small multiples (issue 26): one panel per target/list, the figure's title over
+ * them, each panel's legend in its top margin (never over the data or a label),
+ * the same ranges in every panel, the y label in the first column only.
+ */
+static void panels_body(FILE *fp, const lines_arg_t *a)
+{
+	size_t cols = panel_cols(a->npanels), rows = (a->npanels + cols - 1) / cols;
+
+	fprintf(fp, "set multiplot layout %zu,%zu title ", rows, cols);
+	gp_str(fp, a->title);
+	fputs("\nunset title\nset key tmargin center horizontal maxrows 1 noreverse Right samplen "
+	      "2 width 1\n"
+	      "set lmargin 10\nset rmargin 3\nset tmargin 4\n",
+	      fp);
+	for (size_t p = 0; p < a->npanels; p++) {
+		bool first = true;
+		fputs("set ylabel ", fp);
+		gp_str(fp, p % cols == 0 ? a->ylabel : "");
+		fputs("\nplot ", fp);
+		for (size_t i = 0; i < a->n; i++)
+			if (a->s[i].panel == p) {
+				plot_series(fp, a, &a->s[i], first);
+				first = false;
+			}
+		fputs("\n", fp);
+	}
+	fputs("unset multiplot\n", fp);
+}
 
 static void lines_body(FILE *fp, const void *argp)
 {
@@ -188,29 +265,13 @@ static void lines_body(FILE *fp, const void *argp)
 	fputs("\n", fp);
 	if (a->extra)
 		fputs(a->extra, fp);
-	fputs("plot ", fp);
-	for (size_t i = 0; i < a->n; i++) {
-		/* "intervals": each value held over its interval, column 7 to column 1. */
-		if (strcmp(a->style, "intervals") == 0)
-			fprintf(fp, "%s'%s' using 7:%d:($1-$7):(0) with vectors nohead",
-			        i ? ", \\\n     " : "", a->s[i].file, a->s[i].ycol);
-		else if (a->s[i].pt > 0)
-			fprintf(fp, "%s'%s' using 1:%d with linespoints pt %d ps 0.8 pi -8",
-			        i ? ", \\\n     " : "", a->s[i].file, a->s[i].ycol, a->s[i].pt);
-		else
-			fprintf(fp, "%s'%s' using 1:%d with %s", i ? ", \\\n     " : "",
-			        a->s[i].file, a->s[i].ycol, a->style);
-		fprintf(fp, " lw %g", a->s[i].lw > 0 ? a->s[i].lw : 2);
-		if (a->s[i].lc > 0)
-			fprintf(fp, " lc %d", a->s[i].lc);
-		fprintf(fp, " dt %d ", a->s[i].dt > 0 ? a->s[i].dt : 1);
-		if (a->s[i].notitle)
-			fputs("notitle", fp);
-		else {
-			fputs("title ", fp);
-			gp_str(fp, a->s[i].title);
-		}
+	if (a->npanels > 1) {
+		panels_body(fp, a);
+		return;
 	}
+	fputs("plot ", fp);
+	for (size_t i = 0; i < a->n; i++)
+		plot_series(fp, a, &a->s[i], i == 0);
 	fputs("\n", fp);
 }
 
@@ -224,6 +285,59 @@ static void style_of(series_t *s, size_t target, size_t list, dv_pass_kind_t k)
 	s->lc = (int)(target % 8) + 1;
 	s->dt = (int)(list % 5) + 1;
 	s->lw = k == DV_PASS_COLD ? 1.2 : 2.5;
+}
+
+/*
+ * Small multiples (issue 26): a chart with more than PANEL_LEGEND legend entries
+ * draws overlapping lines under a legend half its height, so its series go into
+ * panels: one per list when by_list (targets compared within a panel), else one per
+ * target and list, else one per target, else one per list; at most PANEL_MAX
+ * panels, one chart beyond. Sets each series' panel; returns the panel count.
+ */
+#define PANEL_LEGEND 4
+#define PANEL_MAX    9
+
+static size_t set_panels(series_t *s, size_t ns, size_t nt, size_t nl, bool by_list)
+{
+	size_t entries = 0, raw[PANEL_MAX], np = 0;
+	int by = 0; /* 1 list, 2 target and list, 3 target */
+
+	for (size_t i = 0; i < ns; i++)
+		entries += !s[i].notitle;
+	if (entries <= PANEL_LEGEND)
+		by = 0;
+	else if (by_list && nl > 1 && nl <= PANEL_MAX)
+		by = 1;
+	else if (nt * nl > 1 && nt * nl <= PANEL_MAX)
+		by = 2;
+	else if (nt > 1 && nt <= PANEL_MAX)
+		by = 3;
+	else if (nl > 1 && nl <= PANEL_MAX)
+		by = 1;
+	for (size_t i = 0; i < ns; i++) {
+		size_t r = by == 1   ? s[i].li
+		           : by == 2 ? s[i].ti * nl + s[i].li
+		           : by == 3 ? s[i].ti
+		                     : 0;
+		size_t k = 0;
+		while (k < np && raw[k] != r)
+			k++;
+		if (k == np)
+			raw[np++] = r;
+		s[i].panel = k;
+	}
+	return np > 1 ? np : 1;
+}
+
+/* A figure of n panels: 400 pixels a row under the title, wider for 3 columns. */
+static void panels_size(chart_t *c, size_t n)
+{
+	size_t cols = panel_cols(n);
+
+	if (n <= 1)
+		return;
+	c->width = cols > 2 ? 1200 : 960;
+	c->height = 60 + 400 * (int)((n + cols - 1) / cols);
 }
 
 static int kind_point(dv_pass_kind_t k)
@@ -275,7 +389,7 @@ static int pctl_file(plot_ctx_t *p, const char *file, const dv_hist_t *h, const 
 /* The percentile charts' axes: log-log, 100% on the left down to the smallest share. */
 static void pctl_extra(char *extra, size_t len, double xmin, const double yr[2], bool mark_p99)
 {
-	double lo = pow(10, floor(log10(xmin)));
+	double lo = xmin / 1.25; /* just past the slowest share: no empty decade (issue 26) */
 	/* The y axis fits the data: from just under the fastest to just over the slowest. */
 	double ylo = yr[0] > 0 && yr[0] <= yr[1] ? yr[0] / 1.25 : 0.001;
 	double yhi = yr[0] > 0 && yr[0] <= yr[1] ? yr[1] * 1.25 : 1000;
@@ -290,7 +404,7 @@ static void pctl_extra(char *extra, size_t len, double xmin, const double yr[2],
 }
 
 /* DNS Shotgun's way: x = share of answers at least this slow (log, 100% on the left). */
-static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
+static int latency_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs)
 {
 	chart_t *c = chart_new(p, "latency",
 	                       "Latency percentiles (colour: target; dash: list; open, thin: "
@@ -315,6 +429,8 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 		s[ns].ycol = 2;
 		style_of(&s[ns], gs->g[i].ti, gs->g[i].li, gs->g[i].kind);
 		s[ns].pt = kind_point(gs->g[i].kind);
+		s[ns].ti = gs->g[i].ti;
+		s[ns].li = gs->g[i].li;
 		dv_group_name(&gs->g[i], s[ns].title, sizeof(s[ns].title));
 		ns++;
 	}
@@ -325,7 +441,11 @@ static int latency_chart(plot_ctx_t *p, const dv_groups_t *gs)
 	{
 		char extra[320];
 		pctl_extra(extra, sizeof(extra), xmin, yr, false);
-		lines_arg_t a = {"slowest percentile (%)", "latency (ms)", extra, s, ns, "lines"};
+		lines_arg_t a = {
+		    "slowest percentile (%)", "latency (ms)", extra, s, ns, "lines", 0, NULL};
+		a.npanels = set_panels(s, ns, st->n_targets, st->n_lists, true);
+		a.title = c->title;
+		panels_size(c, a.npanels);
 		rc = draw(p, c, lines_body, &a);
 	}
 out:
@@ -390,7 +510,8 @@ static int conn_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs
 	{
 		char extra[384];
 		pctl_extra(extra, sizeof(extra), xmin, yr, true);
-		lines_arg_t a = {"slowest percentile (%)", "time (ms)", extra, s, ns, "lines"};
+		lines_arg_t a = {
+		    "slowest percentile (%)", "time (ms)", extra, s, ns, "lines", 0, NULL};
 		rc = draw(p, c, lines_body, &a);
 	}
 out:
@@ -446,8 +567,9 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 	chart_t *cq = chart_new(p, "qps-time",
 	                        "Answers per second over time (colour: target; dash: list; "
 	                        "thin: cold, thick: hot; every repeat drawn)");
-	chart_t *cl =
-	    chart_new(p, "loss-time", "Lost queries over time, % of sent (styles as above)");
+	chart_t *cl = chart_new(p, "loss-time",
+	                        "Lost queries over time, % of sent (colour: target; dash: list; "
+	                        "thin: cold, thick: hot)");
 	size_t np = st->n_passes, ns = 0;
 	series_t *sq = calloc(np ? np : 1, sizeof(*sq)), *sl = calloc(np ? np : 1, sizeof(*sl));
 	char(*files)[48] = calloc(np ? np : 1, sizeof(*files));
@@ -481,10 +603,14 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 		/* One legend entry per target/list/kind: its repeats share the style. */
 		style_of(&sq[ns], pr->target, pr->list, pr->kind);
 		sq[ns].notitle = !first_of_group(st, i);
+		sq[ns].ti = pr->target;
+		sq[ns].li = pr->list;
 		sl[ns].lc = sq[ns].lc;
 		sl[ns].dt = sq[ns].dt;
 		sl[ns].lw = sq[ns].lw;
 		sl[ns].notitle = sq[ns].notitle;
+		sl[ns].ti = sq[ns].ti;
+		sl[ns].li = sq[ns].li;
 		memcpy(sl[ns].title, sq[ns].title, sizeof(sl[ns].title));
 		ns++;
 	}
@@ -499,12 +625,30 @@ static int time_charts(plot_ctx_t *p, const dv_study_t *st)
 	         y_top(mx[0]), y_top(mx[1]));
 	snprintf(extra_l, sizeof(extra_l), "set xrange [0:%.6g]\nset yrange [0:%.6g]\n",
 	         y_top(mx[0]), y_top(mx[2]));
-	lines_arg_t aq = {
-	    "time since the pass started (s)", "answers per second", extra_q, sq, ns, "intervals"};
+	lines_arg_t aq = {"time since the pass started (s)",
+	                  "answers per second",
+	                  extra_q,
+	                  sq,
+	                  ns,
+	                  "intervals",
+	                  0,
+	                  NULL};
+	aq.npanels = set_panels(sq, ns, st->n_targets, st->n_lists, false);
+	aq.title = cq->title;
+	panels_size(cq, aq.npanels);
 	if ((rc = draw(p, cq, lines_body, &aq)) != 0)
 		goto out;
-	lines_arg_t al = {
-	    "time since the pass started (s)", "lost (% of sent)", extra_l, sl, ns, "intervals"};
+	lines_arg_t al = {"time since the pass started (s)",
+	                  "lost (% of sent)",
+	                  extra_l,
+	                  sl,
+	                  ns,
+	                  "intervals",
+	                  0,
+	                  NULL};
+	al.npanels = set_panels(sl, ns, st->n_targets, st->n_lists, false);
+	al.title = cl->title;
+	panels_size(cl, al.npanels);
 	rc = draw(p, cl, lines_body, &al);
 out:
 	free(sq);
@@ -520,6 +664,7 @@ typedef struct bars_arg {
 	const char *const *targets;
 	bool errorbars; /* a group has more than one repeat: min-max bars */
 	double ymax;
+	const char *labels; /* qps chart: gnuplot "set label" lines for the bars left out */
 } bars_arg_t;
 
 /* bars.dat: per target, qps mean min max then p99 mean min max: 6 columns after the label. */
@@ -535,7 +680,10 @@ static void bars_body(FILE *fp, const void *argp)
 	      fp);
 	fprintf(fp, "set yrange [0:%.6g]\nset xtics nomirror\nset ylabel ", a->ymax);
 	gp_str(fp, a->ylabel);
-	fputs("\nplot ", fp);
+	fputs("\nunset label\nset style textbox opaque noborder\n", fp);
+	if (a->metric == 0 && a->labels != NULL)
+		fputs(a->labels, fp);
+	fputs("plot ", fp);
 	for (size_t k = 0; k < a->ntarget; k++) {
 		size_t col = 2 + k * 6 + a->metric * 3;
 		if (a->errorbars)
@@ -549,11 +697,57 @@ static void bars_body(FILE *fp, const void *argp)
 	fputs("\n", fp);
 }
 
+/* The bars of one cluster (a bars.dat row) and what they know. */
+typedef struct bars_acc {
+	const dv_study_t *st;
+	size_t max_n;    /* most repeats of a group */
+	double ymax[2];  /* highest max of qps, of p99 */
+	size_t measured; /* qps bars drawn */
+	FILE *labels;    /* "set label" lines for the qps bars left out */
+	size_t cluster;  /* this row's index: its x position */
+} bars_acc_t;
+
+/*
+ * A cluster's qps bars left out (issue 26): a pass too short to measure, or
+ * dominated by filling the window, has no throughput figure (doc/methodology.md),
+ * so its bar is not drawn as if measured; the gap gets a label instead ("too
+ * short", or "v2: too short" when only some targets lack the figure).
+ */
+static void bars_gap_label(bars_acc_t *acc, const char *const *targets, size_t nt,
+                           const dv_qps_status_t *qs)
+{
+	size_t out = 0;
+
+	for (size_t t = 0; t < nt; t++)
+		out += qs[t] == DV_QPS_SHORT || qs[t] == DV_QPS_FILL;
+	if (out == 0 || acc->labels == NULL)
+		return;
+	fputs("set label \"", acc->labels);
+	bool said[2] = {false, false}; /* all out: each word once */
+	for (size_t t = 0, k = 0; t < nt; t++) {
+		int w = qs[t] == DV_QPS_SHORT ? 0 : qs[t] == DV_QPS_FILL ? 1 : -1;
+		if (w < 0 || (out == nt && said[w]))
+			continue;
+		fputs(k++ ? "\\n" : "", acc->labels);
+		if (out < nt) { /* name the targets without the figure */
+			for (const char *c = targets[t]; *c; c++)
+				if (*c != '"' && *c != '\\' && (unsigned char)*c >= 0x20)
+					fputc(*c, acc->labels);
+			fputs(": ", acc->labels);
+		}
+		fputs(dv_qps_status_word(qs[t]), acc->labels);
+		said[w] = true;
+	}
+	fprintf(acc->labels, "\\n(no qps figure)\" at %zu, graph 0.1 center front boxed\n",
+	        acc->cluster);
+}
+
 /* One bars.dat row: cluster label, then mean min max of qps and p99 per target. */
 static void bars_row(FILE *fp, const dv_groups_t *gs, const dv_group_t *g0,
-                     const char *const *targets, size_t nt, size_t *max_n, double ymax[2])
+                     const char *const *targets, size_t nt, bars_acc_t *acc)
 {
 	static const dv_metric_t m[2] = {DV_M_QPS, DV_M_P99_MS};
+	dv_qps_status_t *qs = calloc(nt ? nt : 1, sizeof(*qs));
 	char label[320];
 
 	snprintf(label, sizeof(label), "%s %s", g0->list, dv_pass_kind_name(g0->kind));
@@ -561,18 +755,43 @@ static void bars_row(FILE *fp, const dv_groups_t *gs, const dv_group_t *g0,
 	for (size_t t = 0; t < nt; t++) {
 		dv_group_t key = {.target = targets[t], .list = g0->list, .kind = g0->kind};
 		const dv_group_t *g = dv_groups_find(gs, &key);
+		if (g != NULL && qs != NULL)
+			qs[t] = dv_group_qps_status(acc->st, g);
 		for (size_t k = 0; k < 2; k++) {
-			if (g == NULL) {
+			if (g == NULL || (k == 0 && qs != NULL &&
+			                  (qs[t] == DV_QPS_SHORT || qs[t] == DV_QPS_FILL))) {
 				fputs(" - - -", fp);
 				continue;
 			}
 			dv_series_t v = dv_group_series(g, m[k]);
 			fprintf(fp, " %.6g %.6g %.6g", v.mean, v.min, v.max);
-			ymax[k] = DV_MAX(ymax[k], v.max);
-			*max_n = DV_MAX(*max_n, g->n);
+			acc->ymax[k] = DV_MAX(acc->ymax[k], v.max);
+			acc->max_n = DV_MAX(acc->max_n, g->n);
+			acc->measured += k == 0;
 		}
 	}
 	fputc('\n', fp);
+	if (qs != NULL)
+		bars_gap_label(acc, targets, nt, qs);
+	free(qs);
+	acc->cluster++;
+}
+
+/* The bars.dat rows: one per list and pass kind, in order of first appearance. */
+static void bars_rows(FILE *fp, const dv_groups_t *gs, const char *const *targets, size_t nt,
+                      bars_acc_t *acc)
+{
+	fputs("# list and pass kind, then per target: qps mean min max, p99_ms mean min max "
+	      "(- = no such pass, or qps of a pass with no throughput figure)\n",
+	      fp);
+	for (size_t i = 0; i < gs->n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(gs->g[j].list, gs->g[i].list) == 0 &&
+			       gs->g[j].kind == gs->g[i].kind;
+		if (!seen)
+			bars_row(fp, gs, &gs->g[i], targets, nt, acc);
+	}
 }
 
 /*
@@ -580,14 +799,15 @@ static void bars_row(FILE *fp, const dv_groups_t *gs, const dv_group_t *g0,
  * colour per target: mean qps and mean p99, with min-max error bars over the
  * repeats when there are several.
  */
-static int bar_charts(plot_ctx_t *p, const dv_groups_t *gs)
+static int bar_charts(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs)
 {
 	chart_t *cq = chart_new(p, "bars-qps", "Answers per second, targets side by side");
 	chart_t *cp = chart_new(p, "bars-p99", "p99 latency (ms), targets side by side");
 	const char **targets = calloc(gs->n ? gs->n : 1, sizeof(*targets));
 	bars_arg_t a = {.targets = targets};
-	double ymax[2] = {0, 0};
-	size_t max_n = 0;
+	bars_acc_t acc = {.st = st};
+	char *labels = NULL;
+	size_t labels_len = 0;
 	dv_atomicfile_t f;
 	int rc;
 
@@ -602,40 +822,39 @@ static int bar_charts(plot_ctx_t *p, const dv_groups_t *gs)
 	}
 	if ((rc = out_open(p, "bars.dat", &f)) != 0)
 		goto out;
-	fputs("# list and pass kind, then per target: qps mean min max, p99_ms mean min max "
-	      "(- = no such pass)\n",
-	      f.fp);
-	for (size_t i = 0; i < gs->n; i++) {
-		bool seen = false;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = strcmp(gs->g[j].list, gs->g[i].list) == 0 &&
-			       gs->g[j].kind == gs->g[i].kind;
-		if (!seen)
-			bars_row(f.fp, gs, &gs->g[i], targets, a.ntarget, &max_n, ymax);
-	}
+	acc.labels = open_memstream(&labels, &labels_len);
+	bars_rows(f.fp, gs, targets, a.ntarget, &acc);
+	if (acc.labels != NULL)
+		fclose(acc.labels);
+	a.labels = labels;
 	if ((rc = dv_atomicfile_commit(&f, p->err)) != 0)
 		goto out;
-	a.errorbars = max_n > 1;
+	a.errorbars = acc.max_n > 1;
 	if (a.errorbars) {
 		snprintf(cq->title, sizeof(cq->title),
 		         "Mean answers per second, targets side by side (bars: min-max of %zu "
 		         "repeats)",
-		         max_n);
+		         acc.max_n);
 		snprintf(
 		    cp->title, sizeof(cp->title),
 		    "Mean p99 latency (ms), targets side by side (bars: min-max of %zu repeats)",
-		    max_n);
+		    acc.max_n);
 	}
 	a.ylabel = "answers per second";
 	a.metric = 0;
-	a.ymax = y_top(ymax[0]);
-	if ((rc = draw(p, cq, bars_body, &a)) != 0)
+	a.ymax = y_top(acc.ymax[0]);
+	if (acc.measured == 0)
+		snprintf(cq->note, sizeof(cq->note),
+		         "no pass has a throughput figure (each too short or filling the window: "
+		         "doc/methodology.md); use a longer list or --hot-time");
+	else if ((rc = draw(p, cq, bars_body, &a)) != 0)
 		goto out;
 	a.ylabel = "p99 latency (ms)";
 	a.metric = 1;
-	a.ymax = y_top(ymax[1]);
+	a.ymax = y_top(acc.ymax[1]);
 	rc = draw(p, cp, bars_body, &a);
 out:
+	free(labels);
 	free(targets);
 	return rc;
 }
@@ -971,8 +1190,8 @@ int dv_plot_study(const dv_study_t *s, const char *src_name, const char *dir, co
 		dv_groups_free(&gs);
 		return dv_err_set(err, -ENODATA, "%s: no reported pass to plot", src_name);
 	}
-	if ((rc = latency_chart(&p, &gs)) == 0 && (rc = time_charts(&p, s)) == 0 &&
-	    (rc = bar_charts(&p, &gs)) == 0 && (rc = server_chart(&p, &gs)) == 0 &&
+	if ((rc = latency_chart(&p, s, &gs)) == 0 && (rc = time_charts(&p, s)) == 0 &&
+	    (rc = bar_charts(&p, s, &gs)) == 0 && (rc = server_chart(&p, &gs)) == 0 &&
 	    (!dv_study_has_conns(s) || (rc = conn_chart(&p, s, &gs)) == 0))
 		rc = study_index(&p, s, src_name, &gs);
 	dv_groups_free(&gs);
@@ -1091,6 +1310,30 @@ static double csv_time(const char *date)
 }
 
 /*
+ * The trend's date ticks where the points are (issue 26): rows over a day or more
+ * (nights) get a tick at the first row's time of day on each day (every few days
+ * for long spans, at most 10 ticks), so a run at 22:21 sits on its own date's tick,
+ * not beside the next day's midnight. Shorter spans keep gnuplot's ticks (their
+ * labels carry the time).
+ */
+static void trend_xtics(char *out, size_t len, double lo, double span)
+{
+	char a[32];
+	time_t t = (time_t)lo;
+	struct tm tm;
+	long days;
+
+	if (span < 86400) {
+		snprintf(out, len, "set xtics rotate by -30\n");
+		return;
+	}
+	days = (long)ceil(span / 86400 / 10);
+	gmtime_r(&t, &tm);
+	strftime(a, sizeof(a), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(out, len, "set xtics '%s', %ld\nset mxtics 1\n", a, days * 86400);
+}
+
+/*
  * The time axis of the trend charts fitted to the rows: a few minutes of rows
  * get clock times, a day or two day and time, longer spans dates; a margin on
  * both sides keeps the first and last point inside. The day goes in the label
@@ -1123,8 +1366,16 @@ static void time_axis(const dv_csv_table_t *t, int cd, char *xlabel, size_t xlen
 	if (day[0] != '\0')
 		fmt = span < 600 ? "%H:%M:%S" : "%H:%M";
 	else
-		fmt = span < 14 * 86400 ? "%m-%d\\n%H:%M" : "%Y-%m-%d";
+		fmt = span < 86400 ? "%m-%d\\n%H:%M" : span < 180 * 86400 ? "%m-%d" : "%Y-%m-%d";
 	snprintf(xlabel, xlen, day[0] ? "time (UTC) on %s" : "date (UTC)", day);
+	if (day[0] == '\0' && span >= 86400 && lo >= 0) { /* the tick time in the label */
+		time_t a = (time_t)lo;
+		struct tm ta;
+		gmtime_r(&a, &ta);
+		snprintf(xlabel, xlen,
+		         "date (UTC; a tick at %02d:%02d each day, the first run's time)",
+		         ta.tm_hour, ta.tm_min);
+	}
 	if (lo < 0) { /* no date readable: gnuplot's own range */
 		snprintf(
 		    out, len,
@@ -1141,11 +1392,13 @@ static void time_axis(const dv_csv_table_t *t, int cd, char *xlabel, size_t xlen
 		gmtime_r(&tb, &mb);
 		strftime(a, sizeof(a), "%Y-%m-%dT%H:%M:%SZ", &ma);
 		strftime(b, sizeof(b), "%Y-%m-%dT%H:%M:%SZ", &mb);
-		snprintf(out, len,
-		         "set xdata time\nset timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\nset format x "
-		         "\"%s\"\nset xrange ['%s':'%s']\nset xtics rotate by -30\n"
-		         "set yrange [0:%.6g]\n",
-		         fmt, a, b, ymax);
+		size_t n = (size_t)snprintf(
+		    out, len,
+		    "set xdata time\nset timefmt '%%Y-%%m-%%dT%%H:%%M:%%SZ'\nset format x "
+		    "\"%s\"\nset xrange ['%s':'%s']\nset yrange [0:%.6g]\n",
+		    fmt, a, b, ymax);
+		if (n < len)
+			trend_xtics(out + n, len - n, lo, span);
 	}
 }
 
@@ -1199,8 +1452,8 @@ int dv_plot_history(const dv_csv_table_t *t, const char *src_name, const char *d
 	char timeq[400], time99[400], xlabel[64];
 	time_axis(t, cd, xlabel, sizeof(xlabel), timeq, sizeof(timeq), y_top(ymax[0]));
 	time_axis(t, cd, xlabel, sizeof(xlabel), time99, sizeof(time99), y_top(ymax[1]));
-	lines_arg_t aq = {xlabel, "answers per second", timeq, sq, ng, "linespoints"};
-	lines_arg_t a99 = {xlabel, "p99 latency (ms)", time99, s99, ng, "linespoints"};
+	lines_arg_t aq = {xlabel, "answers per second", timeq, sq, ng, "linespoints", 0, NULL};
+	lines_arg_t a99 = {xlabel, "p99 latency (ms)", time99, s99, ng, "linespoints", 0, NULL};
 	if ((rc = draw(&p, chart_new(&p, "trend-qps", "Nightly trend: answers per second"),
 	               lines_body, &aq)) != 0)
 		goto out;

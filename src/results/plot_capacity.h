@@ -26,7 +26,8 @@ int dv_plot_capacity(const char *dir, const char *gnuplot, const dv_capacity_opt
 /*
  * resperf-report's chart from a resperf-mode plot data file (time, target qps, sent
  * qps, responses/s, not answered/s, average latency): dir/resperf.gp and resperf.png,
- * rates over the ramp (top) and latency (bottom).
+ * rates over the ramp (top) and latency (bottom). -ENODATA (err says why) when the
+ * plot file has no row: nothing to draw.
  */
 int dv_plot_resperf(const char *dir, const char *gnuplot, const char *data, dv_err_t *err);
 
