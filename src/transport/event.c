@@ -36,6 +36,20 @@ int dv_tp_emit_closed(dv_tp_conn_t *c)
 	return dv_tp_emit(c, &ev);
 }
 
+int dv_tp_emit_handshake(dv_tp_conn_t *c, bool resumed)
+{
+	dv_tp_event_t ev = {.kind = DV_TP_EV_HANDSHAKE, .resumed = resumed};
+
+	if (c->hs_reported)
+		return 0;
+	c->hs_reported = true;
+	if (resumed)
+		c->s->own_resumed++;
+	else
+		c->s->own_full++;
+	return dv_tp_emit(c, &ev);
+}
+
 uint64_t dv_tp_no_deadline(const dv_tp_conn_t *c)
 {
 	(void)c;
