@@ -16,5 +16,7 @@ ENGINE_UNIT = tests/unit/engine/test_window tests/unit/engine/test_pacer tests/u
 check_PROGRAMS += $(ENGINE_UNIT)
 TESTS += $(ENGINE_UNIT)
 tests_unit_engine_test_echo_kind_SOURCES = tests/unit/engine/test_echo_kind.c \
-	tests/unit/transport/echo_kind.c tests/unit/transport/echo_kind.h
+	tests/unit/engine/streampass.h tests/unit/transport/echo_kind.c tests/unit/transport/echo_kind.h
+tests_unit_engine_test_stream_SOURCES = tests/unit/engine/test_stream.c \
+	tests/unit/engine/streampass.h
 endif

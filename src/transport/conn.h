@@ -96,7 +96,19 @@ int dv_tp_emit_closed(dv_tp_conn_t *c);
  * (HANDSHAKE) once; fn's value. Its first caller is the tests' echo kind (tests); DoQ's next. */
 int dv_tp_emit_handshake(dv_tp_conn_t *c, bool resumed);
 
-/* Shared "nothing" operations for kinds without them. */
+/* Shared "nothing" operations for kinds without them: no per-worker check, no state of its
+ * own, nothing to pump (submit queued it all), no limit of its own (SIZE_MAX) and so no
+ * why, nothing to cancel or count in flight (the engine's window knows), no clean close
+ * of its own, no timers. */
+int dv_tp_no_shared_init(dv_tp_shared_t *s, dv_err_t *err);
+int dv_tp_no_attach(dv_tp_conn_t *c);
+void dv_tp_no_detach(dv_tp_conn_t *c);
+int dv_tp_no_pump(dv_tp_conn_t *c);
+size_t dv_tp_no_limit(const dv_tp_conn_t *c);
+const char *dv_tp_no_why(const dv_tp_conn_t *c);
+int dv_tp_no_cancel(dv_tp_conn_t *c, uint64_t id);
+size_t dv_tp_no_in_flight(const dv_tp_conn_t *c);
+void dv_tp_no_close(dv_tp_conn_t *c);
 uint64_t dv_tp_no_deadline(const dv_tp_conn_t *c);
 int dv_tp_no_expiry(dv_tp_conn_t *c, uint64_t now_ns);
 

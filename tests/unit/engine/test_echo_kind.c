@@ -26,6 +26,7 @@
 #include "base/dns.h"
 #include "engine/run.h"
 #include "input/querylist.h"
+#include "streampass.h"
 
 #define HELD_MAX 16
 #define QMAX     600
@@ -185,44 +186,32 @@ static void peer_stop(peer_t *p)
 	close(p->fd);
 }
 
-static void load_list(dv_querylist_t *ql, unsigned n)
-{
-	char text[4096];
-	size_t off = 0;
-	dv_querylist_options_t o;
-	dv_err_t err;
-
-	for (unsigned i = 0; i < n; i++)
-		off += (size_t)snprintf(text + off, sizeof(text) - off, "q%u.example A\n", i);
-	dv_querylist_options_init(&o);
-	assert_int_equal(dv_querylist_load_buffer(ql, text, off, "t", &o, &err), 0);
-}
-
 /* One pass of the echo kind: -c 1 -q 5 -t 2 against port, a list of 20 queries. */
 static int run(uint16_t port, dv_pass_result_t *res, dv_err_t *err)
 {
 	dv_run_config_t cfg;
 	dv_querylist_t ql;
-	struct sockaddr_in *a = (struct sockaddr_in *)&cfg.server;
 	int rc;
 
-	dv_run_config_init(&cfg);
-	cfg.stream = true;
+	stream_config(&cfg, port, 5, 2 * DV_NS_PER_S);
 	cfg.tp.desc = &echo_desc;
-	cfg.sockets = 1;
-	cfg.max_outstanding = 5;
-	cfg.timeout_ns = 2 * DV_NS_PER_S;
-	cfg.interval_ns = 0;
-	memset(&cfg.server, 0, sizeof(cfg.server));
-	a->sin_family = AF_INET;
-	a->sin_port = htons(port);
-	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	cfg.server_len = sizeof(*a);
 	load_list(&ql, 20);
 	memset(res, 0, sizeof(*res));
 	memset(&echo_counts, 0, sizeof(echo_counts));
 	rc = dv_run_pass(&cfg, &ql, res, err);
 	dv_querylist_free(&ql);
+	return rc;
+}
+
+/* A pass against a peer started for it (and stopped after); dv_run_pass's return. */
+static int pass_against(peer_t *p, pmode_t mode, unsigned pings, dv_pass_result_t *res,
+                        dv_err_t *err)
+{
+	int rc;
+
+	peer_start(p, mode, pings);
+	rc = run(p->port, res, err);
+	peer_stop(p);
 	return rc;
 }
 
@@ -246,9 +235,7 @@ static void test_answers_and_timers(void **state)
 
 	(void)state;
 	defaults();
-	peer_start(&p, P_ECHO, 3);
-	assert_int_equal(run(p.port, &res, &err), 0);
-	peer_stop(&p);
+	assert_int_equal(pass_against(&p, P_ECHO, 3, &res, &err), 0);
 	assert_int_equal(p.first_len, 4);
 	assert_memory_equal(p.first, "HELO", 4);
 	assert_int_equal(c->sent, 20);
@@ -285,9 +272,7 @@ static void test_silent_peer(void **state)
 	(void)state;
 	defaults();
 	echo_rto_ns = 5 * DV_NS_PER_MS; /* four of them well inside -t 2 */
-	peer_start(&p, P_SILENT, 0);
-	assert_int_not_equal(run(p.port, &res, &err), 0);
-	peer_stop(&p);
+	assert_int_not_equal(pass_against(&p, P_SILENT, 0, &res, &err), 0);
 	assert_non_null(strstr(err.msg, "datagram echo connection to the server failed: no "
 	                                "answer to the hello"));
 	assert_int_equal(echo_counts.deadlines, 4);
@@ -314,9 +299,7 @@ static void test_hostile_peer(void **state)
 
 	(void)state;
 	defaults();
-	peer_start(&p, P_HOSTILE_FIRST, 0);
-	assert_int_equal(run(p.port, &res, &err), 0);
-	peer_stop(&p);
+	assert_int_equal(pass_against(&p, P_HOSTILE_FIRST, 0, &res, &err), 0);
 	assert_int_equal(p.oversize, 5);
 	assert_int_equal(c->sent, 20);
 	assert_int_equal(c->completed, 15);

@@ -33,13 +33,6 @@ typedef struct echo {
 	uint64_t pong_due;  /* a PONG to send (UINT64_MAX: none) */
 } echo_t;
 
-static int ok_shared(dv_tp_shared_t *s, dv_err_t *err)
-{
-	(void)s;
-	(void)err;
-	return 0;
-}
-
 static int hello(dv_tp_conn_t *c, uint64_t now)
 {
 	echo_t *e = c->proto;
@@ -130,37 +123,6 @@ static bool echo_settled(const dv_tp_conn_t *c)
 	return ((const echo_t *)c->proto)->settled;
 }
 
-static int echo_pump(dv_tp_conn_t *c)
-{
-	(void)c;
-	return 0;
-}
-
-static size_t echo_capacity(const dv_tp_conn_t *c)
-{
-	(void)c;
-	return SIZE_MAX;
-}
-
-static const char *echo_full_why(const dv_tp_conn_t *c)
-{
-	(void)c;
-	return NULL;
-}
-
-static int echo_cancel(dv_tp_conn_t *c, uint64_t id)
-{
-	(void)c;
-	(void)id;
-	return 0;
-}
-
-static size_t echo_in_flight(const dv_tp_conn_t *c)
-{
-	(void)c;
-	return 0;
-}
-
 /* Datagrams have no end of stream: never called. */
 static const char *echo_eof_cut(const dv_tp_conn_t *c)
 {
@@ -168,25 +130,20 @@ static const char *echo_eof_cut(const dv_tp_conn_t *c)
 	return NULL;
 }
 
-static void echo_close(dv_tp_conn_t *c)
-{
-	(void)c;
-}
-
 static const dv_tp_ops_t echo_ops = {
-    .shared_init = ok_shared,
+    .shared_init = dv_tp_no_shared_init,
     .attach = echo_attach,
     .detach = echo_detach,
     .submit = echo_submit,
     .input = echo_input,
-    .pump = echo_pump,
-    .capacity = echo_capacity,
-    .full_why = echo_full_why,
-    .cancel = echo_cancel,
-    .in_flight = echo_in_flight,
+    .pump = dv_tp_no_pump,
+    .capacity = dv_tp_no_limit,
+    .full_why = dv_tp_no_why,
+    .cancel = dv_tp_no_cancel,
+    .in_flight = dv_tp_no_in_flight,
     .settled = echo_settled,
     .eof_cut = echo_eof_cut,
-    .close = echo_close,
+    .close = dv_tp_no_close,
     .next_deadline = echo_next_deadline,
     .on_deadline = echo_on_deadline,
 };
