@@ -11,7 +11,12 @@ libdnsvolley_la_SOURCES += src/engine/servercost.c src/engine/servercost.h src/e
 if HAVE_CMOCKA
 ENGINE_UNIT = tests/unit/engine/test_window tests/unit/engine/test_pacer tests/unit/engine/test_engine \
 	tests/unit/engine/test_run tests/unit/engine/test_stats tests/unit/engine/test_sockstat \
-	tests/unit/engine/test_stream tests/unit/engine/test_servercost tests/unit/engine/test_srvstats
+	tests/unit/engine/test_stream tests/unit/engine/test_servercost tests/unit/engine/test_srvstats \
+	tests/unit/engine/test_echo_kind
 check_PROGRAMS += $(ENGINE_UNIT)
 TESTS += $(ENGINE_UNIT)
+tests_unit_engine_test_echo_kind_SOURCES = tests/unit/engine/test_echo_kind.c \
+	tests/unit/engine/streampass.h tests/unit/transport/echo_kind.c tests/unit/transport/echo_kind.h
+tests_unit_engine_test_stream_SOURCES = tests/unit/engine/test_stream.c \
+	tests/unit/engine/streampass.h
 endif

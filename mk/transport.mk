@@ -11,6 +11,8 @@ check_PROGRAMS += $(TRANSPORT_UNIT)
 TESTS += $(TRANSPORT_UNIT)
 tests_unit_transport_test_tls_SOURCES = tests/unit/transport/test_tls.c \
 	tests/unit/transport/selfsigned.h
+tests_unit_transport_test_kinds_SOURCES = tests/unit/transport/test_kinds.c \
+	tests/unit/transport/echo_kind.c tests/unit/transport/echo_kind.h
 tests_unit_transport_test_doh_SOURCES = tests/unit/transport/test_doh.c \
 	tests/unit/transport/selfsigned.h
 endif

@@ -145,6 +145,25 @@ static const struct option long_opts[] = {
 
 static const char short_opts[] = ":s:p:d:c:T:q:t:l:n:Q:eE:Da:x:S:f:b:vhm:O:WHBy:uV";
 
+/* Where dv_cli_usage prints the -m line. */
+static const char mode_marker[] = "-m";
+
+/* The -m line from the transport table: the names and their default ports, UDP's first. */
+static void mode_usage(FILE *out)
+{
+	char names[96] = "udp", ports[96] = "53";
+	size_t nl = strlen(names), pl = strlen(ports);
+
+	for (int k = 0; k < DV_TP_NKINDS; k++) {
+		const dv_tp_desc_t *d = dv_tp_desc((dv_tp_kind_t)k);
+		int a = snprintf(names + nl, sizeof(names) - nl, "|%s", d->name);
+		int b = snprintf(ports + pl, sizeof(ports) - pl, ", %u", d->default_port);
+		nl = DV_MIN(nl + (size_t)DV_MAX(a, 0), sizeof(names) - 1);
+		pl = DV_MIN(pl + (size_t)DV_MAX(b, 0), sizeof(ports) - 1);
+	}
+	fprintf(out, "  -m, --mode %-22s transport (udp); ports %s;\n", names, ports);
+}
+
 void dv_cli_usage(FILE *out)
 {
 	static const char *const lines[] = {
@@ -165,7 +184,7 @@ void dv_cli_usage(FILE *out)
 	    "  -f, --family inet|inet6|any       address family for names (any)",
 	    "  -a, --local-address ADDR          local address to send from",
 	    "  -x, --local-port PORT             first local port (one per socket)",
-	    "  -m, --mode udp|tcp|dot|doh        transport (udp); ports 53, 53, 853, 443;",
+	    mode_marker, /* -m: the kinds of the table (mode_usage) */
 	    "                                    -c is then the number of connections",
 	    "  --queries-per-conn N              reopen a connection after N queries",
 	    "  --tc-tcp                          UDP: ask truncated answers again over TCP",
@@ -234,6 +253,8 @@ void dv_cli_usage(FILE *out)
 		if (lines[i] == NULL) { /* the capture-replay options: src/cmd/cli_replay.c */
 			dv_cli_replay_usage(out);
 			dv_cli_server_usage(out);
+		} else if (lines[i] == mode_marker) {
+			mode_usage(out);
 		} else {
 			fprintf(out, "%s\n", lines[i]);
 		}

@@ -1,5 +1,6 @@
-/* stream: a worker's TCP, DoT and DoH connections: sockets on its loop, transport machines,
- * per-connection bounds, losses by connection and reopening. */
+/* stream: a worker's TCP, DoT and DoH connections (any kind of transport/'s table): sockets on
+ * its loop, transport machines and their timers, per-connection bounds, losses by connection
+ * and reopening. */
 #include "config.h"
 
 #include "engine/stream.h"
@@ -32,6 +33,7 @@
 #define DV_SW_BACKOFF_NS     (100 * DV_NS_PER_MS)
 #define DV_SW_BACKOFF_MAX_NS (2 * DV_NS_PER_S)
 #define DV_SW_IOV            16
+#define DV_SW_DGRAMS         ((int)(DV_SW_READ_BUF / DV_TP_DGRAM_MAX)) /* per recvmmsg, in rbuf */
 #define DV_SW_BATCH          64     /* queries prepared per connection at a time */
 #define DV_SW_RQ             65536u /* --tc-tcp: list indexes waiting to be asked over TCP */
 /*
@@ -74,7 +76,9 @@ typedef enum dv_end {
 
 typedef struct dv_sconn {
 	struct dv_sw *sw;
-	uv_poll_t *poll; /* per socket; freed by its close callback */
+	uv_poll_t *poll;   /* per socket; freed by its close callback */
+	uv_timer_t *timer; /* a kind with timers: at the machine's next deadline; as poll */
+	uint64_t deadline; /* what timer is armed at (UINT64_MAX: not armed) */
 	dv_tp_conn_t *tp;
 	int fd;
 	uint16_t index; /* the engine's socket index of its queries */
@@ -145,6 +149,7 @@ struct dv_sw {
 };
 
 static void on_poll(uv_poll_t *h, int status, int events);
+static void on_deadline(uv_timer_t *t);
 static int on_event(void *ctx, const dv_tp_event_t *ev);
 static unsigned conn_room(const struct dv_sw *sw, const struct dv_sconn *c);
 
@@ -279,6 +284,10 @@ static void conn_shut(dv_sconn_t *c)
 		uv_close((uv_handle_t *)c->poll, free_handle);
 		c->poll = NULL;
 	}
+	if (c->timer != NULL) {
+		uv_close((uv_handle_t *)c->timer, free_handle); /* stops it */
+		c->timer = NULL;
+	}
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
@@ -373,6 +382,37 @@ static void conn_fail(dv_sw_t *sw, dv_sconn_t *c, int err, bool timeout, uint64_
 	reopen_after(sw, c, false, now);
 }
 
+/*
+ * Send the m iovecs dv_tp_output gave and tell the machine what went: over a stream one
+ * sendmsg of them all (a partial write is fine); over a datagram socket one datagram each,
+ * in one sendmmsg. 0, or a negative errno (-EAGAIN: the socket is full).
+ */
+static int send_iov(const dv_sw_t *sw, dv_sconn_t *c, struct iovec *iov, int m)
+{
+	struct mmsghdr mh[DV_SW_IOV];
+	ssize_t r;
+	int i;
+
+	if (sw->desc->sock_type == SOCK_STREAM) {
+		struct msghdr h = {.msg_iov = iov, .msg_iovlen = (size_t)m};
+		r = sendmsg(c->fd, &h, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (r < 0)
+			return -errno;
+		dv_tp_consume(c->tp, (size_t)r);
+		return 0;
+	}
+	memset(mh, 0, sizeof(mh[0]) * (size_t)m);
+	for (i = 0; i < m; i++) {
+		mh[i].msg_hdr.msg_iov = &iov[i];
+		mh[i].msg_hdr.msg_iovlen = 1;
+	}
+	r = sendmmsg(c->fd, mh, (unsigned)m, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (r < 0)
+		return -errno;
+	dv_tp_consume_dgrams(c->tp, (size_t)r);
+	return 0;
+}
+
 /* An established connection ended: count why, lose its queries, reopen it. */
 static void conn_end(dv_sw_t *sw, dv_sconn_t *c, dv_end_t why, uint64_t now)
 {
@@ -398,10 +438,8 @@ static void conn_end(dv_sw_t *sw, dv_sconn_t *c, dv_end_t why, uint64_t now)
 			int m;
 			dv_tp_close(c->tp);
 			m = dv_tp_output(c->tp, iov, DV_SW_IOV);
-			if (m > 0) {
-				struct msghdr h = {.msg_iov = iov, .msg_iovlen = (size_t)m};
-				(void)sendmsg(c->fd, &h, MSG_NOSIGNAL | MSG_DONTWAIT);
-			}
+			if (m > 0)
+				(void)send_iov(sw, c, iov, m);
 		}
 		break;
 	}
@@ -456,6 +494,33 @@ static int bind_source(const dv_run_config_t *cfg, uint32_t i, int fd, char *wha
 	return -1;
 }
 
+/* c's machine, the uv_poll_t on fd and, for a kind with timers, its deadline timer. 0, or a
+ * negative errno (nothing left to free but what conn_shut frees). */
+static int conn_handles(dv_sw_t *sw, dv_sconn_t *c, int fd)
+{
+	int rc;
+
+	c->poll = malloc(sizeof(*c->poll));
+	rc = c->poll == NULL ? -ENOMEM : dv_tp_conn_new(&c->tp, sw->sh, on_event, c);
+	if (rc == 0)
+		rc = uv_poll_init(sw->h.loop, c->poll, fd) == 0 ? 0 : -EIO;
+	if (rc != 0) {
+		free(c->poll);
+		c->poll = NULL;
+		return rc;
+	}
+	c->poll->data = c;
+	c->deadline = UINT64_MAX;
+	if (!sw->desc->timers)
+		return 0;
+	c->timer = malloc(sizeof(*c->timer));
+	if (c->timer == NULL)
+		return -ENOMEM;
+	uv_timer_init(sw->h.loop, c->timer);
+	c->timer->data = c;
+	return 0;
+}
+
 static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 {
 	const dv_run_config_t *cfg = sw->h.cfg;
@@ -501,21 +566,34 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 		conn_fail(sw, c, e, false, now, what);
 		return;
 	}
-	c->poll = malloc(sizeof(*c->poll));
-	rc = c->poll == NULL ? -ENOMEM : dv_tp_conn_new(&c->tp, sw->sh, on_event, c);
-	if (rc == 0)
-		rc = uv_poll_init(sw->h.loop, c->poll, fd) == 0 ? 0 : -EIO;
+	rc = conn_handles(sw, c, fd);
 	if (rc != 0) {
-		free(c->poll);
-		c->poll = NULL;
 		fatal(sw, now, "cannot set up a connection: %s", strerror(-rc));
 		conn_shut(c);
 		set_state(sw, c, C_IDLE, now);
 		return;
 	}
-	c->poll->data = c;
 	c->events = 0;
 	watch(c);
+}
+
+/* A kind with timers: c's timer at its machine's next deadline (whole milliseconds, at least
+ * one, so an item due now cannot spin; on_deadline checks the time it fires at). */
+static void deadline_arm(dv_sconn_t *c)
+{
+	uint64_t at = dv_tp_next_deadline(c->tp), now, ms;
+
+	if (at == c->deadline)
+		return;
+	c->deadline = at;
+	if (at == UINT64_MAX) {
+		uv_timer_stop(c->timer);
+		return;
+	}
+	now = dv_now_ns();
+	ms = at > now ? (at - now + DV_NS_PER_MS - 1) / DV_NS_PER_MS : 1;
+	uv_update_time(c->sw->h.loop);
+	uv_timer_start(c->timer, on_deadline, DV_MAX(ms, 1u), 0);
 }
 
 /* Write what the machine has queued; 0, or a negative errno (the connection is dead). */
@@ -524,28 +602,25 @@ static int conn_flush(dv_sw_t *sw, dv_sconn_t *c)
 	struct iovec iov[DV_SW_IOV];
 
 	for (;;) {
-		struct msghdr h = {.msg_iov = iov};
-		ssize_t r;
-		int m = dv_tp_output(c->tp, iov, DV_SW_IOV);
+		int rc, m = dv_tp_output(c->tp, iov, DV_SW_IOV);
 		if (m == 0) {
 			c->want_write = false;
 			break;
 		}
-		h.msg_iovlen = (size_t)m;
-		r = sendmsg(c->fd, &h, MSG_NOSIGNAL | MSG_DONTWAIT);
+		rc = send_iov(sw, c, iov, m);
 		sw->e->stats.c.send_calls++;
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				c->want_write = true;
-				break;
-			}
-			return -errno;
+		if (rc == -EINTR)
+			continue;
+		if (rc == -EAGAIN || rc == -EWOULDBLOCK) {
+			c->want_write = true;
+			break;
 		}
-		dv_tp_consume(c->tp, (size_t)r);
+		if (rc < 0)
+			return rc;
 	}
 	watch(c);
+	if (c->timer != NULL)
+		deadline_arm(c);
 	return 0;
 }
 
@@ -697,11 +772,59 @@ static void after_input(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 		maybe_done(sw, c, now);
 }
 
+/* A datagram kind: up to DV_SW_DGRAMS datagrams per recvmmsg, into rbuf's slots of
+ * DV_TP_DGRAM_MAX bytes; each goes to the machine as one input. A longer one ends c. */
+static void conn_read_dgrams(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
+{
+	struct mmsghdr mh[DV_SW_DGRAMS];
+	struct iovec iov[DV_SW_DGRAMS];
+	char what[120];
+	int r, i;
+
+	for (unsigned round = 0; round < DV_SW_READ_ROUNDS; round++) {
+		memset(mh, 0, sizeof(mh));
+		for (i = 0; i < DV_SW_DGRAMS; i++) {
+			iov[i].iov_base = sw->rbuf + (size_t)i * DV_TP_DGRAM_MAX;
+			iov[i].iov_len = DV_TP_DGRAM_MAX;
+			mh[i].msg_hdr.msg_iov = &iov[i];
+			mh[i].msg_hdr.msg_iovlen = 1;
+		}
+		r = recvmmsg(c->fd, mh, DV_SW_DGRAMS, MSG_DONTWAIT, NULL);
+		sw->e->stats.c.recv_calls++;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (r < 0) {
+			snprintf(what, sizeof(what), "connection lost: %s", strerror(errno));
+			conn_down(sw, c, END_RESET, errno, now, what);
+			return;
+		}
+		sw->now = dv_now_ns();
+		for (i = 0; i < r && !c->ev_proto && !c->ev_closed; i++) {
+			if (mh[i].msg_hdr.msg_flags & MSG_TRUNC) {
+				snprintf(what, sizeof(what), "a datagram over %u bytes",
+				         DV_TP_DGRAM_MAX);
+				conn_down(sw, c, END_PROTO, EPROTO, now, what);
+				return;
+			}
+			(void)dv_tp_input(c->tp, iov[i].iov_base, mh[i].msg_len);
+		}
+		if (c->ev_proto || c->ev_closed || r < DV_SW_DGRAMS)
+			break;
+	}
+	after_input(sw, c, now);
+}
+
 static void conn_read(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 {
 	unsigned round;
 	char what[120];
 
+	if (sw->desc->sock_type == SOCK_DGRAM) {
+		conn_read_dgrams(sw, c, now);
+		return;
+	}
 	for (round = 0; round < DV_SW_READ_ROUNDS; round++) {
 		ssize_t r = recv(c->fd, sw->rbuf, DV_SW_READ_BUF, MSG_DONTWAIT);
 		sw->e->stats.c.recv_calls++;
@@ -806,6 +929,26 @@ static void on_poll(uv_poll_t *h, int status, int events)
 	sw->h.after_io(sw->h.ctx); /* may close every connection: c is not touched after it */
 }
 
+/* c's machine asked for the time (dv_tp_next_deadline): what fell due, then as after I/O. */
+static void on_deadline(uv_timer_t *t)
+{
+	dv_sconn_t *c = t->data;
+	dv_sw_t *sw = c->sw;
+	uint64_t now = dv_now_ns(), at = c->deadline;
+
+	c->deadline = UINT64_MAX;
+	if (now < at) { /* libuv's millisecond clock ran ahead of ours: not yet */
+		deadline_arm(c);
+		return;
+	}
+	sw->now = now;
+	(void)dv_tp_on_deadline(c->tp, now);
+	after_input(sw, c, now); /* its events; flushes and re-arms while c lives */
+	admit(sw, now);
+	ready_note(sw, c);
+	sw->h.after_io(sw->h.ctx); /* may close every connection: c is not touched after it */
+}
+
 /* A worker's stream state for n connections sharing a window of capacity queries. */
 static int sw_new(const dv_sw_host_t *h, uint32_t n, dv_sw_t **out, dv_err_t *err)
 {
@@ -828,7 +971,7 @@ static int sw_new(const dv_sw_host_t *h, uint32_t n, dv_sw_t **out, dv_err_t *er
 	sw->stall_ns = UINT64_MAX;
 	sw->timer_lb = UINT64_MAX;
 	sw->rng = (dv_now_ns() ^ ((uint64_t)h->first_conn << 32)) | 1;
-	sw->desc = dv_tp_desc(h->cfg->tp.kind);
+	sw->desc = dv_tp_config_desc(&h->cfg->tp);
 	rc = dv_tp_shared_new(&sw->sh, &h->cfg->tp, err);
 	if (rc != 0)
 		return rc;

@@ -50,10 +50,10 @@ int dv_tp_shared_new(dv_tp_shared_t **out, const dv_tp_config_t *cfg, dv_err_t *
 	if (s == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	s->cfg = cfg;
-	s->d = dv_tp_desc(cfg->kind);
+	s->d = dv_tp_config_desc(cfg);
 	s->out_max = cfg->out_max ? cfg->out_max : OUT_MAX_DEFAULT;
 	rc = s->d->ops->shared_init(s, err);
-	if (rc == 0 && s->d->tls)
+	if (rc == 0 && s->d->tls && !s->d->own_tls)
 		rc = shared_tls(s, err);
 	if (rc != 0) {
 		dv_tp_shared_free(s);
@@ -73,7 +73,8 @@ void dv_tp_shared_free(dv_tp_shared_t *s)
 
 void dv_tp_shared_handshakes(const dv_tp_shared_t *s, uint64_t *full, uint64_t *resumed)
 {
-	*full = *resumed = 0;
+	*full = s->own_full;
+	*resumed = s->own_resumed;
 	if (s->tls != NULL)
 		dv_tls_ctx_counts(s->tls, full, resumed);
 }
@@ -90,9 +91,10 @@ int dv_tp_conn_new(dv_tp_conn_t **out, dv_tp_shared_t *s, dv_tp_event_fn fn, voi
 	c->ops = s->d->ops;
 	c->fn = fn;
 	c->ctx = ctx;
+	c->dgram = s->d->sock_type == SOCK_DGRAM;
 	dv_frame_reader_init(&c->rd);
 	dv_bq_init(&c->out, s->out_max);
-	if (s->d->tls && !s->cfg->doh_cleartext)
+	if (s->tls != NULL && !s->cfg->doh_cleartext)
 		rc = dv_tls_new(&c->tls, s->tls, s->cfg->sni, DV_TP_UNBOUNDED);
 	if (rc == 0)
 		rc = c->ops->attach(c);
@@ -250,6 +252,8 @@ int dv_tp_output(dv_tp_conn_t *c, struct iovec *iov, int max)
 
 	if (max < 1 || dv_bq_len(q) == 0)
 		return 0;
+	if (c->dgram)
+		return dv_frame_iov(q, iov, max);
 	iov[0].iov_base = (void *)dv_bq_data(q);
 	iov[0].iov_len = dv_bq_len(q);
 	return 1;
@@ -263,6 +267,11 @@ size_t dv_tp_output_len(dv_tp_conn_t *c)
 void dv_tp_consume(dv_tp_conn_t *c, size_t n)
 {
 	dv_bq_consume(c->tls != NULL ? dv_tls_out(c->tls) : &c->out, n);
+}
+
+void dv_tp_consume_dgrams(dv_tp_conn_t *c, size_t n)
+{
+	dv_frame_drop(&c->out, n);
 }
 
 void dv_tp_close(dv_tp_conn_t *c)

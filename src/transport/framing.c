@@ -92,6 +92,30 @@ int dv_frame_put(dv_bq_t *q, const uint8_t *msg, size_t len)
 	return 0;
 }
 
+int dv_frame_iov(const dv_bq_t *q, struct iovec *iov, int max)
+{
+	const uint8_t *p = dv_bq_data(q), *end = p + dv_bq_len(q);
+	int n = 0;
+
+	while (n < max && end - p >= 2) {
+		size_t len = dv_wire_get16(p);
+		iov[n].iov_base = (void *)(p + 2);
+		iov[n].iov_len = len;
+		n++;
+		p += 2 + len;
+	}
+	return n;
+}
+
+void dv_frame_drop(dv_bq_t *q, size_t n)
+{
+	size_t off = 0;
+
+	while (n-- > 0 && dv_bq_len(q) - off >= 2)
+		off += 2 + dv_wire_get16(dv_bq_data(q) + off);
+	dv_bq_consume(q, off);
+}
+
 void dv_frame_reader_init(dv_frame_reader_t *r)
 {
 	memset(r, 0, sizeof(*r));

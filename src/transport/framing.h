@@ -46,6 +46,12 @@ void dv_bq_consume(dv_bq_t *q, size_t n);
  * nothing. 0, -EMSGSIZE (len 0 or > DV_FRAME_MAX), -ENOBUFS, -ENOMEM. */
 int dv_frame_put(dv_bq_t *q, const uint8_t *msg, size_t len);
 
+/* The messages of the first frames of q (at most max): one iovec each, without its length
+ * prefix; returns how many. A datagram kind's queue of datagrams to send. */
+int dv_frame_iov(const dv_bq_t *q, struct iovec *iov, int max);
+/* Drop the first n frames of q (n <= the frames it holds). */
+void dv_frame_drop(dv_bq_t *q, size_t n);
+
 /*
  * Frame reader: one per connection. Feed it the bytes of the stream in chunks of
  * any size (a message split over many reads, many messages in one read); it calls

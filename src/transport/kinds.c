@@ -1,5 +1,5 @@
-/* kinds: the table of stream transport kinds, by kind and by name. A new kind is a row here,
- * its value in transport.h's dv_tp_kind_t and its own file (doc/transports.md). */
+/* kinds: the table of stream transport kinds, by kind and by name, made from transport.h's
+ * DV_TP_KINDS list. A new kind is a line there and its own file (doc/transports.md). */
 #include "config.h"
 
 #include "transport/conn.h"
@@ -9,15 +9,18 @@
 #include <string.h>
 #include <strings.h>
 
-static const dv_tp_desc_t *const table[DV_TP_NKINDS] = {
-    [DV_TP_TCP] = &dv_tp_tcp_desc,
-    [DV_TP_DOT] = &dv_tp_dot_desc,
-    [DV_TP_DOH] = &dv_tp_doh_desc,
-};
+#define ROW(k, row) [k] = &row,
+static const dv_tp_desc_t *const table[DV_TP_NKINDS] = {DV_TP_KINDS(ROW)};
+#undef ROW
 
 const dv_tp_desc_t *dv_tp_desc(dv_tp_kind_t k)
 {
 	return table[(unsigned)k < DV_TP_NKINDS ? k : DV_TP_TCP];
+}
+
+const dv_tp_desc_t *dv_tp_config_desc(const dv_tp_config_t *cfg)
+{
+	return cfg->desc != NULL ? cfg->desc : dv_tp_desc(cfg->kind);
 }
 
 const dv_tp_desc_t *dv_tp_desc_find(const char *name)

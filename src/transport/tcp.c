@@ -6,24 +6,6 @@
 
 #include <errno.h>
 
-static int framed_shared_init(dv_tp_shared_t *s, dv_err_t *err)
-{
-	(void)s;
-	(void)err;
-	return 0;
-}
-
-static int framed_attach(dv_tp_conn_t *c)
-{
-	(void)c;
-	return 0;
-}
-
-static void framed_detach(dv_tp_conn_t *c)
-{
-	(void)c;
-}
-
 static int framed_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t id)
 {
 	size_t queued = dv_bq_len(&c->out) + (c->tls ? dv_bq_len(dv_tls_out(c->tls)) : 0);
@@ -49,40 +31,6 @@ static int framed_input(void *ctx, const uint8_t *data, size_t len)
 	return rc;
 }
 
-/* The frames are in c->out from submit on. */
-static int framed_pump(dv_tp_conn_t *c)
-{
-	(void)c;
-	return 0;
-}
-
-static size_t framed_capacity(const dv_tp_conn_t *c)
-{
-	(void)c;
-	return SIZE_MAX;
-}
-
-static const char *framed_full_why(const dv_tp_conn_t *c)
-{
-	(void)c;
-	return NULL;
-}
-
-/* A query on the wire cannot be taken back: the engine's window forgets it. */
-static int framed_cancel(dv_tp_conn_t *c, uint64_t id)
-{
-	(void)c;
-	(void)id;
-	return 0;
-}
-
-/* The engine's window counts them. */
-static size_t framed_in_flight(const dv_tp_conn_t *c)
-{
-	(void)c;
-	return 0;
-}
-
 static bool framed_settled(const dv_tp_conn_t *c)
 {
 	(void)c;
@@ -95,25 +43,20 @@ static const char *framed_eof_cut(const dv_tp_conn_t *c)
 	                                    : "the server closed the connection inside a message";
 }
 
-static void framed_close(dv_tp_conn_t *c)
-{
-	(void)c;
-}
-
 const dv_tp_ops_t dv_tp_framed_ops = {
-    .shared_init = framed_shared_init,
-    .attach = framed_attach,
-    .detach = framed_detach,
+    .shared_init = dv_tp_no_shared_init,
+    .attach = dv_tp_no_attach,
+    .detach = dv_tp_no_detach,
     .submit = framed_submit,
     .input = framed_input,
-    .pump = framed_pump,
-    .capacity = framed_capacity,
-    .full_why = framed_full_why,
-    .cancel = framed_cancel,
-    .in_flight = framed_in_flight,
+    .pump = dv_tp_no_pump, /* the frames are in c->out from submit on */
+    .capacity = dv_tp_no_limit,
+    .full_why = dv_tp_no_why,
+    .cancel = dv_tp_no_cancel, /* a query on the wire cannot be taken back */
+    .in_flight = dv_tp_no_in_flight,
     .settled = framed_settled,
     .eof_cut = framed_eof_cut,
-    .close = framed_close,
+    .close = dv_tp_no_close,
     .next_deadline = dv_tp_no_deadline,
     .on_deadline = dv_tp_no_expiry,
 };

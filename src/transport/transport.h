@@ -23,8 +23,19 @@
  * dv_tp_shared_t per worker, shared by that worker's connections.
  */
 
-/* The stream kinds, each a row of the table (transport/kinds.c, doc/transports.md). */
-typedef enum dv_tp_kind { DV_TP_TCP = 0, DV_TP_DOT, DV_TP_DOH, DV_TP_NKINDS } dv_tp_kind_t;
+/*
+ * The kinds in the program, in table order: each its value and the row its own file defines
+ * (tcp.c, dot.c, doh.c). A new kind is one line here and its file (doc/transports.md); the
+ * enum below and kinds.c's table are made from this list.
+ */
+#define DV_TP_KINDS(X)                                                                             \
+	X(DV_TP_TCP, dv_tp_tcp_desc)                                                               \
+	X(DV_TP_DOT, dv_tp_dot_desc)                                                               \
+	X(DV_TP_DOH, dv_tp_doh_desc)
+
+#define DV_TP_KIND_ENUM(k, row) k,
+typedef enum dv_tp_kind { DV_TP_KINDS(DV_TP_KIND_ENUM) DV_TP_NKINDS } dv_tp_kind_t;
+#undef DV_TP_KIND_ENUM
 
 /* A kind's protocol operations (transport/conn.h): what the engine reaches through dv_tp_*. */
 typedef struct dv_tp_ops dv_tp_ops_t;
@@ -41,7 +52,15 @@ typedef struct dv_tp_desc {
 	const char *alpn_label; /* what a server refusing it did not agree to: "HTTP/2" */
 	const char *setup_what; /* what follows connect before queries go, for a timeout's
 	                         * sentence ("TLS handshake"); NULL when nothing does */
-	int sock_type;          /* what the engine opens: SOCK_STREAM (a QUIC kind SOCK_DGRAM) */
+	int sock_type;          /* what the engine opens and connects: SOCK_STREAM, or SOCK_DGRAM
+	                         * (QUIC): then each dv_tp_input is one datagram and each iovec
+	                         * of dv_tp_output one datagram to send (dv_tp_consume_dgrams) */
+	bool own_tls;           /* with tls: the kind does TLS itself (QUIC, inside its library):
+	                         * conn.c adds no TLS layer nor context; the kind reports its
+	                         * handshake (conn.h's dv_tp_emit_handshake) and checks its ALPN */
+	bool timers;            /* the kind has timers of its own (dv_tp_next_deadline): the
+	                         * engine arms one per connection; false: the operations are
+	                         * dv_tp_no_deadline / dv_tp_no_expiry and no timer exists */
 	bool answer_ids;        /* ANSWER events carry the query's id (the transport matched
 	                         * it to its query, as DoH's streams do); else id is 0 and the
 	                         * engine matches by DNS ID and question, as for UDP */
@@ -70,7 +89,17 @@ typedef struct dv_tp_config {
 	                       * target's way past the handshake; no option sets it */
 	size_t out_max;       /* bytes of queries queued ahead of the socket; 0 = 256 KiB */
 	int tls_min, tls_max; /* TLS1_2_VERSION / TLS1_3_VERSION; 0 = 1.2 .. 1.3 */
+	const dv_tp_desc_t *desc; /* a kind that is not in the table (a test's own kind, which
+	                           * is then the file it would be); NULL: kind's row */
 } dv_tp_config_t;
+
+/* The row cfg uses: cfg->desc, else kind's. */
+const dv_tp_desc_t *dv_tp_config_desc(const dv_tp_config_t *cfg);
+
+/* Largest datagram a SOCK_DGRAM kind is given whole: the engine ends a connection whose
+ * peer sends a longer one (a protocol error). A QUIC kind announces it as its
+ * max_udp_payload_size. */
+#define DV_TP_DGRAM_MAX 4096u
 
 /* Defaults: TCP, no TLS options, POST to /dns-query. */
 void dv_tp_config_init(dv_tp_config_t *cfg);
@@ -155,11 +184,14 @@ int dv_tp_input(dv_tp_conn_t *c, const uint8_t *data, size_t len);
  * TLS stream ends without close_notify mid-record or a TCP frame is cut). */
 int dv_tp_eof(dv_tp_conn_t *c);
 
-/* Bytes to write, as up to max iovecs; returns how many were filled (0 = nothing). */
+/* Bytes to write, as up to max iovecs; returns how many were filled (0 = nothing). A
+ * SOCK_DGRAM kind: each iovec is one datagram, in order (sendmmsg them). */
 int dv_tp_output(dv_tp_conn_t *c, struct iovec *iov, int max);
 size_t dv_tp_output_len(dv_tp_conn_t *c); /* bytes waiting to be written (tests) */
-/* n bytes of dv_tp_output were written. */
+/* n bytes of dv_tp_output were written (SOCK_STREAM). */
 void dv_tp_consume(dv_tp_conn_t *c, size_t n);
+/* The first n datagrams of dv_tp_output were sent (SOCK_DGRAM). */
+void dv_tp_consume_dgrams(dv_tp_conn_t *c, size_t n);
 
 /* Ask for a clean close (TLS close_notify, DoH GOAWAY): write dv_tp_output, then close. */
 void dv_tp_close(dv_tp_conn_t *c);
@@ -173,13 +205,14 @@ bool dv_tp_ready(const dv_tp_conn_t *c);
 
 /*
  * Timers (Knot's knot_quic_conn_next_timeout / knot_quic_handle_expiry): the monotonic time
- * in ns at which the connection wants dv_tp_on_deadline, UINT64_MAX for none (TCP, DoT and
- * DoH have no timers of their own: the engine's -t covers them). dv_tp_on_deadline(c, now)
- * does what fell due (a QUIC retransmission, an idle close; its events go to fn) and
- * returns 0 or fn's negative value; check dv_tp_output after it. The engine arms a timer at
- * the deadline once a kind has one (DoQ); until then only test_kinds calls them (tests).
+ * in ns (dv_now_ns's clock) at which the connection wants dv_tp_on_deadline, UINT64_MAX for
+ * none. Only a kind with desc->timers has any (TCP, DoT and DoH have none: the engine's -t
+ * covers them). The engine keeps one timer per connection of such a kind, re-armed at this
+ * time after every input, output and expiry; dv_tp_on_deadline(c, now) then does what fell
+ * due (a QUIC retransmission, an ACK, an idle close; its events go to fn) and returns 0 or
+ * fn's negative value; the engine checks dv_tp_output after it.
  */
 uint64_t dv_tp_next_deadline(const dv_tp_conn_t *c);
-int dv_tp_on_deadline(dv_tp_conn_t *c, uint64_t now_ns); /* (tests) until DoQ */
+int dv_tp_on_deadline(dv_tp_conn_t *c, uint64_t now_ns);
 
 #endif

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # completion: completion/dnsvolley offers the subcommands (capacity and resperf too), each
-# subcommand's own flags, and fixed values (never file names) for -m, --clock, --input,
+# subcommand's own flags, -m's transports from --help's --mode line (the table), and fixed values
+# (never file names) for --clock, --input,
 # --timing, --interval-format, --doh-method and -O; resperf's -m is a rate, not a mode.
 . "$(dirname "$0")/lib.sh"
 [ -x "$DV" ] || skip "dnsvolley not built"

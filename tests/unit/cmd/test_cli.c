@@ -8,12 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "cmd/cli.h"
 #include "cmd/exit_status.h"
+#include "transport/transport.h"
 
 #define ARGV(...)            ((char *[]){"dnsvolley", __VA_ARGS__, NULL})
 #define ARGC(...)            ((int)(sizeof((char *[]){"dnsvolley", __VA_ARGS__}) / sizeof(char *)))
@@ -287,6 +289,34 @@ static void test_exit_statuses(void **state)
 	assert_int_equal(DV_EXIT_NOTHING_SENT, 5);
 }
 
+/* --help's -m line is the table's: every kind's name after "udp|" and its default port. */
+static void test_mode_help(void **state)
+{
+	char *text = NULL, *line, names[128] = "udp", ports[128] = "53";
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	(void)state;
+	assert_non_null(f);
+	dv_cli_usage(f);
+	fclose(f);
+	for (int k = 0; k < DV_TP_NKINDS; k++) {
+		const dv_tp_desc_t *d = dv_tp_desc((dv_tp_kind_t)k);
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "|%s", d->name);
+		snprintf(ports + strlen(ports), sizeof(ports) - strlen(ports), ", %u",
+		         d->default_port);
+	}
+	line = strstr(text, "  -m, --mode ");
+	assert_non_null(line);
+	*strchr(line, '\n') = '\0';
+	assert_non_null(strstr(line, names));
+	assert_non_null(strstr(line, ports));
+	assert_string_equal(line,
+	                    "  -m, --mode udp|tcp|dot|doh        transport (udp); ports 53, 53, "
+	                    "853, 443;");
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -294,6 +324,7 @@ int main(void)
 	    cmocka_unit_test(test_study_flags),  cmocka_unit_test(test_bad_values),
 	    cmocka_unit_test(test_argv_kept),    cmocka_unit_test(test_dnsperf_only_flags),
 	    cmocka_unit_test(test_threads_auto), cmocka_unit_test(test_exit_statuses),
+	    cmocka_unit_test(test_mode_help),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include "engine/engine.h"
 #include "engine/run.h"
 #include "input/querylist.h"
+#include "streampass.h"
 
 /* What the server does with one connection. */
 typedef enum { S_ANSWER = 0, S_RESET_AFTER_READ, S_CLOSE_AFTER_READ } script_t;
@@ -135,41 +136,17 @@ static void server_stop(server_t *s)
 	close(s->lfd);
 }
 
-static void load_list(dv_querylist_t *ql, unsigned n)
-{
-	char text[4096];
-	size_t off = 0;
-	dv_querylist_options_t o;
-	dv_err_t err;
-
-	for (unsigned i = 0; i < n; i++)
-		off += (size_t)snprintf(text + off, sizeof(text) - off, "q%u.example A\n", i);
-	dv_querylist_options_init(&o);
-	assert_int_equal(dv_querylist_load_buffer(ql, text, off, "t", &o, &err), 0);
-}
-
 /* One pass: -m tcp -c 1 -q q -t 1 against port, list of n queries. */
 static int run(uint16_t port, unsigned n, uint32_t q, uint64_t qpc, dv_pass_result_t *res,
                dv_err_t *err)
 {
 	dv_run_config_t cfg;
 	dv_querylist_t ql;
-	struct sockaddr_in *a = (struct sockaddr_in *)&cfg.server;
 	int rc;
 
-	dv_run_config_init(&cfg);
-	cfg.stream = true;
+	stream_config(&cfg, port, q, DV_NS_PER_S);
 	cfg.tp.kind = DV_TP_TCP;
-	cfg.sockets = 1;
-	cfg.max_outstanding = q;
-	cfg.timeout_ns = DV_NS_PER_S;
-	cfg.interval_ns = 0;
 	cfg.queries_per_conn = qpc;
-	memset(&cfg.server, 0, sizeof(cfg.server));
-	a->sin_family = AF_INET;
-	a->sin_port = htons(port);
-	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	cfg.server_len = sizeof(*a);
 	load_list(&ql, n);
 	memset(res, 0, sizeof(*res));
 	rc = dv_run_pass(&cfg, &ql, res, err);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <nghttp2/nghttp2.h>
 
+#include "base/b64url.h"
 #include "transport/tls.h"
 #include "transport/transport.h"
 #include "selfsigned.h"
@@ -44,37 +45,6 @@ typedef struct server {
 	unsigned nwaiting;
 } server_t;
 
-static int unb64(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	return c == '-' ? 62 : c == '_' ? 63 : -1;
-}
-
-/* base64url without padding into out; the length, or -1. */
-static int decode(const char *s, uint8_t *out)
-{
-	uint32_t acc = 0;
-	int bits = 0, n = 0;
-
-	for (; *s != '\0' && *s != '&'; s++) {
-		int v = unb64(*s);
-		if (v < 0)
-			return -1;
-		acc = acc << 6 | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[n++] = (uint8_t)(acc >> bits);
-		}
-	}
-	return n;
-}
-
 static ssize_t resp_read(nghttp2_session *h2, int32_t sid, uint8_t *buf, size_t len,
                          uint32_t *flags, nghttp2_data_source *src, void *user)
 {
@@ -94,6 +64,7 @@ static void respond(server_t *s, int32_t sid)
 {
 	sreq_t *r = nghttp2_session_get_stream_user_data(s->h2, sid);
 	const char *q;
+	long n;
 	nghttp2_nv ok[] = {
 	    {(uint8_t *)":status", (uint8_t *)"200", 7, 3, 0},
 	    {(uint8_t *)"content-type", (uint8_t *)"application/dns-message", 12, 23, 0},
@@ -110,7 +81,9 @@ static void respond(server_t *s, int32_t sid)
 		q = strstr(r->path, "?dns=");
 		assert_non_null(q);
 		assert_int_equal(r->body_len, 0);
-		r->resp_len = (size_t)decode(q + 5, r->resp);
+		n = dv_b64url_decode(q + 5, strcspn(q + 5, "&"), r->resp);
+		assert_true(n > 0);
+		r->resp_len = (size_t)n;
 	} else {
 		assert_string_equal(r->method, "POST");
 		memcpy(r->resp, r->body, r->body_len);

@@ -157,6 +157,39 @@ static void test_put_bounds(void **s)
 	dv_bq_free(&q);
 }
 
+/* A queue of datagrams (a SOCK_DGRAM kind's output): each frame one iovec of its message, at
+ * most max of them; dropping whole frames leaves the next one first, of 1 to 65535 bytes. */
+static void test_frame_iov(void **s)
+{
+	static uint8_t big[65535];
+	const size_t dlen[] = {1, 2, 65535, 300, 7};
+	struct iovec iov[8];
+	dv_bq_t q;
+	size_t i;
+
+	(void)s;
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)i;
+	dv_bq_init(&q, 1 << 20);
+	assert_int_equal(dv_frame_iov(&q, iov, 8), 0);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(dv_frame_put(&q, big + i, dlen[i]), 0);
+	assert_int_equal(dv_frame_iov(&q, iov, 8), 5);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(iov[i].iov_len, dlen[i]);
+		assert_memory_equal(iov[i].iov_base, big + i, dlen[i]);
+	}
+	assert_int_equal(dv_frame_iov(&q, iov, 2), 2);
+	dv_frame_drop(&q, 3);
+	assert_int_equal(dv_frame_iov(&q, iov, 8), 2);
+	assert_int_equal(iov[0].iov_len, 300);
+	assert_memory_equal(iov[0].iov_base, big + 3, 300);
+	dv_frame_drop(&q, 2);
+	assert_int_equal(dv_bq_len(&q), 0);
+	assert_int_equal(dv_frame_iov(&q, iov, 8), 0);
+	dv_bq_free(&q);
+}
+
 /* Partial writes through the transport interface: iovec out, consume a few bytes. */
 typedef struct ev_log {
 	unsigned answers, closed, errors;
@@ -246,7 +279,7 @@ int main(void)
 	    cmocka_unit_test(test_merged),         cmocka_unit_test(test_one_byte),
 	    cmocka_unit_test(test_split),          cmocka_unit_test(test_zero_length),
 	    cmocka_unit_test(test_callback_stops), cmocka_unit_test(test_put_bounds),
-	    cmocka_unit_test(test_tcp_conn),
+	    cmocka_unit_test(test_tcp_conn),       cmocka_unit_test(test_frame_iov),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
