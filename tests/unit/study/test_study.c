@@ -189,6 +189,7 @@ static void test_table_server(void **state)
 	static const char *const t[] = {"unbound"};
 	dv_study_t s;
 	build(&s, t, 1, 1);
+	free(s.lists[1].label); /* one list: dv_study_free() frees n_lists labels */
 	s.n_lists = 1;
 	add_pass(&s, 0, 0, 0, DV_PASS_COLD, 5000, 3, 100000);
 	add_pass(&s, 0, 0, 0, DV_PASS_HOT, 9000.4, 0, 100000);

@@ -161,7 +161,7 @@ static void test_put_bounds(void **s)
  * most max of them; dropping whole frames leaves the next one first, of 1 to 65535 bytes. */
 static void test_frame_iov(void **s)
 {
-	static uint8_t big[65535];
+	static uint8_t big[65535 + 8]; /* frame i starts at big + i */
 	const size_t dlen[] = {1, 2, 65535, 300, 7};
 	struct iovec iov[8];
 	dv_bq_t q;
