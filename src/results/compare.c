@@ -131,6 +131,35 @@ static void print_capacity_row(const dv_group_t *b, const dv_group_t *c, FILE *o
 }
 
 /*
+ * One row of figures: the means of both sides (fmt), their difference and relative
+ * difference, and the verdict of Welch's test with each side's floor; "-" and "n/a"
+ * where a side has no such figure. Values end at column 24 whatever the label's length.
+ */
+static void print_fig_row(FILE *out, const char *label, const char *fmt, const dv_series_t *sb,
+                          const dv_series_t *sc, bool higher_better, double floor_b, double floor_c)
+{
+	char vb[32] = "-", vc[32] = "-", vd[32] = "-", rel[32] = "n/a";
+	char sig[64] = "n/a (no such figure on a side)";
+	int pad = 24 - (int)strlen(label);
+
+	if (sb->n > 0)
+		snprintf(vb, sizeof(vb), fmt, sb->mean);
+	if (sc->n > 0)
+		snprintf(vc, sizeof(vc), fmt, sc->mean);
+	if (sb->n > 0 && sc->n > 0) {
+		char pf[8];
+		snprintf(pf, sizeof(pf), "%%+%s", fmt + 1);
+		snprintf(vd, sizeof(vd), pf, sc->mean - sb->mean);
+		if (sb->mean != 0)
+			snprintf(rel, sizeof(rel), "%+.2f%%",
+			         100.0 * (sc->mean - sb->mean) / fabs(sb->mean));
+		fmt_verdict(sig, sizeof(sig), sc->mean - sb->mean, higher_better,
+		            dv_diff_welch(sb, sc, floor_b, floor_c).verdict);
+	}
+	fprintf(out, "  %s%*s %14s %14s %9s  %s\n", label, pad > 1 ? pad : 1, vb, vc, vd, rel, sig);
+}
+
+/*
  * Stream transports: connect p99, handshake p99, connections failed and reset, resumed
  * share (connfig.h), mean over the repeats that have the figure, with the same spread rule
  * (latency floored at the bucket width, counts and shares not).
@@ -147,27 +176,9 @@ static void print_conn_rows(const dv_group_t *b, const dv_group_t *c, FILE *out)
 		const char *fmt = dv_conn_fig_is_latency(f) ? "%.4f"
 		                  : f == DV_CF_RESUMED_PCT  ? "%.2f"
 		                                            : "%.1f";
-		char vb[32] = "-", vc[32] = "-", vd[32] = "-", rel[32] = "n/a";
-		char sig[64] = "n/a (no such figure on a side)";
 
-		if (sb.n > 0)
-			snprintf(vb, sizeof(vb), fmt, sb.mean);
-		if (sc.n > 0)
-			snprintf(vc, sizeof(vc), fmt, sc.mean);
-		if (sb.n > 0 && sc.n > 0) {
-			char pf[8];
-			snprintf(pf, sizeof(pf), "%%+%s", fmt + 1);
-			snprintf(vd, sizeof(vd), pf, sc.mean - sb.mean);
-			if (sb.mean != 0)
-				snprintf(rel, sizeof(rel), "%+.2f%%",
-				         100.0 * (sc.mean - sb.mean) / fabs(sb.mean));
-			fmt_verdict(sig, sizeof(sig), sc.mean - sb.mean, f == DV_CF_RESUMED_PCT,
-			            dv_diff_welch(&sb, &sc, dv_conn_fig_floor(f, sb.mean),
-			                          dv_conn_fig_floor(f, sc.mean))
-			                .verdict);
-		}
-		fprintf(out, "  %-16s %7s %14s %14s %9s  %s\n", dv_conn_fig_label(f), vb, vc, vd,
-		        rel, sig);
+		print_fig_row(out, dv_conn_fig_label(f), fmt, &sb, &sc, f == DV_CF_RESUMED_PCT,
+		              dv_conn_fig_floor(f, sb.mean), dv_conn_fig_floor(f, sc.mean));
 	}
 }
 
@@ -185,28 +196,13 @@ static void print_server_rows(const dv_group_t *b, const dv_group_t *c, FILE *ou
 	for (size_t i = 0; i < 4; i++) {
 		int w = order[i];
 		dv_series_t sb = dv_group_server(b, w), sc = dv_group_server(c, w);
-		const char *fmt = w == 2 ? "%.4f" : w == 0 ? "%.3f" : "%.0f";
-		char vb[32] = "-", vc[32] = "-", vd[32] = "-", rel[32] = "n/a";
-		char sig[64] = "n/a (no such figure on a side)";
 
-		if (sb.n == 0 && sc.n == 0)
-			continue;
-		if (sb.n > 0)
-			snprintf(vb, sizeof(vb), fmt, sb.mean);
-		if (sc.n > 0)
-			snprintf(vc, sizeof(vc), fmt, sc.mean);
-		if (sb.n > 0 && sc.n > 0) {
-			char pf[8];
-			snprintf(pf, sizeof(pf), "%%+%s", fmt + 1);
-			snprintf(vd, sizeof(vd), pf, sc.mean - sb.mean);
-			if (sb.mean != 0)
-				snprintf(rel, sizeof(rel), "%+.2f%%",
-				         100.0 * (sc.mean - sb.mean) / fabs(sb.mean));
-			fmt_verdict(sig, sizeof(sig), sc.mean - sb.mean, w == 3,
-			            dv_diff_welch(&sb, &sc, 0, 0).verdict);
-		}
-		fprintf(out, "  %s%*s %14s %14s %9s  %s\n", label[w], (int)(24 - strlen(label[w])),
-		        vb, vc, vd, rel, sig);
+		if (sb.n > 0 || sc.n > 0)
+			print_fig_row(out, label[w],
+			              w == 2   ? "%.4f"
+			              : w == 0 ? "%.3f"
+			                       : "%.0f",
+			              &sb, &sc, w == 3, 0, 0);
 	}
 }
 

@@ -667,34 +667,54 @@ typedef struct bars_arg {
 	const char *labels; /* qps chart: gnuplot "set label" lines for the bars left out */
 } bars_arg_t;
 
+/*
+ * The head of a clustered bar chart (bars-qps, bars-p99, bars-server): histogram style,
+ * min-max error bars or plain clusters, y from 0 to ymax.
+ */
+static void histogram_head(FILE *fp, bool errorbars, double ymax)
+{
+	fputs("set style data histogram\nset style fill solid 0.8 border -1\n"
+	      "set boxwidth 0.9\nset datafile missing '-'\n",
+	      fp);
+	fputs(errorbars ? "set style histogram errorbars gap 1 lw 1.5\n"
+	                : "set style histogram cluster gap 1\n",
+	      fp);
+	fprintf(fp, "set yrange [0:%.6g]\nset xtics nomirror\n", ymax);
+}
+
+/*
+ * Its plot line: a series per target from file, the mean in column first + k * stride
+ * (min and max after it, for error bars), the first series naming the clusters.
+ */
+static void histogram_plot(FILE *fp, const char *file, const char *const *targets, size_t ntarget,
+                           bool errorbars, size_t first, size_t stride)
+{
+	fputs("plot ", fp);
+	for (size_t k = 0; k < ntarget; k++) {
+		size_t col = first + k * stride;
+		if (errorbars)
+			fprintf(fp, "%s'%s' using %zu:%zu:%zu%s lc %zu title ", k ? ", " : "", file,
+			        col, col + 1, col + 2, k == 0 ? ":xtic(1)" : "", k + 1);
+		else
+			fprintf(fp, "%s'%s' using %zu%s lc %zu title ", k ? ", " : "", file, col,
+			        k == 0 ? ":xtic(1)" : "", k + 1);
+		gp_str(fp, targets[k]);
+	}
+	fputs("\n", fp);
+}
+
 /* bars.dat: per target, qps mean min max then p99 mean min max: 6 columns after the label. */
 static void bars_body(FILE *fp, const void *argp)
 {
 	const bars_arg_t *a = argp;
 
-	fputs("set style data histogram\nset style fill solid 0.8 border -1\n"
-	      "set boxwidth 0.9\nset datafile missing '-'\n",
-	      fp);
-	fputs(a->errorbars ? "set style histogram errorbars gap 1 lw 1.5\n"
-	                   : "set style histogram cluster gap 1\n",
-	      fp);
-	fprintf(fp, "set yrange [0:%.6g]\nset xtics nomirror\nset ylabel ", a->ymax);
+	histogram_head(fp, a->errorbars, a->ymax);
+	fputs("set ylabel ", fp);
 	gp_str(fp, a->ylabel);
 	fputs("\nunset label\nset style textbox opaque noborder\n", fp);
 	if (a->metric == 0 && a->labels != NULL)
 		fputs(a->labels, fp);
-	fputs("plot ", fp);
-	for (size_t k = 0; k < a->ntarget; k++) {
-		size_t col = 2 + k * 6 + a->metric * 3;
-		if (a->errorbars)
-			fprintf(fp, "%s'bars.dat' using %zu:%zu:%zu%s lc %zu title ", k ? ", " : "",
-			        col, col + 1, col + 2, k == 0 ? ":xtic(1)" : "", k + 1);
-		else
-			fprintf(fp, "%s'bars.dat' using %zu%s lc %zu title ", k ? ", " : "", col,
-			        k == 0 ? ":xtic(1)" : "", k + 1);
-		gp_str(fp, a->targets[k]);
-	}
-	fputs("\n", fp);
+	histogram_plot(fp, "bars.dat", a->targets, a->ntarget, a->errorbars, 2 + a->metric * 3, 6);
 }
 
 /* The bars of one cluster (a bars.dat row) and what they know. */
@@ -873,28 +893,9 @@ static void server_body(FILE *fp, const void *argp)
 {
 	const srv_arg_t *a = argp;
 
-	fputs("set style data histogram\nset style fill solid 0.8 border -1\n"
-	      "set boxwidth 0.9\nset datafile missing '-'\n",
-	      fp);
-	fputs(a->errorbars ? "set style histogram errorbars gap 1 lw 1.5\n"
-	                   : "set style histogram cluster gap 1\n",
-	      fp);
-	fprintf(fp,
-	        "set yrange [0:%.6g]\nset xtics nomirror\n"
-	        "set ylabel 'server CPU per answer (us, user + system)'\nplot ",
-	        a->ymax);
-	for (size_t k = 0; k < a->ntarget; k++) {
-		size_t col = 2 + k * 3;
-		if (a->errorbars)
-			fprintf(fp, "%s'server.dat' using %zu:%zu:%zu%s lc %zu title ",
-			        k ? ", " : "", col, col + 1, col + 2, k == 0 ? ":xtic(1)" : "",
-			        k + 1);
-		else
-			fprintf(fp, "%s'server.dat' using %zu%s lc %zu title ", k ? ", " : "", col,
-			        k == 0 ? ":xtic(1)" : "", k + 1);
-		gp_str(fp, a->targets[k]);
-	}
-	fputs("\n", fp);
+	histogram_head(fp, a->errorbars, a->ymax);
+	fputs("set ylabel 'server CPU per answer (us, user + system)'\n", fp);
+	histogram_plot(fp, "server.dat", a->targets, a->ntarget, a->errorbars, 2, 3);
 }
 
 /* server.dat: a row per list and pass kind, per target mean min max ("- - -": none). */
