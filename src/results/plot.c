@@ -667,6 +667,22 @@ typedef struct bars_arg {
 	const char *labels; /* qps chart: gnuplot "set label" lines for the bars left out */
 } bars_arg_t;
 
+/* The groups' targets, each once, in first-seen order, into targets (gs->n room): the
+ * bars of one cluster, side by side. Returns how many. */
+static size_t distinct_targets(const dv_groups_t *gs, const char **targets)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < gs->n; i++) {
+		size_t t = 0;
+		while (t < n && strcmp(targets[t], gs->g[i].target) != 0)
+			t++;
+		if (t == n)
+			targets[n++] = gs->g[i].target;
+	}
+	return n;
+}
+
 /*
  * The head of a clustered bar chart (bars-qps, bars-p99, bars-server): histogram style,
  * min-max error bars or plain clusters, y from 0 to ymax.
@@ -833,13 +849,7 @@ static int bar_charts(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs
 
 	if (targets == NULL)
 		return dv_err_set(p->err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < gs->n; i++) {
-		size_t t = 0;
-		while (t < a.ntarget && strcmp(targets[t], gs->g[i].target) != 0)
-			t++;
-		if (t == a.ntarget)
-			targets[a.ntarget++] = gs->g[i].target;
-	}
+	a.ntarget = distinct_targets(gs, targets);
 	if ((rc = out_open(p, "bars.dat", &f)) != 0)
 		goto out;
 	acc.labels = open_memstream(&labels, &labels_len);
@@ -950,13 +960,7 @@ static int server_chart(plot_ctx_t *p, const dv_groups_t *gs)
 	a.targets = targets;
 	if (targets == NULL)
 		return dv_err_set(p->err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < gs->n; i++) {
-		size_t t = 0;
-		while (t < a.ntarget && strcmp(targets[t], gs->g[i].target) != 0)
-			t++;
-		if (t == a.ntarget)
-			targets[a.ntarget++] = gs->g[i].target;
-	}
+	a.ntarget = distinct_targets(gs, targets);
 	if ((rc = out_open(p, "server.dat", &f)) != 0)
 		goto out;
 	fputs("# list and pass kind, then per target: server CPU us per answer mean min max "
