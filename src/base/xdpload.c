@@ -95,8 +95,8 @@ int dv_xdp_prog_attach(dv_xdp_prog_t *p, dv_err_t *err)
 		                  "(CAP_NET_ADMIN and CAP_BPF): run as root",
 		                  p->flag, p->ifname);
 	case EBUSY:
-	case EEXIST:
-		return dv_err_set(err, rc,
+	case EEXIST: /* -EADDRINUSE: the caller's -EBUSY may mean something else (run_config.h) */
+		return dv_err_set(err, -EADDRINUSE,
 		                  "%s %s: the interface is busy: another XDP program is attached "
 		                  "(see 'ip link show %s'); detach it or use another interface",
 		                  p->flag, p->ifname, p->ifname);

@@ -242,12 +242,13 @@ int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err)
 	if (x == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	x->prog.link_fd = -1;
-	rc = find_path(x, cfg, err);
-	if (rc == 0 && cfg->threads > (q = rx_queues(cfg->xdp_iface)))
-		rc = dv_err_set(err, -EINVAL,
-		                "--xdp %s: the interface has %u receive queue%s: -T at most %u "
-		                "(one XDP socket per queue)",
-		                cfg->xdp_iface, q, q == 1 ? "" : "s", q);
+	/* The program first: "run as root", "no native XDP" and "busy" before the path. */
+	rc = cfg->threads > (q = rx_queues(cfg->xdp_iface))
+	         ? dv_err_set(err, -EINVAL,
+	                      "--xdp %s: the interface has %u receive queue%s: -T at most %u "
+	                      "(one XDP socket per queue)",
+	                      cfg->xdp_iface, q, q == 1 ? "" : "s", q)
+	         : 0;
 	if (rc == 0 && cfg->threads > DV_XDP_QUEUES_MAX)
 		rc = dv_err_set(err, -EINVAL, "--xdp: -T at most %d", DV_XDP_QUEUES_MAX);
 	if (rc == 0)
@@ -261,6 +262,8 @@ int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err)
 	}
 	if (rc == 0)
 		rc = dv_xdp_prog_attach(&x->prog, err);
+	if (rc == 0)
+		rc = find_path(x, cfg, err);
 	if (rc != 0) {
 		dv_xdp_close(x);
 		return rc;
@@ -307,6 +310,35 @@ static int add_port(struct dv_xw *xw, unsigned i, int fd, dv_err_t *err)
 	return 0;
 }
 
+/*
+ * The UMEM and the socket on the queue. The kernel lets go of a queue some time after
+ * its last XDP socket closed (a work queue frees the buffer pool), so the previous
+ * pass's socket can still hold it: EBUSY is tried again for up to DV_XW_BUSY_TRIES *
+ * 20 ms before it is reported.
+ */
+#define DV_XW_BUSY_TRIES 100
+static int open_xsk(struct dv_xw *xw, size_t size, const struct xsk_umem_config *uc,
+                    const struct xsk_socket_config *sc)
+{
+	const struct timespec tick = {0, 20 * 1000 * 1000};
+	int rc = 0, i;
+
+	for (i = 0; i < DV_XW_BUSY_TRIES; i++) {
+		rc = xsk_umem__create(&xw->umem, xw->area, size, &xw->fill, &xw->comp, uc);
+		if (rc != 0)
+			return rc;
+		rc = xsk_socket__create(&xw->xsk, xw->x->prog.ifname, xw->queue, xw->umem, &xw->rx,
+		                        &xw->tx, sc);
+		if (rc != -EBUSY)
+			break;
+		xsk_umem__delete(xw->umem);
+		xw->umem = NULL;
+		xw->xsk = NULL;
+		nanosleep(&tick, NULL);
+	}
+	return rc;
+}
+
 /* The UMEM, its rings and the socket on the queue, registered in the program's map. */
 static int xw_socket(struct dv_xw *xw, dv_err_t *err)
 {
@@ -330,17 +362,16 @@ static int xw_socket(struct dv_xw *xw, dv_err_t *err)
 		return dv_err_set(err, -ENOMEM, "--xdp: out of memory for the UMEM");
 	}
 	libxdp_set_print(silent);
-	rc = xsk_umem__create(&xw->umem, xw->area, size, &xw->fill, &xw->comp, &uc);
-	if (rc != 0)
-		return dv_err_set(err, rc, "--xdp %s: cannot register the UMEM: %s", dev,
-		                  strerror(-rc));
-	rc = xsk_socket__create(&xw->xsk, dev, xw->queue, xw->umem, &xw->rx, &xw->tx, &sc);
+	rc = open_xsk(xw, size, &uc, &sc);
+	if (rc == -EBUSY) /* not -EBUSY: a pass that sent nothing (DV_RUN_NOTHING_SENT) */
+		return dv_err_set(err, -EADDRINUSE,
+		                  "--xdp %s: cannot open an XDP socket on queue %u: another "
+		                  "program's XDP socket holds that queue",
+		                  dev, xw->queue);
 	if (rc != 0)
 		return dv_err_set(err, rc, "--xdp %s: cannot open an XDP socket on queue %u: %s%s",
 		                  dev, xw->queue, strerror(-rc),
-		                  rc == -EBUSY ? " (another program's XDP socket holds that queue)"
-		                  : rc == -EPERM ? " (run as root)"
-		                                 : "");
+		                  rc == -EPERM ? " (run as root)" : "");
 	xw->fd = xsk_socket__fd(xw->xsk);
 	rc = xsk_socket__update_xskmap(xw->xsk, xw->x->xsks_fd);
 	if (rc != 0)
@@ -395,8 +426,11 @@ void dv_xw_close(struct dv_xw *xw)
 {
 	if (xw == NULL)
 		return;
-	if (xw->xsk != NULL)
+	if (xw->xsk != NULL) {
+		uint32_t key = xw->queue; /* the map holds the socket too: let go first */
+		bpf_map_delete_elem(xw->x->xsks_fd, &key);
 		xsk_socket__delete(xw->xsk);
+	}
 	if (xw->umem != NULL)
 		xsk_umem__delete(xw->umem);
 	if (xw->area != NULL)
