@@ -18,11 +18,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
 #include <bpf/bpf.h>
 #include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 
 #include "base/netframe.h"
+#include "base/sockaddr.h"
 #include "base/xdpload.h"
 #include "engine/xdp_steer_obj.h"
 
@@ -60,81 +65,155 @@ struct dv_xw {
 	uint16_t *port_sock; /* 65,536 entries: socket index by port, DV_XW_NOPORT */
 };
 
-/* --- the route and the neighbour: /proc, no netlink ---------------------------------- */
+/* --- the route and the neighbour: /proc and a netlink dump ------------------------- */
+
+/* A prefix of plen bits of a and b agree (addresses of len octets, network order). */
+static bool prefix_match(const uint8_t *a, const uint8_t *b, unsigned plen)
+{
+	unsigned full = plen / 8, rest = plen % 8;
+
+	if (memcmp(a, b, full) != 0)
+		return false;
+	return rest == 0 || ((a[full] ^ b[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
 
 /*
- * The interface's route to dst (IPv4, network order) from /proc/net/route: the longest
- * matching prefix on any interface. Sets *dev and *gw (0 = on link). 0 or -ENOENT.
+ * The route to dst (IPv4 or IPv6, network order) from /proc/net/route or
+ * /proc/net/ipv6_route: the longest matching prefix that is up. Sets *dev and *gw
+ * (all zero = on link). 0 or -ENOENT.
  */
-static int route4(uint32_t dst, char *dev, size_t devlen, uint32_t *gw)
+static int route(bool v6, const uint8_t *dst, char *dev, size_t devlen, uint8_t gw[16])
 {
-	FILE *f = fopen("/proc/net/route", "r");
-	char line[256], name[IFNAMSIZ + 1];
-	unsigned d, g, flags, refc, use, metric, mask;
-	int best = -1;
+	FILE *f = fopen(v6 ? "/proc/net/ipv6_route" : "/proc/net/route", "r");
+	char line[512], name[IFNAMSIZ + 1], d6[33], g6[33], s6[33];
+	unsigned d, g, flags, refc, use, metric, mask, dlen, slen, i;
+	uint8_t net[16], hop[16];
+	int best = -1, plen;
 
 	if (f == NULL)
 		return -ENOENT;
 	while (fgets(line, sizeof(line), f) != NULL) {
-		if (sscanf(line, "%16s %x %x %x %u %u %u %x", name, &d, &g, &flags, &refc, &use,
-		           &metric, &mask) != 8 ||
-		    !(flags & 1) || (dst & mask) != d) /* RTF_UP */
-			continue;
-		if (__builtin_popcount(mask) > best) {
-			best = __builtin_popcount(mask);
-			snprintf(dev, devlen, "%s", name);
-			*gw = g;
+		memset(net, 0, sizeof(net));
+		memset(hop, 0, sizeof(hop));
+		if (v6) {
+			if (sscanf(line, "%32s %x %32s %x %32s %x %x %x %x %16s", d6, &dlen, s6,
+			           &slen, g6, &metric, &refc, &use, &flags, name) != 10)
+				continue;
+			for (i = 0; i < 16; i++) {
+				sscanf(d6 + 2 * i, "%2hhx", &net[i]);
+				sscanf(g6 + 2 * i, "%2hhx", &hop[i]);
+			}
+			plen = (int)dlen;
+		} else {
+			if (sscanf(line, "%16s %x %x %x %u %u %u %x", name, &d, &g, &flags, &refc,
+			           &use, &metric, &mask) != 8)
+				continue;
+			memcpy(net, &d, 4); /* printed in host order of a network-order word */
+			memcpy(hop, &g, 4);
+			plen = __builtin_popcount(mask);
 		}
+		if (!(flags & 1) || plen > (v6 ? 128 : 32) ||
+		    !prefix_match(net, dst, (unsigned)plen) || plen <= best) /* RTF_UP */
+			continue;
+		best = plen;
+		snprintf(dev, devlen, "%s", name);
+		memcpy(gw, hop, 16);
 	}
 	fclose(f);
 	return best >= 0 ? 0 : -ENOENT;
 }
 
-/* The neighbour's MAC of ip (network order) on dev, from /proc/net/arp (complete entries). */
-static int arp4(uint32_t ip, const char *dev, uint8_t mac[6])
+/* One RTM_NEWNEIGH message: the MAC of ip on ifindex when it is usable. */
+static bool neigh_msg(struct nlmsghdr *h, bool v6, const uint8_t *ip, int ifindex, uint8_t mac[6])
 {
-	FILE *f = fopen("/proc/net/arp", "r");
-	char line[256], ipt[64], hw[64], mask[64], name[IFNAMSIZ + 1];
-	unsigned type, flags, m[6];
-	struct in_addr a;
-	int rc = -ENOENT, i;
+	struct ndmsg *nd = NLMSG_DATA(h);
+	struct rtattr *a = (struct rtattr *)((char *)nd + NLMSG_ALIGN(sizeof(*nd)));
+	int len = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(*nd));
+	const uint8_t *dst = NULL, *ll = NULL;
 
-	if (f == NULL)
-		return -ENOENT;
-	while (rc != 0 && fgets(line, sizeof(line), f) != NULL) {
-		if (sscanf(line, "%63s %x %x %63s %63s %16s", ipt, &type, &flags, hw, mask, name) !=
-		        6 ||
-		    inet_pton(AF_INET, ipt, &a) != 1 || a.s_addr != ip || strcmp(name, dev) != 0 ||
-		    !(flags & 2) || /* ATF_COM */
-		    sscanf(hw, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
-			continue;
-		for (i = 0; i < 6; i++)
-			mac[i] = (uint8_t)m[i];
-		rc = 0;
+	if (h->nlmsg_type != RTM_NEWNEIGH || nd->ndm_ifindex != ifindex ||
+	    nd->ndm_family != (v6 ? AF_INET6 : AF_INET) ||
+	    !(nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)))
+		return false;
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type == NDA_DST && RTA_PAYLOAD(a) == (v6 ? 16u : 4u))
+			dst = RTA_DATA(a);
+		else if (a->rta_type == NDA_LLADDR && RTA_PAYLOAD(a) == 6)
+			ll = RTA_DATA(a);
 	}
-	fclose(f);
+	if (dst == NULL || ll == NULL || memcmp(dst, ip, v6 ? 16 : 4) != 0)
+		return false;
+	memcpy(mac, ll, 6);
+	return true;
+}
+
+/* The neighbour table's MAC of ip on ifindex (a netlink dump: IPv6's is not in /proc). */
+static int neigh(bool v6, const uint8_t *ip, int ifindex, uint8_t mac[6])
+{
+	struct {
+		struct nlmsghdr h;
+		struct ndmsg nd;
+	} req = {.h = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)),
+	               .nlmsg_type = RTM_GETNEIGH,
+	               .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+	         .nd = {.ndm_family = v6 ? AF_INET6 : AF_INET}};
+	static _Thread_local char buf[32768];
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), rc = -ENOENT;
+	bool done = false;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &req, req.h.nlmsg_len, 0) < 0)
+		done = true;
+	while (!done && (n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		int len = (int)n;
+		for (; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+				done = true;
+			else if (rc != 0 && neigh_msg(h, v6, ip, ifindex, mac))
+				rc = 0;
+		}
+	}
+	close(fd);
 	return rc;
 }
 
 /* Make the kernel resolve ip's MAC: one empty datagram to its discard port (9), sent by
  * the kernel (which resolves the neighbour first); wait up to a second for the entry. */
-static int resolve4(uint32_t ip, const char *dev, uint8_t mac[6])
+static int resolve(bool v6, const uint8_t *ip, const char *dev, int ifindex, uint8_t mac[6])
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(9)};
+	struct sockaddr_storage ss;
 	struct timespec tick = {0, 20 * 1000 * 1000};
+	socklen_t len;
 	int fd, i;
 
-	if (arp4(ip, dev, mac) == 0)
+	if (neigh(v6, ip, ifindex, mac) == 0)
 		return 0;
-	sin.sin_addr.s_addr = ip;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ss, 0, sizeof(ss));
+	if (v6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(9);
+		s6->sin6_scope_id = (uint32_t)ifindex;
+		memcpy(&s6->sin6_addr, ip, 16);
+		len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(9);
+		memcpy(&s4->sin_addr, ip, 4);
+		len = sizeof(*s4);
+	}
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd >= 0) {
 		setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, (socklen_t)strlen(dev));
-		sendto(fd, "", 0, MSG_DONTWAIT, (struct sockaddr *)&sin, sizeof(sin));
+		sendto(fd, "", 0, MSG_DONTWAIT, (struct sockaddr *)&ss, len);
 		close(fd);
 	}
 	for (i = 0; i < 50; i++) {
-		if (arp4(ip, dev, mac) == 0)
+		if (neigh(v6, ip, ifindex, mac) == 0)
 			return 0;
 		nanosleep(&tick, NULL);
 	}
@@ -159,20 +238,22 @@ static int iface_mac(const char *dev, uint8_t mac[6])
 	return rc;
 }
 
-/* The source address the kernel would use towards the server. */
-static int source4(const struct sockaddr_in *server, uint32_t *src)
+/* The source address the kernel would use towards the server (network order). */
+static int source(const dv_run_config_t *cfg, uint8_t src[16])
 {
-	struct sockaddr_in me;
+	struct sockaddr_storage me;
 	socklen_t len = sizeof(me);
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
+	int fd = socket(cfg->server.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (connect(fd, (const struct sockaddr *)server, sizeof(*server)) != 0 ||
+	if (connect(fd, (const struct sockaddr *)&cfg->server, cfg->server_len) != 0 ||
 	    getsockname(fd, (struct sockaddr *)&me, &len) != 0)
 		rc = -errno;
+	else if (me.ss_family == AF_INET6)
+		memcpy(src, &((struct sockaddr_in6 *)&me)->sin6_addr, 16);
 	else
-		*src = me.sin_addr.s_addr;
+		memcpy(src, &((struct sockaddr_in *)&me)->sin_addr, 4);
 	close(fd);
 	return rc;
 }
@@ -194,40 +275,42 @@ static unsigned rx_queues(const char *dev)
 /* The frames' headers towards the server through iface (cfg->xdp_iface). */
 static int find_path(struct dv_xdp *x, const dv_run_config_t *cfg, dv_err_t *err)
 {
-	const struct sockaddr_in *srv = (const struct sockaddr_in *)&cfg->server;
+	static const uint8_t zero[16];
 	const char *iface = cfg->xdp_iface;
-	char dev[IFNAMSIZ + 1] = "", addr[INET_ADDRSTRLEN];
-	uint32_t gw = 0, src = 0, hop;
+	char dev[IFNAMSIZ + 1] = "", addr[INET6_ADDRSTRLEN];
+	bool v6 = cfg->server.ss_family == AF_INET6;
+	uint8_t gw[16] = {0}, dst[16] = {0};
+	const uint8_t *hop;
 	int rc;
 
-	if (cfg->server.ss_family != AF_INET)
-		return dv_err_set(err, -EAFNOSUPPORT,
-		                  "--xdp: only IPv4 targets so far (the IPv6 neighbour table needs "
-		                  "netlink): give the server's IPv4 address");
-	inet_ntop(AF_INET, &srv->sin_addr, addr, sizeof(addr));
-	if (route4(srv->sin_addr.s_addr, dev, sizeof(dev), &gw) != 0 || strcmp(dev, iface) != 0)
+	if (v6)
+		memcpy(dst, &((const struct sockaddr_in6 *)&cfg->server)->sin6_addr, 16);
+	else
+		memcpy(dst, &((const struct sockaddr_in *)&cfg->server)->sin_addr, 4);
+	inet_ntop(cfg->server.ss_family, dst, addr, sizeof(addr));
+	if (route(v6, dst, dev, sizeof(dev), gw) != 0 || strcmp(dev, iface) != 0)
 		return dv_err_set(err, -ENETUNREACH,
 		                  "--xdp %s: the route to %s goes %s%s, not through %s: give the "
 		                  "interface the server is reached through",
 		                  iface, addr, dev[0] ? "through " : "nowhere", dev, iface);
-	rc = source4(srv, &src);
+	rc = source(cfg, x->flow.src_ip);
 	if (rc == 0)
 		rc = iface_mac(iface, x->flow.src_mac);
 	if (rc != 0)
 		return dv_err_set(err, rc, "--xdp %s: cannot read the interface's addresses: %s",
 		                  iface, strerror(-rc));
-	hop = gw != 0 ? gw : srv->sin_addr.s_addr;
-	if (resolve4(hop, iface, x->flow.dst_mac) != 0) {
-		inet_ntop(AF_INET, &hop, addr, sizeof(addr));
-		return dv_err_set(err, -EHOSTUNREACH,
-		                  "--xdp %s: no neighbour entry for %s (it did not answer ARP "
-		                  "within 1 s): is it up on that link?",
-		                  iface, addr);
+	hop = memcmp(gw, zero, 16) != 0 ? gw : dst;
+	if (resolve(v6, hop, iface, x->prog.ifindex, x->flow.dst_mac) != 0) {
+		inet_ntop(cfg->server.ss_family, hop, addr, sizeof(addr));
+		return dv_err_set(
+		    err, -EHOSTUNREACH,
+		    "--xdp %s: no neighbour entry for %s (it did not answer %s within "
+		    "1 s): is it up on that link?",
+		    iface, addr, v6 ? "neighbour solicitation" : "ARP");
 	}
-	x->flow.v6 = false;
-	memcpy(x->flow.src_ip, &src, 4);
-	memcpy(x->flow.dst_ip, &srv->sin_addr.s_addr, 4);
-	x->flow.dst_port = ntohs(srv->sin_port);
+	x->flow.v6 = v6;
+	memcpy(x->flow.dst_ip, dst, 16);
+	x->flow.dst_port = dv_sockaddr_port((const struct sockaddr *)&cfg->server);
 	return 0;
 }
 
@@ -298,9 +381,9 @@ static int add_port(struct dv_xw *xw, unsigned i, int fd, dv_err_t *err)
 	uint32_t key;
 	uint8_t one = 1;
 
-	if (getsockname(fd, (struct sockaddr *)&me, &len) != 0 || me.ss_family != AF_INET)
+	if (getsockname(fd, (struct sockaddr *)&me, &len) != 0)
 		return dv_err_set(err, -errno, "--xdp: cannot read socket %u's port", i + 1);
-	key = ntohs(((struct sockaddr_in *)&me)->sin_port);
+	key = dv_sockaddr_port((const struct sockaddr *)&me);
 	xw->flow[i] = xw->x->flow;
 	xw->flow[i].src_port = (uint16_t)key;
 	xw->port_sock[key] = (uint16_t)i;

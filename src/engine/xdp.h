@@ -24,9 +24,9 @@ struct dv_xw;  /* a worker's: its XDP socket, UMEM and rings */
 #ifdef HAVE_XDP
 
 /*
- * Before the workers open: find the route, source address and neighbour of the server
- * on cfg->xdp_iface, load and attach the steering program. 0, or a negative errno with
- * one sentence in err (IPv6 target, no route through the interface, no neighbour, not
+ * Before the workers open: load and attach the steering program on cfg->xdp_iface, find
+ * the route, source address and neighbour of the server (IPv4 or IPv6) through it. 0, or
+ * a negative errno with one sentence in err (no route through the interface, no neighbour, not
  * root, no native XDP, interface busy, more threads than receive queues).
  */
 int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err);

@@ -160,7 +160,8 @@ static void usage(FILE *f)
 	    "\n"
 	    "Stops on SIGINT/SIGTERM and prints its counts on stdout: received, answered,\n"
 	    "dropped, faulty, duplicates, malformed, send-errors, source-ports; then the\n"
-	    "tcp-*, tls-* and https-* counts of the stream listeners that are on.\n"
+	    "tcp-*, tls-* and https-* counts of the stream listeners that are on; with\n"
+	    "--xdp, the xdp-* counts of the XDP program.\n"
 	    "See dnsvolley-responder(1).\n");
 }
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # xdp: dnsvolley --xdp (AF_XDP, doc/xdp.md) in scripts/lab's namespace lab. Against knotd's
 # XDP listener and against the responder answering in XDP (dnsvolley-responder --xdp),
-# sent, completed and lost are exact against the server's own counters (knotd's mod-stats
-# udp4-xdp; the responder's xdp-* counters), closed loop and paced; a target that drops
-# a share and answers another with garbage, and a silent one, give exact counts and an
-# honest exit; a cold/hot study and a capacity search run unchanged over XDP. Without
+# sent, completed and lost are exact against the server's own counters (knotd's
+# mod-stats udp4-xdp and udp6-xdp; the responder's xdp-* counters), closed loop, paced
+# and over IPv6; a target that drops a share and answers another with garbage, and a
+# silent one, give exact counts and an honest exit; a cold/hot study and a capacity search run unchanged over XDP. Without
 # privileges, on a busy interface, or with more threads than queues: one line saying
 # which, no report, the setup error's status, and no XDP program left behind (also
 # after dnsvolley is killed).
@@ -40,15 +40,19 @@ cat >"$TMP/knotd" <<EOF
 #!/bin/sh
 $DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -n 3 -c 4 -q 100 >"$TMP/k1" 2>&1 || exit 10
 $DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -n 1 -c 2 -q 100 -Q 20000 >"$TMP/k2" 2>&1 || exit 11
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -n 1 -c 2 -q 100 >"$TMP/k3" 2>&1 || exit 13
 \$LAB_KNOTC stats mod-stats.request-protocol >"$TMP/kstats" || exit 12
 ip link show "\$LAB_IFACE" >"$TMP/klink"
 EOF
-lab knotd-xdp "$TMP/knotd"
+lab knotd-xdp "$TMP/knotd" -6
 assert_eq "knotd-xdp: sent" 6000 "$(field "$TMP/k1" "Queries sent")"
 assert_eq "knotd-xdp: completed" 6000 "$(field "$TMP/k1" "Queries completed")"
 assert_eq "knotd-xdp paced: sent" 2000 "$(field "$TMP/k2" "Queries sent")"
 assert_eq "knotd-xdp paced: completed" 2000 "$(field "$TMP/k2" "Queries completed")"
 assert_eq "knotd's udp4-xdp = sent" 8000 "$(xdpstat "$TMP/kstats")"
+assert_eq "knotd-xdp IPv6: completed" 2000 "$(field "$TMP/k3" "Queries completed")"
+assert_eq "knotd's udp6-xdp = sent over IPv6" 2000 \
+	"$(awk -F' = ' '/udp6-xdp/ { print $2 }' "$TMP/kstats")"
 grep -q "xdp" "$TMP/klink" && fail "an XDP program left on the veth: $(cat "$TMP/klink")"
 echo "ok: no XDP program left on the veth after the passes"
 
