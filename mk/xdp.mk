@@ -7,6 +7,7 @@ check_PROGRAMS += tests/unit/base/test_netframe
 TESTS += tests/unit/base/test_netframe
 endif
 EXTRA_DIST += src/engine/xdp_steer.bpf.c src/responder/xdp_reflect.bpf.c
+dist_doc_DATA += doc/xdp.md
 if HAVE_XDP
 AM_CFLAGS += $(XDP_CFLAGS)
 DV_LIBS += $(XDP_LIBS)
