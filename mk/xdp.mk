@@ -1,7 +1,8 @@
 # AF_XDP (doc/xdp.md): dnsvolley --xdp and dnsvolley-responder --xdp.
 # base/netframe (Ethernet, IP and UDP headers, checksums) builds always and is unit
 # tested everywhere; the rest needs libxdp, libbpf and clang (configure's XDP block).
-libdnsvolley_la_SOURCES += src/base/netframe.c src/base/netframe.h
+libdnsvolley_la_SOURCES += src/base/netframe.c src/base/netframe.h \
+	src/base/xdpload.h src/engine/xdp.h src/responder/xdp.h src/responder/xdp_counts.h
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/base/test_netframe
 TESTS += tests/unit/base/test_netframe
@@ -11,9 +12,7 @@ dist_doc_DATA += doc/xdp.md
 if HAVE_XDP
 AM_CFLAGS += $(XDP_CFLAGS)
 DV_LIBS += $(XDP_LIBS)
-libdnsvolley_la_SOURCES += src/base/xdpload.c src/base/xdpload.h \
-	src/engine/xdp.c src/engine/xdp.h \
-	src/responder/xdp.c src/responder/xdp.h src/responder/xdp_counts.h
+libdnsvolley_la_SOURCES += src/base/xdpload.c src/engine/xdp.c src/responder/xdp.c
 # The BPF programs: compiled for the kernel's BPF machine (with BTF: -g, which
 # libbpf needs for their maps), then embedded as a C array the loader opens from memory.
 DV_BPF_GENERATED = src/engine/xdp_steer_obj.h src/responder/xdp_reflect_obj.h
