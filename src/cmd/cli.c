@@ -986,11 +986,14 @@ static int check_stream(parse_state_t *ps, dv_err_t *err)
 		                  "--tc-tcp asks truncated UDP answers again over TCP: it needs "
 		                  "-m udp, not -m %s",
 		                  mode);
-	if (run->xdp_iface != NULL && (run->stream || run->tc_tcp))
+	if (run->xdp_iface != NULL && run->stream)
 		return dv_err_set(err, -EINVAL,
-		                  "--xdp sends UDP through AF_XDP: it needs -m udp%s, not %s%s",
-		                  run->tc_tcp ? " without --tc-tcp" : "",
-		                  run->tc_tcp ? "--tc-tcp" : "-m ", run->tc_tcp ? "" : mode);
+		                  "--xdp sends UDP through AF_XDP: it needs -m udp, not -m %s",
+		                  mode);
+	if (run->xdp_iface != NULL && run->tc_tcp)
+		return dv_err_set(
+		    err, -EINVAL,
+		    "--xdp and --tc-tcp: the TCP retries need kernel sockets; give one");
 	if (run->xdp_iface != NULL && run->clock == DV_CLOCK_WIRE)
 		return dv_err_set(err, -EINVAL,
 		                  "--clock wire takes the kernel sockets' stamps: --xdp times "

@@ -13,6 +13,17 @@ LAB="$top_srcdir/scripts/lab"
 [ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
 grep -q '^#define HAVE_XDP 1' "$top_builddir/config.h" ||
 	skip "built without AF_XDP (configure found no libxdp, libbpf or clang; scripts/packages.txt)"
+
+# Usage errors (status 2, nothing attached): --xdp with a stream mode, --tc-tcp, the wire clock.
+for bad in "-m tcp" "--tc-tcp" "--clock wire"; do
+	rc=0
+	# shellcheck disable=SC2086 # the flags are word-split on purpose
+	"$DV" --no-progress --xdp lo -s 127.0.0.1 -d "$top_srcdir/querylists/soa.txt" $bad \
+		>"$TMP/u.out" 2>&1 || rc=$?
+	assert_eq "--xdp with $bad: exit" 2 "$rc"
+	grep -q -- "--xdp\|--clock wire" "$TMP/u.out" || fail "--xdp with $bad: $(cat "$TMP/u.out")"
+done
+
 [ "$(id -u)" = 0 ] || skip_lacks "the lab needs root (network namespaces, XDP)"
 command -v knotd >/dev/null || skip "knotd not installed (scripts/packages.txt)"
 
