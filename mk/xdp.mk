@@ -24,6 +24,10 @@ BPF_CFLAGS = -O2 -g -Wall -target bpf $(BPF_INCLUDES) -I$(top_srcdir)/src
 src/engine/xdp_steer.bpf.o: src/engine/xdp_steer.bpf.c
 	@$(MKDIR_P) src/engine
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
+if HAVE_CMOCKA
+check_PROGRAMS += tests/unit/responder/test_xdp_reflect
+TESTS += tests/unit/responder/test_xdp_reflect
+endif
 src/responder/xdp_reflect.bpf.o: src/responder/xdp_reflect.bpf.c src/responder/xdp_counts.h src/base/dns.h
 	@$(MKDIR_P) src/responder
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@

@@ -131,7 +131,7 @@ static void usage(FILE *f)
 	    "      --duplicate-every N     every Nth query: send the answer twice\n"
 	    "      --reflect               echo queries back with QR set (fastest)\n"
 	    "      --no-gso                one datagram per send (no UDP GSO batching)\n"
-	    "      --xdp IFACE             reflect IPv4 UDP queries in XDP on IFACE (root)\n"
+	    "      --xdp IFACE             reflect UDP queries in XDP on IFACE (root)\n"
 	    "      --tcp-port PORT         also serve DNS over TCP on PORT (0 = any free port)\n"
 	    "      --tls-port PORT         also serve DNS over TLS on PORT (needs the next two)\n"
 	    "      --https-port PORT       also serve DNS over HTTPS (HTTP/2) on PORT (needs the "

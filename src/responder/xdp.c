@@ -1,5 +1,4 @@
-/* responder xdp: dnsvolley-responder --xdp IFACE: IPv4 queries answered in XDP (xdp_reflect.bpf.c).
- */
+/* responder xdp: dnsvolley-responder --xdp IFACE: UDP queries answered in XDP_TX. */
 #include "config.h"
 
 #include "responder/xdp.h"
@@ -19,7 +18,7 @@ struct dv_rxdp {
 	int counts_fd;
 };
 
-int dv_rxdp_open(dv_rxdp_t **out, const char *ifname, uint16_t port, uint64_t drop_every,
+int dv_rxdp_load(dv_rxdp_t **out, const char *ifname, uint16_t port, uint64_t drop_every,
                  uint64_t garbage_every, dv_err_t *err)
 {
 	struct dv_rxdp_conf conf;
@@ -43,14 +42,29 @@ int dv_rxdp_open(dv_rxdp_t **out, const char *ifname, uint16_t port, uint64_t dr
 		    bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) != 0)
 			rc = dv_err_set(err, -EINVAL, "--xdp: cannot configure the BPF program");
 	}
-	if (rc == 0)
-		rc = dv_xdp_prog_attach(&r->prog, err);
 	if (rc != 0) {
 		dv_rxdp_close(r);
 		return rc;
 	}
 	*out = r;
 	return 0;
+}
+
+int dv_rxdp_open(dv_rxdp_t **out, const char *ifname, uint16_t port, uint64_t drop_every,
+                 uint64_t garbage_every, dv_err_t *err)
+{
+	int rc = dv_rxdp_load(out, ifname, port, drop_every, garbage_every, err);
+
+	if (rc == 0 && (rc = dv_xdp_prog_attach(&(*out)->prog, err)) != 0) {
+		dv_rxdp_close(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int dv_rxdp_prog_fd(const dv_rxdp_t *r)
+{
+	return r->prog.prog_fd;
 }
 
 void dv_rxdp_read(const dv_rxdp_t *r, dv_rxdp_counts_t *c)

@@ -1,5 +1,4 @@
-/* responder xdp: dnsvolley-responder --xdp IFACE: IPv4 queries answered in XDP (xdp_reflect.bpf.c).
- */
+/* responder xdp: dnsvolley-responder --xdp IFACE: UDP queries answered in XDP_TX. */
 #ifndef DV_RESPONDER_XDP_H
 #define DV_RESPONDER_XDP_H
 
@@ -9,9 +8,9 @@
 #include "responder/xdp_counts.h"
 
 /*
- * The reflect mode at the driver: the program answers the UDP queries over IPv4 to
+ * The reflect mode at the driver: the program answers the UDP queries (IPv4, IPv6) to
  * port on ifname with XDP_TX before the kernel sees them (doc/xdp.md); everything
- * else (IPv6, other ports, TCP) reaches the responder's sockets as before. Its
+ * else (other ports, TCP) reaches the responder's sockets as before. Its
  * counters are exact, per CPU, summed when read.
  */
 typedef struct dv_rxdp dv_rxdp_t;
@@ -25,6 +24,12 @@ typedef struct dv_rxdp_counts {
  * XDP, interface busy...). */
 int dv_rxdp_open(dv_rxdp_t **out, const char *ifname, uint16_t port, uint64_t drop_every,
                  uint64_t garbage_every, dv_err_t *err);
+/* Load and configure only, not attached (dv_rxdp_open's first half; the tests run the
+ * program on frames of their own with BPF_PROG_TEST_RUN). */
+int dv_rxdp_load(dv_rxdp_t **out, const char *ifname, uint16_t port, uint64_t drop_every,
+                 uint64_t garbage_every, dv_err_t *err);
+/* The loaded program's fd (tests). */
+int dv_rxdp_prog_fd(const dv_rxdp_t *r);
 void dv_rxdp_read(const dv_rxdp_t *r, dv_rxdp_counts_t *c);
 void dv_rxdp_close(dv_rxdp_t *r); /* detaches; NULL is fine */
 #else

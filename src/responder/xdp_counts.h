@@ -16,7 +16,7 @@ struct dv_rxdp_conf {
 
 /* Its counters (map `counts`, one per CPU each): queries by fate. */
 enum {
-	DV_RXDP_RECEIVED, /* queries to the port (QR clear, a whole header, IPv4) */
+	DV_RXDP_RECEIVED, /* queries to the port (QR clear, a whole header) */
 	DV_RXDP_ANSWERED, /* reflected */
 	DV_RXDP_DROPPED,  /* --drop-every */
 	DV_RXDP_GARBAGE,  /* --garbage-every: the header alone */

@@ -73,14 +73,16 @@ echo "ok: no XDP program left on the veth after the passes"
 cat >"$TMP/reflect" <<EOF
 #!/bin/sh
 $DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 3 -c 4 -q 100 >"$TMP/r1" 2>&1 || exit 10
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/r2" 2>&1 || exit 11
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/r1.out"
 EOF
-lab responder-xdp "$TMP/reflect"
+lab responder-xdp "$TMP/reflect" -6
 assert_eq "reflect: sent" 6000 "$(field "$TMP/r1" "Queries sent")"
 assert_eq "reflect: completed" 6000 "$(field "$TMP/r1" "Queries completed")"
-assert_eq "reflect: the program received" 6000 "$(out "$TMP/r1.out" xdp-received)"
-assert_eq "reflect: the program answered" 6000 "$(out "$TMP/r1.out" xdp-answered)"
+assert_eq "reflect IPv6: completed" 2000 "$(field "$TMP/r2" "Queries completed")"
+assert_eq "reflect: the program received" 8000 "$(out "$TMP/r1.out" xdp-received)"
+assert_eq "reflect: the program answered" 8000 "$(out "$TMP/r1.out" xdp-answered)"
 assert_eq "reflect: the sockets received" 0 "$(out "$TMP/r1.out" received)"
 
 # 3. Hostile: every 7th query dropped, every 11th (not dropped) answered with a header
