@@ -759,12 +759,12 @@ static inline bool turn(dv_worker_t *w, uint64_t now)
 }
 
 /* --xdp: how long a turn may wait for answers: DV_DIRECT_WAIT_US, or until the next
- * paced query is due. */
+ * paced query is due when the window has room for it. */
 static uint64_t xdp_wait_ns(dv_worker_t *w, uint64_t now)
 {
 	uint64_t wait = DV_DIRECT_WAIT_US * DV_NS_PER_US, due;
 
-	if (w->sending && w->share.rate_qps > 0) {
+	if (w->sending && w->share.rate_qps > 0 && dv_engine_sendable(&w->eng) > 0) {
 		due = dv_pacer_next_due_ns(&w->pacer);
 		wait = due > now ? DV_MIN(wait, due - now) : 0;
 	}

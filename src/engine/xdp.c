@@ -373,19 +373,25 @@ static int silent(enum libxdp_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* Socket i's source port: the kernel socket fds[i] holds it; the program steers it. */
+/* Socket i's source address and port: the kernel socket fds[i] holds them (bound by -a,
+ * -x or --client-range, else chosen by the route); the program steers the port. */
 static int add_port(struct dv_xw *xw, unsigned i, int fd, dv_err_t *err)
 {
 	struct sockaddr_storage me;
 	socklen_t len = sizeof(me);
+	dv_nf_flow_t *f = &xw->flow[i];
 	uint32_t key;
 	uint8_t one = 1;
 
 	if (getsockname(fd, (struct sockaddr *)&me, &len) != 0)
-		return dv_err_set(err, -errno, "--xdp: cannot read socket %u's port", i + 1);
+		return dv_err_set(err, -errno, "--xdp: cannot read socket %u's address", i + 1);
 	key = dv_sockaddr_port((const struct sockaddr *)&me);
-	xw->flow[i] = xw->x->flow;
-	xw->flow[i].src_port = (uint16_t)key;
+	*f = xw->x->flow;
+	f->src_port = (uint16_t)key;
+	if (me.ss_family == AF_INET6 && f->v6)
+		memcpy(f->src_ip, &((struct sockaddr_in6 *)&me)->sin6_addr, 16);
+	else if (me.ss_family == AF_INET && !f->v6)
+		memcpy(f->src_ip, &((struct sockaddr_in *)&me)->sin_addr, 4);
 	xw->port_sock[key] = (uint16_t)i;
 	if (bpf_map_update_elem(xw->x->ports_fd, &key, &one, BPF_ANY) != 0)
 		return dv_err_set(err, -errno, "--xdp: cannot steer port %u: %s", key,
