@@ -127,6 +127,7 @@ assert_eq "silent: the program dropped" 2000 "$(out "$TMP/s1.out" xdp-dropped)"
 faults='--wrong-id-every 5 --wrong-question-every 7 --duplicate-every 11 --garbage-every 13 --drop-every 17'
 for path in kernel xdp; do
 	flag=""
+	# shellcheck disable=SC2016 # expanded inside the lab, where LAB_IFACE is set
 	[ $path = xdp ] && flag='--xdp "$LAB_IFACE"'
 	cat >"$TMP/same-$path" <<EOF
 #!/bin/sh
