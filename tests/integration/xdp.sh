@@ -192,6 +192,13 @@ ip link show "\$LAB_IFACE" | grep -q xdp || exit 20
 kill -KILL \$dv; wait \$dv
 for i in \$(seq 100); do ip link show "\$LAB_IFACE" | grep -q xdp || break; sleep 0.05; done
 ip link show "\$LAB_IFACE" >"$TMP/e4.link"
+$DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1000 -c 2 -q 20 --xdp "\$LAB_IFACE" >"$TMP/e5" 2>&1 &
+dv=\$!
+for i in \$(seq 200); do grep -q "Sending queries" "$TMP/e5" && ip link show "\$LAB_IFACE" | grep -q xdp && break; sleep 0.05; done
+sleep 0.3
+kill -INT \$dv; wait \$dv
+echo \$? >"$TMP/e5.rc"
+ip link show "\$LAB_IFACE" >"$TMP/e5.link"
 exit 0
 EOF
 lab responder "$TMP/refuse"
@@ -205,3 +212,12 @@ grep -q "1 receive queue: -T at most 1" "$TMP/e2" || fail "-T 2: $(cat "$TMP/e2"
 grep -q "the interface is busy" "$TMP/e3" || fail "busy: $(cat "$TMP/e3")"
 grep -q xdp "$TMP/e4.link" && fail "killed dnsvolley left its program: $(cat "$TMP/e4.link")"
 echo "ok: dnsvolley killed mid-pass: its XDP program went with it"
+# SIGINT: the pass stops, its report balances, status 3, the program is gone.
+assert_eq "SIGINT: exit" 3 "$(cat "$TMP/e5.rc")"
+sent=$(field "$TMP/e5" "Queries sent")
+assert_ge "SIGINT: some sent" 1 "$sent"
+assert_eq "SIGINT: sent = completed + lost + interrupted" "$sent" \
+	$(($(field "$TMP/e5" "Queries completed") + $(field "$TMP/e5" "Queries lost") + \
+		$(field "$TMP/e5" "Queries interrupted") + 0))
+grep -q xdp "$TMP/e5.link" && fail "SIGINT left the program: $(cat "$TMP/e5.link")"
+echo "ok: SIGINT: no XDP program left"
