@@ -48,6 +48,8 @@ INTEGRATION_TESTS += tests/integration/server-stats-pdns-bind.sh tests/integrati
 INTEGRATION_TESTS += tests/integration/check-rules.sh
 # issues 25 and 27: scripts/lab, a network namespace with the responder or knotd (XDP)
 INTEGRATION_TESTS += tests/integration/lab.sh
+# issue 27: dnsvolley --xdp and dnsvolley-responder --xdp in the lab (doc/xdp.md)
+INTEGRATION_TESTS += tests/integration/xdp.sh
 TESTS += $(INTEGRATION_TESTS)
 TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window.sh \
 	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \

@@ -62,6 +62,7 @@ enum {
 	OPT_DOH_PATH,
 	OPT_QUERIES_PER_CONN,
 	OPT_TC_TCP,
+	OPT_XDP,
 };
 
 static const struct option long_opts[] = {
@@ -134,6 +135,7 @@ static const struct option long_opts[] = {
     {"doh-path", required_argument, NULL, OPT_DOH_PATH},
     {"queries-per-conn", required_argument, NULL, OPT_QUERIES_PER_CONN},
     {"tc-tcp", no_argument, NULL, OPT_TC_TCP},
+    {"xdp", required_argument, NULL, OPT_XDP},
     {"warnings-to-stdout", no_argument, NULL, 'W'},
     {"help", no_argument, NULL, 'h'},
     {"long-options-help", no_argument, NULL, OPT_LONG_HELP},
@@ -188,6 +190,7 @@ void dv_cli_usage(FILE *out)
 	    "                                    -c is then the number of connections",
 	    "  --queries-per-conn N              reopen a connection after N queries",
 	    "  --tc-tcp                          UDP: ask truncated answers again over TCP",
+	    "  --xdp IFACE                       UDP through AF_XDP on IFACE (root; doc/xdp.md)",
 	    "  --tls-sni NAME  --tls-ca FILE (verify)  --tls-no-resume     DoT and DoH",
 	    "  --doh-method GET|POST (POST)  --doh-path PATH (/dns-query)  DoH",
 	    "Load:",
@@ -946,6 +949,11 @@ static int opt_stream(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case OPT_TC_TCP:
 		run->tc_tcp = true;
 		return 0;
+	case OPT_XDP:
+		if (val[0] == '\0' || strlen(val) >= 16) /* IFNAMSIZ */
+			return bad(err, "--xdp", val, "is not an interface name");
+		run->xdp_iface = val;
+		return 0;
 	case OPT_QUERIES_PER_CONN:
 		ps->qpc_opt = "--queries-per-conn";
 		return parse_count("--queries-per-conn", val, 1, UINT32_MAX, &run->queries_per_conn,
@@ -978,6 +986,18 @@ static int check_stream(parse_state_t *ps, dv_err_t *err)
 		                  "--tc-tcp asks truncated UDP answers again over TCP: it needs "
 		                  "-m udp, not -m %s",
 		                  mode);
+	if (run->xdp_iface != NULL && run->stream)
+		return dv_err_set(err, -EINVAL,
+		                  "--xdp sends UDP through AF_XDP: it needs -m udp, not -m %s",
+		                  mode);
+	if (run->xdp_iface != NULL && run->tc_tcp)
+		return dv_err_set(
+		    err, -EINVAL,
+		    "--xdp and --tc-tcp: the TCP retries need kernel sockets; give one");
+	if (run->xdp_iface != NULL && run->clock == DV_CLOCK_WIRE)
+		return dv_err_set(err, -EINVAL,
+		                  "--clock wire takes the kernel sockets' stamps: --xdp times "
+		                  "queries with the app clock");
 	if (ps->qpc_opt != NULL && !run->stream)
 		return dv_err_set(err, -EINVAL,
 		                  "%s needs a connection transport (-m %s), not -m udp",

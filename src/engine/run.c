@@ -17,6 +17,7 @@
 
 #include "engine/sockstat.h"
 #include "engine/worker.h"
+#include "engine/xdp.h"
 
 #define DV_MAIN_TICK_MS 10
 
@@ -134,6 +135,7 @@ typedef struct dv_pass {
 	uint32_t nw;
 	uint64_t end_seq;        /* the workers' common sequence end (dv_run_split) */
 	dv_start_barrier_t gate; /* the workers wait on it to start together */
+	struct dv_xdp *xdp;      /* --xdp: the interface's program, shared by the workers */
 	uv_loop_t loop;
 	uv_timer_t tick;
 	uv_async_t done;
@@ -676,6 +678,7 @@ static void pass_free(dv_pass_t *p)
 
 	for (i = 0; i < p->nw; i++)
 		dv_worker_cleanup(&p->w[i]);
+	dv_xdp_close(p->xdp);
 	if (!uv_is_closing((uv_handle_t *)&p->tick)) {
 		uv_close((uv_handle_t *)&p->tick, NULL);
 		uv_close((uv_handle_t *)&p->done, NULL);
@@ -719,7 +722,11 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	if (rc != 0)
 		return rc;
 	for (i = 0; i < p.nw; i++) {
-		rc = dv_worker_open(&p.w[i], err);
+		if (i == 0 && cfg->xdp_iface != NULL) /* --xdp: the program, before the sockets */
+			rc = dv_xdp_open(&p.xdp, cfg, err);
+		p.w[i].xdp = p.xdp;
+		if (rc == 0)
+			rc = dv_worker_open(&p.w[i], err);
 		if (rc != 0)
 			goto cleanup;
 	}

@@ -62,6 +62,7 @@ typedef struct dv_run_config {
 	dv_tp_config_t tp;         /* stream transports: TLS and DoH options */
 	uint64_t queries_per_conn; /* --queries-per-conn: reopen after this many, 0 = never */
 	bool tc_tcp;               /* UDP: ask truncated answers' queries again over TCP */
+	const char *xdp_iface;     /* --xdp: UDP through AF_XDP on this interface (engine/xdp.h) */
 	/* The server's cost, read at the pass's edges (engine/servercost.h); NULL = not read.
 	 * Borrowed: the study's target owns it. */
 	struct dv_srvcost *server_cost;

@@ -22,6 +22,7 @@
 #include "base/sockaddr.h"
 #include "base/wire.h"
 #include "engine/stream.h"
+#include "engine/xdp.h"
 
 /*
  * Why uv_poll_t on our own sockets rather than uv_udp_t: libuv 1.44 sends one
@@ -295,6 +296,21 @@ static void replay_setup(dv_worker_t *w)
 	w->by_client = ql->client != NULL && ql->clients > 0;
 }
 
+/* --xdp: this worker's XDP socket, sending from its sockets' ports (engine/xdp.h). */
+static int xdp_open(dv_worker_t *w, dv_err_t *err)
+{
+	int *fds = calloc(w->share.nsocks, sizeof(*fds)), rc;
+	uint32_t i;
+
+	if (fds == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; i < w->share.nsocks; i++)
+		fds[i] = w->socks[i].fd;
+	rc = dv_xw_open(&w->xw, w->xdp, w->id, fds, w->share.nsocks, err);
+	free(fds);
+	return rc;
+}
+
 int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 {
 	uint32_t i;
@@ -319,6 +335,10 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	/* The clock (--clock): auto is the wire clock for paced runs (doc/performance.md). */
 	w->wire = !w->cfg->stream && (w->cfg->clock == DV_CLOCK_WIRE ||
 	                              (w->cfg->clock == DV_CLOCK_AUTO && w->share.rate_qps > 0));
+	if (w->xdp != NULL) { /* --xdp: direct turns on the XDP socket; no kernel stamps */
+		w->coalesce = w->wire = false;
+		w->direct = true;
+	}
 	rc = uv_loop_init(&w->loop);
 	if (rc != 0)
 		return dv_err_set(err, -ENOMEM, "cannot create an event loop: %s", uv_strerror(rc));
@@ -340,6 +360,11 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 			if (rc != 0)
 				return rc;
 		}
+	}
+	if (w->xdp != NULL) {
+		rc = xdp_open(w, err);
+		if (rc != 0)
+			return rc;
 	}
 	rc = dv_engine_init(&w->eng, w->ql, w->share.capacity, w->cfg->timeout_ns,
 	                    w->share.first_seq, w->share.step, w->share.end_seq);
@@ -562,8 +587,12 @@ static void pump(dv_worker_t *w, uint64_t now)
 			for (i = 0; i < k; i++)
 				w->eng.win.slot[dv_wire_get16(b->sbuf[i])].intended_ns =
 				    dv_pacer_due_ns(&w->pacer, w->pacer.issued + i);
-		r = sendmmsg(s->fd, b->smsg, k, MSG_DONTWAIT);
-		w->eng.stats.c.send_calls++;
+		if (w->xw != NULL) { /* --xdp: frames on the ring; the call to send is its own */
+			r = (int)dv_xw_send(w->xw, &w->eng, s->index, b->sbuf, b->slen, k);
+		} else {
+			r = sendmmsg(s->fd, b->smsg, k, MSG_DONTWAIT);
+			w->eng.stats.c.send_calls++;
+		}
 		if (r < 0) {
 			err = errno;
 			r = 0;
@@ -729,6 +758,19 @@ static inline bool turn(dv_worker_t *w, uint64_t now)
 	return maybe_finish(w, now);
 }
 
+/* --xdp: how long a turn may wait for answers: DV_DIRECT_WAIT_US, or until the next
+ * paced query is due when the window has room for it. */
+static uint64_t xdp_wait_ns(dv_worker_t *w, uint64_t now)
+{
+	uint64_t wait = DV_DIRECT_WAIT_US * DV_NS_PER_US, due;
+
+	if (w->sending && w->share.rate_qps > 0 && dv_engine_sendable(&w->eng) > 0) {
+		due = dv_pacer_next_due_ns(&w->pacer);
+		wait = due > now ? DV_MIN(wait, due - now) : 0;
+	}
+	return wait;
+}
+
 /*
  * Direct mode: turns of expire, send, wait-and-receive in recvmmsg, for up to
  * DV_DIRECT_TURN_NS, then back to the loop so its timer and wake-ups run.
@@ -742,7 +784,10 @@ static void on_direct(uv_idle_t *h)
 		check_stop(w, now);
 		if (turn(w, now))
 			return;
-		do_recv_wait(w, &w->socks[0], true);
+		if (w->xw != NULL)
+			dv_xw_recv(w->xw, &w->eng, xdp_wait_ns(w, now));
+		else
+			do_recv_wait(w, &w->socks[0], true);
 		now = dv_now_ns();
 	} while (now - start < DV_DIRECT_TURN_NS);
 }
@@ -937,6 +982,7 @@ static void count_client_drops(dv_worker_t *w)
 		    len > SK_MEMINFO_DROPS * sizeof(uint32_t))
 			w->eng.stats.c.client_drops += mem[SK_MEMINFO_DROPS];
 	}
+	w->eng.stats.c.client_drops += dv_xw_drops(w->xw); /* --xdp: its rings' drops */
 }
 
 /*
@@ -1116,6 +1162,8 @@ void dv_worker_cleanup(dv_worker_t *w)
 		free(w->socks);
 		w->socks = NULL;
 	}
+	dv_xw_close(w->xw);
+	w->xw = NULL;
 	dv_engine_free(&w->eng);
 	if (w->loop_ok) {
 		if (w->wake.loop != NULL)

@@ -61,6 +61,8 @@ typedef struct dv_worker {
 	uint32_t next_sock; /* round robin */
 	struct dv_sw *sw;   /* -m tcp|dot|doh: the connections (engine/stream.h), else NULL */
 	struct dv_sw *tc;   /* --tc-tcp: the TCP connection for truncated answers, else NULL */
+	struct dv_xdp *xdp; /* --xdp: the pass's program (set by run.c), else NULL */
+	struct dv_xw *xw;   /* --xdp: this worker's XDP socket (engine/xdp.h), else NULL */
 	dv_engine_t eng;
 	dv_pacer_t pacer;
 	uint64_t t0_ns;

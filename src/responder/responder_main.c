@@ -3,6 +3,7 @@
 
 #include "responder/answer.h"
 #include "responder/responder.h"
+#include "responder/xdp.h"
 #include "base/sockaddr.h"
 #include "base/util.h"
 
@@ -33,6 +34,7 @@ enum {
 	OPT_DUPLICATE_EVERY,
 	OPT_REFLECT,
 	OPT_NO_GSO,
+	OPT_XDP,
 	OPT_VERSION,
 	OPT_CAPACITY,
 	OPT_CAPACITY_BACKLOG,
@@ -76,6 +78,7 @@ static const struct option long_opts[] = {
     {"duplicate-every", required_argument, NULL, OPT_DUPLICATE_EVERY},
     {"reflect", no_argument, NULL, OPT_REFLECT},
     {"no-gso", no_argument, NULL, OPT_NO_GSO},
+    {"xdp", required_argument, NULL, OPT_XDP},
     {"tcp-port", required_argument, NULL, OPT_TCP_PORT},
     {"tls-port", required_argument, NULL, OPT_TLS_PORT},
     {"tcp-port-file", required_argument, NULL, OPT_TCP_PORT_FILE},
@@ -128,6 +131,7 @@ static void usage(FILE *f)
 	    "      --duplicate-every N     every Nth query: send the answer twice\n"
 	    "      --reflect               echo queries back with QR set (fastest)\n"
 	    "      --no-gso                one datagram per send (no UDP GSO batching)\n"
+	    "      --xdp IFACE             reflect UDP queries in XDP on IFACE (root)\n"
 	    "      --tcp-port PORT         also serve DNS over TCP on PORT (0 = any free port)\n"
 	    "      --tls-port PORT         also serve DNS over TLS on PORT (needs the next two)\n"
 	    "      --https-port PORT       also serve DNS over HTTPS (HTTP/2) on PORT (needs the "
@@ -156,7 +160,8 @@ static void usage(FILE *f)
 	    "\n"
 	    "Stops on SIGINT/SIGTERM and prints its counts on stdout: received, answered,\n"
 	    "dropped, faulty, duplicates, malformed, send-errors, source-ports; then the\n"
-	    "tcp-*, tls-* and https-* counts of the stream listeners that are on.\n"
+	    "tcp-*, tls-* and https-* counts of the stream listeners that are on; with\n"
+	    "--xdp, the xdp-* counts of the XDP program.\n"
 	    "See dnsvolley-responder(1).\n");
 }
 
@@ -327,6 +332,7 @@ typedef struct opts {
 	int tcp_port, tls_port, https_port; /* -1 = off */
 	uint64_t port;
 	bool quiet;
+	const char *xdp_iface; /* --xdp: the reflecting BPF program on this interface */
 } opts_t;
 
 /* addr with port (-1: left as it is, the listener is off). */
@@ -550,6 +556,9 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 	case OPT_NO_GSO:
 		o->cfg.no_gso = true;
 		return 0;
+	case OPT_XDP:
+		o->xdp_iface = optarg;
+		return 0;
 	case 'q':
 		o->quiet = true;
 		return 0;
@@ -636,11 +645,32 @@ static int announce(const opts_t *o, const dv_responder_t *r, dv_err_t *err)
 	return rc;
 }
 
+/* --xdp: the reflecting program on the interface, answering the bound port. */
+static int xdp_open(const opts_t *o, const dv_responder_t *r, dv_rxdp_t **xdp, dv_err_t *err)
+{
+	return dv_rxdp_open(xdp, o->xdp_iface, dv_responder_port(r), o->cfg.drop_every,
+	                    o->cfg.garbage_every, err);
+}
+
+/* --xdp: what the program did, after the socket counts. */
+static void print_xdp_counts(const dv_rxdp_t *xdp)
+{
+	dv_rxdp_counts_t c;
+
+	dv_rxdp_read(xdp, &c);
+	printf("xdp-received %" PRIu64 "\n", c.n[DV_RXDP_RECEIVED]);
+	printf("xdp-answered %" PRIu64 "\n", c.n[DV_RXDP_ANSWERED]);
+	printf("xdp-dropped %" PRIu64 "\n", c.n[DV_RXDP_DROPPED]);
+	printf("xdp-garbage %" PRIu64 "\n", c.n[DV_RXDP_GARBAGE]);
+	fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
 	opts_t o;
 	dv_responder_counts_t counts;
 	dv_responder_t *r = NULL;
+	dv_rxdp_t *xdp = NULL;
 	dv_err_t err = {{0}};
 	sigset_t set;
 	int rc;
@@ -661,8 +691,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return 1;
 	}
-	if (announce(&o, r, &err) != 0) {
+	/* --xdp before the port file: a client that sees it is answered in XDP. */
+	if ((o.xdp_iface != NULL && xdp_open(&o, r, &xdp, &err) != 0) ||
+	    announce(&o, r, &err) != 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
+		dv_rxdp_close(xdp);
 		dv_responder_free(r);
 		return 1;
 	}
@@ -673,6 +706,9 @@ int main(int argc, char **argv)
 	if (dv_responder_join(r, &counts, rc == 0 ? &err : NULL) != 0 && rc == 0)
 		rc = -1;
 	print_counts(&o.cfg, &counts);
+	if (xdp != NULL)
+		print_xdp_counts(xdp);
+	dv_rxdp_close(xdp);
 	if (rc != 0)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 	dv_responder_free(r);

@@ -1,0 +1,640 @@
+/* xdp: --xdp IFACE: a pass's queries sent and answers read through AF_XDP sockets. */
+#include "config.h"
+
+#include "engine/xdp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_xdp.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include <bpf/bpf.h>
+#include <xdp/libxdp.h>
+#include <xdp/xsk.h>
+
+#include "base/netframe.h"
+#include "base/sockaddr.h"
+#include "base/xdpload.h"
+#include "engine/xdp_steer_obj.h"
+
+/*
+ * UMEM: DV_XW_FRAMES frames of DV_XW_FRAME octets per worker; the first half are
+ * transmit frames (a stack of free ones, refilled from the completion ring), the
+ * second half belong to the fill and receive rings and go straight back to the fill
+ * ring once read. Rings of half the frames each, so none can overflow.
+ */
+#define DV_XW_FRAMES      4096
+#define DV_XW_FRAME       2048
+#define DV_XW_RING        (DV_XW_FRAMES / 2)
+#define DV_XW_BATCH       64
+#define DV_XW_NOPORT      0xffff
+#define DV_XDP_QUEUES_MAX 64 /* the steering program's xsks map */
+
+struct dv_xdp {
+	dv_xdp_prog_t prog;
+	int xsks_fd, ports_fd;
+	dv_nf_flow_t flow; /* to the server; src_port set per socket */
+};
+
+struct dv_xw {
+	struct dv_xdp *x;
+	void *area;
+	struct xsk_umem *umem;
+	struct xsk_socket *xsk;
+	struct xsk_ring_prod fill, tx;
+	struct xsk_ring_cons comp, rx;
+	int fd;
+	unsigned queue, nsocks;
+	uint64_t tx_free[DV_XW_RING];
+	unsigned ntx_free;
+	dv_nf_flow_t *flow;  /* per socket */
+	uint16_t *port_sock; /* 65,536 entries: socket index by port, DV_XW_NOPORT */
+};
+
+/* --- the route and the neighbour: /proc and a netlink dump ------------------------- */
+
+/* A prefix of plen bits of a and b agree (addresses of len octets, network order). */
+static bool prefix_match(const uint8_t *a, const uint8_t *b, unsigned plen)
+{
+	unsigned full = plen / 8, rest = plen % 8;
+
+	if (memcmp(a, b, full) != 0)
+		return false;
+	return rest == 0 || ((a[full] ^ b[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+/*
+ * The route to dst (IPv4 or IPv6, network order) from /proc/net/route or
+ * /proc/net/ipv6_route: the longest matching prefix that is up. Sets *dev and *gw
+ * (all zero = on link). 0 or -ENOENT.
+ */
+static int route(bool v6, const uint8_t *dst, char *dev, size_t devlen, uint8_t gw[16])
+{
+	FILE *f = fopen(v6 ? "/proc/net/ipv6_route" : "/proc/net/route", "r");
+	char line[512], name[IFNAMSIZ + 1], d6[33], g6[33], s6[33];
+	unsigned d, g, flags, refc, use, metric, mask, dlen, slen, i;
+	uint8_t net[16], hop[16];
+	int best = -1, plen;
+
+	if (f == NULL)
+		return -ENOENT;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		memset(net, 0, sizeof(net));
+		memset(hop, 0, sizeof(hop));
+		if (v6) {
+			if (sscanf(line, "%32s %x %32s %x %32s %x %x %x %x %16s", d6, &dlen, s6,
+			           &slen, g6, &metric, &refc, &use, &flags, name) != 10)
+				continue;
+			for (i = 0; i < 16; i++) {
+				sscanf(d6 + 2 * i, "%2hhx", &net[i]);
+				sscanf(g6 + 2 * i, "%2hhx", &hop[i]);
+			}
+			plen = (int)dlen;
+		} else {
+			if (sscanf(line, "%16s %x %x %x %u %u %u %x", name, &d, &g, &flags, &refc,
+			           &use, &metric, &mask) != 8)
+				continue;
+			memcpy(net, &d, 4); /* printed in host order of a network-order word */
+			memcpy(hop, &g, 4);
+			plen = __builtin_popcount(mask);
+		}
+		if (!(flags & 1) || plen > (v6 ? 128 : 32) ||
+		    !prefix_match(net, dst, (unsigned)plen) || plen <= best) /* RTF_UP */
+			continue;
+		best = plen;
+		snprintf(dev, devlen, "%s", name);
+		memcpy(gw, hop, 16);
+	}
+	fclose(f);
+	return best >= 0 ? 0 : -ENOENT;
+}
+
+/* One RTM_NEWNEIGH message: the MAC of ip on ifindex when it is usable. */
+static bool neigh_msg(struct nlmsghdr *h, bool v6, const uint8_t *ip, int ifindex, uint8_t mac[6])
+{
+	struct ndmsg *nd = NLMSG_DATA(h);
+	struct rtattr *a = (struct rtattr *)((char *)nd + NLMSG_ALIGN(sizeof(*nd)));
+	int len = (int)h->nlmsg_len - NLMSG_LENGTH(sizeof(*nd));
+	const uint8_t *dst = NULL, *ll = NULL;
+
+	if (h->nlmsg_type != RTM_NEWNEIGH || nd->ndm_ifindex != ifindex ||
+	    nd->ndm_family != (v6 ? AF_INET6 : AF_INET) ||
+	    !(nd->ndm_state & (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT)))
+		return false;
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type == NDA_DST && RTA_PAYLOAD(a) == (v6 ? 16u : 4u))
+			dst = RTA_DATA(a);
+		else if (a->rta_type == NDA_LLADDR && RTA_PAYLOAD(a) == 6)
+			ll = RTA_DATA(a);
+	}
+	if (dst == NULL || ll == NULL || memcmp(dst, ip, v6 ? 16 : 4) != 0)
+		return false;
+	memcpy(mac, ll, 6);
+	return true;
+}
+
+/* The neighbour table's MAC of ip on ifindex (a netlink dump: IPv6's is not in /proc). */
+static int neigh(bool v6, const uint8_t *ip, int ifindex, uint8_t mac[6])
+{
+	struct {
+		struct nlmsghdr h;
+		struct ndmsg nd;
+	} req = {.h = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg)),
+	               .nlmsg_type = RTM_GETNEIGH,
+	               .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP},
+	         .nd = {.ndm_family = v6 ? AF_INET6 : AF_INET}};
+	static _Thread_local char buf[32768];
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE), rc = -ENOENT;
+	bool done = false;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	if (send(fd, &req, req.h.nlmsg_len, 0) < 0)
+		done = true;
+	while (!done && (n = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		struct nlmsghdr *h = (struct nlmsghdr *)buf;
+		int len = (int)n;
+		for (; NLMSG_OK(h, len); h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR)
+				done = true;
+			else if (rc != 0 && neigh_msg(h, v6, ip, ifindex, mac))
+				rc = 0;
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+/* Make the kernel resolve ip's MAC: one empty datagram to its discard port (9), sent by
+ * the kernel (which resolves the neighbour first); wait up to a second for the entry. */
+static int resolve(bool v6, const uint8_t *ip, const char *dev, int ifindex, uint8_t mac[6])
+{
+	struct sockaddr_storage ss;
+	struct timespec tick = {0, 20 * 1000 * 1000};
+	socklen_t len;
+	int fd, i;
+
+	if (neigh(v6, ip, ifindex, mac) == 0)
+		return 0;
+	memset(&ss, 0, sizeof(ss));
+	if (v6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(9);
+		s6->sin6_scope_id = (uint32_t)ifindex;
+		memcpy(&s6->sin6_addr, ip, 16);
+		len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(9);
+		memcpy(&s4->sin_addr, ip, 4);
+		len = sizeof(*s4);
+	}
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, dev, (socklen_t)strlen(dev));
+		sendto(fd, "", 0, MSG_DONTWAIT, (struct sockaddr *)&ss, len);
+		close(fd);
+	}
+	for (i = 0; i < 50; i++) {
+		if (neigh(v6, ip, ifindex, mac) == 0)
+			return 0;
+		nanosleep(&tick, NULL);
+	}
+	return -EHOSTUNREACH;
+}
+
+/* The interface's own MAC. */
+static int iface_mac(const char *dev, uint8_t mac[6])
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) != 0)
+		rc = -errno;
+	else
+		memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+	close(fd);
+	return rc;
+}
+
+/* The source address the kernel would use towards the server (network order). */
+static int source(const dv_run_config_t *cfg, uint8_t src[16])
+{
+	struct sockaddr_storage me;
+	socklen_t len = sizeof(me);
+	int fd = socket(cfg->server.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)&cfg->server, cfg->server_len) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&me, &len) != 0)
+		rc = -errno;
+	else if (me.ss_family == AF_INET6)
+		memcpy(src, &((struct sockaddr_in6 *)&me)->sin6_addr, 16);
+	else
+		memcpy(src, &((struct sockaddr_in *)&me)->sin_addr, 4);
+	close(fd);
+	return rc;
+}
+
+/* The receive queues of dev (/sys/class/net/DEV/queues/rx-N), at least 1. */
+static unsigned rx_queues(const char *dev)
+{
+	char path[128];
+	unsigned n;
+
+	for (n = 0; n < 1024; n++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-%u", dev, n);
+		if (access(path, F_OK) != 0)
+			break;
+	}
+	return n > 0 ? n : 1;
+}
+
+/* The frames' headers towards the server through iface (cfg->xdp_iface). */
+static int find_path(struct dv_xdp *x, const dv_run_config_t *cfg, dv_err_t *err)
+{
+	static const uint8_t zero[16];
+	const char *iface = cfg->xdp_iface;
+	char dev[IFNAMSIZ + 1] = "", addr[INET6_ADDRSTRLEN];
+	bool v6 = cfg->server.ss_family == AF_INET6;
+	uint8_t gw[16] = {0}, dst[16] = {0};
+	const uint8_t *hop;
+	int rc;
+
+	if (v6)
+		memcpy(dst, &((const struct sockaddr_in6 *)&cfg->server)->sin6_addr, 16);
+	else
+		memcpy(dst, &((const struct sockaddr_in *)&cfg->server)->sin_addr, 4);
+	inet_ntop(cfg->server.ss_family, dst, addr, sizeof(addr));
+	if (route(v6, dst, dev, sizeof(dev), gw) != 0 || strcmp(dev, iface) != 0)
+		return dv_err_set(err, -ENETUNREACH,
+		                  "--xdp %s: the route to %s goes %s%s, not through %s: give the "
+		                  "interface the server is reached through",
+		                  iface, addr, dev[0] ? "through " : "nowhere", dev, iface);
+	rc = source(cfg, x->flow.src_ip);
+	if (rc == 0)
+		rc = iface_mac(iface, x->flow.src_mac);
+	if (rc != 0)
+		return dv_err_set(err, rc, "--xdp %s: cannot read the interface's addresses: %s",
+		                  iface, strerror(-rc));
+	hop = memcmp(gw, zero, 16) != 0 ? gw : dst;
+	if (resolve(v6, hop, iface, x->prog.ifindex, x->flow.dst_mac) != 0) {
+		inet_ntop(cfg->server.ss_family, hop, addr, sizeof(addr));
+		return dv_err_set(
+		    err, -EHOSTUNREACH,
+		    "--xdp %s: no neighbour entry for %s (it did not answer %s within "
+		    "1 s): is it up on that link?",
+		    iface, addr, v6 ? "neighbour solicitation" : "ARP");
+	}
+	x->flow.v6 = v6;
+	memcpy(x->flow.dst_ip, dst, 16);
+	x->flow.dst_port = dv_sockaddr_port((const struct sockaddr *)&cfg->server);
+	return 0;
+}
+
+int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err)
+{
+	struct dv_xdp *x;
+	unsigned q;
+	int rc;
+
+	*out = NULL;
+	x = calloc(1, sizeof(*x));
+	if (x == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	x->prog.link_fd = -1;
+	/* The program first: "run as root", "no native XDP" and "busy" before the path. */
+	rc = cfg->threads > (q = rx_queues(cfg->xdp_iface))
+	         ? dv_err_set(err, -EINVAL,
+	                      "--xdp %s: the interface has %u receive queue%s: -T at most %u "
+	                      "(one XDP socket per queue)",
+	                      cfg->xdp_iface, q, q == 1 ? "" : "s", q)
+	         : 0;
+	if (rc == 0 && cfg->threads > DV_XDP_QUEUES_MAX)
+		rc = dv_err_set(err, -EINVAL, "--xdp: -T at most %d", DV_XDP_QUEUES_MAX);
+	if (rc == 0)
+		rc = dv_xdp_prog_open(&x->prog, xdp_steer_obj, xdp_steer_obj_len, "dv_steer",
+		                      cfg->xdp_iface, "--xdp", err);
+	if (rc == 0) {
+		x->xsks_fd = dv_xdp_prog_map(&x->prog, "xsks");
+		x->ports_fd = dv_xdp_prog_map(&x->prog, "ports");
+		if (x->xsks_fd < 0 || x->ports_fd < 0)
+			rc = dv_err_set(err, -ENOENT, "--xdp: the BPF program lacks its maps");
+	}
+	if (rc == 0)
+		rc = dv_xdp_prog_attach(&x->prog, err);
+	if (rc == 0)
+		rc = find_path(x, cfg, err);
+	if (rc != 0) {
+		dv_xdp_close(x);
+		return rc;
+	}
+	*out = x;
+	return 0;
+}
+
+void dv_xdp_close(struct dv_xdp *x)
+{
+	if (x == NULL)
+		return;
+	dv_xdp_prog_close(&x->prog);
+	free(x);
+}
+
+/* --- a worker's XDP socket -------------------------------------------------------- */
+
+static int silent(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+/* Socket i's source address and port: the kernel socket fds[i] holds them (bound by -a,
+ * -x or --client-range, else chosen by the route); the program steers the port. */
+static int add_port(struct dv_xw *xw, unsigned i, int fd, dv_err_t *err)
+{
+	struct sockaddr_storage me;
+	socklen_t len = sizeof(me);
+	dv_nf_flow_t *f = &xw->flow[i];
+	uint32_t key;
+	uint8_t one = 1;
+
+	if (getsockname(fd, (struct sockaddr *)&me, &len) != 0)
+		return dv_err_set(err, -errno, "--xdp: cannot read socket %u's address", i + 1);
+	key = dv_sockaddr_port((const struct sockaddr *)&me);
+	*f = xw->x->flow;
+	f->src_port = (uint16_t)key;
+	if (me.ss_family == AF_INET6 && f->v6)
+		memcpy(f->src_ip, &((struct sockaddr_in6 *)&me)->sin6_addr, 16);
+	else if (me.ss_family == AF_INET && !f->v6)
+		memcpy(f->src_ip, &((struct sockaddr_in *)&me)->sin_addr, 4);
+	xw->port_sock[key] = (uint16_t)i;
+	if (bpf_map_update_elem(xw->x->ports_fd, &key, &one, BPF_ANY) != 0)
+		return dv_err_set(err, -errno, "--xdp: cannot steer port %u: %s", key,
+		                  strerror(errno));
+	return 0;
+}
+
+/*
+ * The UMEM and the socket on the queue. The kernel lets go of a queue some time after
+ * its last XDP socket closed (a work queue frees the buffer pool), so the previous
+ * pass's socket can still hold it: EBUSY is tried again for up to DV_XW_BUSY_TRIES *
+ * 20 ms before it is reported.
+ */
+#define DV_XW_BUSY_TRIES 100
+static int open_xsk(struct dv_xw *xw, size_t size, const struct xsk_umem_config *uc,
+                    const struct xsk_socket_config *sc)
+{
+	const struct timespec tick = {0, 20 * 1000 * 1000};
+	int rc = 0, i;
+
+	for (i = 0; i < DV_XW_BUSY_TRIES; i++) {
+		rc = xsk_umem__create(&xw->umem, xw->area, size, &xw->fill, &xw->comp, uc);
+		if (rc != 0)
+			return rc;
+		rc = xsk_socket__create(&xw->xsk, xw->x->prog.ifname, xw->queue, xw->umem, &xw->rx,
+		                        &xw->tx, sc);
+		if (rc != -EBUSY)
+			break;
+		xsk_umem__delete(xw->umem);
+		xw->umem = NULL;
+		xw->xsk = NULL;
+		nanosleep(&tick, NULL);
+	}
+	return rc;
+}
+
+/* The UMEM, its rings and the socket on the queue, registered in the program's map. */
+static int xw_socket(struct dv_xw *xw, dv_err_t *err)
+{
+	struct xsk_umem_config uc = {.fill_size = DV_XW_RING,
+	                             .comp_size = DV_XW_RING,
+	                             .frame_size = DV_XW_FRAME,
+	                             .frame_headroom = 0,
+	                             .flags = 0};
+	struct xsk_socket_config sc = {.rx_size = DV_XW_RING,
+	                               .tx_size = DV_XW_RING,
+	                               .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
+	                               .bind_flags = XDP_USE_NEED_WAKEUP};
+	const char *dev = xw->x->prog.ifname;
+	size_t size = (size_t)DV_XW_FRAMES * DV_XW_FRAME;
+	uint32_t idx = 0, i;
+	int rc;
+
+	xw->area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (xw->area == MAP_FAILED) {
+		xw->area = NULL;
+		return dv_err_set(err, -ENOMEM, "--xdp: out of memory for the UMEM");
+	}
+	libxdp_set_print(silent);
+	rc = open_xsk(xw, size, &uc, &sc);
+	if (rc == -EBUSY) /* not -EBUSY: a pass that sent nothing (DV_RUN_NOTHING_SENT) */
+		return dv_err_set(err, -EADDRINUSE,
+		                  "--xdp %s: cannot open an XDP socket on queue %u: another "
+		                  "program's XDP socket holds that queue",
+		                  dev, xw->queue);
+	if (rc != 0)
+		return dv_err_set(err, rc, "--xdp %s: cannot open an XDP socket on queue %u: %s%s",
+		                  dev, xw->queue, strerror(-rc),
+		                  rc == -EPERM ? " (run as root)" : "");
+	xw->fd = xsk_socket__fd(xw->xsk);
+	rc = xsk_socket__update_xskmap(xw->xsk, xw->x->xsks_fd);
+	if (rc != 0)
+		return dv_err_set(err, rc, "--xdp: cannot register the XDP socket: %s",
+		                  strerror(-rc));
+	if (xsk_ring_prod__reserve(&xw->fill, DV_XW_RING, &idx) != DV_XW_RING)
+		return dv_err_set(err, -ENOMEM, "--xdp: cannot fill the fill ring");
+	for (i = 0; i < DV_XW_RING; i++)
+		*xsk_ring_prod__fill_addr(&xw->fill, idx + i) =
+		    (uint64_t)(DV_XW_RING + i) * DV_XW_FRAME;
+	xsk_ring_prod__submit(&xw->fill, DV_XW_RING);
+	for (i = 0; i < DV_XW_RING; i++)
+		xw->tx_free[i] = (uint64_t)i * DV_XW_FRAME;
+	xw->ntx_free = DV_XW_RING;
+	return 0;
+}
+
+int dv_xw_open(struct dv_xw **out, struct dv_xdp *x, unsigned queue, const int *fds,
+               unsigned nsocks, dv_err_t *err)
+{
+	struct dv_xw *xw = calloc(1, sizeof(*xw));
+	unsigned i;
+	int rc = 0;
+
+	*out = NULL;
+	if (xw != NULL) {
+		xw->flow = calloc(nsocks, sizeof(*xw->flow));
+		xw->port_sock = malloc(65536 * sizeof(*xw->port_sock));
+	}
+	if (xw == NULL || xw->flow == NULL || xw->port_sock == NULL) {
+		dv_xw_close(xw);
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	}
+	memset(xw->port_sock, 0xff, 65536 * sizeof(*xw->port_sock));
+	xw->x = x;
+	xw->queue = queue;
+	xw->nsocks = nsocks;
+	xw->fd = -1;
+	for (i = 0; rc == 0 && i < nsocks; i++)
+		rc = add_port(xw, i, fds[i], err);
+	if (rc == 0)
+		rc = xw_socket(xw, err);
+	if (rc != 0) {
+		dv_xw_close(xw);
+		return rc;
+	}
+	*out = xw;
+	return 0;
+}
+
+void dv_xw_close(struct dv_xw *xw)
+{
+	if (xw == NULL)
+		return;
+	if (xw->xsk != NULL) {
+		uint32_t key = xw->queue; /* the map holds the socket too: let go first */
+		bpf_map_delete_elem(xw->x->xsks_fd, &key);
+		xsk_socket__delete(xw->xsk);
+	}
+	if (xw->umem != NULL)
+		xsk_umem__delete(xw->umem);
+	if (xw->area != NULL)
+		munmap(xw->area, (size_t)DV_XW_FRAMES * DV_XW_FRAME);
+	free(xw->flow);
+	free(xw->port_sock);
+	free(xw);
+}
+
+/* Transmit frames the kernel is done with go back on the free stack. */
+static void reclaim(struct dv_xw *xw)
+{
+	uint32_t idx = 0, n = xsk_ring_cons__peek(&xw->comp, DV_XW_RING, &idx), i;
+
+	for (i = 0; i < n; i++)
+		xw->tx_free[xw->ntx_free++] = *xsk_ring_cons__comp_addr(&xw->comp, idx + i);
+	xsk_ring_cons__release(&xw->comp, n);
+}
+
+unsigned dv_xw_send(struct dv_xw *xw, dv_engine_t *e, uint16_t sock,
+                    uint8_t (*bufs)[DV_MAX_QUERY_LEN], const unsigned *lens, unsigned n)
+{
+	const dv_nf_flow_t *f = &xw->flow[sock];
+	size_t h = dv_nf_header_len(f->v6);
+	uint32_t idx = 0, i;
+
+	reclaim(xw);
+	n = DV_MIN(n, xw->ntx_free);
+	n = n > 0 ? xsk_ring_prod__reserve(&xw->tx, n, &idx) : 0;
+	for (i = 0; i < n; i++) {
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&xw->tx, idx + i);
+		uint64_t addr = xw->tx_free[--xw->ntx_free];
+		uint8_t *p = xsk_umem__get_data(xw->area, addr);
+		memcpy(p + h, bufs[i], lens[i]);
+		dv_nf_build(p, f, lens[i]);
+		d->addr = addr;
+		d->len = (uint32_t)(h + lens[i]);
+	}
+	xsk_ring_prod__submit(&xw->tx, n);
+	/* Copy mode (veth) transmits only when told: one wake-up call per batch. */
+	if (xsk_ring_prod__needs_wakeup(&xw->tx)) {
+		sendto(xw->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+		e->stats.c.send_calls++;
+	}
+	return n;
+}
+
+/* One answer frame into the engine. */
+static void receive(struct dv_xw *xw, dv_engine_t *e, const uint8_t *p, size_t len, uint64_t now)
+{
+	const dv_nf_flow_t *srv = &xw->x->flow;
+	const uint8_t *pl;
+	size_t plen;
+	dv_nf_flow_t f;
+	uint16_t sock;
+
+	if (dv_nf_parse(p, len, &f, &pl, &plen) != 0) {
+		e->stats.c.malformed++; /* steered, so UDP to our port, but not whole */
+		return;
+	}
+	sock = xw->port_sock[f.dst_port];
+	if (sock == DV_XW_NOPORT) { /* another worker's port, on this worker's queue */
+		e->stats.c.unexpected++;
+		return;
+	}
+	dv_engine_receive(e, sock, pl, plen,
+	                  f.v6 == srv->v6 && memcmp(f.src_ip, srv->dst_ip, 16) == 0 &&
+	                      f.src_port == srv->dst_port,
+	                  now);
+}
+
+unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns)
+{
+	uint32_t idx = 0, fidx = 0, n, i;
+	uint64_t now;
+
+	n = xsk_ring_cons__peek(&xw->rx, DV_XW_BATCH, &idx);
+	if (n == 0 && wait_ns > 0) {
+		struct pollfd pfd = {.fd = xw->fd, .events = POLLIN};
+		struct timespec ts = {(time_t)(wait_ns / DV_NS_PER_S),
+		                      (long)(wait_ns % DV_NS_PER_S)};
+		ppoll(&pfd, 1, &ts, NULL);
+		e->stats.c.recv_calls++;
+		n = xsk_ring_cons__peek(&xw->rx, DV_XW_BATCH, &idx);
+	}
+	if (n == 0) {
+		if (xsk_ring_prod__needs_wakeup(&xw->fill)) {
+			recvfrom(xw->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+			e->stats.c.recv_calls++;
+		}
+		return 0;
+	}
+	now = dv_now_ns();
+	for (i = 0; i < n; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&xw->rx, idx + i);
+		receive(xw, e, xsk_umem__get_data(xw->area, d->addr), d->len, now);
+	}
+	/* The frames go straight back to the fill ring (it has room: it owns them). */
+	if (xsk_ring_prod__reserve(&xw->fill, n, &fidx) == n) {
+		for (i = 0; i < n; i++)
+			*xsk_ring_prod__fill_addr(&xw->fill, fidx + i) =
+			    xsk_umem__extract_addr(xsk_ring_cons__rx_desc(&xw->rx, idx + i)->addr);
+		xsk_ring_prod__submit(&xw->fill, n);
+	}
+	xsk_ring_cons__release(&xw->rx, n);
+	return n;
+}
+
+uint64_t dv_xw_drops(const struct dv_xw *xw)
+{
+	struct xdp_statistics st;
+	socklen_t len = sizeof(st);
+
+	memset(&st, 0, sizeof(st));
+	if (xw == NULL || getsockopt(xw->fd, SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
+		return 0;
+	return st.rx_dropped + st.rx_ring_full;
+}

@@ -1,0 +1,68 @@
+/* xdp_steer.bpf: dnsvolley's XDP program: UDP to our source ports into the worker's XDP socket. */
+/*
+ * Compiled with clang -target bpf at build time (mk/xdp.mk) and embedded in the
+ * program (engine/xdp.c loads it from memory). Every UDP datagram over IPv4 or IPv6
+ * whose destination port is marked in `ports` (the source ports dnsvolley's workers
+ * send from) goes to the XDP socket of the queue it arrived on (`xsks`, keyed by
+ * receive queue); everything else, and anything on a queue without a socket, goes
+ * on to the kernel (XDP_PASS), so the host keeps its other traffic.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(max_entries, 64);
+	__type(key, __u32);
+	__type(value, __u32);
+} xsks SEC(".maps");
+
+/* Our source ports: ports[p] = 1 when port p (host order) is one of ours. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} ports SEC(".maps");
+
+SEC("xdp")
+int dv_steer(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct udphdr *udp;
+	__u32 port;
+	__u8 *mine;
+
+	if ((void *)(eth + 1) > end)
+		return XDP_PASS;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = (void *)(eth + 1);
+		if ((void *)(ip + 1) > end || ip->protocol != IPPROTO_UDP || ip->ihl < 5 ||
+		    (ip->frag_off & bpf_htons(0x3fff)) != 0) /* fragments: the kernel's */
+			return XDP_PASS;
+		udp = (void *)ip + ip->ihl * 4;
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+		if ((void *)(ip6 + 1) > end || ip6->nexthdr != IPPROTO_UDP)
+			return XDP_PASS;
+		udp = (void *)(ip6 + 1);
+	} else {
+		return XDP_PASS;
+	}
+	if ((void *)(udp + 1) > end)
+		return XDP_PASS;
+	port = bpf_ntohs(udp->dest);
+	mine = bpf_map_lookup_elem(&ports, &port);
+	if (mine == NULL || *mine == 0)
+		return XDP_PASS;
+	return bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,26 @@
+/* xdp_counts: what responder/xdp.c and its BPF program (xdp_reflect.bpf.c) share: config, counters.
+ */
+#ifndef DV_RESPONDER_XDP_COUNTS_H
+#define DV_RESPONDER_XDP_COUNTS_H
+
+/* Built by the host compiler and by clang -target bpf: kernel UAPI types only. */
+#include <linux/types.h>
+
+/* The program's settings (map `conf`, one entry). */
+struct dv_rxdp_conf {
+	__u16 port; /* the DNS port answered (host order) */
+	__u16 pad[3];
+	__u64 drop_every;    /* 0 = off */
+	__u64 garbage_every; /* 0 = off */
+};
+
+/* Its counters (map `counts`, one per CPU each): queries by fate. */
+enum {
+	DV_RXDP_RECEIVED, /* queries to the port (QR clear, a whole header) */
+	DV_RXDP_ANSWERED, /* reflected */
+	DV_RXDP_DROPPED,  /* --drop-every */
+	DV_RXDP_GARBAGE,  /* --garbage-every: the header alone */
+	DV_RXDP_NCOUNTS
+};
+
+#endif

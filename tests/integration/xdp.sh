@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# xdp: dnsvolley --xdp (AF_XDP, doc/xdp.md) in scripts/lab's namespace lab. Against knotd's
+# XDP listener and against the responder answering in XDP (dnsvolley-responder --xdp),
+# sent, completed and lost are exact against the server's own counters (knotd's
+# mod-stats udp4-xdp and udp6-xdp; the responder's xdp-* counters), closed loop, paced
+# and over IPv6; a target that drops a share and answers another with garbage, and a
+# silent one, give exact counts and an honest exit; against a responder with every UDP
+# fault at once, --xdp counts exactly what the kernel UDP path counts; a cold/hot study and a capacity search run unchanged over XDP. Without
+# privileges, on a busy interface, or with more threads than queues: one line saying
+# which, no report, the setup error's status, and no XDP program left behind (also
+# after dnsvolley is killed).
+. "$(dirname "$0")/lib.sh"
+LAB="$top_srcdir/scripts/lab"
+[ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
+grep -q '^#define HAVE_XDP 1' "$top_builddir/config.h" ||
+	skip "built without AF_XDP (configure found no libxdp, libbpf or clang; scripts/packages.txt)"
+
+# Usage errors (status 2, nothing attached): --xdp with a stream mode, --tc-tcp, the wire clock.
+for bad in "-m tcp" "--tc-tcp" "--clock wire"; do
+	rc=0
+	# shellcheck disable=SC2086 # the flags are word-split on purpose
+	"$DV" --no-progress --xdp lo -s 127.0.0.1 -d "$top_srcdir/querylists/soa.txt" $bad \
+		>"$TMP/u.out" 2>&1 || rc=$?
+	assert_eq "--xdp with $bad: exit" 2 "$rc"
+	grep -q -- "--xdp\|--clock wire" "$TMP/u.out" || fail "--xdp with $bad: $(cat "$TMP/u.out")"
+done
+
+[ "$(id -u)" = 0 ] || skip_lacks "the lab needs root (network namespaces, XDP)"
+command -v knotd >/dev/null || skip "knotd not installed (scripts/packages.txt)"
+
+head -2000 "$top_srcdir/querylists/www-a.txt" >"$TMP/list.txt"
+chmod 755 "$TMP" # the unprivileged run (5.) reads the list
+field() { report_field "$1" "$2"; }
+# total FILE LABEL: a report field summed over every pass in FILE.
+total() { awk -v k="$2:" '{ sub(/^ +/, "") } index($0, k) == 1 { sub(/^[^:]*: */, ""); s += $1 } END { print s + 0 }' "$1"; }
+out() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+xdpstat() { awk -F' = ' '/udp4-xdp/ { print $2 }' "$1"; }
+# lab TARGET SCRIPT [LAB ARGS...]: SCRIPT runs inside the lab; 77 from the lab is a skip.
+lab() {
+	local target=$1 script=$2 rc=0
+	shift 2
+	chmod +x "$script"
+	"$LAB" -B "$top_builddir" -l "$TMP/list.txt" "$@" "$target" -- "$script" 2>"$TMP/lab.err" || rc=$?
+	[ $rc = 77 ] && skip_lacks "$(tail -1 "$TMP/lab.err")"
+	[ $rc = 0 ] || fail "lab $target exited $rc: $(tail -5 "$TMP/lab.err")"
+}
+# -t 5: no stall of a busy machine turns an answer late; the hostile runs set their own.
+DVX="$DV --no-progress -d $TMP/list.txt -t 5"
+
+# 1. knotd's XDP listener: closed loop (3 runs through the list) and paced (-Q 20000):
+# every query sent was answered, and knotd's XDP listener counted each one.
+cat >"$TMP/knotd" <<EOF
+#!/bin/sh
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -n 3 -c 4 -q 100 >"$TMP/k1" 2>&1 || exit 10
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -n 1 -c 2 -q 100 -Q 20000 >"$TMP/k2" 2>&1 || exit 11
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -n 1 -c 2 -q 100 >"$TMP/k3" 2>&1 || exit 13
+\$LAB_KNOTC stats mod-stats.request-protocol >"$TMP/kstats" || exit 12
+ip link show "\$LAB_IFACE" >"$TMP/klink"
+EOF
+lab knotd-xdp "$TMP/knotd" -6
+assert_eq "knotd-xdp: sent" 6000 "$(field "$TMP/k1" "Queries sent")"
+assert_eq "knotd-xdp: completed" 6000 "$(field "$TMP/k1" "Queries completed")"
+assert_eq "knotd-xdp paced: sent" 2000 "$(field "$TMP/k2" "Queries sent")"
+assert_eq "knotd-xdp paced: completed" 2000 "$(field "$TMP/k2" "Queries completed")"
+assert_eq "knotd's udp4-xdp = sent" 8000 "$(xdpstat "$TMP/kstats")"
+assert_eq "knotd-xdp IPv6: completed" 2000 "$(field "$TMP/k3" "Queries completed")"
+assert_eq "knotd's udp6-xdp = sent over IPv6" 2000 \
+	"$(awk -F' = ' '/udp6-xdp/ { print $2 }' "$TMP/kstats")"
+grep -q "xdp" "$TMP/klink" && fail "an XDP program left on the veth: $(cat "$TMP/klink")"
+echo "ok: no XDP program left on the veth after the passes"
+
+# 2. The responder answering in XDP: each query reflected by its program, none by its sockets.
+cat >"$TMP/reflect" <<EOF
+#!/bin/sh
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 3 -c 4 -q 100 >"$TMP/r1" 2>&1 || exit 10
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/r2" 2>&1 || exit 11
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/r1.out"
+EOF
+lab responder-xdp "$TMP/reflect" -6
+assert_eq "reflect: sent" 6000 "$(field "$TMP/r1" "Queries sent")"
+assert_eq "reflect: completed" 6000 "$(field "$TMP/r1" "Queries completed")"
+assert_eq "reflect IPv6: completed" 2000 "$(field "$TMP/r2" "Queries completed")"
+assert_eq "reflect: the program received" 8000 "$(out "$TMP/r1.out" xdp-received)"
+assert_eq "reflect: the program answered" 8000 "$(out "$TMP/r1.out" xdp-answered)"
+assert_eq "reflect: the sockets received" 0 "$(out "$TMP/r1.out" received)"
+
+# 3. Hostile: every 7th query dropped, every 11th (not dropped) answered with a header
+# alone; then a target that answers nothing. The program counts per CPU (n % 7 on each
+# CPU's own count), so the exact figures to compare with are its counters.
+cat >"$TMP/hostile" <<EOF
+#!/bin/sh
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 500 -t 2 >"$TMP/h1" 2>&1
+echo \$? >"$TMP/h1.rc"
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/h1.out"
+EOF
+lab responder-xdp "$TMP/hostile" -T '--drop-every 7 --garbage-every 11'
+dropped=$(out "$TMP/h1.out" xdp-dropped) garbage=$(out "$TMP/h1.out" xdp-garbage)
+assert_eq "hostile: exit" 0 "$(cat "$TMP/h1.rc")"
+assert_eq "hostile: received by the program" 2000 "$(out "$TMP/h1.out" xdp-received)"
+assert_eq "hostile: sent" 2000 "$(field "$TMP/h1" "Queries sent")"
+assert_eq "hostile: completed = answered" "$(out "$TMP/h1.out" xdp-answered)" \
+	"$(field "$TMP/h1" "Queries completed")"
+assert_eq "hostile: malformed = garbage" "$garbage" "$(field "$TMP/h1" "Malformed answers")"
+assert_eq "hostile: lost = dropped + garbage" $((dropped + garbage)) "$(field "$TMP/h1" "Queries lost")"
+assert_ge "hostile: some dropped" 1 "$dropped"
+assert_ge "hostile: some garbage" 1 "$garbage"
+
+cat >"$TMP/silent" <<EOF
+#!/bin/sh
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 500 -t 0.2 >"$TMP/s1" 2>&1
+echo \$? >"$TMP/s1.rc"
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/s1.out"
+EOF
+lab responder-xdp "$TMP/silent" -T '--drop-every 1'
+assert_eq "silent: exit (no answers)" 4 "$(cat "$TMP/s1.rc")"
+assert_eq "silent: sent" 2000 "$(field "$TMP/s1" "Queries sent")"
+assert_eq "silent: lost" 2000 "$(field "$TMP/s1" "Queries lost")"
+assert_eq "silent: the program dropped" 2000 "$(out "$TMP/s1.out" xdp-dropped)"
+
+# 3b. The same counting: the socket responder (its answers leave through the kernel and
+# are steered to the XDP socket on the host's end) with every UDP fault at once, once for
+# dnsvolley's kernel UDP path and once for --xdp, each against a fresh responder: every
+# count of the two reports is the same, and completed equals what the responder answered.
+faults='--wrong-id-every 5 --wrong-question-every 7 --duplicate-every 11 --garbage-every 13 --drop-every 17'
+for path in kernel xdp; do
+	flag=""
+	# shellcheck disable=SC2016 # expanded inside the lab, where LAB_IFACE is set
+	[ $path = xdp ] && flag='--xdp "$LAB_IFACE"'
+	cat >"$TMP/same-$path" <<EOF
+#!/bin/sh
+$DVX $flag -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 500 -t 2 >"$TMP/same-$path.out" 2>&1
+echo \$? >"$TMP/same-$path.rc"
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/same-$path.resp"
+EOF
+	lab responder "$TMP/same-$path" -T "$faults"
+done
+for f in "Queries sent" "Queries completed" "Queries lost" "Late answers" "Unexpected answers" \
+	"Malformed answers"; do
+	assert_eq "same counts over XDP: $f" "$(field "$TMP/same-kernel.out" "$f")" \
+		"$(field "$TMP/same-xdp.out" "$f")"
+done
+assert_eq "same counts: exit" "$(cat "$TMP/same-kernel.rc")" "$(cat "$TMP/same-xdp.rc")"
+assert_eq "faults over XDP: completed = the responder's answered" \
+	"$(out "$TMP/same-xdp.resp" answered)" "$(field "$TMP/same-xdp.out" "Queries completed")"
+assert_ge "faults over XDP: some unexpected" 1 "$(field "$TMP/same-xdp.out" "Unexpected answers")"
+assert_ge "faults over XDP: some malformed" 1 "$(field "$TMP/same-xdp.out" "Malformed answers")"
+
+# 4. A cold/hot study (readiness probes after each flush: probe_queries in its results) and a capacity search, as over
+# sockets; knotd's XDP listener counts every query of every pass.
+cat >"$TMP/study" <<EOF
+#!/bin/sh
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" --passes cold,hot --repeat 2 --hot-runs 1 \
+	--flush true --no-server-version -q 50 -c 2 --json "$TMP/st.json" >"$TMP/st" 2>&1 || exit 10
+\$LAB_KNOTC stats mod-stats.request-protocol >"$TMP/st.stats" || exit 11
+$DV capacity --no-progress --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -d "$TMP/list.txt" \
+	--step 0.3 --settle 0 --from 2000 --to 4000 >"$TMP/cap" 2>&1 || exit 12
+EOF
+lab knotd-xdp "$TMP/study"
+assert_eq "study: passes" 4 "$(grep -c 'Queries sent:' "$TMP/st")"
+assert_eq "study: sent" 8000 "$(total "$TMP/st" "Queries sent")"
+assert_eq "study: completed" 8000 "$(total "$TMP/st" "Queries completed")"
+probes=$(awk -F': ' '/^   "probe_queries"/ { s += $2 } END { print s + 0 }' "$TMP/st.json")
+assert_ge "study: a probe after each of the 2 flushes" 2 "$probes"
+assert_eq "study: knotd's udp4-xdp = sent + probes" $((8000 + probes)) "$(xdpstat "$TMP/st.stats")"
+grep -q "^Comparison table" "$TMP/st" || fail "study: no comparison table"
+assert_eq "capacity: one Capacity line" 1 "$(grep -c '^Capacity' "$TMP/cap")"
+assert_ge "capacity: steps" 1 "$(grep -c '^\[Capacity\] step' "$TMP/cap")"
+grep -q "^dnsvolley: " "$TMP/cap" && fail "capacity: a step failed: $(cat "$TMP/cap")"
+echo "ok: capacity over XDP: $(grep '^Capacity' "$TMP/cap")"
+
+# 5. Refusals: one line, no report, the setup error's status (3); and dnsvolley killed in
+# the middle of a pass leaves no program behind (it is attached by a BPF link).
+cat >"$TMP/refuse" <<EOF
+#!/bin/sh
+D="$DVX -s \$LAB_SERVER -p \$LAB_PORT -n 1 -c 2 -q 20"
+setpriv --reuid 65534 --regid 65534 --clear-groups \$D --xdp "\$LAB_IFACE" >"$TMP/e1" 2>&1
+echo \$? >"$TMP/e1.rc"
+\$D -T 2 --xdp "\$LAB_IFACE" >"$TMP/e2" 2>&1
+echo \$? >"$TMP/e2.rc"
+"$RESPONDER" --xdp "\$LAB_IFACE" -a "\$LAB_ADDR" -p 0 --port-file "$TMP/busy.port" -q >/dev/null 2>&1 &
+busy=\$!
+for i in \$(seq 200); do [ -s "$TMP/busy.port" ] && break; sleep 0.05; done
+\$D --xdp "\$LAB_IFACE" >"$TMP/e3" 2>&1
+echo \$? >"$TMP/e3.rc"
+kill \$busy; wait \$busy
+$DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1000 -c 2 -q 20 --xdp "\$LAB_IFACE" >/dev/null 2>&1 &
+dv=\$!
+for i in \$(seq 200); do ip link show "\$LAB_IFACE" | grep -q xdp && break; sleep 0.05; done
+ip link show "\$LAB_IFACE" | grep -q xdp || exit 20
+kill -KILL \$dv; wait \$dv
+for i in \$(seq 100); do ip link show "\$LAB_IFACE" | grep -q xdp || break; sleep 0.05; done
+ip link show "\$LAB_IFACE" >"$TMP/e4.link"
+$DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1000 -c 2 -q 20 --xdp "\$LAB_IFACE" >"$TMP/e5" 2>&1 &
+dv=\$!
+for i in \$(seq 200); do grep -q "Sending queries" "$TMP/e5" && ip link show "\$LAB_IFACE" | grep -q xdp && break; sleep 0.05; done
+sleep 0.3
+kill -INT \$dv; wait \$dv
+echo \$? >"$TMP/e5.rc"
+ip link show "\$LAB_IFACE" >"$TMP/e5.link"
+exit 0
+EOF
+lab responder "$TMP/refuse"
+for e in e1 e2 e3; do
+	assert_eq "$e: exit (run failed)" 3 "$(cat "$TMP/$e.rc")"
+	grep -q "^Statistics" "$TMP/$e" && fail "$e: a report after a refusal: $(cat "$TMP/$e")"
+	assert_eq "$e: one dnsvolley error line" 1 "$(grep -c '^dnsvolley: ' "$TMP/$e")"
+done
+grep -q "needs privileges.*run as root" "$TMP/e1" || fail "not root: $(cat "$TMP/e1")"
+grep -q "1 receive queue: -T at most 1" "$TMP/e2" || fail "-T 2: $(cat "$TMP/e2")"
+grep -q "the interface is busy" "$TMP/e3" || fail "busy: $(cat "$TMP/e3")"
+grep -q xdp "$TMP/e4.link" && fail "killed dnsvolley left its program: $(cat "$TMP/e4.link")"
+echo "ok: dnsvolley killed mid-pass: its XDP program went with it"
+# SIGINT: the pass stops, its report balances, status 3, the program is gone.
+assert_eq "SIGINT: exit" 3 "$(cat "$TMP/e5.rc")"
+sent=$(field "$TMP/e5" "Queries sent")
+assert_ge "SIGINT: some sent" 1 "$sent"
+assert_eq "SIGINT: sent = completed + lost + interrupted" "$sent" \
+	$(($(field "$TMP/e5" "Queries completed") + $(field "$TMP/e5" "Queries lost") + \
+		$(field "$TMP/e5" "Queries interrupted") + 0))
+grep -q xdp "$TMP/e5.link" && fail "SIGINT left the program: $(cat "$TMP/e5.link")"
+echo "ok: SIGINT: no XDP program left"
