@@ -2,7 +2,8 @@
 libdnsvolley_la_SOURCES += src/transport/framing.c src/transport/framing.h \
 	src/transport/tls.c src/transport/tls.h src/transport/transport.h \
 	src/transport/conn.h src/transport/conn.c src/transport/event.c src/transport/kinds.c \
-	src/transport/tcp.c src/transport/dot.c src/transport/doh.c
+	src/transport/tcp.c src/transport/dot.c src/transport/doh.c \
+	src/transport/doq.c
 
 if HAVE_CMOCKA
 TRANSPORT_UNIT = tests/unit/transport/test_framing tests/unit/transport/test_tls \
