@@ -27,7 +27,13 @@
 #include "base/wire.h"
 #include "responder/answer.h"
 
-enum { DOQ_NO_ERROR = 0, DOQ_INTERNAL_ERROR = 1, DOQ_PROTOCOL_ERROR = 2 };
+/* RFC 9250 4.3 (the ones the listener sends or reads). */
+enum {
+	DOQ_NO_ERROR = 0,
+	DOQ_INTERNAL_ERROR = 1,
+	DOQ_PROTOCOL_ERROR = 2,
+	DOQ_REQUEST_CANCELLED = 3,
+};
 
 #define CID_LEN   16
 #define TAG_LEN   8
@@ -52,6 +58,7 @@ typedef struct qstrm {
 	bool read;     /* the query is whole */
 	bool answered; /* counted: the answer is ngtcp2's */
 	bool dropped;
+	bool cancelled; /* the client gave up on it (counted) */
 	bool done;     /* counted one way or another */
 } qstrm_t;
 
@@ -380,14 +387,26 @@ static int recv_stream_data_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uin
 	return r == 1 ? answer(c, st) : 0;
 }
 
+/* The client gave up on a stream: counted once. Its RESET_STREAM comes here; its
+ * STOP_SENDING (ngtcp2 sends no RESET_STREAM for a query it saw acknowledged whole) makes
+ * ngtcp2 reset our side with the client's code, seen when the stream closes. */
+static void client_cancel(qconn_t *c, qstrm_t *st)
+{
+	if (st != NULL && !st->answered && !st->cancelled) {
+		st->cancelled = true;
+		c->l->c.cancelled++;
+	}
+}
+
 static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_t code,
                            void *user, void *sud)
 {
 	qconn_t *c = user;
 	qstrm_t *st = sud;
 
-	(void)flags;
-	(void)code;
+	if (st != NULL && (flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET) &&
+	    code == DOQ_REQUEST_CANCELLED)
+		client_cancel(c, st);
 	if (st != NULL) {
 		sendq_remove(c, st);
 		if (st->ap != st->a)
@@ -401,20 +420,13 @@ static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_
 	return 0;
 }
 
-/* The client gave up on a stream (RESET_STREAM or STOP_SENDING): counted once. */
 static int stream_reset_cb(ngtcp2_conn *qc, int64_t sid, uint64_t final_size, uint64_t code,
                            void *user, void *sud)
 {
-	qconn_t *c = user;
-	qstrm_t *st = sud;
-
 	(void)final_size;
 	(void)code;
-	if (st != NULL && !st->answered)
-		c->l->c.cancelled++;
-	if (st != NULL)
-		st->done = true;
-	(void)ngtcp2_conn_shutdown_stream(qc, sid, 0x3 /* DOQ_REQUEST_CANCELLED */);
+	client_cancel(user, sud);
+	(void)ngtcp2_conn_shutdown_stream(qc, sid, DOQ_REQUEST_CANCELLED);
 	return 0;
 }
 
@@ -500,7 +512,7 @@ static qconn_t *conn_accept(dv_quic_t *l, const ngtcp2_pkt_hd *hd,
 	c->peer_len = plen;
 	c->odcid = hd->dcid;
 	c->index = ++l->accepted;
-	c->faulty = l->cfg.faults.conn_every != 0 && every(l->cfg.faults.conn_every, c->index);
+	c->faulty = every(l->cfg.faults.conn_every ? l->cfg.faults.conn_every : 1, c->index);
 	(void)gnutls_rnd(GNUTLS_RND_NONCE, c->tag, TAG_LEN);
 	memcpy(scid.data, c->tag, TAG_LEN);
 	(void)gnutls_rnd(GNUTLS_RND_NONCE, scid.data + TAG_LEN, CID_LEN - TAG_LEN);
