@@ -3,7 +3,8 @@
  *
  *   hostile-doq --mode MODE --port-file FILE [--cert PEM --key PEM] [--max-seconds N]
  *
- * MODE: serve (a plain DoQ server), silent, stream-reset, close, version-neg,
+ * MODE: serve (a plain DoQ server), mute (handshakes and reads queries, answers none: the
+ * listener's drop fault on every query), silent, stream-reset, close, version-neg,
  * stateless-reset (quic.h says what each does). Binds 127.0.0.1 on a free port, writes it
  * to FILE, runs until SIGINT/SIGTERM or N seconds (default 60), then prints its counts
  * ("doq-received 12") on stdout. */
@@ -25,6 +26,7 @@ static const struct {
 	dv_quic_hostile_t mode;
 } modes[] = {
     {"serve", DV_QUIC_SERVE},
+    {"mute", DV_QUIC_SERVE}, /* handshakes, reads every query, answers none */
     {"silent", DV_QUIC_SILENT},
     {"stream-reset", DV_QUIC_STREAM_RESET},
     {"close", DV_QUIC_CLOSE},
@@ -34,7 +36,7 @@ static const struct {
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hostile-doq --mode serve|silent|stream-reset|close|version-neg|"
+	fprintf(stderr, "usage: hostile-doq --mode serve|mute|silent|stream-reset|close|version-neg|"
 	                "stateless-reset --port-file FILE [--cert PEM --key PEM] "
 	                "[--max-seconds N]\n");
 	return 2;
@@ -46,6 +48,7 @@ static void print_counts(const dv_quic_counts_t *c)
 	printf("doq-connections %" PRIu64 "\n", c->connections);
 	printf("doq-handshakes %" PRIu64 "\n", c->handshakes);
 	printf("doq-received %" PRIu64 "\n", c->received);
+	printf("doq-dropped %" PRIu64 "\n", c->dropped);
 	printf("doq-answered %" PRIu64 "\n", c->answered);
 	printf("doq-cancelled %" PRIu64 "\n", c->cancelled);
 	printf("doq-stream-resets %" PRIu64 "\n", c->stream_resets);
@@ -104,6 +107,8 @@ int main(int argc, char **argv)
 	if (i == DV_ARRAY_SIZE(modes))
 		return usage();
 	cfg.hostile = modes[i].mode;
+	if (strcmp(mode, "mute") == 0)
+		cfg.faults.drop_every = 1;
 	cfg.rcode = -1;
 	in->sin_family = AF_INET;
 	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
