@@ -81,6 +81,9 @@ typedef struct doq {
 	doq_strm_t *opened;   /* the open streams' records */
 	size_t nspare, open;  /* spare records; records of open streams */
 	bool handshake_done;
+	bool quiet_end;       /* ended without a CONNECTION_CLOSE of ours (idle, the server's) */
+	uint64_t spent_due;   /* the stream limit used up, nothing open: the end, unless the
+	                       * server raises it by then (UINT64_MAX: not so) */
 	bool stateless_reset; /* recv_stateless_reset came */
 	bool version_neg;     /* the server offered only other versions */
 	uint32_t vn_version;  /* the first version it offered */
@@ -341,6 +344,21 @@ static int stream_reset_cb(ngtcp2_conn *qc, int64_t sid, uint64_t final_size, ui
 	return 0;
 }
 
+/* The server grants streams with MAX_STREAMS as they close (RFC 9000 4.6); a server that
+ * grants a fixed number per connection and never more (knotd 3.2: 100) leaves a connection
+ * that can carry no more queries. When the limit is used up and no stream is open, the
+ * connection ends one PTO later unless the server raised the limit meanwhile: then a new
+ * connection carries the queries (counted as closed by the server, idle). */
+static void spent_check(doq_t *q)
+{
+	if (q->handshake_done && q->open == 0 && ngtcp2_conn_get_streams_bidi_left(q->qc) == 0) {
+		if (q->spent_due == UINT64_MAX)
+			q->spent_due = dv_now_ns() + ngtcp2_conn_get_pto(q->qc);
+	} else {
+		q->spent_due = UINT64_MAX;
+	}
+}
+
 static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_t code,
                            void *user, void *sud)
 {
@@ -371,6 +389,7 @@ static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_
 			q->sendq_tail = prev;
 	}
 	strm_put(q, st);
+	spent_check(q);
 	return cb_status(q, rc);
 }
 
@@ -428,6 +447,7 @@ static int conn_failed(doq_t *q, int rv)
 
 	if (c->dead || c->closed)
 		return c->cb_rc < 0 ? c->cb_rc : 0;
+	q->quiet_end = true;
 	if (q->stateless_reset) {
 		snprintf(q->what, sizeof(q->what), "the server sent a QUIC stateless reset");
 	} else if (rv == NGTCP2_ERR_RECV_VERSION_NEGOTIATION || q->version_neg) {
@@ -535,6 +555,7 @@ static int doq_attach(dv_tp_conn_t *c)
 	q->c = c;
 	q->ref.get_conn = get_conn;
 	q->ref.user_data = q;
+	q->spent_due = UINT64_MAX;
 	q->local.sin6_family = q->remote.sin6_family = AF_INET6;
 	q->local.sin6_port = htons(1);
 	q->remote.sin6_port = htons(c->s->d->default_port);
@@ -755,7 +776,7 @@ static void doq_close(dv_tp_conn_t *c)
 	uint8_t *p;
 	ngtcp2_ssize n;
 
-	if (c->dead || ngtcp2_conn_is_in_closing_period(q->qc) ||
+	if (c->dead || q->quiet_end || ngtcp2_conn_is_in_closing_period(q->qc) ||
 	    ngtcp2_conn_is_in_draining_period(q->qc) || !q->handshake_done)
 		return;
 	if ((p = dv_bq_reserve(&c->out, DOQ_PKT_MAX + 2)) == NULL)
@@ -774,7 +795,7 @@ static uint64_t doq_next_deadline(const dv_tp_conn_t *c)
 {
 	const doq_t *q = c->proto;
 
-	return q->qc != NULL ? ngtcp2_conn_get_expiry(q->qc) : UINT64_MAX;
+	return q->qc != NULL ? DV_MIN(ngtcp2_conn_get_expiry(q->qc), q->spent_due) : UINT64_MAX;
 }
 
 static int doq_on_deadline(dv_tp_conn_t *c, uint64_t now)
@@ -784,6 +805,11 @@ static int doq_on_deadline(dv_tp_conn_t *c, uint64_t now)
 
 	if (rv != 0)
 		return conn_failed(q, rv);
+	if (q->spent_due <= now) {
+		spent_check(q); /* raised meanwhile: goes on */
+		if (q->spent_due != UINT64_MAX)
+			return dv_tp_emit_closed(c);
+	}
 	return 0;
 }
 
