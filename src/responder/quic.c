@@ -49,6 +49,7 @@ static const char priority[] =
 
 typedef struct qstrm {
 	struct qstrm *next; /* streams with answer bytes to send */
+	struct qstrm *onext, *oprev; /* the connection's streams (freed with it) */
 	int64_t sid;
 	uint8_t *q; /* the query as read: 2-byte length + message */
 	size_t qlen, qcap;
@@ -77,6 +78,7 @@ typedef struct qconn {
 	bool faulty, stalled, gone;
 	bool hostile_hit; /* the hostile behaviour was done on it */
 	qstrm_t *sendq, *sendq_tail;
+	qstrm_t *streams; /* every stream record (ngtcp2_conn_del calls no stream_close) */
 } qconn_t;
 
 struct dv_quic {
@@ -306,6 +308,20 @@ static int handshake_completed_cb(ngtcp2_conn *qc, void *user)
 	return 0;
 }
 
+static void strm_free(qconn_t *c, qstrm_t *st)
+{
+	if (st->oprev != NULL)
+		st->oprev->onext = st->onext;
+	else
+		c->streams = st->onext;
+	if (st->onext != NULL)
+		st->onext->oprev = st->oprev;
+	if (st->ap != st->a)
+		free(st->ap);
+	free(st->q);
+	free(st);
+}
+
 static int stream_open_cb(ngtcp2_conn *qc, int64_t sid, void *user)
 {
 	qconn_t *c = user;
@@ -314,6 +330,10 @@ static int stream_open_cb(ngtcp2_conn *qc, int64_t sid, void *user)
 	if (st == NULL)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
 	st->sid = sid;
+	st->onext = c->streams;
+	if (c->streams != NULL)
+		c->streams->oprev = st;
+	c->streams = st;
 	if (c->l->cfg.hostile == DV_QUIC_STREAM_RESET) {
 		c->l->c.stream_resets++;
 		st->done = true;
@@ -409,10 +429,7 @@ static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_
 		client_cancel(c, st);
 	if (st != NULL) {
 		sendq_remove(c, st);
-		if (st->ap != st->a)
-			free(st->ap);
-		free(st->q);
-		free(st);
+		strm_free(c, st);
 	}
 	if (!ngtcp2_is_bidi_stream(sid))
 		return 0;
@@ -460,6 +477,8 @@ static void conn_free(qconn_t *c)
 		ngtcp2_conn_del(c->qc);
 	if (c->tls != NULL)
 		gnutls_deinit(c->tls);
+	while (c->streams != NULL)
+		strm_free(c, c->streams);
 	free(c);
 }
 

@@ -123,11 +123,15 @@ for f in close reset; do
 	n=$(hc "$f" "$want")
 	assert_eq "$f: every connection but perhaps the last ended by the fault" \
 		$((done_ / 50)) "$n"
+	# the last connection's CONNECTION_CLOSE may come after the run's last answer (then
+	# the client has stopped reading): the client saw n or n - 1 of them
 	if [ "$f" = reset ]; then
-		assert_eq "reset: protocol errors = doq-resets" "$n" "$(phrase reset 'protocol errors')"
+		seen=$(phrase reset 'protocol errors')
 	else
-		assert_eq "close: closed by server = doq-closed" "$n" "$(phrase close 'closed by server')"
+		seen=$(phrase close 'closed by server')
 	fi
+	assert_le "$f: the server's CONNECTION_CLOSEs the client saw" "$n" "$seen"
+	assert_ge "$f: the server's CONNECTION_CLOSEs the client saw" $((n - 1)) "$seen"
 done
 
 echo "== stall after 20: the server stops reading; stream limit 30 reached, exit 5"
