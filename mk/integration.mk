@@ -39,7 +39,8 @@ INTEGRATION_TESTS += tests/integration/check-rules.sh
 # issues 25 and 27: scripts/lab, a network namespace with the responder or knotd (XDP)
 INTEGRATION_TESTS += tests/integration/lab.sh
 # issue 25: DNS over QUIC against the responder and hostile DoQ peers; against knotd in the lab
-INTEGRATION_TESTS += tests/integration/doq.sh tests/integration/hostile-doq.sh
+INTEGRATION_TESTS += tests/integration/doq.sh tests/integration/hostile-doq.sh \
+	tests/integration/doq-knot.sh
 # package.sh builds the Debian package from a copy of the tree: it does not depend on
 # how this build is configured, so the sanitizer builds leave it out.
 if !SANITIZED
