@@ -84,6 +84,9 @@ typedef struct doq {
 	bool quiet_end;       /* ended without a CONNECTION_CLOSE of ours (idle, the server's) */
 	uint64_t spent_due;   /* the stream limit used up, nothing open: the end, unless the
 	                       * server raises it by then (UINT64_MAX: not so) */
+	uint64_t first_answer_ns; /* when the first answer came (0: none yet) */
+	uint64_t initial_streams; /* the server's initial_max_streams_bidi */
+	bool raised;          /* the server raised the stream limit (MAX_STREAMS) */
 	bool stateless_reset; /* recv_stateless_reset came */
 	bool version_neg;     /* the server offered only other versions */
 	uint32_t vn_version;  /* the first version it offered */
@@ -269,8 +272,10 @@ static int handshake_completed_cb(ngtcp2_conn *qc, void *user)
 	gnutls_datum_t alpn;
 	int rc;
 
-	(void)qc;
+	const ngtcp2_transport_params *tp = ngtcp2_conn_get_remote_transport_params(qc);
+
 	q->handshake_done = true;
+	q->initial_streams = tp != NULL ? tp->initial_max_streams_bidi : 0;
 	if (gnutls_alpn_get_selected_protocol(q->tls, &alpn) != 0 || alpn.size != 3 ||
 	    memcmp(alpn.data, "doq", 3) != 0) {
 		rc = dv_tp_proto_error(q->c, "the server did not agree to DoQ (ALPN doq)");
@@ -278,6 +283,28 @@ static int handshake_completed_cb(ngtcp2_conn *qc, void *user)
 	}
 	rc = dv_tp_emit_handshake(q->c, gnutls_session_is_resumed(q->tls) != 0);
 	return cb_status(q, rc);
+}
+
+/* The server grants streams with MAX_STREAMS as they close (RFC 9000 4.6); a server that
+ * grants a fixed number per connection and never more (knotd 3.2: 100) leaves a connection
+ * that can carry no more queries. When the limit is used up and no stream is open (a
+ * cancelled query's too: a server that never closes them, not reading, is left to -t), the
+ * connection ends (counted as closed by the server, idle) and another carries the queries:
+ * at once when the server has raised no limit on it though its first answer came over a
+ * PTO ago (it will not), else one PTO later unless the server raises the limit by then. */
+static void spent_check(doq_t *q)
+{
+	uint64_t now, pto;
+
+	if (!q->handshake_done || q->open > 0 || ngtcp2_conn_get_streams_bidi_left(q->qc) > 0) {
+		q->spent_due = UINT64_MAX;
+		return;
+	}
+	if (q->spent_due != UINT64_MAX)
+		return;
+	now = dv_now_ns();
+	pto = ngtcp2_conn_get_pto(q->qc);
+	q->spent_due = !q->raised && q->first_answer_ns + pto < now ? now : now + pto;
 }
 
 /* Query st's stream ended without its answer: a stream error, once. */
@@ -320,6 +347,8 @@ static int recv_stream_data_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uin
 			m[1] = (uint8_t)st->id;
 		}
 		st->reported = true;
+			if (q->first_answer_ns == 0)
+			q->first_answer_ns = dv_now_ns();
 		ev.id = st->id;
 		ev.msg = m;
 		ev.len = st->alen - 2;
@@ -327,6 +356,7 @@ static int recv_stream_data_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uin
 	} else if (flags & NGTCP2_STREAM_DATA_FLAG_FIN) {
 		rc = strm_error(q, st, "the stream ended inside the answer");
 	}
+	spent_check(q);
 	return cb_status(q, rc);
 }
 
@@ -342,21 +372,6 @@ static int stream_reset_cb(ngtcp2_conn *qc, int64_t sid, uint64_t final_size, ui
 	if (st != NULL)
 		st->reset_code = code;
 	return 0;
-}
-
-/* The server grants streams with MAX_STREAMS as they close (RFC 9000 4.6); a server that
- * grants a fixed number per connection and never more (knotd 3.2: 100) leaves a connection
- * that can carry no more queries. When the limit is used up and no stream is open, the
- * connection ends one PTO later unless the server raised the limit meanwhile: then a new
- * connection carries the queries (counted as closed by the server, idle). */
-static void spent_check(doq_t *q)
-{
-	if (q->handshake_done && q->open == 0 && ngtcp2_conn_get_streams_bidi_left(q->qc) == 0) {
-		if (q->spent_due == UINT64_MAX)
-			q->spent_due = dv_now_ns() + ngtcp2_conn_get_pto(q->qc);
-	} else {
-		q->spent_due = UINT64_MAX;
-	}
 }
 
 static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_t code,
@@ -393,6 +408,16 @@ static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_
 	return cb_status(q, rc);
 }
 
+static int extend_streams_cb(ngtcp2_conn *qc, uint64_t max_streams, void *user)
+{
+	doq_t *q = user;
+
+	(void)qc;
+	if (q->handshake_done && max_streams > q->initial_streams)
+		q->raised = true;
+	return 0;
+}
+
 static int stateless_reset_cb(ngtcp2_conn *qc, const ngtcp2_pkt_stateless_reset *sr, void *user)
 {
 	(void)qc;
@@ -425,6 +450,7 @@ static const ngtcp2_callbacks doq_callbacks = {
     .stream_close = stream_close_cb,
     .recv_stateless_reset = stateless_reset_cb,
     .recv_retry = ngtcp2_crypto_recv_retry_cb,
+    .extend_max_local_streams_bidi = extend_streams_cb,
     .rand = rand_cb,
     .get_new_connection_id = new_cid_cb,
     .update_key = ngtcp2_crypto_update_key_cb,
@@ -745,6 +771,7 @@ static int doq_cancel(dv_tp_conn_t *c, uint64_t id)
 	if (st == NULL || st->reported)
 		return 0;
 	st->cancelled = true;
+	spent_check(q);
 	/* RESET_STREAM and STOP_SENDING with DOQ_REQUEST_CANCELLED (RFC 9250 4.5); ngtcp2
 	 * closes the stream (stream_close frees the record) once both are done. */
 	if (ngtcp2_conn_shutdown_stream(q->qc, st->sid, DOQ_REQUEST_CANCELLED) != 0)
