@@ -3,7 +3,9 @@
 # namespace lab (scripts/lab knotd-xdp, QUIC port 853), in interleaved rounds: Knot's
 # kxdpgun -U (AF_XDP), dnsvolley -m doq (kernel UDP sockets, ngtcp2), and dnsvolley -m tcp
 # against the same knotd's kernel TCP as the stream baseline (knotd 3.2 serves no DoT, so
-# -m dot cannot run against the same server; doc/performance.md).
+# -m dot cannot run against the same server; doc/performance.md). Then DoQ beside DoT against
+# one server that serves both, the bundled responder on loopback (-c 4 -q 100 each, the
+# responder on CPU 1 and dnsvolley on CPU 0 where taskset exists).
 #
 # usage: bench/doq.sh [-B BUILDDIR] [-r ROUNDS] [-l SECONDS] [-n NAMES] [-Q QPS]
 #                     [-c CONNS] [-q WINDOW]
@@ -85,3 +87,37 @@ END {
 	printf "dnsvolley doq / kxdpgun -U: answers/s %.2fx, CPU per answer %.2fx\n", qd / qk, cd / ck
 	printf "dnsvolley doq / dnsvolley tcp: answers/s %.2fx, CPU per answer %.2fx\n", qd / qt, cd / ct
 }' "$tmp/runs"
+
+# DoQ beside DoT against the responder (loopback): the same server, both transports.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+	-keyout "$tmp/key.pem" -out "$tmp/cert.pem" -subj /CN=dnsvolley.test 2>/dev/null
+pin() { if command -v taskset >/dev/null; then echo "taskset -c $1"; fi; }
+$(pin 1) "$build/dnsvolley-responder" -a 127.0.0.1 -p 0 --tls-port 0 --tls-port-file "$tmp/dot" \
+	--doq-port 0 --doq-port-file "$tmp/doq" --tls-cert "$tmp/cert.pem" --tls-key "$tmp/key.pem" \
+	-q >/dev/null 2>&1 &
+resp=$!
+trap 'kill $resp 2>/dev/null || true; rm -rf "$tmp"' EXIT
+for _ in $(seq 200); do [ -s "$tmp/doq" ] && [ -s "$tmp/dot" ] && break; sleep 0.05; done
+printf '%-13s %5s %9s %10s %8s\n' gen round answers "answers/s" "us/ans" | tee "$tmp/loop"
+for r in $(seq "$rounds"); do
+	for m in dot doq; do
+		port=$(cat "$tmp/$m")
+		/usr/bin/time -f '%U %S' -o "$tmp/t" $(pin 0) "$build/dnsvolley" --no-progress -m "$m" \
+			-s 127.0.0.1 -p "$port" -d "$tmp/list.txt" -l "$secs" -c 4 -q 100 -t 2 >"$tmp/d.out" 2>&1 || true
+		awk -v g="responder-$m" -v r="$r" -v a="$(awk '/Queries completed:/ { print $3 }' "$tmp/d.out")" \
+			-v t="$(awk '/Run time \(s\):/ { print $4 }' "$tmp/d.out")" -v c="$(awk '{ print $1 + $2 }' "$tmp/t")" \
+			'BEGIN { printf "%-13s %5d %9d %10.0f %8.2f\n", g, r, a, a / t, c * 1e6 / a }' | tee -a "$tmp/loop"
+	done
+done
+kill -INT $resp 2>/dev/null || true
+wait $resp 2>/dev/null || true
+awk 'NR > 1 { n[$1]++; q[$1, n[$1]] = $4; c[$1, n[$1]] = $5 }
+function med(a, g, k,   i, j, t, v) { for (i = 1; i <= k; i++) v[i] = a[g, i]
+	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+	return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2 }
+END {
+	qt = med(q, "responder-dot", n["responder-dot"]); ct = med(c, "responder-dot", n["responder-dot"])
+	qq = med(q, "responder-doq", n["responder-doq"]); cq = med(c, "responder-doq", n["responder-doq"])
+	printf "medians (responder): dot %.0f answers/s at %.2f us/answer; doq %.0f at %.2f\n", qt, ct, qq, cq
+	printf "doq / dot (responder): answers/s %.2fx, CPU per answer %.2fx\n", qq / qt, cq / ct
+}' "$tmp/loop"

@@ -398,8 +398,12 @@ static int recv_stream_data_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uin
 	}
 	r = strm_take(st, data, len);
 	if (r < 0) {
-		if (!st->read)
+		if (!st->read) { /* a query that is not one message: received, malformed */
+			c->l->c.received++;
 			c->l->c.malformed++;
+			c->nq++;
+			c->ndone++;
+		}
 		st->done = true;
 		(void)ngtcp2_conn_shutdown_stream(qc, sid, DOQ_PROTOCOL_ERROR);
 		return 0;
