@@ -35,12 +35,12 @@ enum {
 	DOQ_REQUEST_CANCELLED = 3,
 };
 
-#define CID_LEN   16
-#define TAG_LEN   8
-#define PKT_MAX   1452
-#define TICK_MS   50
-#define IDLE_NS   (30 * DV_NS_PER_S)
-#define WINDOW    (16u << 20)
+#define CID_LEN 16
+#define TAG_LEN 8
+#define PKT_MAX 1452
+#define TICK_MS 50
+#define IDLE_NS (30 * DV_NS_PER_S)
+#define WINDOW  (16u << 20)
 
 static const char priority[] =
     "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:"
@@ -48,7 +48,7 @@ static const char priority[] =
     "%DISABLE_TLS13_COMPAT_MODE";
 
 typedef struct qstrm {
-	struct qstrm *next; /* streams with answer bytes to send */
+	struct qstrm *next;          /* streams with answer bytes to send */
 	struct qstrm *onext, *oprev; /* the connection's streams (freed with it) */
 	int64_t sid;
 	uint8_t *q; /* the query as read: 2-byte length + message */
@@ -60,7 +60,7 @@ typedef struct qstrm {
 	bool answered; /* counted: the answer is ngtcp2's */
 	bool dropped;
 	bool cancelled; /* the client gave up on it (counted) */
-	bool done;     /* counted one way or another */
+	bool done;      /* counted one way or another */
 } qstrm_t;
 
 typedef struct qconn {
@@ -250,8 +250,9 @@ static int answer(qconn_t *c, qstrm_t *st)
 	st->ap = st->a;
 	if (o.reflect && len + 2 > sizeof(st->a) && (st->ap = malloc(len + 2)) == NULL)
 		return NGTCP2_ERR_CALLBACK_FAILURE;
-	n = len < DV_DNS_HEADER_LEN ? -EBADMSG
-	                            : dv_answer_build(m, len, st->ap + 2, o.reflect ? len : DV_ANSWER_MAX, &o);
+	n = len < DV_DNS_HEADER_LEN
+	        ? -EBADMSG
+	        : dv_answer_build(m, len, st->ap + 2, o.reflect ? len : DV_ANSWER_MAX, &o);
 	if (n <= 0) {
 		l->c.malformed++;
 		c->ndone++;
@@ -422,8 +423,8 @@ static void client_cancel(qconn_t *c, qstrm_t *st)
 	}
 }
 
-static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_t code,
-                           void *user, void *sud)
+static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_t code, void *user,
+                           void *sud)
 {
 	qconn_t *c = user;
 	qstrm_t *st = sud;
@@ -558,9 +559,8 @@ static qconn_t *conn_accept(dv_quic_t *l, const ngtcp2_pkt_hd *hd,
 	path.remote.addr = (ngtcp2_sockaddr *)&c->peer;
 	path.remote.addrlen = c->peer_len;
 	path.user_data = NULL;
-	if (tls_new(c) != 0 ||
-	    ngtcp2_conn_server_new(&c->qc, &hd->scid, &scid, &path, hd->version, &callbacks, &set,
-	                           &tp, NULL, c) != 0)
+	if (tls_new(c) != 0 || ngtcp2_conn_server_new(&c->qc, &hd->scid, &scid, &path, hd->version,
+	                                              &callbacks, &set, &tp, NULL, c) != 0)
 		goto fail;
 	ngtcp2_conn_set_tls_native_handle(c->qc, c->tls);
 	l->conns[l->nconns++] = c;
@@ -704,7 +704,8 @@ static void *run(void *arg)
 		struct pollfd p = {.fd = l->fd, .events = POLLIN};
 
 		if (next != UINT64_MAX)
-			ms = next <= now ? 0 : (int)DV_MIN((next - now) / DV_NS_PER_MS + 1, TICK_MS);
+			ms =
+			    next <= now ? 0 : (int)DV_MIN((next - now) / DV_NS_PER_MS + 1, TICK_MS);
 		if (poll(&p, 1, ms) <= 0)
 			continue;
 		for (int k = 0; k < 64; k++) {
@@ -745,7 +746,8 @@ int dv_quic_open(dv_quic_t **out, const dv_quic_config_t *cfg, dv_err_t *err)
 		        : GNUTLS_E_FILE_ERROR;
 		if (r < 0) {
 			dv_quic_free(l);
-			return dv_err_set(err, -EINVAL, "the DoQ listener's --tls-cert/--tls-key: %s",
+			return dv_err_set(err, -EINVAL,
+			                  "the DoQ listener's --tls-cert/--tls-key: %s",
 			                  gnutls_strerror(r));
 		}
 	}

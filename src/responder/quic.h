@@ -16,13 +16,13 @@
 
 /* What a hostile peer does instead of serving (tests/helpers/hostile-doq.c). */
 typedef enum dv_quic_hostile {
-	DV_QUIC_SERVE = 0,    /* a DoQ server */
-	DV_QUIC_SILENT,       /* reads every datagram, sends nothing */
-	DV_QUIC_STREAM_RESET, /* every query's stream: RESET_STREAM + STOP_SENDING,
-	                       * DOQ_INTERNAL_ERROR */
-	DV_QUIC_CLOSE,        /* the first query of a connection: CONNECTION_CLOSE with
-	                       * DOQ_PROTOCOL_ERROR */
-	DV_QUIC_VERSION_NEG,  /* every Initial: a Version Negotiation offering no version 1 */
+	DV_QUIC_SERVE = 0,       /* a DoQ server */
+	DV_QUIC_SILENT,          /* reads every datagram, sends nothing */
+	DV_QUIC_STREAM_RESET,    /* every query's stream: RESET_STREAM + STOP_SENDING,
+	                          * DOQ_INTERNAL_ERROR */
+	DV_QUIC_CLOSE,           /* the first query of a connection: CONNECTION_CLOSE with
+	                          * DOQ_PROTOCOL_ERROR */
+	DV_QUIC_VERSION_NEG,     /* every Initial: a Version Negotiation offering no version 1 */
 	DV_QUIC_STATELESS_RESET, /* the first query of a connection: a stateless reset, and
 	                          * the connection forgotten */
 } dv_quic_hostile_t;
@@ -44,23 +44,23 @@ typedef struct dv_quic_config {
 
 /* Printed at exit with a "doq-" prefix (doc/dnsvolley-responder.1). */
 typedef struct dv_quic_counts {
-	uint64_t datagrams;    /* received */
-	uint64_t connections;  /* accepted (an Initial made a connection) */
-	uint64_t refused;      /* Initials past DV_QUIC_CONNS_MAX */
-	uint64_t handshakes;   /* completed */
+	uint64_t datagrams;   /* received */
+	uint64_t connections; /* accepted (an Initial made a connection) */
+	uint64_t refused;     /* Initials past DV_QUIC_CONNS_MAX */
+	uint64_t handshakes;  /* completed */
 	uint64_t handshake_failed;
-	uint64_t received;     /* whole queries read (one per stream) */
-	uint64_t answered;     /* answers handed to ngtcp2 whole */
-	uint64_t dropped;      /* drop_every */
-	uint64_t unanswered;   /* read, not dropped, not answered when the connection ended */
-	uint64_t cancelled;    /* streams the client reset or stopped (DOQ_REQUEST_CANCELLED) */
-	uint64_t closed;       /* close_after */
-	uint64_t resets;       /* reset_after */
-	uint64_t stalled;      /* stall_after */
-	uint64_t malformed;    /* under 12 bytes, or more than one message on a stream */
-	uint64_t stream_resets;   /* hostile: streams reset */
-	uint64_t conn_closes;     /* hostile: CONNECTION_CLOSE with an error */
-	uint64_t version_negs;    /* hostile: Version Negotiation packets sent */
+	uint64_t received;         /* whole queries read (one per stream) */
+	uint64_t answered;         /* answers handed to ngtcp2 whole */
+	uint64_t dropped;          /* drop_every */
+	uint64_t unanswered;       /* read, not dropped, not answered when the connection ended */
+	uint64_t cancelled;        /* streams the client reset or stopped (DOQ_REQUEST_CANCELLED) */
+	uint64_t closed;           /* close_after */
+	uint64_t resets;           /* reset_after */
+	uint64_t stalled;          /* stall_after */
+	uint64_t malformed;        /* under 12 bytes, or more than one message on a stream */
+	uint64_t stream_resets;    /* hostile: streams reset */
+	uint64_t conn_closes;      /* hostile: CONNECTION_CLOSE with an error */
+	uint64_t version_negs;     /* hostile: Version Negotiation packets sent */
 	uint64_t stateless_resets; /* hostile: stateless resets sent */
 } dv_quic_counts_t;
 

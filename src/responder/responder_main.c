@@ -138,8 +138,10 @@ static void usage(FILE *f)
 	    "      --tls-port PORT         also serve DNS over TLS on PORT (needs the next two)\n"
 	    "      --https-port PORT       also serve DNS over HTTPS (HTTP/2) on PORT (needs the "
 	    "next two)\n"
-	    "      --doq-port PORT         also serve DNS over QUIC on UDP PORT (needs the next two)\n"
-	    "      --tls-cert FILE         PEM certificate (chain) of the TLS, HTTPS and DoQ listeners\n"
+	    "      --doq-port PORT         also serve DNS over QUIC on UDP PORT (needs the next "
+	    "two)\n"
+	    "      --tls-cert FILE         PEM certificate (chain) of the TLS, HTTPS and DoQ "
+	    "listeners\n"
 	    "      --tls-key FILE          PEM private key of the TLS, HTTPS and DoQ listeners\n"
 	    "      --doh-path PATH         the HTTPS path served (default /dns-query)\n"
 	    "      --https-record-each     each DoH response in a TLS record of its own\n"
@@ -287,13 +289,20 @@ static void print_doq_counts(const dv_quic_counts_t *c)
 		const char *name;
 		uint64_t v;
 	} rows[] = {
-	    {"datagrams", c->datagrams},     {"connections", c->connections},
-	    {"refused", c->refused},         {"handshakes", c->handshakes},
-	    {"handshake-failed", c->handshake_failed}, {"received", c->received},
-	    {"answered", c->answered},       {"dropped", c->dropped},
-	    {"unanswered", c->unanswered},   {"cancelled", c->cancelled},
-	    {"closed", c->closed},           {"resets", c->resets},
-	    {"stalled", c->stalled},         {"malformed", c->malformed},
+	    {"datagrams", c->datagrams},
+	    {"connections", c->connections},
+	    {"refused", c->refused},
+	    {"handshakes", c->handshakes},
+	    {"handshake-failed", c->handshake_failed},
+	    {"received", c->received},
+	    {"answered", c->answered},
+	    {"dropped", c->dropped},
+	    {"unanswered", c->unanswered},
+	    {"cancelled", c->cancelled},
+	    {"closed", c->closed},
+	    {"resets", c->resets},
+	    {"stalled", c->stalled},
+	    {"malformed", c->malformed},
 	};
 
 	for (size_t i = 0; i < DV_ARRAY_SIZE(rows); i++)
@@ -355,7 +364,7 @@ typedef struct opts {
 	dv_responder_config_t cfg;
 	const char *address, *port_file, *tcp_port_file, *tls_port_file, *https_port_file;
 	const char *doq_port_file;
-	int doq_port; /* -1 = off */
+	int doq_port;                       /* -1 = off */
 	char stream_flag[32];               /* the first --stream-* fault flag given, "" = none */
 	int tcp_port, tls_port, https_port; /* -1 = off */
 	uint64_t port;
@@ -523,7 +532,8 @@ static int parse_value(opts_t *o, int c)
 		return 0;
 	case OPT_DOQ_MAX_STREAMS:
 		if (dv_parse_u64(optarg, 1, 1000000, &v) != 0)
-			return bad("--doq-max-streams", optarg, "is not a number from 1 to 1000000");
+			return bad("--doq-max-streams", optarg,
+			           "is not a number from 1 to 1000000");
 		o->cfg.quic.max_streams = (uint32_t)v;
 		return 0;
 	default: /* OPT_TCP_PORT, OPT_TLS_PORT, OPT_HTTPS_PORT, OPT_DOQ_PORT */

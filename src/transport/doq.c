@@ -40,7 +40,7 @@ enum {
 #define DOQ_SPARE_MAX 256u
 /* Bytes of answers the server may send on the connection before we open the window again
  * (we do after each answer), and on one stream (one answer: 2 + 65535). */
-#define DOQ_CONN_WINDOW  (16u << 20)
+#define DOQ_CONN_WINDOW   (16u << 20)
 #define DOQ_STREAM_WINDOW (2u + 65535u)
 /* Idle timeout offered: a connection nothing crosses this long ends (ngtcp2's timer). */
 #define DOQ_IDLE_NS (30 * DV_NS_PER_S)
@@ -53,7 +53,7 @@ static const char doq_priority[] =
 /* One query's stream: its bytes until the stream closes (ngtcp2 does not copy stream data
  * and may resend it), its answer as it comes. */
 typedef struct doq_strm {
-	struct doq_strm *next;         /* the send queue, or the spare list */
+	struct doq_strm *next;          /* the send queue, or the spare list */
 	struct doq_strm *onext, *oprev; /* the open streams */
 	int64_t sid;
 	uint64_t id; /* the engine's id of the query (its window slot, its DNS ID) */
@@ -61,9 +61,9 @@ typedef struct doq_strm {
 	size_t qlen, qsent;
 	uint8_t *a; /* the answer gathered: 2-byte length + message */
 	size_t alen, acap;
-	bool reported;  /* an answer or a stream error went to the engine */
-	bool cancelled; /* the engine gave up on it: nothing more is reported */
-	bool queued;    /* in the send queue */
+	bool reported;       /* an answer or a stream error went to the engine */
+	bool cancelled;      /* the engine gave up on it: nothing more is reported */
+	bool queued;         /* in the send queue */
 	uint64_t reset_code; /* the server's RESET_STREAM code (UINT64_MAX: none) */
 	uint8_t qbuf[DOQ_INLINE];
 	uint8_t abuf[DOQ_INLINE];
@@ -78,18 +78,18 @@ typedef struct doq {
 	struct sockaddr_in6 local, remote; /* a fixed path: the engine's socket is connected */
 	doq_strm_t *sendq, *sendq_tail;    /* streams with bytes not yet in a packet */
 	doq_strm_t *spare;
-	doq_strm_t *opened;   /* the open streams' records */
-	size_t nspare, open;  /* spare records; records of open streams */
+	doq_strm_t *opened;  /* the open streams' records */
+	size_t nspare, open; /* spare records; records of open streams */
 	bool handshake_done;
-	bool quiet_end;       /* ended without a CONNECTION_CLOSE of ours (idle, the server's) */
-	uint64_t spent_due;   /* the stream limit used up, nothing open: the end, unless the
-	                       * server raises it by then (UINT64_MAX: not so) */
+	bool quiet_end;     /* ended without a CONNECTION_CLOSE of ours (idle, the server's) */
+	uint64_t spent_due; /* the stream limit used up, nothing open: the end, unless the
+	                     * server raises it by then (UINT64_MAX: not so) */
 	uint64_t first_answer_ns; /* when the first answer came (0: none yet) */
 	uint64_t initial_streams; /* the server's initial_max_streams_bidi */
-	bool raised;          /* the server raised the stream limit (MAX_STREAMS) */
-	bool stateless_reset; /* recv_stateless_reset came */
-	bool version_neg;     /* the server offered only other versions */
-	uint32_t vn_version;  /* the first version it offered */
+	bool raised;              /* the server raised the stream limit (MAX_STREAMS) */
+	bool stateless_reset;     /* recv_stateless_reset came */
+	bool version_neg;         /* the server offered only other versions */
+	uint32_t vn_version;      /* the first version it offered */
 	char what[160];
 } doq_t;
 
@@ -248,8 +248,7 @@ static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
 	(void)gnutls_rnd(GNUTLS_RND_NONCE, dest, len);
 }
 
-static int new_cid_cb(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen,
-                      void *user)
+static int new_cid_cb(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *user)
 {
 	(void)qc;
 	(void)user;
@@ -347,7 +346,7 @@ static int recv_stream_data_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uin
 			m[1] = (uint8_t)st->id;
 		}
 		st->reported = true;
-			if (q->first_answer_ns == 0)
+		if (q->first_answer_ns == 0)
 			q->first_answer_ns = dv_now_ns();
 		ev.id = st->id;
 		ev.msg = m;
@@ -374,8 +373,8 @@ static int stream_reset_cb(ngtcp2_conn *qc, int64_t sid, uint64_t final_size, ui
 	return 0;
 }
 
-static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_t code,
-                           void *user, void *sud)
+static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_t code, void *user,
+                           void *sud)
 {
 	doq_t *q = user;
 	doq_strm_t *st = sud;
@@ -386,12 +385,14 @@ static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_
 	if (st == NULL)
 		return 0;
 	if (!st->reported && !st->cancelled) {
-		if (st->reset_code == UINT64_MAX && (flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
+		if (st->reset_code == UINT64_MAX &&
+		    (flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
 			st->reset_code = code;
-		snprintf(q->what, sizeof(q->what), "the server reset the stream with %s (0x%" PRIx64 ")",
+		snprintf(q->what, sizeof(q->what),
+		         "the server reset the stream with %s (0x%" PRIx64 ")",
 		         doq_code_name(st->reset_code), st->reset_code);
-		rc = strm_error(q, st, st->reset_code == UINT64_MAX ? "the stream closed unanswered"
-		                                                    : q->what);
+		rc = strm_error(
+		    q, st, st->reset_code == UINT64_MAX ? "the stream closed unanswered" : q->what);
 	}
 	if (st->queued) { /* out of the send queue first */
 		doq_strm_t **p = &q->sendq, *prev = NULL;
@@ -426,8 +427,8 @@ static int stateless_reset_cb(ngtcp2_conn *qc, const ngtcp2_pkt_stateless_reset 
 	return 0;
 }
 
-static int version_neg_cb(ngtcp2_conn *qc, const ngtcp2_pkt_hd *hd, const uint32_t *sv,
-                          size_t nsv, void *user)
+static int version_neg_cb(ngtcp2_conn *qc, const ngtcp2_pkt_hd *hd, const uint32_t *sv, size_t nsv,
+                          void *user)
 {
 	doq_t *q = user;
 
@@ -479,7 +480,8 @@ static int conn_failed(doq_t *q, int rv)
 	} else if (rv == NGTCP2_ERR_RECV_VERSION_NEGOTIATION || q->version_neg) {
 		snprintf(q->what, sizeof(q->what),
 		         "the server does not speak QUIC version 1 (version negotiation offered "
-		         "0x%08" PRIx32 ")", q->vn_version);
+		         "0x%08" PRIx32 ")",
+		         q->vn_version);
 	} else if (rv == NGTCP2_ERR_DRAINING) {
 		ngtcp2_conn_get_connection_close_error(q->qc, &cc);
 		if (cc.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION &&
@@ -492,9 +494,10 @@ static int conn_failed(doq_t *q, int rv)
 		else if (cc.error_code == NGTCP2_NO_ERROR)
 			return dv_tp_emit_closed(c);
 		else
-			snprintf(q->what, sizeof(q->what),
-			         "the server closed the QUIC connection with transport error 0x%" PRIx64,
-			         cc.error_code);
+			snprintf(
+			    q->what, sizeof(q->what),
+			    "the server closed the QUIC connection with transport error 0x%" PRIx64,
+			    cc.error_code);
 	} else if (rv == NGTCP2_ERR_IDLE_CLOSE) {
 		if (q->open == 0)
 			return dv_tp_emit_closed(c);
@@ -539,8 +542,8 @@ static int tls_session(doq_t *q, const dv_tp_config_t *cfg)
 	static const gnutls_datum_t alpn = {(unsigned char *)"doq", 3};
 
 	if (gnutls_certificate_allocate_credentials(&q->cred) != 0 ||
-	    (cfg->ca_file != NULL &&
-	     gnutls_certificate_set_x509_trust_file(q->cred, cfg->ca_file, GNUTLS_X509_FMT_PEM) <= 0) ||
+	    (cfg->ca_file != NULL && gnutls_certificate_set_x509_trust_file(
+	                                 q->cred, cfg->ca_file, GNUTLS_X509_FMT_PEM) <= 0) ||
 	    gnutls_init(&q->tls, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA) != 0)
 		return -ENOMEM;
 	if (gnutls_priority_set_direct(q->tls, doq_priority, NULL) != 0 ||
@@ -605,8 +608,8 @@ static int doq_attach(dv_tp_conn_t *c)
 	tp.max_idle_timeout = DOQ_IDLE_NS;
 	tp.max_udp_payload_size = DV_TP_DGRAM_MAX;
 	fixed_path(q, &path);
-	if (ngtcp2_conn_client_new(&q->qc, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1,
-	                           &doq_callbacks, &set, &tp, NULL, q) != 0)
+	if (ngtcp2_conn_client_new(&q->qc, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &doq_callbacks,
+	                           &set, &tp, NULL, q) != 0)
 		return -ENOMEM;
 	ngtcp2_conn_set_tls_native_handle(q->qc, q->tls);
 	return 0;

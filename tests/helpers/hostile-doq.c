@@ -36,9 +36,10 @@ static const struct {
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: hostile-doq --mode serve|mute|silent|stream-reset|close|version-neg|"
-	                "stateless-reset --port-file FILE [--cert PEM --key PEM] "
-	                "[--max-seconds N]\n");
+	fprintf(stderr,
+	        "usage: hostile-doq --mode serve|mute|silent|stream-reset|close|version-neg|"
+	        "stateless-reset --port-file FILE [--cert PEM --key PEM] "
+	        "[--max-seconds N]\n");
 	return 2;
 }
 
@@ -61,9 +62,12 @@ static void print_counts(const dv_quic_counts_t *c)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"mode", required_argument, NULL, 'm'},      {"port-file", required_argument, NULL, 'f'},
-	    {"cert", required_argument, NULL, 'c'},      {"key", required_argument, NULL, 'k'},
-	    {"max-seconds", required_argument, NULL, 's'}, {NULL, 0, NULL, 0},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"port-file", required_argument, NULL, 'f'},
+	    {"cert", required_argument, NULL, 'c'},
+	    {"key", required_argument, NULL, 'k'},
+	    {"max-seconds", required_argument, NULL, 's'},
+	    {NULL, 0, NULL, 0},
 	};
 	dv_quic_config_t cfg = {0};
 	struct sockaddr_in *in = (struct sockaddr_in *)&cfg.addr;

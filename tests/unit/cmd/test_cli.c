@@ -202,8 +202,8 @@ static void test_dnsperf_only_flags(void **state)
 	assert_int_equal(PARSE(&cfg, &err, "-m", "doh"), 0);
 	assert_string_equal(cfg.study.targets[0].addr_text, "127.0.0.1:443");
 	dv_config_free(&cfg);
-	EXPECT_ERROR("--tls-sni needs TLS (-m dot, -m doh or -m doq), not -m tcp", "-m", "tcp", "--tls-sni",
-	             "x");
+	EXPECT_ERROR("--tls-sni needs TLS (-m dot, -m doh or -m doq), not -m tcp", "-m", "tcp",
+	             "--tls-sni", "x");
 	EXPECT_ERROR("--doh-path needs -m doh, not -m dot", "-m", "dot", "--doh-path", "/q");
 	EXPECT_ERROR("--doh-path: 'q' does not start with '/'", "-m", "doh", "--doh-path", "q");
 	EXPECT_ERROR("--tls-ca /nonexistent/ca.pem: cannot read it", "-m", "dot", "--tls-ca",
@@ -214,9 +214,10 @@ static void test_dnsperf_only_flags(void **state)
 	EXPECT_ERROR("-B and -u: a list is either -B messages or -u updates", "-u", "-B");
 	EXPECT_ERROR("-B and -u: a list is either -B messages or -u updates", "-B", "-u");
 	EXPECT_ERROR("-O suppress: 'noise' is not a message type", "-O", "suppress=timeouts,noise");
-	EXPECT_ERROR("-O num-queries-per-conn needs a connection transport (-m tcp, dot, doh or doq), "
-	             "not -m udp",
-	             "-O", "num-queries-per-conn=100");
+	EXPECT_ERROR(
+	    "-O num-queries-per-conn needs a connection transport (-m tcp, dot, doh or doq), "
+	    "not -m udp",
+	    "-O", "num-queries-per-conn=100");
 	EXPECT_ERROR("-O num-queries-per-conn: 'x' is not a whole number", "-O",
 	             "num-queries-per-conn=x");
 	EXPECT_ERROR("--doh-path needs -m doh, not -m udp", "-O", "doh-uri=https://x/");

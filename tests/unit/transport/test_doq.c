@@ -41,9 +41,16 @@ static void test_query_frame(void **state)
 	uint8_t big[3000];
 
 	(void)state;
-	assert_int_equal(strm_set_query(st, (const uint8_t *)"\xab\xcd" "0123456789", 12), 0);
+	assert_int_equal(strm_set_query(st,
+	                                (const uint8_t *)"\xab\xcd"
+	                                                 "0123456789",
+	                                12),
+	                 0);
 	assert_int_equal(st->qlen, 14);
-	assert_memory_equal(st->q, "\x00\x0c\x00\x00" "0123456789", 14);
+	assert_memory_equal(st->q,
+	                    "\x00\x0c\x00\x00"
+	                    "0123456789",
+	                    14);
 	assert_ptr_equal(st->q, st->qbuf);
 	memset(big, 0x5a, sizeof(big));
 	strm_put(q, st);
@@ -233,9 +240,12 @@ static void test_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_query_frame),     cmocka_unit_test(test_answer_chunks),
-	    cmocka_unit_test(test_sendq),           cmocka_unit_test(test_codes),
-	    cmocka_unit_test(test_before_handshake), cmocka_unit_test(test_config),
+	    cmocka_unit_test(test_query_frame),
+	    cmocka_unit_test(test_answer_chunks),
+	    cmocka_unit_test(test_sendq),
+	    cmocka_unit_test(test_codes),
+	    cmocka_unit_test(test_before_handshake),
+	    cmocka_unit_test(test_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -273,10 +273,13 @@ static void test_own_tls_datagrams(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_rows_whole),   cmocka_unit_test(test_names_round_trip),
+	    cmocka_unit_test(test_rows_whole),
+	    cmocka_unit_test(test_names_round_trip),
 	    cmocka_unit_test(test_facts),
-	    cmocka_unit_test(test_doq_facts),        cmocka_unit_test(test_lists),
-	    cmocka_unit_test(test_no_deadlines), cmocka_unit_test(test_own_tls_datagrams),
+	    cmocka_unit_test(test_doq_facts),
+	    cmocka_unit_test(test_lists),
+	    cmocka_unit_test(test_no_deadlines),
+	    cmocka_unit_test(test_own_tls_datagrams),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
