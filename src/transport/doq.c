@@ -505,9 +505,9 @@ static int conn_failed(doq_t *q, int rv)
 		         (unsigned)(DOQ_IDLE_NS / DV_NS_PER_S));
 	} else if (rv == NGTCP2_ERR_CRYPTO && !q->handshake_done) {
 		uint8_t alert = ngtcp2_conn_get_tls_alert(q->qc);
-		const char *a = gnutls_alert_get_strname((gnutls_alert_description_t)alert);
-		snprintf(q->what, sizeof(q->what), "TLS handshake failed: %s",
-		         a != NULL ? a : "a TLS error");
+		const char *a = gnutls_alert_get_name((gnutls_alert_description_t)alert);
+		snprintf(q->what, sizeof(q->what), "TLS handshake failed: %s (TLS alert %u)",
+		         a != NULL ? a : "a TLS error", alert);
 	} else {
 		snprintf(q->what, sizeof(q->what), "QUIC: %s", ngtcp2_strerror(rv));
 	}

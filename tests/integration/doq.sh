@@ -80,6 +80,19 @@ assert_eq "clean: doq-answered" 2000 "$(hc clean answered)"
 assert_eq "clean: doq-unanswered" 0 "$(hc clean unanswered)"
 assert_eq "clean: doq-cancelled" 0 "$(hc clean cancelled)"
 
+echo "== --tls-ca: the right name is answered; another name fails the handshake (exit 3)"
+start_doq ca
+dv ca 0 -p "$ca_DOQ" -d "$TMP/200" -c 1 -q 10 -t 5 --tls-ca "$TMP/cert.pem"
+assert_eq "ca: completed" 200 "$(rf ca 'Queries completed')"
+rc=0
+timeout 100 "$DV" --no-progress -s 127.0.0.1 -m doq -p "$ca_DOQ" -d "$TMP/200" -c 1 -q 10 -t 5 \
+	--tls-ca "$TMP/cert.pem" --tls-sni other.test >"$TMP/caw.txt" 2>"$TMP/caw.err" || rc=$?
+assert_eq "wrong name: exit status" 3 "$rc"
+grep -q "TLS handshake failed" "$TMP/caw.err" || fail "wrong name: $(cat "$TMP/caw.err")"
+stopped ca
+assert_eq "ca: doq-handshakes (the refused one not done)" 1 "$(hc ca handshakes)"
+assert_eq "ca: doq-received" 200 "$(hc ca received)"
+
 echo "== a server stream limit of 10 under -q 100: never past it, all answered"
 start_doq lim --doq-max-streams 10
 dv lim 0 -p "$lim_DOQ" -d "$TMP/1k" -c 1 -q 100 -t 5
