@@ -665,11 +665,13 @@ static int doq_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t 
 	return 0;
 }
 
-/* One QUIC packet into c->out (its datagram). 1 written, 0 nothing more to write now,
- * or a negative ngtcp2 error. */
-static int write_one(doq_t *q, uint64_t now)
+/* One QUIC packet into c->out (its datagram), with the queued streams' bytes unless
+ * *no_streams. 1 written (or more to write), 0 nothing more to write now, or a negative
+ * ngtcp2 error. A stream the server's flow control blocks goes to the back of the queue,
+ * and no stream is tried again in this pump (the control frames still go). */
+static int write_one(doq_t *q, uint64_t now, bool *no_streams)
 {
-	doq_strm_t *st = q->sendq;
+	doq_strm_t *st = *no_streams ? NULL : q->sendq;
 	uint8_t *p = dv_bq_reserve(&q->c->out, DOQ_PKT_MAX + 2);
 	ngtcp2_vec v;
 	ngtcp2_ssize n, taken = -1;
@@ -692,13 +694,18 @@ static int write_one(doq_t *q, uint64_t now)
 	}
 	if (n == NGTCP2_ERR_WRITE_MORE)
 		return 1; /* room left in the packet: the next stream's bytes join it */
-	if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED || n == NGTCP2_ERR_STREAM_SHUT_WR) {
-		if (st != NULL && st == q->sendq) { /* behind the others, or gone */
+	if (n == NGTCP2_ERR_STREAM_SHUT_WR) { /* cancelled before its bytes went: gone */
+		if (st != NULL && st == q->sendq)
 			sendq_pop(q);
-			if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED)
-				sendq_push(q, st);
+		return 1;
+	}
+	if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
+		if (st != NULL && st == q->sendq) {
+			sendq_pop(q);
+			sendq_push(q, st);
 		}
-		return st != NULL && q->sendq != st ? 1 : 0;
+		*no_streams = true;
+		return 1;
 	}
 	if (n < 0)
 		return (int)n;
@@ -715,13 +722,14 @@ static int doq_pump(dv_tp_conn_t *c)
 	doq_t *q = c->proto;
 	uint64_t now = dv_now_ns();
 	unsigned guard = 0;
+	bool no_streams = false;
 	int r;
 
 	if (c->closed || ngtcp2_conn_is_in_closing_period(q->qc) ||
 	    ngtcp2_conn_is_in_draining_period(q->qc))
 		return 0;
 	/* Bounded: a packet per round, and out_max bounds the datagrams queued. */
-	while ((r = write_one(q, now)) == 1 && ++guard < 4096)
+	while ((r = write_one(q, now, &no_streams)) == 1 && ++guard < 4096)
 		;
 	ngtcp2_conn_update_pkt_tx_time(q->qc, now);
 	if (r < 0)
