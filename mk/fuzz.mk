@@ -89,7 +89,10 @@ endif
 .PHONY: fuzz
 
 # Test helpers: misbehaving DNS servers (UDP; TCP, DoT and DoH) and a peak-RSS wrapper.
-check_PROGRAMS += tests/helpers/hostile tests/helpers/hostile-stream tests/helpers/maxrss
+check_PROGRAMS += tests/helpers/hostile tests/helpers/hostile-stream tests/helpers/maxrss \
+	tests/helpers/hostile-doq
+tests_helpers_hostile_doq_SOURCES = tests/helpers/hostile-doq.c
+tests_helpers_hostile_doq_LDADD = $(DV_LIBS)
 tests_helpers_hostile_stream_SOURCES = tests/helpers/hostile-stream.c
 tests_helpers_hostile_stream_LDADD = $(DV_LIBS)
 tests_helpers_hostile_SOURCES = tests/helpers/hostile.c

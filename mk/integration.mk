@@ -50,6 +50,9 @@ INTEGRATION_TESTS += tests/integration/check-rules.sh
 INTEGRATION_TESTS += tests/integration/lab.sh
 # issue 27: dnsvolley --xdp and dnsvolley-responder --xdp in the lab (doc/xdp.md)
 INTEGRATION_TESTS += tests/integration/xdp.sh
+# issue 25: DNS over QUIC against the responder and hostile DoQ peers; against knotd in the lab
+INTEGRATION_TESTS += tests/integration/doq.sh tests/integration/hostile-doq.sh \
+	tests/integration/doq-knot.sh
 TESTS += $(INTEGRATION_TESTS)
 TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window.sh \
 	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \

@@ -2,7 +2,8 @@
 libdnsvolley_la_SOURCES += src/responder/answer.c src/responder/answer.h \
 	src/responder/responder.c src/responder/responder.h \
 	src/responder/stream.c src/responder/stream.h \
-	src/responder/https.c src/responder/https.h
+	src/responder/https.c src/responder/https.h \
+	src/responder/quic.c src/responder/quic.h
 bin_PROGRAMS += dnsvolley-responder
 dnsvolley_responder_SOURCES = src/responder/responder_main.c
 dnsvolley_responder_LDADD = $(DV_LIBS)

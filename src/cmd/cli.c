@@ -276,7 +276,7 @@ static void long_options_usage(FILE *out)
 	    "                            counts them in the report)\n"
 	    "  latency-histogram[=yes|no]  print the latency histogram (--latency-histogram)\n"
 	    "  num-queries-per-conn=N    reopen a connection after N queries (as\n"
-	    "                            --queries-per-conn; -m tcp, dot or doh)\n"
+	    "                            --queries-per-conn; a connection transport)\n"
 	    "  doh-uri=URI               DoH: the path of the URI (as --doh-path)\n"
 	    "  doh-method=GET|POST       DoH: as --doh-method\n",
 	    out);

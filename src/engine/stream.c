@@ -414,6 +414,20 @@ static int send_iov(const dv_sw_t *sw, dv_sconn_t *c, struct iovec *iov, int m)
 }
 
 /* An established connection ended: count why, lose its queries, reopen it. */
+/* A clean end: close_notify / GOAWAY / CONNECTION_CLOSE, best effort. */
+static void say_goodbye(dv_sw_t *sw, dv_sconn_t *c)
+{
+	struct iovec iov[DV_SW_IOV];
+	int m;
+
+	if (c->tp == NULL)
+		return;
+	dv_tp_close(c->tp);
+	m = dv_tp_output(c->tp, iov, DV_SW_IOV);
+	if (m > 0)
+		(void)send_iov(sw, c, iov, m);
+}
+
 static void conn_end(dv_sw_t *sw, dv_sconn_t *c, dv_end_t why, uint64_t now)
 {
 	dv_counters_t *k = &sw->e->stats.c;
@@ -427,20 +441,17 @@ static void conn_end(dv_sw_t *sw, dv_sconn_t *c, dv_end_t why, uint64_t now)
 			k->conn_closed++;
 		else
 			k->conn_idle_closed++;
+		/* A datagram kind that ends itself (DoQ at the server's stream limit) says so
+		 * to the server: there is no socket close the server would see. */
+		if (sw->desc->sock_type == SOCK_DGRAM)
+			say_goodbye(sw, c);
 		break;
 	case END_PROTO:
 		k->conn_proto_errors++;
 		break;
 	case END_RECYCLE:
 		k->conn_recycled++;
-		if (c->tp != NULL) { /* a clean end: close_notify / GOAWAY, best effort */
-			struct iovec iov[DV_SW_IOV];
-			int m;
-			dv_tp_close(c->tp);
-			m = dv_tp_output(c->tp, iov, DV_SW_IOV);
-			if (m > 0)
-				(void)send_iov(sw, c, iov, m);
-		}
+		say_goodbye(sw, c);
 		break;
 	}
 	lose_all(sw, c);

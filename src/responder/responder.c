@@ -117,6 +117,7 @@ struct dv_responder {
 	worker_t **w;
 	unsigned nw;
 	dv_stream_t *stream; /* TCP/TLS listeners, NULL when off */
+	dv_quic_t *quic;     /* the DoQ listener, NULL when off */
 };
 
 void dv_responder_config_init(dv_responder_config_t *cfg)
@@ -776,6 +777,16 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 		if (rc != 0)
 			goto fail;
 	}
+	if (cfg->doq) {
+		r->cfg.quic.rcode = cfg->rcode;
+		r->cfg.quic.reflect = cfg->reflect;
+		r->cfg.quic.cert_file = cfg->stream.cert_file;
+		r->cfg.quic.key_file = cfg->stream.key_file;
+		r->cfg.quic.faults = cfg->stream.faults;
+		rc = dv_quic_open(&r->quic, &r->cfg.quic, err);
+		if (rc != 0)
+			goto fail;
+	}
 	*out = r;
 	return 0;
 fail:
@@ -793,11 +804,18 @@ uint16_t dv_responder_stream_port(const dv_responder_t *r, int which)
 	return r->stream != NULL ? dv_stream_port(r->stream, which) : 0;
 }
 
+uint16_t dv_responder_doq_port(const dv_responder_t *r)
+{
+	return r->quic != NULL ? dv_quic_port(r->quic) : 0;
+}
+
 int dv_responder_start(dv_responder_t *r, dv_err_t *err)
 {
 	unsigned i;
 
 	if (r->stream != NULL && dv_stream_start(r->stream, err) != 0)
+		return -EAGAIN;
+	if (r->quic != NULL && dv_quic_start(r->quic, err) != 0)
 		return -EAGAIN;
 	for (i = 0; i < r->nw; i++) {
 		int e = pthread_create(&r->w[i]->tid, NULL, worker_main, r->w[i]);
@@ -822,6 +840,8 @@ void dv_responder_stop(dv_responder_t *r)
 	(void)rc;
 	if (r->stream != NULL)
 		dv_stream_stop(r->stream);
+	if (r->quic != NULL)
+		dv_quic_stop(r->quic);
 	/* Wakes a blocked recvmmsg at once (Linux does it for unconnected UDP too). */
 	for (i = 0; i < r->nw; i++)
 		if (r->w[i] != NULL && r->w[i]->fd >= 0)
@@ -864,6 +884,8 @@ int dv_responder_join(dv_responder_t *r, dv_responder_counts_t *counts, dv_err_t
 		counts->source_ports += (uint64_t)__builtin_popcountll(ports[j]);
 	if (r->stream != NULL)
 		dv_stream_join(r->stream, &counts->tcp, &counts->tls, &counts->https);
+	if (r->quic != NULL)
+		dv_quic_join(r->quic, &counts->doq);
 	return rc;
 }
 
@@ -894,6 +916,7 @@ void dv_responder_free(dv_responder_t *r)
 		free(r->w);
 	}
 	dv_stream_free(r->stream);
+	dv_quic_free(r->quic);
 	if (r->stop_pipe[0] >= 0)
 		close(r->stop_pipe[0]);
 	if (r->stop_pipe[1] >= 0)

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "base/util.h"
+#include "responder/quic.h"
 #include "responder/stream.h"
 
 /* Answers a thread may hold for --delay before dropping (and counting) more. */
@@ -41,6 +42,10 @@ typedef struct dv_responder_config {
 	/* TCP, TLS and HTTPS listeners (stream.h), off unless stream.tcp / .tls / .https;
 	 * their rcode and reflect are taken from the fields above. */
 	dv_stream_config_t stream;
+	/* The DNS over QUIC listener (quic.h), off unless doq; rcode, reflect, the certificate
+	 * and the stream faults are taken from the fields above. */
+	bool doq;
+	dv_quic_config_t quic;
 } dv_responder_config_t;
 
 /* Defaults: 127.0.0.1:53, one thread, no faults. */
@@ -57,6 +62,7 @@ typedef struct dv_responder_counts {
 	uint64_t send_errors;  /* datagrams the kernel refused */
 	uint64_t source_ports; /* distinct source ports seen */
 	dv_stream_counts_t tcp, tls, https; /* the stream listeners (zero when off) */
+	dv_quic_counts_t doq;               /* the DoQ listener (zero when off) */
 } dv_responder_counts_t;
 
 typedef struct dv_responder dv_responder_t;
@@ -68,6 +74,9 @@ uint16_t dv_responder_port(const dv_responder_t *r);
 
 /* The bound port of stream listener which (DV_STREAM_TCP, _TLS, _HTTPS), 0 if it is off. */
 uint16_t dv_responder_stream_port(const dv_responder_t *r, int which);
+
+/* The bound port of the DoQ listener, 0 if it is off. */
+uint16_t dv_responder_doq_port(const dv_responder_t *r);
 
 /* Start the worker threads. Call with SIGINT/SIGTERM blocked: the threads inherit it. */
 int dv_responder_start(dv_responder_t *r, dv_err_t *err);

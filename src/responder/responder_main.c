@@ -46,6 +46,9 @@ enum {
 	OPT_TLS_KEY,
 	OPT_HTTPS_PORT,
 	OPT_HTTPS_PORT_FILE,
+	OPT_DOQ_PORT,
+	OPT_DOQ_PORT_FILE,
+	OPT_DOQ_MAX_STREAMS,
 	OPT_DOH_PATH,
 	OPT_HTTPS_RECORD_EACH,
 	OPT_HTTPS_MAX_STREAMS,
@@ -87,6 +90,9 @@ static const struct option long_opts[] = {
     {"tls-key", required_argument, NULL, OPT_TLS_KEY},
     {"https-port", required_argument, NULL, OPT_HTTPS_PORT},
     {"https-port-file", required_argument, NULL, OPT_HTTPS_PORT_FILE},
+    {"doq-port", required_argument, NULL, OPT_DOQ_PORT},
+    {"doq-port-file", required_argument, NULL, OPT_DOQ_PORT_FILE},
+    {"doq-max-streams", required_argument, NULL, OPT_DOQ_MAX_STREAMS},
     {"doh-path", required_argument, NULL, OPT_DOH_PATH},
     {"https-record-each", no_argument, NULL, OPT_HTTPS_RECORD_EACH},
     {"https-max-streams", required_argument, NULL, OPT_HTTPS_MAX_STREAMS},
@@ -136,8 +142,11 @@ static void usage(FILE *f)
 	    "      --tls-port PORT         also serve DNS over TLS on PORT (needs the next two)\n"
 	    "      --https-port PORT       also serve DNS over HTTPS (HTTP/2) on PORT (needs the "
 	    "next two)\n"
-	    "      --tls-cert FILE         PEM certificate (chain) of the TLS and HTTPS listeners\n"
-	    "      --tls-key FILE          PEM private key of the TLS and HTTPS listeners\n"
+	    "      --doq-port PORT         also serve DNS over QUIC on UDP PORT (needs the next "
+	    "two)\n"
+	    "      --tls-cert FILE         PEM certificate (chain) of the TLS, HTTPS and DoQ "
+	    "listeners\n"
+	    "      --tls-key FILE          PEM private key of the TLS, HTTPS and DoQ listeners\n"
 	    "      --doh-path PATH         the HTTPS path served (default /dns-query)\n"
 	    "      --https-record-each     each DoH response in a TLS record of its own\n"
 	    "      --https-max-streams N   HTTP/2 streams at once per connection (1000)\n"
@@ -146,7 +155,10 @@ static void usage(FILE *f)
 	    "      --tcp-port-file FILE    write the bound TCP port, like --port-file\n"
 	    "      --tls-port-file FILE    write the bound TLS port, like --port-file\n"
 	    "      --https-port-file FILE  write the bound HTTPS port, like --port-file\n"
-	    "  TCP/TLS faults, on connections M, 2M... (--stream-fault-conns M, default 1):\n"
+	    "      --doq-port-file FILE    write the bound DoQ port, like --port-file\n"
+	    "      --doq-max-streams N     DoQ streams at once per connection (100)\n"
+	    "  TCP/TLS faults, on connections M, 2M... (--stream-fault-conns M, default 1); DoQ\n"
+	    "  takes close, reset (CONNECTION_CLOSE with DOQ_INTERNAL_ERROR), stall and drop:\n"
 	    "      --stream-close-after N  close after answering N queries\n"
 	    "      --stream-reset-after N  reset (RST) after answering N queries\n"
 	    "      --stream-half-close-after N  shut the write side after N answers\n"
@@ -160,7 +172,7 @@ static void usage(FILE *f)
 	    "\n"
 	    "Stops on SIGINT/SIGTERM and prints its counts on stdout: received, answered,\n"
 	    "dropped, faulty, duplicates, malformed, send-errors, source-ports; then the\n"
-	    "tcp-*, tls-* and https-* counts of the stream listeners that are on; with\n"
+	    "tcp-*, tls-*, https-* and doq-* counts of the stream listeners that are on; with\n"
 	    "--xdp, the xdp-* counts of the XDP program.\n"
 	    "See dnsvolley-responder(1).\n");
 }
@@ -276,6 +288,32 @@ static void print_stream_counts(const char *p, const dv_stream_counts_t *c)
 	}
 }
 
+static void print_doq_counts(const dv_quic_counts_t *c)
+{
+	const struct {
+		const char *name;
+		uint64_t v;
+	} rows[] = {
+	    {"datagrams", c->datagrams},
+	    {"connections", c->connections},
+	    {"refused", c->refused},
+	    {"handshakes", c->handshakes},
+	    {"handshake-failed", c->handshake_failed},
+	    {"received", c->received},
+	    {"answered", c->answered},
+	    {"dropped", c->dropped},
+	    {"unanswered", c->unanswered},
+	    {"cancelled", c->cancelled},
+	    {"closed", c->closed},
+	    {"resets", c->resets},
+	    {"stalled", c->stalled},
+	    {"malformed", c->malformed},
+	};
+
+	for (size_t i = 0; i < DV_ARRAY_SIZE(rows); i++)
+		printf("doq-%s %" PRIu64 "\n", rows[i].name, rows[i].v);
+}
+
 static void print_counts(const dv_responder_config_t *cfg, const dv_responder_counts_t *c)
 {
 	printf("received %" PRIu64 "\n", c->received);
@@ -292,6 +330,8 @@ static void print_counts(const dv_responder_config_t *cfg, const dv_responder_co
 		print_stream_counts("tls", &c->tls);
 	if (cfg->stream.https)
 		print_stream_counts("https", &c->https);
+	if (cfg->doq)
+		print_doq_counts(&c->doq);
 	fflush(stdout);
 }
 
@@ -328,6 +368,8 @@ static int usage_error(const char *msg)
 typedef struct opts {
 	dv_responder_config_t cfg;
 	const char *address, *port_file, *tcp_port_file, *tls_port_file, *https_port_file;
+	const char *doq_port_file;
+	int doq_port;                       /* -1 = off */
 	char stream_flag[32];               /* the first --stream-* fault flag given, "" = none */
 	int tcp_port, tls_port, https_port; /* -1 = off */
 	uint64_t port;
@@ -351,10 +393,15 @@ static int stream_setup(opts_t *o)
 {
 	dv_responder_config_t *cfg = &o->cfg;
 	dv_stream_config_t *s = &cfg->stream;
-	bool tlsish = o->tls_port >= 0 || o->https_port >= 0;
+	bool tlsish = o->tls_port >= 0 || o->https_port >= 0 || o->doq_port >= 0;
 
 	if (!tlsish && (s->cert_file != NULL || s->key_file != NULL))
-		return usage_error("--tls-cert and --tls-key need --tls-port or --https-port");
+		return usage_error("--tls-cert and --tls-key need --tls-port, --https-port or "
+		                   "--doq-port");
+	if (o->doq_port < 0 && (o->doq_port_file != NULL || cfg->quic.max_streams != 0))
+		return usage_error("--doq-port-file and --doq-max-streams need --doq-port");
+	if (o->doq_port >= 0 && (s->cert_file == NULL || s->key_file == NULL))
+		return usage_error("--doq-port needs --tls-cert FILE and --tls-key FILE");
 	if (o->tls_port < 0 && o->tls_port_file != NULL)
 		return usage_error("--tls-port-file needs --tls-port");
 	if (o->https_port < 0 &&
@@ -370,9 +417,10 @@ static int stream_setup(opts_t *o)
 		return usage_error("--https-port needs --tls-cert FILE and --tls-key FILE");
 	if (s->doh_path != NULL && (s->doh_path[0] != '/' || strpbrk(s->doh_path, "?# ") != NULL))
 		return bad("--doh-path", s->doh_path, "is not a path starting with '/' (no '?')");
-	if (o->tcp_port < 0 && o->tls_port < 0 && o->stream_flag[0] != '\0') {
+	if (o->tcp_port < 0 && o->tls_port < 0 && o->doq_port < 0 && o->stream_flag[0] != '\0') {
 		fprintf(stderr,
-		        PROG ": %s needs --tcp-port or --tls-port\nTry '" PROG " --help'.\n",
+		        PROG ": %s needs --tcp-port, --tls-port or --doq-port\nTry '" PROG
+		             " --help'.\n",
 		        o->stream_flag);
 		return 2;
 	}
@@ -386,6 +434,10 @@ static int stream_setup(opts_t *o)
 	set_port(&s->tcp_addr, o->tcp_port);
 	set_port(&s->tls_addr, o->tls_port);
 	set_port(&s->https_addr, o->https_port);
+	cfg->doq = o->doq_port >= 0;
+	cfg->quic.addr = cfg->addr;
+	cfg->quic.addr_len = cfg->addr_len;
+	set_port(&cfg->quic.addr, o->doq_port);
 	return 0;
 }
 
@@ -484,10 +536,18 @@ static int parse_value(opts_t *o, int c)
 			           "is not an rcode name (NOERROR, FORMERR, SERVFAIL, "
 			           "NXDOMAIN, NOTIMP, REFUSED, ...) or a number from 0 to 15");
 		return 0;
-	default: /* OPT_TCP_PORT, OPT_TLS_PORT, OPT_HTTPS_PORT */
+	case OPT_DOQ_MAX_STREAMS:
+		if (dv_parse_u64(optarg, 1, 1000000, &v) != 0)
+			return bad("--doq-max-streams", optarg,
+			           "is not a number from 1 to 1000000");
+		o->cfg.quic.max_streams = (uint32_t)v;
+		return 0;
+	default: /* OPT_TCP_PORT, OPT_TLS_PORT, OPT_HTTPS_PORT, OPT_DOQ_PORT */
 		if (dv_parse_u64(optarg, 0, 65535, &v) != 0)
 			return bad(opt_name(c), optarg, "is not a port number from 0 to 65535");
-		if (c == OPT_TCP_PORT)
+		if (c == OPT_DOQ_PORT)
+			o->doq_port = (int)v;
+		else if (c == OPT_TCP_PORT)
 			o->tcp_port = (int)v;
 		else if (c == OPT_TLS_PORT)
 			o->tls_port = (int)v;
@@ -535,6 +595,9 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 	case OPT_TLS_PORT_FILE:
 		o->tls_port_file = optarg;
 		return 0;
+	case OPT_DOQ_PORT_FILE:
+		o->doq_port_file = optarg;
+		return 0;
 	case OPT_HTTPS_PORT_FILE:
 		o->https_port_file = optarg;
 		return 0;
@@ -580,6 +643,8 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 	case OPT_TCP_PORT:
 	case OPT_TLS_PORT:
 	case OPT_HTTPS_PORT:
+	case OPT_DOQ_PORT:
+	case OPT_DOQ_MAX_STREAMS:
 		return parse_value(o, c);
 	default:
 		return bad_option(c, flag);
@@ -595,7 +660,7 @@ static int parse_args(opts_t *o, int argc, char **argv)
 	dv_responder_config_init(&o->cfg);
 	o->address = "127.0.0.1";
 	o->port = 53;
-	o->tcp_port = o->tls_port = o->https_port = -1;
+	o->tcp_port = o->tls_port = o->https_port = o->doq_port = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":a:p:T:qh", long_opts, NULL)) != -1) {
 		rc = parse_opt(o, c, optind > 1 ? argv[optind - 1] : "?");
@@ -637,6 +702,10 @@ static int announce(const opts_t *o, const dv_responder_t *r, dv_err_t *err)
 	if (rc == 0 && o->tls_port_file != NULL)
 		rc = write_port_file(o->tls_port_file, dv_responder_stream_port(r, DV_STREAM_TLS),
 		                     err);
+	if (!o->quiet && cfg->doq)
+		fprintf(stderr, PROG ": DoQ port %u\n", dv_responder_doq_port(r));
+	if (rc == 0 && o->doq_port_file != NULL)
+		rc = write_port_file(o->doq_port_file, dv_responder_doq_port(r), err);
 	if (rc == 0 && o->https_port_file != NULL)
 		rc = write_port_file(o->https_port_file,
 		                     dv_responder_stream_port(r, DV_STREAM_HTTPS), err);

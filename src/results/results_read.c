@@ -185,7 +185,7 @@ static int r_mode(rctx_t *r, json_t *o, const char *key, dv_run_config_t *rc)
 		return r_bad(r, "\"transport\" must be a string");
 	rc->stream = strcmp(json_string_value(v), "udp") != 0;
 	if (rc->stream && dv_tp_kind_parse(json_string_value(v), &rc->tp.kind) != 0)
-		return r_bad(r, "\"transport\" must be udp, tcp, dot or doh");
+		return r_bad(r, "\"transport\" must be %s", dv_tp_kind_list("udp", false, NULL));
 	return 0;
 }
 

@@ -31,7 +31,8 @@
 #define DV_TP_KINDS(X)                                                                             \
 	X(DV_TP_TCP, dv_tp_tcp_desc)                                                               \
 	X(DV_TP_DOT, dv_tp_dot_desc)                                                               \
-	X(DV_TP_DOH, dv_tp_doh_desc)
+	X(DV_TP_DOH, dv_tp_doh_desc)                                                               \
+	X(DV_TP_DOQ, dv_tp_doq_desc)
 
 #define DV_TP_KIND_ENUM(k, row) k,
 typedef enum dv_tp_kind { DV_TP_KINDS(DV_TP_KIND_ENUM) DV_TP_NKINDS } dv_tp_kind_t;

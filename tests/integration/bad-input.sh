@@ -86,12 +86,12 @@ expect 0 "note: -T 4 with -c 2: using 2 threads (a thread needs a socket of its 
 grep -qF "2 sockets, 2 threads" out.txt || fail "-T 4 -c 2: not 2 threads: $(grep Pass: out.txt)"
 expect 0 "note: -T 32: using 32 sockets (-c), one per thread" --no-progress -s "$S" -d l.txt -T 32
 grep -qF "32 sockets, 32 threads" out.txt || fail "-T 32: $(grep Pass: out.txt)"
-expect 2 "--tls-sni needs TLS (-m dot or -m doh), not -m tcp" -s "$S" -d l.txt -m tcp --tls-sni x
+expect 2 "--tls-sni needs TLS (-m dot, -m doh or -m doq), not -m tcp" -s "$S" -d l.txt -m tcp --tls-sni x
 expect 2 "-y: 'k' is not [ALG:]NAME:SECRET" -s "$S" -d l.txt -y k
 expect 2 "-y: 'hmac-foo' is not a TSIG algorithm" -s "$S" -d l.txt -y hmac-foo:k:c2VjcmV0
 expect 2 "l.txt:1: a zone line holds the zone name alone (stray 'SOA'; -u reads updates" -s "$S" -d l.txt -u
 expect 2 "l.txt: record 1: message of " -s "$S" -d l.txt -B # stops at its first bad record (issue 28)
-expect 2 "-O num-queries-per-conn needs a connection transport (-m tcp, dot or doh), not -m udp" -s "$S" -d l.txt -O num-queries-per-conn=10
+expect 2 "-O num-queries-per-conn needs a connection transport (-m tcp, dot, doh or doq), not -m udp" -s "$S" -d l.txt -O num-queries-per-conn=10
 expect 2 "-O: 'colour' is not a long option" -s "$S" -d l.txt -O colour=red
 expect 2 "-s: '::1:40653' is not an IPv6 address; for port 40653 write [::1]:40653" -s ::1:40653 -d l.txt
 expect 2 "-s: '::1:5450' is ambiguous: write [::1]:5450 for port 5450 of ::1" -s ::1:5450 -d l.txt

@@ -18,7 +18,7 @@ reply() { # WORDS...: the completion of the last word, space-separated
 	echo "${COMPREPLY[*]}"
 }
 assert_eq "subcommands" "capacity resperf compare plot report merge" "$(reply "$DV" "")"
-assert_eq "-m" "udp tcp dot doh" "$(reply "$DV" -m "")"
+assert_eq "-m" "udp tcp dot doh doq" "$(reply "$DV" -m "")"
 assert_eq "resperf -m (a rate)" "" "$(reply "$DV" resperf -m "")"
 assert_eq "--clock" "wire app" "$(reply "$DV" --clock "")"
 assert_eq "--input" "pcap dnstap binary text update auto" "$(reply "$DV" --input "")"

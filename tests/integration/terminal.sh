@@ -86,7 +86,7 @@ assert_eq "histogram answers" "$completed" \
 st=0
 "$DV" -W -s "$S" -d l.txt -m tcp --tls-sni x >w.out 2>w.err || st=$?
 assert_eq "-W -m tcp --tls-sni status" 2 "$st"
-grep -qF -- "--tls-sni needs TLS (-m dot or -m doh), not -m tcp" w.out || fail "-W: $(cat w.out)"
+grep -qF -- "--tls-sni needs TLS (-m dot, -m doh or -m doq), not -m tcp" w.out || fail "-W: $(cat w.out)"
 assert_eq "-W: standard error" "" "$(cat w.err)"
 "$DV" -W -s "$S" -d l.txt -T 20 --no-progress >w.out 2>w.err
 grep -qF "dnsvolley: note: -T 20: using 20 sockets" w.out || fail "-W note: $(head -3 w.out)"

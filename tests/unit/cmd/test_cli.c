@@ -202,21 +202,22 @@ static void test_dnsperf_only_flags(void **state)
 	assert_int_equal(PARSE(&cfg, &err, "-m", "doh"), 0);
 	assert_string_equal(cfg.study.targets[0].addr_text, "127.0.0.1:443");
 	dv_config_free(&cfg);
-	EXPECT_ERROR("--tls-sni needs TLS (-m dot or -m doh), not -m tcp", "-m", "tcp", "--tls-sni",
-	             "x");
+	EXPECT_ERROR("--tls-sni needs TLS (-m dot, -m doh or -m doq), not -m tcp", "-m", "tcp",
+	             "--tls-sni", "x");
 	EXPECT_ERROR("--doh-path needs -m doh, not -m dot", "-m", "dot", "--doh-path", "/q");
 	EXPECT_ERROR("--doh-path: 'q' does not start with '/'", "-m", "doh", "--doh-path", "q");
 	EXPECT_ERROR("--tls-ca /nonexistent/ca.pem: cannot read it", "-m", "dot", "--tls-ca",
 	             "/nonexistent/ca.pem");
-	EXPECT_ERROR("-m: 'quic' is not a mode (udp, tcp, dot or doh)", "-m", "quic");
+	EXPECT_ERROR("-m: 'quic' is not a mode (udp, tcp, dot, doh or doq)", "-m", "quic");
 	EXPECT_ERROR("-y: 'hmac-foo' is not a TSIG algorithm", "-y", "hmac-foo:k:c2VjcmV0");
 	EXPECT_ERROR("-y: 'k' is not [ALG:]NAME:SECRET", "-y", "k");
 	EXPECT_ERROR("-B and -u: a list is either -B messages or -u updates", "-u", "-B");
 	EXPECT_ERROR("-B and -u: a list is either -B messages or -u updates", "-B", "-u");
 	EXPECT_ERROR("-O suppress: 'noise' is not a message type", "-O", "suppress=timeouts,noise");
-	EXPECT_ERROR("-O num-queries-per-conn needs a connection transport (-m tcp, dot or doh), "
-	             "not -m udp",
-	             "-O", "num-queries-per-conn=100");
+	EXPECT_ERROR(
+	    "-O num-queries-per-conn needs a connection transport (-m tcp, dot, doh or doq), "
+	    "not -m udp",
+	    "-O", "num-queries-per-conn=100");
 	EXPECT_ERROR("-O num-queries-per-conn: 'x' is not a whole number", "-O",
 	             "num-queries-per-conn=x");
 	EXPECT_ERROR("--doh-path needs -m doh, not -m udp", "-O", "doh-uri=https://x/");
@@ -312,8 +313,8 @@ static void test_mode_help(void **state)
 	assert_non_null(strstr(line, names));
 	assert_non_null(strstr(line, ports));
 	assert_string_equal(line,
-	                    "  -m, --mode udp|tcp|dot|doh        transport (udp); ports 53, 53, "
-	                    "853, 443;");
+	                    "  -m, --mode udp|tcp|dot|doh|doq    transport (udp); ports 53, 53, "
+	                    "853, 443, 853;");
 	free(text);
 }
 

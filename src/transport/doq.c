@@ -1,0 +1,886 @@
+/* doq: DNS over QUIC (RFC 9250) as a kind of the table: an ngtcp2 0.12 client connection with
+ * its GnuTLS crypto helpers inside the engine's connected UDP socket; one query per
+ * bidirectional stream, each a 2-byte length and the message with DNS ID 0. */
+#include "config.h"
+
+#include "transport/conn.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
+#include <ngtcp2/ngtcp2_crypto_gnutls.h>
+
+#include "base/wire.h"
+
+/* RFC 9250 section 4.3: the application error codes of DoQ. */
+enum {
+	DOQ_NO_ERROR = 0x0,
+	DOQ_INTERNAL_ERROR = 0x1,
+	DOQ_PROTOCOL_ERROR = 0x2,
+	DOQ_REQUEST_CANCELLED = 0x3,
+	DOQ_EXCESSIVE_LOAD = 0x4,
+	DOQ_UNSPECIFIED_ERROR = 0x5,
+	DOQ_ERROR_RESERVED = 0xd098ea5e,
+};
+
+/* A QUIC packet we write: under DV_TP_DGRAM_MAX, and the common path MTU's payload. */
+#define DOQ_PKT_MAX 1452u
+/* A query's bytes kept in the stream record (its length prefix included) without a heap
+ * buffer; and an answer's. Larger ones are allocated. */
+#define DOQ_INLINE 514u
+/* Spare stream records kept per connection for reuse. */
+#define DOQ_SPARE_MAX 256u
+/* Bytes of answers the server may send on the connection before we open the window again
+ * (we do after each answer), and on one stream (one answer: 2 + 65535). */
+#define DOQ_CONN_WINDOW   (16u << 20)
+#define DOQ_STREAM_WINDOW (2u + 65535u)
+/* Idle timeout offered: a connection nothing crosses this long ends (ngtcp2's timer). */
+#define DOQ_IDLE_NS (30 * DV_NS_PER_S)
+
+static const char doq_priority[] =
+    "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:"
+    "+AES-128-CCM:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:"
+    "%DISABLE_TLS13_COMPAT_MODE";
+
+/* One query's stream: its bytes until the stream closes (ngtcp2 does not copy stream data
+ * and may resend it), its answer as it comes. */
+typedef struct doq_strm {
+	struct doq_strm *next;          /* the send queue, or the spare list */
+	struct doq_strm *onext, *oprev; /* the open streams */
+	int64_t sid;
+	uint64_t id; /* the engine's id of the query (its window slot, its DNS ID) */
+	uint8_t *q;  /* 2-byte length + message with ID 0 */
+	size_t qlen, qsent;
+	uint8_t *a; /* the answer gathered: 2-byte length + message */
+	size_t alen, acap;
+	bool reported;       /* an answer or a stream error went to the engine */
+	bool cancelled;      /* the engine gave up on it: nothing more is reported */
+	bool queued;         /* in the send queue */
+	uint64_t reset_code; /* the server's RESET_STREAM code (UINT64_MAX: none) */
+	uint8_t qbuf[DOQ_INLINE];
+	uint8_t abuf[DOQ_INLINE];
+} doq_strm_t;
+
+typedef struct doq {
+	dv_tp_conn_t *c;
+	ngtcp2_conn *qc;
+	gnutls_session_t tls;
+	gnutls_certificate_credentials_t cred;
+	ngtcp2_crypto_conn_ref ref;
+	struct sockaddr_in6 local, remote; /* a fixed path: the engine's socket is connected */
+	doq_strm_t *sendq, *sendq_tail;    /* streams with bytes not yet in a packet */
+	doq_strm_t *spare;
+	doq_strm_t *opened;  /* the open streams' records */
+	size_t nspare, open; /* spare records; records of open streams */
+	bool handshake_done;
+	bool quiet_end;     /* ended without a CONNECTION_CLOSE of ours (idle, the server's) */
+	uint64_t spent_due; /* the stream limit used up, nothing open: the end, unless the
+	                     * server raises it by then (UINT64_MAX: not so) */
+	uint64_t first_answer_ns; /* when the first answer came (0: none yet) */
+	uint64_t initial_streams; /* the server's initial_max_streams_bidi */
+	bool raised;              /* the server raised the stream limit (MAX_STREAMS) */
+	bool stateless_reset;     /* recv_stateless_reset came */
+	bool version_neg;         /* the server offered only other versions */
+	uint32_t vn_version;      /* the first version it offered */
+	char what[160];
+} doq_t;
+
+/* --- stream records ---------------------------------------------------------------- */
+
+static doq_strm_t *strm_get(doq_t *q)
+{
+	doq_strm_t *st = q->spare;
+
+	if (st != NULL) {
+		q->spare = st->next;
+		q->nspare--;
+	} else if ((st = malloc(sizeof(*st))) == NULL) {
+		return NULL;
+	}
+	st->next = NULL;
+	st->sid = -1;
+	st->q = st->qbuf;
+	st->a = st->abuf;
+	st->acap = sizeof(st->abuf);
+	st->qlen = st->qsent = st->alen = 0;
+	st->reported = st->cancelled = st->queued = false;
+	st->reset_code = UINT64_MAX;
+	st->oprev = NULL;
+	st->onext = q->opened;
+	if (q->opened != NULL)
+		q->opened->oprev = st;
+	q->opened = st;
+	q->open++;
+	return st;
+}
+
+static void strm_put(doq_t *q, doq_strm_t *st)
+{
+	if (st->q != st->qbuf)
+		free(st->q);
+	if (st->a != st->abuf)
+		free(st->a);
+	if (st->oprev != NULL)
+		st->oprev->onext = st->onext;
+	else
+		q->opened = st->onext;
+	if (st->onext != NULL)
+		st->onext->oprev = st->oprev;
+	q->open--;
+	if (q->nspare >= DOQ_SPARE_MAX) {
+		free(st);
+		return;
+	}
+	st->next = q->spare;
+	q->spare = st;
+	q->nspare++;
+}
+
+/* The query as it goes on the stream (RFC 9250 4.2: the 2-byte length, DNS ID 0).
+ * 0 or -ENOMEM. */
+static int strm_set_query(doq_strm_t *st, const uint8_t *msg, size_t len)
+{
+	if (len + 2 > sizeof(st->qbuf) && (st->q = malloc(len + 2)) == NULL)
+		return -ENOMEM;
+	st->q[0] = (uint8_t)(len >> 8);
+	st->q[1] = (uint8_t)len;
+	memcpy(st->q + 2, msg, len);
+	st->q[2] = st->q[3] = 0;
+	st->qlen = len + 2;
+	return 0;
+}
+
+/* Answer bytes of a stream, in order. 1 when the answer is whole (its message at
+ * st->a + 2, st->alen - 2 bytes), 0 when more is to come, -EPROTO for bytes past it (one
+ * message per stream), -ENOMEM. */
+static int strm_take(doq_strm_t *st, const uint8_t *data, size_t len)
+{
+	size_t want = st->alen >= 2 ? 2u + dv_wire_get16(st->a) : 2;
+	uint8_t *b;
+
+	while (len > 0) {
+		size_t n = DV_MIN(len, want - st->alen);
+		if (st->alen == want && st->alen > 2)
+			return -EPROTO;
+		if (want > st->acap) {
+			if ((b = malloc(want)) == NULL)
+				return -ENOMEM;
+			memcpy(b, st->a, st->alen);
+			if (st->a != st->abuf)
+				free(st->a);
+			st->a = b;
+			st->acap = want;
+		}
+		memcpy(st->a + st->alen, data, n);
+		st->alen += n;
+		data += n;
+		len -= n;
+		if (st->alen == 2)
+			want = 2u + dv_wire_get16(st->a);
+		if (st->alen == want && want > 2 && len > 0)
+			return -EPROTO;
+	}
+	return st->alen >= 2 && st->alen == 2u + dv_wire_get16(st->a) && st->alen > 2 ? 1 : 0;
+}
+
+static void sendq_push(doq_t *q, doq_strm_t *st)
+{
+	st->next = NULL;
+	st->queued = true;
+	if (q->sendq_tail != NULL)
+		q->sendq_tail->next = st;
+	else
+		q->sendq = st;
+	q->sendq_tail = st;
+}
+
+static void sendq_pop(doq_t *q)
+{
+	doq_strm_t *st = q->sendq;
+
+	q->sendq = st->next;
+	if (q->sendq == NULL)
+		q->sendq_tail = NULL;
+	st->next = NULL;
+	st->queued = false;
+}
+
+static const char *doq_code_name(uint64_t code)
+{
+	switch (code) {
+	case DOQ_NO_ERROR:
+		return "DOQ_NO_ERROR";
+	case DOQ_INTERNAL_ERROR:
+		return "DOQ_INTERNAL_ERROR";
+	case DOQ_PROTOCOL_ERROR:
+		return "DOQ_PROTOCOL_ERROR";
+	case DOQ_REQUEST_CANCELLED:
+		return "DOQ_REQUEST_CANCELLED";
+	case DOQ_EXCESSIVE_LOAD:
+		return "DOQ_EXCESSIVE_LOAD";
+	case DOQ_UNSPECIFIED_ERROR:
+		return "DOQ_UNSPECIFIED_ERROR";
+	case DOQ_ERROR_RESERVED:
+		return "DOQ_ERROR_RESERVED";
+	default:
+		return "an unknown code";
+	}
+}
+
+/* --- ngtcp2 callbacks --------------------------------------------------------------- */
+
+static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
+{
+	return ((doq_t *)ref->user_data)->qc;
+}
+
+static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
+{
+	(void)ctx;
+	(void)gnutls_rnd(GNUTLS_RND_NONCE, dest, len);
+}
+
+static int new_cid_cb(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *user)
+{
+	(void)qc;
+	(void)user;
+	if (gnutls_rnd(GNUTLS_RND_RANDOM, cid->data, cidlen) != 0 ||
+	    gnutls_rnd(GNUTLS_RND_RANDOM, token, NGTCP2_STATELESS_RESET_TOKENLEN) != 0)
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	cid->datalen = cidlen;
+	return 0;
+}
+
+/* An event's negative return, or a dead connection, stops ngtcp2's read. */
+static int cb_status(const doq_t *q, int rc)
+{
+	return rc < 0 || q->c->dead ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
+}
+
+static int handshake_completed_cb(ngtcp2_conn *qc, void *user)
+{
+	doq_t *q = user;
+	gnutls_datum_t alpn;
+	int rc;
+
+	const ngtcp2_transport_params *tp = ngtcp2_conn_get_remote_transport_params(qc);
+
+	q->handshake_done = true;
+	q->initial_streams = tp != NULL ? tp->initial_max_streams_bidi : 0;
+	if (gnutls_alpn_get_selected_protocol(q->tls, &alpn) != 0 || alpn.size != 3 ||
+	    memcmp(alpn.data, "doq", 3) != 0) {
+		rc = dv_tp_proto_error(q->c, "the server did not agree to DoQ (ALPN doq)");
+		return cb_status(q, rc);
+	}
+	rc = dv_tp_emit_handshake(q->c, gnutls_session_is_resumed(q->tls) != 0);
+	return cb_status(q, rc);
+}
+
+/* The server grants streams with MAX_STREAMS as they close (RFC 9000 4.6); a server that
+ * grants a fixed number per connection and never more (knotd 3.2: 100) leaves a connection
+ * that can carry no more queries. When the limit is used up and no stream is open (a
+ * cancelled query's too: a server that never closes them, not reading, is left to -t), the
+ * connection ends (counted as closed by the server, idle) and another carries the queries:
+ * at once when the server has raised no limit on it though its first answer came over a
+ * PTO ago (it will not), else one PTO later unless the server raises the limit by then. */
+static void spent_check(doq_t *q)
+{
+	uint64_t now, pto;
+
+	if (!q->handshake_done || q->open > 0 || ngtcp2_conn_get_streams_bidi_left(q->qc) > 0) {
+		q->spent_due = UINT64_MAX;
+		return;
+	}
+	if (q->spent_due != UINT64_MAX)
+		return;
+	now = dv_now_ns();
+	pto = ngtcp2_conn_get_pto(q->qc);
+	q->spent_due = !q->raised && q->first_answer_ns + pto < now ? now : now + pto;
+}
+
+/* Query st's stream ended without its answer: a stream error, once. */
+static int strm_error(doq_t *q, doq_strm_t *st, const char *why)
+{
+	dv_tp_event_t ev = {.kind = DV_TP_EV_STREAM_ERROR, .id = st->id, .what = why};
+
+	if (st->reported || st->cancelled)
+		return 0;
+	st->reported = true;
+	return dv_tp_emit(q->c, &ev);
+}
+
+static int recv_stream_data_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_t offset,
+                               const uint8_t *data, size_t len, void *user, void *sud)
+{
+	doq_t *q = user;
+	doq_strm_t *st = sud;
+	dv_tp_event_t ev = {.kind = DV_TP_EV_ANSWER};
+	int rc = 0, r;
+
+	(void)offset;
+	ngtcp2_conn_extend_max_offset(qc, len);
+	ngtcp2_conn_extend_max_stream_offset(qc, sid, len);
+	if (st == NULL || st->cancelled || st->reported)
+		return 0;
+	r = strm_take(st, data, len);
+	if (r == -EPROTO) {
+		rc = dv_tp_proto_error(q->c, "the server sent more than one message on a stream");
+		return cb_status(q, rc);
+	}
+	if (r < 0)
+		return NGTCP2_ERR_CALLBACK_FAILURE;
+	if (r == 1) {
+		/* The query's own ID, for the engine to match: the server must send 0
+		 * (RFC 9250 4.2.1); any other ID is left for the engine to count. */
+		uint8_t *m = st->a + 2;
+		if (dv_wire_get16(m) == 0) {
+			m[0] = (uint8_t)(st->id >> 8);
+			m[1] = (uint8_t)st->id;
+		}
+		st->reported = true;
+		if (q->first_answer_ns == 0)
+			q->first_answer_ns = dv_now_ns();
+		ev.id = st->id;
+		ev.msg = m;
+		ev.len = st->alen - 2;
+		rc = dv_tp_emit(q->c, &ev);
+	} else if (flags & NGTCP2_STREAM_DATA_FLAG_FIN) {
+		rc = strm_error(q, st, "the stream ended inside the answer");
+	}
+	spent_check(q);
+	return cb_status(q, rc);
+}
+
+static int stream_reset_cb(ngtcp2_conn *qc, int64_t sid, uint64_t final_size, uint64_t code,
+                           void *user, void *sud)
+{
+	doq_strm_t *st = sud;
+
+	(void)qc;
+	(void)sid;
+	(void)final_size;
+	(void)user;
+	if (st != NULL)
+		st->reset_code = code;
+	return 0;
+}
+
+static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_t code, void *user,
+                           void *sud)
+{
+	doq_t *q = user;
+	doq_strm_t *st = sud;
+	int rc = 0;
+
+	(void)qc;
+	(void)sid;
+	if (st == NULL)
+		return 0;
+	if (!st->reported && !st->cancelled) {
+		if (st->reset_code == UINT64_MAX &&
+		    (flags & NGTCP2_STREAM_CLOSE_FLAG_APP_ERROR_CODE_SET))
+			st->reset_code = code;
+		snprintf(q->what, sizeof(q->what),
+		         "the server reset the stream with %s (0x%" PRIx64 ")",
+		         doq_code_name(st->reset_code), st->reset_code);
+		rc = strm_error(
+		    q, st, st->reset_code == UINT64_MAX ? "the stream closed unanswered" : q->what);
+	}
+	if (st->queued) { /* out of the send queue first */
+		doq_strm_t **p = &q->sendq, *prev = NULL;
+		while (*p != st) {
+			prev = *p;
+			p = &(*p)->next;
+		}
+		*p = st->next;
+		if (q->sendq_tail == st)
+			q->sendq_tail = prev;
+	}
+	strm_put(q, st);
+	spent_check(q);
+	return cb_status(q, rc);
+}
+
+static int extend_streams_cb(ngtcp2_conn *qc, uint64_t max_streams, void *user)
+{
+	doq_t *q = user;
+
+	(void)qc;
+	if (q->handshake_done && max_streams > q->initial_streams)
+		q->raised = true;
+	return 0;
+}
+
+static int stateless_reset_cb(ngtcp2_conn *qc, const ngtcp2_pkt_stateless_reset *sr, void *user)
+{
+	(void)qc;
+	(void)sr;
+	((doq_t *)user)->stateless_reset = true;
+	return 0;
+}
+
+static int version_neg_cb(ngtcp2_conn *qc, const ngtcp2_pkt_hd *hd, const uint32_t *sv, size_t nsv,
+                          void *user)
+{
+	doq_t *q = user;
+
+	(void)qc;
+	(void)hd;
+	q->version_neg = true;
+	q->vn_version = nsv > 0 ? sv[0] : 0;
+	return 0;
+}
+
+static const ngtcp2_callbacks doq_callbacks = {
+    .client_initial = ngtcp2_crypto_client_initial_cb,
+    .recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
+    .handshake_completed = handshake_completed_cb,
+    .recv_version_negotiation = version_neg_cb,
+    .encrypt = ngtcp2_crypto_encrypt_cb,
+    .decrypt = ngtcp2_crypto_decrypt_cb,
+    .hp_mask = ngtcp2_crypto_hp_mask_cb,
+    .recv_stream_data = recv_stream_data_cb,
+    .stream_close = stream_close_cb,
+    .recv_stateless_reset = stateless_reset_cb,
+    .recv_retry = ngtcp2_crypto_recv_retry_cb,
+    .extend_max_local_streams_bidi = extend_streams_cb,
+    .rand = rand_cb,
+    .get_new_connection_id = new_cid_cb,
+    .update_key = ngtcp2_crypto_update_key_cb,
+    .stream_reset = stream_reset_cb,
+    .delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
+    .delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
+    .get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
+    .version_negotiation = ngtcp2_crypto_version_negotiation_cb,
+};
+
+/* --- the connection's end -------------------------------------------------------------- */
+
+/* ngtcp2 refused a packet or a timer with rv: the sentence, then a protocol error or (the
+ * server's CONNECTION_CLOSE with DOQ_NO_ERROR, an idle end with nothing in flight) a
+ * clean close. */
+static int conn_failed(doq_t *q, int rv)
+{
+	dv_tp_conn_t *c = q->c;
+	ngtcp2_connection_close_error cc;
+
+	if (c->dead || c->closed)
+		return c->cb_rc < 0 ? c->cb_rc : 0;
+	q->quiet_end = true;
+	if (q->stateless_reset) {
+		snprintf(q->what, sizeof(q->what), "the server sent a QUIC stateless reset");
+	} else if (rv == NGTCP2_ERR_RECV_VERSION_NEGOTIATION || q->version_neg) {
+		snprintf(q->what, sizeof(q->what),
+		         "the server does not speak QUIC version 1 (version negotiation offered "
+		         "0x%08" PRIx32 ")",
+		         q->vn_version);
+	} else if (rv == NGTCP2_ERR_DRAINING) {
+		ngtcp2_conn_get_connection_close_error(q->qc, &cc);
+		if (cc.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION &&
+		    cc.error_code == DOQ_NO_ERROR)
+			return dv_tp_emit_closed(c);
+		if (cc.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION)
+			snprintf(q->what, sizeof(q->what),
+			         "the server closed the QUIC connection with %s (0x%" PRIx64 ")",
+			         doq_code_name(cc.error_code), cc.error_code);
+		else if (cc.error_code == NGTCP2_NO_ERROR)
+			return dv_tp_emit_closed(c);
+		else
+			snprintf(
+			    q->what, sizeof(q->what),
+			    "the server closed the QUIC connection with transport error 0x%" PRIx64,
+			    cc.error_code);
+	} else if (rv == NGTCP2_ERR_IDLE_CLOSE) {
+		if (q->open == 0)
+			return dv_tp_emit_closed(c);
+		snprintf(q->what, sizeof(q->what), "the QUIC connection was idle for %u s",
+		         (unsigned)(DOQ_IDLE_NS / DV_NS_PER_S));
+	} else if (rv == NGTCP2_ERR_CRYPTO && !q->handshake_done) {
+		uint8_t alert = ngtcp2_conn_get_tls_alert(q->qc);
+		const char *a = gnutls_alert_get_name((gnutls_alert_description_t)alert);
+		snprintf(q->what, sizeof(q->what), "TLS handshake failed: %s (TLS alert %u)",
+		         a != NULL ? a : "a TLS error", alert);
+	} else {
+		snprintf(q->what, sizeof(q->what), "QUIC: %s", ngtcp2_strerror(rv));
+	}
+	return dv_tp_proto_error(c, q->what);
+}
+
+/* --- operations ------------------------------------------------------------------------ */
+
+static int doq_shared_init(dv_tp_shared_t *s, dv_err_t *err)
+{
+	const dv_tp_config_t *cfg = s->cfg;
+	gnutls_certificate_credentials_t cred;
+	int r;
+
+	if (cfg->tls_max != 0 && cfg->tls_max < 0x0304) /* TLS1_3_VERSION */
+		return dv_err_set(err, -EINVAL, "DNS over QUIC is TLS 1.3 only (--tls-max)");
+	if (cfg->ca_file == NULL)
+		return 0;
+	/* Read once here, so a bad file is said before the run (each connection reads it). */
+	if (gnutls_certificate_allocate_credentials(&cred) != 0)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	r = gnutls_certificate_set_x509_trust_file(cred, cfg->ca_file, GNUTLS_X509_FMT_PEM);
+	gnutls_certificate_free_credentials(cred);
+	if (r <= 0)
+		return dv_err_set(err, -EINVAL, "--tls-ca %s: %s", cfg->ca_file,
+		                  r < 0 ? gnutls_strerror(r) : "no certificate in it");
+	return 0;
+}
+
+static int tls_session(doq_t *q, const dv_tp_config_t *cfg)
+{
+	static const gnutls_datum_t alpn = {(unsigned char *)"doq", 3};
+
+	if (gnutls_certificate_allocate_credentials(&q->cred) != 0 ||
+	    (cfg->ca_file != NULL && gnutls_certificate_set_x509_trust_file(
+	                                 q->cred, cfg->ca_file, GNUTLS_X509_FMT_PEM) <= 0) ||
+	    gnutls_init(&q->tls, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA) != 0)
+		return -ENOMEM;
+	if (gnutls_priority_set_direct(q->tls, doq_priority, NULL) != 0 ||
+	    ngtcp2_crypto_gnutls_configure_client_session(q->tls) != 0 ||
+	    gnutls_credentials_set(q->tls, GNUTLS_CRD_CERTIFICATE, q->cred) != 0 ||
+	    gnutls_alpn_set_protocols(q->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0)
+		return -EINVAL;
+	gnutls_session_set_ptr(q->tls, &q->ref);
+	if (cfg->sni != NULL &&
+	    gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, cfg->sni, strlen(cfg->sni)) != 0)
+		return -EINVAL;
+	if (cfg->ca_file != NULL)
+		gnutls_session_set_verify_cert(q->tls, cfg->sni, 0);
+	return 0;
+}
+
+static void fixed_path(doq_t *q, ngtcp2_path *p)
+{
+	p->local.addr = (ngtcp2_sockaddr *)&q->local;
+	p->local.addrlen = sizeof(q->local);
+	p->remote.addr = (ngtcp2_sockaddr *)&q->remote;
+	p->remote.addrlen = sizeof(q->remote);
+	p->user_data = NULL;
+}
+
+static int doq_attach(dv_tp_conn_t *c)
+{
+	doq_t *q = calloc(1, sizeof(*q));
+	ngtcp2_cid dcid, scid;
+	ngtcp2_settings set;
+	ngtcp2_transport_params tp;
+	ngtcp2_path path;
+	int rc;
+
+	if (q == NULL)
+		return -ENOMEM;
+	c->proto = q;
+	q->c = c;
+	q->ref.get_conn = get_conn;
+	q->ref.user_data = q;
+	q->spent_due = UINT64_MAX;
+	q->local.sin6_family = q->remote.sin6_family = AF_INET6;
+	q->local.sin6_port = htons(1);
+	q->remote.sin6_port = htons(c->s->d->default_port);
+	rc = tls_session(q, c->s->cfg);
+	if (rc != 0)
+		return rc;
+	dcid.datalen = NGTCP2_MIN_INITIAL_DCIDLEN;
+	scid.datalen = 8;
+	if (gnutls_rnd(GNUTLS_RND_RANDOM, dcid.data, dcid.datalen) != 0 ||
+	    gnutls_rnd(GNUTLS_RND_RANDOM, scid.data, scid.datalen) != 0)
+		return -EIO;
+	ngtcp2_settings_default(&set);
+	set.initial_ts = dv_now_ns();
+	set.max_tx_udp_payload_size = DOQ_PKT_MAX;
+	set.handshake_timeout = UINT64_MAX; /* the engine's -t bounds the handshake */
+	ngtcp2_transport_params_default(&tp);
+	tp.initial_max_streams_bidi = 0; /* the server opens none (RFC 9250 4.2) */
+	tp.initial_max_streams_uni = 0;
+	tp.initial_max_stream_data_bidi_local = DOQ_STREAM_WINDOW;
+	tp.initial_max_data = DOQ_CONN_WINDOW;
+	tp.max_idle_timeout = DOQ_IDLE_NS;
+	tp.max_udp_payload_size = DV_TP_DGRAM_MAX;
+	fixed_path(q, &path);
+	if (ngtcp2_conn_client_new(&q->qc, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &doq_callbacks,
+	                           &set, &tp, NULL, q) != 0)
+		return -ENOMEM;
+	ngtcp2_conn_set_tls_native_handle(q->qc, q->tls);
+	return 0;
+}
+
+static void doq_detach(dv_tp_conn_t *c)
+{
+	doq_t *q = c->proto;
+	doq_strm_t *st;
+
+	if (q == NULL)
+		return;
+	/* ngtcp2_conn_del calls no stream_close: the open records are freed here. */
+	if (q->qc != NULL)
+		ngtcp2_conn_del(q->qc);
+	if (q->tls != NULL)
+		gnutls_deinit(q->tls);
+	if (q->cred != NULL)
+		gnutls_certificate_free_credentials(q->cred);
+	while (q->opened != NULL)
+		strm_put(q, q->opened);
+	while ((st = q->spare) != NULL) {
+		q->spare = st->next;
+		free(st);
+	}
+	free(q);
+	c->proto = NULL;
+}
+
+static int doq_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t id)
+{
+	doq_t *q = c->proto;
+	doq_strm_t *st;
+	int64_t sid;
+	int rv;
+
+	if (!q->handshake_done || ngtcp2_conn_get_streams_bidi_left(q->qc) == 0)
+		return -EAGAIN;
+	if ((st = strm_get(q)) == NULL)
+		return -EAGAIN;
+	if (strm_set_query(st, msg, len) != 0) {
+		strm_put(q, st);
+		return -EAGAIN;
+	}
+	rv = ngtcp2_conn_open_bidi_stream(q->qc, &sid, st);
+	if (rv != 0) {
+		strm_put(q, st);
+		return -EAGAIN;
+	}
+	st->sid = sid;
+	st->id = id;
+	sendq_push(q, st);
+	return 0;
+}
+
+/* One QUIC packet into c->out (its datagram), with the queued streams' bytes unless
+ * *no_streams. 1 written (or more to write), 0 nothing more to write now, or a negative
+ * ngtcp2 error. A stream the server's flow control blocks goes to the back of the queue,
+ * and no stream is tried again in this pump (the control frames still go). */
+static int write_one(doq_t *q, uint64_t now, bool *no_streams)
+{
+	doq_strm_t *st = *no_streams ? NULL : q->sendq;
+	uint8_t *p = dv_bq_reserve(&q->c->out, DOQ_PKT_MAX + 2);
+	ngtcp2_vec v;
+	ngtcp2_ssize n, taken = -1;
+	uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
+
+	if (p == NULL)
+		return 0; /* out_max: the socket takes the datagrams queued first */
+	if (st != NULL) {
+		v.base = st->q + st->qsent;
+		v.len = st->qlen - st->qsent;
+		flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
+	}
+	n = ngtcp2_conn_writev_stream(q->qc, NULL, NULL, p + 2, DOQ_PKT_MAX, &taken, flags,
+	                              st != NULL ? st->sid : -1, st != NULL ? &v : NULL,
+	                              st != NULL ? 1 : 0, now);
+	if (st != NULL && taken >= 0) {
+		st->qsent += (size_t)taken;
+		if (st->qsent == st->qlen)
+			sendq_pop(q);
+	}
+	if (n == NGTCP2_ERR_WRITE_MORE)
+		return 1; /* room left in the packet: the next stream's bytes join it */
+	if (n == NGTCP2_ERR_STREAM_SHUT_WR) { /* cancelled before its bytes went: gone */
+		if (st != NULL && st == q->sendq)
+			sendq_pop(q);
+		return 1;
+	}
+	if (n == NGTCP2_ERR_STREAM_DATA_BLOCKED) {
+		if (st != NULL && st == q->sendq) {
+			sendq_pop(q);
+			sendq_push(q, st);
+		}
+		*no_streams = true;
+		return 1;
+	}
+	if (n < 0)
+		return (int)n;
+	if (n == 0)
+		return 0;
+	p[0] = (uint8_t)(n >> 8);
+	p[1] = (uint8_t)n;
+	dv_bq_commit(&q->c->out, (size_t)n + 2);
+	return 1;
+}
+
+static int doq_pump(dv_tp_conn_t *c)
+{
+	doq_t *q = c->proto;
+	uint64_t now = dv_now_ns();
+	unsigned guard = 0;
+	bool no_streams = false;
+	int r;
+
+	if (c->closed || ngtcp2_conn_is_in_closing_period(q->qc) ||
+	    ngtcp2_conn_is_in_draining_period(q->qc))
+		return 0;
+	/* Bounded: a packet per round, and out_max bounds the datagrams queued. */
+	while ((r = write_one(q, now, &no_streams)) == 1 && ++guard < 4096)
+		;
+	ngtcp2_conn_update_pkt_tx_time(q->qc, now);
+	if (r < 0)
+		return conn_failed(q, r);
+	return 0;
+}
+
+static int doq_input(void *ctx, const uint8_t *data, size_t len)
+{
+	dv_tp_conn_t *c = ctx;
+	doq_t *q = c->proto;
+	ngtcp2_path path;
+	ngtcp2_pkt_info pi = {0};
+	int rv;
+
+	fixed_path(q, &path);
+	rv = ngtcp2_conn_read_pkt(q->qc, &path, &pi, data, len, dv_now_ns());
+	if (c->cb_rc < 0)
+		return c->cb_rc;
+	if (rv == 0 || c->dead)
+		return c->dead ? -EPROTO : 0;
+	return conn_failed(q, rv);
+}
+
+static size_t doq_capacity(const dv_tp_conn_t *c)
+{
+	const doq_t *q = c->proto;
+
+	if (!q->handshake_done)
+		return 0;
+	return (size_t)ngtcp2_conn_get_streams_bidi_left(q->qc);
+}
+
+static const char *doq_full_why(const dv_tp_conn_t *c)
+{
+	const doq_t *q = c->proto;
+
+	return q->handshake_done ? "the server's QUIC stream limit (MAX_STREAMS) is reached"
+	                         : "the QUIC handshake is not done";
+}
+
+static int doq_cancel(dv_tp_conn_t *c, uint64_t id)
+{
+	doq_t *q = c->proto;
+	doq_strm_t *st;
+
+	/* The open streams are few (under the server's limit): a walk finds the query. */
+	for (st = q->opened; st != NULL && (st->id != id || st->cancelled); st = st->onext)
+		;
+	if (st == NULL || st->reported)
+		return 0;
+	st->cancelled = true;
+	spent_check(q);
+	/* RESET_STREAM and STOP_SENDING with DOQ_REQUEST_CANCELLED (RFC 9250 4.5); ngtcp2
+	 * closes the stream (stream_close frees the record) once both are done. */
+	if (ngtcp2_conn_shutdown_stream(q->qc, st->sid, DOQ_REQUEST_CANCELLED) != 0)
+		return 0;
+	return 1;
+}
+
+static size_t doq_in_flight(const dv_tp_conn_t *c)
+{
+	return ((const doq_t *)c->proto)->open;
+}
+
+static bool doq_settled(const dv_tp_conn_t *c)
+{
+	return ((const doq_t *)c->proto)->handshake_done;
+}
+
+static const char *doq_eof_cut(const dv_tp_conn_t *c)
+{
+	(void)c;
+	return NULL; /* datagrams have no end of stream: never called */
+}
+
+/* A clean end: CONNECTION_CLOSE with DOQ_NO_ERROR (RFC 9250 4.3). */
+static void doq_close(dv_tp_conn_t *c)
+{
+	doq_t *q = c->proto;
+	ngtcp2_connection_close_error cc;
+	uint8_t *p;
+	ngtcp2_ssize n;
+
+	if (c->dead || q->quiet_end || ngtcp2_conn_is_in_closing_period(q->qc) ||
+	    ngtcp2_conn_is_in_draining_period(q->qc) || !q->handshake_done)
+		return;
+	if ((p = dv_bq_reserve(&c->out, DOQ_PKT_MAX + 2)) == NULL)
+		return;
+	ngtcp2_connection_close_error_set_application_error(&cc, DOQ_NO_ERROR, NULL, 0);
+	n = ngtcp2_conn_write_connection_close(q->qc, NULL, NULL, p + 2, DOQ_PKT_MAX, &cc,
+	                                       dv_now_ns());
+	if (n <= 0)
+		return;
+	p[0] = (uint8_t)(n >> 8);
+	p[1] = (uint8_t)n;
+	dv_bq_commit(&c->out, (size_t)n + 2);
+}
+
+static uint64_t doq_next_deadline(const dv_tp_conn_t *c)
+{
+	const doq_t *q = c->proto;
+
+	return q->qc != NULL ? DV_MIN(ngtcp2_conn_get_expiry(q->qc), q->spent_due) : UINT64_MAX;
+}
+
+static int doq_on_deadline(dv_tp_conn_t *c, uint64_t now)
+{
+	doq_t *q = c->proto;
+	int rv = ngtcp2_conn_handle_expiry(q->qc, now);
+
+	if (rv != 0)
+		return conn_failed(q, rv);
+	if (q->spent_due <= now) {
+		spent_check(q); /* raised meanwhile: goes on */
+		if (q->spent_due != UINT64_MAX)
+			return dv_tp_emit_closed(c);
+	}
+	return 0;
+}
+
+static const dv_tp_ops_t doq_ops = {
+    .shared_init = doq_shared_init,
+    .attach = doq_attach,
+    .detach = doq_detach,
+    .submit = doq_submit,
+    .input = doq_input,
+    .pump = doq_pump,
+    .capacity = doq_capacity,
+    .full_why = doq_full_why,
+    .cancel = doq_cancel,
+    .in_flight = doq_in_flight,
+    .settled = doq_settled,
+    .eof_cut = doq_eof_cut,
+    .close = doq_close,
+    .next_deadline = doq_next_deadline,
+    .on_deadline = doq_on_deadline,
+};
+
+const dv_tp_desc_t dv_tp_doq_desc = {
+    .kind = DV_TP_DOQ,
+    .name = "doq",
+    .long_name = "DNS over QUIC",
+    .default_port = 853,
+    .tls = true,
+    .alpn = "doq",
+    .alpn_label = "DoQ",
+    .setup_what = "QUIC handshake",
+    .sock_type = SOCK_DGRAM,
+    .own_tls = true,
+    .timers = true,
+    .answer_ids = true,
+    .ops = &doq_ops,
+};
