@@ -79,13 +79,14 @@ typedef enum dv_end {
 typedef struct dv_sconn {
 	struct dv_sw *sw;
 	uint32_t gen;      /* opens so far: tells an event of its last socket from a stale one */
-	uv_timer_t *timer; /* a kind with timers: at the machine's next deadline; as poll */
+	uv_timer_t *timer; /* a kind with timers: at the machine's next deadline; freed by its
+	                    * close callback */
 	uint64_t deadline; /* what timer is armed at (UINT64_MAX: not armed) */
 	dv_tp_conn_t *tp;
 	int fd;
-	uint16_t index; /* the engine's socket index of its queries */
-	uint8_t state;  /* dv_cstate_t */
-	uint32_t events; /* what the worker's epoll set watches on fd (EPOLLIN, EPOLLOUT; 0: not in it) */
+	uint16_t index;  /* the engine's socket index of its queries */
+	uint8_t state;   /* dv_cstate_t */
+	uint32_t events; /* what the worker's epoll set watches on fd (0: not in it) */
 	bool want_write;
 	bool ev_closed, ev_goaway, ev_proto; /* events seen during dv_tp_input */
 	bool closed_busy;                    /* the peer closed it with queries in flight */
@@ -269,8 +270,7 @@ static const char *kind_text(const dv_sw_t *sw)
  * changed. False when epoll_ctl failed (out of memory, the set's limit). */
 static bool set_events(dv_sconn_t *c, uint32_t events)
 {
-	struct epoll_event ev = {.events = events,
-	                         .data.u64 = (uint64_t)c->gen << 32 | c->index};
+	struct epoll_event ev = {.events = events, .data.u64 = (uint64_t)c->gen << 32 | c->index};
 
 	if (c->fd < 0 || c->events == events)
 		return true;
@@ -961,8 +961,8 @@ static void on_epoll(uv_poll_t *h, int status, int events)
 	int n, i;
 
 	(void)events;
-	if (status < 0)
-		return;
+	if (status < 0) /* libuv stopped watching the set (it cannot fail so): watch it again */
+		uv_poll_start(h, UV_READABLE, on_epoll);
 	n = epoll_wait(sw->epfd, sw->evs, DV_SW_EVENTS, 0);
 	for (i = 0; i < n && !sw->closing; i++) {
 		uint64_t d = sw->evs[i].data.u64;

@@ -36,8 +36,8 @@ typedef struct server {
 	unsigned received; /* queries read (atomic: with concurrent, by several threads) */
 	unsigned answered;
 	pthread_t thread;
-	bool concurrent;    /* a thread per connection (at most MAX_CONN_THREADS) instead of one
-	                     * connection at a time */
+	bool concurrent; /* a thread per connection (at most MAX_CONN_THREADS) instead of one
+	                  * connection at a time */
 	pthread_t conn_thread[64];
 	int conn_fd[64];
 } server_t;
