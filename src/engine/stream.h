@@ -19,9 +19,9 @@
  * (a connected UDP socket for a datagram kind) in an epoll set of the worker's own,
  * watched by one uv_poll_t on the worker's loop, with a dv_tp_conn_t (src/transport)
  * turning queries into bytes and bytes into answers, and, for a kind with timers, a
- * uv_timer_t armed at the machine's next deadline. Sending, matching and counting go through the worker's
- * dv_engine_t exactly as for UDP (one window, one matching path): the socket
- * index of a query is its connection's index.
+ * uv_timer_t armed at the machine's next deadline. Sending, matching and counting go
+ * through the worker's dv_engine_t exactly as for UDP (one window, one matching path):
+ * the socket index of a query is its connection's index.
  *
  * - A connection carries at most ceil(window / connections) queries at once, so
  *   one slow connection cannot hold the whole window.
