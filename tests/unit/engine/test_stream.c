@@ -39,7 +39,10 @@ typedef struct server {
 	bool concurrent; /* a thread per connection (at most MAX_CONN_THREADS) instead of one
 	                  * connection at a time */
 	pthread_t conn_thread[64];
-	int conn_fd[64];
+	struct conn_arg {
+		struct server *s;
+		int fd;
+	} conn_arg[64];
 } server_t;
 
 #define MAX_CONN_THREADS 64
@@ -105,13 +108,11 @@ static void serve_conn(server_t *s, int fd, script_t sc)
 	close(fd);
 }
 
-static server_t *conn_server; /* the concurrent server of conn_main (one at a time) */
-
 static void *conn_main(void *arg)
 {
-	int *fd = arg;
+	struct conn_arg *a = arg;
 
-	serve_conn(conn_server, *fd, S_ANSWER);
+	serve_conn(a->s, a->fd, S_ANSWER);
 	return NULL;
 }
 
@@ -129,10 +130,9 @@ static void *server_main(void *arg)
 		} else if (s->conns > MAX_CONN_THREADS) {
 			close(fd);
 		} else {
-			s->conn_fd[s->conns - 1] = fd;
-			conn_server = s;
+			s->conn_arg[s->conns - 1] = (struct conn_arg){s, fd};
 			if (pthread_create(&s->conn_thread[s->conns - 1], NULL, conn_main,
-			                   &s->conn_fd[s->conns - 1]) != 0)
+			                   &s->conn_arg[s->conns - 1]) != 0)
 				abort();
 		}
 	}
