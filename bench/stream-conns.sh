@@ -13,9 +13,14 @@
 # "-"), p50 latency in ms (dnsperf prints only the average: its average, marked "avg"),
 # and the host's TcpExtListenOverflows during the run (nstat; "-" without it): handshakes
 # the server's accept queue had no room for, each costing its client a 1 s SYN retransmit,
-# and dnsvolley's conn_syn_retries (the SYNs it sent again; dnsperf: "-").
+# dnsvolley's conn_syn_retries (the SYNs it sent again; dnsperf: "-"), and the host's TCP
+# segments per completed query (nstat TcpOutSegs; on loopback both ends' segments, and the
+# sender's CPU does the receiver's kernel work too; other loopback traffic counts in it).
 # Then the opening: dnsvolley at the largest -c for 2 s (-l 2), unpaced and paced at -Q
 # RATE, -q twice -c: "opened" must be every connection (they open during sending only).
+# Last, the cost of a connection: dnsvolley at -c 16 and at the largest -c, -Q 1000 -l 2
+# (2,000 queries), and (CPU at the largest - CPU at 16) / (connections - 16): its socket,
+# connect, handshake and close (on loopback the server's end of each on this CPU too).
 # -D BIN: also run BIN (e.g. a dnsvolley built before a change) at each -c, as "dvother".
 # The figures in doc/performance.md ("Many connections") came from this script.
 set -euo pipefail
@@ -63,25 +68,34 @@ resp_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/tcp" ] && break; sleep 0.05; done
 port=$(cat "$tmp/tcp")
 
-# overflows: the host's listen queue overflows so far ("-" without nstat).
-overflows() {
+# tcpstat: the host's listen queue overflows and TCP segments sent so far ("- -" without
+# nstat).
+tcpstat() {
 	if command -v nstat >/dev/null; then
-		nstat -az TcpExtListenOverflows | awk '$1 == "TcpExtListenOverflows" { print $2 }'
+		nstat -az TcpExtListenOverflows TcpOutSegs |
+			awk '$1 == "TcpExtListenOverflows" { o = $2 } $1 == "TcpOutSegs" { s = $2 }
+			     END { print o + 0, s + 0 }'
 	else
-		echo -
+		echo - -
 	fi
 }
 delta() { [ "$1" = - ] && echo - || echo $(($2 - $1)); }
+# deltas "O0 S0" "O1 S1": "overflows segments" during a run.
+deltas() {
+	local a=($1) b=($2)
+	echo "$(delta "${a[0]}" "${b[0]}") $(delta "${a[1]}" "${b[1]}")"
+}
 
 # dv NAME BIN CONNS [ARGS...]: one dnsvolley run.
 dv() {
 	local name=$1 bin=$2 c=$3 o0
 	shift 3
-	o0=$(overflows)
+	o0=$(tcpstat)
 	/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 "$bin" -m tcp -s 127.0.0.1 \
 		-p "$port" -d "$tmp/list" -l "${dv_secs:-$secs}" -t 2 -c "$c" --no-progress \
 		--json "$tmp/dv.json" "$@" >"$tmp/dv.out" 2>&1 || true
-	python3 - "$tmp/dv.json" "$name" "$c" "$(cat "$tmp/time")" "$(delta "$o0" "$(overflows)")" <<'P'
+	cp "$tmp/time" "$tmp/cpu.$name.$c"
+	python3 - "$tmp/dv.json" "$name" "$c" "$(cat "$tmp/time")" $(deltas "$o0" "$(tcpstat)") <<'P'
 import json, sys
 try:
     p = json.load(open(sys.argv[1]))["passes"][0]
@@ -90,41 +104,59 @@ except Exception:
 c = p["counters"]
 u, s = (float(x) for x in sys.argv[4].split())
 done = c.get("completed", 0)
-print("%s %s %d %.0f %.2f %d %.3f %s %d" % (sys.argv[2], sys.argv[3], done, p["qps"],
+segs = "%.2f" % (int(sys.argv[6]) / done) if sys.argv[6] != "-" and done else "-"
+print("%s %s %d %.0f %.2f %d %.3f %s %d %s" % (sys.argv[2], sys.argv[3], done, p["qps"],
       (u + s) * 1e6 / done if done else 0, c.get("conn_opened", 0),
-      p["latency"]["p50_ns"] / 1e6, sys.argv[5], c.get("conn_syn_retries", 0)))
+      p["latency"]["p50_ns"] / 1e6, sys.argv[5], c.get("conn_syn_retries", 0), segs))
 P
 }
 
 # dp CONNS [ARGS...]: one dnsperf run.
 dp() {
-	local c=$1 o0
+	local c=$1 o0 d
 	shift
-	o0=$(overflows)
+	o0=$(tcpstat)
 	/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 dnsperf -m tcp -s 127.0.0.1 \
 		-p "$port" -d "$tmp/list" -l "$secs" -t 2 -c "$c" "$@" >"$tmp/dp.out" 2>&1 || true
-	awk -v c="$c" -v t="$(cat "$tmp/time")" -v o="$(delta "$o0" "$(overflows)")" '
+	d=($(deltas "$o0" "$(tcpstat)"))
+	awk -v c="$c" -v t="$(cat "$tmp/time")" -v o="${d[0]}" -v sg="${d[1]}" '
 		/Queries completed:/ { done = $3 }
 		/Queries per second:/ { qps = $4 }
 		/Average Latency/ { avg = $4 }
-		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f - %.3f(avg) %s -\n", c, done, qps,
-			done ? (a[1] + a[2]) * 1e6 / done : 0, avg * 1e3, o }' "$tmp/dp.out"
+		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f - %.3f(avg) %s - %s\n", c, done, qps,
+			done ? (a[1] + a[2]) * 1e6 / done : 0, avg * 1e3, o,
+			sg != "-" && done ? sprintf("%.2f", sg / done) : "-" }' "$tmp/dp.out"
 }
 
 echo "# stream-conns.sh: TCP to dnsvolley-responder, client CPU 0, server CPU 1, -l $secs," \
 	"${rt[*]:-no chrt (ordinary priority)}; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
-echo "# closed loop, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries"
+echo "# closed loop, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
 for c in $conns; do
 	dv dnsvolley "$DV" "$c" -q $((2 * c))
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c))
 	dp "$c" -q $((2 * c))
 done
-echo "# paced at -Q $rate, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries"
+echo "# paced at -Q $rate, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
 for c in $conns; do
 	dv dnsvolley "$DV" "$c" -q $((2 * c)) -Q "$rate"
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c)) -Q "$rate"
 	dp "$c" -q $((2 * c)) -Q "$rate"
 done
-echo "# opening, -l 2 at -c $max, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries"
+echo "# opening, -l 2 at -c $max, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
 dv_secs=2 dv dnsvolley "$DV" "$max" -q $((2 * max))
 dv_secs=2 dv dnsvolley "$DV" "$max" -q $((2 * max)) -Q "$rate"
+# per_conn NAME BIN: CPU per connection, from -Q 1000 -l 2 at -c 16 and at -c max.
+per_conn() {
+	local name=$1 bin=$2
+	dv_secs=2 dv "conn-$name" "$bin" 16 -q 32 -Q 1000 >/dev/null
+	cp "$tmp/cpu.conn-$name.16" "$tmp/cpu.small"
+	dv_secs=2 dv "conn-$name" "$bin" "$max" -q $((2 * max)) -Q 1000 >/dev/null
+	awk -v n=$((max - 16)) -v who="$name" 'NR == FNR { a = $1 + $2; next }
+		{ printf "%s: %.1f µs of client CPU per connection (%.3f s at -c 16, %.3f s at -c %d)\n",
+		  who, ($1 + $2 - a) * 1e6 / n, a, $1 + $2, n + 16 }' "$tmp/cpu.small" "$tmp/cpu.conn-$name.$max"
+}
+if [ "$max" -gt 16 ]; then
+	echo "# a connection's cost: -Q 1000 -l 2 (2,000 queries) at -c 16 and at -c $max"
+	per_conn dnsvolley "$DV"
+	[ -z "$other" ] || per_conn dvother "$other"
+fi

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <uv.h>
@@ -36,6 +37,7 @@
 #define DV_SW_DGRAMS         ((int)(DV_SW_READ_BUF / DV_TP_DGRAM_MAX)) /* per recvmmsg, in rbuf */
 #define DV_SW_BATCH          64     /* queries prepared per connection at a time */
 #define DV_SW_RQ             65536u /* --tc-tcp: list indexes waiting to be asked over TCP */
+#define DV_SW_EVENTS         256    /* connection events per epoll_wait */
 /*
  * Connections opened in waves: at most this many per worker in connect() or the TLS
  * handshake at once; the others wait their turn (opened as slots free). A DoT
@@ -76,14 +78,15 @@ typedef enum dv_end {
 
 typedef struct dv_sconn {
 	struct dv_sw *sw;
-	uv_poll_t *poll;   /* per socket; freed by its close callback */
-	uv_timer_t *timer; /* a kind with timers: at the machine's next deadline; as poll */
+	uint32_t gen;      /* opens so far: tells an event of its last socket from a stale one */
+	uv_timer_t *timer; /* a kind with timers: at the machine's next deadline; freed by its
+	                    * close callback */
 	uint64_t deadline; /* what timer is armed at (UINT64_MAX: not armed) */
 	dv_tp_conn_t *tp;
 	int fd;
-	uint16_t index; /* the engine's socket index of its queries */
-	uint8_t state;  /* dv_cstate_t */
-	int events;
+	uint16_t index;  /* the engine's socket index of its queries */
+	uint8_t state;   /* dv_cstate_t */
+	uint32_t events; /* what the worker's epoll set watches on fd (0: not in it) */
 	bool want_write;
 	bool ev_closed, ev_goaway, ev_proto; /* events seen during dv_tp_input */
 	bool closed_busy;                    /* the peer closed it with queries in flight */
@@ -123,6 +126,17 @@ struct dv_sw {
 	 * queries (each at most once), filled after their I/O and read by dv_sw_send.
 	 */
 	uint64_t timer_lb;
+	/*
+	 * The connections' sockets are in an epoll set of the worker's own, itself watched by
+	 * one uv_poll_t on the loop: a socket costs one epoll_ctl to add and one per change of
+	 * what it waits for, and close() takes it out. A uv_poll_t per socket cost 8 epoll_ctl
+	 * (uv_poll_init's check, a DEL and an ADD for every uv_poll_start, a DEL or two at
+	 * uv_close), an ioctl and a handle to allocate and close (doc/performance.md).
+	 */
+	int epfd;        /* -1 until the first connection opens */
+	uv_poll_t ep;    /* on epfd; closed by dv_sw_close */
+	bool ep_started; /* ep initialised (and so to be closed) */
+	struct epoll_event *evs;
 	uint32_t *wq, wq_head, wq_len;
 	uint32_t *ready, ready_head, ready_len;
 	bool ever_up;
@@ -148,7 +162,7 @@ struct dv_sw {
 	uint64_t rng; /* xorshift state: the backoff's jitter */
 };
 
-static void on_poll(uv_poll_t *h, int status, int events);
+static void on_epoll(uv_poll_t *h, int status, int events);
 static void on_deadline(uv_timer_t *t);
 static int on_event(void *ctx, const dv_tp_event_t *ev);
 static unsigned conn_room(const struct dv_sw *sw, const struct dv_sconn *c);
@@ -252,23 +266,25 @@ static const char *kind_text(const dv_sw_t *sw)
 	return sw->desc->long_name;
 }
 
-static void set_events(dv_sconn_t *c, int events)
+/* Watch c's socket for events (never 0): added to the worker's epoll set the first time, then
+ * changed. False when epoll_ctl failed (out of memory, the set's limit). */
+static bool set_events(dv_sconn_t *c, uint32_t events)
 {
-	if (c->poll == NULL || c->events == events)
-		return;
+	struct epoll_event ev = {.events = events, .data.u64 = (uint64_t)c->gen << 32 | c->index};
+
+	if (c->fd < 0 || c->events == events)
+		return true;
+	if (epoll_ctl(c->sw->epfd, c->events == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, c->fd, &ev) != 0)
+		return false;
 	c->events = events;
-	if (events == 0)
-		uv_poll_stop(c->poll);
-	else
-		uv_poll_start(c->poll, events, on_poll);
+	return true;
 }
 
-static void watch(dv_sconn_t *c)
+static bool watch(dv_sconn_t *c)
 {
 	if (c->state == C_CONNECTING)
-		set_events(c, UV_WRITABLE);
-	else
-		set_events(c, UV_READABLE | (c->want_write ? UV_WRITABLE : 0));
+		return set_events(c, EPOLLOUT);
+	return set_events(c, EPOLLIN | (c->want_write ? EPOLLOUT : 0));
 }
 
 static void free_handle(uv_handle_t *h)
@@ -279,17 +295,12 @@ static void free_handle(uv_handle_t *h)
 /* Close the socket and free the machine; nothing counted. */
 static void conn_shut(dv_sconn_t *c)
 {
-	if (c->poll != NULL) {
-		uv_poll_stop(c->poll);
-		uv_close((uv_handle_t *)c->poll, free_handle);
-		c->poll = NULL;
-	}
 	if (c->timer != NULL) {
 		uv_close((uv_handle_t *)c->timer, free_handle); /* stops it */
 		c->timer = NULL;
 	}
 	if (c->fd >= 0)
-		close(c->fd);
+		close(c->fd); /* out of the epoll set too: no other descriptor holds the socket */
 	c->fd = -1;
 	dv_tp_conn_free(c->tp);
 	c->tp = NULL;
@@ -505,22 +516,32 @@ static int bind_source(const dv_run_config_t *cfg, uint32_t i, int fd, char *wha
 	return -1;
 }
 
-/* c's machine, the uv_poll_t on fd and, for a kind with timers, its deadline timer. 0, or a
- * negative errno (nothing left to free but what conn_shut frees). */
-static int conn_handles(dv_sw_t *sw, dv_sconn_t *c, int fd)
+/* The worker's epoll set and its uv_poll_t on the loop, at the first connection. 0, or a
+ * negative errno. */
+static int ep_start(dv_sw_t *sw)
 {
-	int rc;
+	if (sw->ep_started)
+		return 0;
+	sw->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (sw->epfd < 0)
+		return -errno;
+	if (uv_poll_init(sw->h.loop, &sw->ep, sw->epfd) != 0)
+		return -EIO;
+	sw->ep_started = true;
+	sw->ep.data = sw;
+	return uv_poll_start(&sw->ep, UV_READABLE, on_epoll) == 0 ? 0 : -EIO;
+}
 
-	c->poll = malloc(sizeof(*c->poll));
-	rc = c->poll == NULL ? -ENOMEM : dv_tp_conn_new(&c->tp, sw->sh, on_event, c);
+/* c's machine and, for a kind with timers, its deadline timer. 0, or a negative errno
+ * (nothing left to free but what conn_shut frees). */
+static int conn_handles(dv_sw_t *sw, dv_sconn_t *c)
+{
+	int rc = ep_start(sw);
+
 	if (rc == 0)
-		rc = uv_poll_init(sw->h.loop, c->poll, fd) == 0 ? 0 : -EIO;
-	if (rc != 0) {
-		free(c->poll);
-		c->poll = NULL;
+		rc = dv_tp_conn_new(&c->tp, sw->sh, on_event, c);
+	if (rc != 0)
 		return rc;
-	}
-	c->poll->data = c;
 	c->deadline = UINT64_MAX;
 	if (!sw->desc->timers)
 		return 0;
@@ -577,15 +598,17 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 		conn_fail(sw, c, e, false, now, what);
 		return;
 	}
-	rc = conn_handles(sw, c, fd);
+	c->gen++;
+	c->events = 0;
+	rc = conn_handles(sw, c);
+	if (rc == 0 && !watch(c))
+		rc = -errno;
 	if (rc != 0) {
 		fatal(sw, now, "cannot set up a connection: %s", strerror(-rc));
 		conn_shut(c);
 		set_state(sw, c, C_IDLE, now);
 		return;
 	}
-	c->events = 0;
-	watch(c);
 }
 
 /* A kind with timers: c's timer at its machine's next deadline (whole milliseconds, at least
@@ -629,7 +652,8 @@ static int conn_flush(dv_sw_t *sw, dv_sconn_t *c)
 		if (rc < 0)
 			return rc;
 	}
-	watch(c);
+	if (!watch(c))
+		return -errno;
 	if (c->timer != NULL)
 		deadline_arm(c);
 	return 0;
@@ -921,23 +945,42 @@ static void admit(dv_sw_t *sw, uint64_t now)
 	}
 }
 
-static void on_poll(uv_poll_t *h, int status, int events)
+/* epoll's events on c's socket (an error or a hang-up reads, to learn it). */
+static void conn_io(dv_sw_t *sw, dv_sconn_t *c, uint32_t events)
 {
-	dv_sconn_t *c = h->data;
-	dv_sw_t *sw = c->sw;
 	uint64_t now = dv_now_ns();
+	uint32_t gen = c->gen;
 
 	if (c->state == C_CONNECTING) {
 		conn_connected(sw, c, now);
 	} else {
-		if (status == 0 && (events & UV_WRITABLE))
+		if ((events & (EPOLLOUT | EPOLLERR)) == EPOLLOUT)
 			flush_or_end(sw, c, now);
-		if (c->poll == h && (status < 0 || (events & UV_READABLE)))
+		if (c->fd >= 0 && c->gen == gen && (events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
 			conn_read(sw, c, now);
 	}
 	admit(sw, now);
 	ready_note(sw, c);
 	sw->h.after_io(sw->h.ctx); /* may close every connection: c is not touched after it */
+}
+
+/* The epoll set is readable: each connection's events in turn. One that ended (or ended and
+ * opened again) since epoll_wait reported it is skipped: its gen moved on. */
+static void on_epoll(uv_poll_t *h, int status, int events)
+{
+	dv_sw_t *sw = h->data;
+	int n, i;
+
+	(void)events;
+	if (status < 0) /* libuv stopped watching the set (it cannot fail so): watch it again */
+		uv_poll_start(h, UV_READABLE, on_epoll);
+	n = epoll_wait(sw->epfd, sw->evs, DV_SW_EVENTS, 0);
+	for (i = 0; i < n && !sw->closing; i++) {
+		uint64_t d = sw->evs[i].data.u64;
+		dv_sconn_t *c = &sw->c[(uint32_t)d];
+		if (c->fd >= 0 && c->gen == (uint32_t)(d >> 32))
+			conn_io(sw, c, sw->evs[i].events);
+	}
 }
 
 /* c's machine asked for the time (dv_tp_next_deadline): what fell due, then as after I/O. */
@@ -981,6 +1024,7 @@ static int sw_new(const dv_sw_host_t *h, uint32_t n, dv_sw_t **out, dv_err_t *er
 	sw->down_since_ns = UINT64_MAX;
 	sw->stall_ns = UINT64_MAX;
 	sw->timer_lb = UINT64_MAX;
+	sw->epfd = -1;
 	sw->rng = (dv_now_ns() ^ ((uint64_t)h->first_conn << 32)) | 1;
 	sw->desc = dv_tp_config_desc(&h->cfg->tp);
 	rc = dv_tp_shared_new(&sw->sh, &h->cfg->tp, err);
@@ -992,8 +1036,9 @@ static int sw_new(const dv_sw_host_t *h, uint32_t n, dv_sw_t **out, dv_err_t *er
 	sw->qlen = malloc(DV_SW_BATCH * sizeof(*sw->qlen));
 	sw->wq = malloc(n * sizeof(*sw->wq));
 	sw->ready = malloc(n * sizeof(*sw->ready));
+	sw->evs = malloc(DV_SW_EVENTS * sizeof(*sw->evs));
 	if (sw->c == NULL || sw->rbuf == NULL || sw->qbuf == NULL || sw->qlen == NULL ||
-	    sw->wq == NULL || sw->ready == NULL)
+	    sw->wq == NULL || sw->ready == NULL || sw->evs == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		sw->c[i].sw = sw;
@@ -1368,6 +1413,8 @@ void dv_sw_close(dv_sw_t *sw)
 			sw->e->stats.c.conn_abandoned++;
 		conn_shut(&sw->c[i]);
 	}
+	if (sw->ep_started && !uv_is_closing((uv_handle_t *)&sw->ep))
+		uv_close((uv_handle_t *)&sw->ep, NULL); /* sw lives until dv_sw_free */
 }
 
 void dv_sw_free(dv_sw_t *sw)
@@ -1388,6 +1435,9 @@ void dv_sw_free(dv_sw_t *sw)
 	free(sw->qlen);
 	free(sw->wq);
 	free(sw->ready);
+	free(sw->evs);
+	if (sw->epfd >= 0)
+		close(sw->epfd);
 	free(sw->rq);
 	if (sw->retry)
 		dv_engine_free(&sw->own);

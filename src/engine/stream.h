@@ -16,12 +16,12 @@
 /*
  * With -m tcp|dot|doh a worker's share of -c is a set of connections instead of
  * UDP sockets. Each is a non-blocking socket of the type its kind's row asks for
- * (a connected UDP socket for a datagram kind) watched by a uv_poll_t on the
- * worker's loop, with a dv_tp_conn_t (src/transport) turning queries into bytes
- * and bytes into answers, and, for a kind with timers, a uv_timer_t armed at the
- * machine's next deadline. Sending, matching and counting go through the worker's
- * dv_engine_t exactly as for UDP (one window, one matching path): the socket
- * index of a query is its connection's index.
+ * (a connected UDP socket for a datagram kind) in an epoll set of the worker's own,
+ * watched by one uv_poll_t on the worker's loop, with a dv_tp_conn_t (src/transport)
+ * turning queries into bytes and bytes into answers, and, for a kind with timers, a
+ * uv_timer_t armed at the machine's next deadline. Sending, matching and counting go
+ * through the worker's dv_engine_t exactly as for UDP (one window, one matching path):
+ * the socket index of a query is its connection's index.
  *
  * - A connection carries at most ceil(window / connections) queries at once, so
  *   one slow connection cannot hold the whole window.
@@ -42,7 +42,7 @@ typedef struct dv_sw dv_sw_t;
 
 /* What a worker lends its connections (all owned by the worker, outliving the dv_sw_t). */
 typedef struct dv_sw_host {
-	uv_loop_t *loop;            /* the worker's loop: the sockets' uv_poll_t live on it */
+	uv_loop_t *loop;            /* the worker's loop: the epoll set's uv_poll_t lives on it */
 	dv_engine_t *eng;           /* the worker's engine: window, matching, counters */
 	const dv_run_config_t *cfg; /* server, -t, tp (TLS, DoH), queries_per_conn */
 	const dv_querylist_t *ql;

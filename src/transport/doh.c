@@ -476,14 +476,23 @@ static int doh_cancel(dv_tp_conn_t *c, uint64_t id)
 	return 1;
 }
 
+static int doh_pump(dv_tp_conn_t *c);
+
 static int doh_input(void *conn, const uint8_t *data, size_t len)
 {
 	dv_tp_conn_t *c = conn;
 	ssize_t n = nghttp2_session_mem_recv(doh(c)->h2, data, len);
 
 	/* nghttp2 ends a session the server broke (a connection error: it queues GOAWAY and
-	 * reads no more) without an error here: the connection is dead, its streams lost. */
-	if (n >= 0 && !doh(c)->goaway && !nghttp2_session_want_read(doh(c)->h2))
+	 * reads no more) without an error here: the connection is dead, its streams lost. So
+	 * too after the server's GOAWAY while streams it left open are still ours: nghttp2
+	 * closes none of them (nor sends their resets) once it reads no more. It says so
+	 * (want_read) once its GOAWAY is out: queue what it has to send first (the next
+	 * output would; a server that sent nothing more would leave them waiting for -t). */
+	if (n >= 0 && nghttp2_session_want_write(doh(c)->h2) && doh_pump(c) < 0)
+		return dv_tp_proto_error(c, "HTTP/2: cannot queue the session's frames");
+	if (n >= 0 && (!doh(c)->goaway || doh(c)->in_flight > 0) &&
+	    !nghttp2_session_want_read(doh(c)->h2))
 		return dv_tp_proto_error(c,
 		                         "HTTP/2: the server broke the protocol (session ended)");
 	if (n >= 0)

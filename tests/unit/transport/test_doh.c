@@ -201,6 +201,8 @@ static void release(server_t *s)
 /* Client events, by id. */
 typedef struct log {
 	unsigned answers, statuses, errors, closed, handshakes, goaways, settings;
+	bool proto_ok; /* a PROTO_ERROR is expected (counted in proto), not a failure */
+	unsigned proto;
 	int status[MAXS];
 	uint8_t answered[MAXS];
 	uint8_t query_byte[MAXS];   /* byte 12 of the query sent with this id */
@@ -246,6 +248,11 @@ static int on_ev(void *ctx, const dv_tp_event_t *ev)
 		break;
 	case DV_TP_EV_SETTINGS:
 		l->settings++;
+		break;
+	case DV_TP_EV_PROTO_ERROR:
+		if (!l->proto_ok)
+			fail_msg("unexpected protocol error: %s", ev->what ? ev->what : "");
+		l->proto++;
 		break;
 	default:
 		fail_msg("unexpected event %d: %s", ev->kind, ev->what ? ev->what : "");
@@ -540,6 +547,43 @@ static void test_goaway(void **st)
 	rig_free(r);
 }
 
+/*
+ * GOAWAY that leaves all three streams open (last stream id: the third), one of them then
+ * cancelled, then a frame nghttp2 cannot take (a length over SETTINGS_MAX_FRAME_SIZE): the
+ * session reads no more and would never close the streams nor send the reset, so the
+ * connection ends as a protocol error, once, with nothing after it (fuzz_stream's
+ * doh-goaway-then-broken-cancel; before, the input was taken without an error and the
+ * three queries waited for -t).
+ */
+static void test_goaway_then_broken(void **st)
+{
+	rig_t *r = rig_new(false, NULL, 100);
+	static const uint8_t bad[9] = {0xff, 0x7f, 0x00, 0x01, 0x00, 0xff, 0xff, 0xff, 0xff};
+	dv_bq_t *so;
+
+	r->s.hold = true;
+	for (uint64_t id = 0; id < 3; id++)
+		assert_int_equal(submit(r, id), 0);
+	pump(r->c, &r->s);
+	assert_int_equal(r->s.nwaiting, 3);
+	assert_int_equal(nghttp2_submit_goaway(r->s.h2, NGHTTP2_FLAG_NONE, r->s.waiting[2],
+	                                       NGHTTP2_NO_ERROR, NULL, 0),
+	                 0);
+	pump(r->c, &r->s);
+	assert_int_equal(r->log.goaways, 1);
+	assert_int_equal(dv_tp_in_flight(r->c), 3);
+	assert_int_equal(dv_tp_cancel(r->c, 0), 1);
+	r->log.proto_ok = true;
+	assert_int_equal(dv_tls_write(r->s.t, bad, sizeof(bad)), 0);
+	so = dv_tls_out(r->s.t);
+	assert_true(dv_tp_input(r->c, dv_bq_data(so), dv_bq_len(so)) < 0);
+	dv_bq_consume(so, dv_bq_len(so));
+	assert_int_equal(r->log.proto, 1);
+	assert_int_equal(r->log.answers + r->log.errors + r->log.statuses, 0);
+	assert_int_equal(r->log.closed, 1);
+	rig_free(r);
+}
+
 static int alpn_ev(void *ctx, const dv_tp_event_t *ev)
 {
 	assert_int_equal(ev->kind, DV_TP_EV_PROTO_ERROR);
@@ -617,6 +661,7 @@ int main(void)
 	    cmocka_unit_test(test_ready_after_settings),
 	    cmocka_unit_test(test_404),
 	    cmocka_unit_test(test_goaway),
+	    cmocka_unit_test(test_goaway_then_broken),
 	    cmocka_unit_test(test_bad_path),
 	    cmocka_unit_test(test_no_alpn),
 	    cmocka_unit_test(test_sizes_post),
