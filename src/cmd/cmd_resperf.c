@@ -305,7 +305,8 @@ static int check(rp_opts_t *o)
 		return DV_EXIT_USAGE;
 	}
 	if (o->run.queries_per_conn > 0 && !o->run.stream) {
-		fprintf(stderr, PFX "-O num-queries-per-conn needs -M tcp, dot or doh\n");
+		fprintf(stderr, PFX "-O num-queries-per-conn needs -M %s\n",
+		        dv_tp_kind_list(NULL, false, NULL));
 		return DV_EXIT_USAGE;
 	}
 	if ((o->run.tp.doh_path != NULL || o->run.tp.doh_get) &&

@@ -74,7 +74,7 @@ const dv_tp_desc_t *dv_tp_desc(dv_tp_kind_t k);
  * when no kind has that name. */
 const dv_tp_desc_t *dv_tp_desc_find(const char *name);
 /* The names in table order as a phrase, after first when not NULL: with first "udp",
- * "udp, tcp, dot or doh"; only the kinds with TLS when tls_only ("dot or doh"); each
+ * "udp, tcp, dot, doh or doq"; only the kinds with TLS when tls_only ("dot, doh or doq"); each
  * (e.g. "-m ") before every name but the first ("dot or -m doh"). Returns a static buffer,
  * valid until the next call. */
 const char *dv_tp_kind_list(const char *first, bool tls_only, const char *each);
