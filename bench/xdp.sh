@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# xdp.sh: the generator ceiling of issue 27, side by side in the namespace lab against the
-# fastest target there is, the responder answering in XDP (scripts/lab responder-xdp):
-# Knot's kxdpgun (AF_XDP), dnsvolley --xdp (AF_XDP, answers matched to queries) and
-# dnsvolley's kernel UDP path, on the same veth and its one queue, in interleaved rounds.
+# xdp.sh: the generator ceiling of issue 27, side by side in the namespace lab: Knot's
+# kxdpgun (AF_XDP), dnsvolley --xdp (AF_XDP, answers matched to queries) and dnsvolley's
+# kernel UDP path, on the same veth and its one queue, in interleaved rounds, against the
+# fastest target there is, the responder answering in XDP (scripts/lab responder-xdp), or
+# against knotd's XDP listener (-T knotd-xdp; its own count of answers beside each run).
 #
-# usage: bench/xdp.sh [-B BUILDDIR] [-r ROUNDS] [-l SECONDS] [-n NAMES] [-Q QPS]
+# usage: bench/xdp.sh [-B BUILDDIR] [-T TARGET] [-r ROUNDS] [-l SECONDS] [-n NAMES] [-Q QPS]
 #                     [-c SOCKETS] [-q WINDOW]
+#   -T TARGET   responder-xdp (default) or knotd-xdp: knotd runs one UDP worker on one
+#               queue, so above its rate the answers/s measure knotd, not the generator
 #   -r ROUNDS   rounds, each running every generator once (3)
 #   -l SECONDS  each run's length (3)
 #   -n NAMES    the list: the first NAMES of querylists/www-a.txt (2000)
@@ -19,22 +22,28 @@
 # The kernel UDP path needs an XDP program on the host's end too (a veth drops its peer's
 # XDP_TX frames otherwise): for its runs a second responder on the host's end attaches one
 # (it answers only its own port; everything else passes to the kernel).
-# Needs root, kxdpgun (knot-dnsutils) and GNU time (time), all in scripts/packages.txt.
+# Needs root, kxdpgun (knot-dnsutils), GNU time (time) and for -T knotd-xdp knotd (knot),
+# all in scripts/packages.txt.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-build="$top/build" rounds=3 secs=3 names=2000 qps=3000000 socks=8 window=500
-while getopts "B:r:l:n:Q:c:q:" o; do
+build="$top/build" target=responder-xdp rounds=3 secs=3 names=2000 qps=3000000 socks=8 window=500
+while getopts "B:T:r:l:n:Q:c:q:" o; do
 	case $o in
 	B) build=$OPTARG ;;
+	T) target=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	l) secs=$OPTARG ;;
 	n) names=$OPTARG ;;
 	Q) qps=$OPTARG ;;
 	c) socks=$OPTARG ;;
 	q) window=$OPTARG ;;
-	*) sed -n '7,13p' "$0" >&2; exit 2 ;;
+	*) sed -n '7,15p' "$0" >&2; exit 2 ;;
 	esac
 done
+case $target in
+responder-xdp | knotd-xdp) ;;
+*) echo "xdp.sh: -T: '$target' is not responder-xdp or knotd-xdp" >&2; exit 2 ;;
+esac
 command -v kxdpgun >/dev/null || { echo "xdp.sh: kxdpgun is not installed" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "xdp.sh: GNU time (/usr/bin/time) is not installed" >&2; exit 2; }
 tmp=$(mktemp -d)
@@ -45,9 +54,22 @@ head -n "$names" "$top/querylists/www-a.txt" >"$tmp/list.txt"
 cat >"$tmp/inside" <<'INSIDE'
 #!/usr/bin/env bash
 set -euo pipefail
-row() { # GEN ROUND SENT ANSWERS CPU_S RUN_S
-	awk -v g="$1" -v r="$2" -v s="$3" -v a="$4" -v c="$5" -v t="$6" \
-		'BEGIN { printf "%-10s %5d %9d %9d %7.1f%% %10.0f %8.2f\n", g, r, s, a, 100 * a / s, a / t, c * 1e6 / a }'
+# The server's own count of answers so far: knotd's udp4-xdp counter ("-" for the responder,
+# whose XDP program counts only until it is detached).
+served() {
+	if [ -n "${LAB_KNOTC:-}" ]; then
+		$LAB_KNOTC stats mod-stats.request-protocol | awk -F' = ' '/udp4-xdp/ { n = $2 } END { print n + 0 }'
+	else
+		echo -
+	fi
+}
+row() { # GEN ROUND SENT ANSWERS CPU_S RUN_S: one line, with the server's answers since the last
+	local s1
+	s1=$(served)
+	awk -v g="$1" -v r="$2" -v s="$3" -v a="$4" -v c="$5" -v t="$6" -v s0="$S0" -v s1="$s1" \
+		'BEGIN { printf "%-10s %5d %9d %9d %7.1f%% %10.0f %8.2f %9s\n", g, r, s, a, 100 * a / s, a / t,
+			c * 1e6 / a, s1 == "-" ? "-" : s1 - s0 }'
+	S0=$s1
 }
 dnsvolley() { # GEN ROUND ARGS...
 	local g=$1 r=$2
@@ -58,7 +80,8 @@ dnsvolley() { # GEN ROUND ARGS...
 		"$(awk '/Queries completed:/ { print $3 }' "$TMP/d.out")" \
 		"$(awk '{ print $1 + $2 }' "$TMP/t")" "$(awk '/Run time \(s\):/ { print $4 }' "$TMP/d.out")"
 }
-printf '%-10s %5s %9s %9s %8s %10s %8s\n' gen round sent answers answered "answers/s" "us/ans"
+printf '%-10s %5s %9s %9s %8s %10s %8s %9s\n' gen round sent answers answered "answers/s" "us/ans" served
+S0=$(served)
 for r in $(seq "$ROUNDS"); do
 	/usr/bin/time -f '%U %S' -o "$TMP/t" kxdpgun -t "$SECS" -Q "$QPS" -i "$TMP/list.txt" \
 		-I "$LAB_IFACE" -p "$LAB_PORT" "$LAB_SERVER" >"$TMP/k.out" 2>&1
@@ -78,10 +101,10 @@ for r in $(seq "$ROUNDS"); do
 done
 INSIDE
 chmod +x "$tmp/inside"
-echo "bench/xdp.sh -r $rounds -l $secs -n $names -Q $qps -c $socks -q $window ($(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "bench/xdp.sh -T $target -r $rounds -l $secs -n $names -Q $qps -c $socks -q $window ($(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
 ROUNDS=$rounds SECS=$secs QPS=$qps SOCKS=$socks WINDOW=$window TMP=$tmp DV="$build/dnsvolley" \
 	RESPONDER="$build/dnsvolley-responder" \
-	"$top/scripts/lab" -B "$build" responder-xdp -- "$tmp/inside" | tee "$tmp/runs"
+	"$top/scripts/lab" -B "$build" -l "$tmp/list.txt" "$target" -- "$tmp/inside" | tee "$tmp/runs"
 awk 'NR > 1 { n[$1]++; q[$1, n[$1]] = $6; c[$1, n[$1]] = $7 }
 function med(a, g, k,   i, j, t, v) { for (i = 1; i <= k; i++) v[i] = a[g, i]
 	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
