@@ -297,11 +297,20 @@ static void test_many_conns_recycled(void **state)
 	assert_int_equal(c->conn_lost, 0);
 	assert_int_equal(c->conn_reset + c->conn_closed + c->conn_proto_errors, 0);
 	assert_int_equal(c->conn_inflight_peak, 1);
-	/* Every socket the server accepted is one the client opened; 20 carried 2 queries each
-	 * unless the list ran out under some (then still open: never recycled); a socket
-	 * reopened while the list was not done yet may have taken none. */
-	assert_int_equal(c->conn_opened, s.conns);
-	assert_int_equal(c->conn_reopened, c->conn_opened - 8);
+	/* Every recycled socket (2 queries each) was one the server accepted. The two sides'
+	 * connection counts need not agree: the client counts a connect when it sees it end,
+	 * so one the kernel completed as the list ran out is the server's alone, and one the
+	 * client closed while it sat in the accept queue is the client's alone (under a hog,
+	 * accepted 20-23 against opened 22-26). 20 carried 2 queries each unless the list
+	 * ran out under some (then still open: never recycled); a socket reopened while the
+	 * list was not done yet may have taken none. */
+	assert_true(s.conns >= c->conn_recycled);
+	/* The client's own counts: a reopen is counted when it starts and a connection when
+	 * its connect ends, so a reopen begun as the list ran out may never be opened: 8
+	 * first connects and the reopens bound the opened; every reopen followed a recycle
+	 * (nothing was reset, closed or lost). */
+	assert_true(c->conn_opened <= 8 + c->conn_reopened);
+	assert_true(c->conn_reopened <= c->conn_recycled);
 	assert_in_range(c->conn_recycled, 16, 20);
 	assert_in_range(c->conn_opened, 20, 28);
 	dv_pass_result_free(&res);
