@@ -40,6 +40,9 @@ typedef struct dv_quic_config {
 	dv_quic_hostile_t hostile;
 	int rcode;
 	bool reflect;
+	/* --doq-0rtt: tickets allow early data; accept it from a resuming client, or (reject)
+	 * refuse every one as a replay (the client sends its queries again in 1-RTT). */
+	bool early_data, early_reject;
 } dv_quic_config_t;
 
 /* Printed at exit with a "doq-" prefix (doc/dnsvolley-responder.1). */
@@ -48,6 +51,8 @@ typedef struct dv_quic_counts {
 	uint64_t connections; /* accepted (an Initial made a connection) */
 	uint64_t refused;     /* Initials past DV_QUIC_CONNS_MAX */
 	uint64_t handshakes;  /* completed */
+	uint64_t resumed;     /* of them, resuming a session ticket of the listener's */
+	uint64_t early;       /* of them, with the client's 0-RTT data accepted */
 	uint64_t handshake_failed;
 	uint64_t received;         /* whole queries read (one per stream) */
 	uint64_t answered;         /* answers handed to ngtcp2 whole */
