@@ -60,6 +60,7 @@ typedef struct qstrm {
 	bool answered; /* counted: the answer is ngtcp2's */
 	bool dropped;
 	bool cancelled; /* the client gave up on it (counted) */
+	bool early;     /* some of its query came in 0-RTT data */
 	bool done;      /* counted one way or another */
 } qstrm_t;
 
@@ -77,6 +78,7 @@ typedef struct qconn {
 	uint64_t ndone;   /* of them answered, dropped or malformed */
 	bool faulty, stalled, gone;
 	bool hostile_hit; /* the hostile behaviour was done on it */
+	bool zero_rtt;    /* a 0-RTT packet came on it (counted) */
 	qstrm_t *sendq, *sendq_tail;
 	qstrm_t *streams; /* every stream record (ngtcp2_conn_del calls no stream_close) */
 } qconn_t;
@@ -268,6 +270,8 @@ static int answer(qconn_t *c, qstrm_t *st)
 	st->alen = (size_t)n + 2;
 	st->answered = st->done = true;
 	l->c.answered++;
+	if (st->early)
+		l->c.early_queries++;
 	c->ndone++;
 	sendq_push(c, st);
 	after_query(c);
@@ -385,12 +389,13 @@ static int recv_stream_data_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uin
 	qstrm_t *st = sud;
 	int r;
 
-	(void)flags;
 	(void)offset;
 	ngtcp2_conn_extend_max_offset(qc, len);
 	ngtcp2_conn_extend_max_stream_offset(qc, sid, len);
 	if (st == NULL || (st->done && !st->read))
 		return 0;
+	if (flags & NGTCP2_STREAM_DATA_FLAG_EARLY)
+		st->early = true;
 	switch (c->l->cfg.hostile) {
 	case DV_QUIC_CLOSE:
 		if (!c->hostile_hit) {
@@ -670,6 +675,11 @@ static void on_datagram(dv_quic_t *l, const uint8_t *d, size_t len,
 	c = l->conns[i];
 	if (c->stalled)
 		return;
+	/* QUIC v1 long header, type 1: 0-RTT (RFC 9000 17.2.3) */
+	if (!c->zero_rtt && (d[0] & 0x80) && ((d[0] >> 4) & 3) == 1 && vc.version == 1) {
+		c->zero_rtt = true;
+		l->c.zero_rtt_conns++;
+	}
 	c->peer = *peer; /* the client's address may change (NAT rebinding) */
 	c->peer_len = plen;
 	path.local.addr = (ngtcp2_sockaddr *)&l->local;

@@ -304,6 +304,8 @@ static void print_doq_counts(const dv_quic_counts_t *c)
 	    {"handshakes", c->handshakes},
 	    {"resumed", c->resumed},
 	    {"early", c->early},
+	    {"zero-rtt-conns", c->zero_rtt_conns},
+	    {"early-queries", c->early_queries},
 	    {"handshake-failed", c->handshake_failed},
 	    {"received", c->received},
 	    {"answered", c->answered},
