@@ -81,7 +81,13 @@ typedef struct doq {
 	doq_strm_t *opened;  /* the open streams' records */
 	size_t nspare, open; /* spare records; records of open streams */
 	bool handshake_done;
-	bool early;         /* 0-RTT keys are in: queries go before the handshake is done */
+	bool early_ok;      /* the session's ticket allows early data (and its parameters are
+	                     * known): 0-RTT may be used */
+	bool early_key;     /* GnuTLS made 0-RTT keys (it may with any ticket) */
+	bool early;         /* and early_ok: queries go before the handshake is done */
+	bool nst_early;     /* the NewSessionTicket being read allows early data */
+	bool early_batch;   /* the first flight is out, the first queries not yet: one batch
+	                     * for ngtcp2's pacing (they go at once, not a pacing gap later) */
 	bool quiet_end;     /* ended without a CONNECTION_CLOSE of ours (idle, the server's) */
 	uint64_t spent_due; /* the stream limit used up, nothing open: the end, unless the
 	                     * server raises it by then (UINT64_MAX: not so) */
@@ -283,7 +289,7 @@ static int handshake_completed_cb(ngtcp2_conn *qc, void *user)
 		rc = dv_tp_proto_error(q->c, "the server did not agree to DoQ (ALPN doq)");
 		return cb_status(q, rc);
 	}
-	if (q->early && !(gnutls_session_get_flags(q->tls) & GNUTLS_SFLAGS_EARLY_DATA)) {
+	if (q->early_key && !(gnutls_session_get_flags(q->tls) & GNUTLS_SFLAGS_EARLY_DATA)) {
 		rc = early_rejected(q);
 		if (rc < 0 || q->c->dead)
 			return cb_status(q, rc);
@@ -292,13 +298,19 @@ static int handshake_completed_cb(ngtcp2_conn *qc, void *user)
 	return cb_status(q, rc);
 }
 
-/* GnuTLS made the 0-RTT keys (the session resumed allows early data): the connection
- * takes queries now, on the streams the server's remembered parameters allow. */
+/* GnuTLS made the 0-RTT keys (a session resumed): when its ticket allows early data the
+ * connection takes queries now, on the streams the server's remembered parameters allow.
+ * GnuTLS offers early data with any ticket; RFC 8446 4.2.10 allows it only with a ticket
+ * that says so, and a server without it refuses (handshake_completed_cb). */
 static int recv_tx_key_cb(ngtcp2_conn *qc, ngtcp2_crypto_level level, void *user)
 {
+	doq_t *q = user;
+
 	(void)qc;
-	if (level == NGTCP2_CRYPTO_LEVEL_EARLY)
-		((doq_t *)user)->early = true;
+	if (level == NGTCP2_CRYPTO_LEVEL_EARLY) {
+		q->early_key = true;
+		q->early = q->early_ok;
+	}
 	return 0;
 }
 
@@ -568,20 +580,46 @@ static int conn_failed(doq_t *q, int rv)
 
 /* The worker's session in s->session: the server's transport parameters (ngtcp2's struct,
  * its pointer fields cleared; 0-RTT opens streams on them before the handshake, RFC 9000
- * 7.4.1), then GnuTLS's session data. */
+ * 7.4.1), a byte saying whether the ticket allows early data, then GnuTLS's session
+ * data. */
 
-/* Keep tp (NULL: none known, no 0-RTT) and the session data (len bytes) as the worker's
- * newest, in place of the one before. 0, -EINVAL for no data, or -ENOMEM with the one
- * before kept. */
-static int session_keep(dv_tp_shared_t *s, const ngtcp2_transport_params *tp, const uint8_t *data,
-                        size_t len)
+/* RFC 8446 4.6.1, a NewSessionTicket's body: lifetime (4), age_add (4), nonce<0..255>,
+ * ticket<1..2^16-1>, extensions<0..2^16-2>. True when early_data (42) is among its
+ * extensions: the ticket allows 0-RTT. */
+static bool nst_allows_early(const uint8_t *m, size_t len)
+{
+	size_t i = 8, n, end;
+
+	if (len < i + 1)
+		return false;
+	i += 1u + m[i];
+	if (i + 2 > len)
+		return false;
+	i += 2u + dv_wire_get16(m + i);
+	if (i + 2 > len)
+		return false;
+	n = dv_wire_get16(m + i);
+	i += 2;
+	if (i + n > len)
+		return false;
+	for (end = i + n; i + 4 <= end; i += 4u + dv_wire_get16(m + i + 2))
+		if (dv_wire_get16(m + i) == 42)
+			return true;
+	return false;
+}
+
+/* Keep tp (NULL: none known, no 0-RTT), whether the ticket allows early data, and the
+ * session data (len bytes) as the worker's newest, in place of the one before. 0, -EINVAL for no
+ * data, or -ENOMEM with the one before kept. */
+static int session_keep(dv_tp_shared_t *s, const ngtcp2_transport_params *tp, bool early_ok,
+                        const uint8_t *data, size_t len)
 {
 	ngtcp2_transport_params t;
 	uint8_t *b;
 
 	if (len == 0)
 		return -EINVAL;
-	if ((b = malloc(sizeof(t) + len)) == NULL)
+	if ((b = malloc(sizeof(t) + 1 + len)) == NULL)
 		return -ENOMEM;
 	memset(&t, 0, sizeof(t));
 	if (tp != NULL) {
@@ -590,29 +628,32 @@ static int session_keep(dv_tp_shared_t *s, const ngtcp2_transport_params *tp, co
 		t.version_info_present = 0;
 	}
 	memcpy(b, &t, sizeof(t));
-	memcpy(b + sizeof(t), data, len);
+	b[sizeof(t)] = early_ok && tp != NULL && tp->initial_max_streams_bidi > 0;
+	memcpy(b + sizeof(t) + 1, data, len);
 	free(s->session);
 	s->session = b;
-	s->session_len = sizeof(t) + len;
+	s->session_len = sizeof(t) + 1 + len;
 	return 0;
 }
 
-/* The parts of the worker's session: false when there is none. *tp's
- * initial_max_streams_bidi is 0 when no parameters were known (no 0-RTT then). */
-static bool session_parts(const dv_tp_shared_t *s, ngtcp2_transport_params *tp,
+/* The parts of the worker's session: false when there is none. *early_ok: its ticket
+ * allows 0-RTT and the server's parameters are known. */
+static bool session_parts(const dv_tp_shared_t *s, ngtcp2_transport_params *tp, bool *early_ok,
                           const uint8_t **data, size_t *len)
 {
-	if (s->session == NULL || s->session_len <= sizeof(*tp))
+	if (s->session == NULL || s->session_len <= sizeof(*tp) + 1)
 		return false;
 	memcpy(tp, s->session, sizeof(*tp));
-	*data = s->session + sizeof(*tp);
-	*len = s->session_len - sizeof(*tp);
+	*early_ok = s->session[sizeof(*tp)] != 0;
+	*data = s->session + sizeof(*tp) + 1;
+	*len = s->session_len - sizeof(*tp) - 1;
 	return true;
 }
 
-/* GnuTLS read the server's NewSessionTicket (a TLS 1.3 post-handshake message): the
- * session it makes resumable becomes the worker's newest. A failure keeps the one before
- * (the next connection resumes that, or makes a full handshake). */
+/* GnuTLS reads the server's NewSessionTicket (a TLS 1.3 post-handshake message): before,
+ * whether it allows early data (the message whole); after, the session it makes
+ * resumable becomes the worker's newest. A failure keeps the one before (the next
+ * connection resumes that, or makes a full handshake). */
 static int ticket_hook(gnutls_session_t tls, unsigned int htype, unsigned when,
                        unsigned int incoming, const gnutls_datum_t *msg)
 {
@@ -620,29 +661,40 @@ static int ticket_hook(gnutls_session_t tls, unsigned int htype, unsigned when,
 	doq_t *q = ref->user_data;
 	gnutls_datum_t d;
 
-	(void)msg;
-	if (htype != GNUTLS_HANDSHAKE_NEW_SESSION_TICKET || when != GNUTLS_HOOK_POST || !incoming)
+	if (htype != GNUTLS_HANDSHAKE_NEW_SESSION_TICKET || !incoming)
 		return 0;
+	if (when == GNUTLS_HOOK_PRE) {
+		q->nst_early = msg != NULL && nst_allows_early(msg->data, msg->size);
+		return 0;
+	}
 	if (gnutls_session_get_data2(tls, &d) != 0)
 		return 0;
-	(void)session_keep(q->c->s, ngtcp2_conn_get_remote_transport_params(q->qc), d.data, d.size);
+	(void)session_keep(q->c->s, ngtcp2_conn_get_remote_transport_params(q->qc), q->nst_early,
+	                   d.data, d.size);
 	gnutls_free(d.data);
 	return 0;
 }
 
 /* Unless --tls-no-resume: offer the worker's newest session, keep the next the server
  * gives. A session GnuTLS refuses (expired, damaged) leaves a full handshake. True when
- * one is offered; *tp then has the server's transport parameters that came with it. */
+ * one is offered; *tp then has the server's transport parameters that came with it and
+ * q->early_ok says whether 0-RTT may be used. */
 static bool session_resume(doq_t *q, const dv_tp_shared_t *s, ngtcp2_transport_params *tp)
 {
 	const uint8_t *data;
 	size_t len;
 
+	q->early_ok = false;
 	if (s->cfg->no_resume)
 		return false;
 	gnutls_handshake_set_hook_function(q->tls, GNUTLS_HANDSHAKE_NEW_SESSION_TICKET,
-	                                   GNUTLS_HOOK_POST, ticket_hook);
-	return session_parts(s, tp, &data, &len) && gnutls_session_set_data(q->tls, data, len) == 0;
+	                                   GNUTLS_HOOK_BOTH, ticket_hook);
+	if (!session_parts(s, tp, &q->early_ok, &data, &len) ||
+	    gnutls_session_set_data(q->tls, data, len) != 0) {
+		q->early_ok = false;
+		return false;
+	}
+	return true;
 }
 
 /* --- operations ------------------------------------------------------------------------ */
@@ -714,7 +766,10 @@ static int early_start(doq_t *q, const ngtcp2_transport_params *tp)
 	ngtcp2_conn_set_early_remote_transport_params(q->qc, tp);
 	while ((r = write_one(q, now, &no_streams)) == 1 && ++guard < 16)
 		;
-	ngtcp2_conn_update_pkt_tx_time(q->qc, now);
+	if (q->early)
+		q->early_batch = true; /* the pacing time is set once the queries are written */
+	else
+		ngtcp2_conn_update_pkt_tx_time(q->qc, now);
 	return r < 0 ? -EIO : 0;
 }
 
@@ -772,7 +827,7 @@ static int doq_attach(dv_tp_conn_t *c)
 	                           &set, &tp, NULL, q) != 0)
 		return -ENOMEM;
 	ngtcp2_conn_set_tls_native_handle(q->qc, q->tls);
-	if (resuming && early_tp.initial_max_streams_bidi > 0)
+	if (resuming && q->early_ok)
 		return early_start(q, &early_tp);
 	return 0;
 }
@@ -893,7 +948,10 @@ static int doq_pump(dv_tp_conn_t *c)
 	/* Bounded: a packet per round, and out_max bounds the datagrams queued. */
 	while ((r = write_one(q, now, &no_streams)) == 1 && ++guard < 4096)
 		;
-	ngtcp2_conn_update_pkt_tx_time(q->qc, now);
+	if (!q->early_batch || q->open > 0 || q->handshake_done) { /* else it waits for them */
+		q->early_batch = false;
+		ngtcp2_conn_update_pkt_tx_time(q->qc, now);
+	}
 	if (r < 0)
 		return conn_failed(q, r);
 	return 0;

@@ -250,6 +250,7 @@ static void test_session_store(void **state)
 	ngtcp2_transport_params tp, got;
 	const uint8_t *data;
 	size_t len;
+	bool early;
 	uint8_t vi[4] = {0, 0, 0, 1};
 	struct iovec iov[16];
 
@@ -257,10 +258,11 @@ static void test_session_store(void **state)
 	dv_tp_config_init(&cfg);
 	cfg.kind = DV_TP_DOQ;
 	assert_int_equal(dv_tp_shared_new(&s, &cfg, &err), 0);
-	assert_false(session_parts(s, &got, &data, &len)); /* none yet */
-	assert_int_equal(session_keep(s, NULL, (const uint8_t *)"abc", 3), 0);
-	assert_true(session_parts(s, &got, &data, &len));
-	assert_int_equal(got.initial_max_streams_bidi, 0); /* no parameters: no 0-RTT */
+	assert_false(session_parts(s, &got, &early, &data, &len)); /* none yet */
+	assert_int_equal(session_keep(s, NULL, true, (const uint8_t *)"abc", 3), 0);
+	assert_true(session_parts(s, &got, &early, &data, &len));
+	assert_false(early); /* no parameters: no 0-RTT */
+	assert_int_equal(got.initial_max_streams_bidi, 0);
 	assert_int_equal(len, 3);
 	assert_memory_equal(data, "abc", 3);
 	ngtcp2_transport_params_default(&tp);
@@ -269,9 +271,13 @@ static void test_session_store(void **state)
 	tp.version_info.other_versions = vi;
 	tp.version_info.other_versionslen = sizeof(vi);
 	tp.version_info_present = 1;
-	assert_int_equal(session_keep(s, &tp, (const uint8_t *)"defgh", 5), 0);
-	assert_int_equal(session_keep(s, &tp, (const uint8_t *)"", 0), -EINVAL); /* kept */
-	assert_true(session_parts(s, &got, &data, &len));
+	assert_int_equal(session_keep(s, &tp, false, (const uint8_t *)"xy", 2), 0);
+	assert_true(session_parts(s, &got, &early, &data, &len));
+	assert_false(early); /* the ticket allows no early data */
+	assert_int_equal(session_keep(s, &tp, true, (const uint8_t *)"defgh", 5), 0);
+	assert_int_equal(session_keep(s, &tp, true, (const uint8_t *)"", 0), -EINVAL); /* kept */
+	assert_true(session_parts(s, &got, &early, &data, &len));
+	assert_true(early);
 	assert_int_equal(got.initial_max_streams_bidi, 7);
 	assert_int_equal(got.initial_max_data, 12345);
 	assert_null(got.version_info.other_versions);
@@ -287,6 +293,26 @@ static void test_session_store(void **state)
 	dv_tp_shared_free(s); /* frees the session */
 }
 
+/* A NewSessionTicket's extensions: early_data (42) found past the nonce and the ticket;
+ * cut or lying lengths are no early data. */
+static void test_nst_early(void **state)
+{
+	static const uint8_t with[] = {0,   0,   0x1c, 0x20, 1, 2, 3, 4, 2, 0xaa, 0xbb, 0, 3,
+	                               't', 'k', 't',  0,    8, 0, 5, 0, 0, 0,    42,   0, 0};
+	uint8_t m[sizeof(with)];
+
+	(void)state;
+	assert_true(nst_allows_early(with, sizeof(with)));
+	memcpy(m, with, sizeof(m));
+	m[sizeof(m) - 3] = 41; /* another extension in its place */
+	assert_false(nst_allows_early(m, sizeof(m)));
+	assert_false(nst_allows_early(with, 12)); /* cut inside the ticket */
+	memcpy(m, with, sizeof(m));
+	m[17] = 0x40; /* extensions longer than the message */
+	assert_false(nst_allows_early(m, sizeof(m)));
+	assert_false(nst_allows_early(with, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +323,7 @@ int main(void)
 	    cmocka_unit_test(test_before_handshake),
 	    cmocka_unit_test(test_config),
 	    cmocka_unit_test(test_session_store),
+	    cmocka_unit_test(test_nst_early),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
