@@ -121,6 +121,7 @@ assert_eq "res: doq-connections" 10 "$(hc res connections)"
 assert_eq "res: doq-handshakes" 10 "$(hc res handshakes)"
 assert_eq "res: doq-resumed" 9 "$(hc res resumed)"
 assert_eq "res: doq-early (no --doq-0rtt)" 0 "$(hc res early)"
+assert_eq "res: doq-zero-rtt-conns (tickets allow no early data)" 0 "$(hc res zero-rtt-conns)"
 assert_eq "res: doq-answered" 200 "$(hc res answered)"
 
 echo "== --tls-no-resume: 10 full handshakes"
@@ -133,6 +134,7 @@ assert_eq "nores: full handshakes" 10 "$(phrase nores 'full')"
 assert_eq "nores: resumed handshakes" 0 "$(phrase nores 'resumed')"
 assert_eq "nores: doq-handshakes" 10 "$(hc nores handshakes)"
 assert_eq "nores: doq-resumed" 0 "$(hc nores resumed)"
+assert_eq "nores: doq-zero-rtt-conns" 0 "$(hc nores zero-rtt-conns)"
 assert_eq "nores: doq-answered" 200 "$(hc nores answered)"
 
 # 0-RTT: the listener's tickets allow early data (--doq-0rtt); each connection but the
@@ -146,8 +148,8 @@ for mode in accept reject; do
 	dv "z$mode" 0 -p "$(cat "$TMP/z$mode.doq")" -d "$TMP/200" -c 1 -q 10 -t 5 \
 		--queries-per-conn 20
 	stopped "z$mode"
-	early=9
-	[ "$mode" = reject ] && early=0
+	early=9 eq=90 # the 10 queries (-q) each resumed connection has before its handshake
+	[ "$mode" = reject ] && early=0 eq=0
 	assert_eq "0-RTT $mode: sent" 200 "$(rf "z$mode" 'Queries sent')"
 	assert_eq "0-RTT $mode: completed" 200 "$(rf "z$mode" 'Queries completed')"
 	assert_eq "0-RTT $mode: lost" 0 "$(rf "z$mode" 'Queries lost')"
@@ -156,7 +158,9 @@ for mode in accept reject; do
 	assert_eq "0-RTT $mode: resumed handshakes" 9 "$(phrase "z$mode" 'resumed')"
 	assert_eq "0-RTT $mode: doq-handshakes" 10 "$(hc "z$mode" handshakes)"
 	assert_eq "0-RTT $mode: doq-resumed" 9 "$(hc "z$mode" resumed)"
+	assert_eq "0-RTT $mode: doq-zero-rtt-conns (0-RTT sent)" 9 "$(hc "z$mode" zero-rtt-conns)"
 	assert_eq "0-RTT $mode: doq-early" "$early" "$(hc "z$mode" early)"
+	assert_eq "0-RTT $mode: doq-early-queries" "$eq" "$(hc "z$mode" early-queries)"
 	assert_eq "0-RTT $mode: doq-received" 200 "$(hc "z$mode" received)"
 	assert_eq "0-RTT $mode: doq-answered" 200 "$(hc "z$mode" answered)"
 	assert_eq "0-RTT $mode: doq-unanswered" 0 "$(hc "z$mode" unanswered)"
