@@ -60,6 +60,7 @@ typedef struct qstrm {
 	bool answered; /* counted: the answer is ngtcp2's */
 	bool dropped;
 	bool cancelled; /* the client gave up on it (counted) */
+	bool early;     /* some of its query came in 0-RTT data */
 	bool done;      /* counted one way or another */
 } qstrm_t;
 
@@ -77,6 +78,7 @@ typedef struct qconn {
 	uint64_t ndone;   /* of them answered, dropped or malformed */
 	bool faulty, stalled, gone;
 	bool hostile_hit; /* the hostile behaviour was done on it */
+	bool zero_rtt;    /* a 0-RTT packet came on it (counted) */
 	qstrm_t *sendq, *sendq_tail;
 	qstrm_t *streams; /* every stream record (ngtcp2_conn_del calls no stream_close) */
 } qconn_t;
@@ -87,7 +89,9 @@ struct dv_quic {
 	struct sockaddr_storage local;
 	socklen_t local_len;
 	gnutls_certificate_credentials_t cred;
-	uint8_t secret[32]; /* stateless reset tokens */
+	uint8_t secret[32];          /* stateless reset tokens */
+	gnutls_datum_t ticket_key;   /* session tickets (resumption), one per listener */
+	gnutls_anti_replay_t replay; /* with early_data: 0-RTT's anti-replay window */
 	qconn_t *conns[DV_QUIC_CONNS_MAX];
 	size_t nconns;
 	uint64_t accepted;
@@ -266,6 +270,8 @@ static int answer(qconn_t *c, qstrm_t *st)
 	st->alen = (size_t)n + 2;
 	st->answered = st->done = true;
 	l->c.answered++;
+	if (st->early)
+		l->c.early_queries++;
 	c->ndone++;
 	sendq_push(c, st);
 	after_query(c);
@@ -304,8 +310,14 @@ static int new_cid_cb(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t c
 
 static int handshake_completed_cb(ngtcp2_conn *qc, void *user)
 {
+	qconn_t *c = user;
+
 	(void)qc;
-	((qconn_t *)user)->l->c.handshakes++;
+	c->l->c.handshakes++;
+	if (gnutls_session_is_resumed(c->tls))
+		c->l->c.resumed++;
+	if (gnutls_session_get_flags(c->tls) & GNUTLS_SFLAGS_EARLY_DATA)
+		c->l->c.early++;
 	return 0;
 }
 
@@ -377,12 +389,13 @@ static int recv_stream_data_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uin
 	qstrm_t *st = sud;
 	int r;
 
-	(void)flags;
 	(void)offset;
 	ngtcp2_conn_extend_max_offset(qc, len);
 	ngtcp2_conn_extend_max_stream_offset(qc, sid, len);
 	if (st == NULL || (st->done && !st->read))
 		return 0;
+	if (flags & NGTCP2_STREAM_DATA_FLAG_EARLY)
+		st->early = true;
 	switch (c->l->cfg.hostile) {
 	case DV_QUIC_CLOSE:
 		if (!c->hostile_hit) {
@@ -502,13 +515,24 @@ static int tls_new(qconn_t *c)
 {
 	static const gnutls_datum_t alpn = {(unsigned char *)"doq", 3};
 
-	if (gnutls_init(&c->tls, GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA) != 0)
+	const dv_quic_t *l = c->l;
+	unsigned flags = GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA;
+
+	if (l->cfg.early_data)
+		flags |= GNUTLS_ENABLE_EARLY_DATA;
+	if (gnutls_init(&c->tls, flags) != 0)
 		return -1;
 	if (gnutls_priority_set_direct(c->tls, priority, NULL) != 0 ||
 	    ngtcp2_crypto_gnutls_configure_server_session(c->tls) != 0 ||
-	    gnutls_credentials_set(c->tls, GNUTLS_CRD_CERTIFICATE, c->l->cred) != 0 ||
-	    gnutls_alpn_set_protocols(c->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0)
+	    gnutls_credentials_set(c->tls, GNUTLS_CRD_CERTIFICATE, l->cred) != 0 ||
+	    gnutls_alpn_set_protocols(c->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0 ||
+	    gnutls_session_ticket_enable_server(c->tls, &l->ticket_key) != 0)
 		return -1;
+	if (l->cfg.early_data) {
+		gnutls_anti_replay_enable(c->tls, l->replay);
+		if (gnutls_record_set_max_early_data_size(c->tls, 0xffffffffu) != 0)
+			return -1;
+	}
 	c->ref.get_conn = get_conn;
 	c->ref.user_data = c;
 	gnutls_session_set_ptr(c->tls, &c->ref);
@@ -651,6 +675,11 @@ static void on_datagram(dv_quic_t *l, const uint8_t *d, size_t len,
 	c = l->conns[i];
 	if (c->stalled)
 		return;
+	/* QUIC v1 long header, type 1: 0-RTT (RFC 9000 17.2.3) */
+	if (!c->zero_rtt && (d[0] & 0x80) && ((d[0] >> 4) & 3) == 1 && vc.version == 1) {
+		c->zero_rtt = true;
+		l->c.zero_rtt_conns++;
+	}
 	c->peer = *peer; /* the client's address may change (NAT rebinding) */
 	c->peer_len = plen;
 	path.local.addr = (ngtcp2_sockaddr *)&l->local;
@@ -723,6 +752,43 @@ static void *run(void *arg)
 
 /* --- the listener ---------------------------------------------------------------------------- */
 
+/* 0-RTT's anti-replay store (RFC 8446 8): GnuTLS checks the ticket's age against its
+ * window and asks whether the ClientHello was seen. A test server: none was (nothing is
+ * stored), or with early_reject every one was, so that early data is refused. */
+static int replay_accept(void *ptr, time_t exp, const gnutls_datum_t *key,
+                         const gnutls_datum_t *data)
+{
+	(void)ptr;
+	(void)exp;
+	(void)key;
+	(void)data;
+	return 0;
+}
+
+static int replay_refuse(void *ptr, time_t exp, const gnutls_datum_t *key,
+                         const gnutls_datum_t *data)
+{
+	(void)ptr;
+	(void)exp;
+	(void)key;
+	(void)data;
+	return GNUTLS_E_DB_ENTRY_EXISTS;
+}
+
+/* The session ticket key, and 0-RTT's anti-replay context with cfg->early_data. 0 or -1. */
+static int tickets_init(dv_quic_t *l, const dv_quic_config_t *cfg)
+{
+	if (gnutls_session_ticket_key_generate(&l->ticket_key) != 0)
+		return -1;
+	if (!cfg->early_data)
+		return 0;
+	if (gnutls_anti_replay_init(&l->replay) != 0)
+		return -1;
+	gnutls_anti_replay_set_add_function(l->replay,
+	                                    cfg->early_reject ? replay_refuse : replay_accept);
+	return 0;
+}
+
 int dv_quic_open(dv_quic_t **out, const dv_quic_config_t *cfg, dv_err_t *err)
 {
 	dv_quic_t *l = calloc(1, sizeof(*l));
@@ -734,7 +800,7 @@ int dv_quic_open(dv_quic_t **out, const dv_quic_config_t *cfg, dv_err_t *err)
 	l->cfg = *cfg;
 	l->fd = -1;
 	if (gnutls_rnd(GNUTLS_RND_RANDOM, l->secret, sizeof(l->secret)) != 0 ||
-	    gnutls_certificate_allocate_credentials(&l->cred) != 0) {
+	    gnutls_certificate_allocate_credentials(&l->cred) != 0 || tickets_init(l, cfg) != 0) {
 		dv_quic_free(l);
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	}
@@ -809,5 +875,8 @@ void dv_quic_free(dv_quic_t *l)
 		close(l->fd);
 	if (l->cred != NULL)
 		gnutls_certificate_free_credentials(l->cred);
+	if (l->replay != NULL)
+		gnutls_anti_replay_deinit(l->replay);
+	gnutls_free(l->ticket_key.data);
 	free(l);
 }

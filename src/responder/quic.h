@@ -40,14 +40,22 @@ typedef struct dv_quic_config {
 	dv_quic_hostile_t hostile;
 	int rcode;
 	bool reflect;
+	/* --doq-0rtt: tickets allow early data; accept it from a resuming client, or (reject)
+	 * refuse every one as a replay (the client sends its queries again in 1-RTT). */
+	bool early_data, early_reject;
 } dv_quic_config_t;
 
 /* Printed at exit with a "doq-" prefix (doc/dnsvolley-responder.1). */
 typedef struct dv_quic_counts {
-	uint64_t datagrams;   /* received */
-	uint64_t connections; /* accepted (an Initial made a connection) */
-	uint64_t refused;     /* Initials past DV_QUIC_CONNS_MAX */
-	uint64_t handshakes;  /* completed */
+	uint64_t datagrams;      /* received */
+	uint64_t connections;    /* accepted (an Initial made a connection) */
+	uint64_t refused;        /* Initials past DV_QUIC_CONNS_MAX */
+	uint64_t handshakes;     /* completed */
+	uint64_t resumed;        /* of them, resuming a session ticket of the listener's */
+	uint64_t early;          /* of them, with the client's 0-RTT data accepted */
+	uint64_t zero_rtt_conns; /* connections a datagram starting with a 0-RTT packet came on
+	                          * (read or not: a refused one is dropped) */
+	uint64_t early_queries;  /* answered queries that came (in part) in 0-RTT data */
 	uint64_t handshake_failed;
 	uint64_t received;         /* whole queries read (one per stream) */
 	uint64_t answered;         /* answers handed to ngtcp2 whole */

@@ -49,6 +49,7 @@ enum {
 	OPT_DOQ_PORT,
 	OPT_DOQ_PORT_FILE,
 	OPT_DOQ_MAX_STREAMS,
+	OPT_DOQ_0RTT,
 	OPT_DOH_PATH,
 	OPT_HTTPS_RECORD_EACH,
 	OPT_HTTPS_MAX_STREAMS,
@@ -93,6 +94,7 @@ static const struct option long_opts[] = {
     {"doq-port", required_argument, NULL, OPT_DOQ_PORT},
     {"doq-port-file", required_argument, NULL, OPT_DOQ_PORT_FILE},
     {"doq-max-streams", required_argument, NULL, OPT_DOQ_MAX_STREAMS},
+    {"doq-0rtt", required_argument, NULL, OPT_DOQ_0RTT},
     {"doh-path", required_argument, NULL, OPT_DOH_PATH},
     {"https-record-each", no_argument, NULL, OPT_HTTPS_RECORD_EACH},
     {"https-max-streams", required_argument, NULL, OPT_HTTPS_MAX_STREAMS},
@@ -157,6 +159,8 @@ static void usage(FILE *f)
 	    "      --https-port-file FILE  write the bound HTTPS port, like --port-file\n"
 	    "      --doq-port-file FILE    write the bound DoQ port, like --port-file\n"
 	    "      --doq-max-streams N     DoQ streams at once per connection (100)\n"
+	    "      --doq-0rtt accept|reject  DoQ: tickets allow 0-RTT; accept the early data,\n"
+	    "                              or refuse every one (as replays)\n"
 	    "  TCP/TLS faults, on connections M, 2M... (--stream-fault-conns M, default 1); DoQ\n"
 	    "  takes close, reset (CONNECTION_CLOSE with DOQ_INTERNAL_ERROR), stall and drop:\n"
 	    "      --stream-close-after N  close after answering N queries\n"
@@ -298,6 +302,10 @@ static void print_doq_counts(const dv_quic_counts_t *c)
 	    {"connections", c->connections},
 	    {"refused", c->refused},
 	    {"handshakes", c->handshakes},
+	    {"resumed", c->resumed},
+	    {"early", c->early},
+	    {"zero-rtt-conns", c->zero_rtt_conns},
+	    {"early-queries", c->early_queries},
 	    {"handshake-failed", c->handshake_failed},
 	    {"received", c->received},
 	    {"answered", c->answered},
@@ -398,8 +406,10 @@ static int stream_setup(opts_t *o)
 	if (!tlsish && (s->cert_file != NULL || s->key_file != NULL))
 		return usage_error("--tls-cert and --tls-key need --tls-port, --https-port or "
 		                   "--doq-port");
-	if (o->doq_port < 0 && (o->doq_port_file != NULL || cfg->quic.max_streams != 0))
-		return usage_error("--doq-port-file and --doq-max-streams need --doq-port");
+	if (o->doq_port < 0 &&
+	    (o->doq_port_file != NULL || cfg->quic.max_streams != 0 || cfg->quic.early_data))
+		return usage_error("--doq-port-file, --doq-max-streams and --doq-0rtt need "
+		                   "--doq-port");
 	if (o->doq_port >= 0 && (s->cert_file == NULL || s->key_file == NULL))
 		return usage_error("--doq-port needs --tls-cert FILE and --tls-key FILE");
 	if (o->tls_port < 0 && o->tls_port_file != NULL)
@@ -597,6 +607,12 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 		return 0;
 	case OPT_DOQ_PORT_FILE:
 		o->doq_port_file = optarg;
+		return 0;
+	case OPT_DOQ_0RTT:
+		if (strcmp(optarg, "accept") != 0 && strcmp(optarg, "reject") != 0)
+			return bad("--doq-0rtt", optarg, "is not accept or reject");
+		o->cfg.quic.early_data = true;
+		o->cfg.quic.early_reject = optarg[0] == 'r';
 		return 0;
 	case OPT_HTTPS_PORT_FILE:
 		o->https_port_file = optarg;

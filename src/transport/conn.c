@@ -68,6 +68,7 @@ void dv_tp_shared_free(dv_tp_shared_t *s)
 	if (s == NULL)
 		return;
 	dv_tls_ctx_free(s->tls);
+	free(s->session);
 	free(s);
 }
 

@@ -19,6 +19,11 @@ struct dv_tp_shared {
 	size_t out_max;
 	uint8_t alpn[16];               /* the descriptor's ALPN in wire form (length-prefixed) */
 	uint64_t own_full, own_resumed; /* own_tls kinds: dv_tp_emit_handshake's counts */
+	/* own_tls kinds: the worker's newest resumable session, in the kind's own form (DoQ:
+	 * doq.c's); NULL when none. The kind replaces it (malloc'd); dv_tp_shared_free frees
+	 * it. */
+	uint8_t *session;
+	size_t session_len;
 };
 
 struct dv_tp_conn {

@@ -81,6 +81,13 @@ typedef struct doq {
 	doq_strm_t *opened;  /* the open streams' records */
 	size_t nspare, open; /* spare records; records of open streams */
 	bool handshake_done;
+	bool early_ok;      /* the session's ticket allows early data (and its parameters are
+	                     * known): 0-RTT may be used */
+	bool early_key;     /* GnuTLS made 0-RTT keys (it may with any ticket) */
+	bool early;         /* and early_ok: queries go before the handshake is done */
+	bool nst_early;     /* the NewSessionTicket being read allows early data */
+	bool early_batch;   /* the first flight is out, the first queries not yet: one batch
+	                     * for ngtcp2's pacing (they go at once, not a pacing gap later) */
 	bool quiet_end;     /* ended without a CONNECTION_CLOSE of ours (idle, the server's) */
 	uint64_t spent_due; /* the stream limit used up, nothing open: the end, unless the
 	                     * server raises it by then (UINT64_MAX: not so) */
@@ -265,6 +272,8 @@ static int cb_status(const doq_t *q, int rc)
 	return rc < 0 || q->c->dead ? NGTCP2_ERR_CALLBACK_FAILURE : 0;
 }
 
+static int early_rejected(doq_t *q);
+
 static int handshake_completed_cb(ngtcp2_conn *qc, void *user)
 {
 	doq_t *q = user;
@@ -280,8 +289,29 @@ static int handshake_completed_cb(ngtcp2_conn *qc, void *user)
 		rc = dv_tp_proto_error(q->c, "the server did not agree to DoQ (ALPN doq)");
 		return cb_status(q, rc);
 	}
+	if (q->early_key && !(gnutls_session_get_flags(q->tls) & GNUTLS_SFLAGS_EARLY_DATA)) {
+		rc = early_rejected(q);
+		if (rc < 0 || q->c->dead)
+			return cb_status(q, rc);
+	}
 	rc = dv_tp_emit_handshake(q->c, gnutls_session_is_resumed(q->tls) != 0);
 	return cb_status(q, rc);
+}
+
+/* GnuTLS made the 0-RTT keys (a session resumed): when its ticket allows early data the
+ * connection takes queries now, on the streams the server's remembered parameters allow.
+ * GnuTLS offers early data with any ticket; RFC 8446 4.2.10 allows it only with a ticket
+ * that says so, and a server without it refuses (handshake_completed_cb). */
+static int recv_tx_key_cb(ngtcp2_conn *qc, ngtcp2_crypto_level level, void *user)
+{
+	doq_t *q = user;
+
+	(void)qc;
+	if (level == NGTCP2_CRYPTO_LEVEL_EARLY) {
+		q->early_key = true;
+		q->early = q->early_ok;
+	}
+	return 0;
 }
 
 /* The server grants streams with MAX_STREAMS as they close (RFC 9000 4.6); a server that
@@ -315,6 +345,37 @@ static int strm_error(doq_t *q, doq_strm_t *st, const char *why)
 		return 0;
 	st->reported = true;
 	return dv_tp_emit(q->c, &ev);
+}
+
+/* The server did not take our 0-RTT data: ngtcp2 forgets those streams (no stream_close)
+ * and each query not given up goes again on a new stream, in 1-RTT, in the order sent;
+ * the server never read the first copy, so nothing is counted twice. A cancelled query's
+ * record goes; one the server's new limit has no room for is a stream error. */
+static int early_rejected(doq_t *q)
+{
+	doq_strm_t *st, *prev;
+	int rc = 0;
+
+	if (ngtcp2_conn_early_data_rejected(q->qc) != 0)
+		return dv_tp_proto_error(q->c, "QUIC: the 0-RTT data could not be dropped");
+	q->sendq = q->sendq_tail = NULL;
+	for (st = q->opened; st != NULL && st->onext != NULL; st = st->onext)
+		; /* the oldest: records are pushed at the head */
+	for (; st != NULL; st = prev) {
+		prev = st->oprev;
+		st->queued = false;
+		st->qsent = 0;
+		if (!st->cancelled && !st->reported &&
+		    ngtcp2_conn_open_bidi_stream(q->qc, &st->sid, st) == 0) {
+			sendq_push(q, st);
+			continue;
+		}
+		rc = strm_error(q, st, "the server refused 0-RTT and allows fewer streams");
+		strm_put(q, st);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
 }
 
 static int recv_stream_data_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_t offset,
@@ -444,6 +505,7 @@ static const ngtcp2_callbacks doq_callbacks = {
     .recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
     .handshake_completed = handshake_completed_cb,
     .recv_version_negotiation = version_neg_cb,
+    .recv_tx_key = recv_tx_key_cb,
     .encrypt = ngtcp2_crypto_encrypt_cb,
     .decrypt = ngtcp2_crypto_decrypt_cb,
     .hp_mask = ngtcp2_crypto_hp_mask_cb,
@@ -514,7 +576,134 @@ static int conn_failed(doq_t *q, int rv)
 	return dv_tp_proto_error(c, q->what);
 }
 
+/* --- the worker's session (resumption) ------------------------------------------------- */
+
+/* The worker's session in s->session: the server's transport parameters (ngtcp2's struct,
+ * its pointer fields cleared; 0-RTT opens streams on them before the handshake, RFC 9000
+ * 7.4.1), a byte saying whether the ticket allows early data, then GnuTLS's session
+ * data. */
+
+/* RFC 8446 4.6.1, a NewSessionTicket's body: lifetime (4), age_add (4), nonce<0..255>,
+ * ticket<1..2^16-1>, extensions<0..2^16-2>. True when early_data (42) is among its
+ * extensions: the ticket allows 0-RTT. */
+static bool nst_allows_early(const uint8_t *m, size_t len)
+{
+	size_t i = 8, n, end;
+
+	if (len < i + 1)
+		return false;
+	i += 1u + m[i];
+	if (i + 2 > len)
+		return false;
+	i += 2u + dv_wire_get16(m + i);
+	if (i + 2 > len)
+		return false;
+	n = dv_wire_get16(m + i);
+	i += 2;
+	if (i + n > len)
+		return false;
+	for (end = i + n; i + 4 <= end; i += 4u + dv_wire_get16(m + i + 2))
+		if (dv_wire_get16(m + i) == 42)
+			return true;
+	return false;
+}
+
+/* Keep tp (NULL: none known, no 0-RTT), whether the ticket allows early data, and the
+ * session data (len bytes) as the worker's newest, in place of the one before. 0, -EINVAL for no
+ * data, or -ENOMEM with the one before kept. */
+static int session_keep(dv_tp_shared_t *s, const ngtcp2_transport_params *tp, bool early_ok,
+                        const uint8_t *data, size_t len)
+{
+	ngtcp2_transport_params t;
+	uint8_t *b;
+
+	if (len == 0)
+		return -EINVAL;
+	if ((b = malloc(sizeof(t) + 1 + len)) == NULL)
+		return -ENOMEM;
+	memset(&t, 0, sizeof(t));
+	if (tp != NULL) {
+		t = *tp;
+		memset(&t.version_info, 0, sizeof(t.version_info));
+		t.version_info_present = 0;
+	}
+	memcpy(b, &t, sizeof(t));
+	b[sizeof(t)] = early_ok && tp != NULL && tp->initial_max_streams_bidi > 0;
+	memcpy(b + sizeof(t) + 1, data, len);
+	free(s->session);
+	s->session = b;
+	s->session_len = sizeof(t) + 1 + len;
+	return 0;
+}
+
+/* The parts of the worker's session: false when there is none. *early_ok: its ticket
+ * allows 0-RTT and the server's parameters are known. */
+static bool session_parts(const dv_tp_shared_t *s, ngtcp2_transport_params *tp, bool *early_ok,
+                          const uint8_t **data, size_t *len)
+{
+	if (s->session == NULL || s->session_len <= sizeof(*tp) + 1)
+		return false;
+	memcpy(tp, s->session, sizeof(*tp));
+	*early_ok = s->session[sizeof(*tp)] != 0;
+	*data = s->session + sizeof(*tp) + 1;
+	*len = s->session_len - sizeof(*tp) - 1;
+	return true;
+}
+
+/* GnuTLS reads the server's NewSessionTicket (a TLS 1.3 post-handshake message): before,
+ * whether it allows early data (the message whole); after, the session it makes
+ * resumable becomes the worker's newest. A failure keeps the one before (the next
+ * connection resumes that, or makes a full handshake). */
+static int ticket_hook(gnutls_session_t tls, unsigned int htype, unsigned when,
+                       unsigned int incoming, const gnutls_datum_t *msg)
+{
+	ngtcp2_crypto_conn_ref *ref = gnutls_session_get_ptr(tls);
+	doq_t *q = ref->user_data;
+	gnutls_datum_t d;
+
+	if (htype != GNUTLS_HANDSHAKE_NEW_SESSION_TICKET || !incoming)
+		return 0;
+	if (when == GNUTLS_HOOK_PRE) {
+		q->nst_early = msg != NULL && nst_allows_early(msg->data, msg->size);
+		return 0;
+	}
+	if (gnutls_session_get_data2(tls, &d) != 0)
+		return 0;
+	(void)session_keep(q->c->s, ngtcp2_conn_get_remote_transport_params(q->qc), q->nst_early,
+	                   d.data, d.size);
+	gnutls_free(d.data);
+	return 0;
+}
+
+/* Unless --tls-no-resume: offer the worker's newest session, keep the next the server
+ * gives. A session GnuTLS refuses (expired, damaged) leaves a full handshake. True when
+ * one is offered; *tp then has the server's transport parameters that came with it and
+ * q->early_ok says whether 0-RTT may be used. */
+static bool session_resume(doq_t *q, const dv_tp_shared_t *s, ngtcp2_transport_params *tp)
+{
+	const uint8_t *data;
+	size_t len;
+
+	q->early_ok = false;
+	if (s->cfg->no_resume)
+		return false;
+	gnutls_handshake_set_hook_function(q->tls, GNUTLS_HANDSHAKE_NEW_SESSION_TICKET,
+	                                   GNUTLS_HOOK_BOTH, ticket_hook);
+	if (!session_parts(s, tp, &q->early_ok, &data, &len) ||
+	    gnutls_session_set_data(q->tls, data, len) != 0) {
+		q->early_ok = false;
+		return false;
+	}
+	return true;
+}
+
 /* --- operations ------------------------------------------------------------------------ */
+
+/* Queries go once the handshake is done, or before with 0-RTT keys. */
+static bool takes_queries(const doq_t *q)
+{
+	return q->handshake_done || q->early;
+}
 
 static int doq_shared_init(dv_tp_shared_t *s, dv_err_t *err)
 {
@@ -544,7 +733,8 @@ static int tls_session(doq_t *q, const dv_tp_config_t *cfg)
 	if (gnutls_certificate_allocate_credentials(&q->cred) != 0 ||
 	    (cfg->ca_file != NULL && gnutls_certificate_set_x509_trust_file(
 	                                 q->cred, cfg->ca_file, GNUTLS_X509_FMT_PEM) <= 0) ||
-	    gnutls_init(&q->tls, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA) != 0)
+	    gnutls_init(&q->tls, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA |
+	                             GNUTLS_ENABLE_EARLY_DATA) != 0)
 		return -ENOMEM;
 	if (gnutls_priority_set_direct(q->tls, doq_priority, NULL) != 0 ||
 	    ngtcp2_crypto_gnutls_configure_client_session(q->tls) != 0 ||
@@ -558,6 +748,29 @@ static int tls_session(doq_t *q, const dv_tp_config_t *cfg)
 	if (cfg->ca_file != NULL)
 		gnutls_session_set_verify_cert(q->tls, cfg->sni, 0);
 	return 0;
+}
+
+static int write_one(doq_t *q, uint64_t now, bool *no_streams);
+
+/* A resumed session whose server parameters are known: they are set as the server's for
+ * now, and the first flight (the ClientHello) is made at once, so that GnuTLS derives the
+ * 0-RTT keys (recv_tx_key_cb) when the ticket allows early data and the connection takes
+ * queries as soon as it is open. Its datagrams wait in c->out. 0 or -EIO. */
+static int early_start(doq_t *q, const ngtcp2_transport_params *tp)
+{
+	uint64_t now = dv_now_ns();
+	bool no_streams = true;
+	unsigned guard = 0;
+	int r;
+
+	ngtcp2_conn_set_early_remote_transport_params(q->qc, tp);
+	while ((r = write_one(q, now, &no_streams)) == 1 && ++guard < 16)
+		;
+	if (q->early)
+		q->early_batch = true; /* the pacing time is set once the queries are written */
+	else
+		ngtcp2_conn_update_pkt_tx_time(q->qc, now);
+	return r < 0 ? -EIO : 0;
 }
 
 static void fixed_path(doq_t *q, ngtcp2_path *p)
@@ -574,8 +787,9 @@ static int doq_attach(dv_tp_conn_t *c)
 	doq_t *q = calloc(1, sizeof(*q));
 	ngtcp2_cid dcid, scid;
 	ngtcp2_settings set;
-	ngtcp2_transport_params tp;
+	ngtcp2_transport_params tp, early_tp;
 	ngtcp2_path path;
+	bool resuming;
 	int rc;
 
 	if (q == NULL)
@@ -591,6 +805,7 @@ static int doq_attach(dv_tp_conn_t *c)
 	rc = tls_session(q, c->s->cfg);
 	if (rc != 0)
 		return rc;
+	resuming = session_resume(q, c->s, &early_tp);
 	dcid.datalen = NGTCP2_MIN_INITIAL_DCIDLEN;
 	scid.datalen = 8;
 	if (gnutls_rnd(GNUTLS_RND_RANDOM, dcid.data, dcid.datalen) != 0 ||
@@ -612,6 +827,8 @@ static int doq_attach(dv_tp_conn_t *c)
 	                           &set, &tp, NULL, q) != 0)
 		return -ENOMEM;
 	ngtcp2_conn_set_tls_native_handle(q->qc, q->tls);
+	if (resuming && q->early_ok)
+		return early_start(q, &early_tp);
 	return 0;
 }
 
@@ -646,7 +863,7 @@ static int doq_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t 
 	int64_t sid;
 	int rv;
 
-	if (!q->handshake_done || ngtcp2_conn_get_streams_bidi_left(q->qc) == 0)
+	if (!takes_queries(q) || ngtcp2_conn_get_streams_bidi_left(q->qc) == 0)
 		return -EAGAIN;
 	if ((st = strm_get(q)) == NULL)
 		return -EAGAIN;
@@ -731,7 +948,10 @@ static int doq_pump(dv_tp_conn_t *c)
 	/* Bounded: a packet per round, and out_max bounds the datagrams queued. */
 	while ((r = write_one(q, now, &no_streams)) == 1 && ++guard < 4096)
 		;
-	ngtcp2_conn_update_pkt_tx_time(q->qc, now);
+	if (!q->early_batch || q->open > 0 || q->handshake_done) { /* else it waits for them */
+		q->early_batch = false;
+		ngtcp2_conn_update_pkt_tx_time(q->qc, now);
+	}
 	if (r < 0)
 		return conn_failed(q, r);
 	return 0;
@@ -758,7 +978,7 @@ static size_t doq_capacity(const dv_tp_conn_t *c)
 {
 	const doq_t *q = c->proto;
 
-	if (!q->handshake_done)
+	if (!takes_queries(q))
 		return 0;
 	return (size_t)ngtcp2_conn_get_streams_bidi_left(q->qc);
 }
@@ -767,8 +987,8 @@ static const char *doq_full_why(const dv_tp_conn_t *c)
 {
 	const doq_t *q = c->proto;
 
-	return q->handshake_done ? "the server's QUIC stream limit (MAX_STREAMS) is reached"
-	                         : "the QUIC handshake is not done";
+	return takes_queries(q) ? "the server's QUIC stream limit (MAX_STREAMS) is reached"
+	                        : "the QUIC handshake is not done";
 }
 
 static int doq_cancel(dv_tp_conn_t *c, uint64_t id)
@@ -797,7 +1017,7 @@ static size_t doq_in_flight(const dv_tp_conn_t *c)
 
 static bool doq_settled(const dv_tp_conn_t *c)
 {
-	return ((const doq_t *)c->proto)->handshake_done;
+	return takes_queries(c->proto);
 }
 
 static const char *doq_eof_cut(const dv_tp_conn_t *c)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # doq: DNS over QUIC (-m doq, RFC 9250) against dnsvolley-responder's DoQ listener
 # (--doq-port): kdig +quic as an independent client, then dnsvolley with exact counts on
-# both sides (sent = completed = the listener's received = answered, lost 0), and the
+# both sides (sent = completed = the listener's received = answered, lost 0), session
+# resumption (full and resumed handshakes counted on both sides; --tls-no-resume), 0-RTT
+# (the server accepting it, or refusing it: the queries go again, counted once), and the
 # stream faults that apply to QUIC: drop (the query's stream is cancelled with
 # DOQ_REQUEST_CANCELLED after -t), close (CONNECTION_CLOSE DOQ_NO_ERROR), reset
 # (CONNECTION_CLOSE DOQ_INTERNAL_ERROR), stall (the server stops reading: the client ends at
@@ -45,7 +47,8 @@ hc() { resp_count "$1" "doq-$2"; }
 
 echo "== flags"
 for bad in "--doq-port 0" "--doq-port-file x" "--doq-port 70000" \
-	"--doq-port 0 --tls-cert $TMP/cert.pem --tls-key $TMP/key.pem --doq-max-streams 0"; do
+	"--doq-port 0 --tls-cert $TMP/cert.pem --tls-key $TMP/key.pem --doq-max-streams 0" \
+	"--doq-0rtt accept" "--doq-port 0 --tls-cert $TMP/cert.pem --tls-key $TMP/key.pem --doq-0rtt yes"; do
 	rc=0
 	# shellcheck disable=SC2086
 	"$RESPONDER" -p 0 $bad >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
@@ -100,6 +103,69 @@ stopped lim
 assert_eq "limit: completed" 1000 "$(rf lim 'Queries completed')"
 assert_le "limit: peak in flight" 10 "$(rf lim 'Peak in flight')"
 assert_eq "limit: doq-answered" 1000 "$(hc lim answered)"
+
+# Resumption: -c 1 and --queries-per-conn 20 make 10 connections one after another, each
+# opened once the one before has ended, so each but the first has the newest session ticket
+# (the server sends it with its first 1-RTT packets, before any answer).
+echo "== resumption: 10 connections in turn, 1 full handshake and 9 resumed"
+start_doq res
+dv res 0 -p "$res_DOQ" -d "$TMP/200" -c 1 -q 10 -t 5 --queries-per-conn 20
+stopped res
+assert_eq "res: sent" 200 "$(rf res 'Queries sent')"
+assert_eq "res: completed" 200 "$(rf res 'Queries completed')"
+assert_eq "res: lost" 0 "$(rf res 'Queries lost')"
+assert_eq "res: connections opened" 10 "$(phrase res 'opened')"
+assert_eq "res: full handshakes" 1 "$(phrase res 'full')"
+assert_eq "res: resumed handshakes" 9 "$(phrase res 'resumed')"
+assert_eq "res: doq-connections" 10 "$(hc res connections)"
+assert_eq "res: doq-handshakes" 10 "$(hc res handshakes)"
+assert_eq "res: doq-resumed" 9 "$(hc res resumed)"
+assert_eq "res: doq-early (no --doq-0rtt)" 0 "$(hc res early)"
+assert_eq "res: doq-zero-rtt-conns (tickets allow no early data)" 0 "$(hc res zero-rtt-conns)"
+assert_eq "res: doq-answered" 200 "$(hc res answered)"
+
+echo "== --tls-no-resume: 10 full handshakes"
+start_doq nores
+dv nores 0 -p "$nores_DOQ" -d "$TMP/200" -c 1 -q 10 -t 5 --queries-per-conn 20 --tls-no-resume
+stopped nores
+assert_eq "nores: completed" 200 "$(rf nores 'Queries completed')"
+assert_eq "nores: connections opened" 10 "$(phrase nores 'opened')"
+assert_eq "nores: full handshakes" 10 "$(phrase nores 'full')"
+assert_eq "nores: resumed handshakes" 0 "$(phrase nores 'resumed')"
+assert_eq "nores: doq-handshakes" 10 "$(hc nores handshakes)"
+assert_eq "nores: doq-resumed" 0 "$(hc nores resumed)"
+assert_eq "nores: doq-zero-rtt-conns" 0 "$(hc nores zero-rtt-conns)"
+assert_eq "nores: doq-answered" 200 "$(hc nores answered)"
+
+# 0-RTT: the listener's tickets allow early data (--doq-0rtt); each connection but the
+# first resumes and sends its first queries (-q 10 of its 20) before the handshake is done.
+# accept: the server reads them as 0-RTT; reject: its anti-replay check refuses every early
+# data, so the client sends those queries again in 1-RTT. Either way each query is read
+# once and answered once: nothing is counted twice.
+for mode in accept reject; do
+	echo "== 0-RTT, server $mode: 10 connections in turn, 9 resumed"
+	start_doq "z$mode" --doq-0rtt "$mode"
+	dv "z$mode" 0 -p "$(cat "$TMP/z$mode.doq")" -d "$TMP/200" -c 1 -q 10 -t 5 \
+		--queries-per-conn 20
+	stopped "z$mode"
+	early=9 eq=90 # the 10 queries (-q) each resumed connection has before its handshake
+	[ "$mode" = reject ] && early=0 eq=0
+	assert_eq "0-RTT $mode: sent" 200 "$(rf "z$mode" 'Queries sent')"
+	assert_eq "0-RTT $mode: completed" 200 "$(rf "z$mode" 'Queries completed')"
+	assert_eq "0-RTT $mode: lost" 0 "$(rf "z$mode" 'Queries lost')"
+	assert_eq "0-RTT $mode: connections opened" 10 "$(phrase "z$mode" 'opened')"
+	assert_eq "0-RTT $mode: full handshakes" 1 "$(phrase "z$mode" 'full')"
+	assert_eq "0-RTT $mode: resumed handshakes" 9 "$(phrase "z$mode" 'resumed')"
+	assert_eq "0-RTT $mode: doq-handshakes" 10 "$(hc "z$mode" handshakes)"
+	assert_eq "0-RTT $mode: doq-resumed" 9 "$(hc "z$mode" resumed)"
+	assert_eq "0-RTT $mode: doq-zero-rtt-conns (0-RTT sent)" 9 "$(hc "z$mode" zero-rtt-conns)"
+	assert_eq "0-RTT $mode: doq-early" "$early" "$(hc "z$mode" early)"
+	assert_eq "0-RTT $mode: doq-early-queries" "$eq" "$(hc "z$mode" early-queries)"
+	assert_eq "0-RTT $mode: doq-received" 200 "$(hc "z$mode" received)"
+	assert_eq "0-RTT $mode: doq-answered" 200 "$(hc "z$mode" answered)"
+	assert_eq "0-RTT $mode: doq-unanswered" 0 "$(hc "z$mode" unanswered)"
+	assert_eq "0-RTT $mode: doq-malformed" 0 "$(hc "z$mode" malformed)"
+done
 
 echo "== drop every 5th: lost = dropped, each cancelled (DOQ_REQUEST_CANCELLED) unless in flight at the end"
 start_doq drop --stream-drop-every 5

@@ -3,7 +3,8 @@
  * stream with DNS ID 0, answers gathered from any chunking with one message per stream, the
  * send queue, the error codes' names; and a connection's life before a server answers: one
  * Initial datagram, no queries before the handshake, a retransmission at its deadline, a
- * datagram of garbage ignored, a cancel of an unknown id, freed mid-handshake. */
+ * datagram of garbage ignored, a cancel of an unknown id, freed mid-handshake; the
+ * worker's session store (resumption, 0-RTT's remembered parameters). */
 #include "../../../src/transport/doq.c"
 
 #include <setjmp.h>
@@ -237,6 +238,81 @@ static void test_config(void **state)
 	assert_null(s);
 }
 
+/* The worker's session store: the server's parameters (pointers cleared) and GnuTLS's
+ * bytes, replaced whole, the one before kept on a refusal, freed with the shared state;
+ * a session GnuTLS cannot read leaves a connection with a full handshake to make. */
+static void test_session_store(void **state)
+{
+	dv_tp_config_t cfg;
+	dv_tp_shared_t *s = NULL;
+	dv_tp_conn_t *c = NULL;
+	dv_err_t err = {0};
+	ngtcp2_transport_params tp, got;
+	const uint8_t *data;
+	size_t len;
+	bool early;
+	uint8_t vi[4] = {0, 0, 0, 1};
+	struct iovec iov[16];
+
+	(void)state;
+	dv_tp_config_init(&cfg);
+	cfg.kind = DV_TP_DOQ;
+	assert_int_equal(dv_tp_shared_new(&s, &cfg, &err), 0);
+	assert_false(session_parts(s, &got, &early, &data, &len)); /* none yet */
+	assert_int_equal(session_keep(s, NULL, true, (const uint8_t *)"abc", 3), 0);
+	assert_true(session_parts(s, &got, &early, &data, &len));
+	assert_false(early); /* no parameters: no 0-RTT */
+	assert_int_equal(got.initial_max_streams_bidi, 0);
+	assert_int_equal(len, 3);
+	assert_memory_equal(data, "abc", 3);
+	ngtcp2_transport_params_default(&tp);
+	tp.initial_max_streams_bidi = 7;
+	tp.initial_max_data = 12345;
+	tp.version_info.other_versions = vi;
+	tp.version_info.other_versionslen = sizeof(vi);
+	tp.version_info_present = 1;
+	assert_int_equal(session_keep(s, &tp, false, (const uint8_t *)"xy", 2), 0);
+	assert_true(session_parts(s, &got, &early, &data, &len));
+	assert_false(early); /* the ticket allows no early data */
+	assert_int_equal(session_keep(s, &tp, true, (const uint8_t *)"defgh", 5), 0);
+	assert_int_equal(session_keep(s, &tp, true, (const uint8_t *)"", 0), -EINVAL); /* kept */
+	assert_true(session_parts(s, &got, &early, &data, &len));
+	assert_true(early);
+	assert_int_equal(got.initial_max_streams_bidi, 7);
+	assert_int_equal(got.initial_max_data, 12345);
+	assert_null(got.version_info.other_versions);
+	assert_int_equal(got.version_info_present, 0);
+	assert_int_equal(len, 5);
+	assert_memory_equal(data, "defgh", 5);
+	/* not GnuTLS's session data: offered to nobody, the connection starts in full */
+	assert_int_equal(dv_tp_conn_new(&c, s, on_event, NULL), 0);
+	assert_int_equal(dv_tp_output(c, iov, 16), 1); /* the Initial only */
+	assert_false(dv_tp_ready(c));
+	assert_int_equal(dv_tp_capacity(c), 0);
+	dv_tp_conn_free(c);
+	dv_tp_shared_free(s); /* frees the session */
+}
+
+/* A NewSessionTicket's extensions: early_data (42) found past the nonce and the ticket;
+ * cut or lying lengths are no early data. */
+static void test_nst_early(void **state)
+{
+	static const uint8_t with[] = {0,   0,   0x1c, 0x20, 1, 2, 3, 4, 2, 0xaa, 0xbb, 0, 3,
+	                               't', 'k', 't',  0,    8, 0, 5, 0, 0, 0,    42,   0, 0};
+	uint8_t m[sizeof(with)];
+
+	(void)state;
+	assert_true(nst_allows_early(with, sizeof(with)));
+	memcpy(m, with, sizeof(m));
+	m[sizeof(m) - 3] = 41; /* another extension in its place */
+	assert_false(nst_allows_early(m, sizeof(m)));
+	assert_false(nst_allows_early(with, 12)); /* cut inside the ticket */
+	memcpy(m, with, sizeof(m));
+	m[17] = 0x40; /* extensions longer than the message */
+	assert_false(nst_allows_early(m, sizeof(m)));
+	assert_false(nst_allows_early(with, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +322,8 @@ int main(void)
 	    cmocka_unit_test(test_codes),
 	    cmocka_unit_test(test_before_handshake),
 	    cmocka_unit_test(test_config),
+	    cmocka_unit_test(test_session_store),
+	    cmocka_unit_test(test_nst_early),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
