@@ -18,7 +18,7 @@ head -5000 "$top_srcdir/querylists/www-a.txt" >"$TMP/q.txt"
 cat >"$TMP/run" <<EOF2
 #!/bin/sh
 "$DV" --no-progress -m doq -s "\$LAB_SERVER" -p "\$LAB_QUIC_PORT" -d "$TMP/q.txt" -c 1 -q 4 \
-	-t 2 >"$TMP/report" 2>"$TMP/dv.err"
+	-t 10 >"$TMP/report" 2>"$TMP/dv.err"
 echo \$? >"$TMP/rc"
 \$LAB_KNOTC stats mod-stats >"$TMP/stats" || exit 13
 cp "\$LAB_DIR/knotd.log" "$TMP/knotd.log"

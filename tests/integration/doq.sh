@@ -168,18 +168,23 @@ for mode in accept reject; do
 done
 
 echo "== drop every 5th: lost = dropped, each cancelled (DOQ_REQUEST_CANCELLED) unless in flight at the end"
+# -t 5: an answered query may not be declared lost because a busy machine delayed the
+# client (-t 0.3 lost 16 of 800 answered under load). Paced, 200 queries over 5 s: the 40
+# dropped expire over the run's second half, each cancelled as it expires; the ones that
+# expire with the run's end go with the connection's close (unpaced, all 40 would expire
+# at the end, and 20 of 50 cancels were seen to reach the server before the close).
 start_doq drop --stream-drop-every 5
-dv drop 0 -p "$drop_DOQ" -d "$TMP/1k" -c 1 -q 20 -t 0.3
+dv drop 0 -p "$drop_DOQ" -d "$TMP/200" -c 1 -q 100 -Q 40 -t 5
 stopped drop
-assert_eq "drop: sent" 1000 "$(rf drop 'Queries sent')"
-assert_eq "drop: completed" 800 "$(rf drop 'Queries completed')"
-assert_eq "drop: lost" 200 "$(rf drop 'Queries lost')"
-assert_eq "drop: doq-received" 1000 "$(hc drop received)"
-assert_eq "drop: doq-answered" 800 "$(hc drop answered)"
-assert_eq "drop: doq-dropped" 200 "$(hc drop dropped)"
+assert_eq "drop: sent" 200 "$(rf drop 'Queries sent')"
+assert_eq "drop: completed" 160 "$(rf drop 'Queries completed')"
+assert_eq "drop: lost" 40 "$(rf drop 'Queries lost')"
+assert_eq "drop: doq-received" 200 "$(hc drop received)"
+assert_eq "drop: doq-answered" 160 "$(hc drop answered)"
+assert_eq "drop: doq-dropped" 40 "$(hc drop dropped)"
 assert_eq "drop: doq-unanswered" 0 "$(hc drop unanswered)"
-assert_le "drop: doq-cancelled" 200 "$(hc drop cancelled)"
-assert_ge "drop: doq-cancelled" 180 "$(hc drop cancelled)"
+assert_le "drop: doq-cancelled" 40 "$(hc drop cancelled)"
+assert_ge "drop: doq-cancelled (all but those expiring with the end)" 20 "$(hc drop cancelled)"
 assert_eq "drop: one connection" 1 "$(phrase drop 'opened')"
 
 # close / reset after N: the client pipelines, so how many queries were on their way when
@@ -187,7 +192,7 @@ assert_eq "drop: one connection" 1 "$(phrase drop 'opened')"
 for f in close reset; do
 	echo "== $f after 50 answers"
 	start_doq "$f" "--stream-$f-after" 50
-	dv "$f" 0 -p "$(cat "$TMP/$f.doq")" -d "$TMP/1k" -c 1 -q 10 -t 2
+	dv "$f" 0 -p "$(cat "$TMP/$f.doq")" -d "$TMP/1k" -c 1 -q 10 -t 10
 	stopped "$f"
 	sent=$(rf "$f" 'Queries sent') done_=$(rf "$f" 'Queries completed') lost=$(rf "$f" 'Queries lost')
 	conns=$(phrase "$f" 'opened')

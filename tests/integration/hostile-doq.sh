@@ -56,7 +56,7 @@ rss_within() {
 
 echo "== control: a DoQ server, 2,000 queries"
 hd ctl serve
-dv ctl 0 -p "$ctl_PORT" -d "$TMP/2k" -c 1 -q 10 -t 2
+dv ctl 0 -p "$ctl_PORT" -d "$TMP/2k" -c 1 -q 10 -t 10
 gone ctl
 assert_eq "control: completed" 2000 "$(rf ctl 'Queries completed')"
 assert_eq "control: server received" 2000 "$(hc ctl received)"
