@@ -24,16 +24,9 @@
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
 #include "base/dns.h"
+#include "base/doq.h"
 #include "base/wire.h"
 #include "responder/answer.h"
-
-/* RFC 9250 4.3 (the ones the listener sends or reads). */
-enum {
-	DOQ_NO_ERROR = 0,
-	DOQ_INTERNAL_ERROR = 1,
-	DOQ_PROTOCOL_ERROR = 2,
-	DOQ_REQUEST_CANCELLED = 3,
-};
 
 #define CID_LEN 16
 #define TAG_LEN 8
@@ -41,11 +34,6 @@ enum {
 #define TICK_MS 50
 #define IDLE_NS (30 * DV_NS_PER_S)
 #define WINDOW  (16u << 20)
-
-static const char priority[] =
-    "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:"
-    "+AES-128-CCM:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:"
-    "%DISABLE_TLS13_COMPAT_MODE";
 
 typedef struct qstrm {
 	struct qstrm *next;          /* streams with answer bytes to send */
@@ -285,12 +273,6 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 	return ((qconn_t *)ref->user_data)->qc;
 }
 
-static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
-{
-	(void)ctx;
-	(void)gnutls_rnd(GNUTLS_RND_NONCE, dest, len);
-}
-
 static int new_cid_cb(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *user)
 {
 	qconn_t *c = user;
@@ -475,7 +457,7 @@ static const ngtcp2_callbacks callbacks = {
     .recv_stream_data = recv_stream_data_cb,
     .stream_open = stream_open_cb,
     .stream_close = stream_close_cb,
-    .rand = rand_cb,
+    .rand = dv_doq_rand_cb,
     .get_new_connection_id = new_cid_cb,
     .update_key = ngtcp2_crypto_update_key_cb,
     .stream_reset = stream_reset_cb,
@@ -522,7 +504,7 @@ static int tls_new(qconn_t *c)
 		flags |= GNUTLS_ENABLE_EARLY_DATA;
 	if (gnutls_init(&c->tls, flags) != 0)
 		return -1;
-	if (gnutls_priority_set_direct(c->tls, priority, NULL) != 0 ||
+	if (gnutls_priority_set_direct(c->tls, dv_doq_priority, NULL) != 0 ||
 	    ngtcp2_crypto_gnutls_configure_server_session(c->tls) != 0 ||
 	    gnutls_credentials_set(c->tls, GNUTLS_CRD_CERTIFICATE, l->cred) != 0 ||
 	    gnutls_alpn_set_protocols(c->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0 ||

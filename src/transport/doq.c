@@ -18,18 +18,8 @@
 #include <ngtcp2/ngtcp2_crypto.h>
 #include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
+#include "base/doq.h"
 #include "base/wire.h"
-
-/* RFC 9250 section 4.3: the application error codes of DoQ. */
-enum {
-	DOQ_NO_ERROR = 0x0,
-	DOQ_INTERNAL_ERROR = 0x1,
-	DOQ_PROTOCOL_ERROR = 0x2,
-	DOQ_REQUEST_CANCELLED = 0x3,
-	DOQ_EXCESSIVE_LOAD = 0x4,
-	DOQ_UNSPECIFIED_ERROR = 0x5,
-	DOQ_ERROR_RESERVED = 0xd098ea5e,
-};
 
 /* A QUIC packet we write: under DV_TP_DGRAM_MAX, and the common path MTU's payload. */
 #define DOQ_PKT_MAX 1452u
@@ -44,11 +34,6 @@ enum {
 #define DOQ_STREAM_WINDOW (2u + 65535u)
 /* Idle timeout offered: a connection nothing crosses this long ends (ngtcp2's timer). */
 #define DOQ_IDLE_NS (30 * DV_NS_PER_S)
-
-static const char doq_priority[] =
-    "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:"
-    "+AES-128-CCM:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:"
-    "%DISABLE_TLS13_COMPAT_MODE";
 
 /* One query's stream: its bytes until the stream closes (ngtcp2 does not copy stream data
  * and may resend it), its answer as it comes. */
@@ -220,39 +205,11 @@ static void sendq_pop(doq_t *q)
 	st->queued = false;
 }
 
-static const char *doq_code_name(uint64_t code)
-{
-	switch (code) {
-	case DOQ_NO_ERROR:
-		return "DOQ_NO_ERROR";
-	case DOQ_INTERNAL_ERROR:
-		return "DOQ_INTERNAL_ERROR";
-	case DOQ_PROTOCOL_ERROR:
-		return "DOQ_PROTOCOL_ERROR";
-	case DOQ_REQUEST_CANCELLED:
-		return "DOQ_REQUEST_CANCELLED";
-	case DOQ_EXCESSIVE_LOAD:
-		return "DOQ_EXCESSIVE_LOAD";
-	case DOQ_UNSPECIFIED_ERROR:
-		return "DOQ_UNSPECIFIED_ERROR";
-	case DOQ_ERROR_RESERVED:
-		return "DOQ_ERROR_RESERVED";
-	default:
-		return "an unknown code";
-	}
-}
-
 /* --- ngtcp2 callbacks --------------------------------------------------------------- */
 
 static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 {
 	return ((doq_t *)ref->user_data)->qc;
-}
-
-static void rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx)
-{
-	(void)ctx;
-	(void)gnutls_rnd(GNUTLS_RND_NONCE, dest, len);
 }
 
 static int new_cid_cb(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *user)
@@ -451,7 +408,7 @@ static int stream_close_cb(ngtcp2_conn *qc, uint32_t flags, int64_t sid, uint64_
 			st->reset_code = code;
 		snprintf(q->what, sizeof(q->what),
 		         "the server reset the stream with %s (0x%" PRIx64 ")",
-		         doq_code_name(st->reset_code), st->reset_code);
+		         dv_doq_code_name(st->reset_code), st->reset_code);
 		rc = strm_error(
 		    q, st, st->reset_code == UINT64_MAX ? "the stream closed unanswered" : q->what);
 	}
@@ -514,7 +471,7 @@ static const ngtcp2_callbacks doq_callbacks = {
     .recv_stateless_reset = stateless_reset_cb,
     .recv_retry = ngtcp2_crypto_recv_retry_cb,
     .extend_max_local_streams_bidi = extend_streams_cb,
-    .rand = rand_cb,
+    .rand = dv_doq_rand_cb,
     .get_new_connection_id = new_cid_cb,
     .update_key = ngtcp2_crypto_update_key_cb,
     .stream_reset = stream_reset_cb,
@@ -552,7 +509,7 @@ static int conn_failed(doq_t *q, int rv)
 		if (cc.type == NGTCP2_CONNECTION_CLOSE_ERROR_CODE_TYPE_APPLICATION)
 			snprintf(q->what, sizeof(q->what),
 			         "the server closed the QUIC connection with %s (0x%" PRIx64 ")",
-			         doq_code_name(cc.error_code), cc.error_code);
+			         dv_doq_code_name(cc.error_code), cc.error_code);
 		else if (cc.error_code == NGTCP2_NO_ERROR)
 			return dv_tp_emit_closed(c);
 		else
@@ -736,7 +693,7 @@ static int tls_session(doq_t *q, const dv_tp_config_t *cfg)
 	    gnutls_init(&q->tls, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA |
 	                             GNUTLS_ENABLE_EARLY_DATA) != 0)
 		return -ENOMEM;
-	if (gnutls_priority_set_direct(q->tls, doq_priority, NULL) != 0 ||
+	if (gnutls_priority_set_direct(q->tls, dv_doq_priority, NULL) != 0 ||
 	    ngtcp2_crypto_gnutls_configure_client_session(q->tls) != 0 ||
 	    gnutls_credentials_set(q->tls, GNUTLS_CRD_CERTIFICATE, q->cred) != 0 ||
 	    gnutls_alpn_set_protocols(q->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0)

@@ -141,14 +141,14 @@ static void test_sendq(void **state)
 static void test_codes(void **state)
 {
 	(void)state;
-	assert_string_equal(doq_code_name(0x0), "DOQ_NO_ERROR");
-	assert_string_equal(doq_code_name(0x1), "DOQ_INTERNAL_ERROR");
-	assert_string_equal(doq_code_name(0x2), "DOQ_PROTOCOL_ERROR");
-	assert_string_equal(doq_code_name(0x3), "DOQ_REQUEST_CANCELLED");
-	assert_string_equal(doq_code_name(0x4), "DOQ_EXCESSIVE_LOAD");
-	assert_string_equal(doq_code_name(0x5), "DOQ_UNSPECIFIED_ERROR");
-	assert_string_equal(doq_code_name(0xd098ea5e), "DOQ_ERROR_RESERVED");
-	assert_string_equal(doq_code_name(0x77), "an unknown code");
+	assert_string_equal(dv_doq_code_name(0x0), "DOQ_NO_ERROR");
+	assert_string_equal(dv_doq_code_name(0x1), "DOQ_INTERNAL_ERROR");
+	assert_string_equal(dv_doq_code_name(0x2), "DOQ_PROTOCOL_ERROR");
+	assert_string_equal(dv_doq_code_name(0x3), "DOQ_REQUEST_CANCELLED");
+	assert_string_equal(dv_doq_code_name(0x4), "DOQ_EXCESSIVE_LOAD");
+	assert_string_equal(dv_doq_code_name(0x5), "DOQ_UNSPECIFIED_ERROR");
+	assert_string_equal(dv_doq_code_name(0xd098ea5e), "DOQ_ERROR_RESERVED");
+	assert_string_equal(dv_doq_code_name(0x77), "an unknown code");
 }
 
 static unsigned events;
