@@ -20,17 +20,7 @@ hd() {
 	rm -f "$pf"
 	"$HD" --mode "$mode" --port-file "$pf" --cert "$TMP/cert.pem" --key "$TMP/key.pem" \
 		--max-seconds 120 >"$TMP/$name.out" 2>"$TMP/$name.err" &
-	local pid=$!
-	_pids+=("$pid")
-	for _ in $(seq 400); do
-		[ -s "$pf" ] && break
-		kill -0 "$pid" 2>/dev/null || fail "hostile-doq $name exited: $(cat "$TMP/$name.err")"
-		sleep 0.025
-	done
-	[ -s "$pf" ] || fail "hostile-doq $name did not start"
-	printf -v "${name}_PID" '%s' "$pid"
-	printf -v "${name}_PORT" '%s' "$(cat "$pf")"
-	printf -v "${name}_OUT" '%s' "$TMP/$name.out"
+	started "$name" $! "$pf" hostile-doq
 }
 # dv NAME WANT_RC ARGS...: dnsvolley -m doq under maxrss and a guard; report $TMP/NAME.txt.
 dv() {

@@ -34,17 +34,7 @@ hs() {
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 	"$HS" --kind "$kind" --mode "$mode" --port-file "$pf" --cert "$TMP/cert.pem" \
 		--key "$TMP/key.pem" --max-seconds 120 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
-	local pid=$!
-	_pids+=("$pid")
-	for _ in $(seq 200); do
-		[ -s "$pf" ] && break
-		kill -0 "$pid" 2>/dev/null || fail "hostile-stream $name exited: $(cat "$TMP/$name.err")"
-		sleep 0.025
-	done
-	[ -s "$pf" ] || fail "hostile-stream $name did not start"
-	printf -v "${name}_PID" '%s' "$pid"
-	printf -v "${name}_PORT" '%s' "$(cat "$pf")"
-	printf -v "${name}_OUT" '%s' "$TMP/$name.out"
+	started "$name" $! "$pf" hostile-stream
 }
 
 # dv NAME WANT_RC ARGS...: dnsvolley under maxrss and a timeout guard; its report in

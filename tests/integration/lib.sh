@@ -112,19 +112,25 @@ start_responder() {
 	local pf="$TMP/$name.port" out="$TMP/$name.out"
 	rm -f "$pf"
 	${RESPONDER_WRAP:-} "$RESPONDER" -a 127.0.0.1 -p 0 --port-file "$pf" "$@" >"$out" 2>"$TMP/$name.err" &
-	local pid=$!
+	started "$name" $! "$pf" responder
+}
+
+# started NAME PID PORT_FILE WHAT: waits until the server started in the background as PID
+# wrote its port to PORT_FILE (its stderr in $TMP/NAME.err, stdout in $TMP/NAME.out), then
+# sets ${NAME}_PID, ${NAME}_PORT and ${NAME}_OUT; fails naming WHAT if it exits first.
+started() {
+	local name=$1 pid=$2 pf=$3 what=$4 i
 	_pids+=("$pid")
-	local i
 	# Up to 30 s: a sanitizer build starting beside a CPU hog is slow, never this slow.
 	for i in $(seq 1200); do
 		[ -s "$pf" ] && break
-		kill -0 "$pid" 2>/dev/null || fail "responder $name exited: $(cat "$TMP/$name.err")"
+		kill -0 "$pid" 2>/dev/null || fail "$what $name exited: $(cat "$TMP/$name.err")"
 		sleep 0.025
 	done
-	[ -s "$pf" ] || fail "responder $name did not start"
+	[ -s "$pf" ] || fail "$what $name did not start"
 	printf -v "${name}_PID" '%s' "$pid"
 	printf -v "${name}_PORT" '%s' "$(cat "$pf")"
-	printf -v "${name}_OUT" '%s' "$out"
+	printf -v "${name}_OUT" '%s' "$TMP/$name.out"
 }
 
 # make_cert: a self-signed P-256 certificate for dnsvolley.test (one day), for the TLS
