@@ -11,22 +11,11 @@ command -v tcpdump >/dev/null || skip "tcpdump not installed (scripts/packages.t
 start_responder R -T 1
 head -500 "$top_srcdir/querylists/soa.txt" >"$TMP/list.txt"
 
-nice -n -10 tcpdump -i lo -n -U --immediate-mode -B 65536 -s 1500 -w "$TMP/cap.pcap" \
-	"udp and dst host 127.0.0.1 and dst port $R_PORT" 2>"$TMP/tcpdump.err" &
-td=$!
-_pids+=("$td")
-for _ in $(seq 200); do
-	grep -q "listening on" "$TMP/tcpdump.err" && break
-	kill -0 "$td" 2>/dev/null || skip "tcpdump cannot capture here: $(cat "$TMP/tcpdump.err")"
-	sleep 0.025
-done
+capture_lo "$TMP/cap.pcap" "udp and dst host 127.0.0.1 and dst port $R_PORT"
 "$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$TMP/list.txt" -Q 5000 -t 2 >"$TMP/run" 2>&1 ||
 	fail "the captured run: $(cat "$TMP/run")"
 assert_eq "captured run: completed" 500 "$(report_field "$TMP/run" "Queries completed")"
-sleep 0.3
-kill -INT "$td"
-wait "$td" || true
-assert_eq "tcpdump dropped nothing" 0 "$(awk '/dropped by kernel/ { print $1 }' "$TMP/tcpdump.err")"
+capture_end 500
 assert_eq "packets captured" 500 "$(awk '/packets captured/ { print $1 }' "$TMP/tcpdump.err")"
 
 # The replay, to the same responder: every captured query sent and answered.

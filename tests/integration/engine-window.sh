@@ -42,14 +42,12 @@ assert_eq "T2: source ports" 8 "$(resp_count T source-ports)"
 # IPv6 loopback.
 if ip -6 addr show lo 2>/dev/null | grep -q '::1'; then
 	pf="$TMP/v6.port"
-	"$RESPONDER" -a ::1 -p 0 --port-file "$pf" >"$TMP/v6.out" 2>&1 &
-	v6pid=$!
-	_pids+=("$v6pid")
-	for _ in $(seq 100); do [ -s "$pf" ] && break; sleep 0.05; done
-	"$DV" --no-progress -s "[::1]:$(cat "$pf")" -d "$LIST" -n 1 >"$TMP/v6" 2>&1 ||
+	"$RESPONDER" -a ::1 -p 0 --port-file "$pf" >"$TMP/v6.out" 2>"$TMP/v6.err" &
+	started v6 $! "$pf" responder
+	"$DV" --no-progress -s "[::1]:$v6_PORT" -d "$LIST" -n 1 >"$TMP/v6" 2>&1 ||
 		fail "IPv6 run failed: $(cat "$TMP/v6")"
-	kill -INT "$v6pid"
-	wait "$v6pid" || true
+	kill -INT "$v6_PID"
+	wait "$v6_PID" || true
 	assert_eq "v6: completed" 10000 "$(f "$TMP/v6" "Queries completed")"
 fi
 echo "engine-window: all assertions hold"

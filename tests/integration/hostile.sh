@@ -18,17 +18,7 @@ start_hostile() {
 	rm -f "$pf" # a name used again must not read the previous helper's port
 	"$HOSTILE" -a 127.0.0.1 -p 0 --port-file "$pf" --max-seconds 120 "$@" \
 		>"$TMP/$name.out" 2>"$TMP/$name.err" &
-	local pid=$!
-	_pids+=("$pid")
-	for _ in $(seq 200); do
-		[ -s "$pf" ] && break
-		kill -0 "$pid" 2>/dev/null || fail "hostile $name exited: $(cat "$TMP/$name.err")"
-		sleep 0.025
-	done
-	[ -s "$pf" ] || fail "hostile $name did not start"
-	printf -v "${name}_PID" '%s' "$pid"
-	printf -v "${name}_PORT" '%s' "$(cat "$pf")"
-	printf -v "${name}_OUT" '%s' "$TMP/$name.out"
+	started "$name" $! "$pf" hostile
 }
 run() { # OUT ARGS...
 	local out=$1

@@ -133,6 +133,37 @@ started() {
 	printf -v "${name}_OUT" '%s' "$TMP/$name.out"
 }
 
+# capture_lo PCAP FILTER: tcpdump on lo into PCAP, back once it listens. Nanosecond
+# stamps; -U and --immediate-mode write each packet at once (else the last ring block
+# waits for its 1 s timeout and is lost at SIGINT); nice -n -10 because a descheduled
+# tcpdump drops packets on a loaded machine; -s 1500 because in immediate mode libpcap's
+# ring has one frame per packet sized by the snapshot length, and at the default
+# (256 KiB) the 64 MiB buffer held about a thousand queries (18 of 2,000 lost at -Q 20000
+# under a CPU hog); the test's queries are under 1,500 octets, so nothing is cut; CAPTURE_PID is its pid, $TMP/tcpdump.err its messages. Skips
+# (lacks) where tcpdump cannot capture. capture_end N waits until PCAP holds N packets,
+# stops tcpdump and asserts it dropped nothing.
+capture_lo() {
+	local pcap=$1 filter=$2 i
+	nice -n -10 tcpdump -i lo -n -U --immediate-mode -B 65536 -s 1500 \
+		--time-stamp-precision=nano -w "$pcap" "$filter" 2>"$TMP/tcpdump.err" &
+	CAPTURE_PID=$!
+	CAPTURE_FILE=$pcap
+	_pids+=("$CAPTURE_PID")
+	for i in $(seq 1200); do
+		grep -q "listening on" "$TMP/tcpdump.err" && return 0
+		kill -0 "$CAPTURE_PID" 2>/dev/null ||
+			skip_lacks "tcpdump cannot capture here: $(cat "$TMP/tcpdump.err")"
+		sleep 0.025
+	done
+	fail "tcpdump did not start"
+}
+capture_end() {
+	wait_pcap "$CAPTURE_FILE" "$1"
+	kill -INT "$CAPTURE_PID"
+	wait "$CAPTURE_PID" || true
+	assert_eq "tcpdump dropped nothing" 0 "$(awk '/dropped by kernel/ { print $1 }' "$TMP/tcpdump.err")"
+}
+
 # make_cert: a self-signed P-256 certificate for dnsvolley.test (one day), for the TLS
 # listeners: $TMP/cert.pem, its key $TMP/key.pem. Needs openssl.
 make_cert() {

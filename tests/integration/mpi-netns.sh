@@ -59,11 +59,7 @@ for i in $(seq 0 19999); do echo "n$i.netns.example. A"; done >"$LIST"
 R_PORT=
 pf="$TMP/R.port"
 "$RESPONDER" -a "198.19.$S.1" -p 0 --port-file "$pf" >"$TMP/R.out" 2>"$TMP/R.err" &
-R_PID=$!
-_pids+=("$R_PID")
-for _ in $(seq 200); do [ -s "$pf" ] && break; sleep 0.025; done
-R_PORT=$(cat "$pf")
-R_OUT="$TMP/R.out"
+started R $! "$pf" responder
 rc=0
 "${MPI_ENV[@]}" timeout -k 5 120 mpirun --mca plm_rsh_agent "$TMP/agent" \
 	--mca oob_tcp_if_include "198.19.$S.0/24" --mca btl self,tcp \
