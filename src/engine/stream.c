@@ -1283,6 +1283,15 @@ static void stall_check(dv_sw_t *sw, uint64_t now, unsigned n, unsigned total)
 		sw->stall_ns = UINT64_MAX;
 		return;
 	}
+	/*
+	 * Not while a first connection is still opening: it fails the pass itself at -t
+	 * (conn_fail: "connection to the server failed"), which says more than "nothing
+	 * could be sent"; both bounds would otherwise fall at the same moment.
+	 */
+	if (!sw->ever_up && sw->npending > 0) {
+		sw->stall_ns = UINT64_MAX;
+		return;
+	}
 	if (sw->stall_ns == UINT64_MAX) {
 		sw->stall_ns = now;
 		sw->stall_opened = sw->e->stats.c.conn_opened;
