@@ -49,6 +49,32 @@ skip() { skip_setup "$@"; }
 # The server-cost tests read a server the way --server-pid does, to compare.
 cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 csw() { cat /proc/"$1"/task/*/status | awk '/^(non)?voluntary_ctxt_switches/ { s += $2 } END { print s }'; }
+# server_field JSON KEY: the first pass's server.KEY of a results file (KEY a or a.b;
+# booleans as true/false).
+server_field() {
+	python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["passes"][0]["server"]
+k=sys.argv[2].split(".")
+v=s[k[0]] if len(k)==1 else s[k[0]][k[1]]
+print(str(v).lower() if isinstance(v,bool) else v)' "$1" "$2"
+}
+# server_cost_agrees JSON C0 C1 S0 S1: the first pass's server CPU time and context switches
+# in JSON agree, within 2% + 1, with what the test read of the server itself around the run
+# (cpu_ticks before C0 and after C1, csw S0 and S1).
+server_cost_agrees() {
+	local j=$1 ours theirs slack
+	ours=$(($3 - $2))
+	[ "$ours" -gt 0 ] || fail "the server used no CPU the test could see"
+	theirs=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["passes"][0]["server"]
+print(round((s["cpu_user_s"] + s["cpu_sys_s"]) * int(sys.argv[2])))' "$j" "$(getconf CLK_TCK)")
+	slack=$((ours * 2 / 100 + 1))
+	assert_le "server CPU ticks (test $ours)" $((ours + slack)) "$theirs"
+	assert_ge "server CPU ticks (test $ours)" $((ours - slack)) "$theirs"
+	ours=$(($5 - $4))
+	theirs=$(($(server_field "$j" voluntary_ctxt_switches) + $(server_field "$j" involuntary_ctxt_switches)))
+	slack=$((ours * 2 / 100 + 1))
+	assert_le "server context switches (test $ours)" $((ours + slack)) "$theirs"
+	assert_ge "server context switches (test $ours)" $((ours - slack)) "$theirs"
+}
 assert_eq() { # NAME EXPECTED ACTUAL
 	[ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
 	echo "ok: $1 = $3"
