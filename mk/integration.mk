@@ -63,4 +63,4 @@ EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/hostile-streams.sh tests/in
 	tests/integration/pty-run.py \
 	tests/integration/servers/nsd.conf.sh tests/integration/servers/unbound.conf.sh \
 	tests/integration/servers/zone.sh tests/integration/servers/nsd-unbound.sh \
-	tests/integration/servers/unbound-dnstap.sh
+	tests/integration/servers/unbound-dnstap.sh tests/integration/servers/knot.conf.sh

@@ -190,6 +190,23 @@ capture_end() {
 	assert_eq "tcpdump dropped nothing" 0 "$(awk '/dropped by kernel/ { print $1 }' "$TMP/tcpdump.err")"
 }
 
+# start_knotd DIR: knotd -c DIR/knot.conf (servers/knot.conf.sh begins one), its output in
+# DIR/out; back once every zone is loaded (knotc zone-status shows a serial for each, so
+# no query meets a zone still loading). KNOT_PID is its pid.
+start_knotd() {
+	local d=$1 i st
+	knotd -c "$d/knot.conf" >"$d/out" 2>&1 &
+	KNOT_PID=$!
+	_pids+=("$KNOT_PID")
+	for i in $(seq 1200); do
+		st=$(knotc -c "$d/knot.conf" zone-status 2>/dev/null) && [ -n "$st" ] &&
+			! grep -qv 'serial: [0-9]' <<<"$st" && return 0
+		kill -0 "$KNOT_PID" 2>/dev/null || fail "knotd exited: $(cat "$d/out")"
+		sleep 0.025
+	done
+	fail "knotd did not load its zones: $(cat "$d/out")"
+}
+
 # make_cert: a self-signed P-256 certificate for dnsvolley.test (one day), for the TLS
 # listeners: $TMP/cert.pem, its key $TMP/key.pem. Needs openssl.
 make_cert() {

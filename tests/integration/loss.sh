@@ -73,34 +73,13 @@ echo "ok: nothing listening says so"
 command -v knotd >/dev/null || skip "no knotd (Debian package knot)"
 kport=$(free_port)
 mkdir -p "$TMP/knot"
-cat >"$TMP/knot/example.com.zone" <<Z
-\$ORIGIN example.com.
-\$TTL 3600
-@ IN SOA ns.example.com. hostmaster.example.com. 1 3600 900 604800 3600
-@ IN NS ns
-ns IN A 127.0.0.1
-Z
-cat >"$TMP/knot/knot.conf" <<C
-server:
-    listen: 127.0.0.1@$kport
-    rundir: $TMP/knot
-database:
-    storage: $TMP/knot
-log:
-  - target: stderr
-    any: error
-zone:
-  - domain: example.com
-    file: $TMP/knot/example.com.zone
-C
-knotd -c "$TMP/knot/knot.conf" >"$TMP/knot/out" 2>&1 &
-kpid=$!
-_pids+=("$kpid")
-for _ in $(seq 100); do
-	kdig @127.0.0.1 -p "$kport" +short +time=1 +tries=1 example.com SOA >/dev/null 2>&1 && break
-	kill -0 "$kpid" 2>/dev/null || fail "knotd exited: $(cat "$TMP/knot/out")"
-	sleep 0.05
-done
+bash "$top_srcdir/tests/integration/servers/zone.sh" example.com </dev/null >"$TMP/knot/example.com.zone"
+{
+	bash "$top_srcdir/tests/integration/servers/knot.conf.sh" "$TMP/knot" "$kport"
+	printf 'zone:\n  - domain: example.com\n    file: %s/knot/example.com.zone\n' "$TMP"
+} >"$TMP/knot/knot.conf"
+start_knotd "$TMP/knot"
+kpid=$KNOT_PID
 for _ in $(seq 2000); do echo "example.com SOA"; done >"$TMP/knot.list"
 # Before, knotd lost queries only when the machine was fast enough to outrun it, and the
 # test skipped when it did not. Stopped, it cannot keep up at any speed: the first

@@ -72,20 +72,10 @@ UNBOUND_PID= NSD_PID=
 # --- knotd with mod-stats: the queries it counted equal the answers
 KPORT=$(free_port)
 mkdir -p "$TMP/knot"
-cat >"$TMP/knot/knot.conf" <<K
-server:
-    rundir: $TMP/knot
-    listen: 127.0.0.1@$KPORT
-    udp-workers: 1
-    tcp-workers: 1
-    background-workers: 1
-database:
-    storage: $TMP/knot
-control:
-    listen: $TMP/knot/knot.sock
-log:
-  - target: stderr
-    any: warning
+{
+	bash "$top_srcdir/tests/integration/servers/knot.conf.sh" "$TMP/knot" "$KPORT" \
+		"udp-workers: 1" "tcp-workers: 1" "background-workers: 1"
+	cat <<K
 mod-stats:
   - id: default
 template:
@@ -95,15 +85,9 @@ template:
 zone:
   - domain: example.
 K
+} >"$TMP/knot/knot.conf"
 printf '$ORIGIN example.\n$TTL 60\n@ SOA ns hm 1 60 60 60 60\n@ NS ns\nns A 127.0.0.1\n* A 192.0.2.1\n' >"$TMP/knot/example.zone"
-knotd -c "$TMP/knot/knot.conf" >"$TMP/knot/out" 2>&1 &
-KNOT_PID=$!
-_pids+=("$KNOT_PID")
-for _ in $(seq 200); do
-	knotc -s "$TMP/knot/knot.sock" status >/dev/null 2>&1 && break
-	kill -0 "$KNOT_PID" 2>/dev/null || fail "knotd exited: $(cat "$TMP/knot/out")"
-	sleep 0.05
-done
+start_knotd "$TMP/knot"
 seq -f "k%g.example A" 3000 >"$TMP/k.txt"
 rc=0
 "$DV" -s "127.0.0.1:$KPORT" -d "$TMP/k.txt" -c 2 -q 20 -t 5 --no-progress \

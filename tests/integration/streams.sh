@@ -289,22 +289,10 @@ else
 	kd="$TMP/knot"
 	mkdir -p "$kd"
 	kport=$(free_port)
-	cat >"$kd/example.com.zone" <<Z
-\$ORIGIN example.com.
-\$TTL 3600
-@ IN SOA ns.example.com. hostmaster.example.com. 1 3600 900 604800 3600
-@ IN NS ns.example.com.
-ns IN A 192.0.2.53
-Z
-	cat >"$kd/knot.conf" <<C
-server:
-    listen: 127.0.0.1@$kport
-    rundir: $kd
-database:
-    storage: $kd
-log:
-  - target: stderr
-    any: error
+	bash "$top_srcdir/tests/integration/servers/zone.sh" example.com </dev/null >"$kd/example.com.zone"
+	{
+		bash "$top_srcdir/tests/integration/servers/knot.conf.sh" "$kd" "$kport"
+		cat <<C
 mod-stats:
   - id: default
     request-protocol: on
@@ -315,12 +303,8 @@ zone:
   - domain: example.com
     file: $kd/example.com.zone
 C
-	knotd -c "$kd/knot.conf" >"$kd/out" 2>&1 &
-	_pids+=("$!")
-	for _ in $(seq 100); do
-		knotc -c "$kd/knot.conf" status >/dev/null 2>&1 && break
-		sleep 0.05
-	done
+	} >"$kd/knot.conf"
+	start_knotd "$kd"
 	for _ in $(seq 20000); do echo "example.com SOA"; done >"$TMP/knot.list"
 	"$DV" -m tcp -s 127.0.0.1 -p "$kport" -d "$TMP/knot.list" -c 8 -q 200 -t 10 \
 		--json "$TMP/knot.json" >"$TMP/knot.rep" 2>&1 || fail "knotd: $(cat "$TMP/knot.rep")"

@@ -64,8 +64,8 @@ if command -v knotd >/dev/null && command -v knotc >/dev/null; then
 	mkdir -p "$kd"
 	kport=$(free_port)
 	{
-		printf 'server:\n    listen: 127.0.0.1@%s\n    rundir: %s\n' "$kport" "$kd"
-		printf 'database:\n    storage: %s\nlog:\n  - target: stderr\n    any: error\nkey:\n' "$kd"
+		bash "$top_srcdir/tests/integration/servers/knot.conf.sh" "$kd" "$kport"
+		printf 'key:\n'
 		for a in $ALGS; do
 			printf '  - id: k%s.\n    algorithm: hmac-%s\n    secret: %s\n' "$a" "$a" "$SECRET"
 		done
@@ -74,12 +74,7 @@ if command -v knotd >/dev/null && command -v knotc >/dev/null; then
 			"$(for a in $ALGS; do printf 'k%s.,' "$a"; done | sed 's/,$//')"
 		printf 'zone:\n  - domain: example.com\n    file: %s/example.com.zone\n    acl: signed\n' "$TMP"
 	} >"$kd/knot.conf"
-	knotd -c "$kd/knot.conf" >"$kd/out" 2>&1 &
-	_pids+=("$!")
-	for _ in $(seq 100); do
-		knotc -c "$kd/knot.conf" zone-status example.com >/dev/null 2>&1 && break
-		sleep 0.05
-	done
+	start_knotd "$kd"
 	check_server knotd "$kport"
 	ran=1
 fi

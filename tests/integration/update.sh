@@ -12,26 +12,14 @@ command -v kdig >/dev/null || skip "kdig (knot-dnsutils) is not installed"
 SECRET=$(head -c 32 /dev/urandom | base64)
 
 for z in example.com signed.example static.example; do
-	cat >"$TMP/$z.zone" <<Z
-\$ORIGIN $z.
-\$TTL 3600
-@ IN SOA ns.$z. hostmaster.$z. 1 3600 900 604800 3600
-@ IN NS ns.$z.
-ns IN A 192.0.2.53
-Z
+	bash "$top_srcdir/tests/integration/servers/zone.sh" "$z" </dev/null >"$TMP/$z.zone"
 done
 kd="$TMP/knot"
 mkdir -p "$kd"
 kport=$(free_port)
-cat >"$kd/knot.conf" <<C
-server:
-    listen: 127.0.0.1@$kport
-    rundir: $kd
-database:
-    storage: $kd
-log:
-  - target: stderr
-    any: error
+{
+	bash "$top_srcdir/tests/integration/servers/knot.conf.sh" "$kd" "$kport"
+	cat <<C
 key:
   - id: upd.
     algorithm: hmac-sha256
@@ -57,13 +45,8 @@ zone:
     file: $TMP/static.example.zone
     acl: axfr
 C
-knotd -c "$kd/knot.conf" >"$kd/out" 2>&1 &
-_pids+=("$!")
-for _ in $(seq 200); do
-	knotc -c "$kd/knot.conf" zone-status signed.example >/dev/null 2>&1 && break
-	sleep 0.05
-done
-knotc -c "$kd/knot.conf" zone-status signed.example >/dev/null 2>&1 || fail "knotd did not start: $(cat "$kd/out")"
+} >"$kd/knot.conf"
+start_knotd "$kd"
 
 # run NAME PORT LIST [FLAGS...]: one pass through LIST; prints "sent completed lost RCODES"
 # (RCODES: name=count, sorted).
