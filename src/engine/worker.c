@@ -977,6 +977,8 @@ static void count_client_drops(dv_worker_t *w)
 	for (i = 0; i < w->share.nsocks; i++) {
 		uint32_t mem[SK_MEMINFO_VARS];
 		socklen_t len = sizeof(mem);
+		if (w->socks[i].fd < 0) /* a stream run's slots: its connections are its own */
+			continue;
 		memset(mem, 0, sizeof(mem));
 		if (getsockopt(w->socks[i].fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
 		    len > SK_MEMINFO_DROPS * sizeof(uint32_t))
