@@ -386,14 +386,19 @@ static int pctl_file(plot_ctx_t *p, const char *file, const dv_hist_t *h, const 
 	return dv_atomicfile_commit(&f, p->err);
 }
 
-/* The percentile charts' axes: log-log, 100% on the left down to the smallest share. */
-static void pctl_extra(char *extra, size_t len, double xmin, const double yr[2], bool mark_p99)
+/*
+ * The percentile charts' axes: log-log, 100% on the left down to the smallest share; with
+ * mark_p99 a line at p99 when the axis reaches it (a series of 100 samples or more).
+ * Returns whether the line is drawn.
+ */
+static bool pctl_extra(char *extra, size_t len, double xmin, const double yr[2], bool mark_p99)
 {
 	double lo = xmin / 1.25; /* just past the slowest share: no empty decade (issue 26) */
 	/* The y axis fits the data: from just under the fastest to just over the slowest. */
 	double ylo = yr[0] > 0 && yr[0] <= yr[1] ? yr[0] / 1.25 : 0.001;
 	double yhi = yr[0] > 0 && yr[0] <= yr[1] ? yr[1] * 1.25 : 1000;
 
+	mark_p99 = mark_p99 && lo <= 1;
 	snprintf(extra, len,
 	         "set logscale x\nset logscale y\nset xrange [100:%g]\nset yrange [%g:%g]\n"
 	         "set format x '%%g'\nset format y '%%g'\n%s",
@@ -401,6 +406,21 @@ static void pctl_extra(char *extra, size_t len, double xmin, const double yr[2],
 	         mark_p99 ? "set arrow from 1, graph 0 to 1, graph 1 nohead dt 3 lc rgb 'gray40'\n"
 	                    "set label 'p99' at 1, graph 0.95 offset 0.5, 0\n"
 	                  : "");
+	return mark_p99;
+}
+
+/* Series ns of a percentile chart: h's curve in file (pctl_file), its y in column 2. */
+static int pctl_series(plot_ctx_t *p, series_t *s, char (*files)[48], size_t ns, const char *file,
+                       const dv_hist_t *h, const char *what, double *xmin, double yr[2])
+{
+	int rc;
+
+	snprintf(files[ns], sizeof(files[ns]), "%s", file);
+	if ((rc = pctl_file(p, files[ns], h, what, xmin, yr)) != 0)
+		return rc;
+	s[ns].file = files[ns];
+	s[ns].ycol = 2;
+	return 0;
 }
 
 /* DNS Shotgun's way: x = share of answers at least this slow (log, 100% on the left). */
@@ -411,6 +431,7 @@ static int latency_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t 
 	                       "cold; filled, thick: hot)");
 	series_t *s = calloc(gs->n ? gs->n : 1, sizeof(*s));
 	char(*files)[48] = calloc(gs->n ? gs->n : 1, sizeof(*files));
+	char name[48];
 	double xmin = 100, yr[2] = {INFINITY, 0};
 	size_t ns = 0;
 	int rc = 0;
@@ -422,11 +443,10 @@ static int latency_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t 
 	for (size_t i = 0; i < gs->n; i++) {
 		if (gs->g[i].latency->count == 0)
 			continue;
-		snprintf(files[ns], sizeof(files[ns]), "latency-%zu.dat", i + 1);
-		if ((rc = pctl_file(p, files[ns], gs->g[i].latency, "latency", &xmin, yr)) != 0)
+		snprintf(name, sizeof(name), "latency-%zu.dat", i + 1);
+		if ((rc = pctl_series(p, s, files, ns, name, gs->g[i].latency, "latency", &xmin,
+		                      yr)) != 0)
 			goto out;
-		s[ns].file = files[ns];
-		s[ns].ycol = 2;
 		style_of(&s[ns], gs->g[i].ti, gs->g[i].li, gs->g[i].kind);
 		s[ns].pt = kind_point(gs->g[i].kind);
 		s[ns].ti = gs->g[i].ti;
@@ -466,14 +486,15 @@ static void group_conn_hist(const dv_group_t *g, int k, dv_hist_t *h)
 /*
  * Stream transports: connect time (solid) and TLS handshake time (dashed) per target, list
  * and pass kind, as percentile curves the latency chart's way (colour: target), the p99
- * marked. Made only for a study with connections.
+ * marked where the curves reach it (the title says so only then). Made only for a study
+ * with connections.
  */
 static int conn_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs)
 {
 	static const char *const what[2] = {"connect", "handshake"};
 	chart_t *c = chart_new(p, "connect",
-	                       "Connect (solid) and TLS handshake (dashed) time percentiles, "
-	                       "p99 marked (colour: target)");
+	                       "Connect (solid) and TLS handshake (dashed) time percentiles "
+	                       "(colour: target)");
 	series_t *s = calloc(2 * gs->n + 1, sizeof(*s));
 	char(*files)[48] = calloc(2 * gs->n + 1, sizeof(*files));
 	dv_hist_t *h = malloc(sizeof(*h));
@@ -491,11 +512,9 @@ static int conn_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs
 			group_conn_hist(&gs->g[i], k, h);
 			if (h->count == 0)
 				continue;
-			snprintf(files[ns], sizeof(files[ns]), "%s-%zu.dat", what[k], i + 1);
-			if ((rc = pctl_file(p, files[ns], h, what[k], &xmin, yr)) != 0)
+			snprintf(name, sizeof(name), "%s-%zu.dat", what[k], i + 1);
+			if ((rc = pctl_series(p, s, files, ns, name, h, what[k], &xmin, yr)) != 0)
 				goto out;
-			s[ns].file = files[ns];
-			s[ns].ycol = 2;
 			s[ns].lc = (int)gs->g[i].ti + 1;
 			s[ns].dt = k + 1;
 			snprintf(s[ns].title, sizeof(s[ns].title), "%s %s (%s)",
@@ -509,7 +528,12 @@ static int conn_chart(plot_ctx_t *p, const dv_study_t *st, const dv_groups_t *gs
 	}
 	{
 		char extra[384];
-		pctl_extra(extra, sizeof(extra), xmin, yr, true);
+		if (pctl_extra(extra, sizeof(extra), xmin, yr, true)) {
+			snprintf(c->title, sizeof(c->title),
+			         "Connect (solid) and TLS handshake (dashed) time percentiles, p99 "
+			         "marked (colour: target)");
+			title_transport(p, c);
+		}
 		lines_arg_t a = {
 		    "slowest percentile (%)", "time (ms)", extra, s, ns, "lines", 0, NULL};
 		rc = draw(p, c, lines_body, &a);

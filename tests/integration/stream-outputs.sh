@@ -154,6 +154,13 @@ if command -v gnuplot >/dev/null; then
 	[ -s "$TMP/plot/connect.png" ] || fail "plot: no connect.png"
 	grep -q "so/5k/plain handshake (dot)" "$TMP/plot/connect.gp" || fail "plot: labels: $(grep plot "$TMP/plot/connect.gp")"
 	grep -q '\[dot\]' "$TMP/plot/latency.gp" || fail "plot: no transport in the latency title"
+	# the p99 line only where the curves reach p99 (100 connections or more), and the
+	# title says "p99 marked" exactly then (here: tens of connections, neither)
+	assert_eq "plot: connect title's 'p99 marked' = its p99 line" \
+		"$(grep -c "set label 'p99'" "$TMP/plot/connect.gp" || true)" \
+		"$(grep -c "p99 marked" "$TMP/plot/connect.gp" || true)"
+	assert_eq "plot: no p99 line on a chart of under 100 connections" 0 \
+		"$(grep -c "set label 'p99'" "$TMP/plot/connect.gp" || true)"
 	grep -q '<h2>Connections (dot)</h2>' "$TMP/plot/index.html" || fail "plot: no connections table"
 	"$DV" plot "$TMP/h.csv" -o "$TMP/hplot" >/dev/null 2>&1 || fail "plot of the history"
 	grep -q "so/5k/plain (dot)" "$TMP/hplot/trend-p99.gp" || fail "history plot: no transport label"
