@@ -10,8 +10,10 @@
 # machine's other load then cannot take their CPUs; the header says which); -n: never.
 # Prints per run: tool, -c, completed, q/s, client CPU µs per completed query (user+system
 # from /usr/bin/time), connections opened (dnsvolley's results file; dnsperf does not say:
-# "-"), p50 latency in ms (dnsperf prints only the average: its average, marked "avg"),
-# and the host's TcpExtListenOverflows during the run (nstat; "-" without it): handshakes
+# the host's TcpActiveOpens during its run, other loopback clients' connects included;
+# it opens at most 256, and then dnsvolley runs again with that many connections and the
+# same -q, "dv-as-dnsperf": the same work), p50 latency in ms (dnsperf prints only the
+# average: its average, marked "avg"), and the host's TcpExtListenOverflows during the run (nstat; "-" without it): handshakes
 # the server's accept queue had no room for, each costing its client a 1 s SYN retransmit,
 # dnsvolley's conn_syn_retries (the SYNs it sent again; dnsperf: "-"), and the host's TCP
 # segments per completed query (nstat TcpOutSegs; on loopback both ends' segments, and the
@@ -68,22 +70,23 @@ resp_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/tcp" ] && break; sleep 0.05; done
 port=$(cat "$tmp/tcp")
 
-# tcpstat: the host's listen queue overflows and TCP segments sent so far ("- -" without
-# nstat).
+# tcpstat: the host's listen queue overflows, TCP segments sent and connections opened
+# (TcpActiveOpens: connect()s on this host, the client's on loopback) so far ("- - -"
+# without nstat).
 tcpstat() {
 	if command -v nstat >/dev/null; then
-		nstat -az TcpExtListenOverflows TcpOutSegs |
+		nstat -az TcpExtListenOverflows TcpOutSegs TcpActiveOpens |
 			awk '$1 == "TcpExtListenOverflows" { o = $2 } $1 == "TcpOutSegs" { s = $2 }
-			     END { print o + 0, s + 0 }'
+			     $1 == "TcpActiveOpens" { a = $2 } END { print o + 0, s + 0, a + 0 }'
 	else
-		echo - -
+		echo - - -
 	fi
 }
 delta() { [ "$1" = - ] && echo - || echo $(($2 - $1)); }
-# deltas "O0 S0" "O1 S1": "overflows segments" during a run.
+# deltas "O0 S0 A0" "O1 S1 A1": "overflows segments opens" during a run.
 deltas() {
 	local a=($1) b=($2)
-	echo "$(delta "${a[0]}" "${b[0]}") $(delta "${a[1]}" "${b[1]}")"
+	echo "$(delta "${a[0]}" "${b[0]}") $(delta "${a[1]}" "${b[1]}") $(delta "${a[2]}" "${b[2]}")"
 }
 
 # dv NAME BIN CONNS [ARGS...]: one dnsvolley run.
@@ -119,13 +122,25 @@ dp() {
 	/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 dnsperf -m tcp -s 127.0.0.1 \
 		-p "$port" -d "$tmp/list" -l "$secs" -t 2 -c "$c" "$@" >"$tmp/dp.out" 2>&1 || true
 	d=($(deltas "$o0" "$(tcpstat)"))
-	awk -v c="$c" -v t="$(cat "$tmp/time")" -v o="${d[0]}" -v sg="${d[1]}" '
+	echo "${d[2]}" >"$tmp/dp.opened"
+	awk -v c="$c" -v t="$(cat "$tmp/time")" -v o="${d[0]}" -v sg="${d[1]}" -v op="${d[2]}" '
 		/Queries completed:/ { done = $3 }
 		/Queries per second:/ { qps = $4 }
-		/Average Latency/ { avg = $4 }
-		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f - %.3f(avg) %s - %s\n", c, done, qps,
-			done ? (a[1] + a[2]) * 1e6 / done : 0, avg * 1e3, o,
+		/Average Latency/ && !avg { avg = $4 }
+		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f %s %.3f(avg) %s - %s\n", c, done, qps,
+			done ? (a[1] + a[2]) * 1e6 / done : 0, op, avg * 1e3, o,
 			sg != "-" && done ? sprintf("%.2f", sg / done) : "-" }' "$tmp/dp.out"
+}
+
+# same_as_dnsperf CONNS ARGS...: dnsperf opens at most 256 connections whatever -c says; when
+# it opened fewer than CONNS, dnsvolley with as many connections and the same ARGS (-q): the
+# same work, as "dv-as-dnsperf".
+same_as_dnsperf() {
+	local c=$1 n
+	shift
+	n=$(cat "$tmp/dp.opened")
+	[ "$n" != - ] && [ "$n" -gt 0 ] && [ "$n" -lt "$c" ] || return 0
+	dv dv-as-dnsperf "$DV" "$n" "$@"
 }
 
 echo "# stream-conns.sh: TCP to dnsvolley-responder, client CPU 0, server CPU 1, -l $secs," \
@@ -135,12 +150,14 @@ for c in $conns; do
 	dv dnsvolley "$DV" "$c" -q $((2 * c))
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c))
 	dp "$c" -q $((2 * c))
+	same_as_dnsperf "$c" -q $((2 * c))
 done
 echo "# paced at -Q $rate, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
 for c in $conns; do
 	dv dnsvolley "$DV" "$c" -q $((2 * c)) -Q "$rate"
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c)) -Q "$rate"
 	dp "$c" -q $((2 * c)) -Q "$rate"
+	same_as_dnsperf "$c" -q $((2 * c)) -Q "$rate"
 done
 echo "# opening, -l 2 at -c $max, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
 dv_secs=2 dv dnsvolley "$DV" "$max" -q $((2 * max))
