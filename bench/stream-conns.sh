@@ -2,7 +2,7 @@
 # stream-conns.sh: the cost of many TCP connections, dnsvolley and dnsperf in the same run.
 #
 # usage: bench/stream-conns.sh [-B BUILDDIR] [-l SECONDS] [-c "16 256 1000 4000 10000"]
-#                              [-Q RATE] [-D OTHER_DNSVOLLEY] [-n]
+#                              [-Q RATE] [-D OTHER_DNSVOLLEY] [-n] [-P]
 # Starts dnsvolley-responder (TCP listener) pinned to CPU 1 and runs each client pinned to
 # CPU 0 (taskset), for each -c: -q twice -c, -l SECONDS (default 4), -t 2, against the same
 # responder; then the same -c paced at -Q RATE (default 20000 q/s) for the latency at a
@@ -24,12 +24,15 @@
 # (2,000 queries), and (CPU at the largest - CPU at 16) / (connections - 16): its socket,
 # connect, handshake and close (on loopback the server's end of each on this CPU too).
 # -D BIN: also run BIN (e.g. a dnsvolley built before a change) at each -c, as "dvother".
+# -P: dnsvolley's closed-loop runs under `perf record -g` (the client task only; perf's own
+# CPU is not in the figures) and, after them, each one's CPU split into the client's own
+# work and the server end's kernel work done on the client's CPU (bench/cpu-split.py).
 # The figures in doc/performance.md ("Many connections") came from this script.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build"
-secs=4 conns="16 256 1000 4000 10000" rate=20000 other="" nort=""
-while getopts "B:l:c:Q:D:n" o; do
+secs=4 conns="16 256 1000 4000 10000" rate=20000 other="" nort="" perf=""
+while getopts "B:l:c:Q:D:nP" o; do
 	case $o in
 	B) build=$(cd "$OPTARG" && pwd) ;;
 	l) secs=$OPTARG ;;
@@ -37,10 +40,11 @@ while getopts "B:l:c:Q:D:n" o; do
 	Q) rate=$OPTARG ;;
 	D) other=$OPTARG ;;
 	n) nort=1 ;;
-	*) echo "usage: bench/stream-conns.sh [-B DIR] [-l S] [-c LIST] [-Q RATE] [-D BIN] [-n]" >&2; exit 2 ;;
+	P) perf=1 ;;
+	*) echo "usage: bench/stream-conns.sh [-B DIR] [-l S] [-c LIST] [-Q RATE] [-D BIN] [-n] [-P]" >&2; exit 2 ;;
 	esac
 done
-for t in dnsperf taskset /usr/bin/time python3; do
+for t in dnsperf taskset /usr/bin/time python3 ${perf:+perf}; do
 	command -v "$t" >/dev/null || { echo "stream-conns.sh: needs $t" >&2; exit 2; }
 done
 DV="$build/dnsvolley" RESP="$build/dnsvolley-responder"
@@ -94,10 +98,13 @@ dv() {
 	local name=$1 bin=$2 c=$3 o0
 	shift 3
 	o0=$(tcpstat)
-	/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 "$bin" -m tcp -s 127.0.0.1 \
+	${perf_out:+perf record -q -g -F 4000 -o "$perf_out" --} \
+		/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 "$bin" -m tcp -s 127.0.0.1 \
 		-p "$port" -d "$tmp/list" -l "${dv_secs:-$secs}" -t 2 -c "$c" --no-progress \
 		--json "$tmp/dv.json" "$@" >"$tmp/dv.out" 2>&1 || true
 	cp "$tmp/time" "$tmp/cpu.$name.$c"
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["passes"][0]["counters"]
+	            ["completed"])' "$tmp/dv.json" >"$tmp/done.$name.$c" 2>/dev/null || echo 0 >"$tmp/done.$name.$c"
 	python3 - "$tmp/dv.json" "$name" "$c" "$(cat "$tmp/time")" $(deltas "$o0" "$(tcpstat)") <<'P'
 import json, sys
 try:
@@ -147,11 +154,18 @@ echo "# stream-conns.sh: TCP to dnsvolley-responder, client CPU 0, server CPU 1,
 	"${rt[*]:-no chrt (ordinary priority)}; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 echo "# closed loop, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
 for c in $conns; do
-	dv dnsvolley "$DV" "$c" -q $((2 * c))
+	perf_out=${perf:+$tmp/perf.$c} dv dnsvolley "$DV" "$c" -q $((2 * c))
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c))
 	dp "$c" -q $((2 * c))
 	same_as_dnsperf "$c" -q $((2 * c))
 done
+if [ -n "$perf" ]; then
+	echo "# client CPU split (perf, dnsvolley's closed-loop runs): µs per completed query"
+	for c in $conns; do
+		echo "-c $c:"
+		"$top/bench/cpu-split.py" "$tmp/perf.$c" "$(cat "$tmp/done.dnsvolley.$c")" || true
+	done
+fi
 echo "# paced at -Q $rate, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
 for c in $conns; do
 	dv dnsvolley "$DV" "$c" -q $((2 * c)) -Q "$rate"
