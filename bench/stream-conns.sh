@@ -2,7 +2,7 @@
 # stream-conns.sh: the cost of many TCP connections, dnsvolley and dnsperf in the same run.
 #
 # usage: bench/stream-conns.sh [-B BUILDDIR] [-l SECONDS] [-c "16 256 1000 4000 10000"]
-#                              [-Q RATE] [-D OTHER_DNSVOLLEY] [-n]
+#                              [-Q RATE] [-D OTHER_DNSVOLLEY] [-n] [-P]
 # Starts dnsvolley-responder (TCP listener) pinned to CPU 1 and runs each client pinned to
 # CPU 0 (taskset), for each -c: -q twice -c, -l SECONDS (default 4), -t 2, against the same
 # responder; then the same -c paced at -Q RATE (default 20000 q/s) for the latency at a
@@ -10,8 +10,10 @@
 # machine's other load then cannot take their CPUs; the header says which); -n: never.
 # Prints per run: tool, -c, completed, q/s, client CPU µs per completed query (user+system
 # from /usr/bin/time), connections opened (dnsvolley's results file; dnsperf does not say:
-# "-"), p50 latency in ms (dnsperf prints only the average: its average, marked "avg"),
-# and the host's TcpExtListenOverflows during the run (nstat; "-" without it): handshakes
+# the host's TcpActiveOpens during its run, other loopback clients' connects included;
+# it opens at most 256, and then dnsvolley runs again with that many connections and the
+# same -q, "dv-as-dnsperf": the same work), p50 latency in ms (dnsperf prints only the
+# average: its average, marked "avg"), and the host's TcpExtListenOverflows during the run (nstat; "-" without it): handshakes
 # the server's accept queue had no room for, each costing its client a 1 s SYN retransmit,
 # dnsvolley's conn_syn_retries (the SYNs it sent again; dnsperf: "-"), and the host's TCP
 # segments per completed query (nstat TcpOutSegs; on loopback both ends' segments, and the
@@ -22,12 +24,15 @@
 # (2,000 queries), and (CPU at the largest - CPU at 16) / (connections - 16): its socket,
 # connect, handshake and close (on loopback the server's end of each on this CPU too).
 # -D BIN: also run BIN (e.g. a dnsvolley built before a change) at each -c, as "dvother".
+# -P: dnsvolley's closed-loop runs under `perf record -g` (the client task only; perf's own
+# CPU is not in the figures) and, after them, each one's CPU split into the client's own
+# work and the server end's kernel work done on the client's CPU (bench/cpu-split.py).
 # The figures in doc/performance.md ("Many connections") came from this script.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build"
-secs=4 conns="16 256 1000 4000 10000" rate=20000 other="" nort=""
-while getopts "B:l:c:Q:D:n" o; do
+secs=4 conns="16 256 1000 4000 10000" rate=20000 other="" nort="" perf=""
+while getopts "B:l:c:Q:D:nP" o; do
 	case $o in
 	B) build=$(cd "$OPTARG" && pwd) ;;
 	l) secs=$OPTARG ;;
@@ -35,10 +40,11 @@ while getopts "B:l:c:Q:D:n" o; do
 	Q) rate=$OPTARG ;;
 	D) other=$OPTARG ;;
 	n) nort=1 ;;
-	*) echo "usage: bench/stream-conns.sh [-B DIR] [-l S] [-c LIST] [-Q RATE] [-D BIN] [-n]" >&2; exit 2 ;;
+	P) perf=1 ;;
+	*) echo "usage: bench/stream-conns.sh [-B DIR] [-l S] [-c LIST] [-Q RATE] [-D BIN] [-n] [-P]" >&2; exit 2 ;;
 	esac
 done
-for t in dnsperf taskset /usr/bin/time python3; do
+for t in dnsperf taskset /usr/bin/time python3 ${perf:+perf}; do
 	command -v "$t" >/dev/null || { echo "stream-conns.sh: needs $t" >&2; exit 2; }
 done
 DV="$build/dnsvolley" RESP="$build/dnsvolley-responder"
@@ -68,22 +74,23 @@ resp_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/tcp" ] && break; sleep 0.05; done
 port=$(cat "$tmp/tcp")
 
-# tcpstat: the host's listen queue overflows and TCP segments sent so far ("- -" without
-# nstat).
+# tcpstat: the host's listen queue overflows, TCP segments sent and connections opened
+# (TcpActiveOpens: connect()s on this host, the client's on loopback) so far ("- - -"
+# without nstat).
 tcpstat() {
 	if command -v nstat >/dev/null; then
-		nstat -az TcpExtListenOverflows TcpOutSegs |
+		nstat -az TcpExtListenOverflows TcpOutSegs TcpActiveOpens |
 			awk '$1 == "TcpExtListenOverflows" { o = $2 } $1 == "TcpOutSegs" { s = $2 }
-			     END { print o + 0, s + 0 }'
+			     $1 == "TcpActiveOpens" { a = $2 } END { print o + 0, s + 0, a + 0 }'
 	else
-		echo - -
+		echo - - -
 	fi
 }
 delta() { [ "$1" = - ] && echo - || echo $(($2 - $1)); }
-# deltas "O0 S0" "O1 S1": "overflows segments" during a run.
+# deltas "O0 S0 A0" "O1 S1 A1": "overflows segments opens" during a run.
 deltas() {
 	local a=($1) b=($2)
-	echo "$(delta "${a[0]}" "${b[0]}") $(delta "${a[1]}" "${b[1]}")"
+	echo "$(delta "${a[0]}" "${b[0]}") $(delta "${a[1]}" "${b[1]}") $(delta "${a[2]}" "${b[2]}")"
 }
 
 # dv NAME BIN CONNS [ARGS...]: one dnsvolley run.
@@ -91,10 +98,13 @@ dv() {
 	local name=$1 bin=$2 c=$3 o0
 	shift 3
 	o0=$(tcpstat)
-	/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 "$bin" -m tcp -s 127.0.0.1 \
+	${perf_out:+perf record -q -g -F 4000 -o "$perf_out" --} \
+		/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 "$bin" -m tcp -s 127.0.0.1 \
 		-p "$port" -d "$tmp/list" -l "${dv_secs:-$secs}" -t 2 -c "$c" --no-progress \
 		--json "$tmp/dv.json" "$@" >"$tmp/dv.out" 2>&1 || true
 	cp "$tmp/time" "$tmp/cpu.$name.$c"
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["passes"][0]["counters"]
+	            ["completed"])' "$tmp/dv.json" >"$tmp/done.$name.$c" 2>/dev/null || echo 0 >"$tmp/done.$name.$c"
 	python3 - "$tmp/dv.json" "$name" "$c" "$(cat "$tmp/time")" $(deltas "$o0" "$(tcpstat)") <<'P'
 import json, sys
 try:
@@ -119,28 +129,49 @@ dp() {
 	/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 dnsperf -m tcp -s 127.0.0.1 \
 		-p "$port" -d "$tmp/list" -l "$secs" -t 2 -c "$c" "$@" >"$tmp/dp.out" 2>&1 || true
 	d=($(deltas "$o0" "$(tcpstat)"))
-	awk -v c="$c" -v t="$(cat "$tmp/time")" -v o="${d[0]}" -v sg="${d[1]}" '
+	echo "${d[2]}" >"$tmp/dp.opened"
+	awk -v c="$c" -v t="$(cat "$tmp/time")" -v o="${d[0]}" -v sg="${d[1]}" -v op="${d[2]}" '
 		/Queries completed:/ { done = $3 }
 		/Queries per second:/ { qps = $4 }
-		/Average Latency/ { avg = $4 }
-		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f - %.3f(avg) %s - %s\n", c, done, qps,
-			done ? (a[1] + a[2]) * 1e6 / done : 0, avg * 1e3, o,
+		/Average Latency/ && !avg { avg = $4 }
+		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f %s %.3f(avg) %s - %s\n", c, done, qps,
+			done ? (a[1] + a[2]) * 1e6 / done : 0, op, avg * 1e3, o,
 			sg != "-" && done ? sprintf("%.2f", sg / done) : "-" }' "$tmp/dp.out"
+}
+
+# same_as_dnsperf CONNS ARGS...: dnsperf opens at most 256 connections whatever -c says; when
+# it opened fewer than CONNS, dnsvolley with as many connections and the same ARGS (-q): the
+# same work, as "dv-as-dnsperf".
+same_as_dnsperf() {
+	local c=$1 n
+	shift
+	n=$(cat "$tmp/dp.opened")
+	[ "$n" != - ] && [ "$n" -gt 0 ] && [ "$n" -lt "$c" ] || return 0
+	dv dv-as-dnsperf "$DV" "$n" "$@"
 }
 
 echo "# stream-conns.sh: TCP to dnsvolley-responder, client CPU 0, server CPU 1, -l $secs," \
 	"${rt[*]:-no chrt (ordinary priority)}; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 echo "# closed loop, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
 for c in $conns; do
-	dv dnsvolley "$DV" "$c" -q $((2 * c))
+	perf_out=${perf:+$tmp/perf.$c} dv dnsvolley "$DV" "$c" -q $((2 * c))
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c))
 	dp "$c" -q $((2 * c))
+	same_as_dnsperf "$c" -q $((2 * c))
 done
+if [ -n "$perf" ]; then
+	echo "# client CPU split (perf, dnsvolley's closed-loop runs): µs per completed query"
+	for c in $conns; do
+		echo "-c $c:"
+		"$top/bench/cpu-split.py" "$tmp/perf.$c" "$(cat "$tmp/done.dnsvolley.$c")" || true
+	done
+fi
 echo "# paced at -Q $rate, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
 for c in $conns; do
 	dv dnsvolley "$DV" "$c" -q $((2 * c)) -Q "$rate"
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c)) -Q "$rate"
 	dp "$c" -q $((2 * c)) -Q "$rate"
+	same_as_dnsperf "$c" -q $((2 * c)) -Q "$rate"
 done
 echo "# opening, -l 2 at -c $max, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
 dv_secs=2 dv dnsvolley "$DV" "$max" -q $((2 * max))

@@ -891,30 +891,42 @@ static void conn_read(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 	after_input(sw, c, now);
 }
 
-/* The SYNs retransmitted before connect() ended (TCP_INFO): each one a second or more
- * lost, a SYN the server's full accept queue dropped (or the network lost). */
-static void count_syn_retries(dv_sw_t *sw, dv_sconn_t *c)
+/*
+ * The SYNs retransmitted before connect() ended (TCP_INFO): each one a second or more
+ * lost, a SYN the server's full accept queue dropped (or the network lost). A connect that
+ * took less than DV_SW_SYN_RTO_NS cannot have sent its SYN again (Linux's first SYN timeout
+ * is 1 s, RFC 6298): no getsockopt for it, the common case.
+ */
+#define DV_SW_SYN_RTO_NS (200 * DV_NS_PER_MS) /* TCP_RTO_MIN: no SYN timeout is shorter */
+static void count_syn_retries(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 {
 	struct tcp_info ti;
 	socklen_t len = sizeof(ti);
 
+	if (sw->desc->sock_type != SOCK_STREAM || now - c->open_ns < DV_SW_SYN_RTO_NS)
+		return;
 	memset(&ti, 0, sizeof(ti));
-	if (sw->desc->sock_type == SOCK_STREAM &&
-	    getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
 	    len >= offsetof(struct tcp_info, tcpi_total_retrans) + sizeof(ti.tcpi_total_retrans))
 		sw->e->stats.c.conn_syn_retries += ti.tcpi_total_retrans;
 }
 
-/* connect() finished (or failed). */
-static void conn_connected(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
+/*
+ * connect() finished (or failed): epoll said writable. Writable with no error and no
+ * hang-up is connected (what a failed connect leaves is EPOLLERR, with EPOLLHUP once the
+ * socket is closed), so SO_ERROR is read only when one of those is set: one getsockopt
+ * less per connection.
+ */
+static void conn_connected(dv_sw_t *sw, dv_sconn_t *c, uint32_t events, uint64_t now)
 {
 	int err = 0;
 	socklen_t len = sizeof(err);
 	char what[120];
 
-	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+	if ((events & (EPOLLERR | EPOLLHUP)) != 0 &&
+	    getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
 		err = errno;
-	count_syn_retries(sw, c);
+	count_syn_retries(sw, c, now);
 	if (err != 0) {
 		snprintf(what, sizeof(what), "cannot connect: %s", strerror(err));
 		conn_fail(sw, c, err, false, now, what);
@@ -952,7 +964,7 @@ static void conn_io(dv_sw_t *sw, dv_sconn_t *c, uint32_t events)
 	uint32_t gen = c->gen;
 
 	if (c->state == C_CONNECTING) {
-		conn_connected(sw, c, now);
+		conn_connected(sw, c, events, now);
 	} else {
 		if ((events & (EPOLLOUT | EPOLLERR)) == EPOLLOUT)
 			flush_or_end(sw, c, now);
@@ -1347,7 +1359,7 @@ static void conn_timers(dv_sw_t *sw, uint64_t now)
 			timer_at(sw, c->up_ns + DV_SW_CONFIRM_NS);
 		if (is_pending(c->state) && now - c->open_ns >= t) {
 			if (c->state == C_CONNECTING)
-				count_syn_retries(sw, c);
+				count_syn_retries(sw, c, now);
 			snprintf(what, sizeof(what), "%s not done within the timeout (-t %.3g s)",
 			         c->state == C_CONNECTING || sw->desc->setup_what == NULL
 			             ? "connect"
