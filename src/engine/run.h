@@ -54,6 +54,16 @@ typedef struct dv_udp_snmp {
 	int valid; /* 0 when /proc/net/snmp could not be read */
 } dv_udp_snmp_t;
 
+/* --xdp: how a pass ran over AF_XDP (doc/xdp.md), so that no copy-mode figure passes for a
+ * zero-copy one; used false for a pass over kernel sockets. */
+typedef struct dv_xdp_info {
+	bool used;          /* the pass ran over AF_XDP */
+	bool native;        /* the program attached in the driver's (native) mode, not generic (skb) */
+	bool zerocopy;      /* every XDP socket bound zero-copy; false: the kernel copies each frame */
+	uint32_t queues;    /* XDP sockets, one a receive queue and worker (-T) */
+	uint32_t rx_queues; /* the interface's receive queues */
+} dv_xdp_info_t;
+
 typedef struct dv_pass_result {
 	dv_stats_t stats; /* merged over workers */
 	dv_end_reason_t end;
@@ -66,6 +76,7 @@ typedef struct dv_pass_result {
 	dv_udp_snmp_t udp;            /* /proc/net/snmp Udp deltas over the pass (host-wide) */
 	uint32_t sockets, threads, max_outstanding;
 	bool wire_clock; /* latency timed by kernel stamps (--clock; wire_timed counts them) */
+	dv_xdp_info_t xdp; /* --xdp: the attach and bind modes, the queues */
 	/*
 	 * One entry per -S interval. While the pass runs they are recorded by arrival
 	 * (what was sent, answered and timed out in it); after the drain, sent,

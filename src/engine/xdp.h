@@ -6,6 +6,7 @@
 
 #include "base/util.h"
 #include "engine/engine.h"
+#include "engine/run.h"
 #include "engine/run_config.h"
 
 /*
@@ -31,6 +32,10 @@ struct dv_xw;  /* a worker's: its XDP socket, UMEM and rings */
  */
 int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err);
 void dv_xdp_close(struct dv_xdp *x); /* after every worker's dv_xw_close; NULL is fine */
+
+/* How the pass runs over AF_XDP: the program's attach mode, the sockets' bind mode (copy or
+ * zero-copy, as the kernel chose for each dv_xw_open so far), the queues. */
+void dv_xdp_info(const struct dv_xdp *x, dv_xdp_info_t *out);
 
 /*
  * Worker queue's XDP socket with nsocks source ports: port i is the local port of fds[i]
@@ -60,6 +65,7 @@ uint64_t dv_xw_drops(const struct dv_xw *xw);
 
 #else /* built without libxdp/libbpf (configure): --xdp says so */
 #include <errno.h>
+#include <string.h>
 static inline int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err)
 {
 	(void)cfg;
@@ -71,6 +77,11 @@ static inline int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, d
 static inline void dv_xdp_close(struct dv_xdp *x)
 {
 	(void)x;
+}
+static inline void dv_xdp_info(const struct dv_xdp *x, dv_xdp_info_t *out)
+{
+	(void)x;
+	memset(out, 0, sizeof(*out));
 }
 static inline int dv_xw_open(struct dv_xw **out, struct dv_xdp *x, unsigned queue, const int *fds,
                              unsigned nsocks, dv_err_t *err)
