@@ -1146,6 +1146,8 @@ int dv_worker_start(dv_worker_t *w)
 	w->wake.data = w;
 	uv_unref((uv_handle_t *)&w->wake);
 	rc = pthread_create(&w->thread, NULL, worker_main, w);
+	if (rc == 0)
+		dv_xw_pin(w->xw, w->thread); /* --xdp -T over 1: its queue's CPU (engine/xdp.h) */
 	return rc == 0 ? 0 : -rc;
 }
 

@@ -9,6 +9,8 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,7 @@ struct dv_xdp {
 	dv_nf_flow_t flow; /* to the server; src_port set per socket */
 	bool native;       /* the kernel says the program runs in the driver (bpf_xdp_query) */
 	unsigned rx_queues, socks, zc_socks; /* the interface's; XDP sockets, zero-copy ones */
+	unsigned socks_planned;              /* -T: one socket a worker */
 };
 
 struct dv_xw {
@@ -330,6 +333,7 @@ int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err)
 	x->prog.link_fd = -1;
 	/* The program first: "run as root", "no native XDP" and "busy" before the path. */
 	x->rx_queues = q = rx_queues(cfg->xdp_iface);
+	x->socks_planned = cfg->threads;
 	rc = cfg->threads > q
 	         ? dv_err_set(err, -EINVAL,
 	                      "--xdp %s: the interface has %u receive queue%s: -T at most %u "
@@ -679,6 +683,31 @@ unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns)
 	}
 	xsk_ring_cons__release(&xw->rx, n);
 	return n;
+}
+
+/*
+ * Several queues: worker thread t on a CPU of its queue. A veth puts a frame sent back
+ * to it with XDP_TX (the responder's program) on the receive queue numbered by the CPU
+ * that handled it modulo the queues (veth_select_rxq), and that CPU is the one whose
+ * wake-up call sent the query; kxdpgun pins its threads to their queues' CPUs as well.
+ * The first allowed CPU c with c % rx_queues == queue, else none (the kernel schedules).
+ */
+void dv_xw_pin(const struct dv_xw *xw, pthread_t t)
+{
+	cpu_set_t allowed, one;
+	int c;
+
+	if (xw == NULL || xw->x->socks_planned < 2 ||
+	    sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return;
+	for (c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &allowed) || (unsigned)c % xw->x->rx_queues != xw->queue)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		pthread_setaffinity_np(t, sizeof(one), &one);
+		return;
+	}
 }
 
 uint64_t dv_xw_drops(const struct dv_xw *xw)

@@ -2,6 +2,7 @@
 #ifndef DV_ENGINE_XDP_H
 #define DV_ENGINE_XDP_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "base/util.h"
@@ -63,6 +64,10 @@ unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns);
 /* Frames the kernel dropped for this socket (receive ring full, no free frame). */
 uint64_t dv_xw_drops(const struct dv_xw *xw);
 
+/* With several workers: thread t (the worker's) on a CPU of the socket's queue, where a
+ * veth returns the answers to its queries (xdp.c says why); NULL is fine. */
+void dv_xw_pin(const struct dv_xw *xw, pthread_t t);
+
 #else /* built without libxdp/libbpf (configure): --xdp says so */
 #include <errno.h>
 #include <string.h>
@@ -110,6 +115,10 @@ static inline uint64_t dv_xw_drops(const struct dv_xw *xw)
 {
 	(void)xw;
 	return 0;
+}
+static inline void dv_xw_pin(const struct dv_xw *xw, pthread_t t)
+{
+	(void)xw, (void)t;
 }
 #endif
 
