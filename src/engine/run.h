@@ -9,6 +9,7 @@
 #include "input/querylist.h"
 #include "engine/run_config.h"
 #include "engine/stats.h"
+#include "engine/xdp.h"
 #include "engine/servercost.h"
 #include "base/util.h"
 
@@ -54,16 +55,6 @@ typedef struct dv_udp_snmp {
 	int valid; /* 0 when /proc/net/snmp could not be read */
 } dv_udp_snmp_t;
 
-/* --xdp: how a pass ran over AF_XDP (doc/xdp.md), so that no copy-mode figure passes for a
- * zero-copy one; used false for a pass over kernel sockets. */
-typedef struct dv_xdp_info {
-	bool used;          /* the pass ran over AF_XDP */
-	bool native;        /* the program attached in the driver's (native) mode, not generic (skb) */
-	bool zerocopy;      /* every XDP socket bound zero-copy; false: the kernel copies each frame */
-	uint32_t queues;    /* XDP sockets, one a receive queue and worker (-T) */
-	uint32_t rx_queues; /* the interface's receive queues */
-} dv_xdp_info_t;
-
 typedef struct dv_pass_result {
 	dv_stats_t stats; /* merged over workers */
 	dv_end_reason_t end;
@@ -75,7 +66,7 @@ typedef struct dv_pass_result {
 	double cpu_user_s, cpu_sys_s; /* this process, over the pass */
 	dv_udp_snmp_t udp;            /* /proc/net/snmp Udp deltas over the pass (host-wide) */
 	uint32_t sockets, threads, max_outstanding;
-	bool wire_clock; /* latency timed by kernel stamps (--clock; wire_timed counts them) */
+	bool wire_clock;   /* latency timed by kernel stamps (--clock; wire_timed counts them) */
 	dv_xdp_info_t xdp; /* --xdp: the attach and bind modes, the queues */
 	/*
 	 * One entry per -S interval. While the pass runs they are recorded by arrival

@@ -3,11 +3,11 @@
 #define DV_ENGINE_XDP_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/util.h"
 #include "engine/engine.h"
-#include "engine/run.h"
 #include "engine/run_config.h"
 
 /*
@@ -19,6 +19,16 @@
  * queue of the worker's number, which the pass's XDP program fills with the UDP
  * datagrams to those ports (everything else goes on to the kernel).
  */
+
+/* --xdp: how a pass ran over AF_XDP (doc/xdp.md), so that no copy-mode figure passes for a
+ * zero-copy one; used false for a pass over kernel sockets. */
+typedef struct dv_xdp_info {
+	bool used;       /* the pass ran over AF_XDP */
+	bool native;     /* the program attached in the driver's (native) mode, not generic (skb) */
+	bool zerocopy;   /* every XDP socket bound zero-copy; false: the kernel copies each frame */
+	uint32_t queues; /* XDP sockets, one a receive queue and worker (-T) */
+	uint32_t rx_queues; /* the interface's receive queues */
+} dv_xdp_info_t;
 
 struct dv_xdp; /* a pass's: the interface, the attached program, the frames' headers */
 struct dv_xw;  /* a worker's: its XDP socket, UMEM and rings */

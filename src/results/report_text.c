@@ -167,19 +167,19 @@ static bool print_xdp(FILE *out, const dv_pass_result_t *r)
 	if (!x->used)
 		return false;
 	if (c->xdp_stamped > 0)
-		fprintf(out,
-		        "  Latency clock:        xdp (program receive stamps, send-side app clock), "
-		        "%" PRIu64 " of %" PRIu64 " answers stamped%s\n",
-		        c->xdp_stamped, c->completed,
-		        c->xdp_stamped < c->completed ? " (the rest: read time)" : "");
+		fprintf(
+		    out,
+		    "  Latency clock:        xdp (program receive stamps, send-side app clock), "
+		    "%" PRIu64 " of %" PRIu64 " answers stamped%s\n",
+		    c->xdp_stamped, c->completed,
+		    c->xdp_stamped < c->completed ? " (the rest: read time)" : "");
 	else
 		fprintf(out, "  Latency clock:        xdp (read time of each batch, send-side app "
 		             "clock: no answer carried a receive stamp)\n");
 	fprintf(out,
 	        "  AF_XDP:               %s attach, %s bind, %" PRIu32 " queue%s of %" PRIu32 "\n",
-	        x->native ? "native (driver)" : "generic (skb)",
-	        x->zerocopy ? "zero-copy" : "copy", x->queues, x->queues == 1 ? "" : "s",
-	        x->rx_queues);
+	        x->native ? "native (driver)" : "generic (skb)", x->zerocopy ? "zero-copy" : "copy",
+	        x->queues, x->queues == 1 ? "" : "s", x->rx_queues);
 	return true;
 }
 

@@ -87,8 +87,11 @@ static void build(dv_study_t *s)
 		p->ready_wait_s = p->kind == DV_PASS_COLD ? 0.1 / 3 : 0;
 		dv_stats_init(&r->stats);
 		if (i == 5) /* an --xdp pass: passes[5].xdp (issue 27); the others have none */
-			r->xdp = (dv_xdp_info_t){
-			    .used = true, .native = true, .zerocopy = false, .queues = 2, .rx_queues = 4};
+			r->xdp = (dv_xdp_info_t){.used = true,
+			                         .native = true,
+			                         .zerocopy = false,
+			                         .queues = 2,
+			                         .rx_queues = 4};
 		dv_counters_t *c = &r->stats.c;
 		c->sent = 1000;
 		c->completed = 990 - i;
