@@ -25,8 +25,8 @@ src/engine/xdp_steer.bpf.o: src/engine/xdp_steer.bpf.c src/engine/xdp_meta.h
 	@$(MKDIR_P) src/engine
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/responder/test_xdp_reflect
-TESTS += tests/unit/responder/test_xdp_reflect
+check_PROGRAMS += tests/unit/responder/test_xdp_reflect tests/unit/engine/test_xdp_steer
+TESTS += tests/unit/responder/test_xdp_reflect tests/unit/engine/test_xdp_steer
 endif
 src/responder/xdp_reflect.bpf.o: src/responder/xdp_reflect.bpf.c src/responder/xdp_counts.h src/base/dns.h
 	@$(MKDIR_P) src/responder

@@ -597,20 +597,17 @@ unsigned dv_xw_send(struct dv_xw *xw, dv_engine_t *e, uint16_t sock,
 	return n;
 }
 
-/*
- * The receive stamp the steering program put before the frame at addr (xdp_meta.h), or 0
- * when it has none (a driver without metadata room). The magic word is cleared once
- * read, so the frame's next use cannot take this stamp for its own. Only when the
- * frame's offset in its chunk leaves room: the octets before are then this frame's.
- */
-static uint64_t rx_stamp(struct dv_xw *xw, uint64_t addr)
+/* The frame's receive stamp (engine/xdp.h). The magic word is cleared once read, so the
+ * frame's next use cannot take this stamp for its own; only when the frame's offset in
+ * its chunk leaves room, so that the octets before it are this frame's. */
+uint64_t dv_xw_rx_stamp(void *area, uint64_t addr)
 {
 	struct dv_xdp_meta *m;
 	uint64_t ns;
 
 	if (addr % DV_XW_FRAME < sizeof(*m)) /* aligned chunks: addr is the offset in the UMEM */
 		return 0;
-	m = (struct dv_xdp_meta *)((uint8_t *)xsk_umem__get_data(xw->area, addr) - sizeof(*m));
+	m = (struct dv_xdp_meta *)((uint8_t *)xsk_umem__get_data(area, addr) - sizeof(*m));
 	if (m->magic != DV_XDP_META_MAGIC)
 		return 0;
 	ns = m->rx_ns;
@@ -672,7 +669,7 @@ unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns)
 	for (i = 0; i < n; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&xw->rx, idx + i);
 		receive(xw, e, xsk_umem__get_data(xw->area, d->addr), d->len, now,
-		        rx_stamp(xw, d->addr));
+		        dv_xw_rx_stamp(xw->area, d->addr));
 	}
 	/* The frames go straight back to the fill ring (it has room: it owns them). */
 	if (xsk_ring_prod__reserve(&xw->fill, n, &fidx) == n) {
