@@ -67,6 +67,7 @@ struct dv_xw {
 	unsigned queue, nsocks;
 	uint64_t tx_free[DV_XW_RING];
 	unsigned ntx_free;
+	bool stamped;        /* the last answer read carried a receive stamp */
 	dv_nf_flow_t *flow;  /* per socket */
 	uint16_t *port_sock; /* 65,536 entries: socket index by port, DV_XW_NOPORT */
 };
@@ -644,17 +645,22 @@ static void receive(struct dv_xw *xw, dv_engine_t *e, const uint8_t *p, size_t l
 		e->stats.c.xdp_stamped++;
 }
 
-unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns)
+unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns, bool tick)
 {
 	uint32_t idx = 0, fidx = 0, n, i;
-	uint64_t now;
+	uint64_t now, stamp;
 
 	n = xsk_ring_cons__peek(&xw->rx, DV_XW_BATCH, &idx);
 	if (n == 0 && wait_ns > 0) {
 		struct pollfd pfd = {.fd = xw->fd, .events = POLLIN};
 		struct timespec ts = {(time_t)(wait_ns / DV_NS_PER_S),
 		                      (long)(wait_ns % DV_NS_PER_S)};
-		ppoll(&pfd, 1, &ts, NULL);
+		/* Paced with stamps: no wake-up per answer; they wait in the ring until the
+		 * next due time (the window holds 4 ms of them, the ring 2,048). */
+		if (tick && xw->stamped)
+			nanosleep(&ts, NULL);
+		else
+			ppoll(&pfd, 1, &ts, NULL);
 		e->stats.c.recv_calls++;
 		n = xsk_ring_cons__peek(&xw->rx, DV_XW_BATCH, &idx);
 	}
@@ -668,8 +674,9 @@ unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns)
 	now = dv_now_ns();
 	for (i = 0; i < n; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&xw->rx, idx + i);
-		receive(xw, e, xsk_umem__get_data(xw->area, d->addr), d->len, now,
-		        dv_xw_rx_stamp(xw->area, d->addr));
+		stamp = dv_xw_rx_stamp(xw->area, d->addr);
+		xw->stamped = stamp != 0;
+		receive(xw, e, xsk_umem__get_data(xw->area, d->addr), d->len, now, stamp);
 	}
 	/* The frames go straight back to the fill ring (it has room: it owns them). */
 	if (xsk_ring_prod__reserve(&xw->fill, n, &fidx) == n) {

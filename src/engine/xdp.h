@@ -67,9 +67,11 @@ unsigned dv_xw_send(struct dv_xw *xw, dv_engine_t *e, uint16_t sock,
 /*
  * Read the answers waiting (a batch at most) into e (dv_engine_receive, from_ok when
  * they come from the server's address and port); with nothing waiting, wait up to
- * wait_ns for some first. Returns the frames read.
+ * wait_ns for some first. tick (paced, sending): once answers carry receive stamps,
+ * sleep the whole wait_ns instead of waking for the first answer, since the stamps keep
+ * the wait out of their latency. Returns the frames read.
  */
-unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns);
+unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns, bool tick);
 
 /* Frames the kernel dropped for this socket (receive ring full, no free frame). */
 uint64_t dv_xw_drops(const struct dv_xw *xw);
@@ -123,9 +125,9 @@ static inline unsigned dv_xw_send(struct dv_xw *xw, dv_engine_t *e, uint16_t soc
 	(void)xw, (void)e, (void)sock, (void)bufs, (void)lens, (void)n;
 	return 0;
 }
-static inline unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns)
+static inline unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns, bool tick)
 {
-	(void)xw, (void)e, (void)wait_ns;
+	(void)xw, (void)e, (void)wait_ns, (void)tick;
 	return 0;
 }
 static inline uint64_t dv_xw_drops(const struct dv_xw *xw)
