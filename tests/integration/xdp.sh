@@ -105,7 +105,7 @@ tr -d ' \n' <"$TMP/r1.json" | grep -q '"xdp":{"native":true,"zerocopy":false,"qu
 # 2b. -T 2 on a veth with 2 queues: one XDP socket per worker and queue, each worker's
 # thread on its queue's CPU (the veth returns XDP_TX'd answers on the queue of the CPU
 # that handled the query), every answer matched by its own worker: exact counts, none
-# unexpected, every answer stamped, the report says 2 queues.
+# unexpected, every answer stamped, the report says 2 queues; and with drops and garbage.
 if [ "$(nproc)" -lt 2 ]; then
 	echo "SKIP part: -T 2 over XDP needs 2 CPUs (a veth picks the answer's queue by CPU)" >&2
 else
@@ -126,6 +126,27 @@ EOF
 	assert_eq "-T 2: every answer stamped" 1 "$(stamps "$TMP/t1" 6000)"
 	assert_eq "-T 2: the AF_XDP mode" 1 \
 		"$(grep -c '^  AF_XDP: *native (driver) attach, copy bind, 2 queues of 2$' "$TMP/t1")"
+	# Hostile, on two queues: drops and garbage answers counted exactly, none taken by
+	# the wrong worker.
+	cat >"$TMP/two-hostile" <<EOF
+#!/bin/sh
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 4 -q 500 -t 2 -T 2 >"$TMP/t3" 2>&1
+echo \$? >"$TMP/t3.rc"
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/t3.out"
+EOF
+	lab responder-xdp "$TMP/two-hostile" -q 2 -T '--drop-every 7 --garbage-every 11'
+	dropped=$(out "$TMP/t3.out" xdp-dropped) garbage=$(out "$TMP/t3.out" xdp-garbage)
+	assert_eq "-T 2 hostile: exit" 0 "$(cat "$TMP/t3.rc")"
+	assert_eq "-T 2 hostile: sent" 2000 "$(field "$TMP/t3" "Queries sent")"
+	assert_eq "-T 2 hostile: completed = answered" "$(out "$TMP/t3.out" xdp-answered)" \
+		"$(field "$TMP/t3" "Queries completed")"
+	assert_eq "-T 2 hostile: malformed = garbage" "$garbage" "$(field "$TMP/t3" "Malformed answers")"
+	assert_eq "-T 2 hostile: lost = dropped + garbage" $((dropped + garbage)) "$(field "$TMP/t3" "Queries lost")"
+	assert_eq "-T 2 hostile: unexpected" 0 "$(field "$TMP/t3" "Unexpected answers")"
+	assert_ge "-T 2 hostile: some dropped" 1 "$dropped"
+	assert_eq "-T 2 hostile: every completed answer stamped" 1 \
+		"$(stamps "$TMP/t3" "$(field "$TMP/t3" "Queries completed")")"
 fi
 
 # 3. Hostile: every 7th query dropped, every 11th (not dropped) answered with a header
