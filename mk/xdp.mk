@@ -2,7 +2,7 @@
 # base/netframe (Ethernet, IP and UDP headers, checksums) builds always and is unit
 # tested everywhere; the rest needs libxdp, libbpf and clang (configure's XDP block).
 libdnsvolley_la_SOURCES += src/base/netframe.c src/base/netframe.h \
-	src/base/xdpload.h src/engine/xdp.h src/responder/xdp.h src/responder/xdp_counts.h
+	src/base/xdpload.h src/engine/xdp.h src/engine/xdp_meta.h src/responder/xdp.h src/responder/xdp_counts.h
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/base/test_netframe
 TESTS += tests/unit/base/test_netframe
@@ -21,12 +21,12 @@ nodist_libdnsvolley_la_SOURCES = $(DV_BPF_GENERATED)
 CLEANFILES += $(DV_BPF_GENERATED) src/engine/xdp_steer.bpf.o src/responder/xdp_reflect.bpf.o
 AM_CPPFLAGS += -I$(top_builddir)/src
 BPF_CFLAGS = -O2 -g -Wall -target bpf $(BPF_INCLUDES) -I$(top_srcdir)/src
-src/engine/xdp_steer.bpf.o: src/engine/xdp_steer.bpf.c
+src/engine/xdp_steer.bpf.o: src/engine/xdp_steer.bpf.c src/engine/xdp_meta.h
 	@$(MKDIR_P) src/engine
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/responder/test_xdp_reflect
-TESTS += tests/unit/responder/test_xdp_reflect
+check_PROGRAMS += tests/unit/responder/test_xdp_reflect tests/unit/engine/test_xdp_steer
+TESTS += tests/unit/responder/test_xdp_reflect tests/unit/engine/test_xdp_steer
 endif
 src/responder/xdp_reflect.bpf.o: src/responder/xdp_reflect.bpf.c src/responder/xdp_counts.h src/base/dns.h
 	@$(MKDIR_P) src/responder

@@ -666,6 +666,7 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	res->stats.c.target_drops =
 	    h1->target.drops > h0->target.drops ? h1->target.drops - h0->target.drops : 0;
 	res->wire_clock = p->w[0].wire;
+	dv_xdp_info(p->xdp, &res->xdp);
 	res->sockets = cfg->sockets;
 	res->threads = cfg->threads;
 	res->max_outstanding = cfg->max_outstanding;

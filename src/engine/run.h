@@ -9,6 +9,7 @@
 #include "input/querylist.h"
 #include "engine/run_config.h"
 #include "engine/stats.h"
+#include "engine/xdp.h"
 #include "engine/servercost.h"
 #include "base/util.h"
 
@@ -65,7 +66,8 @@ typedef struct dv_pass_result {
 	double cpu_user_s, cpu_sys_s; /* this process, over the pass */
 	dv_udp_snmp_t udp;            /* /proc/net/snmp Udp deltas over the pass (host-wide) */
 	uint32_t sockets, threads, max_outstanding;
-	bool wire_clock; /* latency timed by kernel stamps (--clock; wire_timed counts them) */
+	bool wire_clock;   /* latency timed by kernel stamps (--clock; wire_timed counts them) */
+	dv_xdp_info_t xdp; /* --xdp: the attach and bind modes, the queues */
 	/*
 	 * One entry per -S interval. While the pass runs they are recorded by arrival
 	 * (what was sent, answered and timed out in it); after the drain, sent,

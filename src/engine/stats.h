@@ -163,7 +163,10 @@ typedef struct dv_qtype_count {
 	X(tsig_badmac, NULL, NULL, DV_CTR_OPTIONAL)                                                \
 	/* SYNs retransmitted before a connect ended (TCP_INFO): each a second or more lost, most  \
 	 * often to a server whose accept queue was full */                                        \
-	X(conn_syn_retries, NULL, NULL, DV_CTR_OPTIONAL)
+	X(conn_syn_retries, NULL, NULL, DV_CTR_OPTIONAL)                                           \
+	/* --xdp: completed answers timed by the steering program's receive stamp (not the read    \
+	 * time; doc/xdp.md "Clock") */                                                            \
+	X(xdp_stamped, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

@@ -336,6 +336,7 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	w->wire = !w->cfg->stream && (w->cfg->clock == DV_CLOCK_WIRE ||
 	                              (w->cfg->clock == DV_CLOCK_AUTO && w->share.rate_qps > 0));
 	if (w->xdp != NULL) { /* --xdp: direct turns on the XDP socket; no kernel stamps */
+		w->xdp_tick = w->coalesce; /* the same rule: the window holds 4 ms of queries */
 		w->coalesce = w->wire = false;
 		w->direct = true;
 	}
@@ -785,7 +786,7 @@ static void on_direct(uv_idle_t *h)
 		if (turn(w, now))
 			return;
 		if (w->xw != NULL)
-			dv_xw_recv(w->xw, &w->eng, xdp_wait_ns(w, now));
+			dv_xw_recv(w->xw, &w->eng, xdp_wait_ns(w, now), w->xdp_tick && w->sending);
 		else
 			do_recv_wait(w, &w->socks[0], true);
 		now = dv_now_ns();
@@ -1148,6 +1149,8 @@ int dv_worker_start(dv_worker_t *w)
 	w->wake.data = w;
 	uv_unref((uv_handle_t *)&w->wake);
 	rc = pthread_create(&w->thread, NULL, worker_main, w);
+	if (rc == 0)
+		dv_xw_pin(w->xw, w->thread); /* --xdp -T over 1: its queue's CPU (engine/xdp.h) */
 	return rc == 0 ? 0 : -rc;
 }
 

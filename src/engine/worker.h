@@ -73,6 +73,8 @@ typedef struct dv_worker {
 	bool coalesce; /* paced: read answers on timer ticks (sockets with queries out) */
 	bool direct;   /* one socket, unpaced: wait for answers in recvmmsg itself */
 	bool wire;     /* the wire clock: kernel transmit and receive stamps */
+	bool xdp_tick; /* --xdp, paced as coalesce would read: answers read on the pacer's due
+	                * times once they carry receive stamps (dv_xw_recv) */
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
 	bool interrupted;
 	/* replay (run_config.h): a timed list's schedule, a socket per client */

@@ -9,6 +9,8 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,7 @@
 #include "base/netframe.h"
 #include "base/sockaddr.h"
 #include "base/xdpload.h"
+#include "engine/xdp_meta.h"
 #include "engine/xdp_steer_obj.h"
 
 /*
@@ -48,6 +51,9 @@ struct dv_xdp {
 	dv_xdp_prog_t prog;
 	int xsks_fd, ports_fd;
 	dv_nf_flow_t flow; /* to the server; src_port set per socket */
+	bool native;       /* the kernel says the program runs in the driver (bpf_xdp_query) */
+	unsigned rx_queues, socks, zc_socks; /* the interface's; XDP sockets, zero-copy ones */
+	unsigned socks_planned;              /* -T: one socket a worker */
 };
 
 struct dv_xw {
@@ -61,6 +67,7 @@ struct dv_xw {
 	unsigned queue, nsocks;
 	uint64_t tx_free[DV_XW_RING];
 	unsigned ntx_free;
+	bool stamped;        /* the last answer read carried a receive stamp */
 	dv_nf_flow_t *flow;  /* per socket */
 	uint16_t *port_sock; /* 65,536 entries: socket index by port, DV_XW_NOPORT */
 };
@@ -326,7 +333,9 @@ int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	x->prog.link_fd = -1;
 	/* The program first: "run as root", "no native XDP" and "busy" before the path. */
-	rc = cfg->threads > (q = rx_queues(cfg->xdp_iface))
+	x->rx_queues = q = rx_queues(cfg->xdp_iface);
+	x->socks_planned = cfg->threads;
+	rc = cfg->threads > q
 	         ? dv_err_set(err, -EINVAL,
 	                      "--xdp %s: the interface has %u receive queue%s: -T at most %u "
 	                      "(one XDP socket per queue)",
@@ -345,14 +354,30 @@ int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err)
 	}
 	if (rc == 0)
 		rc = dv_xdp_prog_attach(&x->prog, err);
-	if (rc == 0)
+	if (rc == 0) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, qo);
+		x->native = bpf_xdp_query(x->prog.ifindex, 0, &qo) == 0 &&
+		            qo.attach_mode == XDP_ATTACHED_DRV;
 		rc = find_path(x, cfg, err);
+	}
 	if (rc != 0) {
 		dv_xdp_close(x);
 		return rc;
 	}
 	*out = x;
 	return 0;
+}
+
+void dv_xdp_info(const struct dv_xdp *x, dv_xdp_info_t *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (x == NULL)
+		return;
+	out->used = true;
+	out->native = x->native;
+	out->zerocopy = x->socks > 0 && x->zc_socks == x->socks;
+	out->queues = x->socks;
+	out->rx_queues = x->rx_queues;
 }
 
 void dv_xdp_close(struct dv_xdp *x)
@@ -442,6 +467,8 @@ static int xw_socket(struct dv_xw *xw, dv_err_t *err)
 	                               .bind_flags = XDP_USE_NEED_WAKEUP};
 	const char *dev = xw->x->prog.ifname;
 	size_t size = (size_t)DV_XW_FRAMES * DV_XW_FRAME;
+	struct xdp_options opt = {0};
+	socklen_t optlen = sizeof(opt);
 	uint32_t idx = 0, i;
 	int rc;
 
@@ -462,6 +489,10 @@ static int xw_socket(struct dv_xw *xw, dv_err_t *err)
 		                  dev, xw->queue, strerror(-rc),
 		                  rc == -EPERM ? " (run as root)" : "");
 	xw->fd = xsk_socket__fd(xw->xsk);
+	xw->x->socks++;
+	if (getsockopt(xw->fd, SOL_XDP, XDP_OPTIONS, &opt, &optlen) == 0 &&
+	    (opt.flags & XDP_OPTIONS_ZEROCOPY))
+		xw->x->zc_socks++; /* the kernel chose zero-copy (a driver with it); else copy */
 	rc = xsk_socket__update_xskmap(xw->xsk, xw->x->xsks_fd);
 	if (rc != 0)
 		return dv_err_set(err, rc, "--xdp: cannot register the XDP socket: %s",
@@ -567,10 +598,31 @@ unsigned dv_xw_send(struct dv_xw *xw, dv_engine_t *e, uint16_t sock,
 	return n;
 }
 
-/* One answer frame into the engine. */
-static void receive(struct dv_xw *xw, dv_engine_t *e, const uint8_t *p, size_t len, uint64_t now)
+/* The frame's receive stamp (engine/xdp.h). The magic word is cleared once read, so the
+ * frame's next use cannot take this stamp for its own; only when the frame's offset in
+ * its chunk leaves room, so that the octets before it are this frame's. */
+uint64_t dv_xw_rx_stamp(void *area, uint64_t addr)
+{
+	struct dv_xdp_meta *m;
+	uint64_t ns;
+
+	if (addr % DV_XW_FRAME < sizeof(*m)) /* aligned chunks: addr is the offset in the UMEM */
+		return 0;
+	m = (struct dv_xdp_meta *)((uint8_t *)xsk_umem__get_data(area, addr) - sizeof(*m));
+	if (m->magic != DV_XDP_META_MAGIC)
+		return 0;
+	ns = m->rx_ns;
+	m->magic = 0;
+	return ns;
+}
+
+/* One answer frame into the engine, timed by its receive stamp when it has one (else by
+ * the batch's read time, now); xdp_stamped counts the completed answers stamped. */
+static void receive(struct dv_xw *xw, dv_engine_t *e, const uint8_t *p, size_t len, uint64_t now,
+                    uint64_t stamp)
 {
 	const dv_nf_flow_t *srv = &xw->x->flow;
+	uint64_t completed = e->stats.c.completed;
 	const uint8_t *pl;
 	size_t plen;
 	dv_nf_flow_t f;
@@ -588,20 +640,27 @@ static void receive(struct dv_xw *xw, dv_engine_t *e, const uint8_t *p, size_t l
 	dv_engine_receive(e, sock, pl, plen,
 	                  f.v6 == srv->v6 && memcmp(f.src_ip, srv->dst_ip, 16) == 0 &&
 	                      f.src_port == srv->dst_port,
-	                  now);
+	                  stamp != 0 ? stamp : now);
+	if (stamp != 0 && e->stats.c.completed != completed)
+		e->stats.c.xdp_stamped++;
 }
 
-unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns)
+unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns, bool tick)
 {
 	uint32_t idx = 0, fidx = 0, n, i;
-	uint64_t now;
+	uint64_t now, stamp;
 
 	n = xsk_ring_cons__peek(&xw->rx, DV_XW_BATCH, &idx);
 	if (n == 0 && wait_ns > 0) {
 		struct pollfd pfd = {.fd = xw->fd, .events = POLLIN};
 		struct timespec ts = {(time_t)(wait_ns / DV_NS_PER_S),
 		                      (long)(wait_ns % DV_NS_PER_S)};
-		ppoll(&pfd, 1, &ts, NULL);
+		/* Paced with stamps: no wake-up per answer; they wait in the ring until the
+		 * next due time (the window holds 4 ms of them, the ring 2,048). */
+		if (tick && xw->stamped)
+			nanosleep(&ts, NULL);
+		else
+			ppoll(&pfd, 1, &ts, NULL);
 		e->stats.c.recv_calls++;
 		n = xsk_ring_cons__peek(&xw->rx, DV_XW_BATCH, &idx);
 	}
@@ -615,7 +674,9 @@ unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns)
 	now = dv_now_ns();
 	for (i = 0; i < n; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&xw->rx, idx + i);
-		receive(xw, e, xsk_umem__get_data(xw->area, d->addr), d->len, now);
+		stamp = dv_xw_rx_stamp(xw->area, d->addr);
+		xw->stamped = stamp != 0;
+		receive(xw, e, xsk_umem__get_data(xw->area, d->addr), d->len, now, stamp);
 	}
 	/* The frames go straight back to the fill ring (it has room: it owns them). */
 	if (xsk_ring_prod__reserve(&xw->fill, n, &fidx) == n) {
@@ -626,6 +687,31 @@ unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns)
 	}
 	xsk_ring_cons__release(&xw->rx, n);
 	return n;
+}
+
+/*
+ * Several queues: worker thread t on a CPU of its queue. A veth puts a frame sent back
+ * to it with XDP_TX (the responder's program) on the receive queue numbered by the CPU
+ * that handled it modulo the queues (veth_select_rxq), and that CPU is the one whose
+ * wake-up call sent the query; kxdpgun pins its threads to their queues' CPUs as well.
+ * The first allowed CPU c with c % rx_queues == queue, else none (the kernel schedules).
+ */
+void dv_xw_pin(const struct dv_xw *xw, pthread_t t)
+{
+	cpu_set_t allowed, one;
+	int c;
+
+	if (xw == NULL || xw->x->socks_planned < 2 ||
+	    sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+		return;
+	for (c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &allowed) || (unsigned)c % xw->x->rx_queues != xw->queue)
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		pthread_setaffinity_np(t, sizeof(one), &one);
+		return;
+	}
 }
 
 uint64_t dv_xw_drops(const struct dv_xw *xw)

@@ -2,6 +2,8 @@
 #ifndef DV_ENGINE_XDP_H
 #define DV_ENGINE_XDP_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/util.h"
@@ -18,6 +20,16 @@
  * datagrams to those ports (everything else goes on to the kernel).
  */
 
+/* --xdp: how a pass ran over AF_XDP (doc/xdp.md), so that no copy-mode figure passes for a
+ * zero-copy one; used false for a pass over kernel sockets. */
+typedef struct dv_xdp_info {
+	bool used;       /* the pass ran over AF_XDP */
+	bool native;     /* the program attached in the driver's (native) mode, not generic (skb) */
+	bool zerocopy;   /* every XDP socket bound zero-copy; false: the kernel copies each frame */
+	uint32_t queues; /* XDP sockets, one a receive queue and worker (-T) */
+	uint32_t rx_queues; /* the interface's receive queues */
+} dv_xdp_info_t;
+
 struct dv_xdp; /* a pass's: the interface, the attached program, the frames' headers */
 struct dv_xw;  /* a worker's: its XDP socket, UMEM and rings */
 
@@ -31,6 +43,10 @@ struct dv_xw;  /* a worker's: its XDP socket, UMEM and rings */
  */
 int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err);
 void dv_xdp_close(struct dv_xdp *x); /* after every worker's dv_xw_close; NULL is fine */
+
+/* How the pass runs over AF_XDP: the program's attach mode, the sockets' bind mode (copy or
+ * zero-copy, as the kernel chose for each dv_xw_open so far), the queues. */
+void dv_xdp_info(const struct dv_xdp *x, dv_xdp_info_t *out);
 
 /*
  * Worker queue's XDP socket with nsocks source ports: port i is the local port of fds[i]
@@ -51,15 +67,29 @@ unsigned dv_xw_send(struct dv_xw *xw, dv_engine_t *e, uint16_t sock,
 /*
  * Read the answers waiting (a batch at most) into e (dv_engine_receive, from_ok when
  * they come from the server's address and port); with nothing waiting, wait up to
- * wait_ns for some first. Returns the frames read.
+ * wait_ns for some first. tick (paced, sending): once answers carry receive stamps,
+ * sleep the whole wait_ns instead of waking for the first answer, since the stamps keep
+ * the wait out of their latency. Returns the frames read.
  */
-unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns);
+unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns, bool tick);
 
 /* Frames the kernel dropped for this socket (receive ring full, no free frame). */
 uint64_t dv_xw_drops(const struct dv_xw *xw);
 
+/*
+ * The receive stamp (ns, CLOCK_MONOTONIC) the steering program wrote before the frame at
+ * addr of UMEM area (engine/xdp_meta.h), or 0 when it has none (a driver without room for
+ * metadata, a frame at its chunk's start); taken once: a second call gives 0.
+ */
+uint64_t dv_xw_rx_stamp(void *area, uint64_t addr);
+
+/* With several workers: thread t (the worker's) on a CPU of the socket's queue, where a
+ * veth returns the answers to its queries (xdp.c says why); NULL is fine. */
+void dv_xw_pin(const struct dv_xw *xw, pthread_t t);
+
 #else /* built without libxdp/libbpf (configure): --xdp says so */
 #include <errno.h>
+#include <string.h>
 static inline int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err)
 {
 	(void)cfg;
@@ -71,6 +101,11 @@ static inline int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, d
 static inline void dv_xdp_close(struct dv_xdp *x)
 {
 	(void)x;
+}
+static inline void dv_xdp_info(const struct dv_xdp *x, dv_xdp_info_t *out)
+{
+	(void)x;
+	memset(out, 0, sizeof(*out));
 }
 static inline int dv_xw_open(struct dv_xw **out, struct dv_xdp *x, unsigned queue, const int *fds,
                              unsigned nsocks, dv_err_t *err)
@@ -90,15 +125,19 @@ static inline unsigned dv_xw_send(struct dv_xw *xw, dv_engine_t *e, uint16_t soc
 	(void)xw, (void)e, (void)sock, (void)bufs, (void)lens, (void)n;
 	return 0;
 }
-static inline unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns)
+static inline unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns, bool tick)
 {
-	(void)xw, (void)e, (void)wait_ns;
+	(void)xw, (void)e, (void)wait_ns, (void)tick;
 	return 0;
 }
 static inline uint64_t dv_xw_drops(const struct dv_xw *xw)
 {
 	(void)xw;
 	return 0;
+}
+static inline void dv_xw_pin(const struct dv_xw *xw, pthread_t t)
+{
+	(void)xw, (void)t;
 }
 #endif
 

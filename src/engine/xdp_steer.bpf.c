@@ -6,6 +6,13 @@
  * send from) goes to the XDP socket of the queue it arrived on (`xsks`, keyed by
  * receive queue); everything else, and anything on a queue without a socket, goes
  * on to the kernel (XDP_PASS), so the host keeps its other traffic.
+ *
+ * Each datagram steered carries its receive stamp in the frame's metadata (the octets
+ * just before its data, struct dv_xdp_meta in engine/xdp_meta.h): bpf_ktime_get_ns(),
+ * CLOCK_MONOTONIC, the engine's clock, read as the program runs in the driver's receive
+ * path. The kernel copies the metadata into the UMEM with the frame in copy mode too
+ * (net/xdp/xsk.c, xsk_copy_xdp); a driver without room for metadata gets none, and the
+ * datagram goes to the socket unstamped (xdp.c then takes the read time).
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -15,6 +22,8 @@
 #include <linux/udp.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+
+#include "engine/xdp_meta.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
@@ -62,6 +71,15 @@ int dv_steer(struct xdp_md *ctx)
 	mine = bpf_map_lookup_elem(&ports, &port);
 	if (mine == NULL || *mine == 0)
 		return XDP_PASS;
+	/* The stamp last: adjusting the metadata voids the packet pointers above. */
+	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct dv_xdp_meta)) == 0) {
+		struct dv_xdp_meta *m = (void *)(long)ctx->data_meta;
+		if ((void *)(m + 1) <= (void *)(long)ctx->data) {
+			m->rx_ns = bpf_ktime_get_ns();
+			m->magic = DV_XDP_META_MAGIC;
+			m->flags = 0;
+		}
+	}
 	return bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS);
 }
 

@@ -153,10 +153,43 @@ static void print_no_answer(FILE *out, const dv_pass_result_t *r)
 		        "answer)\n");
 }
 
+/*
+ * --xdp: what clocked the pass (doc/xdp.md "Clock": the steering program's receive stamps
+ * where it could write them, else the read time; the send side is the app clock) and how
+ * it ran over AF_XDP, so no copy-mode figure passes for a zero-copy one. False for a pass
+ * over kernel sockets.
+ */
+static bool print_xdp(FILE *out, const dv_pass_result_t *r)
+{
+	const dv_counters_t *c = &r->stats.c;
+	const dv_xdp_info_t *x = &r->xdp;
+
+	if (!x->used)
+		return false;
+	if (c->xdp_stamped > 0)
+		fprintf(
+		    out,
+		    "  Latency clock:        xdp (program receive stamps, send-side app clock), "
+		    "%" PRIu64 " of %" PRIu64 " answers stamped%s\n",
+		    c->xdp_stamped, c->completed,
+		    c->xdp_stamped < c->completed ? " (the rest: read time)" : "");
+	else
+		fprintf(out, "  Latency clock:        xdp (read time of each batch, send-side app "
+		             "clock: no answer carried a receive stamp)\n");
+	fprintf(out,
+	        "  AF_XDP:               %s attach, %s bind, %" PRIu32 " queue%s of %" PRIu32 "\n",
+	        x->native ? "native (driver)" : "generic (skb)", x->zerocopy ? "zero-copy" : "copy",
+	        x->queues, x->queues == 1 ? "" : "s", x->rx_queues);
+	return true;
+}
+
 /* Which clock timed the answers (doc/numbers.md "latency"). */
 static void print_clock(FILE *out, const dv_pass_result_t *r, bool stream)
 {
 	const dv_counters_t *c = &r->stats.c;
+
+	if (print_xdp(out, r))
+		return;
 
 	/* A results file read back has no flag: answers stamped at both ends say wire. */
 	if (r->wire_clock || c->wire_timed > 0)

@@ -158,6 +158,13 @@ static const dv_jfield_t pass_fields[] = {
     JU(dv_pass_record_t, res.threads, "threads", UINT32_MAX),
     JU(dv_pass_record_t, res.max_outstanding, "max_outstanding", UINT32_MAX),
 };
+/* "passes[i]"."xdp" (optional, --xdp passes; added with issue 27): how it ran over AF_XDP. */
+static const dv_jfield_t pass_xdp_fields[] = {
+    JB(dv_xdp_info_t, native, "native"),
+    JB(dv_xdp_info_t, zerocopy, "zerocopy"),
+    JU(dv_xdp_info_t, queues, "queues", UINT32_MAX),
+    JU(dv_xdp_info_t, rx_queues, "rx_queues", UINT32_MAX),
+};
 static const dv_jfield_t udp_fields[] = {
     JB(dv_udp_snmp_t, valid, "valid"),
     JU(dv_udp_snmp_t, in_datagrams, "in_datagrams", INT64_MAX),
@@ -221,6 +228,7 @@ const dv_jtable_t dv_jf_pass_replay = EXPORT(pass_replay_fields);
 const dv_jtable_t dv_jf_pass_capacity = EXPORT(pass_capacity_fields);
 const dv_jtable_t dv_jf_cap_step = EXPORT(cap_step_fields);
 const dv_jtable_t dv_jf_pass = EXPORT(pass_fields);
+const dv_jtable_t dv_jf_pass_xdp = EXPORT(pass_xdp_fields);
 const dv_jtable_t dv_jf_udp = EXPORT(udp_fields);
 const dv_jtable_t dv_jf_interval = EXPORT(interval_fields);
 const dv_jtable_t dv_jf_rank = EXPORT(rank_fields);

@@ -48,8 +48,8 @@ typedef struct dv_jtable {
 /* Each object section's table (results_fields.c says where each sits in the file). */
 extern const dv_jtable_t dv_jf_meta, dv_jf_tool, dv_jf_host, dv_jf_config, dv_jf_run, dv_jf_qopt,
     dv_jf_target, dv_jf_list, dv_jf_list_input, dv_jf_replay_opt, dv_jf_pass_replay,
-    dv_jf_pass_capacity, dv_jf_cap_step, dv_jf_pass, dv_jf_udp, dv_jf_interval, dv_jf_rank,
-    dv_jf_qtype_other, dv_jf_status;
+    dv_jf_pass_capacity, dv_jf_cap_step, dv_jf_pass, dv_jf_pass_xdp, dv_jf_udp, dv_jf_interval,
+    dv_jf_rank, dv_jf_qtype_other, dv_jf_status;
 
 /* An unsigned integer, int or bool member of `size` octets (1, 2, 4 or 8) loaded or stored. */
 uint64_t dv_jf_load_uint(const void *p, size_t size);

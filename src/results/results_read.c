@@ -755,6 +755,11 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 	if ((rc = r_section(r, o, "udp_snmp", &res->udp, TABLE(dv_jf_udp), NULL)) != 0 ||
 	    (rc = r_intervals(r, o, res)) != 0)
 		return rc;
+	if (json_object_get(o, "xdp") != NULL) { /* optional: --xdp passes (issue 27) */
+		res->xdp.used = true;
+		if ((rc = r_section(r, o, "xdp", &res->xdp, TABLE(dv_jf_pass_xdp), NULL)) != 0)
+			return rc;
+	}
 	dv_hist_init(&res->lag);
 	if (json_object_get(o, "replay") != NULL) { /* optional: --timing original passes */
 		json_t *rp, *lag;

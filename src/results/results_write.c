@@ -321,6 +321,8 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 		w_set(w, o, "connect", w_latency(w, &r->stats.connect));
 	if (r->stats.handshake.count > 0)
 		w_set(w, o, "handshake", w_latency(w, &r->stats.handshake));
+	if (r->xdp.used) /* optional: --xdp passes */
+		w_section(w, o, "xdp", &r->xdp, TABLE(dv_jf_pass_xdp));
 	w_section(w, o, "udp_snmp", &r->udp, TABLE(dv_jf_udp));
 	if (r->server.measured) /* optional: a server was looked at */
 		w_set(w, o, "server", dv_results_server_to_json(&r->server));

@@ -292,6 +292,22 @@ static void merge_server(dv_server_cost_t *into, const dv_server_cost_t *from, u
 		into->answers = answers;
 }
 
+/* --xdp on several ranks (or results files): native and zero-copy only when every one was,
+ * the queues added up; a pass without --xdp adds nothing. */
+static void merge_xdp(dv_xdp_info_t *into, const dv_xdp_info_t *from)
+{
+	if (!from->used)
+		return;
+	if (!into->used) {
+		*into = *from;
+		return;
+	}
+	into->native = into->native && from->native;
+	into->zerocopy = into->zerocopy && from->zerocopy;
+	into->queues += from->queues;
+	into->rx_queues += from->rx_queues;
+}
+
 int dv_dist_merge_pass(dv_pass_result_t *into, const dv_pass_result_t *from)
 {
 	dv_stats_merge(&into->stats, &from->stats);
@@ -317,6 +333,7 @@ int dv_dist_merge_pass(dv_pass_result_t *into, const dv_pass_result_t *from)
 	into->sockets += from->sockets;
 	into->threads += from->threads;
 	into->max_outstanding += from->max_outstanding;
+	merge_xdp(&into->xdp, &from->xdp);
 	into->qps = into->run_time_s > 0 ? (double)into->stats.c.completed / into->run_time_s : 0;
 	merge_server(&into->server, &from->server, into->stats.c.completed + into->stats.c.late);
 	return dv_dist_merge_intervals(into, from);

@@ -30,6 +30,12 @@ assert_eq "command without --: exit" 2 "$rc"
 rc=0
 "$LAB" -B "$top_builddir" -l "$TMP/none.txt" knotd -- true 2>"$TMP/err" || rc=$?
 assert_eq "unreadable list: exit" 2 "$rc"
+for q in 0 65 x; do
+	rc=0
+	"$LAB" -B "$top_builddir" -q "$q" responder -- true 2>"$TMP/err" || rc=$?
+	assert_eq "-q $q: exit" 2 "$rc"
+	grep -q "^lab: -q $q: the queues are a number from 1 to 64" "$TMP/err" || fail "-q $q: $(cat "$TMP/err")"
+done
 
 head -300 "$top_srcdir/querylists/www-a.txt" >"$TMP/www.txt"
 head -200 "$top_srcdir/querylists/soa.txt" >"$TMP/soa.txt"

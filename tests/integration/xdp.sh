@@ -66,13 +66,22 @@ assert_eq "knotd's udp4-xdp = sent" 8000 "$(xdpstat "$TMP/kstats")"
 assert_eq "knotd-xdp IPv6: completed" 2000 "$(field "$TMP/k3" "Queries completed")"
 assert_eq "knotd's udp6-xdp = sent over IPv6" 2000 \
 	"$(awk -F' = ' '/udp6-xdp/ { print $2 }' "$TMP/kstats")"
+# Every answer timed by the steering program's receive stamp (copied with the frame in
+# copy mode), and the report says how the pass ran: native attach, copy bind (a veth has
+# no zero-copy), one queue.
+stamps() { grep -c "^  Latency clock: *xdp (program receive stamps, send-side app clock), $2 of $2 answers stamped\$" "$1"; }
+for f in k1 k2 k3; do
+	assert_eq "knotd-xdp $f: every answer stamped" 1 "$(stamps "$TMP/$f" "$(field "$TMP/$f" "Queries completed")")"
+	assert_eq "knotd-xdp $f: the AF_XDP mode" 1 \
+		"$(grep -c '^  AF_XDP: *native (driver) attach, copy bind, 1 queue of 1$' "$TMP/$f")"
+done
 grep -q "xdp" "$TMP/klink" && fail "an XDP program left on the veth: $(cat "$TMP/klink")"
 echo "ok: no XDP program left on the veth after the passes"
 
 # 2. The responder answering in XDP: each query reflected by its program, none by its sockets.
 cat >"$TMP/reflect" <<EOF
 #!/bin/sh
-$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 3 -c 4 -q 100 >"$TMP/r1" 2>&1 || exit 10
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 3 -c 4 -q 100 --no-server-version --json "$TMP/r1.json" >"$TMP/r1" 2>&1 || exit 10
 $DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/r2" 2>&1 || exit 11
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/r1.out"
@@ -84,6 +93,61 @@ assert_eq "reflect IPv6: completed" 2000 "$(field "$TMP/r2" "Queries completed")
 assert_eq "reflect: the program received" 8000 "$(out "$TMP/r1.out" xdp-received)"
 assert_eq "reflect: the program answered" 8000 "$(out "$TMP/r1.out" xdp-answered)"
 assert_eq "reflect: the sockets received" 0 "$(out "$TMP/r1.out" received)"
+assert_eq "reflect: every answer stamped" 1 "$(stamps "$TMP/r1" 6000)"
+assert_eq "reflect IPv6: every answer stamped" 1 "$(stamps "$TMP/r2" 2000)"
+# The results file holds the same: xdp_stamped = completed, passes[].xdp (its reading
+# back: tests/unit/results/test_results_json).
+assert_eq "reflect JSON: xdp_stamped" 6000 "$(awk -F'[:,] *' '/"xdp_stamped"/ { print $2 }' "$TMP/r1.json")"
+tr -d ' \n' <"$TMP/r1.json" | grep -q '"xdp":{"native":true,"zerocopy":false,"queues":1,"rx_queues":1}' ||
+	fail "reflect JSON: no passes[].xdp: $(grep -A5 '"xdp"' "$TMP/r1.json")"
+"$DV" report "$TMP/r1.json" >"$TMP/r1.re" 2>&1 || fail "report of r1.json: $(cat "$TMP/r1.re")"
+
+# 2b. -T 2 on a veth with 2 queues: one XDP socket per worker and queue, each worker's
+# thread on its queue's CPU (the veth returns XDP_TX'd answers on the queue of the CPU
+# that handled the query), every answer matched by its own worker: exact counts, none
+# unexpected, every answer stamped, the report says 2 queues; and with drops and garbage.
+if [ "$(nproc)" -lt 2 ]; then
+	echo "SKIP part: -T 2 over XDP needs 2 CPUs (a veth picks the answer's queue by CPU)" >&2
+else
+	cat >"$TMP/two" <<EOF
+#!/bin/sh
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 3 -c 4 -q 100 -T 2 >"$TMP/t1" 2>&1 || exit 10
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -p "\$LAB_PORT" -n 1 -c 4 -q 100 -T 2 -Q 20000 >"$TMP/t2" 2>&1 || exit 11
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/t.out"
+EOF
+	lab responder-xdp "$TMP/two" -6 -q 2
+	assert_eq "-T 2: sent" 6000 "$(field "$TMP/t1" "Queries sent")"
+	assert_eq "-T 2: completed" 6000 "$(field "$TMP/t1" "Queries completed")"
+	assert_eq "-T 2: unexpected" 0 "$(field "$TMP/t1" "Unexpected answers")"
+	assert_eq "-T 2 paced IPv6: completed" 2000 "$(field "$TMP/t2" "Queries completed")"
+	assert_eq "-T 2 paced IPv6: unexpected" 0 "$(field "$TMP/t2" "Unexpected answers")"
+	assert_eq "-T 2: the program answered" 8000 "$(out "$TMP/t.out" xdp-answered)"
+	assert_eq "-T 2: every answer stamped" 1 "$(stamps "$TMP/t1" 6000)"
+	assert_eq "-T 2: the AF_XDP mode" 1 \
+		"$(grep -c '^  AF_XDP: *native (driver) attach, copy bind, 2 queues of 2$' "$TMP/t1")"
+	# Hostile, on two queues: drops and garbage answers counted exactly, none taken by
+	# the wrong worker.
+	cat >"$TMP/two-hostile" <<EOF
+#!/bin/sh
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 4 -q 500 -t 2 -T 2 >"$TMP/t3" 2>&1
+echo \$? >"$TMP/t3.rc"
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/t3.out"
+EOF
+	lab responder-xdp "$TMP/two-hostile" -q 2 -T '--drop-every 7 --garbage-every 11'
+	dropped=$(out "$TMP/t3.out" xdp-dropped) garbage=$(out "$TMP/t3.out" xdp-garbage)
+	assert_eq "-T 2 hostile: exit" 0 "$(cat "$TMP/t3.rc")"
+	assert_eq "-T 2 hostile: sent" 2000 "$(field "$TMP/t3" "Queries sent")"
+	assert_eq "-T 2 hostile: completed = answered" "$(out "$TMP/t3.out" xdp-answered)" \
+		"$(field "$TMP/t3" "Queries completed")"
+	assert_eq "-T 2 hostile: malformed = garbage" "$garbage" "$(field "$TMP/t3" "Malformed answers")"
+	assert_eq "-T 2 hostile: lost = dropped + garbage" $((dropped + garbage)) "$(field "$TMP/t3" "Queries lost")"
+	assert_eq "-T 2 hostile: unexpected" 0 "$(field "$TMP/t3" "Unexpected answers")"
+	assert_ge "-T 2 hostile: some dropped" 1 "$dropped"
+	assert_eq "-T 2 hostile: every completed answer stamped" 1 \
+		"$(stamps "$TMP/t3" "$(field "$TMP/t3" "Queries completed")")"
+fi
 
 # 3. Hostile: every 7th query dropped, every 11th (not dropped) answered with a header
 # alone; then a target that answers nothing. The program counts per CPU (n % 7 on each

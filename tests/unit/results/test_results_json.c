@@ -86,6 +86,12 @@ static void build(dv_study_t *s)
 		p->flush_s = p->kind == DV_PASS_COLD ? 0.0123 * (double)(i + 1) : 0;
 		p->ready_wait_s = p->kind == DV_PASS_COLD ? 0.1 / 3 : 0;
 		dv_stats_init(&r->stats);
+		if (i == 5) /* an --xdp pass: passes[5].xdp (issue 27); the others have none */
+			r->xdp = (dv_xdp_info_t){.used = true,
+			                         .native = true,
+			                         .zerocopy = false,
+			                         .queues = 2,
+			                         .rx_queues = 4};
 		dv_counters_t *c = &r->stats.c;
 		c->sent = 1000;
 		c->completed = 990 - i;
@@ -234,6 +240,11 @@ static void assert_same(const dv_study_t *a, const dv_study_t *b)
 		assert_int_equal(p->res.sockets, q->res.sockets);
 		assert_int_equal(p->res.threads, q->res.threads);
 		assert_int_equal(p->res.max_outstanding, q->res.max_outstanding);
+		assert_int_equal(p->res.xdp.used, q->res.xdp.used);
+		assert_int_equal(p->res.xdp.native, q->res.xdp.native);
+		assert_int_equal(p->res.xdp.zerocopy, q->res.xdp.zerocopy);
+		assert_int_equal(p->res.xdp.queues, q->res.xdp.queues);
+		assert_int_equal(p->res.xdp.rx_queues, q->res.xdp.rx_queues);
 		assert_int_equal(p->res.n_intervals, q->res.n_intervals);
 		if (p->res.n_intervals)
 			assert_memory_equal(p->res.intervals, q->res.intervals,
@@ -371,11 +382,11 @@ static void test_every_counter_distinct(void **state)
 		    K(sent_behind), K(server_holds);
 		K(tsig_unsigned), K(tsig_badsig), K(tsig_badkey), K(tsig_badtime),
 		    K(tsig_other_error), K(conn_backoffs), K(tc_no_conn), K(tsig_badmac),
-		    K(conn_syn_retries);
+		    K(conn_syn_retries), K(xdp_stamped);
 #undef K
-		/* Those 57, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 57 + 3);
-		assert_int_equal(dv_counter_nfields, 57);
+		/* Those 58, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 58 + 3);
+		assert_int_equal(dv_counter_nfields, 58);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);

@@ -133,6 +133,34 @@ static void test_merge_histograms(void **state)
 	assert_true(a.qps > 99.99 && a.qps < 100.01); /* 200 completed over the longer 2 s */
 }
 
+/* --xdp ranks merged: the queues add up; native and zero-copy only when every rank was;
+ * a rank without --xdp adds nothing, and takes the first --xdp rank's figures. */
+static void test_merge_xdp(void **state)
+{
+	dv_pass_result_t a, b, c;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	memset(&c, 0, sizeof(c));
+	dv_stats_init(&a.stats);
+	dv_stats_init(&b.stats);
+	dv_stats_init(&c.stats);
+	a.xdp = (dv_xdp_info_t){
+	    .used = true, .native = true, .zerocopy = true, .queues = 2, .rx_queues = 4};
+	b.xdp = (dv_xdp_info_t){
+	    .used = true, .native = true, .zerocopy = false, .queues = 1, .rx_queues = 1};
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_true(a.xdp.used && a.xdp.native && !a.xdp.zerocopy);
+	assert_int_equal(a.xdp.queues, 3);
+	assert_int_equal(a.xdp.rx_queues, 5);
+	assert_int_equal(dv_dist_merge_pass(&a, &c), 0); /* no --xdp: unchanged */
+	assert_int_equal(a.xdp.queues, 3);
+	assert_int_equal(dv_dist_merge_pass(&c, &b), 0);
+	assert_true(c.xdp.used && !c.xdp.zerocopy);
+	assert_int_equal(c.xdp.queues, 1);
+}
+
 /* Append an interval whose histogram is h (as the engine keeps it) to res. */
 static void add_interval(dv_pass_result_t *res, const dv_hist_t *h, bool kept)
 {
@@ -347,10 +375,10 @@ static void test_merge_server(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_share_config),    cmocka_unit_test(test_share_refuses),
-	    cmocka_unit_test(test_shard),           cmocka_unit_test(test_merge_histograms),
-	    cmocka_unit_test(test_merge_intervals), cmocka_unit_test(test_start_at),
-	    cmocka_unit_test(test_merge_server),
+	    cmocka_unit_test(test_share_config), cmocka_unit_test(test_share_refuses),
+	    cmocka_unit_test(test_shard),        cmocka_unit_test(test_merge_histograms),
+	    cmocka_unit_test(test_merge_xdp),    cmocka_unit_test(test_merge_intervals),
+	    cmocka_unit_test(test_start_at),     cmocka_unit_test(test_merge_server),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
