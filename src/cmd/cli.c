@@ -654,6 +654,13 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case OPT_INTERRUPT_DRAIN:
 		return parse_seconds("--interrupt-drain", val, &run->interrupt_drain_ns, err);
 	case OPT_CLOCK:
+		if (strncmp(val, "wire:1/", 7) == 0) {
+			uint64_t n;
+			rc = parse_count("--clock wire:1/N", val + 7, 1, DV_STAMP_EVERY_MAX, &n, err);
+			run->clock = DV_CLOCK_WIRE;
+			run->stamp_every = (uint32_t)n;
+			return rc;
+		}
 		if (strcmp(val, "wire") == 0)
 			run->clock = DV_CLOCK_WIRE;
 		else if (strcmp(val, "app") == 0)
@@ -661,7 +668,7 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		else if (strcmp(val, "auto") == 0)
 			run->clock = DV_CLOCK_AUTO;
 		else
-			return bad(err, "--clock", val, "is not wire, app or auto");
+			return bad(err, "--clock", val, "is not wire, wire:1/N, app or auto");
 		return 0;
 	}
 	return NOT_MINE;

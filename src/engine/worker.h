@@ -13,6 +13,7 @@
 #include "engine/pacer.h"
 #include "engine/run_config.h"
 #include "engine/stats.h"
+#include "engine/txstamp.h"
 #include "input/querylist.h"
 #include "base/util.h"
 
@@ -35,9 +36,7 @@ typedef struct dv_sock {
 	uint16_t index;   /* worker-local */
 	bool want_write;  /* the kernel refused a send: wait for POLLOUT */
 	int events;       /* events the poll handle watches */
-	uint32_t tx_key;  /* wire clock: the OPT_ID key of the next datagram sent */
-	uint32_t tx_mask; /* tx_map entries - 1 */
-	uint16_t *tx_map; /* wire clock: DNS ID by key & tx_mask; NULL otherwise */
+	dv_txmap_t tx;    /* wire clock: transmit-stamp keys to DNS IDs (tx.id NULL otherwise) */
 } dv_sock_t;
 
 typedef struct dv_worker {
@@ -73,6 +72,8 @@ typedef struct dv_worker {
 	bool coalesce; /* paced: read answers on timer ticks (sockets with queries out) */
 	bool direct;   /* one socket, unpaced: wait for answers in recvmmsg itself */
 	bool wire;     /* the wire clock: kernel transmit and receive stamps */
+	uint32_t stamp_every; /* wire clock: 1 in stamp_every queries asks for a transmit stamp */
+	dv_sampler_t sampler; /* ... drawn from this */
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
 	bool interrupted;
 	/* replay (run_config.h): a timed list's schedule, a socket per client */
