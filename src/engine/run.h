@@ -66,6 +66,7 @@ typedef struct dv_pass_result {
 	dv_udp_snmp_t udp;            /* /proc/net/snmp Udp deltas over the pass (host-wide) */
 	uint32_t sockets, threads, max_outstanding;
 	bool wire_clock; /* latency timed by kernel stamps (--clock; wire_timed counts them) */
+	uint32_t stamp_every; /* wire clock: 1 in this many queries asked a transmit stamp; 0 app */
 	/*
 	 * One entry per -S interval. While the pass runs they are recorded by arrival
 	 * (what was sent, answered and timed out in it); after the drain, sent,
