@@ -217,10 +217,13 @@ static void drain_tx_stamps(dv_worker_t *w, dv_sock_t *s, int64_t wall_minus_mon
 /*
  * The first r of k sampled datagrams were accepted by the kernel on s: those that asked
  * took the next stamp keys. On loopback their stamps are already on the error queue
- * (made inside sendmmsg): read them now, before epoll reports the queue (EPOLLERR, which
- * libuv answers by stopping and restarting the poll handle). When the kernel refused
- * datagram r and it had asked, the key it may have taken is unknown (kernels before the
- * tskey fix of __ip_append_data kept it on an error): restart the kernel's count.
+ * (made inside sendmmsg): a worker whose sockets epoll watches reads them now, before
+ * epoll reports the queue (EPOLLERR, which libuv answers by stopping and restarting the
+ * poll handle). The others (direct mode, ticks) are on no wait queue: do_recv_wait
+ * reads them before the answers, one drain for all of a turn's sends. When the kernel
+ * refused datagram r and it had asked, the key it may have taken is unknown (kernels
+ * before the tskey fix of __ip_append_data kept it on an error): restart the kernel's
+ * count, after reading what it stamped under the old one.
  */
 static void tx_sent(dv_worker_t *w, dv_sock_t *s, unsigned r, unsigned k)
 {
@@ -233,7 +236,7 @@ static void tx_sent(dv_worker_t *w, dv_sock_t *s, unsigned r, unsigned k)
 			asked++;
 		}
 	w->eng.stats.c.stamps_asked += asked;
-	if (asked > 0 || (r < k && b->asked[r]))
+	if ((asked > 0 && !w->direct && !w->coalesce) || (r < k && b->asked[r]))
 		drain_tx_stamps(w, s, (int64_t)dv_wall_ns() - (int64_t)dv_now_ns());
 	if (r < k && b->asked[r] && stamp_flags(w, s->fd, false) == 0 &&
 	    stamp_flags(w, s->fd, true) == 0)
