@@ -203,7 +203,7 @@ void dv_cli_usage(FILE *out)
 	    "  -Q, --max-qps N        rate limit",
 	    "  --interrupt-drain S    wait for answers after SIGINT (1)",
 	    "  -b, --buffer-size KB   socket buffers (4096)",
-	    "  --clock wire[:1/N]|app latency clock (auto: wire, tx stamps on 1 in 16)",
+	    "  --clock wire[:1/N]|app latency clock (auto: wire; unpaced tx stamps 1 in 16)",
 	    "Queries:",
 	    "  -e, --edns             add EDNS0 OPT",
 	    "  --edns-bufsize N       OPT payload size (1232)",

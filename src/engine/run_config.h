@@ -23,9 +23,10 @@ typedef enum dv_clock {
 } dv_clock_t;
 
 /*
- * The wire clock's sample: 1 in DV_STAMP_EVERY_DEFAULT queries asks for a transmit stamp
- * unless --clock wire:1/N says otherwise (doc/performance.md "The wire clock's cost" chose
- * it: CPU per query against the percentiles' sampling error).
+ * The wire clock's sample: unpaced, 1 in DV_STAMP_EVERY_DEFAULT queries asks for a
+ * transmit stamp; paced (-Q), every query; --clock wire:1/N says otherwise for both
+ * (doc/performance.md "The wire clock's cost" chose it: CPU per query against the
+ * percentiles' sampling error).
  */
 #define DV_STAMP_EVERY_DEFAULT 16u
 #define DV_STAMP_EVERY_MAX     65536u

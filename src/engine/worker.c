@@ -366,7 +366,11 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	w->direct = !w->cfg->stream && w->share.rate_qps <= 0 && w->share.nsocks == 1;
 	/* The clock (--clock): auto is the wire clock on UDP sockets (doc/performance.md). */
 	w->wire = !w->cfg->stream && w->cfg->clock != DV_CLOCK_APP;
-	w->stamp_every = w->cfg->stamp_every > 0 ? w->cfg->stamp_every : DV_STAMP_EVERY_DEFAULT;
+	/* The sample: every query when paced (the rate, not our CPU, sets the pace, and a
+	 * capacity step judges percentiles of few queries), 1 in 16 at saturation. */
+	w->stamp_every = w->cfg->stamp_every > 0   ? w->cfg->stamp_every
+	                 : w->share.rate_qps > 0 ? 1
+	                                         : DV_STAMP_EVERY_DEFAULT;
 	dv_sampler_init(&w->sampler,
 	                0x64766f6c6c657921ULL ^ ((uint64_t)w->share.first_sock << 32) ^ w->id,
 	                w->stamp_every);

@@ -2,8 +2,8 @@
 # wire-sample.sh: the wire clock's sample against the responder (--reflect: every query
 # answered): counts exact, the latency's count = the answers stamped at both ends, every
 # asked stamp landing on its own query (loopback stamps inside sendmmsg), 1/1 stamping
-# all, the app clock none, and the same seeded sample run after run.
-# Bounded: seven passes of 10,000 queries (-n 1) and one of 20,000 (-Q 20000 -l 1).
+# all (the default when paced), the app clock none, and the same seeded sample run after
+# run. Bounded: six passes of 10,000 queries (-n 1) and two of 20,000 (-Q 20000 -l 1).
 . "$(dirname "$0")/lib.sh"
 LIST="$top_srcdir/querylists/soa.txt" # 10,000 queries
 [ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
@@ -29,8 +29,9 @@ run() { # NAME ARGS...: one pass, its report in $TMP/NAME.out, its results in $T
 	assert_eq "$name: lost" 0 "$lost"
 }
 
-# The default clock samples 1 in 16: direct mode (-c 1), epoll mode (-c 8), paced (-Q).
-for mode in "direct -c 1 -q 10 -n 1" "epoll -c 8 -q 64 -n 1" "paced -c 2 -q 100 -Q 20000 -l 1"; do
+# The default clock samples 1 in 16 unpaced: direct mode (-c 1), epoll mode (-c 8); paced
+# (-Q, where it stamps every query by default) with the rate given.
+for mode in "direct -c 1 -q 10 -n 1" "epoll -c 8 -q 64 -n 1" "paced -c 2 -q 100 -Q 20000 -l 1 --clock wire:1/16"; do
 	set -- $mode
 	name=$1
 	shift
@@ -59,6 +60,9 @@ assert_eq "1/1: no intervals" 0 "$ci"
 grep -q "Sampling error" "$TMP/all.out" && fail "1/1: a sampling error line"
 run all8 -c 8 -q 64 -n 1 --clock wire:1/1
 assert_eq "1/1 epoll: timed = completed" "$completed" "$timed"
+run paced-default -c 2 -q 100 -Q 20000 -l 1
+assert_eq "paced default: asked = sent" "$sent" "$asked"
+assert_eq "paced default: timed = completed" "$completed" "$timed"
 
 # The app clock: no stamps, every answer timed by the application.
 run app -c 1 -q 10 -n 1 --clock app
