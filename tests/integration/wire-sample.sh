@@ -3,7 +3,8 @@
 # answered): counts exact, the latency's count = the answers stamped at both ends, every
 # asked stamp landing on its own query (loopback stamps inside sendmmsg), 1/1 stamping
 # all (the default when paced), the app clock none, and the same seeded sample run after
-# run. Bounded: six passes of 10,000 queries (-n 1) and two of 20,000 (-Q 20000 -l 1).
+# run; a lossy and a silent server. Bounded: seven passes of 10,000 queries (-n 1), two of
+# 20,000 (-Q 20000 -l 1) and one of 100 (-n 1 -l 1, 0.5 s timeout).
 . "$(dirname "$0")/lib.sh"
 LIST="$top_srcdir/querylists/soa.txt" # 10,000 queries
 [ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
@@ -70,6 +71,36 @@ assert_eq "app: asked" 0 "$asked"
 assert_eq "app: timed" 0 "$timed"
 assert_eq "app: latency count" "$completed" "$count"
 grep -q "Latency clock:        app" "$TMP/app.out" || fail "app: the report does not say app"
+
+# A server that drops every 10th query, and one that answers nothing: the sampled queries
+# it never answered are simply not timed; counts stay exact, the file reads back (status 4:
+# no answers at all).
+start_responder D -T 1 --drop-every 10
+run_lossy() { # NAME PORT STATUS ARGS...: STATUS the exit status expected
+	local name=$1 port=$2 want=$3 rc=0
+	shift 3
+	"$DV" --no-progress -s 127.0.0.1 -p "$port" -d "$LIST" --json "$TMP/$name.json" "$@" \
+		>"$TMP/$name.out" 2>&1 || rc=$?
+	[ "$rc" = "$want" ] || fail "$name: dnsvolley exited $rc, not $want: $(tail -n 3 "$TMP/$name.out")"
+	read -r sent completed lost asked timed < <(jc "$TMP/$name.json" sent completed lost stamps_asked wire_timed)
+	read -r count ci < <(lat "$TMP/$name.json")
+	"$DV" report "$TMP/$name.json" >/dev/null || fail "$name: its results file does not read back"
+}
+run_lossy drops "$D_PORT" 0 -c 1 -q 100 -n 1 -t 1
+assert_eq "drops: sent" 10000 "$sent"
+assert_eq "drops: completed" 9000 "$completed"
+assert_eq "drops: lost" 1000 "$lost"
+assert_eq "drops: latency count = wire_timed" "$timed" "$count"
+[ "$timed" -le "$asked" ] && [ "$asked" -gt 0 ] || fail "drops: timed $timed of $asked asked"
+stop_responder D
+start_responder S -T 1 --drop-every 1
+run_lossy silent "$S_PORT" 4 -c 1 -q 100 -n 1 -t 0.5 -l 1
+assert_eq "silent: completed" 0 "$completed"
+assert_eq "silent: lost = sent" "$sent" "$lost"
+assert_eq "silent: timed" 0 "$timed"
+assert_eq "silent: latency count" 0 "$count"
+[ "$asked" -gt 0 ] || fail "silent: no stamps asked"
+stop_responder S
 
 # Bad rates are refused before anything is sent.
 for bad in wire:1/0 wire:1/x wire:2/3 wire:1/65537; do
