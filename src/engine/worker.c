@@ -879,6 +879,10 @@ static void on_poll(uv_poll_t *h, int status, int events)
 		 * error (counted in do_recv); then watch the socket again.
 		 */
 		s->events = 0;
+		/* The wire clock: a stamp nobody waits for any more (pending 0) would raise
+		 * EPOLLERR again and again until read. */
+		if (w->wire && s->tx.pending == 0)
+			drain_tx_stamps(w, s, (int64_t)dv_wall_ns() - (int64_t)dv_now_ns());
 		do_recv(w, s);
 		set_events(s, sock_events(w, s));
 	} else {
