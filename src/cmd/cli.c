@@ -656,7 +656,8 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case OPT_CLOCK:
 		if (strncmp(val, "wire:1/", 7) == 0) {
 			uint64_t n;
-			rc = parse_count("--clock wire:1/N", val + 7, 1, DV_STAMP_EVERY_MAX, &n, err);
+			rc = parse_count("--clock wire:1/N", val + 7, 1, DV_STAMP_EVERY_MAX, &n,
+			                 err);
 			run->clock = DV_CLOCK_WIRE;
 			run->stamp_every = (uint32_t)n;
 			return rc;

@@ -17,9 +17,10 @@
 
 /* Which clock times each query (--clock; doc/numbers.md "latency"). */
 typedef enum dv_clock {
-	DV_CLOCK_AUTO = 0, /* wire for UDP sockets, app for streams and --xdp (doc/performance.md) */
-	DV_CLOCK_WIRE,     /* kernel stamps: transmit on a sample of queries, receive on all */
-	DV_CLOCK_APP,      /* one clock read before each sendmmsg, one after each recvmmsg */
+	DV_CLOCK_AUTO =
+	    0,         /* wire for UDP sockets, app for streams and --xdp (doc/performance.md) */
+	DV_CLOCK_WIRE, /* kernel stamps: transmit on a sample of queries, receive on all */
+	DV_CLOCK_APP,  /* one clock read before each sendmmsg, one after each recvmmsg */
 } dv_clock_t;
 
 /*

@@ -163,9 +163,9 @@ typedef struct dv_qtype_count {
 	X(tsig_badmac, NULL, NULL, DV_CTR_OPTIONAL)                                                \
 	/* SYNs retransmitted before a connect ended (TCP_INFO): each a second or more lost, most  \
 	 * often to a server whose accept queue was full */                                        \
-	X(conn_syn_retries, NULL, NULL, DV_CTR_OPTIONAL) \
-	/* wire clock: queries sent asking for a kernel transmit stamp (its sample; wire_timed of \
-	 * them answered and stamped at both ends are the latency's sample) */                   \
+	X(conn_syn_retries, NULL, NULL, DV_CTR_OPTIONAL)                                           \
+	/* wire clock: queries sent asking for a kernel transmit stamp (its sample; wire_timed of  \
+	 * them answered and stamped at both ends are the latency's sample) */                     \
 	X(stamps_asked, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {

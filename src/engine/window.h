@@ -44,7 +44,7 @@ typedef struct dv_slot {
 	uint32_t wire_off_ns; /* kernel transmit stamp - sent_ns, or DV_SLOT_NO_STAMP */
 	uint16_t sock;        /* worker-local socket index that sent it */
 	uint8_t state;        /* dv_slot_state_t */
-	uint8_t tx_asked;     /* its datagram asked for a transmit stamp (the wire clock's sample) */
+	uint8_t tx_asked; /* its datagram asked for a transmit stamp (the wire clock's sample) */
 } dv_slot_t;
 
 typedef struct dv_window {

@@ -368,7 +368,7 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	w->wire = !w->cfg->stream && w->cfg->clock != DV_CLOCK_APP;
 	/* The sample: every query when paced (the rate, not our CPU, sets the pace, and a
 	 * capacity step judges percentiles of few queries), 1 in 16 at saturation. */
-	w->stamp_every = w->cfg->stamp_every > 0   ? w->cfg->stamp_every
+	w->stamp_every = w->cfg->stamp_every > 0 ? w->cfg->stamp_every
 	                 : w->share.rate_qps > 0 ? 1
 	                                         : DV_STAMP_EVERY_DEFAULT;
 	dv_sampler_init(&w->sampler,

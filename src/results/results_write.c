@@ -310,10 +310,13 @@ static void w_latency_ci(wctx_t *w, json_t *lat, const dv_pass_result_t *r)
 	static const struct {
 		const char *key;
 		double q;
-	} qs[] = {{"p50_ci95_ns", 0.50}, {"p90_ci95_ns", 0.90}, {"p99_ci95_ns", 0.99},
+	} qs[] = {{"p50_ci95_ns", 0.50},
+	          {"p90_ci95_ns", 0.90},
+	          {"p99_ci95_ns", 0.99},
 	          {"p999_ci95_ns", 0.999}};
 
-	if (lat == NULL || r->stats.c.stamps_asked == 0 || r->stats.c.stamps_asked >= r->stats.c.sent)
+	if (lat == NULL || r->stats.c.stamps_asked == 0 ||
+	    r->stats.c.stamps_asked >= r->stats.c.sent)
 		return;
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		uint64_t lo, hi;

@@ -27,7 +27,7 @@ static void test_every_one_and_seed(void **state)
 	for (i = 0; i < 1000; i++)
 		assert_true(dv_sampler_take(&a));
 	assert_int_equal(a.state, 7); /* no draw */
-	dv_sampler_init(&a, 0, 0);     /* 0 means 1 */
+	dv_sampler_init(&a, 0, 0);    /* 0 means 1 */
 	assert_int_equal(a.every, 1);
 	dv_sampler_init(&a, 99, 16);
 	dv_sampler_init(&b, 99, 16);
