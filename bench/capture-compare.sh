@@ -9,7 +9,9 @@
 # latency (query packet -> its answer packet); and beside them the report's
 # sent, completed, late, unexpected and p50/p90/p99. The last line is
 # "capture-compare: ok" when counts agree and each percentile is within
-# max(5 us, 5%) (TOL_US and TOL_PCT override), else "capture-compare: DIFFERS".
+# max(5 us, 5%) (TOL_US and TOL_PCT override), else "capture-compare: DIFFERS". When the
+# wire clock timed a sample (its report has a "Sampling error (95%)" line), the distance
+# is from the capture's percentile (all queries) to the report percentile's 95% interval.
 # Needs tcpdump and the right to capture (root or CAP_NET_RAW).
 # Exit status: 0 ok, 1 differs, 2 usage or capture problem.
 set -euo pipefail
@@ -73,6 +75,8 @@ sent=$(rf "Queries sent"); completed=$(rf "Queries completed"); late=$(rf "Late 
 unexpected=$(rf "Unexpected answers")
 read -r r50 r90 r99 < <(sed -n 's/^ *Latency percentiles (s): p50 \([0-9.]*\), p90 \([0-9.]*\), p99 \([0-9.]*\),.*/\1 \2 \3/p' "$tmp/report")
 clock=$(sed -n 's/^ *Latency clock: *\([a-z]*\).*/\1/p' "$tmp/report")
+# The wire clock's sample: each percentile's 95% interval (none when every query was timed).
+read -r l50 h50 l90 h90 l99 h99 < <(sed -n 's/^ *Sampling error (95%): p50 \([0-9.]*\)-\([0-9.]*\), p90 \([0-9.]*\)-\([0-9.]*\), p99 \([0-9.]*\)-\([0-9.]*\),.*/\1 \2 \3 \4 \5 \6/p' "$tmp/report") || true
 
 # The wire's figures: queries go to PORT, answers come from it.
 tcpdump -nn -tt --time-stamp-precision=nano -r "$tmp/cap.pcap" 2>/dev/null | awk -v port="$port" -v lat="$tmp/lat" '
@@ -98,16 +102,22 @@ awk -v c="${clock:-?}" -v s="$sent" -v d="$completed" -v l="$late" -v u="$unexpe
 printf 'wire:               query packets %s, answer packets %s, matched %s; p50 %.1f us, p90 %.1f us, p99 %.1f us\n' \
 	"$wq" "$wa" "$wm" "$w50" "$w90" "$w99"
 verdict=$(awk -v s="$sent" -v c="$completed" -v l="$late" -v u="$unexpected" -v wq="$wq" -v wa="$wa" -v wm="$wm" \
-	-v r50="$r50" -v r90="$r90" -v r99="$r99" -v w50="$w50" -v w90="$w90" -v w99="$w99" -v tu="$tol_us" -v tp="$tol_pct" '
-function chk(name, r, w,   d, t) { r *= 1e6; d = r - w; if (d < 0) d = -d; t = w * tp / 100; if (t < tu) t = tu
-	printf "  %s: report %.1f us, wire %.1f us, difference %.1f us (allowed %.1f)%s\n", name, r, w, d, t, d <= t ? "" : "  <- outside"
+	-v r50="$r50" -v r90="$r90" -v r99="$r99" -v w50="$w50" -v w90="$w90" -v w99="$w99" -v tu="$tol_us" -v tp="$tol_pct" \
+	-v l50="${l50:-}" -v h50="${h50:-}" -v l90="${l90:-}" -v h90="${h90:-}" -v l99="${l99:-}" -v h99="${h99:-}" '
+# A sampled report: the distance from the wire figure to the report percentile'"'"'s 95% interval.
+function chk(name, r, w, lo, hi,   d, t, ci) { r *= 1e6; d = r - w; if (d < 0) d = -d; t = w * tp / 100; if (t < tu) t = tu
+	ci = ""
+	if (lo != "") { lo *= 1e6; hi *= 1e6; d = w < lo ? lo - w : (w > hi ? w - hi : 0)
+		ci = sprintf(" (sample: 95%% interval %.1f-%.1f us)", lo, hi) }
+	printf "  %s: report %.1f us%s, wire %.1f us, difference %.1f us (allowed %.1f)%s\n", name, r, ci, w, d, t, d <= t ? "" : "  <- outside"
 	return d <= t }
 BEGIN {
 	ok = 1
 	if (wq != s) { printf "  query packets %d != sent %d\n", wq, s; ok = 0 }
 	if (wm != c + l) { printf "  matched answers %d != completed + late %d\n", wm, c + l; ok = 0 }
 	if (wa != wm + u) { printf "  answer packets %d != matched + unexpected %d\n", wa, wm + u; ok = 0 }
-	ok = chk("p50", r50, w50) && ok; ok = chk("p90", r90, w90) && ok; ok = chk("p99", r99, w99) && ok
+	ok = chk("p50", r50, w50, l50, h50) && ok; ok = chk("p90", r90, w90, l90, h90) && ok
+	ok = chk("p99", r99, w99, l99, h99) && ok
 	print ok ? "ok" : "DIFFERS"
 }')
 echo "$verdict" | sed '$d'

@@ -5,6 +5,8 @@
 # --no-gso, pinned to core 1; clients on core 0), so machine noise hits them
 # alike; the per-round ratios and their medians are the figures to trust.
 # usage: bench/clock-cost.sh [BUILD_DIR] [ROUNDS] [SECONDS] [EXTRA dnsvolley ARGS...]
+# WIRE_CLOCK (environment) sets the wire run's --clock (default wire: the default sample;
+# e.g. WIRE_CLOCK=wire:1/1 stamps every query).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
@@ -38,12 +40,12 @@ run() {
 	awk -v d="${done:-0}" -v s="$secs" '{ c = $1 + $2; printf "%.0f %.3f\n", d / s, d ? c * 1e6 / d : 0 }' "$tmp/time"
 }
 
-printf '%-6s %10s %8s %10s %8s %10s %8s %8s %8s\n' round app_qps app_us wire_qps wire_us floor_qps floor_us wire/app wire/floor
+printf '%-6s %10s %8s %10s %8s %10s %8s %8s %8s %8s\n' round app_qps app_us wire_qps wire_us floor_qps floor_us wire/app wire/floor qps_w/f
 for r in $(seq "$rounds"); do
 	a=$(run app "$build/dnsvolley" -s 127.0.0.1 -p "$port" -d "$list" -l "$secs" "${extra[@]}" --clock app)
-	w=$(run wire "$build/dnsvolley" -s 127.0.0.1 -p "$port" -d "$list" -l "$secs" "${extra[@]}" --clock wire)
+	w=$(run wire "$build/dnsvolley" -s 127.0.0.1 -p "$port" -d "$list" -l "$secs" "${extra[@]}" --clock "${WIRE_CLOCK:-wire}")
 	f=$(run floor "$build/bench/floor" -s 127.0.0.1 -p "$port" -l "$secs" -q 100)
-	echo "$r $a $w $f" | awk '{ printf "%-6s %10s %8s %10s %8s %10s %8s %8.3f %8.3f\n", $1, $2, $3, $4, $5, $6, $7, $5 / $3, $5 / $7 }'
+	echo "$r $a $w $f" | awk '{ printf "%-6s %10s %8s %10s %8s %10s %8s %8.3f %8.3f %8.3f\n", $1, $2, $3, $4, $5, $6, $7, $5 / $3, $5 / $7, $6 ? $4 / $6 : 0 }'
 done | tee "$tmp/rows"
 med() { awk -v c="$1" '{ print $c }' "$tmp/rows" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-echo "median CPU/query ratio: wire/app $(med 8), wire/floor $(med 9); app/floor $(awk '{ printf "%.3f\n", $3 / $7 }' "$tmp/rows" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') ($rounds rounds)"
+echo "median CPU/query ratio: wire/app $(med 8), wire/floor $(med 9); qps wire/floor $(med 10); app/floor $(awk '{ printf "%.3f\n", $3 / $7 }' "$tmp/rows" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }') ($rounds rounds)"

@@ -15,7 +15,7 @@ INTEGRATION_TESTS += \
 	tests/integration/stream-outputs.sh tests/integration/responder-doh.sh \
 	tests/integration/capacity-study.sh tests/integration/hostile-streams-doh.sh \
 	tests/integration/dnsdist.sh tests/integration/hostile-streams-dot.sh \
-	tests/integration/engine-counts.sh tests/integration/engine-window.sh \
+	tests/integration/engine-counts.sh tests/integration/engine-window.sh tests/integration/wire-sample.sh \
 	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \
 	tests/integration/genlist.sh tests/integration/responder.sh \
 	tests/integration/study-responder.sh tests/integration/study-real-servers.sh \

@@ -133,11 +133,10 @@ static uint64_t rank_of(double q, uint64_t count)
 	return rank;
 }
 
-uint64_t dv_hist_quantile_ns(const dv_hist_t *h, double q)
+/* The value reported for the rank-th smallest (1 <= rank <= count): its bucket's midpoint
+ * clamped to [min, max]. */
+static uint64_t value_at_rank(const dv_hist_t *h, uint64_t rank)
 {
-	if (h->count == 0)
-		return 0;
-	uint64_t rank = rank_of(q, h->count);
 	uint64_t cum = 0;
 	int i;
 	for (i = 0; i < DV_HIST_BUCKETS - 1; i++) {
@@ -152,6 +151,26 @@ uint64_t dv_hist_quantile_ns(const dv_hist_t *h, double q)
 	if (mid > h->max_ns)
 		mid = h->max_ns;
 	return mid;
+}
+
+uint64_t dv_hist_quantile_ns(const dv_hist_t *h, double q)
+{
+	if (h->count == 0)
+		return 0;
+	return value_at_rank(h, rank_of(q, h->count));
+}
+
+void dv_hist_quantile_ci95(const dv_hist_t *h, double q, uint64_t *lo_ns, uint64_t *hi_ns)
+{
+	double n = (double)h->count, half = 1.96 * sqrt(n * q * (1 - q));
+	double lo = floor(n * q - half), hi = ceil(n * q + half) + 1;
+
+	if (h->count == 0) {
+		*lo_ns = *hi_ns = 0;
+		return;
+	}
+	*lo_ns = value_at_rank(h, lo < 1 ? 1 : (uint64_t)lo);
+	*hi_ns = value_at_rank(h, hi > n ? h->count : (uint64_t)hi);
 }
 
 size_t dv_hist_to_cells(const dv_hist_t *h, dv_hist_cell_t *out)

@@ -44,6 +44,14 @@ double dv_hist_stddev_ns(const dv_hist_t *h);
  * [min, max]. 0 when empty.
  */
 uint64_t dv_hist_quantile_ns(const dv_hist_t *h, double q);
+/*
+ * A distribution-free 95% confidence interval for the q-quantile of the population the
+ * recorded values are a uniform random sample of (the wire clock's sample): the values at
+ * ranks floor(nq - 1.96 sqrt(nq(1-q))) and ceil(nq + 1.96 sqrt(nq(1-q))) + 1, clamped to
+ * [1, n] (binomial order statistics, normal approximation), each reported as
+ * dv_hist_quantile_ns reports a value. Both 0 when empty.
+ */
+void dv_hist_quantile_ci95(const dv_hist_t *h, double q, uint64_t *lo_ns, uint64_t *hi_ns);
 
 /*
  * Sparse form: the non-empty buckets of a histogram, in increasing bucket order

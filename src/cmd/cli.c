@@ -203,7 +203,7 @@ void dv_cli_usage(FILE *out)
 	    "  -Q, --max-qps N        rate limit",
 	    "  --interrupt-drain S    wait for answers after SIGINT (1)",
 	    "  -b, --buffer-size KB   socket buffers (4096)",
-	    "  --clock wire|app       latency clock (auto: app unpaced, wire with -Q)",
+	    "  --clock wire[:1/N]|app latency clock (auto: wire; unpaced tx stamps 1 in 16)",
 	    "Queries:",
 	    "  -e, --edns             add EDNS0 OPT",
 	    "  --edns-bufsize N       OPT payload size (1232)",
@@ -654,6 +654,14 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 	case OPT_INTERRUPT_DRAIN:
 		return parse_seconds("--interrupt-drain", val, &run->interrupt_drain_ns, err);
 	case OPT_CLOCK:
+		if (strncmp(val, "wire:1/", 7) == 0) {
+			uint64_t n;
+			rc = parse_count("--clock wire:1/N", val + 7, 1, DV_STAMP_EVERY_MAX, &n,
+			                 err);
+			run->clock = DV_CLOCK_WIRE;
+			run->stamp_every = (uint32_t)n;
+			return rc;
+		}
 		if (strcmp(val, "wire") == 0)
 			run->clock = DV_CLOCK_WIRE;
 		else if (strcmp(val, "app") == 0)
@@ -661,7 +669,7 @@ static int opt_load(parse_state_t *ps, int c, const char *val, dv_err_t *err)
 		else if (strcmp(val, "auto") == 0)
 			run->clock = DV_CLOCK_AUTO;
 		else
-			return bad(err, "--clock", val, "is not wire, app or auto");
+			return bad(err, "--clock", val, "is not wire, wire:1/N, app or auto");
 		return 0;
 	}
 	return NOT_MINE;

@@ -102,7 +102,7 @@ void dv_engine_tx_stamp(dv_engine_t *e, uint16_t sock, uint16_t id, uint32_t key
 	dv_slot_t *s = &e->win.slot[id];
 	uint64_t off;
 
-	if (s->state != DV_SLOT_INFLIGHT || s->sock != sock || s->tx_key != key ||
+	if (s->state != DV_SLOT_INFLIGHT || !s->tx_asked || s->sock != sock || s->tx_key != key ||
 	    s->wire_off_ns != DV_SLOT_NO_STAMP)
 		return;
 	/* Read before sendmmsg, stamped inside it: a stamp before it is a conversion error. */
@@ -346,12 +346,14 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 		uint64_t lat = now_ns - s->sent_ns;
 		unsigned rcode = DV_WIRE_RCODE(buf);
 		dv_send_bucket_t *b = bucket_at(e, s->sent_ns);
+		/* The wire clock times only its sample: the answers stamped at both ends. */
+		bool timed = !e->wire;
 
 		if (e->wire && s->wire_off_ns != DV_SLOT_NO_STAMP) {
 			uint64_t tx = s->sent_ns + s->wire_off_ns;
 			lat = now_ns > tx ? now_ns - tx : 0;
-			if (e->rx_stamped)
-				e->stats.c.wire_timed++;
+			timed = e->rx_stamped;
+			e->stats.c.wire_timed += timed;
 		}
 		if (b != NULL) {
 			b->completed++;
@@ -371,7 +373,8 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 		dv_stats_qtype_completed(
 		    &e->stats.c, rqlen > 0 ? dv_wire_get16(buf + DV_DNS_HEADER_LEN + rqlen - 4)
 		                           : query_qtype(e->ql, s->qidx));
-		dv_hist_add(&e->stats.latency, lat);
+		if (timed)
+			dv_hist_add(&e->stats.latency, lat);
 		if (e->paced)
 			dv_hist_add(&e->stats.latency_intended,
 			            now_ns > s->intended_ns ? now_ns - s->intended_ns : 0);

@@ -46,7 +46,7 @@ typedef struct dv_engine {
 	uint64_t last_complete_ns; /* monotonic time of the last completed answer */
 	FILE *verbose;             /* a line per query when not NULL */
 	bool paced;            /* record stats.latency_intended (slot intended_ns set by caller) */
-	bool wire;             /* latency from the kernel's transmit stamp when a slot has one */
+	bool wire;             /* latency (stats.latency) only of answers stamped at both ends */
 	bool rx_stamped;       /* the datagram being received carries a kernel receive stamp */
 	uint64_t bucket_t0_ns; /* intervals by send time: start of interval 0 */
 	uint64_t bucket_ns;    /* their length; 0 = not tracked */
@@ -125,8 +125,10 @@ void dv_engine_track_intervals(dv_engine_t *e, uint64_t t0_ns, uint64_t len_ns);
 /*
  * The kernel's transmit stamp (monotonic ns) of the datagram that carried DNS id
  * on socket sock, numbered key by SOF_TIMESTAMPING_OPT_ID. Kept only when that
- * slot is in flight from that socket under that key and has no stamp yet; with
- * e->wire its answer's latency is then measured from this stamp.
+ * slot is in flight from that socket, asked for a stamp (tx_asked) under that key
+ * and has no stamp yet; with e->wire its answer's latency is then measured from
+ * this stamp, and only answers so stamped (and stamped on arrival: rx_stamped)
+ * enter stats.latency, counted in wire_timed. Counts are exact either way.
  */
 void dv_engine_tx_stamp(dv_engine_t *e, uint16_t sock, uint16_t id, uint32_t key,
                         uint64_t stamp_ns);

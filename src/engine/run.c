@@ -667,6 +667,7 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	    h1->target.drops > h0->target.drops ? h1->target.drops - h0->target.drops : 0;
 	res->wire_clock = p->w[0].wire;
 	dv_xdp_info(p->xdp, &res->xdp);
+	res->stamp_every = p->w[0].wire ? p->w[0].stamp_every : 0;
 	res->sockets = cfg->sockets;
 	res->threads = cfg->threads;
 	res->max_outstanding = cfg->max_outstanding;

@@ -66,8 +66,9 @@ typedef struct dv_pass_result {
 	double cpu_user_s, cpu_sys_s; /* this process, over the pass */
 	dv_udp_snmp_t udp;            /* /proc/net/snmp Udp deltas over the pass (host-wide) */
 	uint32_t sockets, threads, max_outstanding;
-	bool wire_clock;   /* latency timed by kernel stamps (--clock; wire_timed counts them) */
-	dv_xdp_info_t xdp; /* --xdp: the attach and bind modes, the queues */
+	bool wire_clock; /* latency timed by kernel stamps (--clock; wire_timed counts them) */
+	uint32_t stamp_every; /* wire clock: 1 in this many queries asked a transmit stamp; 0 app */
+	dv_xdp_info_t xdp;    /* --xdp: the attach and bind modes, the queues */
 	/*
 	 * One entry per -S interval. While the pass runs they are recorded by arrival
 	 * (what was sent, answered and timed out in it); after the drain, sent,

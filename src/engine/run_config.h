@@ -17,10 +17,20 @@
 
 /* Which clock times each query (--clock; doc/numbers.md "latency"). */
 typedef enum dv_clock {
-	DV_CLOCK_AUTO = 0, /* wire for paced runs, app otherwise (doc/performance.md says why) */
-	DV_CLOCK_WIRE,     /* kernel transmit and receive stamps of each datagram */
-	DV_CLOCK_APP,      /* one clock read before each sendmmsg, one after each recvmmsg */
+	DV_CLOCK_AUTO =
+	    0,         /* wire for UDP sockets, app for streams and --xdp (doc/performance.md) */
+	DV_CLOCK_WIRE, /* kernel stamps: transmit on a sample of queries, receive on all */
+	DV_CLOCK_APP,  /* one clock read before each sendmmsg, one after each recvmmsg */
 } dv_clock_t;
+
+/*
+ * The wire clock's sample: unpaced, 1 in DV_STAMP_EVERY_DEFAULT queries asks for a
+ * transmit stamp; paced (-Q), every query; --clock wire:1/N says otherwise for both
+ * (doc/performance.md "The wire clock's cost" chose it: CPU per query against the
+ * percentiles' sampling error).
+ */
+#define DV_STAMP_EVERY_DEFAULT 16u
+#define DV_STAMP_EVERY_MAX     65536u
 
 typedef struct dv_run_config {
 	struct sockaddr_storage server; /* target address and port */
@@ -45,6 +55,7 @@ typedef struct dv_run_config {
 	uint32_t socket_buf_bytes;   /* -b: SO_RCVBUF/SO_SNDBUF asked for (default 4 MiB) */
 	uint64_t ramp_ns;            /* paced: rate grows from 0 to max_qps over this, 0 = none */
 	dv_clock_t clock;            /* --clock */
+	uint32_t stamp_every;        /* --clock wire:1/N: N (1 = every query); 0 = the default */
 	/*
 	 * Replay (src/input/replay.h). A list with capture times follows its
 	 * schedule with timing_original; a list with clients sends each client's

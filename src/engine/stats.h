@@ -166,7 +166,10 @@ typedef struct dv_qtype_count {
 	X(conn_syn_retries, NULL, NULL, DV_CTR_OPTIONAL)                                           \
 	/* --xdp: completed answers timed by the steering program's receive stamp (not the read    \
 	 * time; doc/xdp.md "Clock") */                                                            \
-	X(xdp_stamped, NULL, NULL, DV_CTR_OPTIONAL)
+	X(xdp_stamped, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	/* wire clock: queries sent asking for a kernel transmit stamp (its sample; wire_timed of  \
+	 * them answered and stamped at both ends are the latency's sample) */                     \
+	X(stamps_asked, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

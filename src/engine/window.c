@@ -97,6 +97,7 @@ uint16_t dv_window_acquire(dv_window_t *w, uint32_t qidx, uint16_t sock, uint64_
 	s->sent_ns = now_ns;
 	s->intended_ns = now_ns;
 	s->wire_off_ns = DV_SLOT_NO_STAMP;
+	s->tx_asked = 0;
 	s->qidx = qidx;
 	s->sock = sock;
 	s->state = DV_SLOT_INFLIGHT;

@@ -40,10 +40,11 @@ typedef struct dv_slot {
 	uint32_t qidx;        /* index into the query list */
 	uint32_t prev;        /* in-flight list links (slot ids), DV_WINDOW_NIL at ends */
 	uint32_t next;
-	uint32_t tx_key;      /* the kernel's SOF_TIMESTAMPING_OPT_ID key of its datagram */
+	uint32_t tx_key;      /* the kernel's SOF_TIMESTAMPING_OPT_ID key, when tx_asked */
 	uint32_t wire_off_ns; /* kernel transmit stamp - sent_ns, or DV_SLOT_NO_STAMP */
 	uint16_t sock;        /* worker-local socket index that sent it */
 	uint8_t state;        /* dv_slot_state_t */
+	uint8_t tx_asked; /* its datagram asked for a transmit stamp (the wire clock's sample) */
 } dv_slot_t;
 
 typedef struct dv_window {

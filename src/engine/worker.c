@@ -69,7 +69,12 @@ typedef struct dv_batch {
 		        CMSG_SPACE(sizeof(struct sock_extended_err) + sizeof(struct sockaddr_in6))];
 		struct cmsghdr align;
 	} ectl[DV_BATCH];
-	uint8_t *rbuf; /* DV_BATCH * DV_RECV_BUF */
+	union { /* wire clock: SO_TIMESTAMPING asking one datagram's transmit stamp */
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ask;
+	bool asked[DV_BATCH]; /* wire clock: smsg[i] carries ask */
+	uint8_t *rbuf;        /* DV_BATCH * DV_RECV_BUF */
 } dv_batch_t;
 
 static _Thread_local dv_batch_t *tl_batch;
@@ -88,6 +93,24 @@ static int bind_client(int fd, const dv_run_config_t *cfg, uint32_t index, dv_er
 	dv_sockaddr_host((const struct sockaddr *)&a, text, sizeof(text));
 	return dv_err_set(err, rc, "cannot bind client %u's socket to %s (--client-range): %s",
 	                  index + 1, text, strerror(-rc));
+}
+
+/*
+ * The wire clock's socket-wide flags: software receive stamps on every answer (in the
+ * control data of recvmmsg), transmit stamps numbered by OPT_ID and returned alone on the
+ * error queue (OPT_TSONLY). The transmit stamp itself is asked per datagram by a control
+ * message on the sampled queries (stamp_every > 1), or socket-wide when every query is
+ * sampled (a control message makes udp_sendmsg look the route up again for that datagram).
+ * opt_id false turns OPT_ID off: turning it on again restarts the kernel's key at 0.
+ * Returns 0 or -errno.
+ */
+static int stamp_flags(const dv_worker_t *w, int fd, bool opt_id)
+{
+	int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
+	            SOF_TIMESTAMPING_OPT_TSONLY | (opt_id ? SOF_TIMESTAMPING_OPT_ID : 0) |
+	            (w->stamp_every <= 1 ? SOF_TIMESTAMPING_TX_SOFTWARE : 0);
+
+	return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) == 0 ? 0 : -errno;
 }
 
 static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_err_t *err)
@@ -111,23 +134,11 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof(bufsize));
 	/*
 	 * Receive timestamps where answers are read on ticks (coalesced), so latency
-	 * ends when the answer arrived, not when the tick came. Not otherwise: any
-	 * socket asking for them makes the kernel stamp every packet on the host,
-	 * which cost 15-20% more CPU per query at saturation (doc/performance.md),
-	 * and a worker that wakes per answer reads it within its batch anyway.
+	 * ends when the answer arrived, not when the tick came, and for the wire clock.
 	 */
 	if (w->wire) {
-		/*
-		 * The wire clock: the kernel stamps each datagram as it leaves (software
-		 * transmit stamp, numbered by OPT_ID, returned alone on the error queue:
-		 * OPT_TSONLY) and as it arrives (software receive stamp in the control
-		 * data of recvmmsg). doc/performance.md has what it costs.
-		 */
-		int flags = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_RX_SOFTWARE |
-		            SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_ID |
-		            SOF_TIMESTAMPING_OPT_TSONLY;
-		if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) != 0) {
-			rc = -errno;
+		rc = stamp_flags(w, fd, true);
+		if (rc != 0) {
 			close(fd);
 			return dv_err_set(err, rc,
 			                  "cannot ask for kernel timestamps (--clock wire): %s",
@@ -182,36 +193,54 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 static void on_timer(uv_timer_t *t);
 
 /*
- * The map from transmit-stamp keys to DNS IDs of one socket: the kernel numbers
- * the datagrams of a socket 0, 1, 2, ... (OPT_ID), so key k's query is
- * tx_map[k & tx_mask]. Twice the window, so a key is overwritten only long after
- * its stamp came; the slot's own tx_key catches any that came later still.
+ * The wire clock's sample of the k datagrams about to go out on one sendmmsg: each
+ * draws whether it asks for a transmit stamp (a control message; none when every
+ * query asks, the socket then asks for all).
  */
-static int tx_map_init(dv_worker_t *w, dv_sock_t *s, dv_err_t *err)
+static void tx_sample(dv_worker_t *w, unsigned k)
 {
-	uint32_t n = 64;
-
-	while (n < 2 * w->share.capacity && n < DV_WINDOW_IDS)
-		n *= 2;
-	s->tx_map = calloc(n, sizeof(*s->tx_map));
-	if (s->tx_map == NULL)
-		return dv_err_set(err, -ENOMEM, "out of memory");
-	s->tx_mask = n - 1;
-	s->tx_key = 0;
-	return 0;
-}
-
-/* The k datagrams just accepted by the kernel on s took the next k stamp keys. */
-static void tx_map_sent(dv_worker_t *w, dv_sock_t *s, uint8_t (*bufs)[DV_MAX_QUERY_LEN], unsigned k)
-{
+	dv_batch_t *b = tl_batch;
 	unsigned i;
 
 	for (i = 0; i < k; i++) {
-		uint16_t id = dv_wire_get16(bufs[i]);
-		w->eng.win.slot[id].tx_key = s->tx_key;
-		s->tx_map[s->tx_key & s->tx_mask] = id;
-		s->tx_key++;
+		bool ask = dv_sampler_take(&w->sampler);
+		b->asked[i] = ask;
+		if (w->stamp_every > 1) {
+			b->smsg[i].msg_hdr.msg_control = ask ? b->ask.buf : NULL;
+			b->smsg[i].msg_hdr.msg_controllen = ask ? sizeof(b->ask.buf) : 0;
+		}
 	}
+}
+
+static void drain_tx_stamps(dv_worker_t *w, dv_sock_t *s, int64_t wall_minus_mono);
+
+/*
+ * The first r of k sampled datagrams were accepted by the kernel on s: those that asked
+ * took the next stamp keys. On loopback their stamps are already on the error queue
+ * (made inside sendmmsg): a worker whose sockets epoll watches reads them now, before
+ * epoll reports the queue (EPOLLERR, which libuv answers by stopping and restarting the
+ * poll handle). The others (direct mode, ticks) are on no wait queue: do_recv_wait
+ * reads them before the answers, one drain for all of a turn's sends. When the kernel
+ * refused datagram r and it had asked, the key it may have taken is unknown (kernels
+ * before the tskey fix of __ip_append_data kept it on an error): restart the kernel's
+ * count, after reading what it stamped under the old one.
+ */
+static void tx_sent(dv_worker_t *w, dv_sock_t *s, unsigned r, unsigned k)
+{
+	dv_batch_t *b = tl_batch;
+	unsigned i, asked = 0;
+
+	for (i = 0; i < r; i++)
+		if (b->asked[i]) {
+			dv_txmap_sent(&s->tx, &w->eng.win, dv_wire_get16(b->sbuf[i]));
+			asked++;
+		}
+	w->eng.stats.c.stamps_asked += asked;
+	if ((asked > 0 && !w->direct && !w->coalesce) || (r < k && b->asked[r]))
+		drain_tx_stamps(w, s, (int64_t)dv_wall_ns() - (int64_t)dv_now_ns());
+	if (r < k && b->asked[r] && stamp_flags(w, s->fd, false) == 0 &&
+	    stamp_flags(w, s->fd, true) == 0)
+		dv_txmap_restart(&s->tx);
 }
 
 /* Read the kernel's software stamp (ts[0]) or SCM_TIMESTAMPNS of h as realtime ns; 0 if none. */
@@ -256,9 +285,12 @@ static void drain_tx_stamps(dv_worker_t *w, dv_sock_t *s, int64_t wall_minus_mon
 			uint32_t key = 0;
 			bool have_key = false;
 			int64_t t = cmsg_stamp(&b->emsg[i].msg_hdr, &key, &have_key);
-			if (t > 0 && have_key && t - wall_minus_mono > 0)
-				dv_engine_tx_stamp(&w->eng, s->index, s->tx_map[key & s->tx_mask],
-				                   key, (uint64_t)(t - wall_minus_mono));
+			if (!have_key)
+				continue;
+			uint16_t id = dv_txmap_take(&s->tx, key);
+			if (t > 0 && t - wall_minus_mono > 0)
+				dv_engine_tx_stamp(&w->eng, s->index, id, key,
+				                   (uint64_t)(t - wall_minus_mono));
 		}
 	} while (r == DV_BATCH);
 }
@@ -332,9 +364,16 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	 * two system calls (sendmmsg, recvmmsg) instead of three.
 	 */
 	w->direct = !w->cfg->stream && w->share.rate_qps <= 0 && w->share.nsocks == 1;
-	/* The clock (--clock): auto is the wire clock for paced runs (doc/performance.md). */
-	w->wire = !w->cfg->stream && (w->cfg->clock == DV_CLOCK_WIRE ||
-	                              (w->cfg->clock == DV_CLOCK_AUTO && w->share.rate_qps > 0));
+	/* The clock (--clock): auto is the wire clock on UDP sockets (doc/performance.md). */
+	w->wire = !w->cfg->stream && w->cfg->clock != DV_CLOCK_APP;
+	/* The sample: every query when paced (the rate, not our CPU, sets the pace, and a
+	 * capacity step judges percentiles of few queries), 1 in 16 at saturation. */
+	w->stamp_every = w->cfg->stamp_every > 0 ? w->cfg->stamp_every
+	                 : w->share.rate_qps > 0 ? 1
+	                                         : DV_STAMP_EVERY_DEFAULT;
+	dv_sampler_init(&w->sampler,
+	                0x64766f6c6c657921ULL ^ ((uint64_t)w->share.first_sock << 32) ^ w->id,
+	                w->stamp_every);
 	if (w->xdp != NULL) { /* --xdp: direct turns on the XDP socket; no kernel stamps */
 		w->xdp_tick = w->coalesce; /* the same rule: the window holds 4 ms of queries */
 		w->coalesce = w->wire = false;
@@ -356,11 +395,8 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 			return rc;
 		w->socks[i].w = w;
 		w->socks[i].index = (uint16_t)i;
-		if (w->wire) {
-			rc = tx_map_init(w, &w->socks[i], err);
-			if (rc != 0)
-				return rc;
-		}
+		if (w->wire && dv_txmap_init(&w->socks[i].tx, w->share.capacity) != 0)
+			return dv_err_set(err, -ENOMEM, "out of memory");
 	}
 	if (w->xdp != NULL) {
 		rc = xdp_open(w, err);
@@ -584,6 +620,8 @@ static void pump(dv_worker_t *w, uint64_t now)
 		k = dv_engine_prepare(&w->eng, s->index, now, (unsigned)n, b->sbuf, b->slen);
 		for (i = 0; i < k; i++)
 			b->siov[i].iov_len = b->slen[i];
+		if (w->wire)
+			tx_sample(w, k);
 		if (w->share.rate_qps > 0) /* the schedule's time of each: query issued + i */
 			for (i = 0; i < k; i++)
 				w->eng.win.slot[dv_wire_get16(b->sbuf[i])].intended_ns =
@@ -602,7 +640,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 		}
 		before = w->eng.stats.c.sent + w->eng.stats.c.not_sent;
 		if (w->wire)
-			tx_map_sent(w, s, b->sbuf, (unsigned)r);
+			tx_sent(w, s, (unsigned)r, k);
 		wait = dv_engine_sent(&w->eng, b->sbuf, k, (unsigned)r, err, now);
 		if (w->share.rate_qps > 0)
 			dv_pacer_take(&w->pacer,
@@ -654,7 +692,8 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 	 * server's address and port (others go to no socket and count as NoPorts),
 	 * so the source is not fetched per datagram.
 	 */
-	if (w->wire) /* the stamps of what was sent, before the answers they time */
+	/* Stamps still to come (a NIC stamps later than loopback): before the answers they time */
+	if (w->wire && s->tx.pending > 0)
 		drain_tx_stamps(w, s, (int64_t)dv_wall_ns() - (int64_t)dv_now_ns());
 	for (round = 0; round < DV_RECV_ROUNDS; round++) {
 		int r, i;
@@ -841,6 +880,10 @@ static void on_poll(uv_poll_t *h, int status, int events)
 		 * error (counted in do_recv); then watch the socket again.
 		 */
 		s->events = 0;
+		/* The wire clock: a stamp nobody waits for any more (pending 0) would raise
+		 * EPOLLERR again and again until read. */
+		if (w->wire && s->tx.pending == 0)
+			drain_tx_stamps(w, s, (int64_t)dv_wall_ns() - (int64_t)dv_now_ns());
 		do_recv(w, s);
 		set_events(s, sock_events(w, s));
 	} else {
@@ -1054,6 +1097,14 @@ static dv_batch_t *batch_new(void)
 		b->rmsg[i].msg_hdr.msg_control = b->rctl[i].buf;
 		b->emsg[i].msg_hdr.msg_control = b->ectl[i].buf;
 	}
+	{
+		struct cmsghdr *c = &b->ask.align;
+		uint32_t tx = SOF_TIMESTAMPING_TX_SOFTWARE;
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SO_TIMESTAMPING;
+		c->cmsg_len = CMSG_LEN(sizeof(tx));
+		memcpy(CMSG_DATA(c), &tx, sizeof(tx));
+	}
 	return b;
 }
 
@@ -1162,7 +1213,7 @@ void dv_worker_cleanup(dv_worker_t *w)
 		for (i = 0; i < w->share.nsocks; i++) {
 			if (w->socks[i].fd >= 0)
 				close(w->socks[i].fd);
-			free(w->socks[i].tx_map);
+			dv_txmap_free(&w->socks[i].tx);
 		}
 		free(w->socks);
 		w->socks = NULL;

@@ -13,6 +13,7 @@
 #include "engine/pacer.h"
 #include "engine/run_config.h"
 #include "engine/stats.h"
+#include "engine/txstamp.h"
 #include "input/querylist.h"
 #include "base/util.h"
 
@@ -32,12 +33,10 @@ typedef struct dv_sock {
 	uv_poll_t poll; /* first member: handle -> dv_sock_t */
 	struct dv_worker *w;
 	int fd;
-	uint16_t index;   /* worker-local */
-	bool want_write;  /* the kernel refused a send: wait for POLLOUT */
-	int events;       /* events the poll handle watches */
-	uint32_t tx_key;  /* wire clock: the OPT_ID key of the next datagram sent */
-	uint32_t tx_mask; /* tx_map entries - 1 */
-	uint16_t *tx_map; /* wire clock: DNS ID by key & tx_mask; NULL otherwise */
+	uint16_t index;  /* worker-local */
+	bool want_write; /* the kernel refused a send: wait for POLLOUT */
+	int events;      /* events the poll handle watches */
+	dv_txmap_t tx;   /* wire clock: transmit-stamp keys to DNS IDs (tx.id NULL otherwise) */
 } dv_sock_t;
 
 typedef struct dv_worker {
@@ -69,12 +68,14 @@ typedef struct dv_worker {
 	uint64_t send_end_ns;  /* time limit, UINT64_MAX when none */
 	uint64_t drain_end_ns; /* give up waiting for answers at this time */
 	uint64_t next_publish_ns;
-	bool sending;  /* still in the sending phase */
-	bool coalesce; /* paced: read answers on timer ticks (sockets with queries out) */
-	bool direct;   /* one socket, unpaced: wait for answers in recvmmsg itself */
-	bool wire;     /* the wire clock: kernel transmit and receive stamps */
-	bool xdp_tick; /* --xdp, paced as coalesce would read: answers read on the pacer's due
-	                * times once they carry receive stamps (dv_xw_recv) */
+	bool sending;         /* still in the sending phase */
+	bool coalesce;        /* paced: read answers on timer ticks (sockets with queries out) */
+	bool direct;          /* one socket, unpaced: wait for answers in recvmmsg itself */
+	bool wire;            /* the wire clock: kernel transmit and receive stamps */
+	uint32_t stamp_every; /* wire clock: 1 in stamp_every queries asks for a transmit stamp */
+	dv_sampler_t sampler; /* ... drawn from this */
+	bool xdp_tick;        /* --xdp, paced as coalesce would read: answers read on the pacer's
+	                       * due times once they carry receive stamps (dv_xw_recv) */
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
 	bool interrupted;
 	/* replay (run_config.h): a timed list's schedule, a socket per client */

@@ -183,6 +183,12 @@ static bool print_xdp(FILE *out, const dv_pass_result_t *r)
 	return true;
 }
 
+/* The wire clock timed a sample (stamps asked on fewer queries than were sent). */
+static bool sampled(const dv_counters_t *c)
+{
+	return c->stamps_asked > 0 && c->stamps_asked < c->sent;
+}
+
 /* Which clock timed the answers (doc/numbers.md "latency"). */
 static void print_clock(FILE *out, const dv_pass_result_t *r, bool stream)
 {
@@ -190,20 +196,47 @@ static void print_clock(FILE *out, const dv_pass_result_t *r, bool stream)
 
 	if (print_xdp(out, r))
 		return;
-
-	/* A results file read back has no flag: answers stamped at both ends say wire. */
-	if (r->wire_clock || c->wire_timed > 0)
+	if (sampled(c)) {
+		fprintf(out, "  Latency clock:        wire (kernel stamps: transmit on ");
+		if (r->stamp_every > 0)
+			fprintf(out, "1 in %" PRIu32, r->stamp_every);
+		else
+			fprintf(out, "about 1 in %.0f", (double)c->sent / (double)c->stamps_asked);
+		fprintf(out,
+		        " queries, receive on all), latency of %" PRIu64 " answers (%" PRIu64
+		        " asked) of %" PRIu64 "\n",
+		        c->wire_timed, c->stamps_asked, c->completed);
+		/* A results file read back has no flag: answers stamped at both ends say wire. */
+	} else if (r->wire_clock || c->wire_timed > 0) {
 		fprintf(
 		    out,
 		    "  Latency clock:        wire (kernel transmit and receive stamps), %" PRIu64
 		    " of %" PRIu64 " answers stamped at both ends\n",
 		    c->wire_timed, c->completed);
-	else if (stream)
+	} else if (stream) {
 		fprintf(out, "  Latency clock:        app (before each write, after each read of "
 		             "the connection)\n");
-	else
-		fprintf(out, "  Latency clock:        app (before sendmmsg, after recvmmsg; "
-		             "--clock wire for the wire)\n");
+	} else {
+		fprintf(out, "  Latency clock:        app (before sendmmsg, after recvmmsg)\n");
+	}
+}
+
+/* The wire clock's sample: each percentile's distribution-free 95% interval. */
+static void print_sampling_error(FILE *out, const dv_pass_result_t *r)
+{
+	static const double qs[] = {0.50, 0.90, 0.99, 0.999};
+	static const char *names[] = {"p50", "p90", "p99", "p99.9"};
+
+	if (!sampled(&r->stats.c) || r->stats.latency.count == 0)
+		return;
+	fprintf(out, "  Sampling error (95%%):");
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		uint64_t lo, hi;
+		dv_hist_quantile_ci95(&r->stats.latency, qs[i], &lo, &hi);
+		fprintf(out, "%s %s %.6f-%.6f", i ? "," : "", names[i], (double)lo / 1e9,
+		        (double)hi / 1e9);
+	}
+	fprintf(out, "\n");
 }
 
 /* Paced runs: latency from the intended send time (coordinated omission, doc/numbers.md)
@@ -471,6 +504,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        (double)dv_hist_quantile_ns(h, 0.90) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.99) / 1e9,
 	        (double)dv_hist_quantile_ns(h, 0.999) / 1e9);
+	print_sampling_error(out, r);
 	print_intended(out, r);
 	print_clock(out, r, s->run.stream);
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,

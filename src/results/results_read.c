@@ -573,6 +573,10 @@ static int check_pass(rctx_t *r, const dv_pass_record_t *p)
 	if (c->late > c->lost)
 		return r_bad(r, "late %llu is above lost %llu", (unsigned long long)c->late,
 		             (unsigned long long)c->lost);
+	if (c->wire_timed > c->completed || c->stamps_asked > c->sent)
+		return r_bad(
+		    r, "wire_timed %llu is above completed, or stamps_asked %llu above sent",
+		    (unsigned long long)c->wire_timed, (unsigned long long)c->stamps_asked);
 	if (c->interrupted > c->sent || c->sent - c->completed - c->lost != c->interrupted ||
 	    c->completed + c->lost > c->sent)
 		return r_bad(r, "sent %llu is not completed %llu + lost %llu + interrupted %llu",
@@ -708,7 +712,8 @@ static int r_capacity(rctx_t *r, json_t *o, dv_pass_record_t *p)
 	return 0;
 }
 
-/* The histograms of a pass: "latency" (count = completed), the optional "latency_intended"
+/* The histograms of a pass: "latency" (count = completed; = wire_timed when the wire clock
+ * sampled, stamps_asked > 0), the optional "latency_intended"
  * (the same), "connect" (= conn_opened) and "handshake" (= tls_full + tls_resumed). */
 static int r_pass_hists(rctx_t *r, json_t *o, dv_pass_result_t *res)
 {
@@ -719,10 +724,14 @@ static int r_pass_hists(rctx_t *r, json_t *o, dv_pass_result_t *res)
 	if ((rc = r_obj(r, o, "latency", &lat)) != 0 ||
 	    (rc = r_latency(r, lat, "latency", &res->stats.latency)) != 0)
 		return rc;
-	if (res->stats.latency.count != c->completed)
-		return r_bad(r, "latency count %llu differs from completed %llu",
-		             (unsigned long long)res->stats.latency.count,
-		             (unsigned long long)c->completed);
+	/* The sampled wire clock (stamps_asked > 0) times its sample only: wire_timed answers. */
+	if (c->stamps_asked > 0 ? res->stats.latency.count != c->wire_timed
+	                        : res->stats.latency.count != c->completed)
+		return r_bad(
+		    r, "latency count %llu differs from %s %llu",
+		    (unsigned long long)res->stats.latency.count,
+		    c->stamps_asked > 0 ? "wire_timed" : "completed",
+		    (unsigned long long)(c->stamps_asked > 0 ? c->wire_timed : c->completed));
 	if ((rc = r_opt_hist(r, o, "latency_intended", &res->stats.latency_intended, c->completed,
 	                     "completed")) != 0 ||
 	    (rc = r_opt_hist(r, o, "connect", &res->stats.connect, c->conn_opened,

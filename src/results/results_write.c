@@ -301,6 +301,37 @@ static void w_cap_steps(wctx_t *w, json_t *cap, const dv_pass_record_t *p)
 	w_set(w, cap, "search", a);
 }
 
+/*
+ * The wire clock's sample (stamps_asked below sent): each percentile's distribution-free 95%
+ * interval, "pXX_ci95_ns": [low, high] beside "pXX_ns" (doc/results-schema.md).
+ */
+static void w_latency_ci(wctx_t *w, json_t *lat, const dv_pass_result_t *r)
+{
+	static const struct {
+		const char *key;
+		double q;
+	} qs[] = {{"p50_ci95_ns", 0.50},
+	          {"p90_ci95_ns", 0.90},
+	          {"p99_ci95_ns", 0.99},
+	          {"p999_ci95_ns", 0.999}};
+
+	if (lat == NULL || r->stats.c.stamps_asked == 0 ||
+	    r->stats.c.stamps_asked >= r->stats.c.sent)
+		return;
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		uint64_t lo, hi;
+		json_t *a = json_array();
+		dv_hist_quantile_ci95(&r->stats.latency, qs[i].q, &lo, &hi);
+		if (a == NULL) {
+			w_fail(w, -ENOMEM, "latency");
+			return;
+		}
+		w_append(w, a, json_integer((json_int_t)lo));
+		w_append(w, a, json_integer((json_int_t)hi));
+		w_set(w, lat, qs[i].key, a);
+	}
+}
+
 static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 {
 	const dv_pass_result_t *r = &p->res;
@@ -313,7 +344,11 @@ static json_t *w_pass(wctx_t *w, const dv_pass_record_t *p)
 	}
 	w_fields(w, o, p, TABLE(dv_jf_pass));
 	w_set(w, o, "counters", w_counters(w, &r->stats.c));
-	w_set(w, o, "latency", w_latency(w, &r->stats.latency));
+	{
+		json_t *lat = w_latency(w, &r->stats.latency);
+		w_latency_ci(w, lat, r);
+		w_set(w, o, "latency", lat);
+	}
 	if (r->stats.latency_intended.count > 0) /* optional: paced runs only */
 		w_set(w, o, "latency_intended", w_latency(w, &r->stats.latency_intended));
 	/* optional: stream transports (connections made, TLS handshakes done) */

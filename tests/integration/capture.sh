@@ -8,8 +8,8 @@
 # packet): printed here, not asserted, since a loaded machine delays the receive
 # softirq between the capture's tap and the socket's timestamp (the agreement is a
 # bench figure: bench/capture-compare.sh, doc/performance.md). Closed loop (--clock
-# wire, one socket) and paced (-Q, where the wire clock is the default). Bounded:
-# 10,000 queries and 20,000 queries. A capture tcpdump could not keep (it dropped
+# wire:1/1, every query stamped, one socket), closed loop on the default clock (the wire
+# on a 1-in-16 sample) and paced (-Q). Bounded: 10,000, 10,000 and 20,000 queries. A capture tcpdump could not keep (it dropped
 # packets: a capture problem, not dnsvolley's) is tried again, three tries.
 . "$(dirname "$0")/lib.sh"
 command -v tcpdump >/dev/null || skip "no tcpdump (Debian package tcpdump)"
@@ -40,8 +40,12 @@ try_case() { # NAME dnsvolley-args...
 	fail "$name: no complete capture in 3 tries"
 }
 
-try_case closed-loop -c 1 -q 10 -n 1 --clock wire
+try_case closed-loop -c 1 -q 10 -n 1 --clock wire:1/1
 grep -q "report (clock wire)" "$TMP/closed-loop.1" || fail "closed loop: the report does not say clock wire"
+# The default: the wire clock on a sample (1 in 16), compared by its 95% intervals.
+try_case sampled -c 1 -q 10 -n 1
+grep -q "report (clock wire)" "$TMP/sampled.1" || fail "unpaced: the default clock is not wire"
+grep -q "sample: 95% interval" "$TMP/sampled.1" || fail "sampled: no interval compared"
 try_case paced -c 1 -q 100 -Q 20000 -l 1
 grep -q "report (clock wire)" "$TMP/paced.1" || fail "paced: the default clock is not wire"
 

@@ -14,6 +14,7 @@
 
 #include "engine/engine.h"
 #include "base/wire.h"
+#include "engine/txstamp.h"
 
 static const char LIST[] = "a.example SOA\n"
                            "b.example A\n"
@@ -286,6 +287,9 @@ static void test_wire_stamps(void **state)
 	id1 = dv_wire_get16(f->bufs[1]);
 	f->e.win.slot[id0].tx_key = 7;
 	f->e.win.slot[id1].tx_key = 8;
+	dv_engine_tx_stamp(&f->e, 0, id0, 7, 120); /* not asked for (tx_asked 0): ignored */
+	assert_int_equal(f->e.win.slot[id0].wire_off_ns, DV_SLOT_NO_STAMP);
+	f->e.win.slot[id0].tx_asked = f->e.win.slot[id1].tx_asked = 1;
 	dv_engine_tx_stamp(&f->e, 1, id0, 7, 120); /* another socket: ignored */
 	dv_engine_tx_stamp(&f->e, 0, id0, 8, 120); /* another key: ignored */
 	assert_int_equal(f->e.win.slot[id0].wire_off_ns, DV_SLOT_NO_STAMP);
@@ -297,15 +301,67 @@ static void test_wire_stamps(void **state)
 	dv_engine_receive(&f->e, 0, r, n, true, 150);
 	assert_int_equal(f->e.stats.latency.min_ns, 20); /* 150 - 130, not 150 - 100 */
 	assert_int_equal(f->e.stats.c.wire_timed, 1);
-	/* No stamp for the second: timed from the application's send time, not counted wire. */
+	/* No stamp for the second: completed, but outside the wire clock's latency sample. */
 	n = answer(f, 1, r, 0);
 	dv_engine_receive(&f->e, 0, r, n, true, 170);
-	assert_int_equal(f->e.stats.latency.max_ns, 70);
+	assert_int_equal(f->e.stats.latency.count, 1);
+	assert_int_equal(f->e.stats.latency.max_ns, 20);
 	assert_int_equal(f->e.stats.c.wire_timed, 1);
 	assert_int_equal(f->e.stats.c.completed, 2);
 	/* A stamp for a slot no longer in flight is ignored. */
 	dv_engine_tx_stamp(&f->e, 0, id1, 8, 120);
 	assert_int_equal(f->e.win.slot[id1].wire_off_ns, DV_SLOT_NO_STAMP);
+}
+
+/*
+ * The sampled wire clock's bookkeeping, as the worker does it (engine/txstamp.h): of four
+ * queries in flight the 2nd and 4th asked for stamps (keys 0 and 1). Each stamp lands on
+ * its own query; a stamp with a key nobody holds, or a second one, lands nowhere; the
+ * queries that did not ask never get one. Counts stay exact: 4 completed, 2 timed.
+ */
+static void test_sampled_stamps(void **state)
+{
+	fixture_t *f = *state;
+	uint8_t r[DV_MAX_QUERY_LEN];
+	uint16_t id[4];
+	dv_txmap_t m;
+	unsigned i;
+	size_t n;
+
+	f->e.wire = true;
+	f->e.rx_stamped = true;
+	assert_int_equal(dv_txmap_init(&m, 4), 0);
+	send_all(f, 4, 100);
+	for (i = 0; i < 4; i++)
+		id[i] = dv_wire_get16(f->bufs[i]);
+	dv_txmap_sent(&m, &f->e.win, id[1]);
+	dv_txmap_sent(&m, &f->e.win, id[3]);
+	/* the kernel's stamps come back out of order */
+	dv_engine_tx_stamp(&f->e, 0, dv_txmap_take(&m, 1), 1, 140);
+	dv_engine_tx_stamp(&f->e, 0, dv_txmap_take(&m, 0), 0, 110);
+	dv_engine_tx_stamp(&f->e, 0, dv_txmap_take(&m, 7), 7, 105); /* no such key */
+	dv_engine_tx_stamp(&f->e, 0, dv_txmap_take(&m, 0), 0, 101); /* a second: ignored */
+	assert_int_equal(m.pending, 0);
+	assert_int_equal(f->e.win.slot[id[1]].wire_off_ns, 10);
+	assert_int_equal(f->e.win.slot[id[3]].wire_off_ns, 40);
+	/* unsampled slots refuse any key, even one a sampled slot holds */
+	for (i = 0; i < 4; i += 2) {
+		dv_engine_tx_stamp(&f->e, 0, id[i], f->e.win.slot[id[i]].tx_key, 120);
+		assert_int_equal(f->e.win.slot[id[i]].wire_off_ns, DV_SLOT_NO_STAMP);
+	}
+	for (i = 0; i < 4; i++) {
+		n = answer(f, i, r, 0);
+		dv_engine_receive(&f->e, 0, r, n, true, 200);
+	}
+	assert_int_equal(f->e.stats.c.completed, 4);
+	assert_int_equal(f->e.stats.c.wire_timed, 2);
+	assert_int_equal(f->e.stats.latency.count, 2);
+	assert_int_equal(f->e.stats.latency.min_ns, 60); /* 200 - 140 */
+	assert_int_equal(f->e.stats.latency.max_ns, 90); /* 200 - 110 */
+	/* a stamp after the answer: the slot is no longer in flight */
+	dv_engine_tx_stamp(&f->e, 0, id[1], 0, 150);
+	assert_int_equal(f->e.win.slot[id[1]].wire_off_ns, 10);
+	dv_txmap_free(&m);
 }
 
 /* Intervals by send time: each query's fate counts in the interval it was sent in. */
@@ -349,6 +405,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_finish_counts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_striping, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_wire_stamps, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_sampled_stamps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_send_time_buckets, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -314,7 +314,7 @@ static uint64_t json_u64(json_t *o, const char *key)
 
 /*
  * Every counter of every pass a different value (completed stays the latency
- * count), rcodes, qtype_other, udp and interval figures too: the file holds each
+ * count, and so does wire_timed: stamps_asked is set), rcodes, qtype_other, udp and interval figures too: the file holds each
  * under its documented key, and reads back byte for byte. A counter the writer
  * or the reader forgot, or two keys swapped, fail here.
  */
@@ -337,6 +337,7 @@ static void test_every_counter_distinct(void **state)
 		/* Still distinct, and within the invariants the reader checks (doc/numbers.md). */
 		c->late = c->lost - 7;
 		c->sent = c->completed + c->lost + c->interrupted;
+		c->wire_timed = c->completed; /* stamps_asked > 0: the latency's count */
 		c->qtype_other_sent = base + 201;
 		c->qtype_other_completed = base + 202;
 		r->udp.valid = 1;
@@ -382,11 +383,11 @@ static void test_every_counter_distinct(void **state)
 		    K(sent_behind), K(server_holds);
 		K(tsig_unsigned), K(tsig_badsig), K(tsig_badkey), K(tsig_badtime),
 		    K(tsig_other_error), K(conn_backoffs), K(tc_no_conn), K(tsig_badmac),
-		    K(conn_syn_retries), K(xdp_stamped);
+		    K(conn_syn_retries), K(xdp_stamped), K(stamps_asked);
 #undef K
-		/* Those 58, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 58 + 3);
-		assert_int_equal(dv_counter_nfields, 58);
+		/* Those 59, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 59 + 3);
+		assert_int_equal(dv_counter_nfields, 59);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);

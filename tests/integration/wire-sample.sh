@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# wire-sample.sh: the wire clock's sample against the responder (--reflect: every query
+# answered): counts exact, the latency's count = the answers stamped at both ends, every
+# asked stamp landing on its own query (loopback stamps inside sendmmsg), 1/1 stamping
+# all (the default when paced), the app clock none, and the same seeded sample run after
+# run; a lossy and a silent server. Bounded: seven passes of 10,000 queries (-n 1), two of
+# 20,000 (-Q 20000 -l 1) and one of 100 (-n 1 -l 1, 0.5 s timeout).
+. "$(dirname "$0")/lib.sh"
+LIST="$top_srcdir/querylists/soa.txt" # 10,000 queries
+[ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
+start_responder R --reflect --no-gso
+
+# lat FILE: the first pass's latency count, and whether it carries p50_ci95_ns (1/0)
+lat() {
+	python3 - "$1" <<'P'
+import json, sys
+l = json.load(open(sys.argv[1]))["passes"][0]["latency"]
+print(l["count"], int("p50_ci95_ns" in l))
+P
+}
+run() { # NAME ARGS...: one pass, its report in $TMP/NAME.out, its results in $TMP/NAME.json
+	local name=$1
+	shift
+	"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$LIST" --json "$TMP/$name.json" "$@" \
+		>"$TMP/$name.out" 2>&1 || fail "$name: dnsvolley exited $?: $(tail -n 3 "$TMP/$name.out")"
+	read -r sent completed lost asked timed < <(jc "$TMP/$name.json" sent completed lost stamps_asked wire_timed)
+	read -r count ci < <(lat "$TMP/$name.json")
+	grep "Latency clock" "$TMP/$name.out" | sed "s/^ */  $name: /"
+	assert_eq "$name: completed = sent" "$sent" "$completed"
+	assert_eq "$name: lost" 0 "$lost"
+}
+
+# The default clock samples 1 in 16 unpaced: direct mode (-c 1), epoll mode (-c 8); paced
+# (-Q, where it stamps every query by default) with the rate given.
+for mode in "direct -c 1 -q 10 -n 1" "epoll -c 8 -q 64 -n 1" "paced -c 2 -q 100 -Q 20000 -l 1 --clock wire:1/16"; do
+	set -- $mode
+	name=$1
+	shift
+	run "$name" "$@"
+	[ "$asked" -gt 0 ] && [ "$asked" -lt "$sent" ] || fail "$name: stamps asked $asked of $sent"
+	assert_eq "$name: every asked stamp timed its answer" "$asked" "$timed"
+	assert_eq "$name: latency count = wire_timed" "$timed" "$count"
+	assert_eq "$name: percentile intervals in the results" 1 "$ci"
+	grep -q "transmit on 1 in 16 queries, receive on all), latency of $timed answers ($asked asked) of $completed\$" \
+		"$TMP/$name.out" || fail "$name: the Latency clock line does not state the sample"
+	grep -q "^  Sampling error (95%): p50 " "$TMP/$name.out" || fail "$name: no sampling error line"
+	"$DV" report "$TMP/$name.json" >/dev/null || fail "$name: its results file does not read back"
+done
+
+# Seeded: the same 10,000 sends draw the same sample.
+run direct2 -c 1 -q 10 -n 1
+read -r asked1 < <(jc "$TMP/direct.json" stamps_asked)
+assert_eq "the same sample run after run" "$asked1" "$asked"
+
+# 1/1: every query stamped at both ends, no sampling error to state.
+run all -c 1 -q 10 -n 1 --clock wire:1/1
+assert_eq "1/1: asked = sent" "$sent" "$asked"
+assert_eq "1/1: timed = completed" "$completed" "$timed"
+assert_eq "1/1: latency count" "$completed" "$count"
+assert_eq "1/1: no intervals" 0 "$ci"
+grep -q "Sampling error" "$TMP/all.out" && fail "1/1: a sampling error line"
+run all8 -c 8 -q 64 -n 1 --clock wire:1/1
+assert_eq "1/1 epoll: timed = completed" "$completed" "$timed"
+run paced-default -c 2 -q 100 -Q 20000 -l 1
+assert_eq "paced default: asked = sent" "$sent" "$asked"
+assert_eq "paced default: timed = completed" "$completed" "$timed"
+
+# The app clock: no stamps, every answer timed by the application.
+run app -c 1 -q 10 -n 1 --clock app
+assert_eq "app: asked" 0 "$asked"
+assert_eq "app: timed" 0 "$timed"
+assert_eq "app: latency count" "$completed" "$count"
+grep -q "Latency clock:        app" "$TMP/app.out" || fail "app: the report does not say app"
+
+# A server that drops every 10th query, and one that answers nothing: the sampled queries
+# it never answered are simply not timed; counts stay exact, the file reads back (status 4:
+# no answers at all).
+start_responder D -T 1 --drop-every 10
+run_lossy() { # NAME PORT STATUS ARGS...: STATUS the exit status expected
+	local name=$1 port=$2 want=$3 rc=0
+	shift 3
+	"$DV" --no-progress -s 127.0.0.1 -p "$port" -d "$LIST" --json "$TMP/$name.json" "$@" \
+		>"$TMP/$name.out" 2>&1 || rc=$?
+	[ "$rc" = "$want" ] || fail "$name: dnsvolley exited $rc, not $want: $(tail -n 3 "$TMP/$name.out")"
+	read -r sent completed lost asked timed < <(jc "$TMP/$name.json" sent completed lost stamps_asked wire_timed)
+	read -r count ci < <(lat "$TMP/$name.json")
+	"$DV" report "$TMP/$name.json" >/dev/null || fail "$name: its results file does not read back"
+}
+run_lossy drops "$D_PORT" 0 -c 1 -q 100 -n 1 -t 1
+assert_eq "drops: sent" 10000 "$sent"
+assert_eq "drops: completed" 9000 "$completed"
+assert_eq "drops: lost" 1000 "$lost"
+assert_eq "drops: latency count = wire_timed" "$timed" "$count"
+[ "$timed" -le "$asked" ] && [ "$asked" -gt 0 ] || fail "drops: timed $timed of $asked asked"
+stop_responder D
+start_responder S -T 1 --drop-every 1
+run_lossy silent "$S_PORT" 4 -c 1 -q 100 -n 1 -t 0.5 -l 1
+assert_eq "silent: completed" 0 "$completed"
+assert_eq "silent: lost = sent" "$sent" "$lost"
+assert_eq "silent: timed" 0 "$timed"
+assert_eq "silent: latency count" 0 "$count"
+[ "$asked" -gt 0 ] || fail "silent: no stamps asked"
+stop_responder S
+
+# Bad rates are refused before anything is sent.
+for bad in wire:1/0 wire:1/x wire:2/3 wire:1/65537; do
+	rc=0
+	"$DV" -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 1 --clock "$bad" >"$TMP/bad.out" 2>&1 || rc=$?
+	[ "$rc" = 2 ] || [ "$rc" = 1 ] || fail "--clock $bad: exit $rc: $(cat "$TMP/bad.out")"
+	grep -q -- "--clock" "$TMP/bad.out" || fail "--clock $bad: $(cat "$TMP/bad.out")"
+done
+stop_responder R
+echo "ok: wire clock sample"
