@@ -14,9 +14,12 @@
  * Version 2 (issue 12): a pass may be over TCP, DoT or DoH, where "sent" counts
  * queries handed to a connection and latency includes its queueing; a version-1
  * reader would take such a pass for UDP and compare it with UDP baselines.
+ * Version 3 (issue 27): on the sampled wire clock a pass's latency histograms count the
+ * sampled answers (counters.wire_timed), not every completed one; a version-2 reader
+ * refuses that as a corrupt file ("latency count differs from completed").
  */
 #define DV_RESULTS_SCHEMA_NAME    "dnsvolley-results"
-#define DV_RESULTS_SCHEMA_VERSION 2
+#define DV_RESULTS_SCHEMA_VERSION 3
 
 /*
  * Write study s (everything measured so far, also for a failed or interrupted

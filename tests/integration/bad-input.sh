@@ -128,7 +128,7 @@ expect 2 "/nonexistent.json: No such file or directory" compare /nonexistent.jso
 expect 2 "trunc.json:2: not valid JSON" compare trunc.json good.json
 expect 2 "empty.json:1: not valid JSON" compare empty.json good.json
 expect 2 "array.json: not a dnsvolley results file (the top level is not an object)" compare array.json good.json
-expect 2 "v99.json: unsupported schema_version (this dnsvolley reads 1 to 2)" compare v99.json good.json
+expect 2 "v99.json: unsupported schema_version (this dnsvolley reads 1 to 3)" compare v99.json good.json
 expect 2 "other.json: not a dnsvolley results file" compare other.json good.json
 expect 2 "negative.json:" compare good.json negative.json
 # Files that break doc/numbers.md's invariants (issue 16 item 3): refused, the field named.

@@ -73,7 +73,7 @@ assert_le "delayed target's highest qps (20 in flight / 5 ms)" 4000 "$delayed_ma
 
 # --- the results file: one key per line; pass order, kinds, counts, latency
 [ -s "$TMP/r.json" ] || fail "no results file"
-assert_eq "schema_version" 2 "$(awk -F': ' '/^ "schema_version"/ { sub(",", "", $2); print $2 }' "$TMP/r.json")"
+assert_eq "schema_version" 3 "$(awk -F': ' '/^ "schema_version"/ { sub(",", "", $2); print $2 }' "$TMP/r.json")"
 assert_eq "passes recorded" 24 "$(grep -c '^   "kind": ' "$TMP/r.json")"
 one_repeat="0 0 cold,0 0 hot,1 0 cold,1 0 hot,0 1 cold,0 1 hot,1 1 cold,1 1 hot,"
 assert_eq "pass sequence (target list kind)" "$one_repeat$one_repeat$one_repeat" \

@@ -273,7 +273,7 @@ static void test_round_trip(void **state)
 	char *text = dv_results_dump_json(&a, &err);
 	assert_non_null(text);
 	/* One key per line, so shell tests can grep it. */
-	assert_non_null(strstr(text, "\n \"schema_version\": 2,\n"));
+	assert_non_null(strstr(text, "\n \"schema_version\": 3,\n"));
 	int rc = dv_results_read_buffer(text, strlen(text), "mem.json", &b, &err);
 	if (rc != 0)
 		fail_msg("%s", err.msg);
@@ -493,12 +493,12 @@ static void test_rejects(void **state)
 		expect_reject(bad, needle);                                                        \
 		free(bad);                                                                         \
 	} while (0)
-	REJECT("\"schema_version\": 2", "\"schema_version\": 99", "unsupported schema_version");
-	REJECT("\"schema_version\": 2", "\"schema_version\": 3", "reads 1 to 2");
-	REJECT("\"schema_version\": 2", "\"schema_version\": \"2\"", "unsupported schema_version");
-	REJECT("\"schema_version\": 2", "\"schema_version\": 0", "unsupported schema_version");
+	REJECT("\"schema_version\": 3", "\"schema_version\": 99", "unsupported schema_version");
+	REJECT("\"schema_version\": 3", "\"schema_version\": 4", "reads 1 to 3");
+	REJECT("\"schema_version\": 3", "\"schema_version\": \"3\"", "unsupported schema_version");
+	REJECT("\"schema_version\": 3", "\"schema_version\": 0", "unsupported schema_version");
 	/* A version-1 file (written before stream transports) still reads. */
-	bad = subst(good, "\"schema_version\": 2", "\"schema_version\": 1");
+	bad = subst(good, "\"schema_version\": 3", "\"schema_version\": 1");
 	{
 		dv_study_t v1;
 		dv_err_t e1;
