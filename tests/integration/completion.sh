@@ -20,7 +20,7 @@ reply() { # WORDS...: the completion of the last word, space-separated
 assert_eq "subcommands" "capacity resperf compare plot report merge" "$(reply "$DV" "")"
 assert_eq "-m" "udp tcp dot doh doq" "$(reply "$DV" -m "")"
 assert_eq "resperf -m (a rate)" "" "$(reply "$DV" resperf -m "")"
-assert_eq "--clock" "wire app" "$(reply "$DV" --clock "")"
+assert_eq "--clock" "wire app auto wire:1/1 wire:1/16" "$(reply "$DV" --clock "")"
 assert_eq "--input" "pcap dnstap binary text update auto" "$(reply "$DV" --input "")"
 assert_eq "--timing" "list original" "$(reply "$DV" --timing "")"
 assert_eq "--interval-format" "dnsvolley dnsperf" "$(reply "$DV" --interval-format "")"
