@@ -134,6 +134,11 @@ static size_t client_read(size_t n)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define STEPS_MAX 4096
+/* Writes of the chosen size for this many turns, then each twice the last: an input fed
+ * byte by byte took thousands of turns, half of the target's time (the client's reads
+ * per turn stay as chosen). */
+#define WRITE_TURNS 128
+#define WRITE_MAX   ((size_t)1 << 20)
 /* What a connection may hold at once: output at the bound plus one answer (TCP) or one
  * nghttp2 send (at most a 16 KiB DATA frame and its header), input of one read plus a cut
  * frame. */
@@ -215,8 +220,9 @@ static void check(const sconn_t *c)
 		abort();
 }
 
-/* Feed the client's bytes to the connection in writes of `chunk` bytes, reading `drain` x
- * 64 bytes of output per turn (0: a client that never reads), then the end of its input. */
+/* Feed the client's bytes to the connection in writes of `chunk` bytes (WRITE_TURNS of
+ * them, then growing), reading `drain` x 64 bytes of output per turn (0: a client that
+ * never reads), then the end of its input. */
 static void run(sconn_t *c, size_t chunk, size_t drain)
 {
 	bool shut = false;
@@ -226,6 +232,8 @@ static void run(sconn_t *c, size_t chunk, size_t drain)
 		size_t w = 0, r = 0;
 		if (P.written < P.npre + P.len) {
 			w = client_write(chunk);
+			if (step + 1 >= WRITE_TURNS)
+				chunk = DV_MIN(chunk * 2, WRITE_MAX);
 		} else if (!shut) {
 			P.cli_shut = shut = true;
 			w = 1;
