@@ -20,7 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  *   bit 3: no EOF at the end
  * The connection first takes NQ queries (ids 0..NQ-1; DoH after the input's first chunk,
  * which should hold the server's SETTINGS); its output is drained after every step. The
- * server's bytes are fed in chunks of 1 + (byte 1 % 64) bytes.
+ * server's bytes are fed in chunks of 1 + (byte 1 % 64) bytes, TURNS_MAX of them; then each
+ * chunk twice the last (so an input of N bytes takes at most TURNS_MAX + log2(N) turns:
+ * inputs fed byte by byte took thousands, the most of the target's time).
  * Invariants: every event is one the transport may give; an answer is 1..65535 bytes;
  * a DoH id is one submitted, reported at most once, and never after it was cancelled;
  * the DoH queries in flight are the ones submitted and neither reported nor cancelled
@@ -28,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  */
 
 #define NQ 8
+#define TURNS_MAX 128
 
 static struct {
 	unsigned kind;
@@ -119,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dv_tp_conn_t *c;
 	dv_err_t err;
 	size_t off = 2, chunk, half;
-	unsigned k;
+	unsigned k, turn = 0;
 
 	if (size < 2)
 		return 0;
@@ -157,6 +160,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		drain(c);
 		if ((data[0] & 4) && before_half && off >= half)
 			cancel_even(c);
+		if (++turn >= TURNS_MAX)
+			chunk *= 2;
 	}
 	if (!st.dead && !(data[0] & 8))
 		(void)dv_tp_eof(c);
