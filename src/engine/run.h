@@ -66,7 +66,7 @@ typedef struct dv_pass_result {
 	double cpu_user_s, cpu_sys_s; /* this process, over the pass */
 	dv_udp_snmp_t udp;            /* /proc/net/snmp Udp deltas over the pass (host-wide) */
 	uint32_t sockets, threads, max_outstanding;
-	bool wire_clock; /* latency timed by kernel stamps (--clock; wire_timed counts them) */
+	bool wire_clock;      /* latency timed by kernel stamps (--clock; wire_timed counts them) */
 	uint32_t stamp_every; /* wire clock: 1 in this many queries asked a transmit stamp; 0 app */
 	dv_xdp_info_t xdp;    /* --xdp: the attach and bind modes, the queues */
 	/*

@@ -4,8 +4,39 @@
 #include "engine/sockstat.h"
 
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/*
+ * A read of /proc/net/udp (or tcp) resumes at a position counted from the table's start
+ * for every page it fills (udp_get_idx), so while other sockets are opened and closed a
+ * line can be skipped: 6-12% of whole-table reads missed a bound socket while another
+ * process opened and closed 300 sockets at a time (measured with a 1 MiB read buffer
+ * too). When nothing matched and the target's address is this host's, read again.
+ */
+#define DV_SOCKSTAT_READS 5
+
+/* Whether server's address is one of this host's (a socket can be bound to it). */
+static bool is_local(const struct sockaddr_storage *server)
+{
+	struct sockaddr_storage a = *server;
+	socklen_t len = server->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+	                                              : sizeof(struct sockaddr_in);
+	int fd = socket(server->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	bool local;
+
+	if (fd < 0)
+		return false;
+	if (a.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&a)->sin6_port = 0;
+	else
+		((struct sockaddr_in *)&a)->sin_port = 0;
+	local = bind(fd, (struct sockaddr *)&a, len) == 0;
+	close(fd);
+	return local;
+}
 
 /*
  * A table line (net/ipv4/udp.c, udp4_format_sock; ipv6 likewise):
@@ -76,7 +107,7 @@ void dv_sockstat_scan(FILE *f, int v6, const struct sockaddr_storage *server, dv
 	}
 }
 
-void dv_sockstat_read(const struct sockaddr_storage *server, dv_sockstat_t *st)
+static void read_once(const struct sockaddr_storage *server, dv_sockstat_t *st)
 {
 	FILE *f;
 
@@ -89,6 +120,13 @@ void dv_sockstat_read(const struct sockaddr_storage *server, dv_sockstat_t *st)
 		dv_sockstat_scan(f, 1, server, st);
 		fclose(f);
 	}
+}
+
+void dv_sockstat_read(const struct sockaddr_storage *server, dv_sockstat_t *st)
+{
+	read_once(server, st);
+	for (int i = 1; st->sockets == 0 && i < DV_SOCKSTAT_READS && is_local(server); i++)
+		read_once(server, st);
 }
 
 size_t dv_sockstat_scan_inodes(FILE *f, int v6, int tcp, const struct sockaddr_storage *server,
@@ -120,7 +158,7 @@ size_t dv_sockstat_scan_inodes(FILE *f, int v6, int tcp, const struct sockaddr_s
 	return n;
 }
 
-size_t dv_sockstat_inodes(const struct sockaddr_storage *server, int tcp, uint64_t *inodes,
+static size_t inodes_once(const struct sockaddr_storage *server, int tcp, uint64_t *inodes,
                           size_t max)
 {
 	static const char *const tables[2][2] = {{"/proc/net/udp", "/proc/net/udp6"},
@@ -134,5 +172,15 @@ size_t dv_sockstat_inodes(const struct sockaddr_storage *server, int tcp, uint64
 			fclose(f);
 		}
 	}
+	return n;
+}
+
+size_t dv_sockstat_inodes(const struct sockaddr_storage *server, int tcp, uint64_t *inodes,
+                          size_t max)
+{
+	size_t n = inodes_once(server, tcp, inodes, max);
+
+	for (int i = 1; n == 0 && i < DV_SOCKSTAT_READS && is_local(server); i++)
+		n = inodes_once(server, tcp, inodes, max);
 	return n;
 }

@@ -23,7 +23,9 @@ typedef struct dv_sockstat {
  */
 void dv_sockstat_scan(FILE *f, int v6, const struct sockaddr_storage *server, dv_sockstat_t *st);
 
-/* Both tables of this host; zero when neither can be read. */
+/* Both tables of this host; zero when neither can be read. A read can skip a line
+ * while sockets come and go, so one that found nothing is made again (up to 5 in all)
+ * when the server's address is this host's. */
 void dv_sockstat_read(const struct sockaddr_storage *server, dv_sockstat_t *st);
 
 /*
@@ -34,7 +36,8 @@ void dv_sockstat_read(const struct sockaddr_storage *server, dv_sockstat_t *st);
  */
 size_t dv_sockstat_scan_inodes(FILE *f, int v6, int tcp, const struct sockaddr_storage *server,
                                uint64_t *inodes, size_t n, size_t max);
-/* Both tables (v4 and v6, or v6 only for an IPv6 server) of this host; the count found. */
+/* Both tables (v4 and v6, or v6 only for an IPv6 server) of this host; the count found
+ * (read again as dv_sockstat_read is when nothing is found). */
 size_t dv_sockstat_inodes(const struct sockaddr_storage *server, int tcp, uint64_t *inodes,
                           size_t max);
 

@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * (once the cancels are written); nothing after PROTO_ERROR.
  */
 
-#define NQ 8
+#define NQ        8
 #define TURNS_MAX 128
 
 static struct {

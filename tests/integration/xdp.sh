@@ -47,6 +47,22 @@ lab() {
 # -t 5: no stall of a busy machine turns an answer late; the hostile runs set their own.
 DVX="$DV --no-progress -d $TMP/list.txt -t 5"
 
+# hostile_counts WHAT NAME: a 2,000-query pass against the responder's program with
+# --drop-every/--garbage-every (report $TMP/NAME, its counters $TMP/NAME.out): exit 0, and
+# completed, malformed and lost exactly as the program's counters say.
+hostile_counts() {
+	local what=$1 r="$TMP/$2" dropped garbage
+	dropped=$(out "$r.out" xdp-dropped) garbage=$(out "$r.out" xdp-garbage)
+	assert_eq "$what: exit" 0 "$(cat "$r.rc")"
+	assert_eq "$what: sent" 2000 "$(field "$r" "Queries sent")"
+	assert_eq "$what: completed = answered" "$(out "$r.out" xdp-answered)" \
+		"$(field "$r" "Queries completed")"
+	assert_eq "$what: malformed = garbage" "$garbage" "$(field "$r" "Malformed answers")"
+	assert_eq "$what: lost = dropped + garbage" $((dropped + garbage)) "$(field "$r" "Queries lost")"
+	assert_ge "$what: some dropped" 1 "$dropped"
+	assert_ge "$what: some garbage" 1 "$garbage"
+}
+
 # 1. knotd's XDP listener: closed loop (3 runs through the list) and paced (-Q 20000):
 # every query sent was answered, and knotd's XDP listener counted each one.
 cat >"$TMP/knotd" <<EOF
@@ -136,15 +152,8 @@ echo \$? >"$TMP/t3.rc"
 cp "\$LAB_OUT" "$TMP/t3.out"
 EOF
 	lab responder-xdp "$TMP/two-hostile" -q 2 -T '--drop-every 7 --garbage-every 11'
-	dropped=$(out "$TMP/t3.out" xdp-dropped) garbage=$(out "$TMP/t3.out" xdp-garbage)
-	assert_eq "-T 2 hostile: exit" 0 "$(cat "$TMP/t3.rc")"
-	assert_eq "-T 2 hostile: sent" 2000 "$(field "$TMP/t3" "Queries sent")"
-	assert_eq "-T 2 hostile: completed = answered" "$(out "$TMP/t3.out" xdp-answered)" \
-		"$(field "$TMP/t3" "Queries completed")"
-	assert_eq "-T 2 hostile: malformed = garbage" "$garbage" "$(field "$TMP/t3" "Malformed answers")"
-	assert_eq "-T 2 hostile: lost = dropped + garbage" $((dropped + garbage)) "$(field "$TMP/t3" "Queries lost")"
+	hostile_counts "-T 2 hostile" t3
 	assert_eq "-T 2 hostile: unexpected" 0 "$(field "$TMP/t3" "Unexpected answers")"
-	assert_ge "-T 2 hostile: some dropped" 1 "$dropped"
 	assert_eq "-T 2 hostile: every completed answer stamped" 1 \
 		"$(stamps "$TMP/t3" "$(field "$TMP/t3" "Queries completed")")"
 fi
@@ -160,16 +169,8 @@ echo \$? >"$TMP/h1.rc"
 cp "\$LAB_OUT" "$TMP/h1.out"
 EOF
 lab responder-xdp "$TMP/hostile" -T '--drop-every 7 --garbage-every 11'
-dropped=$(out "$TMP/h1.out" xdp-dropped) garbage=$(out "$TMP/h1.out" xdp-garbage)
-assert_eq "hostile: exit" 0 "$(cat "$TMP/h1.rc")"
+hostile_counts hostile h1
 assert_eq "hostile: received by the program" 2000 "$(out "$TMP/h1.out" xdp-received)"
-assert_eq "hostile: sent" 2000 "$(field "$TMP/h1" "Queries sent")"
-assert_eq "hostile: completed = answered" "$(out "$TMP/h1.out" xdp-answered)" \
-	"$(field "$TMP/h1" "Queries completed")"
-assert_eq "hostile: malformed = garbage" "$garbage" "$(field "$TMP/h1" "Malformed answers")"
-assert_eq "hostile: lost = dropped + garbage" $((dropped + garbage)) "$(field "$TMP/h1" "Queries lost")"
-assert_ge "hostile: some dropped" 1 "$dropped"
-assert_ge "hostile: some garbage" 1 "$garbage"
 
 cat >"$TMP/silent" <<EOF
 #!/bin/sh

@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "engine/sockstat.h"
 
@@ -98,12 +101,41 @@ static void test_v6(void **state)
 	assert_int_equal(st.sockets, 0);
 }
 
+/* The live tables: a socket bound on loopback is found (sockets 1, its inode); an address
+ * that is not this host's (192.0.2.1, TEST-NET-1) finds nothing, without the re-reads. */
+static void test_live_tables(void **state)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+	socklen_t len = sizeof(*a);
+	dv_sockstat_t st;
+	uint64_t inodes[4];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	(void)state;
+	assert_true(fd >= 0);
+	memset(&ss, 0, sizeof(ss));
+	a->sin_family = AF_INET;
+	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)a, sizeof(*a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)a, &len), 0);
+	dv_sockstat_read(&ss, &st);
+	assert_int_equal(st.sockets, 1);
+	assert_int_equal(dv_sockstat_inodes(&ss, 0, inodes, 4), 1);
+	inet_pton(AF_INET, "192.0.2.1", &a->sin_addr);
+	dv_sockstat_read(&ss, &st);
+	assert_int_equal(st.sockets, 0);
+	assert_int_equal(dv_sockstat_inodes(&ss, 0, inodes, 4), 0);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_v4_reuseport_summed_client_ignored),
 	    cmocka_unit_test(test_v4_wildcard_and_other_address),
 	    cmocka_unit_test(test_v6),
+	    cmocka_unit_test(test_live_tables),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

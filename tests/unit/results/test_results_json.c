@@ -314,9 +314,9 @@ static uint64_t json_u64(json_t *o, const char *key)
 
 /*
  * Every counter of every pass a different value (completed stays the latency
- * count, and so does wire_timed: stamps_asked is set), rcodes, qtype_other, udp and interval figures too: the file holds each
- * under its documented key, and reads back byte for byte. A counter the writer
- * or the reader forgot, or two keys swapped, fail here.
+ * count, and so does wire_timed: stamps_asked is set), rcodes, qtype_other, udp and interval
+ * figures too: the file holds each under its documented key, and reads back byte for byte. A
+ * counter the writer or the reader forgot, or two keys swapped, fail here.
  */
 static void test_every_counter_distinct(void **state)
 {
