@@ -199,6 +199,31 @@ static void test_quantile_definition(void **state)
 	free(h);
 }
 
+/* The 95% interval of a quantile (the wire clock's sampling error): the values at ranks
+ * floor(nq - 1.96 sqrt(nq(1-q))) and ceil(nq + 1.96 sqrt(nq(1-q))) + 1, clamped to [1, n]. */
+static void test_quantile_ci95(void **state)
+{
+	(void)state;
+	dv_hist_t *h = new_hist();
+	uint64_t lo, hi;
+
+	dv_hist_quantile_ci95(h, 0.5, &lo, &hi); /* empty */
+	assert_int_equal(lo, 0);
+	assert_int_equal(hi, 0);
+	for (uint64_t i = 1; i <= 100; i++) /* exact buckets: the value is the rank */
+		dv_hist_add(h, i);
+	dv_hist_quantile_ci95(h, 0.5, &lo, &hi); /* 50 -+ 9.8: ranks 40 and 61 */
+	assert_int_equal(lo, 40);
+	assert_int_equal(hi, 61);
+	dv_hist_quantile_ci95(h, 0.99, &lo, &hi); /* 99 -+ 1.95: ranks 97 and 102, clamped */
+	assert_int_equal(lo, 97);
+	assert_int_equal(hi, 100);
+	dv_hist_quantile_ci95(h, 0.01, &lo, &hi); /* 1 -+ 1.95: ranks -1 (clamped) and 4 */
+	assert_int_equal(lo, 1);
+	assert_int_equal(hi, 4);
+	free(h);
+}
+
 static void test_mean_stddev(void **state)
 {
 	(void)state;
@@ -276,6 +301,7 @@ int main(void)
 	    cmocka_unit_test(test_empty),
 	    cmocka_unit_test(test_quantile_error_many_magnitudes),
 	    cmocka_unit_test(test_quantile_definition),
+	    cmocka_unit_test(test_quantile_ci95),
 	    cmocka_unit_test(test_mean_stddev),
 	    cmocka_unit_test(test_merge_diff),
 	};
