@@ -70,7 +70,7 @@ int dv_procstat_read(const char *root, pid_t pid, dv_procstat_t *ps);
 int dv_procstat_reset_peak(pid_t pid);
 
 /*
- * The process holding one of the socket inodes (from /proc/net/udp, tcp...), found by
+ * The process holding one of the socket inodes (engine/sockstat.c finds them), found by
  * reading every /proc/PID/fd/ link ("socket:[INODE]") under root. Processes whose fd
  * folder cannot be read are skipped (count in *unreadable, may be NULL). Returns the
  * lowest such PID, 0 when none holds them (or n is 0).

@@ -1,4 +1,5 @@
-/* sockstat: a local UDP server socket's drop counter from /proc/net/udp and /proc/net/udp6. */
+/* sockstat: a local UDP server socket's drop counter, from the kernel's socket diagnostics
+ * (netlink, as ss(8) reads them) or else /proc/net/udp and /proc/net/udp6. */
 #ifndef DV_SOCKSTAT_H
 #define DV_SOCKSTAT_H
 
@@ -23,9 +24,17 @@ typedef struct dv_sockstat {
  */
 void dv_sockstat_scan(FILE *f, int v6, const struct sockaddr_storage *server, dv_sockstat_t *st);
 
-/* Both tables of this host; zero when neither can be read. A read can skip a line
- * while sockets come and go, so one that found nothing is made again (up to 5 in all)
- * when the server's address is this host's. */
+/*
+ * Through NETLINK_SOCK_DIAG (the udp_diag dump of the sockets bound to server's port, taken
+ * under the port's hash-slot lock: every one of them at once): 0, or a negative errno
+ * (no udp_diag in this kernel...) with *st zero.
+ */
+int dv_sockstat_diag(const struct sockaddr_storage *server, dv_sockstat_t *st);
+
+/* This host's sockets for server: dv_sockstat_diag, else both /proc tables; zero when
+ * neither can be read. A /proc read can skip a line while sockets come and go, so one
+ * that found nothing is made again (up to 5 in all) when the server's address is this
+ * host's. */
 void dv_sockstat_read(const struct sockaddr_storage *server, dv_sockstat_t *st);
 
 /*
@@ -36,8 +45,13 @@ void dv_sockstat_read(const struct sockaddr_storage *server, dv_sockstat_t *st);
  */
 size_t dv_sockstat_scan_inodes(FILE *f, int v6, int tcp, const struct sockaddr_storage *server,
                                uint64_t *inodes, size_t n, size_t max);
-/* Both tables (v4 and v6, or v6 only for an IPv6 server) of this host; the count found
- * (read again as dv_sockstat_read is when nothing is found). */
+/* The same through NETLINK_SOCK_DIAG (tcp: tcp_diag's listening sockets): 0 with *n
+ * found, or a negative errno. */
+int dv_sockstat_diag_inodes(const struct sockaddr_storage *server, int tcp, uint64_t *inodes,
+                            size_t max, size_t *n);
+/* dv_sockstat_diag_inodes, else both tables (v4 and v6, or v6 only for an IPv6 server) of
+ * this host; the count found (a /proc read made again as dv_sockstat_read's is when nothing
+ * is found). */
 size_t dv_sockstat_inodes(const struct sockaddr_storage *server, int tcp, uint64_t *inodes,
                           size_t max);
 

@@ -1,4 +1,5 @@
-/* test_sockstat: the target's drop counter read from /proc/net/udp and udp6 text. */
+/* test_sockstat: the target's drop counter read from /proc/net/udp and udp6 text, and from
+ * the kernel's socket diagnostics (netlink) against the live tables. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine/sockstat.h"
@@ -129,6 +131,163 @@ static void test_live_tables(void **state)
 	close(fd);
 }
 
+/* Both /proc tables, read the old way (the fallback), for comparison. */
+static dv_sockstat_t proc_read(const struct sockaddr_storage *ss)
+{
+	dv_sockstat_t st = {0, 0};
+	FILE *f;
+
+	if (ss->ss_family == AF_INET && (f = fopen("/proc/net/udp", "r")) != NULL) {
+		dv_sockstat_scan(f, 0, ss, &st);
+		fclose(f);
+	}
+	if ((f = fopen("/proc/net/udp6", "r")) != NULL) {
+		dv_sockstat_scan(f, 1, ss, &st);
+		fclose(f);
+	}
+	return st;
+}
+
+static int bound(int type, const struct sockaddr_in *a, int reuse)
+{
+	int fd = socket(AF_INET, type, 0), one = 1;
+
+	assert_true(fd >= 0);
+	if (reuse)
+		assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)), 0);
+	assert_int_equal(bind(fd, (const struct sockaddr *)a, sizeof(*a)), 0);
+	return fd;
+}
+
+/*
+ * The netlink dump against /proc on live sockets: two SO_REUSEPORT sockets on one port, one
+ * of them overflowed (a small receive buffer, 2,000 datagrams sent, none read), a client
+ * connected to that port (not the server's), and another port's socket: sockets 2, the
+ * same drops as /proc's, more than zero; the inodes are the sockets' own; a TCP listener's
+ * inode likewise.
+ */
+static void test_diag_matches_proc(void **state)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *a = (struct sockaddr_in *)&ss, other;
+	socklen_t len = sizeof(*a);
+	int small = 2048, s1, s2, cli, far, lis, i;
+	dv_sockstat_t st, pr;
+	uint64_t inodes[8];
+	size_t n;
+	struct stat sb1, sb2, sbl;
+	char dgram[200];
+
+	(void)state;
+	memset(&ss, 0, sizeof(ss));
+	a->sin_family = AF_INET;
+	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s1 = bound(SOCK_DGRAM, a, 1);
+	assert_int_equal(getsockname(s1, (struct sockaddr *)a, &len), 0);
+	s2 = bound(SOCK_DGRAM, a, 1);
+	assert_int_equal(setsockopt(s1, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+	assert_int_equal(setsockopt(s2, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
+	cli = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_int_equal(connect(cli, (struct sockaddr *)a, sizeof(*a)), 0);
+	memset(dgram, 'x', sizeof(dgram));
+	for (i = 0; i < 2000; i++)
+		assert_int_equal(send(cli, dgram, sizeof(dgram), 0), (ssize_t)sizeof(dgram));
+	other = *a;
+	other.sin_port = 0;
+	far = bound(SOCK_DGRAM, &other, 0);
+
+	if (dv_sockstat_diag(&ss, &st) != 0) {
+		/* a kernel without udp_diag: only the fallback exists; it must still count */
+		pr = proc_read(&ss);
+		assert_int_equal(pr.sockets, 2);
+		skip();
+	}
+	pr = proc_read(&ss);
+	assert_int_equal(st.sockets, 2);
+	assert_int_equal(pr.sockets, 2);
+	assert_true(st.drops > 0);
+	assert_int_equal(st.drops, pr.drops);
+	dv_sockstat_read(&ss, &pr);
+	assert_int_equal(pr.sockets, 2);
+	assert_int_equal(pr.drops, st.drops);
+
+	assert_int_equal(dv_sockstat_diag_inodes(&ss, 0, inodes, 8, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(fstat(s1, &sb1), 0);
+	assert_int_equal(fstat(s2, &sb2), 0);
+	assert_true((inodes[0] == sb1.st_ino && inodes[1] == sb2.st_ino) ||
+	            (inodes[0] == sb2.st_ino && inodes[1] == sb1.st_ino));
+	/* max bounds what is written */
+	assert_int_equal(dv_sockstat_diag_inodes(&ss, 0, inodes, 1, &n), 0);
+	assert_int_equal(n, 1);
+
+	/* TCP: the listener on the same port number is found, a connected one is not */
+	lis = bound(SOCK_STREAM, a, 0);
+	assert_int_equal(listen(lis, 4), 0);
+	assert_int_equal(fstat(lis, &sbl), 0);
+	assert_int_equal(dv_sockstat_diag_inodes(&ss, 1, inodes, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(inodes[0], sbl.st_ino);
+	assert_int_equal(dv_sockstat_inodes(&ss, 1, inodes, 8), 1);
+	close(lis);
+	assert_int_equal(dv_sockstat_diag_inodes(&ss, 1, inodes, 8, &n), 0);
+	assert_int_equal(n, 0);
+
+	close(far);
+	close(cli);
+	close(s2);
+	close(s1);
+	/* gone: nothing bound there now */
+	assert_int_equal(dv_sockstat_diag(&ss, &st), 0);
+	assert_int_equal(st.sockets, 0);
+	assert_int_equal(st.drops, 0);
+	/* port 0 (the kernel's "any port" in a dump request) matches no socket, though the
+	 * client's wildcard-bound socket above would match any port */
+	cli = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_int_equal(sendto(cli, "x", 1, 0, (struct sockaddr *)a, sizeof(*a)), 1);
+	a->sin_port = 0;
+	assert_int_equal(dv_sockstat_diag(&ss, &st), 0);
+	assert_int_equal(st.sockets, 0);
+	assert_int_equal(dv_sockstat_diag_inodes(&ss, 0, inodes, 8, &n), 0);
+	assert_int_equal(n, 0);
+	close(cli);
+}
+
+/* IPv6: a socket bound on ::1 is found with its inode; a v4-only dump does not see it. */
+static void test_diag_v6(void **state)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+	socklen_t len = sizeof(*a);
+	int fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	dv_sockstat_t st;
+	uint64_t inode;
+	size_t n;
+	struct stat sb;
+
+	(void)state;
+	assert_true(fd >= 0);
+	memset(&ss, 0, sizeof(ss));
+	a->sin6_family = AF_INET6;
+	a->sin6_addr = in6addr_loopback;
+	if (bind(fd, (struct sockaddr *)a, sizeof(*a)) != 0) {
+		close(fd);
+		skip(); /* no IPv6 on this host */
+	}
+	assert_int_equal(getsockname(fd, (struct sockaddr *)a, &len), 0);
+	if (dv_sockstat_diag(&ss, &st) != 0) {
+		close(fd);
+		skip(); /* no udp_diag: the /proc tests cover the fallback */
+	}
+	assert_int_equal(st.sockets, 1);
+	assert_int_equal(st.drops, 0);
+	assert_int_equal(dv_sockstat_diag_inodes(&ss, 0, &inode, 1, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(fstat(fd, &sb), 0);
+	assert_int_equal(inode, sb.st_ino);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +295,8 @@ int main(void)
 	    cmocka_unit_test(test_v4_wildcard_and_other_address),
 	    cmocka_unit_test(test_v6),
 	    cmocka_unit_test(test_live_tables),
+	    cmocka_unit_test(test_diag_matches_proc),
+	    cmocka_unit_test(test_diag_v6),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
