@@ -49,12 +49,12 @@ hz=$(getconf CLK_TCK)
 awk -v g="$GEN" -v r="$ROUND" -v p="$((p1 - p0))" -v s="$((s1 - s0))" -v hz="$hz" \
 	-v a="$(awk '/Queries completed:/ { print $3 }' "$TMP/d.out")" \
 	-v t="$(awk '/Run time \(s\):/ { print $4 }' "$TMP/d.out")" \
-	'BEGIN { printf "%-10s %5d %9d %10.0f %8.2f %8.2f %8.2f\n", g, r, a, a / t,
+	'BEGIN { printf "%-14s %5d %9d %10.0f %8.2f %8.2f %8.2f\n", g, r, a, a / t,
 		p * 1e6 / hz / a, s * 1e6 / hz / a, (p + s) * 1e6 / hz / a }'
 INSIDE
 chmod +x "$tmp/inside"
 echo "bench/xdp-responder.sh -r $rounds -l $secs -n $names -c $socks -q $window ($(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
-printf '%-10s %5s %9s %10s %8s %8s %8s\n' target round answers "answers/s" "proc us" "sirq us" "sum us" |
+printf '%-14s %5s %9s %10s %8s %8s %8s\n' target round answers "answers/s" "proc us" "sirq us" "sum us" |
 	tee "$tmp/runs"
 for r in $(seq "$rounds"); do
 	for t in responder-xsk responder-xdp responder; do
