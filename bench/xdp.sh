@@ -91,7 +91,7 @@ for r in $(seq "$ROUNDS"); do
 	# next run); dnsvolley --xdp would rightly call the interface busy.
 	ip link set dev "$LAB_IFACE" xdp off
 	dnsvolley dv-xdp "$r" --xdp "$LAB_IFACE"
-	"$RESPONDER" --xdp "$LAB_IFACE" -a "$LAB_ADDR" -p 0 --port-file "$TMP/hp" -q >/dev/null &
+	"$RESPONDER" --xdp "$LAB_IFACE" --reflect -a "$LAB_ADDR" -p 0 --port-file "$TMP/hp" -q >/dev/null &
 	hp=$!
 	for _ in $(seq 200); do [ -s "$TMP/hp" ] && break; sleep 0.05; done
 	dnsvolley dv-kernel "$r"

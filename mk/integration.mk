@@ -50,6 +50,8 @@ INTEGRATION_TESTS += tests/integration/check-rules.sh
 INTEGRATION_TESTS += tests/integration/lab.sh
 # issue 27: dnsvolley --xdp and dnsvolley-responder --xdp in the lab (doc/xdp.md)
 INTEGRATION_TESTS += tests/integration/xdp.sh
+# issue 27: dnsvolley-responder --xdp's full answers through AF_XDP sockets, in the lab
+INTEGRATION_TESTS += tests/integration/xdp-answer.sh
 # issue 25: DNS over QUIC against the responder and hostile DoQ peers; against knotd in the lab
 INTEGRATION_TESTS += tests/integration/doq.sh tests/integration/hostile-doq.sh \
 	tests/integration/doq-knot.sh
@@ -59,7 +61,7 @@ TSAN_TESTS += tests/integration/engine-counts.sh tests/integration/engine-window
 	tests/integration/responder.sh tests/integration/server-restart.sh \
 	tests/integration/responder-tcp.sh
 EXTRA_DIST += $(INTEGRATION_TESTS) tests/integration/hostile-streams.sh tests/integration/package.sh tests/integration/lib.sh tests/integration/stream-client.py \
-	tests/helpers/hostile-client.py \
+	tests/helpers/hostile-client.py tests/helpers/raw-frames.py \
 	tests/integration/pty-run.py \
 	tests/integration/servers/nsd.conf.sh tests/integration/servers/unbound.conf.sh \
 	tests/integration/servers/zone.sh tests/integration/servers/nsd-unbound.sh \

@@ -147,3 +147,21 @@ int dv_nf_parse(const uint8_t *frame, size_t len, dv_nf_flow_t *f, const uint8_t
 	*payload_len = ulen - DV_NF_UDP_LEN;
 	return 0;
 }
+
+void dv_nf_reverse(const dv_nf_flow_t *f, dv_nf_flow_t *back)
+{
+	back->v6 = f->v6;
+	memcpy(back->src_mac, f->dst_mac, 6);
+	memcpy(back->dst_mac, f->src_mac, 6);
+	memcpy(back->src_ip, f->dst_ip, 16);
+	memcpy(back->dst_ip, f->src_ip, 16);
+	back->src_port = f->dst_port;
+	back->dst_port = f->src_port;
+}
+
+bool dv_nf_ip4_csum_ok(const uint8_t *frame, const dv_nf_flow_t *f)
+{
+	const uint8_t *ip = frame + DV_NF_ETH_LEN;
+
+	return f->v6 || dv_nf_checksum(ip, (size_t)(ip[0] & 0x0f) * 4) == 0;
+}

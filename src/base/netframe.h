@@ -44,6 +44,12 @@ void dv_nf_build(uint8_t *frame, const dv_nf_flow_t *f, size_t payload_len);
 int dv_nf_parse(const uint8_t *frame, size_t len, dv_nf_flow_t *f, const uint8_t **payload,
                 size_t *payload_len);
 
+/* The flow back to f's sender: addresses and ports swapped. */
+void dv_nf_reverse(const dv_nf_flow_t *f, dv_nf_flow_t *back);
+
+/* A parsed frame's IPv4 header checksum holds (true for IPv6, which has none). */
+bool dv_nf_ip4_csum_ok(const uint8_t *frame, const dv_nf_flow_t *f);
+
 /* The Internet checksum (RFC 1071) of len octets, folded and complemented. */
 uint16_t dv_nf_checksum(const uint8_t *p, size_t len);
 

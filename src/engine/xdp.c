@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,25 +24,16 @@
 #include <linux/rtnetlink.h>
 
 #include <bpf/bpf.h>
-#include <xdp/libxdp.h>
 #include <xdp/xsk.h>
 
 #include "base/netframe.h"
 #include "base/sockaddr.h"
+#include "base/xsk.h"
 #include "base/xdpload.h"
 #include "engine/xdp_meta.h"
 #include "engine/xdp_steer_obj.h"
 
-/*
- * UMEM: DV_XW_FRAMES frames of DV_XW_FRAME octets per worker; the first half are
- * transmit frames (a stack of free ones, refilled from the completion ring), the
- * second half belong to the fill and receive rings and go straight back to the fill
- * ring once read. Rings of half the frames each, so none can overflow.
- */
-#define DV_XW_FRAMES      4096
-#define DV_XW_FRAME       2048
-#define DV_XW_RING        (DV_XW_FRAMES / 2)
-#define DV_XW_BATCH       64
+/* A worker's UMEM and rings: base/xsk.h (its frames fixed at open). */
 #define DV_XW_NOPORT      0xffff
 #define DV_XDP_QUEUES_MAX 64 /* the steering program's xsks map */
 
@@ -58,15 +48,8 @@ struct dv_xdp {
 
 struct dv_xw {
 	struct dv_xdp *x;
-	void *area;
-	struct xsk_umem *umem;
-	struct xsk_socket *xsk;
-	struct xsk_ring_prod fill, tx;
-	struct xsk_ring_cons comp, rx;
-	int fd;
+	dv_xsk_t s; /* the socket, its UMEM and rings */
 	unsigned queue, nsocks;
-	uint64_t tx_free[DV_XW_RING];
-	unsigned ntx_free;
 	bool stamped;        /* the last answer read carried a receive stamp */
 	dv_nf_flow_t *flow;  /* per socket */
 	uint16_t *port_sock; /* 65,536 entries: socket index by port, DV_XW_NOPORT */
@@ -265,20 +248,6 @@ static int source(const dv_run_config_t *cfg, uint8_t src[16])
 	return rc;
 }
 
-/* The receive queues of dev (/sys/class/net/DEV/queues/rx-N), at least 1. */
-static unsigned rx_queues(const char *dev)
-{
-	char path[128];
-	unsigned n;
-
-	for (n = 0; n < 1024; n++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-%u", dev, n);
-		if (access(path, F_OK) != 0)
-			break;
-	}
-	return n > 0 ? n : 1;
-}
-
 /* The frames' headers towards the server through iface (cfg->xdp_iface). */
 static int find_path(struct dv_xdp *x, const dv_run_config_t *cfg, dv_err_t *err)
 {
@@ -333,7 +302,7 @@ int dv_xdp_open(struct dv_xdp **out, const dv_run_config_t *cfg, dv_err_t *err)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	x->prog.link_fd = -1;
 	/* The program first: "run as root", "no native XDP" and "busy" before the path. */
-	x->rx_queues = q = rx_queues(cfg->xdp_iface);
+	x->rx_queues = q = dv_xsk_rx_queues(cfg->xdp_iface);
 	x->socks_planned = cfg->threads;
 	rc = cfg->threads > q
 	         ? dv_err_set(err, -EINVAL,
@@ -390,14 +359,6 @@ void dv_xdp_close(struct dv_xdp *x)
 
 /* --- a worker's XDP socket -------------------------------------------------------- */
 
-static int silent(enum libxdp_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
-
 /* Socket i's source address and port: the kernel socket fds[i] holds them (bound by -a,
  * -x or --client-range, else chosen by the route); the program steers the port. */
 static int add_port(struct dv_xw *xw, unsigned i, int fd, dv_err_t *err)
@@ -424,89 +385,17 @@ static int add_port(struct dv_xw *xw, unsigned i, int fd, dv_err_t *err)
 	return 0;
 }
 
-/*
- * The UMEM and the socket on the queue. The kernel lets go of a queue some time after
- * its last XDP socket closed (a work queue frees the buffer pool), so the previous
- * pass's socket can still hold it: EBUSY is tried again for up to DV_XW_BUSY_TRIES *
- * 20 ms before it is reported.
- */
-#define DV_XW_BUSY_TRIES 100
-static int open_xsk(struct dv_xw *xw, size_t size, const struct xsk_umem_config *uc,
-                    const struct xsk_socket_config *sc)
-{
-	const struct timespec tick = {0, 20 * 1000 * 1000};
-	int rc = 0, i;
-
-	for (i = 0; i < DV_XW_BUSY_TRIES; i++) {
-		rc = xsk_umem__create(&xw->umem, xw->area, size, &xw->fill, &xw->comp, uc);
-		if (rc != 0)
-			return rc;
-		rc = xsk_socket__create(&xw->xsk, xw->x->prog.ifname, xw->queue, xw->umem, &xw->rx,
-		                        &xw->tx, sc);
-		if (rc != -EBUSY)
-			break;
-		xsk_umem__delete(xw->umem);
-		xw->umem = NULL;
-		xw->xsk = NULL;
-		nanosleep(&tick, NULL);
-	}
-	return rc;
-}
-
-/* The UMEM, its rings and the socket on the queue, registered in the program's map. */
+/* The worker's XDP socket on its queue, registered in the program's map. */
 static int xw_socket(struct dv_xw *xw, dv_err_t *err)
 {
-	struct xsk_umem_config uc = {.fill_size = DV_XW_RING,
-	                             .comp_size = DV_XW_RING,
-	                             .frame_size = DV_XW_FRAME,
-	                             .frame_headroom = 0,
-	                             .flags = 0};
-	struct xsk_socket_config sc = {.rx_size = DV_XW_RING,
-	                               .tx_size = DV_XW_RING,
-	                               .libxdp_flags = XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD,
-	                               .bind_flags = XDP_USE_NEED_WAKEUP};
-	const char *dev = xw->x->prog.ifname;
-	size_t size = (size_t)DV_XW_FRAMES * DV_XW_FRAME;
-	struct xdp_options opt = {0};
-	socklen_t optlen = sizeof(opt);
-	uint32_t idx = 0, i;
-	int rc;
+	int rc = dv_xsk_open(&xw->s, xw->x->prog.ifname, xw->queue, xw->x->xsks_fd, "--xdp", err);
 
-	xw->area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (xw->area == MAP_FAILED) {
-		xw->area = NULL;
-		return dv_err_set(err, -ENOMEM, "--xdp: out of memory for the UMEM");
+	if (xw->s.fd >= 0) {
+		xw->x->socks++;
+		if (xw->s.zerocopy)
+			xw->x->zc_socks++;
 	}
-	libxdp_set_print(silent);
-	rc = open_xsk(xw, size, &uc, &sc);
-	if (rc == -EBUSY) /* not -EBUSY: a pass that sent nothing (DV_RUN_NOTHING_SENT) */
-		return dv_err_set(err, -EADDRINUSE,
-		                  "--xdp %s: cannot open an XDP socket on queue %u: another "
-		                  "program's XDP socket holds that queue",
-		                  dev, xw->queue);
-	if (rc != 0)
-		return dv_err_set(err, rc, "--xdp %s: cannot open an XDP socket on queue %u: %s%s",
-		                  dev, xw->queue, strerror(-rc),
-		                  rc == -EPERM ? " (run as root)" : "");
-	xw->fd = xsk_socket__fd(xw->xsk);
-	xw->x->socks++;
-	if (getsockopt(xw->fd, SOL_XDP, XDP_OPTIONS, &opt, &optlen) == 0 &&
-	    (opt.flags & XDP_OPTIONS_ZEROCOPY))
-		xw->x->zc_socks++; /* the kernel chose zero-copy (a driver with it); else copy */
-	rc = xsk_socket__update_xskmap(xw->xsk, xw->x->xsks_fd);
-	if (rc != 0)
-		return dv_err_set(err, rc, "--xdp: cannot register the XDP socket: %s",
-		                  strerror(-rc));
-	if (xsk_ring_prod__reserve(&xw->fill, DV_XW_RING, &idx) != DV_XW_RING)
-		return dv_err_set(err, -ENOMEM, "--xdp: cannot fill the fill ring");
-	for (i = 0; i < DV_XW_RING; i++)
-		*xsk_ring_prod__fill_addr(&xw->fill, idx + i) =
-		    (uint64_t)(DV_XW_RING + i) * DV_XW_FRAME;
-	xsk_ring_prod__submit(&xw->fill, DV_XW_RING);
-	for (i = 0; i < DV_XW_RING; i++)
-		xw->tx_free[i] = (uint64_t)i * DV_XW_FRAME;
-	xw->ntx_free = DV_XW_RING;
-	return 0;
+	return rc;
 }
 
 int dv_xw_open(struct dv_xw **out, struct dv_xdp *x, unsigned queue, const int *fds,
@@ -529,7 +418,7 @@ int dv_xw_open(struct dv_xw **out, struct dv_xdp *x, unsigned queue, const int *
 	xw->x = x;
 	xw->queue = queue;
 	xw->nsocks = nsocks;
-	xw->fd = -1;
+	xw->s.fd = -1;
 	for (i = 0; rc == 0 && i < nsocks; i++)
 		rc = add_port(xw, i, fds[i], err);
 	if (rc == 0)
@@ -546,28 +435,10 @@ void dv_xw_close(struct dv_xw *xw)
 {
 	if (xw == NULL)
 		return;
-	if (xw->xsk != NULL) {
-		uint32_t key = xw->queue; /* the map holds the socket too: let go first */
-		bpf_map_delete_elem(xw->x->xsks_fd, &key);
-		xsk_socket__delete(xw->xsk);
-	}
-	if (xw->umem != NULL)
-		xsk_umem__delete(xw->umem);
-	if (xw->area != NULL)
-		munmap(xw->area, (size_t)DV_XW_FRAMES * DV_XW_FRAME);
+	dv_xsk_close(&xw->s);
 	free(xw->flow);
 	free(xw->port_sock);
 	free(xw);
-}
-
-/* Transmit frames the kernel is done with go back on the free stack. */
-static void reclaim(struct dv_xw *xw)
-{
-	uint32_t idx = 0, n = xsk_ring_cons__peek(&xw->comp, DV_XW_RING, &idx), i;
-
-	for (i = 0; i < n; i++)
-		xw->tx_free[xw->ntx_free++] = *xsk_ring_cons__comp_addr(&xw->comp, idx + i);
-	xsk_ring_cons__release(&xw->comp, n);
 }
 
 unsigned dv_xw_send(struct dv_xw *xw, dv_engine_t *e, uint16_t sock,
@@ -577,24 +448,22 @@ unsigned dv_xw_send(struct dv_xw *xw, dv_engine_t *e, uint16_t sock,
 	size_t h = dv_nf_header_len(f->v6);
 	uint32_t idx = 0, i;
 
-	reclaim(xw);
-	n = DV_MIN(n, xw->ntx_free);
-	n = n > 0 ? xsk_ring_prod__reserve(&xw->tx, n, &idx) : 0;
+	dv_xsk_reclaim(&xw->s);
+	n = DV_MIN(n, xw->s.ntx_free);
+	n = n > 0 ? xsk_ring_prod__reserve(&xw->s.tx, n, &idx) : 0;
 	for (i = 0; i < n; i++) {
-		struct xdp_desc *d = xsk_ring_prod__tx_desc(&xw->tx, idx + i);
-		uint64_t addr = xw->tx_free[--xw->ntx_free];
-		uint8_t *p = xsk_umem__get_data(xw->area, addr);
+		struct xdp_desc *d = xsk_ring_prod__tx_desc(&xw->s.tx, idx + i);
+		uint64_t addr = xw->s.tx_free[--xw->s.ntx_free];
+		uint8_t *p = xsk_umem__get_data(xw->s.area, addr);
 		memcpy(p + h, bufs[i], lens[i]);
 		dv_nf_build(p, f, lens[i]);
 		d->addr = addr;
 		d->len = (uint32_t)(h + lens[i]);
 	}
-	xsk_ring_prod__submit(&xw->tx, n);
+	xsk_ring_prod__submit(&xw->s.tx, n);
 	/* Copy mode (veth) transmits only when told: one wake-up call per batch. */
-	if (xsk_ring_prod__needs_wakeup(&xw->tx)) {
-		sendto(xw->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
+	if (dv_xsk_kick_tx(&xw->s))
 		e->stats.c.send_calls++;
-	}
 	return n;
 }
 
@@ -606,7 +475,7 @@ uint64_t dv_xw_rx_stamp(void *area, uint64_t addr)
 	struct dv_xdp_meta *m;
 	uint64_t ns;
 
-	if (addr % DV_XW_FRAME < sizeof(*m)) /* aligned chunks: addr is the offset in the UMEM */
+	if (addr % DV_XSK_FRAME < sizeof(*m)) /* aligned chunks: addr is the offset in the UMEM */
 		return 0;
 	m = (struct dv_xdp_meta *)((uint8_t *)xsk_umem__get_data(area, addr) - sizeof(*m));
 	if (m->magic != DV_XDP_META_MAGIC)
@@ -647,12 +516,12 @@ static void receive(struct dv_xw *xw, dv_engine_t *e, const uint8_t *p, size_t l
 
 unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns, bool tick)
 {
-	uint32_t idx = 0, fidx = 0, n, i;
+	uint32_t idx = 0, n, i;
 	uint64_t now, stamp;
 
-	n = xsk_ring_cons__peek(&xw->rx, DV_XW_BATCH, &idx);
+	n = xsk_ring_cons__peek(&xw->s.rx, DV_XSK_BATCH, &idx);
 	if (n == 0 && wait_ns > 0) {
-		struct pollfd pfd = {.fd = xw->fd, .events = POLLIN};
+		struct pollfd pfd = {.fd = xw->s.fd, .events = POLLIN};
 		struct timespec ts = {(time_t)(wait_ns / DV_NS_PER_S),
 		                      (long)(wait_ns % DV_NS_PER_S)};
 		/* Paced with stamps: no wake-up per answer; they wait in the ring until the
@@ -662,30 +531,21 @@ unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns, bool tic
 		else
 			ppoll(&pfd, 1, &ts, NULL);
 		e->stats.c.recv_calls++;
-		n = xsk_ring_cons__peek(&xw->rx, DV_XW_BATCH, &idx);
+		n = xsk_ring_cons__peek(&xw->s.rx, DV_XSK_BATCH, &idx);
 	}
 	if (n == 0) {
-		if (xsk_ring_prod__needs_wakeup(&xw->fill)) {
-			recvfrom(xw->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+		if (dv_xsk_kick_rx(&xw->s))
 			e->stats.c.recv_calls++;
-		}
 		return 0;
 	}
 	now = dv_now_ns();
 	for (i = 0; i < n; i++) {
-		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&xw->rx, idx + i);
-		stamp = dv_xw_rx_stamp(xw->area, d->addr);
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&xw->s.rx, idx + i);
+		stamp = dv_xw_rx_stamp(xw->s.area, d->addr);
 		xw->stamped = stamp != 0;
-		receive(xw, e, xsk_umem__get_data(xw->area, d->addr), d->len, now, stamp);
+		receive(xw, e, xsk_umem__get_data(xw->s.area, d->addr), d->len, now, stamp);
 	}
-	/* The frames go straight back to the fill ring (it has room: it owns them). */
-	if (xsk_ring_prod__reserve(&xw->fill, n, &fidx) == n) {
-		for (i = 0; i < n; i++)
-			*xsk_ring_prod__fill_addr(&xw->fill, fidx + i) =
-			    xsk_umem__extract_addr(xsk_ring_cons__rx_desc(&xw->rx, idx + i)->addr);
-		xsk_ring_prod__submit(&xw->fill, n);
-	}
-	xsk_ring_cons__release(&xw->rx, n);
+	dv_xsk_rx_done(&xw->s, idx, n);
 	return n;
 }
 
@@ -717,10 +577,9 @@ void dv_xw_pin(const struct dv_xw *xw, pthread_t t)
 uint64_t dv_xw_drops(const struct dv_xw *xw)
 {
 	struct xdp_statistics st;
-	socklen_t len = sizeof(st);
 
-	memset(&st, 0, sizeof(st));
-	if (xw == NULL || getsockopt(xw->fd, SOL_XDP, XDP_STATISTICS, &st, &len) != 0)
+	if (xw == NULL)
 		return 0;
+	dv_xsk_stats(&xw->s, &st);
 	return st.rx_dropped + st.rx_ring_full;
 }

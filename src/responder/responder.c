@@ -46,7 +46,11 @@ typedef union dv_sockaddr {
 	struct sockaddr_in6 in6;
 } dv_sockaddr_t;
 
-enum out_kind { OUT_ANSWER = 0, OUT_DUPLICATE, OUT_FAULT };
+enum out_kind {
+	OUT_ANSWER = DV_RESPONDER_ANSWER,
+	OUT_DUPLICATE = DV_RESPONDER_DUPLICATE,
+	OUT_FAULT = DV_RESPONDER_FAULT
+};
 
 /* A datagram held for --delay, stored inline in a chunk and followed by its bytes. */
 typedef struct hold_entry {
@@ -78,8 +82,7 @@ typedef struct worker {
 	pthread_t tid;
 	bool started;
 	int err;
-	uint64_t nq; /* queries received: the sequence the "every N" options count */
-	uint64_t na; /* correct answers built: the sequence --tc-every counts */
+	dv_responder_seq_t seq; /* the sequences the "every N" options count */
 	dv_responder_counts_t c;
 	uint64_t ports[65536 / 64];
 	struct mmsghdr rmsg[RECV_BATCH];
@@ -241,16 +244,21 @@ static void out_add(worker_t *w, const uint8_t *data, size_t len, void *addr, so
 	w->okind[i] = kind;
 }
 
-static void out_count(worker_t *w, unsigned i, bool ok)
+void dv_responder_count_sent(dv_responder_counts_t *c, uint8_t kind, bool ok)
 {
 	if (!ok)
-		w->c.send_errors++;
-	else if (w->okind[i] == OUT_ANSWER)
-		w->c.answered++;
-	else if (w->okind[i] == OUT_DUPLICATE)
-		w->c.duplicates++;
+		c->send_errors++;
+	else if (kind == OUT_ANSWER)
+		c->answered++;
+	else if (kind == OUT_DUPLICATE)
+		c->duplicates++;
 	else
-		w->c.faulty++;
+		c->faulty++;
+}
+
+static void out_count(worker_t *w, unsigned i, bool ok)
+{
+	dv_responder_count_sent(&w->c, w->okind[i], ok);
 }
 
 /* Send out[from..on) one datagram per message; one the kernel refuses is counted and skipped. */
@@ -437,6 +445,57 @@ static bool capacity_admit(worker_t *w, uint64_t now_ns, uint64_t *due)
 	return true;
 }
 
+int dv_responder_answer(const dv_responder_config_t *cfg, dv_responder_seq_t *seq, const uint8_t *q,
+                        size_t qlen, bool truncated, uint8_t *a, size_t cap,
+                        dv_responder_counts_t *c, uint8_t *kind, uint8_t *copies)
+{
+	dv_answer_opts_t o;
+	uint64_t n;
+	int len;
+
+	c->received++;
+	n = ++seq->nq;
+	*kind = OUT_ANSWER;
+	*copies = 1;
+	if (truncated || (qlen > DV_DNS_OFF_FLAGS1 && DV_WIRE_QR(q))) {
+		c->malformed++; /* QR set: a response; never answered, not even by a fault */
+		return 0;
+	}
+	if (every(cfg->drop_every, n)) {
+		c->dropped++;
+		return 0;
+	}
+	dv_answer_opts_init(&o);
+	o.rcode = cfg->rcode;
+	o.reflect = cfg->reflect;
+	if (every(cfg->garbage_every, n)) {
+		len = dv_answer_garbage(n, a, cap);
+		*kind = OUT_FAULT;
+	} else {
+		if (qlen < DV_DNS_HEADER_LEN) {
+			c->malformed++;
+			return 0;
+		}
+		if (every(cfg->wrong_id_every, n)) {
+			o.wrong_id = true;
+			*kind = OUT_FAULT;
+		} else if (every(cfg->wrong_question_every, n)) {
+			o.wrong_question = true;
+			*kind = OUT_FAULT;
+		} else {
+			o.tc = every(cfg->tc_every, ++seq->na);
+			if (every(cfg->duplicate_every, n))
+				*copies = 2;
+		}
+		len = dv_answer_build(q, qlen, a, cap, &o);
+	}
+	if (len <= 0) {
+		c->malformed++;
+		return 0;
+	}
+	return len;
+}
+
 static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 {
 	const dv_responder_config_t *cfg = &w->r->cfg;
@@ -444,53 +503,18 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 	const uint8_t *q = w->rbuf + (size_t)i * RBUF_LEN;
 	size_t qlen = w->rmsg[i].msg_len;
 	uint8_t *a = w->abuf + (size_t)i * ABUF_LEN;
-	dv_answer_opts_t o;
-	uint64_t n, due;
-	uint8_t kind = OUT_ANSWER, copies = 1;
+	uint64_t due;
+	uint8_t kind, copies;
 	int len;
 
 	/* After shutdown() (stop) recvmmsg reports an empty "datagram" with no source. */
 	if (mh->msg_namelen == 0)
 		return;
-	w->c.received++;
-	n = ++w->nq;
 	mark_port(w, &w->raddr[i]);
-	if ((mh->msg_flags & MSG_TRUNC) != 0 || (qlen > DV_DNS_OFF_FLAGS1 && DV_WIRE_QR(q))) {
-		w->c.malformed++; /* QR set: a response; never answered, not even by a fault */
+	len = dv_responder_answer(cfg, &w->seq, q, qlen, (mh->msg_flags & MSG_TRUNC) != 0, a,
+	                          ABUF_LEN, &w->c, &kind, &copies);
+	if (len == 0)
 		return;
-	}
-	if (every(cfg->drop_every, n)) {
-		w->c.dropped++;
-		return;
-	}
-	dv_answer_opts_init(&o);
-	o.rcode = cfg->rcode;
-	o.reflect = cfg->reflect;
-	if (every(cfg->garbage_every, n)) {
-		len = dv_answer_garbage(n, a, ABUF_LEN);
-		kind = OUT_FAULT;
-	} else {
-		if (qlen < DV_DNS_HEADER_LEN) {
-			w->c.malformed++;
-			return;
-		}
-		if (every(cfg->wrong_id_every, n)) {
-			o.wrong_id = true;
-			kind = OUT_FAULT;
-		} else if (every(cfg->wrong_question_every, n)) {
-			o.wrong_question = true;
-			kind = OUT_FAULT;
-		} else {
-			o.tc = every(cfg->tc_every, ++w->na);
-			if (every(cfg->duplicate_every, n))
-				copies = 2;
-		}
-		len = dv_answer_build(q, qlen, a, ABUF_LEN, &o);
-	}
-	if (len <= 0) {
-		w->c.malformed++;
-		return;
-	}
 	if (cfg->capacity_qps > 0) {
 		if (!capacity_admit(w, arrival_ns(w, i, now_ns), &due))
 			return;

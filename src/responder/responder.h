@@ -67,6 +67,34 @@ typedef struct dv_responder_counts {
 
 typedef struct dv_responder dv_responder_t;
 
+/*
+ * The UDP rules, one query at a time: shared by the worker threads' sockets and by the
+ * XDP sockets of --xdp (responder/xsk.h). seq holds a thread's sequences (queries
+ * received: what the "every N" options count; correct answers built: --tc-every's).
+ */
+typedef struct dv_responder_seq {
+	uint64_t nq, na;
+} dv_responder_seq_t;
+
+/* What a datagram sent is, for the counts (dv_responder_count_sent). */
+enum { DV_RESPONDER_ANSWER = 0, DV_RESPONDER_DUPLICATE, DV_RESPONDER_FAULT };
+
+/*
+ * Query q (qlen octets; truncated: it did not fit the receive buffer) under cfg's
+ * faults, rcode, TC and reflect: counted as received in c, and as malformed or dropped
+ * when nothing is to be sent. Otherwise the datagram to send is written to a (cap
+ * octets, 100 at least), with its kind (DV_RESPONDER_ANSWER or _FAULT) and copies (2:
+ * --duplicate-every, the second one a DV_RESPONDER_DUPLICATE). Returns its length, or
+ * 0: nothing to send. --delay and --capacity are the caller's (the socket path's).
+ */
+int dv_responder_answer(const dv_responder_config_t *cfg, dv_responder_seq_t *seq, const uint8_t *q,
+                        size_t qlen, bool truncated, uint8_t *a, size_t cap,
+                        dv_responder_counts_t *c, uint8_t *kind, uint8_t *copies);
+
+/* A datagram of kind handed to the network (ok) or refused, in c: answered,
+ * duplicates, faulty or send_errors. */
+void dv_responder_count_sent(dv_responder_counts_t *c, uint8_t kind, bool ok);
+
 /* Bind the sockets (all of them on the same port). No thread runs yet. */
 int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv_err_t *err);
 

@@ -4,6 +4,7 @@
 #include "responder/answer.h"
 #include "responder/responder.h"
 #include "responder/xdp.h"
+#include "responder/xsk.h"
 #include "base/sockaddr.h"
 #include "base/util.h"
 
@@ -139,7 +140,8 @@ static void usage(FILE *f)
 	    "      --duplicate-every N     every Nth query: send the answer twice\n"
 	    "      --reflect               echo queries back with QR set (fastest)\n"
 	    "      --no-gso                one datagram per send (no UDP GSO batching)\n"
-	    "      --xdp IFACE             reflect UDP queries in XDP on IFACE (root)\n"
+	    "      --xdp IFACE             answer UDP through AF_XDP sockets on IFACE, one a\n"
+	    "                              thread (root); --reflect: in XDP itself (XDP_TX)\n"
 	    "      --tcp-port PORT         also serve DNS over TCP on PORT (0 = any free port)\n"
 	    "      --tls-port PORT         also serve DNS over TLS on PORT (needs the next two)\n"
 	    "      --https-port PORT       also serve DNS over HTTPS (HTTP/2) on PORT (needs the "
@@ -177,7 +179,7 @@ static void usage(FILE *f)
 	    "Stops on SIGINT/SIGTERM and prints its counts on stdout: received, answered,\n"
 	    "dropped, faulty, duplicates, malformed, send-errors, source-ports; then the\n"
 	    "tcp-*, tls-*, https-* and doq-* counts of the stream listeners that are on; with\n"
-	    "--xdp, the xdp-* counts of the XDP program.\n"
+	    "--xdp, the xdp-* counts of the XDP sockets (or of the --reflect program).\n"
 	    "See dnsvolley-responder(1).\n");
 }
 
@@ -382,7 +384,8 @@ typedef struct opts {
 	int tcp_port, tls_port, https_port; /* -1 = off */
 	uint64_t port;
 	bool quiet;
-	const char *xdp_iface; /* --xdp: the reflecting BPF program on this interface */
+	const char *xdp_iface; /* --xdp: XDP sockets (or, with --reflect, the reflecting
+	                        * BPF program) on this interface */
 } opts_t;
 
 /* addr with port (-1: left as it is, the listener is off). */
@@ -690,6 +693,10 @@ static int parse_args(opts_t *o, int argc, char **argv)
 	}
 	if (parse_address(o->address, (uint16_t)o->port, &o->cfg) != 0)
 		return bad("--address", o->address, "is not an IPv4 or IPv6 address");
+	if (o->xdp_iface != NULL && !o->cfg.reflect &&
+	    (o->cfg.delay_ns > 0 || o->cfg.capacity_qps > 0))
+		return usage_error("--xdp answers at once: --delay and --capacity are the UDP "
+		                   "sockets' (leave out --xdp)");
 	return stream_setup(o);
 }
 
@@ -730,23 +737,54 @@ static int announce(const opts_t *o, const dv_responder_t *r, dv_err_t *err)
 	return rc;
 }
 
-/* --xdp: the reflecting program on the interface, answering the bound port. */
-static int xdp_open(const opts_t *o, const dv_responder_t *r, dv_rxdp_t **xdp, dv_err_t *err)
+/* --xdp: what answers at the driver: the XDP sockets, or the reflecting program. */
+typedef struct xdp_mode {
+	dv_rxdp_t *reflect; /* --xdp --reflect */
+	dv_rxsk_t *xsk;     /* --xdp */
+} xdp_mode_t;
+
+/* --xdp: the program (and sockets) on the interface, answering the bound port. */
+static int xdp_open(const opts_t *o, const dv_responder_t *r, xdp_mode_t *x, dv_err_t *err)
 {
-	return dv_rxdp_open(xdp, o->xdp_iface, dv_responder_port(r), o->cfg.drop_every,
-	                    o->cfg.garbage_every, err);
+	if (o->cfg.reflect)
+		return dv_rxdp_open(&x->reflect, o->xdp_iface, dv_responder_port(r),
+		                    o->cfg.drop_every, o->cfg.garbage_every, err);
+	return dv_rxsk_open(&x->xsk, o->xdp_iface, dv_responder_port(r), &o->cfg, err);
 }
 
-/* --xdp: what the program did, after the socket counts. */
-static void print_xdp_counts(const dv_rxdp_t *xdp)
+static void xdp_close(xdp_mode_t *x)
+{
+	dv_rxdp_close(x->reflect);
+	dv_rxsk_close(x->xsk);
+}
+
+/* --xdp: what the program or the sockets did, after the socket counts. */
+static void print_xdp_counts(const xdp_mode_t *x)
 {
 	dv_rxdp_counts_t c;
+	dv_rxsk_counts_t k;
 
-	dv_rxdp_read(xdp, &c);
-	printf("xdp-received %" PRIu64 "\n", c.n[DV_RXDP_RECEIVED]);
-	printf("xdp-answered %" PRIu64 "\n", c.n[DV_RXDP_ANSWERED]);
-	printf("xdp-dropped %" PRIu64 "\n", c.n[DV_RXDP_DROPPED]);
-	printf("xdp-garbage %" PRIu64 "\n", c.n[DV_RXDP_GARBAGE]);
+	if (x->reflect != NULL) {
+		dv_rxdp_read(x->reflect, &c);
+		printf("xdp-received %" PRIu64 "\n", c.n[DV_RXDP_RECEIVED]);
+		printf("xdp-answered %" PRIu64 "\n", c.n[DV_RXDP_ANSWERED]);
+		printf("xdp-dropped %" PRIu64 "\n", c.n[DV_RXDP_DROPPED]);
+		printf("xdp-garbage %" PRIu64 "\n", c.n[DV_RXDP_GARBAGE]);
+	} else if (x->xsk != NULL) {
+		dv_rxsk_join(x->xsk, &k);
+		printf("xdp-received %" PRIu64 "\n", k.c.received);
+		printf("xdp-answered %" PRIu64 "\n", k.c.answered);
+		printf("xdp-dropped %" PRIu64 "\n", k.c.dropped);
+		printf("xdp-faulty %" PRIu64 "\n", k.c.faulty);
+		printf("xdp-duplicates %" PRIu64 "\n", k.c.duplicates);
+		printf("xdp-malformed %" PRIu64 "\n", k.c.malformed);
+		printf("xdp-send-errors %" PRIu64 "\n", k.c.send_errors);
+		printf("xdp-source-ports %" PRIu64 "\n", k.c.source_ports);
+		printf("xdp-rx-dropped %" PRIu64 "\n", k.rx_dropped);
+		printf("xdp-rx-ring-full %" PRIu64 "\n", k.rx_ring_full);
+		printf("xdp-rx-fill-empty %" PRIu64 "\n", k.rx_fill_ring_empty);
+		printf("xdp-tx-invalid %" PRIu64 "\n", k.tx_invalid);
+	}
 	fflush(stdout);
 }
 
@@ -755,7 +793,7 @@ int main(int argc, char **argv)
 	opts_t o;
 	dv_responder_counts_t counts;
 	dv_responder_t *r = NULL;
-	dv_rxdp_t *xdp = NULL;
+	xdp_mode_t xdp = {NULL, NULL};
 	dv_err_t err = {{0}};
 	sigset_t set;
 	int rc;
@@ -780,20 +818,21 @@ int main(int argc, char **argv)
 	if ((o.xdp_iface != NULL && xdp_open(&o, r, &xdp, &err) != 0) ||
 	    announce(&o, r, &err) != 0) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
-		dv_rxdp_close(xdp);
+		xdp_close(&xdp);
 		dv_responder_free(r);
 		return 1;
 	}
 	rc = dv_responder_start(r, &err);
+	if (rc == 0 && xdp.xsk != NULL)
+		rc = dv_rxsk_start(xdp.xsk, &err);
 	if (rc == 0)
 		wait_for_stop(r, &set);
 	dv_responder_stop(r);
 	if (dv_responder_join(r, &counts, rc == 0 ? &err : NULL) != 0 && rc == 0)
 		rc = -1;
 	print_counts(&o.cfg, &counts);
-	if (xdp != NULL)
-		print_xdp_counts(xdp);
-	dv_rxdp_close(xdp);
+	print_xdp_counts(&xdp);
+	xdp_close(&xdp);
 	if (rc != 0)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 	dv_responder_free(r);

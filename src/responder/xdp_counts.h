@@ -1,4 +1,4 @@
-/* xdp_counts: what responder/xdp.c and its BPF program (xdp_reflect.bpf.c) share: config, counters.
+/* xdp_counts: what responder/xdp.c, responder/xsk.c and their BPF programs share: config, counters.
  */
 #ifndef DV_RESPONDER_XDP_COUNTS_H
 #define DV_RESPONDER_XDP_COUNTS_H
@@ -6,7 +6,10 @@
 /* Built by the host compiler and by clang -target bpf: kernel UAPI types only. */
 #include <linux/types.h>
 
-/* The program's settings (map `conf`, one entry). */
+/* The XDP sockets' program (xdp_xsk.bpf.c): its map of sockets, one a receive queue. */
+#define DV_RXSK_QUEUES_MAX 64
+
+/* The program's settings (map `conf`, one entry; xdp_xsk.bpf.c reads the port alone). */
 struct dv_rxdp_conf {
 	__u16 port; /* the DNS port answered (host order) */
 	__u16 pad[3];

@@ -174,12 +174,46 @@ static void test_parse_refuses(void **state)
 	assert_int_equal(dv_nf_parse(bad, n, &g, &pl, &plen), -EINVAL);
 }
 
+/* The flow back: a frame built on it parses as the original flow turned around, and the
+ * IPv4 header check holds for it, fails for a changed octet, holds for IPv6 (none). */
+static void test_reverse_and_ip4_check(void **state)
+{
+	uint8_t frame[DV_NF_HDR_MAX + sizeof(query)];
+	const uint8_t *pl;
+	dv_nf_flow_t f, back, got;
+	size_t plen, h;
+	int v;
+
+	(void)state;
+	for (v = 0; v < 2; v++) {
+		if (v)
+			flow6(&f);
+		else
+			flow4(&f);
+		dv_nf_reverse(&f, &back);
+		h = dv_nf_header_len(back.v6);
+		memcpy(frame + h, query, sizeof(query));
+		dv_nf_build(frame, &back, sizeof(query));
+		assert_int_equal(dv_nf_parse(frame, h + sizeof(query), &got, &pl, &plen), 0);
+		assert_memory_equal(got.src_mac, f.dst_mac, 6);
+		assert_memory_equal(got.dst_mac, f.src_mac, 6);
+		assert_memory_equal(got.src_ip, f.dst_ip, 16);
+		assert_memory_equal(got.dst_ip, f.src_ip, 16);
+		assert_int_equal(got.src_port, f.dst_port);
+		assert_int_equal(got.dst_port, f.src_port);
+		assert_int_equal(plen, sizeof(query));
+		assert_true(dv_nf_ip4_csum_ok(frame, &got));
+		frame[DV_NF_ETH_LEN + 8] ^= 1; /* IPv4: the TTL; IPv6: a source address octet */
+		assert_true(dv_nf_ip4_csum_ok(frame, &got) == got.v6);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_checksum_known), cmocka_unit_test(test_build_ipv4),
 	    cmocka_unit_test(test_build_ipv6),     cmocka_unit_test(test_udp_checksum_zero),
-	    cmocka_unit_test(test_parse_refuses),
+	    cmocka_unit_test(test_parse_refuses),  cmocka_unit_test(test_reverse_and_ip4_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

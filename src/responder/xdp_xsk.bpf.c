@@ -1,0 +1,69 @@
+/* xdp_xsk.bpf: dnsvolley-responder --xdp: UDP to the responder's port into its XDP sockets. */
+/*
+ * Compiled with clang -target bpf at build time (mk/xdp.mk) and embedded in the
+ * responder (responder/xsk.c loads it from memory). A UDP datagram over IPv4 (not a
+ * fragment: those are the kernel's to reassemble) or IPv6 to the responder's port goes
+ * to the XDP socket of the queue it came in on (map xsks, keyed by queue), whatever it
+ * holds: the responder parses, counts (malformed ones too) and answers it. A queue with
+ * no socket, and everything else (other ports, TCP, ARP, neighbour discovery), goes on
+ * to the kernel (XDP_PASS), where the responder's UDP sockets answer what is theirs.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "responder/xdp_counts.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct dv_rxdp_conf);
+} conf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(max_entries, DV_RXSK_QUEUES_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} xsks SEC(".maps");
+
+SEC("xdp")
+int dv_xsk(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct dv_rxdp_conf *cf;
+	struct udphdr *udp;
+	__u32 zero = 0;
+
+	if ((void *)(eth + 1) > end)
+		return XDP_PASS;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = (void *)(eth + 1);
+		if ((void *)(ip + 1) > end || ip->protocol != IPPROTO_UDP || ip->ihl < 5 ||
+		    (ip->frag_off & bpf_htons(0x3fff)) != 0)
+			return XDP_PASS;
+		udp = (void *)ip + ip->ihl * 4;
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+		if ((void *)(ip6 + 1) > end || ip6->nexthdr != IPPROTO_UDP)
+			return XDP_PASS;
+		udp = (void *)(ip6 + 1);
+	} else {
+		return XDP_PASS;
+	}
+	if ((void *)(udp + 1) > end)
+		return XDP_PASS;
+	cf = bpf_map_lookup_elem(&conf, &zero);
+	if (cf == NULL || udp->dest != bpf_htons(cf->port))
+		return XDP_PASS;
+	return bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,295 @@
+/* responder xsk: dnsvolley-responder --xdp IFACE: full answers through AF_XDP sockets. */
+#include "config.h"
+
+#include "responder/xsk.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+
+#include "base/netframe.h"
+#include "base/xdpload.h"
+#include "base/xsk.h"
+#include "responder/xdp_counts.h"
+#include "responder/xdp_xsk_obj.h"
+
+/*
+ * Shape: the socket responder's (responder.c), one thread per XDP socket with its own
+ * UMEM, sequences and counts, summed after join. A turn of the loop: take back the
+ * transmit frames the kernel is done with; read at most as many queries as there are
+ * free transmit frames for their answers (two each: --duplicate-every), so an answer
+ * always has a frame and what the responder cannot keep up with waits in the receive
+ * ring, then is dropped and counted by the kernel (rx_ring_full, fill ring empty):
+ * memory never grows. Each answer is built straight into its transmit frame, after the
+ * headers of the datagram back (addresses and ports swapped, lengths and checksums new);
+ * the query's frame goes back to the fill ring at once.
+ */
+#define POLL_MS 100 /* the longest a thread waits before it looks at the stop flag */
+
+typedef struct rxsk_worker {
+	struct dv_rxsk *r;
+	dv_xsk_t s;
+	pthread_t tid;
+	bool started;
+	dv_responder_seq_t seq;
+	dv_responder_counts_t c;
+	uint64_t ports[65536 / 64];
+	uint64_t out_addr[2 * DV_XSK_BATCH];
+	uint32_t out_len[2 * DV_XSK_BATCH];
+	uint8_t out_kind[2 * DV_XSK_BATCH];
+} rxsk_worker_t;
+
+struct dv_rxsk {
+	dv_xdp_prog_t prog;
+	int xsks_fd;
+	dv_responder_config_t cfg;
+	atomic_int stop;
+	rxsk_worker_t **w;
+	unsigned nw;
+	bool joined;
+};
+
+/* A query frame's answer (and its duplicate) queued in out; the count of entries added. */
+static unsigned answer_frame(rxsk_worker_t *w, const uint8_t *p, size_t len, unsigned k)
+{
+	const uint8_t *pl;
+	size_t plen, h;
+	dv_nf_flow_t f, back;
+	uint64_t addr;
+	uint8_t *out, kind, copies;
+	int alen;
+
+	if (dv_nf_parse(p, len, &f, &pl, &plen) != 0 || !dv_nf_ip4_csum_ok(p, &f)) {
+		w->c.received++; /* steered to the port, but no whole datagram */
+		w->c.malformed++;
+		return 0;
+	}
+	w->ports[f.src_port >> 6] |= 1ULL << (f.src_port & 63);
+	h = dv_nf_header_len(f.v6);
+	addr = w->s.tx_free[--w->s.ntx_free];
+	out = xsk_umem__get_data(w->s.area, addr);
+	alen = dv_responder_answer(&w->r->cfg, &w->seq, pl, plen, false, out + h, DV_XSK_FRAME - h,
+	                           &w->c, &kind, &copies);
+	if (alen <= 0) {
+		w->s.tx_free[w->s.ntx_free++] = addr;
+		return 0;
+	}
+	dv_nf_reverse(&f, &back);
+	dv_nf_build(out, &back, (size_t)alen);
+	w->out_addr[k] = addr;
+	w->out_len[k] = (uint32_t)(h + (size_t)alen);
+	w->out_kind[k] = kind;
+	if (copies < 2)
+		return 1;
+	addr = w->s.tx_free[--w->s.ntx_free];
+	memcpy(xsk_umem__get_data(w->s.area, addr), out, h + (size_t)alen);
+	w->out_addr[k + 1] = addr;
+	w->out_len[k + 1] = w->out_len[k];
+	w->out_kind[k + 1] = DV_RESPONDER_DUPLICATE;
+	return 2;
+}
+
+/* The k answers queued on the transmit ring (it has room: as many slots as frames). */
+static void send_out(rxsk_worker_t *w, unsigned k)
+{
+	uint32_t idx = 0, i;
+	bool ok = k > 0 && xsk_ring_prod__reserve(&w->s.tx, k, &idx) == k;
+
+	for (i = 0; i < k; i++) {
+		if (ok) {
+			struct xdp_desc *d = xsk_ring_prod__tx_desc(&w->s.tx, idx + i);
+			d->addr = w->out_addr[i];
+			d->len = w->out_len[i];
+		} else {
+			w->s.tx_free[w->s.ntx_free++] = w->out_addr[i];
+		}
+		dv_responder_count_sent(&w->c, w->out_kind[i], ok);
+	}
+	if (ok)
+		xsk_ring_prod__submit(&w->s.tx, k);
+	dv_xsk_kick_tx(&w->s);
+}
+
+static void wait_fd(rxsk_worker_t *w, short events, int ms)
+{
+	struct pollfd pfd = {.fd = w->s.fd, .events = events};
+
+	poll(&pfd, 1, ms);
+}
+
+/* One turn: the queries waiting (a batch at most) answered; with none waiting and wait
+ * set, wait up to POLL_MS for some. Returns the frames read. */
+static uint32_t turn(rxsk_worker_t *w, bool wait)
+{
+	uint32_t idx = 0, n, i, budget;
+	unsigned k;
+
+	dv_xsk_reclaim(&w->s);
+	budget = DV_MIN(DV_XSK_BATCH, w->s.ntx_free / 2);
+	if (budget == 0) { /* every transmit frame out: let the kernel send them */
+		dv_xsk_kick_tx(&w->s);
+		wait_fd(w, POLLOUT, 1);
+		return 0;
+	}
+	n = xsk_ring_cons__peek(&w->s.rx, budget, &idx);
+	if (n == 0) {
+		dv_xsk_kick_rx(&w->s);
+		if (wait)
+			wait_fd(w, POLLIN, POLL_MS);
+		return 0;
+	}
+	for (i = 0, k = 0; i < n; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&w->s.rx, idx + i);
+		k += answer_frame(w, xsk_umem__get_data(w->s.area, d->addr), d->len, k);
+	}
+	dv_xsk_rx_done(&w->s, idx, n);
+	send_out(w, k);
+	return n;
+}
+
+/* Until stopped; then what the receive ring holds is answered too (a bounded number of
+ * turns: a flood that goes on is the kernel's to drop), so the counts cover every query
+ * that reached the socket before the stop. */
+static void *run(void *arg)
+{
+	rxsk_worker_t *w = arg;
+	unsigned i;
+
+	while (atomic_load_explicit(&w->r->stop, memory_order_relaxed) == 0)
+		turn(w, true);
+	for (i = 0; i < 2 * DV_XSK_RING / DV_XSK_BATCH; i++)
+		if (turn(w, false) == 0 && w->s.ntx_free >= 2)
+			break;
+	return NULL;
+}
+
+int dv_rxsk_open(dv_rxsk_t **out, const char *ifname, uint16_t port,
+                 const dv_responder_config_t *cfg, dv_err_t *err)
+{
+	dv_rxsk_t *r = calloc(1, sizeof(*r));
+	struct dv_rxdp_conf conf;
+	unsigned q, i;
+	uint32_t zero = 0;
+	int rc = 0, conf_fd;
+
+	*out = NULL;
+	if (r == NULL)
+		return dv_err_set(err, -ENOMEM, "out of memory");
+	r->prog.link_fd = -1;
+	r->cfg = *cfg;
+	r->nw = cfg->threads;
+	q = dv_xsk_rx_queues(ifname);
+	if (r->nw > q)
+		rc = dv_err_set(err, -EINVAL,
+		                "--xdp %s: the interface has %u receive queue%s: -T at most %u "
+		                "(one XDP socket per queue)",
+		                ifname, q, q == 1 ? "" : "s", q);
+	else if (r->nw > DV_RXSK_QUEUES_MAX)
+		rc = dv_err_set(err, -EINVAL, "--xdp: -T at most %d", DV_RXSK_QUEUES_MAX);
+	if (rc == 0)
+		rc = dv_xdp_prog_open(&r->prog, xdp_xsk_obj, xdp_xsk_obj_len, "dv_xsk", ifname,
+		                      "--xdp", err);
+	if (rc == 0) {
+		memset(&conf, 0, sizeof(conf));
+		conf.port = port;
+		conf_fd = dv_xdp_prog_map(&r->prog, "conf");
+		r->xsks_fd = dv_xdp_prog_map(&r->prog, "xsks");
+		if (conf_fd < 0 || r->xsks_fd < 0 ||
+		    bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) != 0)
+			rc = dv_err_set(err, -EINVAL, "--xdp: cannot configure the BPF program");
+	}
+	if (rc == 0)
+		rc = dv_xdp_prog_attach(&r->prog, err);
+	if (rc == 0 && (r->w = calloc(r->nw, sizeof(*r->w))) == NULL)
+		rc = dv_err_set(err, -ENOMEM, "out of memory");
+	for (i = 0; rc == 0 && i < r->nw; i++) {
+		r->w[i] = calloc(1, sizeof(*r->w[i]));
+		if (r->w[i] == NULL) {
+			rc = dv_err_set(err, -ENOMEM, "out of memory");
+			break;
+		}
+		r->w[i]->r = r;
+		rc = dv_xsk_open(&r->w[i]->s, ifname, i, r->xsks_fd, "--xdp", err);
+	}
+	if (rc != 0) {
+		r->joined = true;
+		dv_rxsk_close(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int dv_rxsk_start(dv_rxsk_t *r, dv_err_t *err)
+{
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < r->nw; i++) {
+		rc = pthread_create(&r->w[i]->tid, NULL, run, r->w[i]);
+		if (rc != 0)
+			return dv_err_set(err, -rc, "--xdp: cannot start a thread: %s",
+			                  strerror(rc));
+		r->w[i]->started = true;
+	}
+	return 0;
+}
+
+void dv_rxsk_join(dv_rxsk_t *r, dv_rxsk_counts_t *c)
+{
+	struct xdp_statistics st;
+	uint64_t ports[65536 / 64] = {0};
+	unsigned i, j;
+
+	memset(c, 0, sizeof(*c));
+	if (r == NULL)
+		return;
+	atomic_store(&r->stop, 1);
+	for (i = 0; i < r->nw; i++) {
+		rxsk_worker_t *w = r->w[i];
+		if (w->started && !r->joined)
+			pthread_join(w->tid, NULL);
+		c->c.received += w->c.received;
+		c->c.answered += w->c.answered;
+		c->c.dropped += w->c.dropped;
+		c->c.faulty += w->c.faulty;
+		c->c.duplicates += w->c.duplicates;
+		c->c.malformed += w->c.malformed;
+		c->c.send_errors += w->c.send_errors;
+		for (j = 0; j < 65536 / 64; j++)
+			ports[j] |= w->ports[j];
+		dv_xsk_stats(&w->s, &st);
+		c->rx_dropped += st.rx_dropped;
+		c->rx_ring_full += st.rx_ring_full;
+		c->rx_fill_ring_empty += st.rx_fill_ring_empty_descs;
+		c->tx_invalid += st.tx_invalid_descs;
+	}
+	r->joined = true;
+	for (j = 0; j < 65536 / 64; j++)
+		c->c.source_ports += (uint64_t)__builtin_popcountll(ports[j]);
+}
+
+void dv_rxsk_close(dv_rxsk_t *r)
+{
+	unsigned i;
+
+	if (r == NULL)
+		return;
+	if (!r->joined) {
+		dv_rxsk_counts_t c;
+		dv_rxsk_join(r, &c);
+	}
+	for (i = 0; r->w != NULL && i < r->nw; i++) {
+		if (r->w[i] != NULL)
+			dv_xsk_close(&r->w[i]->s);
+		free(r->w[i]);
+	}
+	free(r->w);
+	dv_xdp_prog_close(&r->prog);
+	free(r);
+}

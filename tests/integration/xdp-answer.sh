@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# xdp-answer: dnsvolley-responder --xdp without --reflect answers through AF_XDP sockets
+# (doc/xdp.md), in scripts/lab's namespace lab (target responder-xsk). dnsvolley over the
+# kernel's UDP path and over --xdp, IPv4 and IPv6: sent = completed, none lost, every
+# answer NOERROR with its A record (16 octets more than the query), and the responder's
+# xdp-received and xdp-answered equal what was sent, its sockets saw none. A hostile peer
+# (hand-made frames: lying lengths, a wrong IPv4 header checksum, no DNS header, QR set)
+# is counted exactly as malformed, and the responder answers on. Every UDP fault gives
+# the same counts as the socket responder's. Two queues, two sockets. Refusals (not
+# root, more threads than queues, the interface busy, --delay) in one line each, and no
+# program left behind.
+. "$(dirname "$0")/lib.sh"
+LAB="$top_srcdir/scripts/lab"
+[ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
+grep -q '^#define HAVE_XDP 1' "$top_builddir/config.h" ||
+	skip "built without AF_XDP (configure found no libxdp, libbpf or clang; scripts/packages.txt)"
+
+# Usage error (status 2, nothing attached): the XDP sockets answer at once.
+rc=0
+"$RESPONDER" --xdp lo --delay 1 >"$TMP/u.out" 2>&1 || rc=$?
+assert_eq "--xdp --delay: exit" 2 "$rc"
+grep -q -- "--xdp answers at once" "$TMP/u.out" || fail "--xdp --delay: $(cat "$TMP/u.out")"
+
+[ "$(id -u)" = 0 ] || skip_lacks "the lab needs root (network namespaces, XDP)"
+
+head -2000 "$top_srcdir/querylists/www-a.txt" >"$TMP/list.txt"
+chmod 755 "$TMP"
+field() { report_field "$1" "$2"; }
+out() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+# rcode FILE NAME: the count of NAME on the report's "Response codes:" line.
+rcode() { awk -v k="$2" '/^  Response codes:/ { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$1"; }
+# size FILE request|response: the report's average packet size.
+size() { awk -v k="$2" '/^  Average packet size:/ { for (i = 1; i < NF; i++) if ($i == k) { sub(/,/, "", $(i + 1)); print $(i + 1) } }' "$1"; }
+lab() {
+	local target=$1 script=$2 rc=0
+	shift 2
+	chmod +x "$script"
+	"$LAB" -B "$top_builddir" -l "$TMP/list.txt" "$@" "$target" -- "$script" 2>"$TMP/lab.err" || rc=$?
+	[ $rc = 77 ] && skip_lacks "$(tail -1 "$TMP/lab.err")"
+	[ $rc = 0 ] || fail "lab $target exited $rc: $(tail -5 "$TMP/lab.err")"
+}
+DVX="$DV --no-progress -d $TMP/list.txt -t 5"
+# every_answer NAME FILE COUNT: COUNT sent, all completed, none lost, all NOERROR, each
+# answer the query and one A record (16 octets: a name pointer, type, class, TTL, length
+# and the address; a reflection would be as long as the query).
+every_answer() {
+	assert_eq "$1: sent" "$3" "$(field "$2" "Queries sent")"
+	assert_eq "$1: completed" "$3" "$(field "$2" "Queries completed")"
+	assert_eq "$1: lost" 0 "$(field "$2" "Queries lost")"
+	assert_eq "$1: NOERROR" "$3" "$(rcode "$2" NOERROR)"
+	assert_eq "$1: an A record in each answer" $(($(size "$2" request) + 16)) "$(size "$2" response)"
+}
+# kernel_drops NAME FILE: the XDP sockets lost nothing (a closed loop never fills a ring).
+kernel_drops() {
+	local k
+	for k in xdp-rx-dropped xdp-rx-ring-full xdp-rx-fill-empty xdp-tx-invalid xdp-send-errors; do
+		assert_eq "$1: $k" 0 "$(out "$2" $k)"
+	done
+}
+
+# 1. Full answers through the XDP socket, for both of dnsvolley's paths, IPv4 and IPv6.
+cat >"$TMP/full" <<EOF
+#!/bin/sh
+$DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 3 -c 4 -q 100 >"$TMP/f1" 2>&1 || exit 10
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/f2" 2>&1 || exit 11
+$DVX -s "\$LAB_SERVER6" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/f3" 2>&1 || exit 12
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/f4" 2>&1 || exit 13
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/f.out"
+EOF
+lab responder-xsk "$TMP/full" -6
+every_answer "kernel UDP" "$TMP/f1" 6000
+every_answer "--xdp" "$TMP/f2" 2000
+every_answer "kernel UDP, IPv6" "$TMP/f3" 2000
+every_answer "--xdp, IPv6" "$TMP/f4" 2000
+assert_eq "responder: xdp-received = sent" 12000 "$(out "$TMP/f.out" xdp-received)"
+assert_eq "responder: xdp-answered = sent" 12000 "$(out "$TMP/f.out" xdp-answered)"
+assert_eq "responder: xdp-malformed" 0 "$(out "$TMP/f.out" xdp-malformed)"
+assert_eq "responder: its sockets received" 0 "$(out "$TMP/f.out" received)"
+kernel_drops "full answers" "$TMP/f.out"
+
+# 2. Hostile peer: 50 rounds of 11 hand-made frames (4 whole queries, 7 broken), then a
+# pass of dnsvolley: every frame counted, the broken ones exactly as malformed, the
+# responder answers on and stops when told.
+cat >"$TMP/hostile" <<EOF
+#!/bin/sh
+mac=\$(ip netns exec "\$LAB_NS" cat "/sys/class/net/\$LAB_PEER_IFACE/address")
+python3 "$top_srcdir/tests/helpers/raw-frames.py" "\$LAB_IFACE" "\$mac" "\$LAB_ADDR" \
+	"\$LAB_SERVER" "\$LAB_ADDR6" "\$LAB_SERVER6" "\$LAB_PORT" 50 >"$TMP/raw" || exit 10
+$DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/h1" 2>&1 || exit 11
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/h.out"
+EOF
+lab responder-xsk "$TMP/hostile" -6
+raw() { tr ' ' '\n' <"$TMP/raw" | awk -F= -v k="$1" '$1 == k { print $2 }'; }
+assert_eq "hostile: frames sent" 550 "$(raw frames)"
+# The answers to the whole queries, read off the wire: every one with its lengths, IPv4
+# header checksum, UDP checksum (IPv4 and IPv6), QR and ID right: checked frame by frame
+# here, where part 1 relied on the kernel's receive path.
+assert_eq "hostile: answers read back" "$(raw answered)" "$(raw answers)"
+assert_eq "hostile: answers with every header right" "$(raw answered)" "$(raw good)"
+every_answer "after the hostile frames" "$TMP/h1" 2000
+assert_eq "hostile: received" $(($(raw frames) + 2000)) "$(out "$TMP/h.out" xdp-received)"
+assert_eq "hostile: malformed" "$(raw malformed)" "$(out "$TMP/h.out" xdp-malformed)"
+assert_eq "hostile: answered" $(($(raw answered) + 2000)) "$(out "$TMP/h.out" xdp-answered)"
+kernel_drops "hostile" "$TMP/h.out"
+
+# 2b. A flood while the responder is stopped (SIGSTOP): 5,500 frames against rings of
+# 2,048. Memory stays fixed: what the fill ring has no frame for, the kernel drops and
+# counts; every frame is accounted for, exactly (read, or dropped by the XDP socket, or
+# by the veth before it), and once resumed it answers a pass of dnsvolley in full.
+cat >"$TMP/flood" <<EOF
+#!/bin/sh
+mac=\$(ip netns exec "\$LAB_NS" cat "/sys/class/net/\$LAB_PEER_IFACE/address")
+d0=\$(cat "/sys/class/net/\$LAB_IFACE/statistics/tx_dropped")
+kill -STOP "\$LAB_PID"
+python3 "$top_srcdir/tests/helpers/raw-frames.py" "\$LAB_IFACE" "\$mac" "\$LAB_ADDR" \
+	"\$LAB_SERVER" "\$LAB_ADDR6" "\$LAB_SERVER6" "\$LAB_PORT" 500 flood >"$TMP/flood.raw" || exit 10
+kill -CONT "\$LAB_PID"
+echo \$((\$(cat "/sys/class/net/\$LAB_IFACE/statistics/tx_dropped") - d0)) >"$TMP/flood.veth"
+$DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/fl1" 2>&1 || exit 11
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/fl.out"
+EOF
+lab responder-xsk "$TMP/flood" -6
+assert_eq "flood: frames sent" "frames=5500 answered=2000 malformed=3500" "$(cat "$TMP/flood.raw")"
+every_answer "after the flood" "$TMP/fl1" 2000
+fl() { out "$TMP/fl.out" "$1"; }
+assert_eq "flood: received + dropped by the socket or the veth = sent" 7500 \
+	$(($(fl xdp-received) + $(fl xdp-rx-dropped) + $(fl xdp-rx-ring-full) + $(cat "$TMP/flood.veth")))
+assert_ge "flood: some dropped by the kernel" 1 \
+	$(($(fl xdp-rx-dropped) + $(fl xdp-rx-ring-full) + $(cat "$TMP/flood.veth")))
+assert_eq "flood: received = answered + malformed" "$(fl xdp-received)" \
+	$(($(fl xdp-answered) + $(fl xdp-malformed)))
+assert_eq "flood: none refused on sending" 0 "$(fl xdp-tx-invalid)"
+
+# 3. Every UDP fault and an rcode at once: the XDP sockets count what the socket
+# responder counts (one rule, responder.c's dv_responder_answer), and dnsvolley's
+# reports of the two are the same, over its kernel path and over --xdp.
+faults='--wrong-id-every 5 --wrong-question-every 7 --duplicate-every 11 --garbage-every 13 --drop-every 17 --rcode NXDOMAIN'
+same_run() { # TARGET NAME FLAG
+	cat >"$TMP/same-$2" <<EOF
+#!/bin/sh
+$DVX $3 -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 500 -t 2 >"$TMP/same-$2.out" 2>&1
+echo \$? >"$TMP/same-$2.rc"
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/same-$2.resp"
+EOF
+	lab "$1" "$TMP/same-$2" -T "$faults"
+}
+same_run responder sock ""
+same_run responder-xsk xsk ""
+# shellcheck disable=SC2016 # expanded inside the lab
+same_run responder-xsk xskx '--xdp "$LAB_IFACE"'
+for run in xsk xskx; do
+	for f in "Queries sent" "Queries completed" "Queries lost" "Unexpected answers" \
+		"Malformed answers"; do
+		assert_eq "faults, $run: $f as against the sockets" \
+			"$(field "$TMP/same-sock.out" "$f")" "$(field "$TMP/same-$run.out" "$f")"
+	done
+	assert_eq "faults, $run: NXDOMAIN as against the sockets" \
+		"$(rcode "$TMP/same-sock.out" NXDOMAIN)" "$(rcode "$TMP/same-$run.out" NXDOMAIN)"
+	assert_eq "faults, $run: exit" "$(cat "$TMP/same-sock.rc")" "$(cat "$TMP/same-$run.rc")"
+	for k in received answered dropped faulty duplicates malformed; do
+		assert_eq "faults, $run: the responder's $k" "$(out "$TMP/same-sock.resp" $k)" \
+			"$(out "$TMP/same-$run.resp" xdp-$k)"
+	done
+	assert_eq "faults, $run: completed = xdp-answered" "$(out "$TMP/same-$run.resp" xdp-answered)" \
+		"$(field "$TMP/same-$run.out" "Queries completed")"
+done
+assert_ge "faults: some dropped" 1 "$(out "$TMP/same-xsk.resp" xdp-dropped)"
+assert_ge "faults: some faulty" 1 "$(out "$TMP/same-xsk.resp" xdp-faulty)"
+assert_ge "faults: some duplicates" 1 "$(out "$TMP/same-xsk.resp" xdp-duplicates)"
+assert_ge "faults: NXDOMAIN answers" 1 "$(rcode "$TMP/same-xsk.out" NXDOMAIN)"
+
+# 4. Two queues, -T 2: a socket and a thread on each; every query answered by one of
+# them, none by the kernel's sockets.
+cat >"$TMP/two" <<EOF
+#!/bin/sh
+$DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 3 -c 8 -q 100 -T 2 >"$TMP/t1" 2>&1 || exit 10
+$DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/t2" 2>&1 || exit 11
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/t.out"
+EOF
+lab responder-xsk "$TMP/two" -q 2 -T "-T 2"
+every_answer "-T 2" "$TMP/t1" 6000
+every_answer "-T 2, --xdp" "$TMP/t2" 2000
+assert_eq "-T 2: xdp-answered" 8000 "$(out "$TMP/t.out" xdp-answered)"
+assert_eq "-T 2: its sockets received" 0 "$(out "$TMP/t.out" received)"
+
+# 5. Refusals, one line each, status 1: not root, more threads than queues, the
+# interface busy (the first responder's program); the first one's program is gone once
+# it stopped (a BPF link).
+cat >"$TMP/refuse" <<EOF
+#!/bin/sh
+R="ip netns exec \$LAB_NS $RESPONDER -a \$LAB_SERVER -p 0 --xdp \$LAB_PEER_IFACE"
+ip netns exec "\$LAB_NS" setpriv --reuid 65534 --regid 65534 --clear-groups \
+	$RESPONDER -a "\$LAB_SERVER" -p 0 --xdp "\$LAB_PEER_IFACE" >"$TMP/e1" 2>&1
+echo \$? >"$TMP/e1.rc"
+\$R -T 2 >"$TMP/e2" 2>&1
+echo \$? >"$TMP/e2.rc"
+\$R --port-file "$TMP/busy.port" -q >"$TMP/busy.out" 2>&1 &
+busy=\$!
+for i in \$(seq 200); do [ -s "$TMP/busy.port" ] && break; sleep 0.05; done
+\$R >"$TMP/e3" 2>&1
+echo \$? >"$TMP/e3.rc"
+kill -INT \$busy; wait \$busy
+echo \$? >"$TMP/busy.rc"
+ip netns exec "\$LAB_NS" ip link show "\$LAB_PEER_IFACE" >"$TMP/e4.link"
+exit 0
+EOF
+lab responder "$TMP/refuse"
+for e in e1 e2 e3; do
+	assert_eq "$e: exit" 1 "$(cat "$TMP/$e.rc")"
+	assert_eq "$e: one line" 1 "$(wc -l <"$TMP/$e")"
+done
+grep -q "needs privileges.*run as root" "$TMP/e1" || fail "not root: $(cat "$TMP/e1")"
+grep -q "1 receive queue: -T at most 1" "$TMP/e2" || fail "-T 2: $(cat "$TMP/e2")"
+grep -q "the interface is busy" "$TMP/e3" || fail "busy: $(cat "$TMP/e3")"
+assert_eq "the first responder: exit" 0 "$(cat "$TMP/busy.rc")"
+assert_eq "the first responder: its counts" 1 "$(grep -c '^xdp-received 0$' "$TMP/busy.out")"
+grep -q xdp "$TMP/e4.link" && fail "a program left on the veth: $(cat "$TMP/e4.link")"
+echo "ok: refusals in one line each, no program left behind"
