@@ -244,7 +244,10 @@ static void rx_disarm(dv_worker_t *w, uint16_t id)
  * draws whether it asks for a transmit stamp (a control message; none when every query
  * asks, the socket then asks for all). With the receive-stamp filter, a sampled query's ID
  * is armed now, before the send (its answer may come before sendmmsg returns); any other
- * ID's word is made idle (a query that expired leaves its word armed).
+ * ID's word is made idle (a query that expired leaves its word armed). A worker that
+ * reads on ticks arms every query: its answers are read up to a tick after they came,
+ * and the receive stamp keeps what is measured from the arrival exact for all of them
+ * (latency from the intended send, late or lost), not only for the sample.
  */
 static void tx_sample(dv_worker_t *w, dv_sock_t *s, unsigned k)
 {
@@ -260,7 +263,7 @@ static void tx_sample(dv_worker_t *w, dv_sock_t *s, unsigned k)
 		}
 		if (w->rx_filter) {
 			uint16_t id = dv_wire_get16(b->sbuf[i]);
-			if (ask)
+			if (ask || w->coalesce)
 				rx_arm(w, id, s);
 			else if (w->rx_set[id / 64] & (1ULL << (id % 64)))
 				rx_disarm(w, id);
@@ -292,7 +295,7 @@ static void tx_sent(dv_worker_t *w, dv_sock_t *s, unsigned r, unsigned k)
 			asked++;
 		}
 	for (i = r; w->rx_filter && i < k; i++) /* not sent: no answer to stamp */
-		if (b->asked[i])
+		if (b->asked[i] || w->coalesce)
 			rx_disarm(w, dv_wire_get16(b->sbuf[i]));
 	w->eng.stats.c.stamps_asked += asked;
 	if ((asked > 0 && !w->direct && !w->coalesce) || (r < k && b->asked[r]))
