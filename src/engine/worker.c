@@ -226,7 +226,13 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 static void on_timer(uv_timer_t *t);
 
 /* The receive-stamp filter's word of id: armed for socket s, or back to idle. rx_set keeps
- * which words may not be idle, so an ID sent outside the sample is disarmed cheaply. */
+ * which words may not be idle (the filter writes only armed words), so an ID sent outside
+ * the sample is disarmed, and its answer read, without touching the 512 KiB of words. */
+static inline bool rx_maybe(const dv_worker_t *w, uint16_t id)
+{
+	return (w->rx_set[id / 64] & (1ULL << (id % 64))) != 0;
+}
+
 static void rx_arm(dv_worker_t *w, uint16_t id, const dv_sock_t *s)
 {
 	dv_rxstamp_arm(&w->rxs, id, s->cookie);
@@ -265,7 +271,7 @@ static void tx_sample(dv_worker_t *w, dv_sock_t *s, unsigned k)
 			uint16_t id = dv_wire_get16(b->sbuf[i]);
 			if (ask || w->coalesce)
 				rx_arm(w, id, s);
-			else if (w->rx_set[id / 64] & (1ULL << (id % 64)))
+			else if (rx_maybe(w, id))
 				rx_disarm(w, id);
 		}
 	}
@@ -749,7 +755,7 @@ static void receive_filtered(dv_worker_t *w, dv_sock_t *s, const uint8_t *buf, s
                              bool truncated, uint64_t now)
 {
 	uint16_t id = len >= 2 ? dv_wire_get16(buf) : 0;
-	uint64_t v = len >= 2 ? dv_rxstamp_peek(&w->rxs, id) : 0;
+	uint64_t v = len >= 2 && rx_maybe(w, id) ? dv_rxstamp_peek(&w->rxs, id) : 0;
 
 	w->eng.rx_stamped = dv_rxstamp_is_stamp(v) && v <= now;
 	if (truncated)
