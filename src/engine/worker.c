@@ -756,12 +756,15 @@ static void receive_filtered(dv_worker_t *w, dv_sock_t *s, const uint8_t *buf, s
 {
 	uint16_t id = len >= 2 ? dv_wire_get16(buf) : 0;
 	uint64_t v = len >= 2 && rx_maybe(w, id) ? dv_rxstamp_peek(&w->rxs, id) : 0;
+	uint64_t completed = w->eng.stats.c.completed;
 
 	w->eng.rx_stamped = dv_rxstamp_is_stamp(v) && v <= now;
 	if (truncated)
 		w->eng.stats.c.malformed++; /* larger than any UDP datagram */
 	else
 		dv_engine_receive(&w->eng, s->index, buf, len, true, w->eng.rx_stamped ? v : now);
+	if (dv_rxstamp_is_stamp(v) && w->eng.stats.c.completed == completed)
+		w->eng.stats.c.rx_stamps_unused++; /* not the answer it was armed for */
 	if (v != 0 && (dv_rxstamp_is_stamp(v) || w->eng.win.slot[id].state != DV_SLOT_INFLIGHT))
 		rx_disarm(w, id);
 }

@@ -158,8 +158,8 @@ hostile() { # NAME EXPECT_UNEXPECTED EXPECT_MALFORMED SERVER-MODE...
 		-c 1 -q 64 -n 1 -t 1 --clock wire:1/1 >"$TMP/$name.out" 2>&1 || rc=$?
 	stop_responder H
 	[ "$rc" = 0 ] || fail "$name: dnsvolley exited $rc: $(tail -n 3 "$TMP/$name.out")"
-	read -r sent completed lost asked timed u m < <(jc "$TMP/$name.json" sent completed lost \
-		stamps_asked wire_timed unexpected malformed)
+	read -r sent completed lost asked timed u m unused < <(jc "$TMP/$name.json" sent completed \
+		lost stamps_asked wire_timed unexpected malformed rx_stamps_unused)
 	read -r count ci min max filtered < <(lat "$TMP/$name.json")
 	grep "Latency clock" "$TMP/$name.out" | sed "s/^ */  $name: /"
 	assert_eq "$name: completed = sent" "$sent" "$completed"
@@ -168,6 +168,8 @@ hostile() { # NAME EXPECT_UNEXPECTED EXPECT_MALFORMED SERVER-MODE...
 	assert_eq "$name: malformed" "$malf" "$m"
 	assert_eq "$name: latency count = wire_timed" "$timed" "$count"
 	[ "$timed" -le "$asked" ] || fail "$name: timed $timed above asked $asked"
+	# each sampled answer timed, or its stamp set aside (taken by another datagram)
+	assert_eq "$name: timed + stamps unused = asked" "$asked" "$((timed + unused))"
 	[ "$count" = 0 ] || { [ "$min" -gt 0 ] && [ "$max" -lt 1000000000 ]; } ||
 		fail "$name: latencies from $min to $max ns"
 	"$DV" report "$TMP/$name.json" >/dev/null || fail "$name: its results file does not read back"
@@ -186,6 +188,7 @@ for src in filter cmsg; do
 			"$(resp_count H idless)" "$timed"
 	else
 		assert_eq "junk-$src: each answer's own stamp" "$asked" "$timed"
+		assert_eq "junk-$src: no filter, no stamp unused" 0 "$unused"
 	fi
 	hostile "flood-$src" 50000 0 --flood 5
 	[ "$src" = cmsg ] && assert_eq "flood-$src: each answer's own stamp" "$asked" "$timed"
@@ -200,12 +203,15 @@ for src in filter cmsg; do
 		-c 1 -q 64 -n 1 -t 1 --clock wire:1/1 >"$TMP/dup-$src.out" 2>&1 || rc=$?
 	unset DV_NO_RX_FILTER
 	assert_eq "dup-$src: exit" 0 "$rc"
-	read -r sent completed asked timed u < <(jc "$TMP/dup-$src.json" sent completed stamps_asked \
-		wire_timed unexpected)
+	read -r sent completed asked timed u unused < <(jc "$TMP/dup-$src.json" sent completed \
+		stamps_asked wire_timed unexpected rx_stamps_unused)
 	read -r count ci min max filtered < <(lat "$TMP/dup-$src.json")
 	assert_eq "dup-$src: completed = sent" "$sent" "$completed"
 	assert_eq "dup-$src: unexpected (a duplicate of every 2nd)" 5000 "$u"
 	assert_eq "dup-$src: latency count = wire_timed" "$timed" "$count"
+	# the copy comes after the answer disarmed the word (an ID is reused 65,536 queries on)
+	assert_eq "dup-$src: every answer its own stamp" "$asked" "$timed"
+	assert_eq "dup-$src: no stamp unused" 0 "$unused"
 	[ "$timed" -le "$asked" ] && [ "$timed" -gt 0 ] || fail "dup-$src: timed $timed of $asked"
 	[ "$min" -gt 0 ] && [ "$max" -lt 1000000000 ] || fail "dup-$src: latencies from $min to $max ns"
 done
