@@ -7,8 +7,8 @@
 # loads: root) and every answer's control message (DV_NO_RX_FILTER=1, the fallback). A
 # lossy and a silent server; hostile servers (junk with the answer's ID before it,
 # duplicates, a flood of stray IDs): the filter's stamps that may be another datagram's
-# are never used. Bounded: twenty passes of 10,000 queries (-n 1), six of 20,000
-# (-Q 20000 -l 1) and one of 100 (-n 1 -l 1, 0.5 s timeout).
+# are never used. Bounded: eighteen passes of 10,000 queries (-n 1), four of 20,000
+# (-Q 20000 -l 1) and one of 100 (-n 1 -l 1, 0.5 s timeout); the hostile servers live 60 s.
 . "$(dirname "$0")/lib.sh"
 LIST="$top_srcdir/querylists/soa.txt" # 10,000 queries
 HOSTILE="$top_builddir/tests/helpers/hostile"
