@@ -38,10 +38,13 @@ int dv_xdp_prog_open(dv_xdp_prog_t *p, const void *obj, size_t len, const char *
 	p->link_fd = -1;
 	p->prog_fd = -1;
 	p->flag = flag;
-	snprintf(p->ifname, sizeof(p->ifname), "%s", ifname);
-	p->ifindex = (int)if_nametoindex(ifname);
-	if (p->ifindex == 0)
-		return dv_err_set(err, -ENODEV, "%s %s: no such network interface", flag, ifname);
+	if (ifname != NULL) {
+		snprintf(p->ifname, sizeof(p->ifname), "%s", ifname);
+		p->ifindex = (int)if_nametoindex(ifname);
+		if (p->ifindex == 0)
+			return dv_err_set(err, -ENODEV, "%s %s: no such network interface", flag,
+			                  ifname);
+	}
 	libbpf_set_print(silent); /* its messages would be the second line; ours says it */
 	p->obj = bpf_object__open_mem(obj, len, NULL);
 	if (p->obj == NULL)
@@ -80,8 +83,11 @@ int dv_xdp_prog_map(const dv_xdp_prog_t *p, const char *name)
 int dv_xdp_prog_attach(dv_xdp_prog_t *p, dv_err_t *err)
 {
 	LIBBPF_OPTS(bpf_link_create_opts, o, .flags = XDP_FLAGS_DRV_MODE);
-	int fd = bpf_link_create(p->prog_fd, p->ifindex, BPF_XDP, &o), rc;
+	int fd, rc;
 
+	if (p->ifindex == 0)
+		return dv_err_set(err, -EINVAL, "%s: no interface to attach to", p->flag);
+	fd = bpf_link_create(p->prog_fd, p->ifindex, BPF_XDP, &o);
 	if (fd >= 0) {
 		p->link_fd = fd;
 		return 0;

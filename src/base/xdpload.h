@@ -1,4 +1,5 @@
-/* xdpload: a BPF object held in memory loaded, and its XDP program attached to an interface. */
+/* xdpload: a BPF object held in memory loaded, and its XDP program attached to an interface
+ * (the loading alone also serves programs of other kinds: engine/rxstamp.c's socket filter). */
 #ifndef DV_XDPLOAD_H
 #define DV_XDPLOAD_H
 
@@ -19,7 +20,8 @@ typedef struct dv_xdp_prog {
 
 /*
  * Open and load the BPF object obj (len octets, kept by the caller until close) and
- * find program prog_name, for interface ifname (checked to exist). Nothing is attached
+ * find program prog_name, for interface ifname (checked to exist; NULL for a program
+ * that is not attached to an interface, dv_xdp_prog_attach then refused). Nothing is attached
  * yet, so its maps can be filled first. 0, or a negative errno with one sentence in
  * err that says what is missing and what to do (no such interface; not root).
  * flag names the user's option in that sentence.

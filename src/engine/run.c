@@ -668,6 +668,9 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	res->wire_clock = p->w[0].wire;
 	dv_xdp_info(p->xdp, &res->xdp);
 	res->stamp_every = p->w[0].wire ? p->w[0].stamp_every : 0;
+	res->rx_filter = p->w[0].wire;
+	for (uint32_t i = 0; i < p->nw; i++)
+		res->rx_filter = res->rx_filter && p->w[i].rx_filter;
 	res->sockets = cfg->sockets;
 	res->threads = cfg->threads;
 	res->max_outstanding = cfg->max_outstanding;

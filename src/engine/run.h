@@ -68,6 +68,8 @@ typedef struct dv_pass_result {
 	uint32_t sockets, threads, max_outstanding;
 	bool wire_clock;      /* latency timed by kernel stamps (--clock; wire_timed counts them) */
 	uint32_t stamp_every; /* wire clock: 1 in this many queries asked a transmit stamp; 0 app */
+	bool rx_filter;       /* wire clock: receive stamps by the socket filter, for the sample
+	                       * only (every worker); false: from every answer's control message */
 	dv_xdp_info_t xdp;    /* --xdp: the attach and bind modes, the queues */
 	/*
 	 * One entry per -S interval. While the pass runs they are recorded by arrival

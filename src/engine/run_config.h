@@ -56,6 +56,8 @@ typedef struct dv_run_config {
 	uint64_t ramp_ns;            /* paced: rate grows from 0 to max_qps over this, 0 = none */
 	dv_clock_t clock;            /* --clock */
 	uint32_t stamp_every;        /* --clock wire:1/N: N (1 = every query); 0 = the default */
+	bool no_rx_filter; /* wire clock: receive stamps from control messages even where the
+	                    * socket filter loads (DV_NO_RX_FILTER in the environment; tests) */
 	/*
 	 * Replay (src/input/replay.h). A list with capture times follows its
 	 * schedule with timing_original; a list with clients sends each client's

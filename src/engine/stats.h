@@ -169,7 +169,11 @@ typedef struct dv_qtype_count {
 	X(xdp_stamped, NULL, NULL, DV_CTR_OPTIONAL)                                                \
 	/* wire clock: queries sent asking for a kernel transmit stamp (its sample; wire_timed of  \
 	 * them answered and stamped at both ends are the latency's sample) */                     \
-	X(stamps_asked, NULL, NULL, DV_CTR_OPTIONAL)
+	X(stamps_asked, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	/* wire clock, receive stamps by the socket filter: stamps a datagram took that was not    \
+	 * its query's answer in time (a duplicate, junk, a forged or stray answer with its ID, a  \
+	 * late answer): unused, and the query's answer, if it comes, left untimed */              \
+	X(rx_stamps_unused, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

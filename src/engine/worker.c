@@ -95,22 +95,51 @@ static int bind_client(int fd, const dv_run_config_t *cfg, uint32_t index, dv_er
 	                  index + 1, text, strerror(-rc));
 }
 
+/* Linux 6.12: software receive stamps only where this socket asked for them (not because
+ * another socket of the host turned them on); the 6.1 headers lack it. */
+#define DV_SOF_OPT_RX_FILTER (1 << 17)
+
 /*
- * The wire clock's socket-wide flags: software receive stamps on every answer (in the
- * control data of recvmmsg), transmit stamps numbered by OPT_ID and returned alone on the
- * error queue (OPT_TSONLY). The transmit stamp itself is asked per datagram by a control
- * message on the sampled queries (stamp_every > 1), or socket-wide when every query is
- * sampled (a control message makes udp_sendmsg look the route up again for that datagram).
- * opt_id false turns OPT_ID off: turning it on again restarts the kernel's key at 0.
- * Returns 0 or -errno.
+ * The wire clock's socket-wide flags: transmit stamps numbered by OPT_ID and returned alone
+ * on the error queue (OPT_TSONLY); receive stamps from the socket filter (rx_filter: none
+ * in recvmmsg's control data, OPT_RX_FILTER where the kernel has it), else software
+ * receive stamps on every answer (RX_SOFTWARE, which also makes the kernel read the clock
+ * for every packet of the host). The transmit stamp itself is asked per datagram by a
+ * control message on the sampled queries (stamp_every > 1), or socket-wide when every
+ * query is sampled (a control message makes udp_sendmsg look the route up again for that
+ * datagram). opt_id false turns OPT_ID off: turning it on again restarts the kernel's key
+ * at 0. Returns 0 or -errno.
  */
 static int stamp_flags(const dv_worker_t *w, int fd, bool opt_id)
 {
-	int flags = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
-	            SOF_TIMESTAMPING_OPT_TSONLY | (opt_id ? SOF_TIMESTAMPING_OPT_ID : 0) |
-	            (w->stamp_every <= 1 ? SOF_TIMESTAMPING_TX_SOFTWARE : 0);
+	int flags = SOF_TIMESTAMPING_SOFTWARE | SOF_TIMESTAMPING_OPT_TSONLY |
+	            (opt_id ? SOF_TIMESTAMPING_OPT_ID : 0) |
+	            (w->stamp_every <= 1 ? SOF_TIMESTAMPING_TX_SOFTWARE : 0) |
+	            (w->rx_filter ? DV_SOF_OPT_RX_FILTER : SOF_TIMESTAMPING_RX_SOFTWARE);
 
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) == 0)
+		return 0;
+	if (errno != EINVAL || !w->rx_filter)
+		return -errno;
+	flags &= ~DV_SOF_OPT_RX_FILTER; /* a kernel before 6.12 */
 	return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) == 0 ? 0 : -errno;
+}
+
+/*
+ * The receive-stamp filter could not be attached to a socket: the worker takes every
+ * receive stamp from control messages, as without the filter (its sockets so far
+ * detached and their flags set again).
+ */
+static void rx_filter_off(dv_worker_t *w, uint32_t opened)
+{
+	uint32_t i;
+
+	w->rx_filter = false;
+	dv_rxstamp_close(&w->rxs);
+	for (i = 0; i < opened; i++) {
+		setsockopt(w->socks[i].fd, SOL_SOCKET, SO_DETACH_BPF, NULL, 0);
+		stamp_flags(w, w->socks[i].fd, true);
+	}
 }
 
 static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_err_t *err)
@@ -136,6 +165,10 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 	 * Receive timestamps where answers are read on ticks (coalesced), so latency
 	 * ends when the answer arrived, not when the tick came, and for the wire clock.
 	 */
+	if (w->rx_filter &&
+	    dv_rxstamp_attach(&w->rxs, fd, &w->socks[global_index - w->share.first_sock].cookie) !=
+	        0)
+		rx_filter_off(w, global_index - w->share.first_sock);
 	if (w->wire) {
 		rc = stamp_flags(w, fd, true);
 		if (rc != 0) {
@@ -192,12 +225,37 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 
 static void on_timer(uv_timer_t *t);
 
+/* The receive-stamp filter's word of id: armed for socket s, or back to idle. rx_set keeps
+ * which words may not be idle (the filter writes only armed words), so an ID sent outside
+ * the sample is disarmed, and its answer read, without touching the 512 KiB of words. */
+static inline bool rx_maybe(const dv_worker_t *w, uint16_t id)
+{
+	return (w->rx_set[id / 64] & (1ULL << (id % 64))) != 0;
+}
+
+static void rx_arm(dv_worker_t *w, uint16_t id, const dv_sock_t *s)
+{
+	dv_rxstamp_arm(&w->rxs, id, s->cookie);
+	w->rx_set[id / 64] |= 1ULL << (id % 64);
+}
+
+static void rx_disarm(dv_worker_t *w, uint16_t id)
+{
+	dv_rxstamp_disarm(&w->rxs, id);
+	w->rx_set[id / 64] &= ~(1ULL << (id % 64));
+}
+
 /*
- * The wire clock's sample of the k datagrams about to go out on one sendmmsg: each
- * draws whether it asks for a transmit stamp (a control message; none when every
- * query asks, the socket then asks for all).
+ * The wire clock's sample of the k datagrams about to go out on s in one sendmmsg: each
+ * draws whether it asks for a transmit stamp (a control message; none when every query
+ * asks, the socket then asks for all). With the receive-stamp filter, a sampled query's ID
+ * is armed now, before the send (its answer may come before sendmmsg returns); any other
+ * ID's word is made idle (a query that expired leaves its word armed). A worker that
+ * reads on ticks arms every query: its answers are read up to a tick after they came,
+ * and the receive stamp keeps what is measured from the arrival exact for all of them
+ * (latency from the intended send, late or lost), not only for the sample.
  */
-static void tx_sample(dv_worker_t *w, unsigned k)
+static void tx_sample(dv_worker_t *w, dv_sock_t *s, unsigned k)
 {
 	dv_batch_t *b = tl_batch;
 	unsigned i;
@@ -208,6 +266,13 @@ static void tx_sample(dv_worker_t *w, unsigned k)
 		if (w->stamp_every > 1) {
 			b->smsg[i].msg_hdr.msg_control = ask ? b->ask.buf : NULL;
 			b->smsg[i].msg_hdr.msg_controllen = ask ? sizeof(b->ask.buf) : 0;
+		}
+		if (w->rx_filter) {
+			uint16_t id = dv_wire_get16(b->sbuf[i]);
+			if (ask || w->coalesce)
+				rx_arm(w, id, s);
+			else if (rx_maybe(w, id))
+				rx_disarm(w, id);
 		}
 	}
 }
@@ -235,6 +300,9 @@ static void tx_sent(dv_worker_t *w, dv_sock_t *s, unsigned r, unsigned k)
 			dv_txmap_sent(&s->tx, &w->eng.win, dv_wire_get16(b->sbuf[i]));
 			asked++;
 		}
+	for (i = r; w->rx_filter && i < k; i++) /* not sent: no answer to stamp */
+		if (b->asked[i] || w->coalesce)
+			rx_disarm(w, dv_wire_get16(b->sbuf[i]));
 	w->eng.stats.c.stamps_asked += asked;
 	if ((asked > 0 && !w->direct && !w->coalesce) || (r < k && b->asked[r]))
 		drain_tx_stamps(w, s, (int64_t)dv_wall_ns() - (int64_t)dv_now_ns());
@@ -380,6 +448,9 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 		w->coalesce = w->wire = false;
 		w->direct = true;
 	}
+	/* Receive stamps for the sample only, by the socket filter, where it loads (root or
+	 * CAP_BPF, built with libbpf); else from every answer's control message. */
+	w->rx_filter = w->wire && !w->cfg->no_rx_filter && dv_rxstamp_open(&w->rxs) == 0;
 	rc = uv_loop_init(&w->loop);
 	if (rc != 0)
 		return dv_err_set(err, -ENOMEM, "cannot create an event loop: %s", uv_strerror(rc));
@@ -622,7 +693,7 @@ static void pump(dv_worker_t *w, uint64_t now)
 		for (i = 0; i < k; i++)
 			b->siov[i].iov_len = b->slen[i];
 		if (w->wire)
-			tx_sample(w, k);
+			tx_sample(w, s, k);
 		if (w->share.rate_qps > 0) /* the schedule's time of each: query issued + i */
 			for (i = 0; i < k; i++)
 				w->eng.win.slot[dv_wire_get16(b->sbuf[i])].intended_ns =
@@ -671,6 +742,33 @@ static uint64_t arrival_ns(struct msghdr *h, int64_t wall_minus_mono, uint64_t n
 	return *stamped ? (uint64_t)mono : now;
 }
 
+/*
+ * One datagram (len octets at buf, truncated: larger than the buffer) read from s at now,
+ * its receive stamp from the filter's word of its DNS ID. The word is settled after the
+ * engine took it: a stamp was this answer's, or it may be this datagram's (another
+ * datagram with the ID: a duplicate, a late or forged answer, one on another socket) and
+ * then belongs to nobody: idle again, the slot's answer, when it comes, is left untimed
+ * rather than timed by a wrong stamp. An armed word whose slot is no longer in flight
+ * has no answer to wait for.
+ */
+static void receive_filtered(dv_worker_t *w, dv_sock_t *s, const uint8_t *buf, size_t len,
+                             bool truncated, uint64_t now)
+{
+	uint16_t id = len >= 2 ? dv_wire_get16(buf) : 0;
+	uint64_t v = len >= 2 && rx_maybe(w, id) ? dv_rxstamp_peek(&w->rxs, id) : 0;
+	uint64_t completed = w->eng.stats.c.completed;
+
+	w->eng.rx_stamped = dv_rxstamp_is_stamp(v) && v <= now;
+	if (truncated)
+		w->eng.stats.c.malformed++; /* larger than any UDP datagram */
+	else
+		dv_engine_receive(&w->eng, s->index, buf, len, true, w->eng.rx_stamped ? v : now);
+	if (dv_rxstamp_is_stamp(v) && w->eng.stats.c.completed == completed)
+		w->eng.stats.c.rx_stamps_unused++; /* not the answer it was armed for */
+	if (v != 0 && (dv_rxstamp_is_stamp(v) || w->eng.win.slot[id].state != DV_SLOT_INFLIGHT))
+		rx_disarm(w, id);
+}
+
 /* A failed receive: count the ICMP error it reports, by kind. */
 static void count_recv_error(dv_worker_t *w, int e)
 {
@@ -701,8 +799,9 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 		uint64_t now;
 		int64_t offset;
 
-		for (i = 0; i < DV_BATCH; i++)
-			b->rmsg[i].msg_hdr.msg_controllen = sizeof(b->rctl[i].buf);
+		for (i = 0; i < DV_BATCH; i++) /* the filter's runs take no control data */
+			b->rmsg[i].msg_hdr.msg_controllen =
+			    w->rx_filter ? 0 : sizeof(b->rctl[i].buf);
 		r = recvmmsg(s->fd, b->rmsg, DV_BATCH,
 		             wait && round == 0 ? MSG_WAITFORONE : MSG_DONTWAIT, NULL);
 		w->eng.stats.c.recv_calls++;
@@ -718,6 +817,12 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 		now = dv_now_ns();
 		offset = (int64_t)dv_wall_ns() - (int64_t)now;
 		for (i = 0; i < r; i++) {
+			if (w->rx_filter) {
+				receive_filtered(
+				    w, s, b->rbuf + (size_t)i * DV_RECV_BUF, b->rmsg[i].msg_len,
+				    (b->rmsg[i].msg_hdr.msg_flags & MSG_TRUNC) != 0, now);
+				continue;
+			}
 			if (b->rmsg[i].msg_hdr.msg_flags & MSG_TRUNC) {
 				w->eng.stats.c.malformed++; /* larger than any UDP datagram */
 				continue;
@@ -1220,6 +1325,7 @@ void dv_worker_cleanup(dv_worker_t *w)
 		w->socks = NULL;
 	}
 	dv_xw_close(w->xw);
+	dv_rxstamp_close(&w->rxs); /* after its sockets: they hold the program too */
 	w->xw = NULL;
 	dv_engine_free(&w->eng);
 	if (w->loop_ok) {

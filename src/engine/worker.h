@@ -11,6 +11,7 @@
 #include "engine/duetimer.h"
 #include "engine/engine.h"
 #include "engine/pacer.h"
+#include "engine/rxstamp.h"
 #include "engine/run_config.h"
 #include "engine/stats.h"
 #include "engine/txstamp.h"
@@ -37,6 +38,7 @@ typedef struct dv_sock {
 	bool want_write; /* the kernel refused a send: wait for POLLOUT */
 	int events;      /* events the poll handle watches */
 	dv_txmap_t tx;   /* wire clock: transmit-stamp keys to DNS IDs (tx.id NULL otherwise) */
+	uint64_t cookie; /* its SO_COOKIE: what the receive-stamp filter arms an ID for */
 } dv_sock_t;
 
 typedef struct dv_worker {
@@ -74,8 +76,12 @@ typedef struct dv_worker {
 	bool wire;            /* the wire clock: kernel transmit and receive stamps */
 	uint32_t stamp_every; /* wire clock: 1 in stamp_every queries asks for a transmit stamp */
 	dv_sampler_t sampler; /* ... drawn from this */
-	bool xdp_tick;        /* --xdp, paced as coalesce would read: answers read on the pacer's
-	                       * due times once they carry receive stamps (dv_xw_recv) */
+	bool rx_filter;   /* wire clock: receive stamps by the socket filter (rxstamp.h), for the
+	                   * sample only; else from every answer's control message */
+	dv_rxstamp_t rxs; /* ... its program and words */
+	uint64_t rx_set[DV_RX_IDS / 64]; /* IDs whose word may not be idle (armed or stamped) */
+	bool xdp_tick; /* --xdp, paced as coalesce would read: answers read on the pacer's
+	                * due times once they carry receive stamps (dv_xw_recv) */
 	uint64_t snap_epoch_seen; /* last snapshot request answered (thread-local copy) */
 	bool interrupted;
 	/* replay (run_config.h): a timed list's schedule, a socket per client */

@@ -203,16 +203,18 @@ static void print_clock(FILE *out, const dv_pass_result_t *r, bool stream)
 		else
 			fprintf(out, "about 1 in %.0f", (double)c->sent / (double)c->stamps_asked);
 		fprintf(out,
-		        " queries, receive on all), latency of %" PRIu64 " answers (%" PRIu64
+		        " queries, receive on %s), latency of %" PRIu64 " answers (%" PRIu64
 		        " asked) of %" PRIu64 "\n",
-		        c->wire_timed, c->stamps_asked, c->completed);
+		        r->rx_filter ? "those by a socket filter" : "all", c->wire_timed,
+		        c->stamps_asked, c->completed);
 		/* A results file read back has no flag: answers stamped at both ends say wire. */
 	} else if (r->wire_clock || c->wire_timed > 0) {
 		fprintf(
 		    out,
-		    "  Latency clock:        wire (kernel transmit and receive stamps), %" PRIu64
+		    "  Latency clock:        wire (kernel transmit and receive stamps%s), %" PRIu64
 		    " of %" PRIu64 " answers stamped at both ends\n",
-		    c->wire_timed, c->completed);
+		    r->rx_filter ? ", receive by a socket filter" : "", c->wire_timed,
+		    c->completed);
 	} else if (stream) {
 		fprintf(out, "  Latency clock:        app (before each write, after each read of "
 		             "the connection)\n");

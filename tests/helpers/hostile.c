@@ -52,6 +52,7 @@ typedef struct hostile_opts {
 
 typedef struct hostile_counts {
 	uint64_t received, answered, extra, wrong_source, send_errors;
+	uint64_t idless; /* --truncated: extras too short to hold a DNS ID (1 octet) */
 } hostile_counts_t;
 
 static volatile sig_atomic_t stop_flag;
@@ -309,6 +310,7 @@ int main(int argc, char **argv)
 			size_t cut = 1 + (size_t)(seq % (uint64_t)(alen - 1)); /* 1 .. alen-1 */
 			send_to(fd, abuf, cut, &from, &n);
 			n.extra++;
+			n.idless += cut < 2;
 		}
 		if (o.oversized_junk) {
 			send_to(fd, xbuf, junk_answer(abuf, (size_t)alen, xbuf), &from, &n);
@@ -332,10 +334,11 @@ int main(int argc, char **argv)
 		send_to(fd, abuf, (size_t)alen, &from, &n);
 		n.answered++;
 	}
-	printf("received %llu\nanswered %llu\nextra %llu\nwrong-source %llu\nsend-errors %llu\n",
+	printf("received %llu\nanswered %llu\nextra %llu\nwrong-source %llu\nsend-errors %llu\n"
+	       "idless %llu\n",
 	       (unsigned long long)n.received, (unsigned long long)n.answered,
 	       (unsigned long long)n.extra, (unsigned long long)n.wrong_source,
-	       (unsigned long long)n.send_errors);
+	       (unsigned long long)n.send_errors, (unsigned long long)n.idless);
 	close(fd);
 	if (fd_port >= 0)
 		close(fd_port);

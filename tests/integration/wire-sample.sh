@@ -3,19 +3,27 @@
 # answered): counts exact, the latency's count = the answers stamped at both ends, every
 # asked stamp landing on its own query (loopback stamps inside sendmmsg), 1/1 stamping
 # all (the default when paced), the app clock none, and the same seeded sample run after
-# run; a lossy and a silent server. Bounded: seven passes of 10,000 queries (-n 1), two of
-# 20,000 (-Q 20000 -l 1) and one of 100 (-n 1 -l 1, 0.5 s timeout).
+# run; each with both receive-stamp sources: the socket filter (the default where it
+# loads: root) and every answer's control message (DV_NO_RX_FILTER=1, the fallback). A
+# lossy and a silent server; hostile servers (junk with the answer's ID before it,
+# duplicates, a flood of stray IDs): the filter's stamps that may be another datagram's
+# are never used. Bounded: eighteen passes of 10,000 queries (-n 1), four of 20,000
+# (-Q 20000 -l 1) and one of 100 (-n 1 -l 1, 0.5 s timeout); the hostile servers live 60 s.
 . "$(dirname "$0")/lib.sh"
 LIST="$top_srcdir/querylists/soa.txt" # 10,000 queries
-[ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
+HOSTILE="$top_builddir/tests/helpers/hostile"
+[ -x "$DV" ] && [ -x "$RESPONDER" ] && [ -x "$HOSTILE" ] || fail "binaries not built"
 start_responder R --reflect --no-gso
 
-# lat FILE: the first pass's latency count, and whether it carries p50_ci95_ns (1/0)
+# lat FILE: the first pass's latency count, whether it carries p50_ci95_ns (1/0), its
+# minimum and maximum (ns), and whether the socket filter took the receive stamps (1/0)
 lat() {
 	python3 - "$1" <<'P'
 import json, sys
-l = json.load(open(sys.argv[1]))["passes"][0]["latency"]
-print(l["count"], int("p50_ci95_ns" in l))
+p = json.load(open(sys.argv[1]))["passes"][0]
+l = p["latency"]
+print(l["count"], int("p50_ci95_ns" in l), l.get("min_ns", 0), l.get("max_ns", 0),
+      int(p.get("rx_stamp_filter", False)))
 P
 }
 run() { # NAME ARGS...: one pass, its report in $TMP/NAME.out, its results in $TMP/NAME.json
@@ -24,46 +32,76 @@ run() { # NAME ARGS...: one pass, its report in $TMP/NAME.out, its results in $T
 	"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$LIST" --json "$TMP/$name.json" "$@" \
 		>"$TMP/$name.out" 2>&1 || fail "$name: dnsvolley exited $?: $(tail -n 3 "$TMP/$name.out")"
 	read -r sent completed lost asked timed < <(jc "$TMP/$name.json" sent completed lost stamps_asked wire_timed)
-	read -r count ci < <(lat "$TMP/$name.json")
+	read -r count ci min max filtered < <(lat "$TMP/$name.json")
 	grep "Latency clock" "$TMP/$name.out" | sed "s/^ */  $name: /"
 	assert_eq "$name: completed = sent" "$sent" "$completed"
 	assert_eq "$name: lost" 0 "$lost"
 }
 
-# The default clock samples 1 in 16 unpaced: direct mode (-c 1), epoll mode (-c 8); paced
-# (-Q, where it stamps every query by default) with the rate given.
-for mode in "direct -c 1 -q 10 -n 1" "epoll -c 8 -q 64 -n 1" "paced -c 2 -q 100 -Q 20000 -l 1 --clock wire:1/16"; do
-	set -- $mode
-	name=$1
-	shift
-	run "$name" "$@"
-	[ "$asked" -gt 0 ] && [ "$asked" -lt "$sent" ] || fail "$name: stamps asked $asked of $sent"
-	assert_eq "$name: every asked stamp timed its answer" "$asked" "$timed"
-	assert_eq "$name: latency count = wire_timed" "$timed" "$count"
-	assert_eq "$name: percentile intervals in the results" 1 "$ci"
-	grep -q "transmit on 1 in 16 queries, receive on all), latency of $timed answers ($asked asked) of $completed\$" \
-		"$TMP/$name.out" || fail "$name: the Latency clock line does not state the sample"
-	grep -q "^  Sampling error (95%): p50 " "$TMP/$name.out" || fail "$name: no sampling error line"
-	"$DV" report "$TMP/$name.json" >/dev/null || fail "$name: its results file does not read back"
-done
+# The receive stamps' source expected: the filter where it loads (root, built with libbpf).
+FILTER=0
+[ "$(id -u)" = 0 ] && grep -q '^#define HAVE_XDP 1' "$top_builddir/config.h" && FILTER=1
 
-# Seeded: the same 10,000 sends draw the same sample.
-run direct2 -c 1 -q 10 -n 1
-read -r asked1 < <(jc "$TMP/direct.json" stamps_asked)
-assert_eq "the same sample run after run" "$asked1" "$asked"
+# checks SRC: the sampled, seeded and 1/1 runs with receive stamps from SRC: "filter" (the
+# default) or "cmsg" (DV_NO_RX_FILTER=1 set by the caller, or where the filter cannot load).
+checks() {
+	local src=$1 want rx
+	if [ "$src" = filter ]; then
+		want=1 rx="those by a socket filter"
+	else
+		want=0 rx=all
+	fi
+	# The default clock samples 1 in 16 unpaced: direct mode (-c 1), epoll mode (-c 8); paced
+	# (-Q, where it stamps every query by default) with the rate given.
+	for mode in "direct -c 1 -q 10 -n 1" "epoll -c 8 -q 64 -n 1" "paced -c 2 -q 100 -Q 20000 -l 1 --clock wire:1/16"; do
+		set -- $mode
+		name=$1
+		shift
+		run "$name" "$@"
+		[ "$asked" -gt 0 ] && [ "$asked" -lt "$sent" ] || fail "$name: stamps asked $asked of $sent"
+		assert_eq "$name: every asked stamp timed its answer" "$asked" "$timed"
+		assert_eq "$name: latency count = wire_timed" "$timed" "$count"
+		assert_eq "$name: percentile intervals in the results" 1 "$ci"
+		grep -q "transmit on 1 in 16 queries, receive on $rx), latency of $timed answers ($asked asked) of $completed\$" \
+			"$TMP/$name.out" || fail "$name: the Latency clock line does not state the sample"
+		grep -q "^  Sampling error (95%): p50 " "$TMP/$name.out" || fail "$name: no sampling error line"
+		assert_eq "$name: receive stamps by the filter" "$want" "$filtered"
+		"$DV" report "$TMP/$name.json" >/dev/null || fail "$name: its results file does not read back"
+	done
 
-# 1/1: every query stamped at both ends, no sampling error to state.
-run all -c 1 -q 10 -n 1 --clock wire:1/1
-assert_eq "1/1: asked = sent" "$sent" "$asked"
-assert_eq "1/1: timed = completed" "$completed" "$timed"
-assert_eq "1/1: latency count" "$completed" "$count"
-assert_eq "1/1: no intervals" 0 "$ci"
-grep -q "Sampling error" "$TMP/all.out" && fail "1/1: a sampling error line"
-run all8 -c 8 -q 64 -n 1 --clock wire:1/1
-assert_eq "1/1 epoll: timed = completed" "$completed" "$timed"
-run paced-default -c 2 -q 100 -Q 20000 -l 1
-assert_eq "paced default: asked = sent" "$sent" "$asked"
-assert_eq "paced default: timed = completed" "$completed" "$timed"
+	# Seeded: the same 10,000 sends draw the same sample.
+	run direct2 -c 1 -q 10 -n 1
+	read -r asked1 < <(jc "$TMP/direct.json" stamps_asked)
+	assert_eq "the same sample run after run" "$asked1" "$asked"
+
+	# 1/1: every query stamped at both ends, no sampling error to state.
+	run all -c 1 -q 10 -n 1 --clock wire:1/1
+	assert_eq "1/1: asked = sent" "$sent" "$asked"
+	assert_eq "1/1: timed = completed" "$completed" "$timed"
+	assert_eq "1/1: latency count" "$completed" "$count"
+	assert_eq "1/1: no intervals" 0 "$ci"
+	assert_eq "1/1: receive stamps by the filter" "$want" "$filtered"
+	if [ "$src" = filter ]; then
+		grep -q "receive stamps, receive by a socket filter)" "$TMP/all.out" ||
+			fail "1/1: the Latency clock line does not name the filter"
+	fi
+	grep -q "Sampling error" "$TMP/all.out" && fail "1/1: a sampling error line"
+	run all8 -c 8 -q 64 -n 1 --clock wire:1/1
+	assert_eq "1/1 epoll: timed = completed" "$completed" "$timed"
+	run paced-default -c 2 -q 100 -Q 20000 -l 1
+	assert_eq "paced default: asked = sent" "$sent" "$asked"
+	assert_eq "paced default: timed = completed" "$completed" "$timed"
+}
+
+if [ "$FILTER" = 1 ]; then
+	checks filter
+	export DV_NO_RX_FILTER=1
+	checks cmsg
+	unset DV_NO_RX_FILTER
+else
+	echo "  (the socket filter cannot load here: control messages only)"
+	checks cmsg
+fi
 
 # The app clock: no stamps, every answer timed by the application.
 run app -c 1 -q 10 -n 1 --clock app
@@ -101,6 +139,83 @@ assert_eq "silent: timed" 0 "$timed"
 assert_eq "silent: latency count" 0 "$count"
 [ "$asked" -gt 0 ] || fail "silent: no stamps asked"
 stop_responder S
+
+# Hostile servers, every query sampled (wire:1/1), both receive-stamp sources: the filter
+# stamps the first datagram with an armed ID, which may not be the answer. Junk with the
+# answer's ID just before it (--truncated: malformed) and a well-formed answer for another
+# name with the ID of a query in flight (--flood: 5 stray IDs a query, some of them in
+# flight) make the filter's stamp untrustworthy: that query is left untimed (the junk
+# before every answer: only those whose junk is 1 octet, no ID, are timed), never timed
+# by the junk's stamp. Duplicates after
+# the answer change nothing of the answer's own stamp. Counts exact; every latency
+# between 0 and the timeout.
+hostile() { # NAME EXPECT_UNEXPECTED EXPECT_MALFORMED SERVER-MODE...
+	local name=$1 unexp=$2 malf=$3 rc=0 u m
+	shift 3
+	rm -f "$TMP/H.port"
+	start_hostile_udp "$@"
+	"$DV" --no-progress -s 127.0.0.1 -p "$H_PORT" -d "$LIST" --json "$TMP/$name.json" \
+		-c 1 -q 64 -n 1 -t 1 --clock wire:1/1 >"$TMP/$name.out" 2>&1 || rc=$?
+	stop_responder H
+	[ "$rc" = 0 ] || fail "$name: dnsvolley exited $rc: $(tail -n 3 "$TMP/$name.out")"
+	read -r sent completed lost asked timed u m unused < <(jc "$TMP/$name.json" sent completed \
+		lost stamps_asked wire_timed unexpected malformed rx_stamps_unused)
+	read -r count ci min max filtered < <(lat "$TMP/$name.json")
+	grep "Latency clock" "$TMP/$name.out" | sed "s/^ */  $name: /"
+	assert_eq "$name: completed = sent" "$sent" "$completed"
+	assert_eq "$name: asked = sent" "$sent" "$asked"
+	assert_eq "$name: unexpected" "$unexp" "$u"
+	assert_eq "$name: malformed" "$malf" "$m"
+	assert_eq "$name: latency count = wire_timed" "$timed" "$count"
+	[ "$timed" -le "$asked" ] || fail "$name: timed $timed above asked $asked"
+	# each sampled answer timed, or its stamp set aside (taken by another datagram)
+	assert_eq "$name: timed + stamps unused = asked" "$asked" "$((timed + unused))"
+	[ "$count" = 0 ] || { [ "$min" -gt 0 ] && [ "$max" -lt 1000000000 ]; } ||
+		fail "$name: latencies from $min to $max ns"
+	"$DV" report "$TMP/$name.json" >/dev/null || fail "$name: its results file does not read back"
+}
+start_hostile_udp() { # MODE...: the hostile helper as H (the responder's slot in lib.sh)
+	"$HOSTILE" -a 127.0.0.1 -p 0 --port-file "$TMP/H.port" --max-seconds 60 "$@" \
+		>"$TMP/H.out" 2>"$TMP/H.err" &
+	started H $! "$TMP/H.port" hostile
+}
+for src in filter cmsg; do
+	[ "$src" = filter ] && [ "$FILTER" = 0 ] && continue
+	[ "$src" = cmsg ] && export DV_NO_RX_FILTER=1
+	hostile "junk-$src" 0 10000 --truncated
+	if [ "$src" = filter ]; then # timed: the answers whose junk was 1 octet, no ID
+		assert_eq "junk-$src: junk with the ID before the answer: untimed" \
+			"$(resp_count H idless)" "$timed"
+	else
+		assert_eq "junk-$src: each answer's own stamp" "$asked" "$timed"
+		assert_eq "junk-$src: no filter, no stamp unused" 0 "$unused"
+	fi
+	hostile "flood-$src" 50000 0 --flood 5
+	[ "$src" = cmsg ] && assert_eq "flood-$src: each answer's own stamp" "$asked" "$timed"
+	unset DV_NO_RX_FILTER
+done
+start_responder P -T 1 --duplicate-every 2
+for src in filter cmsg; do
+	[ "$src" = filter ] && [ "$FILTER" = 0 ] && continue
+	[ "$src" = cmsg ] && export DV_NO_RX_FILTER=1
+	rc=0
+	"$DV" --no-progress -s 127.0.0.1 -p "$P_PORT" -d "$LIST" --json "$TMP/dup-$src.json" \
+		-c 1 -q 64 -n 1 -t 1 --clock wire:1/1 >"$TMP/dup-$src.out" 2>&1 || rc=$?
+	unset DV_NO_RX_FILTER
+	assert_eq "dup-$src: exit" 0 "$rc"
+	read -r sent completed asked timed u unused < <(jc "$TMP/dup-$src.json" sent completed \
+		stamps_asked wire_timed unexpected rx_stamps_unused)
+	read -r count ci min max filtered < <(lat "$TMP/dup-$src.json")
+	assert_eq "dup-$src: completed = sent" "$sent" "$completed"
+	assert_eq "dup-$src: unexpected (a duplicate of every 2nd)" 5000 "$u"
+	assert_eq "dup-$src: latency count = wire_timed" "$timed" "$count"
+	# the copy comes after the answer disarmed the word (an ID is reused 65,536 queries on)
+	assert_eq "dup-$src: every answer its own stamp" "$asked" "$timed"
+	assert_eq "dup-$src: no stamp unused" 0 "$unused"
+	[ "$timed" -le "$asked" ] && [ "$timed" -gt 0 ] || fail "dup-$src: timed $timed of $asked"
+	[ "$min" -gt 0 ] && [ "$max" -lt 1000000000 ] || fail "dup-$src: latencies from $min to $max ns"
+done
+stop_responder P
 
 # Bad rates are refused before anything is sent.
 for bad in wire:1/0 wire:1/x wire:2/3 wire:1/65537; do
