@@ -1134,13 +1134,8 @@ static int apply_defaults(parse_state_t *ps, dv_err_t *err)
 	if (!ps->progress_set)
 		st->run.progress = isatty(cfg->warnings_stdout ? STDOUT_FILENO : STDERR_FILENO) &&
 		                   !st->run.verbose;
-	/*
-	 * The wire clock's sample, unless --clock wire:1/N set it: every query where each
-	 * answer's own latency is printed (-v) or the histogram must count every answer, as
-	 * dnsperf's does (--latency-histogram); the worker picks it otherwise.
-	 */
-	if (st->run.stamp_every == 0 && (st->run.verbose || cfg->latency_histogram))
-		st->run.stamp_every = 1;
+	/* The wire clock's sample follows it (dv_run_stamp_every). */
+	st->run.every_latency = cfg->latency_histogram;
 	/* Hidden: the wire clock's fallback receive stamps where the filter would load (tests). */
 	st->run.no_rx_filter = getenv("DV_NO_RX_FILTER") != NULL;
 	/* The server's version is metadata for results files; a plain run sends nothing extra. */

@@ -28,6 +28,13 @@ void dv_run_config_init(dv_run_config_t *cfg)
 }
 
 /* n divided over T as evenly as possible: the first n % T shares get one more. */
+uint32_t dv_run_stamp_every(const dv_run_config_t *cfg, double rate_qps)
+{
+	if (cfg->stamp_every > 0)
+		return cfg->stamp_every;
+	return cfg->verbose || cfg->every_latency || rate_qps > 0 ? 1 : DV_STAMP_EVERY_DEFAULT;
+}
+
 static uint32_t even_share(uint32_t n, uint32_t t, uint32_t i)
 {
 	return n / t + (i < n % t ? 1 : 0);

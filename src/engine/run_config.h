@@ -27,7 +27,7 @@ typedef enum dv_clock {
  * The wire clock's sample: unpaced, 1 in DV_STAMP_EVERY_DEFAULT queries asks for a
  * transmit stamp; paced (-Q), every query; --clock wire:1/N says otherwise for both
  * (doc/performance.md "The wire clock's cost" chose it: CPU per query against the
- * percentiles' sampling error).
+ * percentiles' sampling error). dv_run_stamp_every() is the rule.
  */
 #define DV_STAMP_EVERY_DEFAULT 16u
 #define DV_STAMP_EVERY_MAX     65536u
@@ -56,6 +56,7 @@ typedef struct dv_run_config {
 	uint64_t ramp_ns;            /* paced: rate grows from 0 to max_qps over this, 0 = none */
 	dv_clock_t clock;            /* --clock */
 	uint32_t stamp_every;        /* --clock wire:1/N: N (1 = every query); 0 = the default */
+	bool every_latency;          /* each answer's own latency is used (--latency-histogram) */
 	bool no_rx_filter; /* wire clock: receive stamps from control messages even where the
 	                    * socket filter loads (DV_NO_RX_FILTER in the environment; tests) */
 	/*
@@ -83,6 +84,15 @@ typedef struct dv_run_config {
 
 /* Defaults as documented in doc/dnsvolley.1 (run_config.c). */
 void dv_run_config_init(dv_run_config_t *cfg);
+
+/*
+ * The wire clock's sample for a worker sending at rate_qps (0: unpaced): 1 in this many
+ * queries asks for a transmit stamp. --clock wire:1/N's N; else every query where each
+ * answer's own latency is printed (-v) or counted (--latency-histogram, whose counts are
+ * every answer's, as dnsperf's are) or where a rate, not our CPU, sets the pace (a
+ * capacity step's p99 comes from few queries); else DV_STAMP_EVERY_DEFAULT.
+ */
+uint32_t dv_run_stamp_every(const dv_run_config_t *cfg, double rate_qps);
 
 /*
  * The work split of a pass: worker `worker` (0 <= worker < cfg->threads) of a

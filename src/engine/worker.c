@@ -434,12 +434,8 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	w->direct = !w->cfg->stream && w->share.rate_qps <= 0 && w->share.nsocks == 1;
 	/* The clock (--clock): auto is the wire clock on UDP sockets (doc/performance.md). */
 	w->wire = !w->cfg->stream && w->cfg->clock != DV_CLOCK_APP;
-	/* The sample: every query when paced (the rate, not our CPU, sets the pace, and a
-	 * capacity step judges percentiles of few queries), 1 in 16 at saturation; -v and
-	 * --latency-histogram ask for every query through cfg->stamp_every (cli.c). */
-	w->stamp_every = w->cfg->stamp_every > 0 ? w->cfg->stamp_every
-	                 : w->share.rate_qps > 0 ? 1
-	                                         : DV_STAMP_EVERY_DEFAULT;
+	/* The sample (run_config.h: every query paced, with -v or --latency-histogram). */
+	w->stamp_every = dv_run_stamp_every(w->cfg, w->share.rate_qps);
 	dv_sampler_init(&w->sampler,
 	                0x64766f6c6c657921ULL ^ ((uint64_t)w->share.first_sock << 32) ^ w->id,
 	                w->stamp_every);

@@ -91,6 +91,15 @@ checks() {
 	run paced-default -c 2 -q 100 -Q 20000 -l 1
 	assert_eq "paced default: asked = sent" "$sent" "$asked"
 	assert_eq "paced default: timed = completed" "$completed" "$timed"
+	# Where each answer's latency is used, the default is every query (dv_run_stamp_every):
+	# dnsperf's histogram counts every answer; -v prints each one's.
+	run hist -c 1 -q 10 -n 1 -O latency-histogram
+	assert_eq "--latency-histogram: asked = sent" "$sent" "$asked"
+	assert_eq "--latency-histogram: timed = completed" "$completed" "$timed"
+	run verbose -c 1 -q 10 -n 1 -v
+	assert_eq "-v: asked = sent" "$sent" "$asked"
+	run verbose16 -c 1 -q 10 -n 1 -v --clock wire:1/16
+	[ "$asked" -lt "$sent" ] || fail "-v --clock wire:1/16: every query asked ($asked of $sent)"
 }
 
 if [ "$FILTER" = 1 ]; then
