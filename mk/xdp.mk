@@ -10,7 +10,7 @@ check_PROGRAMS += tests/unit/base/test_netframe
 TESTS += tests/unit/base/test_netframe
 endif
 EXTRA_DIST += src/engine/xdp_steer.bpf.c src/responder/xdp_reflect.bpf.c \
-	src/responder/xdp_xsk.bpf.c src/engine/rx_stamp.bpf.c
+	src/responder/xdp_xsk.bpf.c src/engine/rx_stamp.bpf.c src/base/xdp_udp.bpf.h
 dist_doc_DATA += doc/xdp.md
 if HAVE_XDP
 AM_CFLAGS += $(XDP_CFLAGS)
@@ -27,7 +27,7 @@ CLEANFILES += $(DV_BPF_GENERATED) src/engine/xdp_steer.bpf.o src/responder/xdp_r
 	src/responder/xdp_xsk.bpf.o src/engine/rx_stamp.bpf.o
 AM_CPPFLAGS += -I$(top_builddir)/src
 BPF_CFLAGS = -O2 -g -Wall -target bpf $(BPF_INCLUDES) -I$(top_srcdir)/src
-src/engine/xdp_steer.bpf.o: src/engine/xdp_steer.bpf.c src/engine/xdp_meta.h
+src/engine/xdp_steer.bpf.o: src/engine/xdp_steer.bpf.c src/engine/xdp_meta.h src/base/xdp_udp.bpf.h
 	@$(MKDIR_P) src/engine
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 # The receive-stamp socket filter (engine/rxstamp.c): its compare-and-swap is a BPF atomic
@@ -44,7 +44,7 @@ endif
 src/responder/xdp_reflect.bpf.o: src/responder/xdp_reflect.bpf.c src/responder/xdp_counts.h src/base/dns.h
 	@$(MKDIR_P) src/responder
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
-src/responder/xdp_xsk.bpf.o: src/responder/xdp_xsk.bpf.c src/responder/xdp_counts.h
+src/responder/xdp_xsk.bpf.o: src/responder/xdp_xsk.bpf.c src/responder/xdp_counts.h src/base/xdp_udp.bpf.h
 	@$(MKDIR_P) src/responder
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 # NAME_obj.h: "static const unsigned char NAME_obj[] = {...};" from NAME.bpf.o (od: coreutils).

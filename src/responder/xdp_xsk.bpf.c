@@ -9,13 +9,10 @@
  * to the kernel (XDP_PASS), where the responder's UDP sockets answer what is theirs.
  */
 #include <linux/bpf.h>
-#include <linux/if_ether.h>
-#include <linux/in.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
-#include <linux/udp.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+
+#include "base/xdp_udp.bpf.h"
 
 #include "responder/xdp_counts.h"
 
@@ -37,28 +34,12 @@ SEC("xdp")
 int dv_xsk(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
 	struct dv_rxdp_conf *cf;
 	struct udphdr *udp;
 	__u32 zero = 0;
 
-	if ((void *)(eth + 1) > end)
-		return XDP_PASS;
-	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
-		struct iphdr *ip = (void *)(eth + 1);
-		if ((void *)(ip + 1) > end || ip->protocol != IPPROTO_UDP || ip->ihl < 5 ||
-		    (ip->frag_off & bpf_htons(0x3fff)) != 0)
-			return XDP_PASS;
-		udp = (void *)ip + ip->ihl * 4;
-	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
-		struct ipv6hdr *ip6 = (void *)(eth + 1);
-		if ((void *)(ip6 + 1) > end || ip6->nexthdr != IPPROTO_UDP)
-			return XDP_PASS;
-		udp = (void *)(ip6 + 1);
-	} else {
-		return XDP_PASS;
-	}
-	if ((void *)(udp + 1) > end)
+	udp = dv_xdp_udp(data, end);
+	if (udp == NULL)
 		return XDP_PASS;
 	cf = bpf_map_lookup_elem(&conf, &zero);
 	if (cf == NULL || udp->dest != bpf_htons(cf->port))
