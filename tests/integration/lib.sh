@@ -299,3 +299,17 @@ c = json.load(open(sys.argv[1]))["passes"][0]["counters"]
 print(" ".join(str(c.get(k, 0)) for k in sys.argv[2:]))
 P
 }
+
+# in_lab TARGET SCRIPT [LAB ARGS...]: SCRIPT runs inside scripts/lab's namespace with TARGET
+# started (the list $TMP/list.txt, the build's binaries); the lab's 77 (no namespaces, no
+# XDP, not root) is a skip with its reason, any other failure fails the test with the lab's
+# last lines ($TMP/lab.err).
+in_lab() {
+	local target=$1 script=$2 rc=0
+	shift 2
+	chmod +x "$script"
+	"$top_srcdir/scripts/lab" -B "$top_builddir" -l "$TMP/list.txt" "$@" "$target" -- "$script" \
+		2>"$TMP/lab.err" || rc=$?
+	[ $rc = 77 ] && skip_lacks "$(tail -1 "$TMP/lab.err")"
+	[ $rc = 0 ] || fail "lab $target exited $rc: $(tail -5 "$TMP/lab.err")"
+}

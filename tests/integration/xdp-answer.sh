@@ -10,7 +10,6 @@
 # root, more threads than queues, the interface busy, --delay) in one line each, and no
 # program left behind.
 . "$(dirname "$0")/lib.sh"
-LAB="$top_srcdir/scripts/lab"
 [ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
 grep -q '^#define HAVE_XDP 1' "$top_builddir/config.h" ||
 	skip "built without AF_XDP (configure found no libxdp, libbpf or clang; scripts/packages.txt)"
@@ -31,14 +30,6 @@ out() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 rcode() { awk -v k="$2" '/^  Response codes:/ { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$1"; }
 # size FILE request|response: the report's average packet size.
 size() { awk -v k="$2" '/^  Average packet size:/ { for (i = 1; i < NF; i++) if ($i == k) { sub(/,/, "", $(i + 1)); print $(i + 1) } }' "$1"; }
-lab() {
-	local target=$1 script=$2 rc=0
-	shift 2
-	chmod +x "$script"
-	"$LAB" -B "$top_builddir" -l "$TMP/list.txt" "$@" "$target" -- "$script" 2>"$TMP/lab.err" || rc=$?
-	[ $rc = 77 ] && skip_lacks "$(tail -1 "$TMP/lab.err")"
-	[ $rc = 0 ] || fail "lab $target exited $rc: $(tail -5 "$TMP/lab.err")"
-}
 DVX="$DV --no-progress -d $TMP/list.txt -t 5"
 # every_answer NAME FILE COUNT: COUNT sent, all completed, none lost, all NOERROR, each
 # answer the query and one A record (16 octets: a name pointer, type, class, TTL, length
@@ -68,7 +59,7 @@ $DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/f.out"
 EOF
-lab responder-xsk "$TMP/full" -6
+in_lab responder-xsk "$TMP/full" -6
 every_answer "kernel UDP" "$TMP/f1" 6000
 every_answer "--xdp" "$TMP/f2" 2000
 every_answer "kernel UDP, IPv6" "$TMP/f3" 2000
@@ -91,7 +82,7 @@ $DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/h1" 2>&1 || exit 
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/h.out"
 EOF
-lab responder-xsk "$TMP/hostile" -6
+in_lab responder-xsk "$TMP/hostile" -6
 raw() { tr ' ' '\n' <"$TMP/raw" | awk -F= -v k="$1" '$1 == k { print $2 }'; }
 assert_eq "hostile: frames sent" 550 "$(raw frames)"
 # The answers to the whole queries, read off the wire: every one with its lengths, IPv4
@@ -122,7 +113,7 @@ $DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/fl1" 2>&1 || exit
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/fl.out"
 EOF
-lab responder-xsk "$TMP/flood" -6
+in_lab responder-xsk "$TMP/flood" -6
 assert_eq "flood: frames sent" "frames=5500 answered=2000 malformed=3500" "$(cat "$TMP/flood.raw")"
 every_answer "after the flood" "$TMP/fl1" 2000
 fl() { out "$TMP/fl.out" "$1"; }
@@ -146,7 +137,7 @@ echo \$? >"$TMP/same-$2.rc"
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/same-$2.resp"
 EOF
-	lab "$1" "$TMP/same-$2" -T "$faults"
+	in_lab "$1" "$TMP/same-$2" -T "$faults"
 }
 same_run responder sock ""
 same_run responder-xsk xsk ""
@@ -182,7 +173,7 @@ $DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$T
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/t.out"
 EOF
-lab responder-xsk "$TMP/two" -q 2 -T "-T 2"
+in_lab responder-xsk "$TMP/two" -q 2 -T "-T 2"
 every_answer "-T 2" "$TMP/t1" 6000
 every_answer "-T 2, --xdp" "$TMP/t2" 2000
 assert_eq "-T 2: xdp-answered" 8000 "$(out "$TMP/t.out" xdp-answered)"
@@ -209,7 +200,7 @@ echo \$? >"$TMP/busy.rc"
 ip netns exec "\$LAB_NS" ip link show "\$LAB_PEER_IFACE" >"$TMP/e4.link"
 exit 0
 EOF
-lab responder "$TMP/refuse"
+in_lab responder "$TMP/refuse"
 for e in e1 e2 e3; do
 	assert_eq "$e: exit" 1 "$(cat "$TMP/$e.rc")"
 	assert_eq "$e: one line" 1 "$(wc -l <"$TMP/$e")"

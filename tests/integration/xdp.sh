@@ -10,7 +10,6 @@
 # which, no report, the setup error's status, and no XDP program left behind (also
 # after dnsvolley is killed).
 . "$(dirname "$0")/lib.sh"
-LAB="$top_srcdir/scripts/lab"
 [ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
 grep -q '^#define HAVE_XDP 1' "$top_builddir/config.h" ||
 	skip "built without AF_XDP (configure found no libxdp, libbpf or clang; scripts/packages.txt)"
@@ -35,15 +34,6 @@ field() { report_field "$1" "$2"; }
 total() { awk -v k="$2:" '{ sub(/^ +/, "") } index($0, k) == 1 { sub(/^[^:]*: */, ""); s += $1 } END { print s + 0 }' "$1"; }
 out() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 xdpstat() { awk -F' = ' '/udp4-xdp/ { print $2 }' "$1"; }
-# lab TARGET SCRIPT [LAB ARGS...]: SCRIPT runs inside the lab; 77 from the lab is a skip.
-lab() {
-	local target=$1 script=$2 rc=0
-	shift 2
-	chmod +x "$script"
-	"$LAB" -B "$top_builddir" -l "$TMP/list.txt" "$@" "$target" -- "$script" 2>"$TMP/lab.err" || rc=$?
-	[ $rc = 77 ] && skip_lacks "$(tail -1 "$TMP/lab.err")"
-	[ $rc = 0 ] || fail "lab $target exited $rc: $(tail -5 "$TMP/lab.err")"
-}
 # -t 5: no stall of a busy machine turns an answer late; the hostile runs set their own.
 DVX="$DV --no-progress -d $TMP/list.txt -t 5"
 
@@ -73,7 +63,7 @@ $DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -n 1 -c 2 -q 100 >"$TMP/k3" 2>&1 || 
 \$LAB_KNOTC stats mod-stats.request-protocol >"$TMP/kstats" || exit 12
 ip link show "\$LAB_IFACE" >"$TMP/klink"
 EOF
-lab knotd-xdp "$TMP/knotd" -6
+in_lab knotd-xdp "$TMP/knotd" -6
 assert_eq "knotd-xdp: sent" 6000 "$(field "$TMP/k1" "Queries sent")"
 assert_eq "knotd-xdp: completed" 6000 "$(field "$TMP/k1" "Queries completed")"
 assert_eq "knotd-xdp paced: sent" 2000 "$(field "$TMP/k2" "Queries sent")"
@@ -102,7 +92,7 @@ $DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/r1.out"
 EOF
-lab responder-xdp "$TMP/reflect" -6
+in_lab responder-xdp "$TMP/reflect" -6
 assert_eq "reflect: sent" 6000 "$(field "$TMP/r1" "Queries sent")"
 assert_eq "reflect: completed" 6000 "$(field "$TMP/r1" "Queries completed")"
 assert_eq "reflect IPv6: completed" 2000 "$(field "$TMP/r2" "Queries completed")"
@@ -132,7 +122,7 @@ $DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER6" -p "\$LAB_PORT" -n 1 -c 4 -q 100 -T 
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/t.out"
 EOF
-	lab responder-xdp "$TMP/two" -6 -q 2
+	in_lab responder-xdp "$TMP/two" -6 -q 2
 	assert_eq "-T 2: sent" 6000 "$(field "$TMP/t1" "Queries sent")"
 	assert_eq "-T 2: completed" 6000 "$(field "$TMP/t1" "Queries completed")"
 	assert_eq "-T 2: unexpected" 0 "$(field "$TMP/t1" "Unexpected answers")"
@@ -151,7 +141,7 @@ echo \$? >"$TMP/t3.rc"
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/t3.out"
 EOF
-	lab responder-xdp "$TMP/two-hostile" -q 2 -T '--drop-every 7 --garbage-every 11'
+	in_lab responder-xdp "$TMP/two-hostile" -q 2 -T '--drop-every 7 --garbage-every 11'
 	hostile_counts "-T 2 hostile" t3
 	assert_eq "-T 2 hostile: unexpected" 0 "$(field "$TMP/t3" "Unexpected answers")"
 	assert_eq "-T 2 hostile: every completed answer stamped" 1 \
@@ -168,7 +158,7 @@ echo \$? >"$TMP/h1.rc"
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/h1.out"
 EOF
-lab responder-xdp "$TMP/hostile" -T '--drop-every 7 --garbage-every 11'
+in_lab responder-xdp "$TMP/hostile" -T '--drop-every 7 --garbage-every 11'
 hostile_counts hostile h1
 assert_eq "hostile: received by the program" 2000 "$(out "$TMP/h1.out" xdp-received)"
 
@@ -179,7 +169,7 @@ echo \$? >"$TMP/s1.rc"
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/s1.out"
 EOF
-lab responder-xdp "$TMP/silent" -T '--drop-every 1'
+in_lab responder-xdp "$TMP/silent" -T '--drop-every 1'
 assert_eq "silent: exit (no answers)" 4 "$(cat "$TMP/s1.rc")"
 assert_eq "silent: sent" 2000 "$(field "$TMP/s1" "Queries sent")"
 assert_eq "silent: lost" 2000 "$(field "$TMP/s1" "Queries lost")"
@@ -201,7 +191,7 @@ echo \$? >"$TMP/same-$path.rc"
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/same-$path.resp"
 EOF
-	lab responder "$TMP/same-$path" -T "$faults"
+	in_lab responder "$TMP/same-$path" -T "$faults"
 done
 for f in "Queries sent" "Queries completed" "Queries lost" "Late answers" "Unexpected answers" \
 	"Malformed answers"; do
@@ -224,7 +214,7 @@ $DVX --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" --passes cold,hot --repeat 2 --hot-ru
 $DV capacity --no-progress --xdp "\$LAB_IFACE" -s "\$LAB_SERVER" -d "$TMP/list.txt" \
 	--step 0.3 --settle 0 --from 2000 --to 4000 >"$TMP/cap" 2>&1 || exit 12
 EOF
-lab knotd-xdp "$TMP/study"
+in_lab knotd-xdp "$TMP/study"
 assert_eq "study: passes" 4 "$(grep -c 'Queries sent:' "$TMP/st")"
 assert_eq "study: sent" 8000 "$(total "$TMP/st" "Queries sent")"
 assert_eq "study: completed" 8000 "$(total "$TMP/st" "Queries completed")"
@@ -268,7 +258,7 @@ echo \$? >"$TMP/e5.rc"
 ip link show "\$LAB_IFACE" >"$TMP/e5.link"
 exit 0
 EOF
-lab responder "$TMP/refuse"
+in_lab responder "$TMP/refuse"
 for e in e1 e2 e3; do
 	assert_eq "$e: exit (run failed)" 3 "$(cat "$TMP/$e.rc")"
 	grep -q "^Statistics" "$TMP/$e" && fail "$e: a report after a refusal: $(cat "$TMP/$e")"
