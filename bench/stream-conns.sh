@@ -17,7 +17,9 @@
 # the server's accept queue had no room for, each costing its client a 1 s SYN retransmit,
 # dnsvolley's conn_syn_retries (the SYNs it sent again; dnsperf: "-"), and the host's TCP
 # segments per completed query (nstat TcpOutSegs; on loopback both ends' segments, and the
-# sender's CPU does the receiver's kernel work too; other loopback traffic counts in it).
+# sender's CPU does the receiver's kernel work too; other loopback traffic counts in it)
+# and the ACKs the hosts' delayed-ACK timers sent per completed query (TcpExtDelayedACKs:
+# both ends; a segment whose ACK found no data to ride on within the timeout).
 # Then the opening: dnsvolley at the largest -c for 2 s (-l 2), unpaced and paced at -Q
 # RATE, -q twice -c: "opened" must be every connection (they open during sending only).
 # Last, the cost of a connection: dnsvolley at -c 16 and at the largest -c, -Q 1000 -l 2
@@ -27,12 +29,16 @@
 # -P: dnsvolley's closed-loop runs under `perf record -g` (the client task only; perf's own
 # CPU is not in the figures) and, after them, each one's CPU split into the client's own
 # work and the server end's kernel work done on the client's CPU (bench/cpu-split.py).
+# -r ROUNDS: only the target's ratio, in ROUNDS interleaved rounds: each round runs
+# dnsvolley at the smallest and the largest -c, closed loop and paced at -Q RATE (which -c
+# goes first alternates), and prints the CPU per query at the largest ÷ at the smallest;
+# then the medians over the rounds.
 # The figures in doc/performance.md ("Many connections") came from this script.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build"
-secs=4 conns="16 256 1000 4000 10000" rate=20000 other="" nort="" perf=""
-while getopts "B:l:c:Q:D:nP" o; do
+secs=4 conns="16 256 1000 4000 10000" rate=20000 other="" nort="" perf="" rounds=""
+while getopts "B:l:c:Q:D:nPr:" o; do
 	case $o in
 	B) build=$(cd "$OPTARG" && pwd) ;;
 	l) secs=$OPTARG ;;
@@ -41,7 +47,8 @@ while getopts "B:l:c:Q:D:nP" o; do
 	D) other=$OPTARG ;;
 	n) nort=1 ;;
 	P) perf=1 ;;
-	*) echo "usage: bench/stream-conns.sh [-B DIR] [-l S] [-c LIST] [-Q RATE] [-D BIN] [-n] [-P]" >&2; exit 2 ;;
+	r) rounds=$OPTARG ;;
+	*) echo "usage: bench/stream-conns.sh [-B DIR] [-l S] [-c LIST] [-Q RATE] [-D BIN] [-n] [-P] [-r ROUNDS]" >&2; exit 2 ;;
 	esac
 done
 for t in dnsperf taskset /usr/bin/time python3 ${perf:+perf}; do
@@ -50,8 +57,11 @@ done
 DV="$build/dnsvolley" RESP="$build/dnsvolley-responder"
 [ -x "$DV" ] && [ -x "$RESP" ] || { echo "stream-conns.sh: build first ($build)" >&2; exit 2; }
 [ -z "$other" ] || [ -x "$other" ] || { echo "stream-conns.sh: -D $other: not an executable" >&2; exit 2; }
-max=0
-for c in $conns; do [ "$c" -gt "$max" ] && max=$c; done
+max=0 min=""
+for c in $conns; do
+	[ "$c" -gt "$max" ] && max=$c
+	[ -z "$min" ] || [ "$c" -lt "$min" ] && min=$c
+done
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((max + 100)) ]; then
 	echo "stream-conns.sh: -c $max needs about $((max + 100)) file descriptors; ulimit -n is $(ulimit -n)" >&2
@@ -74,23 +84,26 @@ resp_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/tcp" ] && break; sleep 0.05; done
 port=$(cat "$tmp/tcp")
 
-# tcpstat: the host's listen queue overflows, TCP segments sent and connections opened
-# (TcpActiveOpens: connect()s on this host, the client's on loopback) so far ("- - -"
-# without nstat).
+# tcpstat: the host's listen queue overflows, TCP segments sent, connections opened
+# (TcpActiveOpens: connect()s on this host, the client's on loopback) and ACKs sent by the
+# delayed-ACK timer (TcpExtDelayedACKs: a segment whose ACK could not ride on data within
+# the timeout, 40 ms at least) so far ("- - - -" without nstat).
 tcpstat() {
 	if command -v nstat >/dev/null; then
-		nstat -az TcpExtListenOverflows TcpOutSegs TcpActiveOpens |
+		nstat -az TcpExtListenOverflows TcpOutSegs TcpActiveOpens TcpExtDelayedACKs |
 			awk '$1 == "TcpExtListenOverflows" { o = $2 } $1 == "TcpOutSegs" { s = $2 }
-			     $1 == "TcpActiveOpens" { a = $2 } END { print o + 0, s + 0, a + 0 }'
+			     $1 == "TcpActiveOpens" { a = $2 } $1 == "TcpExtDelayedACKs" { d = $2 }
+			     END { print o + 0, s + 0, a + 0, d + 0 }'
 	else
-		echo - - -
+		echo - - - -
 	fi
 }
 delta() { [ "$1" = - ] && echo - || echo $(($2 - $1)); }
-# deltas "O0 S0 A0" "O1 S1 A1": "overflows segments opens" during a run.
+# deltas "O0 S0 A0 D0" "O1 S1 A1 D1": "overflows segments opens delayed-ACKs" during a run.
 deltas() {
 	local a=($1) b=($2)
-	echo "$(delta "${a[0]}" "${b[0]}") $(delta "${a[1]}" "${b[1]}") $(delta "${a[2]}" "${b[2]}")"
+	echo "$(delta "${a[0]}" "${b[0]}") $(delta "${a[1]}" "${b[1]}") $(delta "${a[2]}" "${b[2]}")" \
+		"$(delta "${a[3]}" "${b[3]}")"
 }
 
 # dv NAME BIN CONNS [ARGS...]: one dnsvolley run.
@@ -114,10 +127,11 @@ except Exception:
 c = p["counters"]
 u, s = (float(x) for x in sys.argv[4].split())
 done = c.get("completed", 0)
-segs = "%.2f" % (int(sys.argv[6]) / done) if sys.argv[6] != "-" and done else "-"
-print("%s %s %d %.0f %.2f %d %.3f %s %d %s" % (sys.argv[2], sys.argv[3], done, p["qps"],
+per = lambda v: "%.2f" % (int(v) / done) if v != "-" and done else "-"
+print("%s %s %d %.0f %.2f %d %.3f %s %d %s %s" % (sys.argv[2], sys.argv[3], done, p["qps"],
       (u + s) * 1e6 / done if done else 0, c.get("conn_opened", 0),
-      p["latency"]["p50_ns"] / 1e6, sys.argv[5], c.get("conn_syn_retries", 0), segs))
+      p["latency"]["p50_ns"] / 1e6, sys.argv[5], c.get("conn_syn_retries", 0), per(sys.argv[6]),
+      per(sys.argv[8])))
 P
 }
 
@@ -130,13 +144,14 @@ dp() {
 		-p "$port" -d "$tmp/list" -l "$secs" -t 2 -c "$c" "$@" >"$tmp/dp.out" 2>&1 || true
 	d=($(deltas "$o0" "$(tcpstat)"))
 	echo "${d[2]}" >"$tmp/dp.opened"
-	awk -v c="$c" -v t="$(cat "$tmp/time")" -v o="${d[0]}" -v sg="${d[1]}" -v op="${d[2]}" '
+	awk -v c="$c" -v t="$(cat "$tmp/time")" -v o="${d[0]}" -v sg="${d[1]}" -v op="${d[2]}" -v da="${d[3]}" '
 		/Queries completed:/ { done = $3 }
 		/Queries per second:/ { qps = $4 }
 		/Average Latency/ && !avg { avg = $4 }
-		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f %s %.3f(avg) %s - %s\n", c, done, qps,
+		END { split(t, a, " "); printf "dnsperf %s %d %.0f %.2f %s %.3f(avg) %s - %s %s\n", c, done, qps,
 			done ? (a[1] + a[2]) * 1e6 / done : 0, op, avg * 1e3, o,
-			sg != "-" && done ? sprintf("%.2f", sg / done) : "-" }' "$tmp/dp.out"
+			sg != "-" && done ? sprintf("%.2f", sg / done) : "-",
+			da != "-" && done ? sprintf("%.2f", da / done) : "-" }' "$tmp/dp.out"
 }
 
 # same_as_dnsperf CONNS ARGS...: dnsperf opens at most 256 connections whatever -c says; when
@@ -152,7 +167,34 @@ same_as_dnsperf() {
 
 echo "# stream-conns.sh: TCP to dnsvolley-responder, client CPU 0, server CPU 1, -l $secs," \
 	"${rt[*]:-no chrt (ordinary priority)}; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
-echo "# closed loop, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
+if [ -n "$rounds" ]; then
+	# one NAME C ARGS...: dnsvolley's CPU µs per completed query at -c C (dv's 5th field).
+	one() {
+		local name=$1 c=$2
+		shift 2
+		dv "$name" "$DV" "$c" -q $((2 * c)) "$@" | tee -a "$tmp/rounds.log" | awk '{ print $5 }'
+	}
+	echo "# ratio rounds: dnsvolley CPU µs per query at -c $max ÷ at -c $min, closed loop and paced at -Q $rate"
+	echo "# (each run's line: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query delayed_acks_per_query)"
+	for r in $(seq "$rounds"); do
+		if [ $((r % 2)) = 1 ]; then
+			s1=$(one closed "$min") s2=$(one closed "$max") p1=$(one paced "$min" -Q "$rate") p2=$(one paced "$max" -Q "$rate")
+		else
+			s2=$(one closed "$max") s1=$(one closed "$min") p2=$(one paced "$max" -Q "$rate") p1=$(one paced "$min" -Q "$rate")
+		fi
+		echo "round $r: closed $s1 -> $s2 µs/q ($(awk -v a="$s1" -v b="$s2" 'BEGIN { printf "%.2fx", b / a }'))," \
+			"paced $p1 -> $p2 µs/q ($(awk -v a="$p1" -v b="$p2" 'BEGIN { printf "%.2fx", b / a }'))" | tee -a "$tmp/ratios"
+	done
+	cat "$tmp/rounds.log"
+	python3 - "$tmp/ratios" <<'P'
+import re, statistics, sys
+r = [re.findall(r"\(([0-9.]+)x\)", line) for line in open(sys.argv[1])]
+print("median over %d rounds: closed %.2fx, paced %.2fx" % (len(r),
+      statistics.median(float(x[0]) for x in r), statistics.median(float(x[1]) for x in r)))
+P
+	exit 0
+fi
+echo "# closed loop, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query delayed_acks_per_query"
 for c in $conns; do
 	perf_out=${perf:+$tmp/perf.$c} dv dnsvolley "$DV" "$c" -q $((2 * c))
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c))
@@ -166,14 +208,14 @@ if [ -n "$perf" ]; then
 		"$top/bench/cpu-split.py" "$tmp/perf.$c" "$(cat "$tmp/done.dnsvolley.$c")" || true
 	done
 fi
-echo "# paced at -Q $rate, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
+echo "# paced at -Q $rate, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query delayed_acks_per_query"
 for c in $conns; do
 	dv dnsvolley "$DV" "$c" -q $((2 * c)) -Q "$rate"
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c)) -Q "$rate"
 	dp "$c" -q $((2 * c)) -Q "$rate"
 	same_as_dnsperf "$c" -q $((2 * c)) -Q "$rate"
 done
-echo "# opening, -l 2 at -c $max, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query"
+echo "# opening, -l 2 at -c $max, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query delayed_acks_per_query"
 dv_secs=2 dv dnsvolley "$DV" "$max" -q $((2 * max))
 dv_secs=2 dv dnsvolley "$DV" "$max" -q $((2 * max)) -Q "$rate"
 # per_conn NAME BIN: CPU per connection, from -Q 1000 -l 2 at -c 16 and at -c max.

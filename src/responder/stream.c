@@ -435,6 +435,12 @@ static void conn_read_up_to(dv_stream_t *s, sconn_t *c, size_t budget)
 			take(s, c, (size_t)n);
 			if (c->h2 != NULL && !c->dead)
 				h2_pump(c);
+			/* A plain socket's short read emptied its queue: another read would
+			 * only say EAGAIN (one wasted system call per event; epoll is level-
+			 * triggered and reports what arrives next). TLS reads a record at a
+			 * time, so it reads on. */
+			if (c->ssl == NULL && (size_t)n < sizeof(s->rbuf))
+				break;
 		}
 	}
 }
