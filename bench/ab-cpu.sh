@@ -17,20 +17,10 @@ shift $(($# < 5 ? $# : 5))
 extra=("$@")
 [ ${#extra[@]} -gt 0 ] || extra=(-c 1 -q 100)
 list="$top/querylists/soa.txt"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvab.XXXXXX")
-rpid=""
-cleanup() {
-	[ -z "$rpid" ] || { kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true; }
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cpin=(); spin=()
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then cpin=(taskset -c 0); spin=(taskset -c 1); fi
-"${spin[@]}" "$(dirname "$a")/dnsvolley-responder" -a 127.0.0.1 -p 0 --port-file "$tmp/port" \
-	--reflect --no-gso >/dev/null 2>&1 &
-rpid=$!
-for _ in $(seq 200); do [ -s "$tmp/port" ] && break; sleep 0.025; done
-port=$(cat "$tmp/port")
+. "$top/bench/lib.sh"
+bench_tmp ab
+bench_pins
+bench_responder "$(dirname "$a")/dnsvolley-responder" "$tmp/port" --reflect --no-gso
 
 one() { # BINARY: prints its CPU µs per completed query
 	/usr/bin/time -f '%U %S' -o "$tmp/time" "${cpin[@]}" "$1" -s 127.0.0.1 -p "$port" -d "$list" \

@@ -32,17 +32,13 @@ done
 command -v tcpdump >/dev/null || { echo "capture-compare: needs tcpdump (Debian package tcpdump)" >&2; exit 2; }
 tol_us=${TOL_US:-5}
 tol_pct=${TOL_PCT:-5}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvcap.XXXXXX")
-tpid=""
-cleanup() {
-	[ -z "$tpid" ] || { kill "$tpid" 2>/dev/null || true; wait "$tpid" 2>/dev/null || true; }
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$top/bench/lib.sh"
+bench_tmp cap
 
 tcpdump -i "$iface" -nn -U -B 16384 -s 128 --immediate-mode --time-stamp-precision=nano -w "$tmp/cap.pcap" \
 	"udp port $port" 2>"$tmp/tcpdump.err" &
 tpid=$!
+bench_bg "$tpid"
 for _ in $(seq 200); do
 	grep -q "listening on" "$tmp/tcpdump.err" 2>/dev/null && break
 	kill -0 "$tpid" 2>/dev/null || { echo "capture-compare: tcpdump: $(cat "$tmp/tcpdump.err")" >&2; exit 2; }
@@ -62,7 +58,7 @@ for _ in $(seq 150); do
 done
 kill -INT "$tpid"
 wait "$tpid" 2>/dev/null || true
-tpid=""
+bench_stop "$tpid"
 kdrop=$(sed -n 's/^\([0-9]*\) packets dropped by kernel.*/\1/p' "$tmp/tcpdump.err")
 if [ "${kdrop:-0}" != 0 ]; then
 	echo "capture-compare: tcpdump lost $kdrop packets; the capture is incomplete (a busy machine?)" >&2

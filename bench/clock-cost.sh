@@ -18,20 +18,10 @@ shift $(($# < 3 ? $# : 3))
 extra=("$@")
 [ ${#extra[@]} -gt 0 ] || extra=(-c 1 -q 100)
 list="$top/querylists/soa.txt"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvclock.XXXXXX")
-rpid=""
-cleanup() {
-	[ -z "$rpid" ] || { kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true; }
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-cpin=(); spin=()
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then cpin=(taskset -c 0); spin=(taskset -c 1); fi
-"${spin[@]}" "$build/dnsvolley-responder" -a 127.0.0.1 -p 0 --port-file "$tmp/port" --reflect --no-gso \
-	>/dev/null 2>&1 &
-rpid=$!
-for _ in $(seq 200); do [ -s "$tmp/port" ] && break; sleep 0.025; done
-port=$(cat "$tmp/port")
+. "$top/bench/lib.sh"
+bench_tmp clock
+bench_pins
+bench_responder "$build/dnsvolley-responder" "$tmp/port" --reflect --no-gso
 
 # run NAME CMD...: prints "qps cpu_us_per_query" of one run
 run() {

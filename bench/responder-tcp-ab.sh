@@ -19,13 +19,8 @@ for x in "$a" "$b" "$dv"; do [ -x "$x" ] || { echo "responder-tcp-ab.sh: $x: not
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 rt=()
 chrt -f 1 true 2>/dev/null && rt=(chrt -f 1)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/dvrtab.XXXXXX")
-rpid=""
-cleanup() {
-	[ -z "$rpid" ] || { kill "$rpid" 2>/dev/null || true; wait "$rpid" 2>/dev/null || true; }
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$top/bench/lib.sh"
+bench_tmp rtab
 for i in $(seq 10000); do echo "www$((i % 100)).example A"; done >"$tmp/list"
 
 # ticks PID: the process's user + system time in clock ticks.
@@ -37,6 +32,7 @@ run() {
 	rm -f "$tmp/tcp"
 	"${rt[@]}" taskset -c 1 "$bin" -p 0 --tcp-port 0 --tcp-port-file "$tmp/tcp" -q >"$tmp/resp.out" 2>&1 &
 	rpid=$!
+	bench_bg "$rpid"
 	for _ in $(seq 100); do [ -s "$tmp/tcp" ] && break; sleep 0.05; done
 	[ -s "$tmp/tcp" ] || { echo "responder-tcp-ab.sh: $bin did not start" >&2; cat "$tmp/resp.out" >&2; exit 1; }
 	for c in $conns; do
@@ -45,7 +41,7 @@ run() {
 			-p "$(cat "$tmp/tcp")" -d "$tmp/list" -l "$secs" -t 2 -c "$c" -q $((2 * c)) \
 			--no-progress --json "$tmp/dv.json" >"$tmp/dv.out" 2>&1 || true
 		t1=$(ticks "$rpid")
-		python3 - "$tmp/dv.json" "$tmp/time" "$name" "$c" $((t1 - t0)) "$(getconf CLK_TCK)" <<'P'
+		python3 - "$tmp/dv.json" "$tmp/time" "$name" "$c" $((t1 - t0)) "$(getconf CLK_TCK)" <<'P' | tee -a "$tmp/all"
 import json, sys
 p = json.load(open(sys.argv[1]))["passes"][0]
 done = p["counters"]["completed"]
@@ -54,15 +50,13 @@ print("%s %s %.0f %.2f %.2f" % (sys.argv[3], sys.argv[4], p["qps"], (u + s) * 1e
       int(sys.argv[5]) / int(sys.argv[6]) * 1e6 / done))
 P
 	done
-	kill "$rpid"
-	wait "$rpid" 2>/dev/null || true
-	rpid=""
+	bench_stop "$rpid"
 }
 
 echo "# responder -c q/s client_us/q responder_us/q (A = $a, B = $b, ${rt[*]:-no chrt})"
 for r in $(seq "$rounds"); do
 	if [ $((r % 2)) = 1 ]; then run A "$a"; run B "$b"; else run B "$b"; run A "$a"; fi
-done | tee "$tmp/all"
+done
 python3 - "$tmp/all" <<'P'
 import collections, statistics, sys
 q = collections.defaultdict(lambda: collections.defaultdict(list))
