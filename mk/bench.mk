@@ -10,4 +10,5 @@ EXTRA_DIST += bench/replay.sh bench/responder-ceiling.sh bench/load-querylist.sh
 	bench/clock-cost.sh bench/ab-cpu.sh bench/paced-cpu.sh bench/streams.sh bench/stream-conns.sh bench/rcvbuf.py \
 	bench/timing-bounds.sh bench/server-cost.sh bench/tsig-cpu.sh bench/knot-tcp.sh \
 	bench/xdp.sh bench/xdp-responder.sh bench/cpu-split.py \
-	bench/doq.sh
+	bench/doq.sh bench/lib.sh bench/responder-tcp-ab.sh bench/load-pcap.sh bench/replay-capture.sh \
+	bench/rss-soak.sh
