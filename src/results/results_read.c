@@ -176,6 +176,22 @@ static int r_end(rctx_t *r, json_t *o, dv_end_reason_t *e)
 	return 0;
 }
 
+/* A pass's "clock": a name of dv_jf_clock_name, or null (not recorded, as when absent). */
+static int r_clock(rctx_t *r, json_t *o, const char *key, dv_pass_clock_t *clock)
+{
+	json_t *v = json_object_get(o, key);
+
+	*clock = DV_PASS_CLOCK_UNKNOWN;
+	if (json_is_null(v))
+		return 0;
+	for (int i = DV_PASS_CLOCK_APP; json_is_string(v) && i <= DV_PASS_CLOCK_MIXED; i++)
+		if (strcmp(json_string_value(v), dv_jf_clock_name((dv_pass_clock_t)i)) == 0) {
+			*clock = (dv_pass_clock_t)i;
+			return 0;
+		}
+	return r_bad(r, "\"%s\" must be app, wire, xdp, mixed or null", key);
+}
+
 /* "transport": udp, or a stream transport into rc->stream and rc->tp.kind. */
 static int r_mode(rctx_t *r, json_t *o, const char *key, dv_run_config_t *rc)
 {
@@ -223,6 +239,8 @@ static int r_field(rctx_t *r, json_t *o, void *p, const dv_jfield_t *f)
 		return r_kind(r, o, (dv_pass_kind_t *)p);
 	case J_END:
 		return r_end(r, o, (dv_end_reason_t *)p);
+	case J_CLOCK:
+		return r_clock(r, o, f->key, (dv_pass_clock_t *)p);
 	case J_MODE:
 		return r_mode(r, o, f->key, (dv_run_config_t *)(void *)((char *)p - f->off));
 	}
@@ -769,6 +787,11 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		if ((rc = r_section(r, o, "xdp", &res->xdp, TABLE(dv_jf_pass_xdp), NULL)) != 0)
 			return rc;
 	}
+	/* One clock (not recorded or mixed aside): "xdp" exactly for the passes with an "xdp". */
+	if (res->clock != DV_PASS_CLOCK_UNKNOWN && res->clock != DV_PASS_CLOCK_MIXED &&
+	    (res->clock == DV_PASS_CLOCK_XDP) != res->xdp.used)
+		return r_bad(r, "\"clock\" is %s, but the pass has %s \"xdp\" object",
+		             dv_jf_clock_name(res->clock), res->xdp.used ? "an" : "no");
 	dv_hist_init(&res->lag);
 	if (json_object_get(o, "replay") != NULL) { /* optional: --timing original passes */
 		json_t *rp, *lag;
