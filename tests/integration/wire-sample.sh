@@ -29,8 +29,6 @@ print(l["count"], int("p50_ci95_ns" in l), l.get("min_ns", 0), l.get("max_ns", 0
       int(p.get("rx_stamp_filter", False)))
 P
 }
-# clock_lines FILE: a report's lines on what timed the latency (report_text.c dv_report_clock)
-clock_lines() { grep -E '^  (Latency clock|AF_XDP|Receive stamps unused):' "$1" || true; }
 # rebuilt NAME: `dnsvolley report` of $TMP/NAME.json (into $TMP/NAME.re) reads the file back
 # and prints the clock lines the run printed in $TMP/NAME.out, exactly.
 rebuilt() {
