@@ -679,6 +679,23 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	res->end = end_reason(cfg, res, p->end_seq);
 }
 
+const char *dv_pass_clock_name(dv_pass_clock_t clock)
+{
+	switch (clock) {
+	case DV_PASS_CLOCK_UNKNOWN:
+		return NULL;
+	case DV_PASS_CLOCK_APP:
+		return "app";
+	case DV_PASS_CLOCK_WIRE:
+		return "wire";
+	case DV_PASS_CLOCK_XDP:
+		return "xdp";
+	case DV_PASS_CLOCK_MIXED:
+		return "mixed";
+	}
+	return NULL;
+}
+
 static void pass_free(dv_pass_t *p)
 {
 	uint32_t i;

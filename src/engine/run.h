@@ -59,6 +59,10 @@ typedef enum dv_pass_clock {
 	DV_PASS_CLOCK_MIXED, /* a merge of passes timed on different clocks */
 } dv_pass_clock_t;
 
+/* Its name in the results file and messages: "app", "wire", "xdp" or "mixed"; NULL for
+ * DV_PASS_CLOCK_UNKNOWN (the file's null). */
+const char *dv_pass_clock_name(dv_pass_clock_t clock);
+
 typedef struct dv_udp_snmp {
 	uint64_t in_datagrams, no_ports, in_errors, out_datagrams, rcvbuf_errors, sndbuf_errors;
 	int valid; /* 0 when /proc/net/snmp could not be read */

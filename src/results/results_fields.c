@@ -283,20 +283,3 @@ void dv_jf_store_uint(void *p, size_t size, uint64_t v)
 		break;
 	}
 }
-
-const char *dv_jf_clock_name(dv_pass_clock_t clock)
-{
-	switch (clock) {
-	case DV_PASS_CLOCK_UNKNOWN:
-		return NULL;
-	case DV_PASS_CLOCK_APP:
-		return "app";
-	case DV_PASS_CLOCK_WIRE:
-		return "wire";
-	case DV_PASS_CLOCK_XDP:
-		return "xdp";
-	case DV_PASS_CLOCK_MIXED:
-		return "mixed";
-	}
-	return NULL;
-}

@@ -27,7 +27,7 @@ typedef enum dv_jtype {
 	J_END,   /* dv_end_reason_t by name */
 	J_MODE,  /* the bool stream of a dv_run_config_t and its tp.kind: "udp", "tcp", "dot", "doh"
 	          */
-	J_CLOCK, /* dv_pass_clock_t by name (dv_jf_clock_name); null: not recorded */
+	J_CLOCK, /* dv_pass_clock_t by name (dv_pass_clock_name); null: not recorded */
 } dv_jtype_t;
 
 typedef struct dv_jfield {
@@ -51,9 +51,6 @@ extern const dv_jtable_t dv_jf_meta, dv_jf_tool, dv_jf_host, dv_jf_config, dv_jf
     dv_jf_target, dv_jf_list, dv_jf_list_input, dv_jf_replay_opt, dv_jf_pass_replay,
     dv_jf_pass_capacity, dv_jf_cap_step, dv_jf_pass, dv_jf_pass_xdp, dv_jf_udp, dv_jf_interval,
     dv_jf_rank, dv_jf_qtype_other, dv_jf_status;
-
-/* A pass's "clock": "app", "wire", "xdp" or "mixed"; NULL for DV_PASS_CLOCK_UNKNOWN. */
-const char *dv_jf_clock_name(dv_pass_clock_t clock);
 
 /* An unsigned integer, int or bool member of `size` octets (1, 2, 4 or 8) loaded or stored. */
 uint64_t dv_jf_load_uint(const void *p, size_t size);

@@ -133,7 +133,7 @@ static void w_fields(wctx_t *w, json_t *o, const void *base, const dv_jfield_t *
 			break;
 		case J_CLOCK:
 			w_str(w, o, f->key,
-			      dv_jf_clock_name(*(const dv_pass_clock_t *)(const void *)p));
+			      dv_pass_clock_name(*(const dv_pass_clock_t *)(const void *)p));
 			break;
 		case J_MODE: {
 			const dv_run_config_t *rc = base;

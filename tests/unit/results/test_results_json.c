@@ -973,7 +973,8 @@ static void test_clock(void **state)
 	sample(r, 16, true, 63, 60, 3);
 	sample(&a.passes[1].res, 1, false, 1000, 989, 0); /* 1/1: every answer timed */
 	a.passes[2].res.clock = DV_PASS_CLOCK_APP;
-	a.passes[3].res.clock = DV_PASS_CLOCK_MIXED;
+	a.passes[3].res.clock = DV_PASS_CLOCK_MIXED;  /* latency count 987 = completed */
+	a.passes[3].res.stats.c.wire_timed = 10;      /* a wire rank's part: count from 10 to 987 */
 	a.passes[4].res.stats.c.rx_stamps_unused = 5; /* not recorded, the counter is */
 	a.passes[5].res.clock = DV_PASS_CLOCK_XDP;    /* passes[5].xdp is set */
 	a.passes[5].res.stats.c.xdp_stamped = 900;
@@ -1059,6 +1060,17 @@ static void test_clock(void **state)
 	bad = subst(text, "\"clock\": \"wire\"", "\"clock\": 2");
 	expect_reject(bad, "passes[0]: \"clock\" must be app, wire, xdp, mixed or null");
 	free(bad);
+	free(text);
+	/* Mixed: the latency count lies from wire_timed (every rank sampled) to completed. */
+	dv_pass_result_t *m = &a.passes[3].res;
+	m->stats.c.wire_timed = m->stats.c.completed;
+	dv_hist_init(&m->stats.latency);
+	for (uint64_t k = 1; k < m->stats.c.completed; k++)
+		dv_hist_add(&m->stats.latency, 40000 + k);
+	text = dv_results_dump_json(&a, &err);
+	assert_non_null(text);
+	expect_reject(text,
+	              "passes[3]: latency count 986 is not from wire_timed 987 to completed 987");
 	free(text);
 	dv_study_free(&a);
 }
