@@ -52,11 +52,11 @@ typedef enum dv_end_reason {
 
 /* What timed a pass's latency (doc/numbers.md "latency"; the results file's "clock"). */
 typedef enum dv_pass_clock {
-	DV_PASS_CLOCK_UNKNOWN = 0, /* a results file from before the clock was recorded */
+	DV_PASS_CLOCK_UNKNOWN = 0, /* not recorded (an older results file), or no pass ran */
 	DV_PASS_CLOCK_APP,   /* send and read times of the application (--clock app, streams) */
 	DV_PASS_CLOCK_WIRE,  /* kernel stamps (wire_timed counts the answers so timed) */
 	DV_PASS_CLOCK_XDP,   /* --xdp: the steering program's receive stamps (xdp_stamped) */
-	DV_PASS_CLOCK_MIXED, /* a merge of passes timed on different clocks */
+	DV_PASS_CLOCK_MIXED, /* ranks merged from different clocks (dnsvolley merge refuses) */
 } dv_pass_clock_t;
 
 /* Its name in the results file and messages: "app", "wire", "xdp" or "mixed"; NULL for

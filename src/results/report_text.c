@@ -225,7 +225,7 @@ void dv_report_clock(FILE *out, const dv_pass_result_t *r, bool stream)
 			        "  Latency clock:        app (before sendmmsg, after recvmmsg)\n");
 		break;
 	case DV_PASS_CLOCK_MIXED:
-		fprintf(out, "  Latency clock:        mixed (the merged passes were timed on "
+		fprintf(out, "  Latency clock:        mixed (the ranks merged were timed on "
 		             "different clocks)\n");
 		break;
 	case DV_PASS_CLOCK_UNKNOWN:

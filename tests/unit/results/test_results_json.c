@@ -989,7 +989,7 @@ static void test_clock(void **state)
 	    "  Latency clock:        wire (kernel transmit and receive stamps), 989 of 989 answers "
 	    "stamped at both ends\n",
 	    "  Latency clock:        app (before sendmmsg, after recvmmsg)\n",
-	    "  Latency clock:        mixed (the merged passes were timed on different clocks)\n",
+	    "  Latency clock:        mixed (the ranks merged were timed on different clocks)\n",
 	    "  Latency clock:        not recorded (a results file from before dnsvolley recorded "
 	    "it)\n"
 	    "  Receive stamps unused: 5 (taken by a datagram that was not the query's answer: a "
