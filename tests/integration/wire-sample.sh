@@ -42,7 +42,7 @@ rebuilt() {
 # unused_line NAME N: the Receive stamps unused line says the results file's N (none when 0),
 # in the run's report and in dnsvolley report's.
 unused_line() {
-	local name=$1 want= f
+	local name=$1 want='' f
 	[ "$2" = 0 ] || want="  Receive stamps unused: $2 (taken by a datagram that was not the query's answer: a duplicate, forged or stray answer; those queries untimed)"
 	for f in out re; do
 		assert_eq "$name ($f): Receive stamps unused" "$want" \
