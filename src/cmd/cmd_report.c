@@ -17,17 +17,22 @@
 static void report_usage(FILE *out)
 {
 	fprintf(out, "usage: dnsvolley report [--table | --summary] [--server-table] FILE.json\n"
-	             "Print the comparison table and the summary of a results file again\n"
-	             "(and, for stream transports, each pass's connection figures).\n"
+	             "Print the comparison table and the summary of a results file again,\n"
+	             "then each pass's latency clock (and, for stream transports, its\n"
+	             "connection figures).\n"
 	             "--server-table: the table's cells add the server's CPU us per answer.\n");
 }
 
-/* Stream transports: each reported pass's connection lines, as the run printed them. */
-static void print_pass_connections(const dv_study_t *s)
+/*
+ * Each reported pass's lines, as the run printed them: what timed its latency (the Latency
+ * clock line and those after it; not for a capacity search, whose run printed its steps
+ * instead) and, for stream transports, its connection lines.
+ */
+static void print_passes(const dv_study_t *s)
 {
 	unsigned n = 0;
 
-	printf("\nConnections per pass (%s):\n", dv_study_transport(s));
+	printf("\nPer pass (%s):\n", dv_study_transport(s));
 	for (size_t i = 0; i < s->n_passes; i++) {
 		const dv_pass_record_t *p = &s->passes[i];
 		if (p->kind == DV_PASS_WARMUP)
@@ -36,6 +41,8 @@ static void print_pass_connections(const dv_study_t *s)
 		       s->targets[p->target].label ? s->targets[p->target].label : "?",
 		       s->lists[p->list].label ? s->lists[p->list].label : "?",
 		       dv_pass_kind_name(p->kind), p->repeat + 1);
+		if (!p->cap.searched)
+			dv_report_clock(stdout, &p->res, s->run.stream);
 		dv_report_connections(stdout, &p->res);
 	}
 }
@@ -115,8 +122,8 @@ int dv_cmd_report(int argc, char **argv)
 		dv_study_print_table(&s, stdout);
 	if (summary)
 		dv_study_print_summary(&s, stdout);
-	if (summary && dv_study_has_conns(&s))
-		print_pass_connections(&s);
+	if (summary)
+		print_passes(&s);
 	dv_study_free(&s);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "dnsvolley report: standard output: write failed\n");

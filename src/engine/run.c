@@ -665,8 +665,10 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	res->stats.c.target_sockets = h1->target.sockets;
 	res->stats.c.target_drops =
 	    h1->target.drops > h0->target.drops ? h1->target.drops - h0->target.drops : 0;
-	res->wire_clock = p->w[0].wire;
 	dv_xdp_info(p->xdp, &res->xdp);
+	res->clock = res->xdp.used  ? DV_PASS_CLOCK_XDP
+	             : p->w[0].wire ? DV_PASS_CLOCK_WIRE
+	                            : DV_PASS_CLOCK_APP;
 	res->stamp_every = p->w[0].wire ? p->w[0].stamp_every : 0;
 	res->rx_filter = p->w[0].wire;
 	for (uint32_t i = 0; i < p->nw; i++)
@@ -675,6 +677,23 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	res->threads = cfg->threads;
 	res->max_outstanding = cfg->max_outstanding;
 	res->end = end_reason(cfg, res, p->end_seq);
+}
+
+const char *dv_pass_clock_name(dv_pass_clock_t clock)
+{
+	switch (clock) {
+	case DV_PASS_CLOCK_UNKNOWN:
+		return NULL;
+	case DV_PASS_CLOCK_APP:
+		return "app";
+	case DV_PASS_CLOCK_WIRE:
+		return "wire";
+	case DV_PASS_CLOCK_XDP:
+		return "xdp";
+	case DV_PASS_CLOCK_MIXED:
+		return "mixed";
+	}
+	return NULL;
 }
 
 static void pass_free(dv_pass_t *p)

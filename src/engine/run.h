@@ -50,6 +50,19 @@ typedef enum dv_end_reason {
 	DV_END_INTERRUPT, /* SIGINT/SIGTERM */
 } dv_end_reason_t;
 
+/* What timed a pass's latency (doc/numbers.md "latency"; the results file's "clock"). */
+typedef enum dv_pass_clock {
+	DV_PASS_CLOCK_UNKNOWN = 0, /* not recorded (an older results file), or no pass ran */
+	DV_PASS_CLOCK_APP,   /* send and read times of the application (--clock app, streams) */
+	DV_PASS_CLOCK_WIRE,  /* kernel stamps (wire_timed counts the answers so timed) */
+	DV_PASS_CLOCK_XDP,   /* --xdp: the steering program's receive stamps (xdp_stamped) */
+	DV_PASS_CLOCK_MIXED, /* ranks merged from different clocks (dnsvolley merge refuses) */
+} dv_pass_clock_t;
+
+/* Its name in the results file and messages: "app", "wire", "xdp" or "mixed"; NULL for
+ * DV_PASS_CLOCK_UNKNOWN (the file's null). */
+const char *dv_pass_clock_name(dv_pass_clock_t clock);
+
 typedef struct dv_udp_snmp {
 	uint64_t in_datagrams, no_ports, in_errors, out_datagrams, rcvbuf_errors, sndbuf_errors;
 	int valid; /* 0 when /proc/net/snmp could not be read */
@@ -66,7 +79,7 @@ typedef struct dv_pass_result {
 	double cpu_user_s, cpu_sys_s; /* this process, over the pass */
 	dv_udp_snmp_t udp;            /* /proc/net/snmp Udp deltas over the pass (host-wide) */
 	uint32_t sockets, threads, max_outstanding;
-	bool wire_clock;      /* latency timed by kernel stamps (--clock; wire_timed counts them) */
+	dv_pass_clock_t clock; /* what timed the latency (--clock, --xdp) */
 	uint32_t stamp_every; /* wire clock: 1 in this many queries asked a transmit stamp; 0 app */
 	bool rx_filter;       /* wire clock: receive stamps by the socket filter, for the sample
 	                       * only (every worker); false: from every answer's control message */

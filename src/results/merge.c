@@ -105,6 +105,16 @@ static int check_passes(const dv_study_t *a, const char *an, const dv_study_t *b
 		         pb->target, pb->list, pb->repeat + 1, dv_pass_kind_name(pb->kind));
 		if (strcmp(x, y) != 0)
 			return differs(err, bn, an, "passes", x, y);
+		/* Latencies on two clocks measure different things: their sum would be neither
+		 * (a file from before the clock was recorded cannot say; it merges). */
+		if (pa->res.clock != DV_PASS_CLOCK_UNKNOWN &&
+		    pb->res.clock != DV_PASS_CLOCK_UNKNOWN && pa->res.clock != pb->res.clock) {
+			snprintf(x, sizeof(x), "pass %zu: %s", i + 1,
+			         dv_pass_clock_name(pa->res.clock));
+			snprintf(y, sizeof(y), "pass %zu: %s", i + 1,
+			         dv_pass_clock_name(pb->res.clock));
+			return differs(err, bn, an, "latency clock (--clock, --xdp)", x, y);
+		}
 	}
 	return 0;
 }

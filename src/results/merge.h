@@ -12,8 +12,9 @@
  * made by different generators (`dnsvolley merge`, doc/scale-out.md). They must
  * agree on what was run: the lists (label, sha256, query count), the targets
  * (address), the query options (-e, -D, --no-rd, --edns-bufsize, -E), the timing
- * flags (-t, -l, -n, -S), the transport (-m, --queries-per-conn) and the passes in
- * order (target, list, repeat, kind);
+ * flags (-t, -l, -n, -S), the transport (-m, --queries-per-conn), the passes in
+ * order (target, list, repeat, kind) and each pass's latency clock where both files
+ * recorded it;
  * otherwise -EINVAL with err = "FILE: its ... differs from FIRST's (...)", and
  * into is unchanged. Each pass is merged exactly (dv_dist_merge_pass: counters
  * and histogram buckets added, the longest time, queries/s recomputed); the

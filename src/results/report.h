@@ -19,6 +19,16 @@ void dv_report_pass_head(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t *p);
 
 /*
+ * What timed the pass's latency (doc/numbers.md "latency"): the "Latency clock" line, from
+ * r->clock and the counters that go with it (the wire clock's sample, stamps_asked,
+ * wire_timed; xdp_stamped), as the run printed it and as a results file rebuilds it ("not
+ * recorded" for a file from before the clock was); then the "AF_XDP" line of an --xdp pass
+ * and, when not 0, "Receive stamps unused" (rx_stamps_unused). stream: the pass ran over
+ * connections (the app clock's reads are the connection's).
+ */
+void dv_report_clock(FILE *out, const dv_pass_result_t *r, bool stream);
+
+/*
  * Stream transports: the "Connections" lines of a pass (opened, failed, ended, lost with
  * them, queries per connection, connect and TLS handshake time p50/p99, HTTP statuses;
  * doc/numbers.md, "Connections"), each starting with two spaces after a blank line.

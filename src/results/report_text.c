@@ -153,19 +153,44 @@ static void print_no_answer(FILE *out, const dv_pass_result_t *r)
 		        "answer)\n");
 }
 
-/*
- * --xdp: what clocked the pass (doc/xdp.md "Clock": the steering program's receive stamps
- * where it could write them, else the read time; the send side is the app clock) and how
- * it ran over AF_XDP, so no copy-mode figure passes for a zero-copy one. False for a pass
- * over kernel sockets.
- */
-static bool print_xdp(FILE *out, const dv_pass_result_t *r)
+/* The wire clock timed a sample (stamps asked on fewer queries than were sent). */
+static bool sampled(const dv_counters_t *c)
+{
+	return c->stamps_asked > 0 && c->stamps_asked < c->sent;
+}
+
+/* The wire clock: its sample, where its receive stamps came from, the answers it timed. */
+static void print_wire_clock(FILE *out, const dv_pass_result_t *r)
 {
 	const dv_counters_t *c = &r->stats.c;
-	const dv_xdp_info_t *x = &r->xdp;
 
-	if (!x->used)
-		return false;
+	if (!sampled(c)) {
+		fprintf(
+		    out,
+		    "  Latency clock:        wire (kernel transmit and receive stamps%s), %" PRIu64
+		    " of %" PRIu64 " answers stamped at both ends\n",
+		    r->rx_filter ? ", receive by a socket filter" : "", c->wire_timed,
+		    c->completed);
+		return;
+	}
+	fprintf(out, "  Latency clock:        wire (kernel stamps: transmit on ");
+	if (r->stamp_every > 0)
+		fprintf(out, "1 in %" PRIu32, r->stamp_every);
+	else /* merged passes of different samples */
+		fprintf(out, "about 1 in %.0f", (double)c->sent / (double)c->stamps_asked);
+	fprintf(out,
+	        " queries, receive on %s), latency of %" PRIu64 " answers (%" PRIu64
+	        " asked) of %" PRIu64 "\n",
+	        r->rx_filter ? "those by a socket filter" : "all", c->wire_timed, c->stamps_asked,
+	        c->completed);
+}
+
+/*
+ * --xdp (doc/xdp.md "Clock"): the steering program's receive stamps where it could write
+ * them, else the read time; the send side is the app clock.
+ */
+static void print_xdp_clock(FILE *out, const dv_counters_t *c)
+{
 	if (c->xdp_stamped > 0)
 		fprintf(
 		    out,
@@ -176,51 +201,52 @@ static bool print_xdp(FILE *out, const dv_pass_result_t *r)
 	else
 		fprintf(out, "  Latency clock:        xdp (read time of each batch, send-side app "
 		             "clock: no answer carried a receive stamp)\n");
-	fprintf(out,
-	        "  AF_XDP:               %s attach, %s bind, %" PRIu32 " queue%s of %" PRIu32 "\n",
-	        x->native ? "native (driver)" : "generic (skb)", x->zerocopy ? "zero-copy" : "copy",
-	        x->queues, x->queues == 1 ? "" : "s", x->rx_queues);
-	return true;
 }
 
-/* The wire clock timed a sample (stamps asked on fewer queries than were sent). */
-static bool sampled(const dv_counters_t *c)
-{
-	return c->stamps_asked > 0 && c->stamps_asked < c->sent;
-}
-
-/* Which clock timed the answers (doc/numbers.md "latency"). */
-static void print_clock(FILE *out, const dv_pass_result_t *r, bool stream)
+void dv_report_clock(FILE *out, const dv_pass_result_t *r, bool stream)
 {
 	const dv_counters_t *c = &r->stats.c;
+	const dv_xdp_info_t *x = &r->xdp;
 
-	if (print_xdp(out, r))
-		return;
-	if (sampled(c)) {
-		fprintf(out, "  Latency clock:        wire (kernel stamps: transmit on ");
-		if (r->stamp_every > 0)
-			fprintf(out, "1 in %" PRIu32, r->stamp_every);
+	switch (r->clock) {
+	case DV_PASS_CLOCK_WIRE:
+		print_wire_clock(out, r);
+		break;
+	case DV_PASS_CLOCK_XDP:
+		print_xdp_clock(out, c);
+		break;
+	case DV_PASS_CLOCK_APP:
+		if (stream)
+			fprintf(out,
+			        "  Latency clock:        app (before each write, after each read "
+			        "of the connection)\n");
 		else
-			fprintf(out, "about 1 in %.0f", (double)c->sent / (double)c->stamps_asked);
-		fprintf(out,
-		        " queries, receive on %s), latency of %" PRIu64 " answers (%" PRIu64
-		        " asked) of %" PRIu64 "\n",
-		        r->rx_filter ? "those by a socket filter" : "all", c->wire_timed,
-		        c->stamps_asked, c->completed);
-		/* A results file read back has no flag: answers stamped at both ends say wire. */
-	} else if (r->wire_clock || c->wire_timed > 0) {
-		fprintf(
-		    out,
-		    "  Latency clock:        wire (kernel transmit and receive stamps%s), %" PRIu64
-		    " of %" PRIu64 " answers stamped at both ends\n",
-		    r->rx_filter ? ", receive by a socket filter" : "", c->wire_timed,
-		    c->completed);
-	} else if (stream) {
-		fprintf(out, "  Latency clock:        app (before each write, after each read of "
-		             "the connection)\n");
-	} else {
-		fprintf(out, "  Latency clock:        app (before sendmmsg, after recvmmsg)\n");
+			fprintf(out,
+			        "  Latency clock:        app (before sendmmsg, after recvmmsg)\n");
+		break;
+	case DV_PASS_CLOCK_MIXED:
+		fprintf(out, "  Latency clock:        mixed (the ranks merged were timed on "
+		             "different clocks)\n");
+		break;
+	case DV_PASS_CLOCK_UNKNOWN:
+		fprintf(out, "  Latency clock:        not recorded (a results file from before "
+		             "dnsvolley recorded it)\n");
+		break;
 	}
+	/* How the pass ran over AF_XDP, so no copy-mode figure passes for a zero-copy one. */
+	if (x->used)
+		fprintf(out,
+		        "  AF_XDP:               %s attach, %s bind, %" PRIu32
+		        " queue%s of %" PRIu32 "\n",
+		        x->native ? "native (driver)" : "generic (skb)",
+		        x->zerocopy ? "zero-copy" : "copy", x->queues, x->queues == 1 ? "" : "s",
+		        x->rx_queues);
+	if (c->rx_stamps_unused > 0)
+		fprintf(out,
+		        "  Receive stamps unused: %" PRIu64
+		        " (taken by a datagram that was not the query's answer: a duplicate, "
+		        "forged or stray answer; those queries untimed)\n",
+		        c->rx_stamps_unused);
 }
 
 /* The wire clock's sample: each percentile's distribution-free 95% interval. */
@@ -508,7 +534,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	        (double)dv_hist_quantile_ns(h, 0.999) / 1e9);
 	print_sampling_error(out, r);
 	print_intended(out, r);
-	print_clock(out, r, s->run.stream);
+	dv_report_clock(out, r, s->run.stream);
 	fprintf(out, "  Peak in flight:       %" PRIu64 " (limit %u)\n", c->inflight_peak,
 	        r->max_outstanding);
 	print_replay(out, s, l, r);

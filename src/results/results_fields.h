@@ -27,6 +27,7 @@ typedef enum dv_jtype {
 	J_END,   /* dv_end_reason_t by name */
 	J_MODE,  /* the bool stream of a dv_run_config_t and its tp.kind: "udp", "tcp", "dot", "doh"
 	          */
+	J_CLOCK, /* dv_pass_clock_t by name (dv_pass_clock_name); null: not recorded */
 } dv_jtype_t;
 
 typedef struct dv_jfield {

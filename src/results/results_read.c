@@ -176,6 +176,22 @@ static int r_end(rctx_t *r, json_t *o, dv_end_reason_t *e)
 	return 0;
 }
 
+/* A pass's "clock": a name of dv_pass_clock_name, or null (not recorded, as when absent). */
+static int r_clock(rctx_t *r, json_t *o, const char *key, dv_pass_clock_t *clock)
+{
+	json_t *v = json_object_get(o, key);
+
+	*clock = DV_PASS_CLOCK_UNKNOWN;
+	if (json_is_null(v))
+		return 0;
+	for (int i = DV_PASS_CLOCK_APP; json_is_string(v) && i <= DV_PASS_CLOCK_MIXED; i++)
+		if (strcmp(json_string_value(v), dv_pass_clock_name((dv_pass_clock_t)i)) == 0) {
+			*clock = (dv_pass_clock_t)i;
+			return 0;
+		}
+	return r_bad(r, "\"%s\" must be app, wire, xdp, mixed or null", key);
+}
+
 /* "transport": udp, or a stream transport into rc->stream and rc->tp.kind. */
 static int r_mode(rctx_t *r, json_t *o, const char *key, dv_run_config_t *rc)
 {
@@ -223,6 +239,8 @@ static int r_field(rctx_t *r, json_t *o, void *p, const dv_jfield_t *f)
 		return r_kind(r, o, (dv_pass_kind_t *)p);
 	case J_END:
 		return r_end(r, o, (dv_end_reason_t *)p);
+	case J_CLOCK:
+		return r_clock(r, o, f->key, (dv_pass_clock_t *)p);
 	case J_MODE:
 		return r_mode(r, o, f->key, (dv_run_config_t *)(void *)((char *)p - f->off));
 	}
@@ -724,14 +742,18 @@ static int r_pass_hists(rctx_t *r, json_t *o, dv_pass_result_t *res)
 	if ((rc = r_obj(r, o, "latency", &lat)) != 0 ||
 	    (rc = r_latency(r, lat, "latency", &res->stats.latency)) != 0)
 		return rc;
+	uint64_t n = res->stats.latency.count;
+	/* Ranks merged from different clocks (MPI): each rank's count, wire_timed or completed. */
+	if (res->clock == DV_PASS_CLOCK_MIXED && (n < c->wire_timed || n > c->completed))
+		return r_bad(r, "latency count %llu is not from wire_timed %llu to completed %llu",
+		             (unsigned long long)n, (unsigned long long)c->wire_timed,
+		             (unsigned long long)c->completed);
 	/* The sampled wire clock (stamps_asked > 0) times its sample only: wire_timed answers. */
-	if (c->stamps_asked > 0 ? res->stats.latency.count != c->wire_timed
-	                        : res->stats.latency.count != c->completed)
-		return r_bad(
-		    r, "latency count %llu differs from %s %llu",
-		    (unsigned long long)res->stats.latency.count,
-		    c->stamps_asked > 0 ? "wire_timed" : "completed",
-		    (unsigned long long)(c->stamps_asked > 0 ? c->wire_timed : c->completed));
+	bool sample = c->stamps_asked > 0;
+	if (res->clock != DV_PASS_CLOCK_MIXED && n != (sample ? c->wire_timed : c->completed))
+		return r_bad(r, "latency count %llu differs from %s %llu", (unsigned long long)n,
+		             sample ? "wire_timed" : "completed",
+		             (unsigned long long)(sample ? c->wire_timed : c->completed));
 	if ((rc = r_opt_hist(r, o, "latency_intended", &res->stats.latency_intended, c->completed,
 	                     "completed")) != 0 ||
 	    (rc = r_opt_hist(r, o, "connect", &res->stats.connect, c->conn_opened,
@@ -769,6 +791,11 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 		if ((rc = r_section(r, o, "xdp", &res->xdp, TABLE(dv_jf_pass_xdp), NULL)) != 0)
 			return rc;
 	}
+	/* One clock (not recorded or mixed aside): "xdp" exactly for the passes with an "xdp". */
+	if (res->clock != DV_PASS_CLOCK_UNKNOWN && res->clock != DV_PASS_CLOCK_MIXED &&
+	    (res->clock == DV_PASS_CLOCK_XDP) != res->xdp.used)
+		return r_bad(r, "\"clock\" is %s, but the pass has %s \"xdp\" object",
+		             dv_pass_clock_name(res->clock), res->xdp.used ? "an" : "no");
 	dv_hist_init(&res->lag);
 	if (json_object_get(o, "replay") != NULL) { /* optional: --timing original passes */
 		json_t *rp, *lag;

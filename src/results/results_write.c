@@ -131,6 +131,10 @@ static void w_fields(wctx_t *w, json_t *o, const void *base, const dv_jfield_t *
 		case J_END:
 			w_str(w, o, f->key, end_name(*(const dv_end_reason_t *)(const void *)p));
 			break;
+		case J_CLOCK:
+			w_str(w, o, f->key,
+			      dv_pass_clock_name(*(const dv_pass_clock_t *)(const void *)p));
+			break;
 		case J_MODE: {
 			const dv_run_config_t *rc = base;
 			w_str(w, o, f->key, rc->stream ? dv_tp_kind_name(rc->tp.kind) : "udp");

@@ -308,6 +308,23 @@ static void merge_xdp(dv_xdp_info_t *into, const dv_xdp_info_t *from)
 	into->rx_queues += from->rx_queues;
 }
 
+/*
+ * The clock of several ranks' (or results files') pass: the same clock, or mixed; not
+ * recorded if any side's was not. The wire clock's sample rate when all had the same (else
+ * 0: the report then derives it from the counters), its receive stamps by the socket filter
+ * only when every one's were (as over a pass's workers, run.c).
+ */
+static void merge_clock(dv_pass_result_t *into, const dv_pass_result_t *from)
+{
+	if (into->clock == DV_PASS_CLOCK_UNKNOWN || from->clock == DV_PASS_CLOCK_UNKNOWN)
+		into->clock = DV_PASS_CLOCK_UNKNOWN;
+	else if (into->clock != from->clock)
+		into->clock = DV_PASS_CLOCK_MIXED;
+	if (into->stamp_every != from->stamp_every)
+		into->stamp_every = 0;
+	into->rx_filter = into->rx_filter && from->rx_filter;
+}
+
 int dv_dist_merge_pass(dv_pass_result_t *into, const dv_pass_result_t *from)
 {
 	dv_stats_merge(&into->stats, &from->stats);
@@ -334,6 +351,7 @@ int dv_dist_merge_pass(dv_pass_result_t *into, const dv_pass_result_t *from)
 	into->threads += from->threads;
 	into->max_outstanding += from->max_outstanding;
 	merge_xdp(&into->xdp, &from->xdp);
+	merge_clock(into, from);
 	into->qps = into->run_time_s > 0 ? (double)into->stats.c.completed / into->run_time_s : 0;
 	merge_server(&into->server, &from->server, into->stats.c.completed + into->stats.c.late);
 	return dv_dist_merge_intervals(into, from);

@@ -127,7 +127,8 @@ int dv_dist_merge_intervals(dv_pass_result_t *into, const dv_pass_result_t *from
  * into += from, exactly: the stats merged (dv_stats_merge), the times the
  * longest, the CPU and /proc/net/snmp deltas added, sockets/threads/queries in
  * flight added, intervals merged, qps recomputed (completed / run time), the
- * earliest start, interrupted if either was.
+ * earliest start, interrupted if either was; the clock kept when both had it (else
+ * mixed, or not recorded when either's was not), the sample rate when both had it.
  */
 int dv_dist_merge_pass(dv_pass_result_t *into, const dv_pass_result_t *from);
 

@@ -243,6 +243,11 @@ resp_count() {
 	awk -v k="$2" '$1 == k { print $2 }' "${!outvar}"
 }
 
+# clock_lines FILE: a text report's lines on what timed the latency (report_text.c
+# dv_report_clock: Latency clock, AF_XDP, Receive stamps unused), the run's or `dnsvolley
+# report`'s, which must be the same for the same pass.
+clock_lines() { grep -E '^  (Latency clock|AF_XDP|Receive stamps unused):' "$1" || true; }
+
 # report_field FILE "Queries sent": the first number after "LABEL:" in a text report.
 report_field() {
 	awk -v k="$2" 'index($0, k ":") { sub(".*" k ":[ \t]*", ""); split($0, a, /[ \t(]/); print a[1]; exit }' "$1"

@@ -2,7 +2,8 @@
 # dnsvolley merge refuses what would count wrong (issue 28 item 5), each with exit 2, a
 # message naming the file, and nothing written: a file given twice (by its path, under
 # another name, or as a copy: the same host and start), a UDP run with a TCP run, and -o
-# naming one of its inputs. A merge of two distinct runs adds exactly.
+# naming one of its inputs, runs on two latency clocks (wire and app). A merge of two
+# distinct runs adds exactly, and keeps their clock.
 . "$(dirname "$0")/lib.sh"
 [ -x "$DV" ] || fail "binaries not built"
 cd "$TMP"
@@ -13,6 +14,7 @@ run() { "$DV" --no-progress --quiet --no-server-version -s "127.0.0.1:$P" -d l.t
 run --json a.json >/dev/null 2>err.txt || fail "run a: $(cat err.txt)"
 run --json b.json >/dev/null 2>err.txt || fail "run b: $(cat err.txt)"
 run -m tcp --json t.json >/dev/null 2>err.txt || fail "run t (tcp): $(cat err.txt)"
+run --clock app --json app.json >/dev/null 2>err.txt || fail "run app: $(cat err.txt)"
 cp b.json copy.json
 cp a.json a.orig
 cp b.json b.orig
@@ -40,6 +42,9 @@ refused "a copy of b" \
 refused "udp with tcp" \
 	"dnsvolley merge: t.json: its transport (-m, --queries-per-conn) differs from a.json's (tcp, 0 queries per connection, not udp, 0 queries per connection): not the same run" \
 	a.json t.json -o x.json
+refused "wire with app" \
+	"dnsvolley merge: app.json: its latency clock (--clock, --xdp) differs from a.json's (pass 1: app, not pass 1: wire): not the same run" \
+	a.json app.json -o x.json
 refused "-o is the first input" \
 	"dnsvolley merge: -o: 'a.json' is also an input (a.json); refusing to overwrite it" \
 	a.json b.json -o a.json
@@ -53,5 +58,9 @@ refused "-o in a missing directory (checked before reading)" \
 # Two distinct runs merge, and exactly.
 "$DV" merge a.json b.json -o x.json >/dev/null 2>err.txt || fail "merge a b: $(cat err.txt)"
 assert_eq "merged sent, completed" "40 40" "$(jc x.json sent completed)"
+clock() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["passes"][0]["clock"])' "$1"; }
+assert_eq "merged clock (both wire)" wire "$(clock x.json)"
+"$DV" report x.json >x.txt 2>err.txt || fail "report x.json: $(cat err.txt)"
+assert_eq "merged report: a Latency clock line on the wire" 1 "$(grep -c '^  Latency clock:        wire (' x.txt)"
 stop_responder R
 echo "merge: all assertions hold"

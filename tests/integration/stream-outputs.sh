@@ -104,6 +104,12 @@ assert_eq "dot: resumed JSON = metrics" "$(py "$dj" 'c["tls_resumed"]')" \
 
 echo "== report reads the histograms back"
 "$DV" report "$dj" >"$TMP/dot.report" 2>&1 || fail "report: $(cat "$TMP/dot.report")"
+# The connection's app clock, the run's line read back from the file's "clock".
+assert_eq "report: the run's Latency clock line" \
+	"  Latency clock:        app (before each write, after each read of the connection)" \
+	"$(clock_lines "$TMP/dot.report")"
+assert_eq "report: the Latency clock line = the run's" "$(clock_lines "$TMP/dot.rep")" \
+	"$(clock_lines "$TMP/dot.report")"
 grep -q '^  Connect time (s):     p50 ' "$TMP/dot.report" || fail "report: no connect time: $(cat "$TMP/dot.report")"
 assert_eq "report: TLS handshakes" \
 	"$(py "$dj" '"full %d, resumed %d; time (s) p50 %.6f, p99 %.6f" % (c["tls_full"], c["tls_resumed"], p["handshake"]["p50_ns"] / 1e9, p["handshake"]["p99_ns"] / 1e9)')" \

@@ -7,8 +7,11 @@
 # loads: root) and every answer's control message (DV_NO_RX_FILTER=1, the fallback). A
 # lossy and a silent server; hostile servers (junk with the answer's ID before it,
 # duplicates, a flood of stray IDs): the filter's stamps that may be another datagram's
-# are never used. Bounded: eighteen passes of 10,000 queries (-n 1), four of 20,000
-# (-Q 20000 -l 1) and one of 100 (-n 1 -l 1, 0.5 s timeout); the hostile servers live 60 s.
+# are never used, and the report counts them (Receive stamps unused: the results file's
+# rx_stamps_unused). Every results file read back by `dnsvolley report`: its Latency clock
+# line (and Receive stamps unused) the run's own, byte for byte. Bounded: eighteen passes of
+# 10,000 queries (-n 1), four of 20,000 (-Q 20000 -l 1) and one of 100 (-n 1 -l 1, 0.5 s
+# timeout); the hostile servers live 60 s.
 . "$(dirname "$0")/lib.sh"
 LIST="$top_srcdir/querylists/soa.txt" # 10,000 queries
 HOSTILE="$top_builddir/tests/helpers/hostile"
@@ -26,6 +29,26 @@ print(l["count"], int("p50_ci95_ns" in l), l.get("min_ns", 0), l.get("max_ns", 0
       int(p.get("rx_stamp_filter", False)))
 P
 }
+# rebuilt NAME: `dnsvolley report` of $TMP/NAME.json (into $TMP/NAME.re) reads the file back
+# and prints the clock lines the run printed in $TMP/NAME.out, exactly.
+rebuilt() {
+	local name=$1
+	"$DV" report "$TMP/$name.json" >"$TMP/$name.re" 2>&1 ||
+		fail "$name: its results file does not read back: $(tail -n 3 "$TMP/$name.re")"
+	[ "$(grep -c '^  Latency clock:' "$TMP/$name.out")" = 1 ] || fail "$name: not one Latency clock line"
+	assert_eq "$name: dnsvolley report's clock lines = the run's" "$(clock_lines "$TMP/$name.out")" \
+		"$(clock_lines "$TMP/$name.re")"
+}
+# unused_line NAME N: the Receive stamps unused line says the results file's N (none when 0),
+# in the run's report and in dnsvolley report's.
+unused_line() {
+	local name=$1 want='' f
+	[ "$2" = 0 ] || want="  Receive stamps unused: $2 (taken by a datagram that was not the query's answer: a duplicate, forged or stray answer; those queries untimed)"
+	for f in out re; do
+		assert_eq "$name ($f): Receive stamps unused" "$want" \
+			"$(grep '^  Receive stamps unused:' "$TMP/$name.$f" || true)"
+	done
+}
 run() { # NAME ARGS...: one pass, its report in $TMP/NAME.out, its results in $TMP/NAME.json
 	local name=$1
 	shift
@@ -36,6 +59,7 @@ run() { # NAME ARGS...: one pass, its report in $TMP/NAME.out, its results in $T
 	grep "Latency clock" "$TMP/$name.out" | sed "s/^ */  $name: /"
 	assert_eq "$name: completed = sent" "$sent" "$completed"
 	assert_eq "$name: lost" 0 "$lost"
+	rebuilt "$name"
 }
 
 # The receive stamps' source expected: the filter where it loads (root, built with libbpf).
@@ -66,7 +90,6 @@ checks() {
 			"$TMP/$name.out" || fail "$name: the Latency clock line does not state the sample"
 		grep -q "^  Sampling error (95%): p50 " "$TMP/$name.out" || fail "$name: no sampling error line"
 		assert_eq "$name: receive stamps by the filter" "$want" "$filtered"
-		"$DV" report "$TMP/$name.json" >/dev/null || fail "$name: its results file does not read back"
 	done
 
 	# Seeded: the same 10,000 sends draw the same sample.
@@ -118,6 +141,7 @@ assert_eq "app: asked" 0 "$asked"
 assert_eq "app: timed" 0 "$timed"
 assert_eq "app: latency count" "$completed" "$count"
 grep -q "Latency clock:        app" "$TMP/app.out" || fail "app: the report does not say app"
+unused_line app 0
 
 # A server that drops every 10th query, and one that answers nothing: the sampled queries
 # it never answered are simply not timed; counts stay exact, the file reads back (status 4:
@@ -131,7 +155,7 @@ run_lossy() { # NAME PORT STATUS ARGS...: STATUS the exit status expected
 	[ "$rc" = "$want" ] || fail "$name: dnsvolley exited $rc, not $want: $(tail -n 3 "$TMP/$name.out")"
 	read -r sent completed lost asked timed < <(jc "$TMP/$name.json" sent completed lost stamps_asked wire_timed)
 	read -r count ci < <(lat "$TMP/$name.json")
-	"$DV" report "$TMP/$name.json" >/dev/null || fail "$name: its results file does not read back"
+	rebuilt "$name"
 }
 run_lossy drops "$D_PORT" 0 -c 1 -q 100 -n 1 -t 1
 assert_eq "drops: sent" 10000 "$sent"
@@ -190,7 +214,8 @@ hostile() { # NAME EXPECT_UNEXPECTED EXPECT_MALFORMED SERVER-MODE...
 	# each sampled answer timed, or its stamp set aside (taken by another datagram)
 	assert_eq "$name: timed + stamps unused = asked" "$asked" "$((timed + unused))"
 	stamps_sane "$name"
-	"$DV" report "$TMP/$name.json" >/dev/null || fail "$name: its results file does not read back"
+	rebuilt "$name"
+	unused_line "$name" "$unused"
 }
 start_hostile_udp() { # MODE...: the hostile helper as H (the responder's slot in lib.sh)
 	"$HOSTILE" -a 127.0.0.1 -p 0 --port-file "$TMP/H.port" --max-seconds 60 "$@" \
@@ -204,6 +229,7 @@ for src in filter cmsg; do
 	if [ "$src" = filter ]; then # timed: the answers whose junk was 1 octet, no ID
 		assert_eq "junk-$src: junk with the ID before the answer: untimed" \
 			"$(resp_count H idless)" "$timed"
+		[ "$unused" -gt 0 ] || fail "junk-$src: no receive stamp unused"
 	else
 		assert_eq "junk-$src: each answer's own stamp" "$asked" "$timed"
 		assert_eq "junk-$src: no filter, no stamp unused" 0 "$unused"
@@ -232,6 +258,8 @@ for src in filter cmsg; do
 	assert_eq "dup-$src: no stamp unused" 0 "$unused"
 	[ "$timed" -le "$asked" ] && [ "$timed" -gt 0 ] || fail "dup-$src: timed $timed of $asked"
 	stamps_sane "dup-$src"
+	rebuilt "dup-$src"
+	unused_line "dup-$src" "$unused"
 done
 stop_responder P
 

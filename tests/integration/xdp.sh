@@ -106,7 +106,10 @@ assert_eq "reflect IPv6: every answer stamped" 1 "$(stamps "$TMP/r2" 2000)"
 assert_eq "reflect JSON: xdp_stamped" 6000 "$(awk -F'[:,] *' '/"xdp_stamped"/ { print $2 }' "$TMP/r1.json")"
 tr -d ' \n' <"$TMP/r1.json" | grep -q '"xdp":{"native":true,"zerocopy":false,"queues":1,"rx_queues":1}' ||
 	fail "reflect JSON: no passes[].xdp: $(grep -A5 '"xdp"' "$TMP/r1.json")"
+grep -q '^   "clock": "xdp",$' "$TMP/r1.json" || fail "reflect JSON: no \"clock\": \"xdp\""
 "$DV" report "$TMP/r1.json" >"$TMP/r1.re" 2>&1 || fail "report of r1.json: $(cat "$TMP/r1.re")"
+assert_eq "reflect: dnsvolley report's clock lines = the run's" "$(clock_lines "$TMP/r1")" \
+	"$(clock_lines "$TMP/r1.re")"
 
 # 2b. -T 2 on a veth with 2 queues: one XDP socket per worker and queue, each worker's
 # thread on its queue's CPU (the veth returns XDP_TX'd answers on the queue of the CPU

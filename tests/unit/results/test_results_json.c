@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "engine/stats.h"
+#include "results/report.h"
 #include "results/results_json.h"
 #include "results/summary.h"
 #include "study/study.h"
@@ -240,6 +241,9 @@ static void assert_same(const dv_study_t *a, const dv_study_t *b)
 		assert_int_equal(p->res.sockets, q->res.sockets);
 		assert_int_equal(p->res.threads, q->res.threads);
 		assert_int_equal(p->res.max_outstanding, q->res.max_outstanding);
+		assert_int_equal(p->res.clock, q->res.clock);
+		assert_int_equal(p->res.stamp_every, q->res.stamp_every);
+		assert_int_equal(p->res.rx_filter, q->res.rx_filter);
 		assert_int_equal(p->res.xdp.used, q->res.xdp.used);
 		assert_int_equal(p->res.xdp.native, q->res.xdp.native);
 		assert_int_equal(p->res.xdp.zerocopy, q->res.xdp.zerocopy);
@@ -924,6 +928,153 @@ static void test_mutations(void **state)
 	free(good);
 }
 
+/* The report's clock lines of pass i of s (dv_report_clock), malloc'ed. */
+static char *clock_text(const dv_study_t *s, size_t i)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	dv_report_clock(f, &s->passes[i].res, s->run.stream);
+	assert_int_equal(fclose(f), 0);
+	return text;
+}
+
+/* Pass r on the wire clock's sample: asked of sent queries asked a stamp, timed of them
+ * timed (the latency's count), unused stamps taken by another datagram. */
+static void sample(dv_pass_result_t *r, uint32_t every, bool filter, uint64_t asked, uint64_t timed,
+                   uint64_t unused)
+{
+	r->clock = DV_PASS_CLOCK_WIRE;
+	r->stamp_every = every;
+	r->rx_filter = filter;
+	r->stats.c.stamps_asked = asked;
+	r->stats.c.wire_timed = timed;
+	r->stats.c.rx_stamps_unused = unused;
+	dv_hist_init(&r->stats.latency);
+	for (uint64_t k = 0; k < timed; k++)
+		dv_hist_add(&r->stats.latency, 30000 + k * 101);
+}
+
+/*
+ * The Latency clock line (and the AF_XDP and Receive stamps unused lines after it) of a
+ * results file read back is the run's, byte for byte, on every clock; a file from before
+ * the clock was recorded says "not recorded", never another clock; a file whose clock
+ * contradicts its passes[].xdp, or names no clock, is refused.
+ */
+static void test_clock(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	json_error_t jerr;
+	build(&a);
+	dv_pass_result_t *r = &a.passes[0].res; /* sent 1000, completed 990 */
+	sample(r, 16, true, 63, 60, 3);
+	sample(&a.passes[1].res, 1, false, 1000, 989, 0); /* 1/1: every answer timed */
+	a.passes[2].res.clock = DV_PASS_CLOCK_APP;
+	a.passes[3].res.clock = DV_PASS_CLOCK_MIXED;  /* latency count 987 = completed */
+	a.passes[3].res.stats.c.wire_timed = 10;      /* a wire rank's part: count from 10 to 987 */
+	a.passes[4].res.stats.c.rx_stamps_unused = 5; /* not recorded, the counter is */
+	a.passes[5].res.clock = DV_PASS_CLOCK_XDP;    /* passes[5].xdp is set */
+	a.passes[5].res.stats.c.xdp_stamped = 900;
+	sample(&a.passes[6].res, 0, true, 80, 70, 10); /* merged samples of different rates */
+	a.passes[7].res.clock = DV_PASS_CLOCK_APP;
+
+	const char *want[8] = {
+	    "  Latency clock:        wire (kernel stamps: transmit on 1 in 16 queries, receive on "
+	    "those by a socket filter), latency of 60 answers (63 asked) of 990\n"
+	    "  Receive stamps unused: 3 (taken by a datagram that was not the query's answer: a "
+	    "duplicate, forged or stray answer; those queries untimed)\n",
+	    "  Latency clock:        wire (kernel transmit and receive stamps), 989 of 989 answers "
+	    "stamped at both ends\n",
+	    "  Latency clock:        app (before sendmmsg, after recvmmsg)\n",
+	    "  Latency clock:        mixed (the ranks merged were timed on different clocks)\n",
+	    "  Latency clock:        not recorded (a results file from before dnsvolley recorded "
+	    "it)\n"
+	    "  Receive stamps unused: 5 (taken by a datagram that was not the query's answer: a "
+	    "duplicate, forged or stray answer; those queries untimed)\n",
+	    "  Latency clock:        xdp (program receive stamps, send-side app clock), 900 of 985 "
+	    "answers stamped (the rest: read time)\n"
+	    "  AF_XDP:               native (driver) attach, copy bind, 2 queues of 4\n",
+	    "  Latency clock:        wire (kernel stamps: transmit on about 1 in 12 queries, "
+	    "receive "
+	    "on those by a socket filter), latency of 70 answers (80 asked) of 984\n"
+	    "  Receive stamps unused: 10 (taken by a datagram that was not the query's answer: a "
+	    "duplicate, forged or stray answer; those queries untimed)\n",
+	    "  Latency clock:        app (before sendmmsg, after recvmmsg)\n",
+	};
+	char *text = dv_results_dump_json(&a, &err);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"clock\": \"wire\""));
+	assert_non_null(strstr(text, "\"clock\": null")); /* pass 4's */
+	int rc = dv_results_read_buffer(text, strlen(text), "mem.json", &b, &err);
+	if (rc != 0)
+		fail_msg("%s", err.msg);
+	assert_same(&a, &b);
+	for (size_t i = 0; i < a.n_passes; i++) {
+		char *live = clock_text(&a, i), *back = clock_text(&b, i);
+		assert_string_equal(live, want[i]);
+		assert_string_equal(back, live);
+		free(live);
+		free(back);
+	}
+	/* Over connections, the app clock's reads are the connection's. */
+	b.run.stream = true;
+	char *stream = clock_text(&b, 2);
+	assert_string_equal(stream, "  Latency clock:        app (before each write, after each "
+	                            "read of the connection)\n");
+	free(stream);
+	dv_study_free(&b);
+
+	/* An older file (no "clock"): not recorded, whatever its counters hold. */
+	json_t *root = json_loads(text, 0, &jerr);
+	assert_non_null(root);
+	json_t *passes = json_object_get(root, "passes");
+	for (size_t i = 0; i < json_array_size(passes); i++)
+		assert_int_equal(json_object_del(json_array_get(passes, i), "clock"), 0);
+	char *old = json_dumps(root, 0);
+	assert_non_null(old);
+	json_decref(root);
+	rc = dv_results_read_buffer(old, strlen(old), "old.json", &b, &err);
+	if (rc != 0)
+		fail_msg("%s", err.msg);
+	for (size_t i = 0; i < b.n_passes; i++) {
+		char *back = clock_text(&b, i);
+		assert_int_equal(b.passes[i].res.clock, DV_PASS_CLOCK_UNKNOWN);
+		assert_memory_equal(back, "  Latency clock:        not recorded (", 37);
+		free(back);
+	}
+	free(old);
+	dv_study_free(&b);
+
+	char *bad = subst(text, "\"clock\": \"wire\"", "\"clock\": \"xdp\"");
+	expect_reject(bad, "passes[0]: \"clock\" is xdp, but the pass has no \"xdp\" object");
+	free(bad);
+	bad = subst(text, "\"clock\": \"xdp\"", "\"clock\": \"app\"");
+	expect_reject(bad, "passes[5]: \"clock\" is app, but the pass has an \"xdp\" object");
+	free(bad);
+	bad = subst(text, "\"clock\": \"wire\"", "\"clock\": \"sundial\"");
+	expect_reject(bad, "passes[0]: \"clock\" must be app, wire, xdp, mixed or null");
+	free(bad);
+	bad = subst(text, "\"clock\": \"wire\"", "\"clock\": 2");
+	expect_reject(bad, "passes[0]: \"clock\" must be app, wire, xdp, mixed or null");
+	free(bad);
+	free(text);
+	/* Mixed: the latency count lies from wire_timed (every rank sampled) to completed. */
+	dv_pass_result_t *m = &a.passes[3].res;
+	m->stats.c.wire_timed = m->stats.c.completed;
+	dv_hist_init(&m->stats.latency);
+	for (uint64_t k = 1; k < m->stats.c.completed; k++)
+		dv_hist_add(&m->stats.latency, 40000 + k);
+	text = dv_results_dump_json(&a, &err);
+	assert_non_null(text);
+	expect_reject(text,
+	              "passes[3]: latency count 986 is not from wire_timed 987 to completed 987");
+	free(text);
+	dv_study_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -937,6 +1088,7 @@ int main(void)
 	    cmocka_unit_test(test_capacity_steps),
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_mutations),
+	    cmocka_unit_test(test_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

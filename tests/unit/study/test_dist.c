@@ -161,6 +161,42 @@ static void test_merge_xdp(void **state)
 	assert_int_equal(c.xdp.queues, 1);
 }
 
+/* The clock of merged ranks (or results files): kept when all agree, mixed when they do not,
+ * not recorded when one's was not; the sample rate kept only when all had the same; receive
+ * stamps by the socket filter only when every one's were. */
+static void test_merge_clock(void **state)
+{
+	dv_pass_result_t a, b;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	dv_stats_init(&a.stats);
+	dv_stats_init(&b.stats);
+	a.clock = b.clock = DV_PASS_CLOCK_WIRE;
+	a.stamp_every = b.stamp_every = 16;
+	a.rx_filter = b.rx_filter = true;
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_int_equal(a.clock, DV_PASS_CLOCK_WIRE);
+	assert_int_equal(a.stamp_every, 16);
+	assert_true(a.rx_filter);
+	b.stamp_every = 1;
+	b.rx_filter = false;
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_int_equal(a.clock, DV_PASS_CLOCK_WIRE);
+	assert_int_equal(a.stamp_every, 0);
+	assert_false(a.rx_filter);
+	b.clock = DV_PASS_CLOCK_APP;
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_int_equal(a.clock, DV_PASS_CLOCK_MIXED);
+	b.clock = DV_PASS_CLOCK_UNKNOWN;
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_int_equal(a.clock, DV_PASS_CLOCK_UNKNOWN);
+	b.clock = DV_PASS_CLOCK_APP;
+	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
+	assert_int_equal(a.clock, DV_PASS_CLOCK_UNKNOWN);
+}
+
 /* Append an interval whose histogram is h (as the engine keeps it) to res. */
 static void add_interval(dv_pass_result_t *res, const dv_hist_t *h, bool kept)
 {
@@ -375,10 +411,11 @@ static void test_merge_server(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_share_config), cmocka_unit_test(test_share_refuses),
-	    cmocka_unit_test(test_shard),        cmocka_unit_test(test_merge_histograms),
-	    cmocka_unit_test(test_merge_xdp),    cmocka_unit_test(test_merge_intervals),
-	    cmocka_unit_test(test_start_at),     cmocka_unit_test(test_merge_server),
+	    cmocka_unit_test(test_share_config),    cmocka_unit_test(test_share_refuses),
+	    cmocka_unit_test(test_shard),           cmocka_unit_test(test_merge_histograms),
+	    cmocka_unit_test(test_merge_xdp),       cmocka_unit_test(test_merge_clock),
+	    cmocka_unit_test(test_merge_intervals), cmocka_unit_test(test_start_at),
+	    cmocka_unit_test(test_merge_server),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
