@@ -40,6 +40,10 @@ check_PROGRAMS += tests/unit/responder/test_xdp_reflect tests/unit/engine/test_x
 	tests/unit/engine/test_rx_stamp
 TESTS += tests/unit/responder/test_xdp_reflect tests/unit/engine/test_xdp_steer \
 	tests/unit/engine/test_rx_stamp
+# The XDP program tests' frames and test runs, one definition.
+DV_BPFFRAME = tests/unit/base/bpfframe.c tests/unit/base/bpfframe.h
+tests_unit_responder_test_xdp_reflect_SOURCES = tests/unit/responder/test_xdp_reflect.c $(DV_BPFFRAME)
+tests_unit_engine_test_xdp_steer_SOURCES = tests/unit/engine/test_xdp_steer.c $(DV_BPFFRAME)
 endif
 src/responder/xdp_reflect.bpf.o: src/responder/xdp_reflect.bpf.c src/responder/xdp_counts.h src/base/dns.h
 	@$(MKDIR_P) src/responder
