@@ -36,13 +36,14 @@ src/engine/rx_stamp.bpf.o: src/engine/rx_stamp.bpf.c src/engine/rxstamp_meta.h
 	@$(MKDIR_P) src/engine
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -mcpu=v3 -c $< -o $@
 if HAVE_CMOCKA
-check_PROGRAMS += tests/unit/responder/test_xdp_reflect tests/unit/engine/test_xdp_steer \
-	tests/unit/engine/test_rx_stamp
-TESTS += tests/unit/responder/test_xdp_reflect tests/unit/engine/test_xdp_steer \
-	tests/unit/engine/test_rx_stamp
+check_PROGRAMS += tests/unit/responder/test_xdp_reflect tests/unit/responder/test_xdp_xsk \
+	tests/unit/engine/test_xdp_steer tests/unit/engine/test_rx_stamp
+TESTS += tests/unit/responder/test_xdp_reflect tests/unit/responder/test_xdp_xsk \
+	tests/unit/engine/test_xdp_steer tests/unit/engine/test_rx_stamp
 # The XDP program tests' frames and test runs, one definition.
 DV_BPFFRAME = tests/unit/base/bpfframe.c tests/unit/base/bpfframe.h
 tests_unit_responder_test_xdp_reflect_SOURCES = tests/unit/responder/test_xdp_reflect.c $(DV_BPFFRAME)
+tests_unit_responder_test_xdp_xsk_SOURCES = tests/unit/responder/test_xdp_xsk.c $(DV_BPFFRAME)
 tests_unit_engine_test_xdp_steer_SOURCES = tests/unit/engine/test_xdp_steer.c $(DV_BPFFRAME)
 endif
 src/responder/xdp_reflect.bpf.o: src/responder/xdp_reflect.bpf.c src/responder/xdp_counts.h src/base/dns.h

@@ -168,14 +168,30 @@ static void *run(void *arg)
 	return NULL;
 }
 
+int dv_rxsk_load(dv_xdp_prog_t *p, const char *ifname, uint16_t port, int *xsks_fd, dv_err_t *err)
+{
+	struct dv_rxdp_conf conf;
+	uint32_t zero = 0;
+	int rc, conf_fd;
+
+	rc = dv_xdp_prog_open(p, xdp_xsk_obj, xdp_xsk_obj_len, "dv_xsk", ifname, "--xdp", err);
+	if (rc != 0)
+		return rc;
+	memset(&conf, 0, sizeof(conf));
+	conf.port = port;
+	conf_fd = dv_xdp_prog_map(p, "conf");
+	*xsks_fd = dv_xdp_prog_map(p, "xsks");
+	if (conf_fd < 0 || *xsks_fd < 0 || bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) != 0)
+		return dv_err_set(err, -EINVAL, "--xdp: cannot configure the BPF program");
+	return 0;
+}
+
 int dv_rxsk_open(dv_rxsk_t **out, const char *ifname, uint16_t port,
                  const dv_responder_config_t *cfg, dv_err_t *err)
 {
 	dv_rxsk_t *r = calloc(1, sizeof(*r));
-	struct dv_rxdp_conf conf;
 	unsigned q, i;
-	uint32_t zero = 0;
-	int rc = 0, conf_fd;
+	int rc = 0;
 
 	*out = NULL;
 	if (r == NULL)
@@ -192,17 +208,7 @@ int dv_rxsk_open(dv_rxsk_t **out, const char *ifname, uint16_t port,
 	else if (r->nw > DV_RXSK_QUEUES_MAX)
 		rc = dv_err_set(err, -EINVAL, "--xdp: -T at most %d", DV_RXSK_QUEUES_MAX);
 	if (rc == 0)
-		rc = dv_xdp_prog_open(&r->prog, xdp_xsk_obj, xdp_xsk_obj_len, "dv_xsk", ifname,
-		                      "--xdp", err);
-	if (rc == 0) {
-		memset(&conf, 0, sizeof(conf));
-		conf.port = port;
-		conf_fd = dv_xdp_prog_map(&r->prog, "conf");
-		r->xsks_fd = dv_xdp_prog_map(&r->prog, "xsks");
-		if (conf_fd < 0 || r->xsks_fd < 0 ||
-		    bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) != 0)
-			rc = dv_err_set(err, -EINVAL, "--xdp: cannot configure the BPF program");
-	}
+		rc = dv_rxsk_load(&r->prog, ifname, port, &r->xsks_fd, err);
 	if (rc == 0)
 		rc = dv_xdp_prog_attach(&r->prog, err);
 	if (rc == 0 && (r->w = calloc(r->nw, sizeof(*r->w))) == NULL)

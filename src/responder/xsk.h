@@ -30,6 +30,12 @@ typedef struct dv_rxsk_counts {
 } dv_rxsk_counts_t;
 
 #ifdef HAVE_XDP
+#include "base/xdpload.h"
+
+/* Load the program for ifname and set its port, not attached, its map of sockets empty
+ * (dv_rxsk_open's first part; the tests run it on frames of their own with
+ * BPF_PROG_TEST_RUN): *xsks_fd is that map's. 0, or a negative errno with one sentence. */
+int dv_rxsk_load(dv_xdp_prog_t *p, const char *ifname, uint16_t port, int *xsks_fd, dv_err_t *err);
 /*
  * Load and attach the program, open cfg->threads XDP sockets on queues 0.. (at most the
  * interface's receive queues). 0, or a negative errno with one sentence in err (not
