@@ -11,8 +11,8 @@
  * The answer mode at the driver (doc/xdp.md): a BPF program on ifname hands every UDP
  * datagram to port (IPv4, IPv6) to the XDP socket of its receive queue; one socket and
  * one thread for each of the queues 0..threads-1, each answering with the socket path's
- * rules (dv_responder_answer: the answers, rcode, TC, the faults but --delay and
- * --capacity) in frames of its own UMEM, fixed at start. Datagrams on queues without
+ * rules (dv_responder_answer: the answers, rcode, TC, the faults; dv_responder_admit:
+ * --capacity and --delay) in frames of its own UMEM, fixed at start. Datagrams on queues without
  * a socket, and everything else, reach the responder's UDP sockets as before.
  */
 typedef struct dv_rxsk dv_rxsk_t;
