@@ -3,7 +3,7 @@
 # tested everywhere; the rest needs libxdp, libbpf and clang (configure's XDP block).
 libdnsvolley_la_SOURCES += src/base/netframe.c src/base/netframe.h \
 	src/engine/rxstamp.c src/engine/rxstamp.h src/engine/rxstamp_meta.h \
-	src/base/xdpload.h src/base/xsk.h src/engine/xdp.h src/engine/xdp_meta.h src/responder/xdp.h src/responder/xdp_counts.h \
+	src/base/xdpload.h src/base/xsk.h src/engine/xdp.h src/base/xdp_meta.h src/responder/xdp.h src/responder/xdp_counts.h \
 	src/responder/xsk.h
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/base/test_netframe
@@ -27,7 +27,7 @@ CLEANFILES += $(DV_BPF_GENERATED) src/engine/xdp_steer.bpf.o src/responder/xdp_r
 	src/responder/xdp_xsk.bpf.o src/engine/rx_stamp.bpf.o
 AM_CPPFLAGS += -I$(top_builddir)/src
 BPF_CFLAGS = -O2 -g -Wall -target bpf $(BPF_INCLUDES) -I$(top_srcdir)/src
-src/engine/xdp_steer.bpf.o: src/engine/xdp_steer.bpf.c src/engine/xdp_meta.h src/base/xdp_udp.bpf.h
+src/engine/xdp_steer.bpf.o: src/engine/xdp_steer.bpf.c src/base/xdp_meta.h src/base/xdp_udp.bpf.h
 	@$(MKDIR_P) src/engine
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 # The receive-stamp socket filter (engine/rxstamp.c): its compare-and-swap is a BPF atomic

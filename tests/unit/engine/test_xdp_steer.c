@@ -20,8 +20,9 @@
 
 #include "base/netframe.h"
 #include "base/xdpload.h"
+#include "base/xsk.h"
 #include "engine/xdp.h"
-#include "engine/xdp_meta.h"
+#include "base/xdp_meta.h"
 #include "engine/xdp_steer_obj.h"
 #include "../base/bpfframe.h"
 
@@ -127,15 +128,15 @@ static void test_read_stamp(void **state)
 
 	(void)state;
 	memcpy(area + addr - sizeof(m), &m, sizeof(m));
-	assert_true(dv_xw_rx_stamp(area, addr) == 123456789);
-	assert_true(dv_xw_rx_stamp(area, addr) == 0); /* taken: the next use has none */
-	memset(area, 0xab, sizeof(area));             /* stale bytes, no magic */
-	assert_true(dv_xw_rx_stamp(area, addr) == 0);
+	assert_true(dv_xsk_rx_stamp(area, addr) == 123456789);
+	assert_true(dv_xsk_rx_stamp(area, addr) == 0); /* taken: the next use has none */
+	memset(area, 0xab, sizeof(area));              /* stale bytes, no magic */
+	assert_true(dv_xsk_rx_stamp(area, addr) == 0);
 	memcpy(area + 2048 - sizeof(m), &m, sizeof(m)); /* the first chunk's tail */
-	assert_true(dv_xw_rx_stamp(area, 2048) == 0);   /* not this frame's: not read */
-	assert_true(dv_xw_rx_stamp(area, 2048 + 8) == 0);
+	assert_true(dv_xsk_rx_stamp(area, 2048) == 0);  /* not this frame's: not read */
+	assert_true(dv_xsk_rx_stamp(area, 2048 + 8) == 0);
 	memcpy(area + 2048, &m, sizeof(m)); /* the chunk's first 16 octets */
-	assert_true(dv_xw_rx_stamp(area, 2048 + sizeof(m)) == 123456789);
+	assert_true(dv_xsk_rx_stamp(area, 2048 + sizeof(m)) == 123456789);
 }
 
 int main(void)
