@@ -49,7 +49,8 @@ endif
 src/responder/xdp_reflect.bpf.o: src/responder/xdp_reflect.bpf.c src/responder/xdp_counts.h src/base/dns.h
 	@$(MKDIR_P) src/responder
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
-src/responder/xdp_xsk.bpf.o: src/responder/xdp_xsk.bpf.c src/responder/xdp_counts.h src/base/xdp_udp.bpf.h
+src/responder/xdp_xsk.bpf.o: src/responder/xdp_xsk.bpf.c src/responder/xdp_counts.h src/base/xdp_udp.bpf.h \
+	src/base/xdp_meta.h
 	@$(MKDIR_P) src/responder
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 # NAME_obj.h: "static const unsigned char NAME_obj[] = {...};" from NAME.bpf.o (od: coreutils).

@@ -780,6 +780,7 @@ static void print_xdp_counts(const xdp_mode_t *x)
 		printf("xdp-rx-ring-full %" PRIu64 "\n", k.rx_ring_full);
 		printf("xdp-rx-fill-empty %" PRIu64 "\n", k.rx_fill_ring_empty);
 		printf("xdp-tx-invalid %" PRIu64 "\n", k.tx_invalid);
+		printf("xdp-stamped %" PRIu64 "\n", k.stamped);
 	}
 	fflush(stdout);
 }

@@ -32,8 +32,11 @@
  * once.
  *
  * --capacity and --delay (held mode): an answer's transmit frame waits in a FIFO until it
- * is due (dv_responder_admit, the socket threads' rule, from the time its batch was read:
- * an XDP socket has no arrival stamp), then goes out. A thread reads on while its frames
+ * is due (dv_responder_admit, the socket threads' rule), then goes out. --capacity times
+ * a query from its arrival, the stamp the program put before its frame (base/xdp_meta.h),
+ * as the socket threads take the kernel's, so a thread that was descheduled does not see
+ * a burst; a frame without one (a driver without room for metadata), and --delay, from
+ * its batch's read. A thread reads on while its frames
  * are held: a query that finds fewer than two free transmit frames is dropped and counted,
  * as the socket threads' full hold queue drops it (the FIFO holds as many as there are
  * transmit frames, DV_XSK_RING).
@@ -62,6 +65,7 @@ typedef struct rxsk_worker {
 	rxsk_held_t held[DV_XSK_RING];
 	unsigned hfirst, hcount;
 	double busy_until_ns;
+	uint64_t stamped;
 	uint8_t scratch[DV_XSK_FRAME];
 } rxsk_worker_t;
 
@@ -88,7 +92,7 @@ static void hold(rxsk_worker_t *w, uint64_t due_ns, uint64_t addr, uint32_t len,
 
 /*
  * A query frame's answer (and its duplicate) queued in out at k, or held until due; the
- * count of entries added to out. now_ns: when its batch was read (held mode).
+ * count of entries added to out. now_ns: when it arrived (held mode).
  */
 static unsigned answer_frame(rxsk_worker_t *w, const uint8_t *p, size_t len, unsigned k,
                              uint64_t now_ns)
@@ -201,6 +205,21 @@ static void wait_fd(rxsk_worker_t *w, short events, uint64_t wait_ns)
 	ppoll(&pfd, 1, &ts, NULL);
 }
 
+/* --capacity: when the frame at addr arrived, by its stamp if it has one (and it is not
+ * in the future of now_ns, the batch's read), else now_ns. */
+static uint64_t arrival(rxsk_worker_t *w, uint64_t addr, uint64_t now_ns)
+{
+	uint64_t t;
+
+	if (w->r->cfg.capacity_qps <= 0)
+		return now_ns;
+	t = dv_xsk_rx_stamp(w->s.area, addr);
+	if (t == 0 || t > now_ns)
+		return now_ns;
+	w->stamped++;
+	return t;
+}
+
 /* One turn: the held answers due sent, the queries waiting (a batch at most) answered;
  * with none waiting and wait set, wait up to POLL_MS (or until the first held answer is
  * due) for some. Returns the frames read. */
@@ -238,7 +257,8 @@ static uint32_t turn(rxsk_worker_t *w, bool wait)
 		now_ns = dv_now_ns(); /* after the peek: no frame read arrived later */
 	for (i = 0, k = 0; i < n; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&w->s.rx, idx + i);
-		k += answer_frame(w, xsk_umem__get_data(w->s.area, d->addr), d->len, k, now_ns);
+		k += answer_frame(w, xsk_umem__get_data(w->s.area, d->addr), d->len, k,
+		                  arrival(w, d->addr, now_ns));
 	}
 	dv_xsk_rx_done(&w->s, idx, n);
 	send_out(w, k);
@@ -266,7 +286,8 @@ static void *run(void *arg)
 	return NULL;
 }
 
-int dv_rxsk_load(dv_xdp_prog_t *p, const char *ifname, uint16_t port, int *xsks_fd, dv_err_t *err)
+int dv_rxsk_load(dv_xdp_prog_t *p, const char *ifname, uint16_t port, bool stamp, int *xsks_fd,
+                 dv_err_t *err)
 {
 	struct dv_rxdp_conf conf;
 	uint32_t zero = 0;
@@ -277,6 +298,7 @@ int dv_rxsk_load(dv_xdp_prog_t *p, const char *ifname, uint16_t port, int *xsks_
 		return rc;
 	memset(&conf, 0, sizeof(conf));
 	conf.port = port;
+	conf.stamp = stamp;
 	conf_fd = dv_xdp_prog_map(p, "conf");
 	*xsks_fd = dv_xdp_prog_map(p, "xsks");
 	if (conf_fd < 0 || *xsks_fd < 0 || bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) != 0)
@@ -307,7 +329,7 @@ int dv_rxsk_open(dv_rxsk_t **out, const char *ifname, uint16_t port,
 	else if (r->nw > DV_RXSK_QUEUES_MAX)
 		rc = dv_err_set(err, -EINVAL, "--xdp: -T at most %d", DV_RXSK_QUEUES_MAX);
 	if (rc == 0)
-		rc = dv_rxsk_load(&r->prog, ifname, port, &r->xsks_fd, err);
+		rc = dv_rxsk_load(&r->prog, ifname, port, cfg->capacity_qps > 0, &r->xsks_fd, err);
 	if (rc == 0)
 		rc = dv_xdp_prog_attach(&r->prog, err);
 	if (rc == 0 && (r->w = calloc(r->nw, sizeof(*r->w))) == NULL)
@@ -373,6 +395,7 @@ void dv_rxsk_join(dv_rxsk_t *r, dv_rxsk_counts_t *c)
 		c->rx_ring_full += st.rx_ring_full;
 		c->rx_fill_ring_empty += st.rx_fill_ring_empty_descs;
 		c->tx_invalid += st.tx_invalid_descs;
+		c->stamped += w->stamped;
 	}
 	r->joined = true;
 	for (j = 0; j < 65536 / 64; j++)

@@ -164,7 +164,8 @@ assert_ge "faults: NXDOMAIN answers" 1 "$(rcode "$TMP/same-xsk.out" NXDOMAIN)"
 # window of 200 sent at once overfills it, so some are dropped, whatever the machine's
 # speed; every query is counted once, answered or dropped (xdp-dropped, as the sockets
 # count a capacity drop), and dnsvolley saw the same: completed = xdp-answered, lost =
-# xdp-dropped. No rate is asserted (bench/capacity-responder.sh measures the sockets').
+# xdp-dropped; each query timed by the arrival stamp the program put before its frame
+# (xdp-stamped). No rate is asserted (bench/capacity-responder.sh measures the sockets').
 # --delay 5 alone: every answer held and then sent, none dropped.
 head -400 "$TMP/list.txt" >"$TMP/cap-list.txt"
 held_run() { # NAME RESPONDER-FLAGS DNSVOLLEY-FLAGS
@@ -190,11 +191,13 @@ assert_eq "capacity: lost = xdp-dropped" "$(cap xdp-dropped)" "$(field "$TMP/cap
 assert_ge "capacity: some dropped" 1 "$(cap xdp-dropped)"
 assert_ge "capacity: some answered" 1 "$(cap xdp-answered)"
 assert_eq "capacity: its sockets received" 0 "$(cap received)"
+assert_eq "capacity: every query timed by its arrival stamp" 400 "$(cap xdp-stamped)"
 kernel_drops "capacity" "$TMP/cap.resp"
 held_run delay "--delay 5" "-d $TMP/cap-list.txt -c 2 -q 100 -t 2"
 every_answer "--delay 5" "$TMP/delay.dv" 400
 assert_eq "--delay 5: xdp-answered" 400 "$(out "$TMP/delay.resp" xdp-answered)"
 assert_eq "--delay 5: xdp-dropped" 0 "$(out "$TMP/delay.resp" xdp-dropped)"
+assert_eq "--delay 5: no stamps (--capacity's)" 0 "$(out "$TMP/delay.resp" xdp-stamped)"
 kernel_drops "--delay 5" "$TMP/delay.resp"
 # A flood of held answers: --delay 2000 against 4,000 queries paced at 5,000 a second
 # (all sent within the delay, none answered before the last is in). A thread holds at most

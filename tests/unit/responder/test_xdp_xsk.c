@@ -1,7 +1,8 @@
 /* test_xdp_xsk: the XDP-socket responder's program (xdp_xsk.bpf.c, with base/xdp_udp.bpf.h)
  * run on frames of our own (BPF_PROG_TEST_RUN): which frames it hands to the XDP socket
  * (XDP_REDIRECT) and which to the kernel (XDP_PASS), each verdict exact, the frame never
- * changed. Needs root (CAP_BPF, AF_XDP): else a skip. */
+ * changed; with --capacity's stamp on, the arrival stamp before each frame it hands over.
+ * Needs root (CAP_BPF, AF_XDP): else a skip. */
 #include "config.h"
 
 #include <errno.h>
@@ -19,7 +20,9 @@
 #include <linux/bpf.h>
 
 #include "base/netframe.h"
+#include "base/xdp_meta.h"
 #include "base/xsk.h"
+#include "responder/xdp_counts.h"
 #include "responder/xsk.h"
 #include "../base/bpfframe.h"
 
@@ -50,7 +53,7 @@ static int setup(void **state)
 	if (unshare(CLONE_NEWNET) != 0)
 		printf("note: no network namespace of its own (%s): the machine's lo\n",
 		       strerror(errno));
-	if (dv_rxsk_load(&fx.prog, "lo", PORT, &fx.xsks_fd, &err) != 0 ||
+	if (dv_rxsk_load(&fx.prog, "lo", PORT, false, &fx.xsks_fd, &err) != 0 ||
 	    dv_xsk_open(&fx.s, "lo", 0, fx.xsks_fd, "test_xdp_xsk", &err) != 0) {
 		printf("setup: %s\n", err.msg);
 		return -1;
@@ -290,6 +293,59 @@ static void test_ipv6_extensions(void **state)
 	}
 }
 
+/* The stamp (conf's, --capacity) set or clear. */
+static void set_stamp(bool on)
+{
+	struct dv_rxdp_conf c;
+	uint32_t zero = 0;
+	int fd = dv_xdp_prog_map(&fx.prog, "conf");
+
+	assert_int_equal(bpf_map_lookup_elem(fd, &zero, &c), 0);
+	c.stamp = on;
+	assert_int_equal(bpf_map_update_elem(fd, &zero, &c, BPF_ANY), 0);
+}
+
+/* --capacity: a query to the port leaves with its arrival stamp before it (the magic set,
+ * a stamp between two CLOCK_MONOTONIC reads around the run, the frame itself unchanged);
+ * what goes to the kernel, without. */
+static void stamped(bool v6)
+{
+	uint8_t in[128], out[256];
+	size_t len = query(in, v6, 40000, PORT);
+	struct dv_xdp_meta m;
+	uint32_t olen;
+	uint64_t t0, t1;
+
+	set_stamp(true);
+	t0 = dv_now_ns();
+	assert_int_equal(dv_tf_run(fx.prog.prog_fd, in, len, out, sizeof(out), &olen),
+	                 XDP_REDIRECT);
+	t1 = dv_now_ns();
+	assert_int_equal(olen, len + sizeof(m));
+	memcpy(&m, out, sizeof(m));
+	assert_int_equal(m.magic, DV_XDP_META_MAGIC);
+	assert_int_equal(m.flags, 0);
+	assert_true(m.rx_ns >= t0 && m.rx_ns <= t1);
+	assert_memory_equal(out + sizeof(m), in, len);
+	len = query(in, v6, 40000, PORT + 1);
+	assert_int_equal(verdict(in, len), XDP_PASS); /* no metadata: the frame as it came */
+	set_stamp(false);
+	len = query(in, v6, 40000, PORT);
+	assert_int_equal(verdict(in, len), XDP_REDIRECT); /* no stamp without --capacity */
+}
+
+static void test_stamp_ipv4(void **state)
+{
+	(void)state;
+	stamped(false);
+}
+
+static void test_stamp_ipv6(void **state)
+{
+	(void)state;
+	stamped(true);
+}
+
 /* The program keeps no counters: the socket's thread counts what it is handed, the
  * kernel what it passes on. Its maps are conf and xsks alone. */
 
@@ -301,6 +357,7 @@ int main(void)
 	    cmocka_unit_test(test_other_ports),  cmocka_unit_test(test_not_udp),
 	    cmocka_unit_test(test_cut_short),    cmocka_unit_test(test_ipv4_fragments),
 	    cmocka_unit_test(test_ipv4_options), cmocka_unit_test(test_ipv6_extensions),
+	    cmocka_unit_test(test_stamp_ipv4),   cmocka_unit_test(test_stamp_ipv6),
 	};
 
 	if (geteuid() != 0) {
