@@ -216,6 +216,36 @@ assert_eq "held flood: received + dropped by the kernel = sent" 4000 \
 	$(($(fh xdp-received) + $(fh xdp-rx-dropped) + $(fh xdp-rx-ring-full) + $(cat "$TMP/flood.veth")))
 assert_eq "held flood: none refused on sending" 0 "$(fh xdp-tx-invalid)"
 
+# A stalled thread under --capacity (1,000 queries/s, 1 waiting at most): the responder
+# stopped (SIGSTOP) while 100 whole queries come 5 ms apart (the sender sleeps between
+# them, never making up: no two closer). The program stamps each as it arrives, stopped
+# process or not, and the thread, resumed, times them by those stamps: the queue was
+# never over 1, none dropped (timed by their read, all at once, 98 would be). Then a
+# pass of dnsvolley, one query at a time, behind them in the ring.
+head -50 "$TMP/list.txt" >"$TMP/stall-list.txt"
+cat >"$TMP/stall" <<EOF
+#!/bin/sh
+mac=\$(ip netns exec "\$LAB_NS" cat "/sys/class/net/\$LAB_PEER_IFACE/address")
+kill -STOP "\$LAB_PID"
+python3 "$top_srcdir/tests/helpers/raw-frames.py" "\$LAB_IFACE" "\$mac" "\$LAB_ADDR" \
+	"\$LAB_SERVER" "\$LAB_ADDR6" "\$LAB_SERVER6" "\$LAB_PORT" 100 spaced 5 >"$TMP/stall.raw"
+rc=\$?
+kill -CONT "\$LAB_PID"
+[ \$rc = 0 ] || exit 10
+$DV --no-progress -d "$TMP/stall-list.txt" -s "\$LAB_SERVER" -p "\$LAB_PORT" -c 1 -q 1 -t 2 >"$TMP/stall.dv" 2>&1 || exit 11
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/stall.resp"
+EOF
+in_lab responder-xsk "$TMP/stall" -6 -T "--capacity 1000 --capacity-backlog 1"
+st() { out "$TMP/stall.resp" "$1"; }
+assert_eq "stall: frames sent" "frames=100 answered=100 malformed=0" "$(cat "$TMP/stall.raw")"
+every_answer "stall: the pass after" "$TMP/stall.dv" 50
+assert_eq "stall: xdp-received" 150 "$(st xdp-received)"
+assert_eq "stall: none dropped by the queue" 0 "$(st xdp-dropped)"
+assert_eq "stall: xdp-answered" 150 "$(st xdp-answered)"
+assert_eq "stall: every query timed by its arrival stamp" 150 "$(st xdp-stamped)"
+kernel_drops "stall" "$TMP/stall.resp"
+
 # 4. Two queues, -T 2: a socket and a thread on each; every query answered by one of
 # them, none by the kernel's sockets.
 cat >"$TMP/two" <<EOF
