@@ -7,7 +7,8 @@
 # (hand-made frames: lying lengths, a wrong IPv4 header checksum, no DNS header, QR set)
 # is counted exactly as malformed, and the responder answers on. Every UDP fault gives
 # the same counts as the socket responder's. --capacity and --delay: every query counted
-# once, answered or dropped (capacity, frames all held), as the sockets count them. Two
+# once, answered or dropped (capacity, frames all held), as the sockets count them, and
+# timed by its arrival stamp (a stalled thread sees no burst). Two
 # queues, two sockets. Refusals (not root, more threads than queues, the interface busy)
 # in one line each, and no program left behind.
 . "$(dirname "$0")/lib.sh"
