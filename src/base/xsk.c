@@ -16,6 +16,8 @@
 #include <bpf/bpf.h>
 #include <xdp/libxdp.h>
 
+#include "base/xdp_meta.h"
+
 unsigned dv_xsk_rx_queues(const char *dev)
 {
 	char path[128];
@@ -187,4 +189,22 @@ void dv_xsk_stats(const dv_xsk_t *s, struct xdp_statistics *st)
 	memset(st, 0, sizeof(*st));
 	if (s == NULL || s->fd < 0 || getsockopt(s->fd, SOL_XDP, XDP_STATISTICS, st, &len) != 0)
 		memset(st, 0, sizeof(*st));
+}
+
+/* The magic word is cleared once read, so the frame's next use cannot take this stamp for
+ * its own; only when the frame's offset in its chunk leaves room, so that the octets
+ * before it are this frame's. */
+uint64_t dv_xsk_rx_stamp(void *area, uint64_t addr)
+{
+	struct dv_xdp_meta *m;
+	uint64_t ns;
+
+	if (addr % DV_XSK_FRAME < sizeof(*m)) /* aligned chunks: addr is the offset in the UMEM */
+		return 0;
+	m = (struct dv_xdp_meta *)((uint8_t *)xsk_umem__get_data(area, addr) - sizeof(*m));
+	if (m->magic != DV_XDP_META_MAGIC)
+		return 0;
+	ns = m->rx_ns;
+	m->magic = 0;
+	return ns;
 }

@@ -71,6 +71,14 @@ bool dv_xsk_kick_rx(dv_xsk_t *s);
  * released. */
 void dv_xsk_rx_done(dv_xsk_t *s, uint32_t idx, uint32_t n);
 
+/*
+ * The receive stamp (ns, CLOCK_MONOTONIC) the XDP program wrote before the frame at addr
+ * of UMEM area (base/xdp_meta.h), or 0 when it has none (a program that does not stamp, a
+ * driver without room for metadata, a frame at its chunk's start); taken once: a second
+ * call gives 0.
+ */
+uint64_t dv_xsk_rx_stamp(void *area, uint64_t addr);
+
 /* The kernel's counts for this socket (XDP_STATISTICS); zeros when it cannot tell. */
 void dv_xsk_stats(const dv_xsk_t *s, struct xdp_statistics *st);
 

@@ -30,7 +30,6 @@
 #include "base/sockaddr.h"
 #include "base/xsk.h"
 #include "base/xdpload.h"
-#include "engine/xdp_meta.h"
 #include "engine/xdp_steer_obj.h"
 
 /* A worker's UMEM and rings: base/xsk.h (its frames fixed at open). */
@@ -467,24 +466,6 @@ unsigned dv_xw_send(struct dv_xw *xw, dv_engine_t *e, uint16_t sock,
 	return n;
 }
 
-/* The frame's receive stamp (engine/xdp.h). The magic word is cleared once read, so the
- * frame's next use cannot take this stamp for its own; only when the frame's offset in
- * its chunk leaves room, so that the octets before it are this frame's. */
-uint64_t dv_xw_rx_stamp(void *area, uint64_t addr)
-{
-	struct dv_xdp_meta *m;
-	uint64_t ns;
-
-	if (addr % DV_XSK_FRAME < sizeof(*m)) /* aligned chunks: addr is the offset in the UMEM */
-		return 0;
-	m = (struct dv_xdp_meta *)((uint8_t *)xsk_umem__get_data(area, addr) - sizeof(*m));
-	if (m->magic != DV_XDP_META_MAGIC)
-		return 0;
-	ns = m->rx_ns;
-	m->magic = 0;
-	return ns;
-}
-
 /* One answer frame into the engine, timed by its receive stamp when it has one (else by
  * the batch's read time, now); xdp_stamped counts the completed answers stamped. */
 static void receive(struct dv_xw *xw, dv_engine_t *e, const uint8_t *p, size_t len, uint64_t now,
@@ -541,7 +522,7 @@ unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns, bool tic
 	now = dv_now_ns();
 	for (i = 0; i < n; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&xw->s.rx, idx + i);
-		stamp = dv_xw_rx_stamp(xw->s.area, d->addr);
+		stamp = dv_xsk_rx_stamp(xw->s.area, d->addr);
 		xw->stamped = stamp != 0;
 		receive(xw, e, xsk_umem__get_data(xw->s.area, d->addr), d->len, now, stamp);
 	}

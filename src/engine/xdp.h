@@ -76,13 +76,6 @@ unsigned dv_xw_recv(struct dv_xw *xw, dv_engine_t *e, uint64_t wait_ns, bool tic
 /* Frames the kernel dropped for this socket (receive ring full, no free frame). */
 uint64_t dv_xw_drops(const struct dv_xw *xw);
 
-/*
- * The receive stamp (ns, CLOCK_MONOTONIC) the steering program wrote before the frame at
- * addr of UMEM area (engine/xdp_meta.h), or 0 when it has none (a driver without room for
- * metadata, a frame at its chunk's start); taken once: a second call gives 0.
- */
-uint64_t dv_xw_rx_stamp(void *area, uint64_t addr);
-
 /* With several workers: thread t (the worker's) on a CPU of the socket's queue, where a
  * veth returns the answers to its queries (xdp.c says why); NULL is fine. */
 void dv_xw_pin(const struct dv_xw *xw, pthread_t t);

@@ -8,7 +8,7 @@
  * on to the kernel (XDP_PASS), so the host keeps its other traffic.
  *
  * Each datagram steered carries its receive stamp in the frame's metadata (the octets
- * just before its data, struct dv_xdp_meta in engine/xdp_meta.h): bpf_ktime_get_ns(),
+ * just before its data, struct dv_xdp_meta in base/xdp_meta.h): bpf_ktime_get_ns(),
  * CLOCK_MONOTONIC, the engine's clock, read as the program runs in the driver's receive
  * path. The kernel copies the metadata into the UMEM with the frame in copy mode too
  * (net/xdp/xsk.c, xsk_copy_xdp); a driver without room for metadata gets none, and the
@@ -20,7 +20,7 @@
 
 #include "base/xdp_udp.bpf.h"
 
-#include "engine/xdp_meta.h"
+#include "base/xdp_meta.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
@@ -52,15 +52,7 @@ int dv_steer(struct xdp_md *ctx)
 	mine = bpf_map_lookup_elem(&ports, &port);
 	if (mine == NULL || *mine == 0)
 		return XDP_PASS;
-	/* The stamp last: adjusting the metadata voids the packet pointers above. */
-	if (bpf_xdp_adjust_meta(ctx, -(int)sizeof(struct dv_xdp_meta)) == 0) {
-		struct dv_xdp_meta *m = (void *)(long)ctx->data_meta;
-		if ((void *)(m + 1) <= (void *)(long)ctx->data) {
-			m->rx_ns = bpf_ktime_get_ns();
-			m->magic = DV_XDP_META_MAGIC;
-			m->flags = 0;
-		}
-	}
+	dv_xdp_meta_stamp(ctx); /* last: it voids the packet pointers above */
 	return bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS);
 }
 

@@ -422,26 +422,23 @@ static uint64_t arrival_ns(worker_t *w, unsigned i, uint64_t now_ns)
 	return now_ns;
 }
 
-/*
- * --capacity: a single server of fixed service time 1 / (capacity / threads) per
- * thread, first come first served. A query arriving at now starts service when the
- * queue empties (busy_until, or now if idle) and its answer leaves when service ends
- * (plus --delay). A query that finds more than capacity_backlog queries' worth of work
- * waiting is dropped, as a full socket buffer would. Arrival order is due order, so
- * the hold FIFO stays sorted. False = dropped (counted).
- */
-static bool capacity_admit(worker_t *w, uint64_t now_ns, uint64_t *due)
+bool dv_responder_admit(const dv_responder_config_t *cfg, unsigned threads, double *busy_until_ns,
+                        uint64_t now_ns, uint64_t *due_ns, dv_responder_counts_t *c)
 {
-	const dv_responder_config_t *cfg = &w->r->cfg;
-	double service_ns = 1e9 * (double)w->r->nw / cfg->capacity_qps;
-	double start = w->busy_until_ns > (double)now_ns ? w->busy_until_ns : (double)now_ns;
+	double service_ns, start;
 
+	if (cfg->capacity_qps <= 0) {
+		*due_ns = now_ns + cfg->delay_ns;
+		return true;
+	}
+	service_ns = 1e9 * (double)threads / cfg->capacity_qps;
+	start = *busy_until_ns > (double)now_ns ? *busy_until_ns : (double)now_ns;
 	if (start - (double)now_ns > service_ns * (double)cfg->capacity_backlog) {
-		w->c.dropped++;
+		c->dropped++;
 		return false;
 	}
-	w->busy_until_ns = start + service_ns;
-	*due = (uint64_t)w->busy_until_ns + cfg->delay_ns;
+	*busy_until_ns = start + service_ns;
+	*due_ns = (uint64_t)*busy_until_ns + cfg->delay_ns;
 	return true;
 }
 
@@ -515,12 +512,10 @@ static void handle(worker_t *w, unsigned i, uint64_t now_ns)
 	                          ABUF_LEN, &w->c, &kind, &copies);
 	if (len == 0)
 		return;
-	if (cfg->capacity_qps > 0) {
-		if (!capacity_admit(w, arrival_ns(w, i, now_ns), &due))
-			return;
-	} else {
-		due = now_ns + cfg->delay_ns;
-	}
+	if (!dv_responder_admit(cfg, w->r->nw, &w->busy_until_ns,
+	                        cfg->capacity_qps > 0 ? arrival_ns(w, i, now_ns) : now_ns, &due,
+	                        &w->c))
+		return;
 	if (cfg->delay_ns == 0 && cfg->capacity_qps <= 0) {
 		out_add(w, a, (size_t)len, &w->raddr[i], mh->msg_namelen, kind);
 		if (copies > 1)

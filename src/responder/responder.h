@@ -85,11 +85,24 @@ enum { DV_RESPONDER_ANSWER = 0, DV_RESPONDER_DUPLICATE, DV_RESPONDER_FAULT };
  * when nothing is to be sent. Otherwise the datagram to send is written to a (cap
  * octets, 100 at least), with its kind (DV_RESPONDER_ANSWER or _FAULT) and copies (2:
  * --duplicate-every, the second one a DV_RESPONDER_DUPLICATE). Returns its length, or
- * 0: nothing to send. --delay and --capacity are the caller's (the socket path's).
+ * 0: nothing to send. --delay and --capacity are the caller's (dv_responder_admit).
  */
 int dv_responder_answer(const dv_responder_config_t *cfg, dv_responder_seq_t *seq, const uint8_t *q,
                         size_t qlen, bool truncated, uint8_t *a, size_t cap,
                         dv_responder_counts_t *c, uint8_t *kind, uint8_t *copies);
+
+/*
+ * When an answer built for a query arriving at now_ns (monotonic) leaves: --capacity, a
+ * single server of fixed service time 1 / (capacity_qps / threads) per thread, first come
+ * first served: the query starts service when the thread's queue empties (*busy_until_ns,
+ * the thread's own, or now if idle) and its answer is due when service ends, plus
+ * --delay. A query that finds more than capacity_backlog queries' worth of work waiting
+ * is dropped, as a full socket buffer would (counted in c as dropped; false). Without
+ * --capacity: due at now_ns + --delay. Arrival order is due order, so a thread's held
+ * answers stay sorted. Shared by the socket threads and the XDP sockets' (xsk.h).
+ */
+bool dv_responder_admit(const dv_responder_config_t *cfg, unsigned threads, double *busy_until_ns,
+                        uint64_t now_ns, uint64_t *due_ns, dv_responder_counts_t *c);
 
 /* A datagram of kind handed to the network (ok) or refused, in c: answered,
  * duplicates, faulty or send_errors. */

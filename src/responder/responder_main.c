@@ -693,10 +693,6 @@ static int parse_args(opts_t *o, int argc, char **argv)
 	}
 	if (parse_address(o->address, (uint16_t)o->port, &o->cfg) != 0)
 		return bad("--address", o->address, "is not an IPv4 or IPv6 address");
-	if (o->xdp_iface != NULL && !o->cfg.reflect &&
-	    (o->cfg.delay_ns > 0 || o->cfg.capacity_qps > 0))
-		return usage_error("--xdp answers at once: --delay and --capacity are the UDP "
-		                   "sockets' (leave out --xdp)");
 	return stream_setup(o);
 }
 
@@ -784,6 +780,7 @@ static void print_xdp_counts(const xdp_mode_t *x)
 		printf("xdp-rx-ring-full %" PRIu64 "\n", k.rx_ring_full);
 		printf("xdp-rx-fill-empty %" PRIu64 "\n", k.rx_fill_ring_empty);
 		printf("xdp-tx-invalid %" PRIu64 "\n", k.tx_invalid);
+		printf("xdp-stamped %" PRIu64 "\n", k.stamped);
 	}
 	fflush(stdout);
 }

@@ -9,10 +9,11 @@
 /* The XDP sockets' program (xdp_xsk.bpf.c): its map of sockets, one a receive queue. */
 #define DV_RXSK_QUEUES_MAX 64
 
-/* The program's settings (map `conf`, one entry; xdp_xsk.bpf.c reads the port alone). */
+/* The programs' settings (map `conf`, one entry; xdp_xsk.bpf.c reads port and stamp). */
 struct dv_rxdp_conf {
-	__u16 port; /* the DNS port answered (host order) */
-	__u16 pad[3];
+	__u16 port;  /* the DNS port answered (host order) */
+	__u16 stamp; /* xdp_xsk.bpf.c: a receive stamp before each frame (--capacity) */
+	__u16 pad[2];
 	__u64 drop_every;    /* 0 = off */
 	__u64 garbage_every; /* 0 = off */
 };

@@ -7,11 +7,14 @@
  * holds: the responder parses, counts (malformed ones too) and answers it. A queue with
  * no socket, and everything else (other ports, TCP, ARP, neighbour discovery), goes on
  * to the kernel (XDP_PASS), where the responder's UDP sockets answer what is theirs.
+ * With conf's stamp set (--capacity), a datagram to the port carries its arrival time in
+ * the frame's metadata (base/xdp_meta.h), as the sockets' carry the kernel's stamp.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
+#include "base/xdp_meta.h"
 #include "base/xdp_udp.bpf.h"
 
 #include "responder/xdp_counts.h"
@@ -44,6 +47,8 @@ int dv_xsk(struct xdp_md *ctx)
 	cf = bpf_map_lookup_elem(&conf, &zero);
 	if (cf == NULL || udp->dest != bpf_htons(cf->port))
 		return XDP_PASS;
+	if (cf->stamp)
+		dv_xdp_meta_stamp(ctx); /* last: it voids the packet pointers above */
 	return bpf_redirect_map(&xsks, ctx->rx_queue_index, XDP_PASS);
 }
 

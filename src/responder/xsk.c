@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <bpf/bpf.h>
 
@@ -21,15 +22,33 @@
 /*
  * Shape: the socket responder's (responder.c), one thread per XDP socket with its own
  * UMEM, sequences and counts, summed after join. A turn of the loop: take back the
- * transmit frames the kernel is done with; read at most as many queries as there are
- * free transmit frames for their answers (two each: --duplicate-every), so an answer
- * always has a frame and what the responder cannot keep up with waits in the receive
- * ring, then is dropped and counted by the kernel (rx_ring_full, fill ring empty):
- * memory never grows. Each answer is built straight into its transmit frame, after the
- * headers of the datagram back (addresses and ports swapped, lengths and checksums new);
- * the query's frame goes back to the fill ring at once.
+ * transmit frames the kernel is done with; send the held answers that are due; read at
+ * most as many queries as there are free transmit frames for their answers (two each:
+ * --duplicate-every), so an answer always has a frame and what the responder cannot keep
+ * up with waits in the receive ring, then is dropped and counted by the kernel
+ * (rx_ring_full, fill ring empty): memory never grows. Each answer is built straight into
+ * its transmit frame, after the headers of the datagram back (addresses and ports
+ * swapped, lengths and checksums new); the query's frame goes back to the fill ring at
+ * once.
+ *
+ * --capacity and --delay (held mode): an answer's transmit frame waits in a FIFO until it
+ * is due (dv_responder_admit, the socket threads' rule), then goes out. --capacity times
+ * a query from its arrival, the stamp the program put before its frame (base/xdp_meta.h),
+ * as the socket threads take the kernel's, so a thread that was descheduled does not see
+ * a burst; a frame without one (a driver without room for metadata), and --delay, from
+ * its batch's read. A thread reads on while its frames
+ * are held: a query that finds fewer than two free transmit frames is dropped and counted,
+ * as the socket threads' full hold queue drops it (the FIFO holds as many as there are
+ * transmit frames, DV_XSK_RING).
  */
 #define POLL_MS 100 /* the longest a thread waits before it looks at the stop flag */
+
+/* An answer (or its duplicate) waiting in its transmit frame until due. */
+typedef struct rxsk_held {
+	uint64_t due_ns, addr;
+	uint32_t len;
+	uint8_t kind;
+} rxsk_held_t;
 
 typedef struct rxsk_worker {
 	struct dv_rxsk *r;
@@ -42,26 +61,48 @@ typedef struct rxsk_worker {
 	uint64_t out_addr[2 * DV_XSK_BATCH];
 	uint32_t out_len[2 * DV_XSK_BATCH];
 	uint8_t out_kind[2 * DV_XSK_BATCH];
+	/* held mode: the FIFO (due order), the --capacity queue, an answer without a frame */
+	rxsk_held_t held[DV_XSK_RING];
+	unsigned hfirst, hcount;
+	double busy_until_ns;
+	uint64_t stamped;
+	uint8_t scratch[DV_XSK_FRAME];
 } rxsk_worker_t;
 
 struct dv_rxsk {
 	dv_xdp_prog_t prog;
 	int xsks_fd;
 	dv_responder_config_t cfg;
+	bool held; /* --capacity or --delay */
 	atomic_int stop;
 	rxsk_worker_t **w;
 	unsigned nw;
 	bool joined;
 };
 
-/* A query frame's answer (and its duplicate) queued in out; the count of entries added. */
-static unsigned answer_frame(rxsk_worker_t *w, const uint8_t *p, size_t len, unsigned k)
+static void hold(rxsk_worker_t *w, uint64_t due_ns, uint64_t addr, uint32_t len, uint8_t kind)
+{
+	rxsk_held_t *e = &w->held[(w->hfirst + w->hcount++) % DV_XSK_RING];
+
+	e->due_ns = due_ns;
+	e->addr = addr;
+	e->len = len;
+	e->kind = kind;
+}
+
+/*
+ * A query frame's answer (and its duplicate) queued in out at k, or held until due; the
+ * count of entries added to out. now_ns: when it arrived (held mode).
+ */
+static unsigned answer_frame(rxsk_worker_t *w, const uint8_t *p, size_t len, unsigned k,
+                             uint64_t now_ns)
 {
 	const uint8_t *pl;
 	size_t plen, h;
 	dv_nf_flow_t f, back;
-	uint64_t addr;
-	uint8_t *out, kind, copies;
+	uint64_t addr = 0, due = 0;
+	uint8_t *out = w->scratch, kind, copies;
+	bool framed = w->s.ntx_free >= 2; /* always, unless frames are held */
 	int alen;
 
 	if (dv_nf_parse(p, len, &f, &pl, &plen) != 0 || !dv_nf_ip4_csum_ok(p, &f)) {
@@ -71,16 +112,35 @@ static unsigned answer_frame(rxsk_worker_t *w, const uint8_t *p, size_t len, uns
 	}
 	w->ports[f.src_port >> 6] |= 1ULL << (f.src_port & 63);
 	h = dv_nf_header_len(f.v6);
-	addr = w->s.tx_free[--w->s.ntx_free];
-	out = xsk_umem__get_data(w->s.area, addr);
+	if (framed) {
+		addr = w->s.tx_free[--w->s.ntx_free];
+		out = xsk_umem__get_data(w->s.area, addr);
+	}
 	alen = dv_responder_answer(&w->r->cfg, &w->seq, pl, plen, false, out + h, DV_XSK_FRAME - h,
 	                           &w->c, &kind, &copies);
+	if (alen > 0 && w->r->held &&
+	    !dv_responder_admit(&w->r->cfg, w->r->nw, &w->busy_until_ns, now_ns, &due, &w->c))
+		alen = 0; /* over --capacity: dropped, counted */
+	if (alen > 0 && !framed) {
+		w->c.dropped++; /* every frame held: as a full hold queue */
+		return 0;
+	}
 	if (alen <= 0) {
-		w->s.tx_free[w->s.ntx_free++] = addr;
+		if (framed)
+			w->s.tx_free[w->s.ntx_free++] = addr;
 		return 0;
 	}
 	dv_nf_reverse(&f, &back);
 	dv_nf_build(out, &back, (size_t)alen);
+	if (w->r->held) {
+		hold(w, due, addr, (uint32_t)(h + (size_t)alen), kind);
+		if (copies > 1) {
+			uint64_t dup = w->s.tx_free[--w->s.ntx_free];
+			memcpy(xsk_umem__get_data(w->s.area, dup), out, h + (size_t)alen);
+			hold(w, due, dup, (uint32_t)(h + (size_t)alen), DV_RESPONDER_DUPLICATE);
+		}
+		return 0;
+	}
 	w->out_addr[k] = addr;
 	w->out_len[k] = (uint32_t)(h + (size_t)alen);
 	w->out_kind[k] = kind;
@@ -115,37 +175,90 @@ static void send_out(rxsk_worker_t *w, unsigned k)
 	dv_xsk_kick_tx(&w->s);
 }
 
-static void wait_fd(rxsk_worker_t *w, short events, int ms)
+/* Held mode: the held answers due by now_ns sent, a batch at a time. */
+static void send_due(rxsk_worker_t *w, uint64_t now_ns)
 {
-	struct pollfd pfd = {.fd = w->s.fd, .events = events};
+	for (;;) {
+		unsigned k = 0;
 
-	poll(&pfd, 1, ms);
+		while (k < 2 * DV_XSK_BATCH && w->hcount > 0 &&
+		       w->held[w->hfirst].due_ns <= now_ns) {
+			rxsk_held_t *e = &w->held[w->hfirst];
+			w->out_addr[k] = e->addr;
+			w->out_len[k] = e->len;
+			w->out_kind[k++] = e->kind;
+			w->hfirst = (w->hfirst + 1) % DV_XSK_RING;
+			w->hcount--;
+		}
+		if (k == 0)
+			return;
+		send_out(w, k);
+	}
 }
 
-/* One turn: the queries waiting (a batch at most) answered; with none waiting and wait
- * set, wait up to POLL_MS for some. Returns the frames read. */
+/* Wait up to wait_ns for events on the socket (ppoll: --delay's fractions of a ms). */
+static void wait_fd(rxsk_worker_t *w, short events, uint64_t wait_ns)
+{
+	struct pollfd pfd = {.fd = w->s.fd, .events = events};
+	struct timespec ts = {(time_t)(wait_ns / DV_NS_PER_S), (long)(wait_ns % DV_NS_PER_S)};
+
+	ppoll(&pfd, 1, &ts, NULL);
+}
+
+/* --capacity: when the frame at addr arrived, by its stamp if it has one (and it is not
+ * in the future of now_ns, the batch's read), else now_ns. */
+static uint64_t arrival(rxsk_worker_t *w, uint64_t addr, uint64_t now_ns)
+{
+	uint64_t t;
+
+	if (w->r->cfg.capacity_qps <= 0)
+		return now_ns;
+	t = dv_xsk_rx_stamp(w->s.area, addr);
+	if (t == 0 || t > now_ns)
+		return now_ns;
+	w->stamped++;
+	return t;
+}
+
+/* One turn: the held answers due sent, the queries waiting (a batch at most) answered;
+ * with none waiting and wait set, wait up to POLL_MS (or until the first held answer is
+ * due) for some. Returns the frames read. */
 static uint32_t turn(rxsk_worker_t *w, bool wait)
 {
 	uint32_t idx = 0, n, i, budget;
+	uint64_t now_ns = 0, wait_ns = (uint64_t)POLL_MS * DV_NS_PER_MS;
 	unsigned k;
 
 	dv_xsk_reclaim(&w->s);
-	budget = DV_MIN(DV_XSK_BATCH, w->s.ntx_free / 2);
+	if (w->r->held) {
+		now_ns = dv_now_ns();
+		send_due(w, now_ns);
+		budget = DV_XSK_BATCH; /* a query without frames is dropped (answer_frame) */
+	} else {
+		budget = DV_MIN(DV_XSK_BATCH, w->s.ntx_free / 2);
+	}
 	if (budget == 0) { /* every transmit frame out: let the kernel send them */
 		dv_xsk_kick_tx(&w->s);
-		wait_fd(w, POLLOUT, 1);
+		wait_fd(w, POLLOUT, DV_NS_PER_MS);
 		return 0;
 	}
 	n = xsk_ring_cons__peek(&w->s.rx, budget, &idx);
 	if (n == 0) {
 		dv_xsk_kick_rx(&w->s);
+		if (w->hcount > 0) {
+			uint64_t due = w->held[w->hfirst].due_ns;
+			wait_ns = DV_MIN(wait_ns, due > now_ns ? due - now_ns : 0);
+		}
 		if (wait)
-			wait_fd(w, POLLIN, POLL_MS);
+			wait_fd(w, POLLIN, wait_ns);
 		return 0;
 	}
+	if (w->r->held)
+		now_ns = dv_now_ns(); /* after the peek: no frame read arrived later */
 	for (i = 0, k = 0; i < n; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&w->s.rx, idx + i);
-		k += answer_frame(w, xsk_umem__get_data(w->s.area, d->addr), d->len, k);
+		k += answer_frame(w, xsk_umem__get_data(w->s.area, d->addr), d->len, k,
+		                  arrival(w, d->addr, now_ns));
 	}
 	dv_xsk_rx_done(&w->s, idx, n);
 	send_out(w, k);
@@ -163,25 +276,49 @@ static void *run(void *arg)
 	while (atomic_load_explicit(&w->r->stop, memory_order_relaxed) == 0)
 		turn(w, true);
 	for (i = 0; i < 2 * DV_XSK_RING / DV_XSK_BATCH; i++)
-		if (turn(w, false) == 0 && w->s.ntx_free >= 2)
+		if (turn(w, false) == 0 && (w->r->held || w->s.ntx_free >= 2))
 			break;
+	/* What is still held at stop was never answered: dropped, as the socket threads
+	 * count it (duplicate copies aside: their answer's entry counts). */
+	for (; w->hcount > 0; w->hcount--, w->hfirst = (w->hfirst + 1) % DV_XSK_RING)
+		if (w->held[w->hfirst].kind != DV_RESPONDER_DUPLICATE)
+			w->c.dropped++;
 	return NULL;
+}
+
+int dv_rxsk_load(dv_xdp_prog_t *p, const char *ifname, uint16_t port, bool stamp, int *xsks_fd,
+                 dv_err_t *err)
+{
+	struct dv_rxdp_conf conf;
+	uint32_t zero = 0;
+	int rc, conf_fd;
+
+	rc = dv_xdp_prog_open(p, xdp_xsk_obj, xdp_xsk_obj_len, "dv_xsk", ifname, "--xdp", err);
+	if (rc != 0)
+		return rc;
+	memset(&conf, 0, sizeof(conf));
+	conf.port = port;
+	conf.stamp = stamp;
+	conf_fd = dv_xdp_prog_map(p, "conf");
+	*xsks_fd = dv_xdp_prog_map(p, "xsks");
+	if (conf_fd < 0 || *xsks_fd < 0 || bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) != 0)
+		return dv_err_set(err, -EINVAL, "--xdp: cannot configure the BPF program");
+	return 0;
 }
 
 int dv_rxsk_open(dv_rxsk_t **out, const char *ifname, uint16_t port,
                  const dv_responder_config_t *cfg, dv_err_t *err)
 {
 	dv_rxsk_t *r = calloc(1, sizeof(*r));
-	struct dv_rxdp_conf conf;
 	unsigned q, i;
-	uint32_t zero = 0;
-	int rc = 0, conf_fd;
+	int rc = 0;
 
 	*out = NULL;
 	if (r == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	r->prog.link_fd = -1;
 	r->cfg = *cfg;
+	r->held = cfg->capacity_qps > 0 || cfg->delay_ns > 0;
 	r->nw = cfg->threads;
 	q = dv_xsk_rx_queues(ifname);
 	if (r->nw > q)
@@ -192,17 +329,7 @@ int dv_rxsk_open(dv_rxsk_t **out, const char *ifname, uint16_t port,
 	else if (r->nw > DV_RXSK_QUEUES_MAX)
 		rc = dv_err_set(err, -EINVAL, "--xdp: -T at most %d", DV_RXSK_QUEUES_MAX);
 	if (rc == 0)
-		rc = dv_xdp_prog_open(&r->prog, xdp_xsk_obj, xdp_xsk_obj_len, "dv_xsk", ifname,
-		                      "--xdp", err);
-	if (rc == 0) {
-		memset(&conf, 0, sizeof(conf));
-		conf.port = port;
-		conf_fd = dv_xdp_prog_map(&r->prog, "conf");
-		r->xsks_fd = dv_xdp_prog_map(&r->prog, "xsks");
-		if (conf_fd < 0 || r->xsks_fd < 0 ||
-		    bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) != 0)
-			rc = dv_err_set(err, -EINVAL, "--xdp: cannot configure the BPF program");
-	}
+		rc = dv_rxsk_load(&r->prog, ifname, port, cfg->capacity_qps > 0, &r->xsks_fd, err);
 	if (rc == 0)
 		rc = dv_xdp_prog_attach(&r->prog, err);
 	if (rc == 0 && (r->w = calloc(r->nw, sizeof(*r->w))) == NULL)
@@ -268,6 +395,7 @@ void dv_rxsk_join(dv_rxsk_t *r, dv_rxsk_counts_t *c)
 		c->rx_ring_full += st.rx_ring_full;
 		c->rx_fill_ring_empty += st.rx_fill_ring_empty_descs;
 		c->tx_invalid += st.tx_invalid_descs;
+		c->stamped += w->stamped;
 	}
 	r->joined = true;
 	for (j = 0; j < 65536 / 64; j++)

@@ -11,8 +11,8 @@
  * The answer mode at the driver (doc/xdp.md): a BPF program on ifname hands every UDP
  * datagram to port (IPv4, IPv6) to the XDP socket of its receive queue; one socket and
  * one thread for each of the queues 0..threads-1, each answering with the socket path's
- * rules (dv_responder_answer: the answers, rcode, TC, the faults but --delay and
- * --capacity) in frames of its own UMEM, fixed at start. Datagrams on queues without
+ * rules (dv_responder_answer: the answers, rcode, TC, the faults; dv_responder_admit:
+ * --capacity and --delay) in frames of its own UMEM, fixed at start. Datagrams on queues without
  * a socket, and everything else, reach the responder's UDP sockets as before.
  */
 typedef struct dv_rxsk dv_rxsk_t;
@@ -27,9 +27,20 @@ typedef struct dv_rxsk_counts {
 	 * responder saw them (no room in the receive ring, no frame in the fill ring), and
 	 * transmit descriptors it refused. */
 	uint64_t rx_dropped, rx_ring_full, rx_fill_ring_empty, tx_invalid;
+	/* --capacity: frames read with their arrival stamp (the queue times them by it; the
+	 * others by their batch's read). 0 without --capacity. */
+	uint64_t stamped;
 } dv_rxsk_counts_t;
 
 #ifdef HAVE_XDP
+#include "base/xdpload.h"
+
+/* Load the program for ifname and set its port (and stamp: a receive stamp before each
+ * frame), not attached, its map of sockets empty (dv_rxsk_open's first part; the tests
+ * run it on frames of their own with BPF_PROG_TEST_RUN): *xsks_fd is that map's. 0, or a
+ * negative errno with one sentence. */
+int dv_rxsk_load(dv_xdp_prog_t *p, const char *ifname, uint16_t port, bool stamp, int *xsks_fd,
+                 dv_err_t *err);
 /*
  * Load and attach the program, open cfg->threads XDP sockets on queues 0.. (at most the
  * interface's receive queues). 0, or a negative errno with one sentence in err (not

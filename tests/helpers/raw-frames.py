@@ -4,7 +4,7 @@ interface (AF_PACKET), for tests/integration/xdp-answer.sh: the hostile peer of
 dnsvolley-responder --xdp's XDP sockets.
 
 Usage:
-  raw-frames.py IFACE DST_MAC SRC_IP4 DST_IP4 SRC_IP6 DST_IP6 PORT COPIES [flood]
+  raw-frames.py IFACE DST_MAC SRC_IP4 DST_IP4 SRC_IP6 DST_IP6 PORT COPIES [flood | spaced MS]
       Sends COPIES rounds of the frames below (IPv4 and IPv6, to PORT), each round from
       source ports of its own, and prints what a responder must count: frames=N
       answered=A malformed=M. Answered: whole queries (one with IPv4 options, one that
@@ -14,7 +14,9 @@ Usage:
       Then reads the answers that come back (up to 3 s) and prints answers=N good=G:
       frames from PORT to the source ports used, and those of them whose lengths, IPv4
       header checksum, UDP checksum (IPv4 and IPv6), QR bit and ID are right; with
-      flood, it reads none.
+      flood, it reads none. With spaced, each round is the first frame alone (a whole
+      IPv4 query), MS milliseconds of sleep after it (never made up after a late wake-up,
+      so no two leave closer than MS), and no answer is read.
 Only to the lab's namespace (198.18.0.0/15, 2001:2::/48); needs root (AF_PACKET).
 """
 import socket
@@ -106,6 +108,7 @@ def main():
     s.bind((iface, 0))
     frames = answered = malformed = 0
     ids = {}
+    mode = sys.argv[9] if len(sys.argv) > 9 else ""
     for r in range(copies):
         sp = 20000 + r * 16
         q = query(r + 1)
@@ -124,6 +127,12 @@ def main():
             eth6 + ip6(s6, d6, udp(sp + 9, port, q), plen=8 + len(q) + 64),
             eth6 + ip6(s6, d6, udp(sp + 10, port, q, length=4)),
         ]
+        if mode == "spaced":
+            s.send(good[0])
+            frames += 1
+            answered += 1
+            time.sleep(int(sys.argv[10]) / 1000)
+            continue
         for i in range(4):
             ids[sp + i] = r + 1
         for fr in good + bad:
@@ -132,7 +141,7 @@ def main():
         answered += len(good)
         malformed += len(bad)
     print("frames=%d answered=%d malformed=%d" % (frames, answered, malformed))
-    if len(sys.argv) > 9 and sys.argv[9] == "flood":  # the answers are not read
+    if mode in ("flood", "spaced"):  # the answers are not read
         return
     s.settimeout(0.2)
     deadline = time.monotonic() + 3

@@ -20,9 +20,11 @@
 
 #include "base/netframe.h"
 #include "base/xdpload.h"
+#include "base/xsk.h"
 #include "engine/xdp.h"
-#include "engine/xdp_meta.h"
+#include "base/xdp_meta.h"
 #include "engine/xdp_steer_obj.h"
+#include "../base/bpfframe.h"
 
 #define OURS   40000
 #define OTHERS 40001
@@ -33,23 +35,11 @@ static const uint8_t answer[12] = {0x12, 0x34, 0x81, 0x80};
 /* A frame from the server (port 53) to port dport; its length. */
 static size_t frame(uint8_t *buf, bool v6, uint16_t dport)
 {
-	dv_nf_flow_t f;
+	dv_nf_flow_t q, f;
 
-	memset(&f, 0, sizeof(f));
-	f.v6 = v6;
-	if (v6) {
-		f.src_ip[0] = f.dst_ip[0] = 0x20;
-		f.src_ip[15] = 2;
-		f.dst_ip[15] = 1;
-	} else {
-		memcpy(f.src_ip, "\xc6\x12\x00\x02", 4);
-		memcpy(f.dst_ip, "\xc6\x12\x00\x01", 4);
-	}
-	f.src_port = 53;
-	f.dst_port = dport;
-	memcpy(buf + dv_nf_header_len(v6), answer, sizeof(answer));
-	dv_nf_build(buf, &f, sizeof(answer));
-	return dv_nf_header_len(v6) + sizeof(answer);
+	dv_tf_flow(&q, v6, dport, 53);
+	dv_nf_reverse(&q, &f);
+	return dv_tf_frame(buf, &f, answer, sizeof(answer));
 }
 
 /* Run the program, port OURS marked, on in (len octets): its verdict; out and *out_len
@@ -60,19 +50,15 @@ static int run(const uint8_t *in, size_t len, uint8_t *out, uint32_t *out_len)
 	dv_err_t err = {{0}};
 	uint32_t key = OURS;
 	uint8_t one = 1;
-	int rc;
+	int v;
 
 	assert_int_equal(dv_xdp_prog_open(&p, xdp_steer_obj, sizeof(xdp_steer_obj), "dv_steer",
 	                                  "lo", "--xdp", &err),
 	                 0);
 	assert_int_equal(bpf_map_update_elem(dv_xdp_prog_map(&p, "ports"), &key, &one, BPF_ANY), 0);
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = (uint32_t)len,
-	            .data_out = out, .data_size_out = 256, .repeat = 1);
-	rc = bpf_prog_test_run_opts(p.prog_fd, &o);
-	assert_int_equal(rc, 0);
-	*out_len = o.data_size_out;
+	v = dv_tf_run(p.prog_fd, in, len, out, 256, out_len);
 	dv_xdp_prog_close(&p);
-	return (int)o.retval;
+	return v;
 }
 
 /* To our port: the stamp before the frame, taken during the run; the frame as it was.
@@ -142,15 +128,15 @@ static void test_read_stamp(void **state)
 
 	(void)state;
 	memcpy(area + addr - sizeof(m), &m, sizeof(m));
-	assert_true(dv_xw_rx_stamp(area, addr) == 123456789);
-	assert_true(dv_xw_rx_stamp(area, addr) == 0); /* taken: the next use has none */
-	memset(area, 0xab, sizeof(area));             /* stale bytes, no magic */
-	assert_true(dv_xw_rx_stamp(area, addr) == 0);
+	assert_true(dv_xsk_rx_stamp(area, addr) == 123456789);
+	assert_true(dv_xsk_rx_stamp(area, addr) == 0); /* taken: the next use has none */
+	memset(area, 0xab, sizeof(area));              /* stale bytes, no magic */
+	assert_true(dv_xsk_rx_stamp(area, addr) == 0);
 	memcpy(area + 2048 - sizeof(m), &m, sizeof(m)); /* the first chunk's tail */
-	assert_true(dv_xw_rx_stamp(area, 2048) == 0);   /* not this frame's: not read */
-	assert_true(dv_xw_rx_stamp(area, 2048 + 8) == 0);
+	assert_true(dv_xsk_rx_stamp(area, 2048) == 0);  /* not this frame's: not read */
+	assert_true(dv_xsk_rx_stamp(area, 2048 + 8) == 0);
 	memcpy(area + 2048, &m, sizeof(m)); /* the chunk's first 16 octets */
-	assert_true(dv_xw_rx_stamp(area, 2048 + sizeof(m)) == 123456789);
+	assert_true(dv_xsk_rx_stamp(area, 2048 + sizeof(m)) == 123456789);
 }
 
 int main(void)

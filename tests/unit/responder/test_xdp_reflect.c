@@ -17,57 +17,36 @@
 
 #include "base/netframe.h"
 #include "responder/xdp.h"
+#include "../base/bpfframe.h"
 
 #define PORT 5300
 
-/* A query for www.example. A (29 octets), ID 0x1234. */
-static const uint8_t query[] = {0x12, 0x34, 1,   0,   0,   1,   0,   0,   0,   0, 0, 0, 3, 'w', 'w',
-                                'w',  7,    'e', 'x', 'a', 'm', 'p', 'l', 'e', 0, 0, 1, 0, 1};
+static const uint8_t *const query = dv_tf_query;
 
 static void flow(dv_nf_flow_t *f, bool v6)
 {
-	memset(f, 0, sizeof(*f));
-	memcpy(f->src_mac, "\x02\x00\x00\x00\x00\x01", 6);
-	memcpy(f->dst_mac, "\x02\x00\x00\x00\x00\x02", 6);
-	f->v6 = v6;
-	if (v6) {
-		f->src_ip[0] = f->dst_ip[0] = 0x20;
-		f->src_ip[1] = f->dst_ip[1] = 0x01;
-		f->src_ip[3] = f->dst_ip[3] = 0x02;
-		f->src_ip[15] = 1;
-		f->dst_ip[15] = 2;
-	} else {
-		memcpy(f->src_ip, "\xc6\x12\x00\x01", 4);
-		memcpy(f->dst_ip, "\xc6\x12\x00\x02", 4);
-	}
-	f->src_port = 40000;
-	f->dst_port = PORT;
+	dv_tf_flow(f, v6, 40000, PORT);
 }
 
 /* Run the program (drop_every, garbage_every) on a query frame; the verdict, the output. */
 static int run(bool v6, uint64_t drop, uint64_t garbage, uint8_t qr, uint8_t *out,
                uint32_t *out_len)
 {
-	uint8_t in[128];
-	size_t h = dv_nf_header_len(v6);
+	uint8_t in[128], q[sizeof(dv_tf_query)];
 	dv_rxdp_t *r = NULL;
 	dv_err_t err = {{0}};
 	dv_nf_flow_t f;
-	int rc;
+	size_t len;
+	int v;
 
 	flow(&f, v6);
-	memcpy(in + h, query, sizeof(query));
-	in[h + 2] |= qr;
-	dv_nf_build(in, &f, sizeof(query));
+	memcpy(q, dv_tf_query, sizeof(q));
+	q[2] |= qr;
+	len = dv_tf_frame(in, &f, q, sizeof(q));
 	assert_int_equal(dv_rxdp_load(&r, "lo", PORT, drop, garbage, &err), 0);
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in,
-	            .data_size_in = (uint32_t)(h + sizeof(query)), .data_out = out,
-	            .data_size_out = 128, .repeat = 1);
-	rc = bpf_prog_test_run_opts(dv_rxdp_prog_fd(r), &o);
-	assert_int_equal(rc, 0);
-	*out_len = o.data_size_out;
+	v = dv_tf_run(dv_rxdp_prog_fd(r), in, len, out, 128, out_len);
 	dv_rxdp_close(r);
-	return (int)o.retval;
+	return v;
 }
 
 /* The answer to flow(v6): addresses and ports turned around, QR set; its payload. */
@@ -98,8 +77,8 @@ static void test_reflect_ipv4(void **state)
 	(void)state;
 	assert_int_equal(run(false, 0, 0, 0, out, &len), XDP_TX);
 	check_answer(out, len, false, &plen, &pl, &g);
-	assert_int_equal(plen, sizeof(query));
-	assert_memory_equal(pl + 3, query + 3, sizeof(query) - 3);
+	assert_int_equal(plen, sizeof(dv_tf_query));
+	assert_memory_equal(pl + 3, query + 3, sizeof(dv_tf_query) - 3);
 	assert_int_equal(dv_nf_checksum(out + 14, 20), 0); /* the IP header's still holds */
 	assert_int_equal(out[40] | out[41], 0);            /* UDP checksum: none */
 }
@@ -115,7 +94,7 @@ static void test_reflect_ipv6(void **state)
 	(void)state;
 	assert_int_equal(run(true, 0, 0, 0, out, &len), XDP_TX);
 	check_answer(out, len, true, &plen, &pl, &g);
-	assert_int_equal(plen, sizeof(query));
+	assert_int_equal(plen, sizeof(dv_tf_query));
 	/* the checksum updated for QR equals one computed whole */
 	assert_int_equal(out[60] << 8 | out[61], dv_nf_udp_checksum(&g, out + 54, 8 + plen));
 }
