@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -148,14 +149,27 @@ static dv_sockstat_t proc_read(const struct sockaddr_storage *ss)
 	return st;
 }
 
-static int bound(int type, const struct sockaddr_in *a, int reuse)
+/* A socket of type bound to a (SO_REUSEPORT with reuse); -1 when a's port is taken. */
+static int bind_to(int type, const struct sockaddr_in *a, int reuse)
 {
 	int fd = socket(AF_INET, type, 0), one = 1;
 
 	assert_true(fd >= 0);
 	if (reuse)
 		assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)), 0);
-	assert_int_equal(bind(fd, (const struct sockaddr *)a, sizeof(*a)), 0);
+	if (bind(fd, (const struct sockaddr *)a, sizeof(*a)) != 0) {
+		assert_int_equal(errno, EADDRINUSE);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int bound(int type, const struct sockaddr_in *a, int reuse)
+{
+	int fd = bind_to(type, a, reuse);
+
+	assert_true(fd >= 0);
 	return fd;
 }
 
@@ -182,8 +196,18 @@ static void test_diag_matches_proc(void **state)
 	memset(&ss, 0, sizeof(ss));
 	a->sin_family = AF_INET;
 	a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	s1 = bound(SOCK_DGRAM, a, 1);
-	assert_int_equal(getsockname(s1, (struct sockaddr *)a, &len), 0);
+	/* One port number for UDP and TCP (the listener below): the TCP port first, the UDP
+	 * sockets on its number; another process may hold that number over UDP (tried again). */
+	for (i = 0;; i++) {
+		a->sin_port = 0;
+		lis = bound(SOCK_STREAM, a, 0);
+		len = sizeof(*a);
+		assert_int_equal(getsockname(lis, (struct sockaddr *)a, &len), 0);
+		if ((s1 = bind_to(SOCK_DGRAM, a, 1)) >= 0)
+			break;
+		close(lis);
+		assert_true(i < 100);
+	}
 	s2 = bound(SOCK_DGRAM, a, 1);
 	assert_int_equal(setsockopt(s1, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
 	assert_int_equal(setsockopt(s2, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)), 0);
@@ -222,7 +246,6 @@ static void test_diag_matches_proc(void **state)
 	assert_int_equal(n, 1);
 
 	/* TCP: the listener on the same port number is found, a connected one is not */
-	lis = bound(SOCK_STREAM, a, 0);
 	assert_int_equal(listen(lis, 4), 0);
 	assert_int_equal(fstat(lis, &sbl), 0);
 	assert_int_equal(dv_sockstat_diag_inodes(&ss, 1, inodes, 8, &n), 0);
