@@ -24,7 +24,7 @@ for i in $(seq 0 89999); do echo "n$i.mpi.example. A"; done >"$LIST"
 #    stdout can splice two ranks' lines).
 start_responder R -T 1
 "${MPIRUN[@]}" --output-filename "$TMP/ranks" -np 3 "$DV" --no-progress --no-server-version -v -s 127.0.0.1 -p "$R_PORT" \
-	-d "$LIST" -c 6 -q 300 -t 1 -S 0.05 --json "$TMP/all.json" --rank-json "$TMP/rank" \
+	-d "$LIST" -c 6 -q 300 -t 30 -S 0.05 --json "$TMP/all.json" --rank-json "$TMP/rank" \
 	>/dev/null 2>"$TMP/u.err" || fail "mpirun exited $?: $(cat "$TMP/u.err")"
 cp "$TMP/ranks/1/rank.0/stdout" "$TMP/u.out"
 cat "$TMP"/ranks/1/rank.*/stdout >"$TMP/v.out"
@@ -139,7 +139,7 @@ assert_eq "drop: responder dropped" 9000 "$(resp_count D dropped)"
 # 4. -Q 30000 is the rate of the whole run: 3 ranks x 10,000 q/s for 5 s.
 start_responder Q -T 1
 "${MPIRUN[@]}" -np 3 "$DV" --no-progress --no-server-version -s 127.0.0.1 -p "$Q_PORT" \
-	-d "$LIST" --replicate -l 5 -Q 30000 -c 6 -q 600 -t 1 >"$TMP/q.out" 2>"$TMP/q.err" ||
+	-d "$LIST" --replicate -l 5 -Q 30000 -c 6 -q 600 -t 30 >"$TMP/q.out" 2>"$TMP/q.err" ||
 	fail "mpirun exited $?: $(cat "$TMP/q.err")"
 stop_responder Q
 qsent=$(f "$TMP/q.out" "Queries sent")

@@ -131,7 +131,7 @@ assert_eq "server: received = answered" "$n $n" "$(resp_count e https-received) 
 echo "== a wrong path: 404s counted by dnsvolley, never completed"
 start_doh w
 rc=0
-"$DV" -m doh --doh-path /wrong -s 127.0.0.1 -p "$w_HTTPS" -d "$TMP/1k" -c 2 -q 20 -t 2 \
+"$DV" -m doh --doh-path /wrong -s 127.0.0.1 -p "$w_HTTPS" -d "$TMP/1k" -c 2 -q 20 -t 30 \
 	--json "$TMP/w.json" >"$TMP/w.rep" 2>&1 || rc=$?
 [ "$rc" -ne 0 ] || fail "a run with no answer exited 0"
 assert_eq "wrong path: sent completed lost http_4xx" "1000 0 1000 1000" \
