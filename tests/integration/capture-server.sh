@@ -12,7 +12,7 @@ start_responder R -T 1
 head -500 "$top_srcdir/querylists/soa.txt" >"$TMP/list.txt"
 
 capture_lo "$TMP/cap.pcap" "udp and dst host 127.0.0.1 and dst port $R_PORT"
-"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$TMP/list.txt" -Q 5000 -t 2 >"$TMP/run" 2>&1 ||
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$TMP/list.txt" -Q 5000 -t 30 >"$TMP/run" 2>&1 ||
 	fail "the captured run: $(cat "$TMP/run")"
 assert_eq "captured run: completed" 500 "$(report_field "$TMP/run" "Queries completed")"
 capture_end 500
@@ -20,7 +20,7 @@ assert_eq "packets captured" 500 "$(awk '/packets captured/ { print $1 }' "$TMP/
 
 # The replay, to the same responder: every captured query sent and answered.
 "$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$TMP/cap.pcap" --capture-server "127.0.0.1:$R_PORT" \
-	-t 2 --json "$TMP/r.json" >"$TMP/replay" 2>&1 || fail "replay: $(cat "$TMP/replay")"
+	-t 30 --json "$TMP/r.json" >"$TMP/replay" 2>&1 || fail "replay: $(cat "$TMP/replay")"
 assert_eq "replay with --capture-server: sent completed lost" "500 500 0" "$(jc "$TMP/r.json" sent completed lost)"
 
 # Port 53 (the default) and another address take nothing from this capture.

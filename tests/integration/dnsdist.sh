@@ -187,7 +187,7 @@ assert_ge "ms idle before it" 900 "$ms"
 # the server with nothing in flight (conn_idle_closed) and reopened, no query lost.
 head -3 "$TMP/20k" >"$TMP/3"
 snap "$dd/ga.a"
-"$DV" -m doh -s 127.0.0.1 -p "$idle" -d "$TMP/3" -c 1 -Q 0.4 -t 2 --json "$TMP/ga.json" \
+"$DV" -m doh -s 127.0.0.1 -p "$idle" -d "$TMP/3" -c 1 -Q 0.4 -t 30 --json "$TMP/ga.json" \
 	>"$TMP/ga.rep" 2>&1 || fail "GOAWAY run: $(cat "$TMP/ga.rep")"
 snap "$dd/ga.b"
 read -r sent completed lost opened reopened idle_closed closed failed abandoned < <(jc \

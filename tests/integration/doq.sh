@@ -219,6 +219,8 @@ for f in close reset; do
 done
 
 echo "== stall after 20: the server stops reading; stream limit 30 reached, exit 5"
+# -t 0.3 ends the 10 queries the server never reads, then the stall: it bounds the run's
+# end only. The counts asserted are the server's, which a slow client does not change.
 start_doq stall --stream-stall-after 20 --doq-max-streams 30
 dv stall 5 -p "$stall_DOQ" -d "$TMP/200" -c 1 -q 10 -t 0.3
 stopped stall

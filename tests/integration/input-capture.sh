@@ -14,7 +14,7 @@ PCAP="$TMP/run.pcap"
 capture_lo "$PCAP" "udp and dst host 127.0.0.1 and dst port $R_PORT" # only queries to the responder
 
 # Rate-limited so the capture keeps up (its drops would be the capture's, not ours).
-"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 1 -c 8 -Q 20000 -t 1 \
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 1 -c 8 -Q 20000 -t 30 \
 	>"$TMP/report" 2>"$TMP/report.err" || fail "dnsvolley exited $?: $(cat "$TMP/report.err")"
 capture_end "$(report_field "$TMP/report" "Queries sent")"
 stop_responder R

@@ -45,7 +45,7 @@ cat "$TMP/www.txt" "$TMP/soa.txt" >"$TMP/both.txt"
 cat >"$TMP/run-responder" <<EOF
 #!/bin/sh
 env | grep '^LAB_' >"$TMP/env"
-"$DV" --no-progress -s "\$LAB_SERVER" -p "\$LAB_PORT" -d "$TMP/both.txt" -n 4 -c 2 -q 20 -t 1 >"$TMP/report" || exit 10
+"$DV" --no-progress -s "\$LAB_SERVER" -p "\$LAB_PORT" -d "$TMP/both.txt" -n 4 -c 2 -q 20 -t 30 >"$TMP/report" || exit 10
 "\$LAB_DIR/stop"
 cp "\$LAB_OUT" "$TMP/responder.out"
 EOF
@@ -63,9 +63,9 @@ gone "$(envof LAB_NS)" "$(envof LAB_IFACE)"
 cat >"$TMP/run-knotd" <<EOF
 #!/bin/sh
 env | grep '^LAB_' >"$TMP/env"
-"$DV" --no-progress -s "\$LAB_SERVER" -p "\$LAB_PORT" -d "$TMP/both.txt" -n 3 -c 2 -q 20 -t 1 >"$TMP/r4" || exit 10
-"$DV" --no-progress -s "\$LAB_SERVER6" -p "\$LAB_PORT" -d "$TMP/www.txt" -c 2 -q 20 -t 1 >"$TMP/r6" || exit 11
-"$DV" --no-progress -m tcp -s "\$LAB_SERVER" -p "\$LAB_PORT" -d "$TMP/soa.txt" -c 2 -q 20 -t 1 >"$TMP/rt" || exit 12
+"$DV" --no-progress -s "\$LAB_SERVER" -p "\$LAB_PORT" -d "$TMP/both.txt" -n 3 -c 2 -q 20 -t 30 >"$TMP/r4" || exit 10
+"$DV" --no-progress -s "\$LAB_SERVER6" -p "\$LAB_PORT" -d "$TMP/www.txt" -c 2 -q 20 -t 30 >"$TMP/r6" || exit 11
+"$DV" --no-progress -m tcp -s "\$LAB_SERVER" -p "\$LAB_PORT" -d "$TMP/soa.txt" -c 2 -q 20 -t 30 >"$TMP/rt" || exit 12
 \$LAB_KNOTC stats mod-stats >"$TMP/stats" || exit 13
 EOF
 chmod +x "$TMP/run-knotd"

@@ -8,7 +8,7 @@
 #     for none.
 #  2. The responder, with a tiny receive buffer on the client (-b 4, -q 2000):
 #     the report blames dnsvolley's own sockets, with the fix, not the server.
-#  3. The responder dropping every 10th query, paced, -S 1 -l 5 -t 2: by send
+#  3. The responder dropping every 10th query, paced, -S 1 -l 5 -t 5: by send
 #     time each interval's lost is 10% of its sent (within one query).
 #  4. Nothing listening: the no-answer line and exit status 4.
 . "$(dirname "$0")/lib.sh"
@@ -20,8 +20,11 @@ split_line() {
 }
 
 # --- 2. tiny client buffer: the client is to blame.
+# lost = dropped by dnsvolley's sockets only if no answer that got in was read after -t
+# (it would be lost, not dropped): -t 5, far beyond a stall of the client. The dropped
+# queries wait it out, so the run lasts -l 1 + 5 s.
 start_responder r --reflect --no-gso
-"$DV" -s 127.0.0.1 -p "$r_PORT" -d "$LIST" -c 1 -q 2000 -b 4 -l 1 -t 0.5 >"$TMP/tiny.out" 2>&1
+"$DV" -s 127.0.0.1 -p "$r_PORT" -d "$LIST" -c 1 -q 2000 -b 4 -l 1 -t 5 >"$TMP/tiny.out" 2>&1
 read -r lost own target unacc < <(split_line "$TMP/tiny.out")
 [ -n "${lost:-}" ] || { cat "$TMP/tiny.out"; fail "tiny -b: no loss split line naming the local target"; }
 assert_ge "tiny -b: lost" 1 "$lost"
@@ -33,8 +36,10 @@ echo "ok: tiny -b: the report blames the client"
 stop_responder r
 
 # --- 3. intervals by send time: every 10th query dropped.
+# 10% lost per interval holds only if no answered query is read after -t: -t 5, far
+# beyond a stall of the client; the dropped ones in flight (2,000 q/s x 10% x 5 s) fit -q.
 start_responder d --reflect --no-gso --drop-every 10
-"$DV" -s 127.0.0.1 -p "$d_PORT" -d "$LIST" -c 1 -q 5000 -Q 2000 -S 1 -l 5 -t 2 \
+"$DV" -s 127.0.0.1 -p "$d_PORT" -d "$LIST" -c 1 -q 5000 -Q 2000 -S 1 -l 5 -t 5 \
 	--json "$TMP/iv.json" >"$TMP/iv.out" 2>&1
 stop_responder d
 grep '^\[Interval by send time\]' "$TMP/iv.out" >"$TMP/iv.lines" || fail "no interval lines by send time"

@@ -65,7 +65,7 @@ rc=0
 	--mca oob_tcp_if_include "198.19.$S.0/24" --mca btl self,tcp \
 	--mca btl_tcp_if_include "198.19.$S.0/24" -H "198.19.$S.2,198.19.$S.3" -np 2 \
 	"$DV" --no-progress --no-server-version -s "198.19.$S.1" -p "$R_PORT" -d "$LIST" \
-	-c 4 -q 200 -t 1 --json "$TMP/ns.json" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
+	-c 4 -q 200 -t 30 --json "$TMP/ns.json" >"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
 [ "$rc" = 0 ] || fail "mpirun exited $rc: $(cat "$TMP/err.txt")"
 stop_responder R
 assert_eq "both hosts launched through the agent" "198.19.$S.2 198.19.$S.3" \

@@ -18,7 +18,7 @@ for i in $(seq 500); do echo "n$i.example. A"; done >"$TMP/list.txt"
 night() { # NAME PORT: one night; prints its status
 	local st=0
 	DV="$DV" DV_TARGET="r=127.0.0.1:$2" DV_LIST="L=$TMP/list.txt" DV_DIR="$W" \
-		DV_FLUSH=true DV_LOAD="-q 20 -t 2 -Q 5000" DV_HOT_TIME=1 DV_REPEAT=1 DV_DATE="$1" \
+		DV_FLUSH=true DV_LOAD="-q 20 -t 30 -Q 5000" DV_HOT_TIME=1 DV_REPEAT=1 DV_DATE="$1" \
 		DV_GATES="--max-loss 1% --max-qps-drop 90%" \
 		bash "$NIGHTLY" >"$TMP/$1.out" 2>"$TMP/$1.err" || st=$?
 	echo "$st"

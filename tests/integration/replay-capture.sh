@@ -26,7 +26,7 @@ capture_replay() {
 	local out=$1
 	shift
 	capture_lo "$out" "udp and dst host 127.0.0.1 and dst port $R_PORT"
-	"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 1 "$@" >"$TMP/report" 2>"$TMP/report.err" ||
+	"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 30 "$@" >"$TMP/report" 2>"$TMP/report.err" ||
 		fail "dnsvolley $* exited $?: $(cat "$TMP/report.err")"
 	grep -E "Queries (sent|completed|lost)|Loss split|Late answers" "$TMP/report" # shown for a failure's log
 	capture_end "$(report_field "$TMP/report" "Queries sent")"
@@ -67,7 +67,7 @@ run_s=$(awk '/Run time \(s\):/ { print $4 }' "$TMP/report")
 awk -v t="$run_s" 'BEGIN { exit !(t > 0.9) }' || fail "speed 2 ran $run_s s, under the schedule's 1 s"
 
 # -n 2 at speed 2: the capture twice, back to back (one period apart), in about 2 s.
-"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 1 -d "$TMP/cap.pcap" --timing original --speed 2 \
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 30 -d "$TMP/cap.pcap" --timing original --speed 2 \
 	-n 2 >"$TMP/report" 2>&1 || fail "-n 2: $(cat "$TMP/report")"
 assert_eq "-n 2: sent" 4000 "$(report_field "$TMP/report" "Queries sent")"
 run_s=$(awk '/Run time \(s\):/ { print $4 }' "$TMP/report")
@@ -96,22 +96,22 @@ python3 "$OFFSETS" "$TMP/cap.pcap" "$TMP/r5.pcap" >"$TMP/offsets"
 assert_eq "max-clients 5: addresses" 5 "$(field addrs)"
 assert_eq "max-clients 5: sent" 2000 "$(report_field "$TMP/report" "Queries sent")"
 # A /30 has 3 client addresses (the network's own is skipped): 20 clients merge into 3.
-"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 1 -d "$TMP/cap.pcap" --client-range 127.9.9.0/30 \
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 30 -d "$TMP/cap.pcap" --client-range 127.9.9.0/30 \
 	>"$TMP/report" 2>&1 || fail "client-range /30: $(cat "$TMP/report")"
 assert_eq "client range /30: clients" 3 "$(report_field "$TMP/report" "Clients replayed")"
 
 # 5. dnsperf -B: every message replays, exactly; rewrites change what is sent.
 python3 "$WRITE" --clients 20 --queries 3000 --ecs --format binary "$TMP/cap.raw"
-"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 1 -B -d "$TMP/cap.raw" >"$TMP/report" 2>&1 ||
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 30 -B -d "$TMP/cap.raw" >"$TMP/report" 2>&1 ||
 	fail "-B: $(cat "$TMP/report")"
 assert_eq "-B: sent" 3000 "$(report_field "$TMP/report" "Queries sent")"
 assert_eq "-B: completed" 3000 "$(report_field "$TMP/report" "Queries completed")"
 full=$(awk '/Average packet size/ { sub(",", "", $5); print $5 }' "$TMP/report")
-"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 1 --input binary --strip-ecs -d "$TMP/cap.raw" \
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 30 --input binary --strip-ecs -d "$TMP/cap.raw" \
 	>"$TMP/report" 2>&1 || fail "--strip-ecs: $(cat "$TMP/report")"
 assert_eq "--strip-ecs: 11 octets less per query" "$((full - 11))," \
 	"$(awk '/Average packet size/ { print $5 }' "$TMP/report")"
-"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 1 -B --strip-edns-options -d "$TMP/cap.raw" \
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -t 30 -B --strip-edns-options -d "$TMP/cap.raw" \
 	>"$TMP/report" 2>&1 || fail "--strip-edns-options: $(cat "$TMP/report")"
 assert_eq "--strip-edns-options: 23 octets less" "$((full - 23))," \
 	"$(awk '/Average packet size/ { print $5 }' "$TMP/report")"

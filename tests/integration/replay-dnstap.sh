@@ -22,7 +22,7 @@ assert_eq "kind" dnstap "$kind"
 assert_ge "CLIENT_QUERY messages logged (unbound's dnstap may drop a few)" $((N * 97 / 100)) "$queries"
 
 start_responder R -T 1
-"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$TAP" --timing original --speed 4 -t 1 \
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$TAP" --timing original --speed 4 -t 30 \
 	>"$TMP/replay" 2>"$TMP/replay.err" || fail "replay exited $?: $(cat "$TMP/replay.err")"
 stop_responder R
 cat "$TMP/replay"

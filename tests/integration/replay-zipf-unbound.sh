@@ -34,7 +34,7 @@ for i in $(seq 200); do
 done
 $UC status >/dev/null || fail "unbound not ready"
 
-"$DV" --no-progress -s "127.0.0.1:$UPORT" -d "$TMP/zipf.txt" -q 20 -t 2 >"$TMP/report" 2>&1 ||
+"$DV" --no-progress -s "127.0.0.1:$UPORT" -d "$TMP/zipf.txt" -q 20 -t 30 >"$TMP/report" 2>&1 ||
 	fail "dnsvolley: $(cat "$TMP/report")"
 assert_eq "completed" 10000 "$(report_field "$TMP/report" "Queries completed")"
 $UC stats_noreset >"$TMP/stats"

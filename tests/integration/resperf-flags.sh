@@ -31,8 +31,9 @@ TCP_PORT=$(cat "$TMP/tcp.port")
 head -2000 "$top_srcdir/querylists/soa.txt" >"$TMP/list.txt"
 LPORT=$(free_port)
 
-# Each line: a short ramp (100 qps over 0.4 s) with the flags under test.
-BASE=(-s 127.0.0.1 -d "$TMP/list.txt" -m 100 -r 0.4 -i 0.1 -t 0.5)
+# Each line: a short ramp (100 qps over 0.4 s) with the flags under test. Every query is
+# answered: -t 30 only bounds the wait (the ramp ends with its last answer, resperf's too).
+BASE=(-s 127.0.0.1 -d "$TMP/list.txt" -m 100 -r 0.4 -i 0.1 -t 30)
 lines=(
 	"-p $R_PORT"
 	"-p $R_PORT -f inet"
@@ -62,8 +63,9 @@ for h in -h -H; do
 done
 
 # The plot files of one line, column by column: 2 s ramp to 400 qps, 1 s constant, -i 0.5,
-# and a -t of 2 s whose drain must add no rows.
-PL=(-s 127.0.0.1 -p "$R_PORT" -d "$TMP/list.txt" -m 400 -r 2 -c 1 -i 0.5 -t 2)
+# and a -t of 30 s whose drain must add no rows (every query is answered: -t only bounds
+# the wait, and the run ends with its last answer).
+PL=(-s 127.0.0.1 -p "$R_PORT" -d "$TMP/list.txt" -m 400 -r 2 -c 1 -i 0.5 -t 30)
 "$DV" resperf "${PL[@]}" -P "$TMP/dv.plot" >"$TMP/dv" 2>&1 || fail "dnsvolley resperf: $(cat "$TMP/dv")"
 # check_plot FILE WHO: header, 8 columns, midpoints, targets; prints the row count.
 check_plot() {
@@ -102,7 +104,7 @@ if command -v resperf >/dev/null; then
 fi
 # Without -R, sending stops when the list runs out (as resperf's), and says so.
 head -50 "$TMP/list.txt" >"$TMP/short.txt"
-"$DV" resperf -s 127.0.0.1 -p "$R_PORT" -d "$TMP/short.txt" -m 400 -r 1 -t 0.5 -i 0.1 \
+"$DV" resperf -s 127.0.0.1 -p "$R_PORT" -d "$TMP/short.txt" -m 400 -r 1 -t 30 -i 0.1 \
 	-P "$TMP/short.plot" >"$TMP/short" 2>"$TMP/short.err" || fail "short list: exit $?"
 assert_eq "without -R: queries sent" 50 "$(report_field "$TMP/short" "Queries sent")"
 grep -q "^dnsvolley resperf: ran out of query data after 50 queries" "$TMP/short.err" ||

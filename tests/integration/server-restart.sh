@@ -17,8 +17,12 @@ PORT=$R1_PORT
 # which holds at any load unless the shell itself is stalled for a whole phase.
 
 # 1. Stopped ~1.5 s after the first query, back ~1.5 s later, run of 6 s at 1,000 qps.
+#    completed = both servers' answers and lost = sent to nobody hold only if no answer
+#    comes after -t (the first ones wait in R1's buffer until wait_queued sees them):
+#    -t 5, far beyond any delay of an answer, and the queries sent to nobody (from ~1.5 s
+#    to ~3 s) expire by ~8 s; -q 6000 holds the 5 s of them without slowing the schedule.
 kill -STOP "$R1_PID"
-"$DV" --no-progress -s 127.0.0.1 -p "$PORT" -d "$LIST" -Q 1000 -l 6 -t 0.5 -c 4 -q 2000 \
+"$DV" --no-progress -s 127.0.0.1 -p "$PORT" -d "$LIST" -Q 1000 -l 6 -t 5 -c 4 -q 6000 \
 	>"$TMP/restart" 2>&1 &
 dv=$!
 _pids+=("$dv")

@@ -159,10 +159,14 @@ sep=""
 has_line "accept-and-close: NO ANSWERS says the connections ended" "$TMP/aac.rep" "$line"
 
 echo "== NO ANSWERS says what came back"
+# Wrong IDs and garbage: every answer comes back at once but completes nothing, so each
+# query waits out -t and the run ends one -t after its last send; the counts need every
+# answer in before that end. The window holds all 100 queries (-q 100): one -t of 5 s,
+# the run time ten of 0.5 s used to take, far beyond any delay of the responder.
 for i in $(seq 100); do echo "n$i.example A"; done >"$TMP/100"
 start_responder wi --wrong-id-every 1
 rc=0
-"$DV" -s 127.0.0.1 -p "$wi_PORT" -d "$TMP/100" -n 1 -c 1 -q 10 -t 0.5 \
+"$DV" -s 127.0.0.1 -p "$wi_PORT" -d "$TMP/100" -n 1 -c 1 -q 100 -t 5 \
 	--json "$TMP/wi.json" >"$TMP/wi.rep" 2>&1 || rc=$?
 stop_responder wi
 assert_eq "wrong IDs: exit status" 4 "$rc"
@@ -172,7 +176,7 @@ has_line "wrong IDs: NO ANSWERS line" "$TMP/wi.rep" \
 
 start_responder ga --garbage-every 1
 rc=0
-"$DV" -s 127.0.0.1 -p "$ga_PORT" -d "$TMP/100" -n 1 -c 1 -q 10 -t 0.5 \
+"$DV" -s 127.0.0.1 -p "$ga_PORT" -d "$TMP/100" -n 1 -c 1 -q 100 -t 5 \
 	--json "$TMP/ga.json" >"$TMP/ga.rep" 2>&1 || rc=$?
 stop_responder ga
 assert_eq "garbage: exit status" 4 "$rc"
@@ -181,11 +185,12 @@ has_line "garbage: NO ANSWERS line" "$TMP/ga.rep" \
 	"  NO ANSWERS: not one query was answered; what came back: 100 malformed answers (not a parseable DNS response)"
 
 # Each of 5 connections carries one query (-q 5 -c 5); the server reads it, answers
-# nothing and closes: 5 connections closed with a query in flight, whatever the timing.
+# nothing and closes: 5 connections closed with a query in flight, whatever the timing
+# (-t 30: the close must come before the query times out; it ends the run, not -t).
 start_stream cl --stream-drop-every 1 --stream-close-after 1
 rc=0
 head -5 "$TMP/100" >"$TMP/5"
-"$DV" -m tcp -s 127.0.0.1 -p "$cl_TCP" -d "$TMP/5" -n 1 -c 5 -q 5 -t 2 \
+"$DV" -m tcp -s 127.0.0.1 -p "$cl_TCP" -d "$TMP/5" -n 1 -c 5 -q 5 -t 30 \
 	--json "$TMP/cl.json" >"$TMP/cl.rep" 2>&1 || rc=$?
 stop_responder cl
 assert_eq "closed by the server: exit status" 4 "$rc"
@@ -205,7 +210,7 @@ echo "== --tc-tcp and no TCP listener: the UDP pass finishes, the retries not ma
 for i in $(seq 1000); do echo "n$i.example A"; done >"$TMP/1k"
 start_responder tc --tc-every 10
 rc=0
-"$DV" -s 127.0.0.1 -p "$tc_PORT" -d "$TMP/1k" -n 1 -c 4 -q 100 -t 1 --tc-tcp \
+"$DV" -s 127.0.0.1 -p "$tc_PORT" -d "$TMP/1k" -n 1 -c 4 -q 100 -t 30 --tc-tcp \
 	--json "$TMP/tc.json" >"$TMP/tc.rep" 2>&1 || rc=$?
 stop_responder tc
 assert_eq "tc-tcp, no TCP: exit status" 0 "$rc"

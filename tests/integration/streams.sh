@@ -170,7 +170,7 @@ print(s.getsockname()[1], flush=True); time.sleep(20)' >"$TMP/silent.port" &
 	assert_le "DoT to a $target port: ms until the error (the timeout, not the 20 s hold)" 15000 "$ms"
 done
 rc=0
-"$DV" -m tcp -s 127.0.0.1 -p "$pl_TCP" -d "$TMP/5k" -c 2 -q 1000 -t 1 --json "$TMP/ok.json" \
+"$DV" -m tcp -s 127.0.0.1 -p "$pl_TCP" -d "$TMP/5k" -c 2 -q 1000 -t 30 --json "$TMP/ok.json" \
 	>"$TMP/ok.rep" 2>&1 || rc=$?
 assert_eq "the same port over TCP: exit status" 0 "$rc"
 stop_responder pl
@@ -270,7 +270,7 @@ C
 	done
 	echo "-- DoH path unbound does not serve: 404s counted apart, never completed"
 	rc=0
-	"$DV" -m doh -s 127.0.0.1 -p "$uport" -d "$TMP/5k" -c 1 -q 10 -t 2 --doh-path /nope \
+	"$DV" -m doh -s 127.0.0.1 -p "$uport" -d "$TMP/5k" -c 1 -q 10 -t 30 --doh-path /nope \
 		--json "$TMP/d404.json" >"$TMP/d404.rep" 2>&1 || rc=$?
 	assert_eq "DoH 404: exit status (no answers)" 4 "$rc"
 	read -r sent completed lost non200 c4 <<<"$(jc "$TMP/d404.json" sent completed lost \

@@ -29,7 +29,7 @@ rc=0
 "$DV" -s "plain=127.0.0.1:$plain_PORT" -s "delayed=127.0.0.1:$delayed_PORT" \
 	-d "SOA=$TMP/soa.txt" -d "A=$TMP/a.txt" --passes cold,hot --repeat 3 --hot-runs 1 \
 	--flush "echo \"\$DV_TARGET_LABEL \$DV_LIST_LABEL \$DV_REPEAT \$DV_TARGET_ADDR \$DV_TARGET_PORT \$DV_PASS_KIND\" >> $TMP/flush.log" \
-	--json "$TMP/r.json" --no-server-version -q 20 -c 4 -t 2 --no-progress \
+	--json "$TMP/r.json" --no-server-version -q 20 -c 4 -t 30 --no-progress \
 	>"$TMP/out.txt" 2>"$TMP/err.txt" || rc=$?
 stop_responder plain
 stop_responder delayed
@@ -140,7 +140,7 @@ start_responder delayed --delay 5
 rc=0
 "$DV" -s "plain=127.0.0.1:$plain_PORT" -s "delayed=127.0.0.1:$delayed_PORT" -d "SOA=$TMP/soa.txt" \
 	--passes cold,hot --repeat 2 --hot-runs 1 --flush "plain=true" --flush "delayed=echo no; exit 4" \
-	--json "$TMP/f.json" --no-server-version -q 20 -t 2 --no-progress >"$TMP/fout.txt" 2>"$TMP/ferr.txt" || rc=$?
+	--json "$TMP/f.json" --no-server-version -q 20 -t 30 --no-progress >"$TMP/fout.txt" 2>"$TMP/ferr.txt" || rc=$?
 stop_responder plain
 stop_responder delayed
 assert_eq "failing flush: exit status" 3 "$rc"
@@ -192,13 +192,15 @@ stop_responder guard
 assert_eq "refused studies: queries the responder received" 0 "$(resp_count guard received)"
 
 # --- a lossy hot pass: its loss in the change lines; --probe's queries are counted; --quiet
-# says which pass runs ("pass k of N") and the time left.
+# says which pass runs ("pass k of N") and the time left. "vs 0%" needs every answer of
+# clean read within -t: -t 2, far beyond its delay; each of lossy's two passes waits one
+# -t for its dropped queries.
 start_responder clean
 start_responder lossy --drop-every 50
 rc=0
 "$DV" -s "clean=127.0.0.1:$clean_PORT" -s "lossy=127.0.0.1:$lossy_PORT" -d "SOA=$TMP/soa.txt" \
 	--passes cold,hot --hot-runs 1 --flush true --probe "probe.example TXT" --quiet --progress \
-	--json "$TMP/l.json" --no-server-version -q 20 -t 0.2 >"$TMP/l.out" 2>"$TMP/l.err" || rc=$?
+	--json "$TMP/l.json" --no-server-version -q 20 -t 2 >"$TMP/l.out" 2>"$TMP/l.err" || rc=$?
 stop_responder clean
 stop_responder lossy
 [ "$rc" = 0 ] || fail "lossy study exited $rc: $(cat "$TMP/l.err")"

@@ -23,7 +23,7 @@ Z
 run() {
 	local name=$1 port=$2
 	shift 2
-	"$DV" --no-progress --no-server-version -s 127.0.0.1 -p "$port" -d "$TMP/list.txt" -t 2 \
+	"$DV" --no-progress --no-server-version -s 127.0.0.1 -p "$port" -d "$TMP/list.txt" -t 30 \
 		--json "$TMP/$name.json" "$@" >"$TMP/$name.out" 2>&1 || fail "$name: exit $?: $(cat "$TMP/$name.out")"
 	python3 - "$TMP/$name.json" <<'P'
 import json, sys

@@ -58,7 +58,7 @@ record_unbound_dnstap() {
 		kill -0 "$ub" 2>/dev/null || fail "unbound exited: $(cat "$TMP/unbound.err" "$TMP/unbound.log" 2>/dev/null)"
 		sleep 0.05
 	done
-	"$DV" --no-progress -s 127.0.0.1 -p "$port" -d "$TMP/list" -n 1 -c 4 -Q 1000 -t 1 \
+	"$DV" --no-progress -s 127.0.0.1 -p "$port" -d "$TMP/list" -n 1 -c 4 -Q 1000 -t 30 \
 		>"$TMP/report" 2>"$TMP/report.err" || fail "dnsvolley exited $?: $(cat "$TMP/report.err")"
 	# unbound first (after a pause for its dnstap writer), then the capture (ends the file).
 	sleep 0.5
