@@ -45,6 +45,22 @@ uint64_t dv_wall_ns(void)
 	return clock_ns(CLOCK_REALTIME);
 }
 
+int64_t dv_wall_minus_mono_ns(void)
+{
+	uint64_t narrowest = UINT64_MAX;
+	int64_t offset = 0;
+	unsigned i;
+
+	for (i = 0; i < DV_CLOCK_PAIR_TRIES && narrowest > DV_CLOCK_PAIR_NS; i++) {
+		uint64_t m1 = dv_now_ns(), w = dv_wall_ns(), m2 = dv_now_ns();
+		if (m2 - m1 < narrowest) {
+			narrowest = m2 - m1;
+			offset = (int64_t)w - (int64_t)(m1 + (m2 - m1) / 2);
+		}
+	}
+	return offset;
+}
+
 int dv_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;

@@ -35,6 +35,17 @@ int dv_err_set(dv_err_t *err, int code, const char *fmt, ...) __attribute__((for
 uint64_t dv_now_ns(void);
 /* Wall clock in nanoseconds since the epoch (CLOCK_REALTIME). For timestamps only. */
 uint64_t dv_wall_ns(void);
+/*
+ * CLOCK_REALTIME minus CLOCK_MONOTONIC now, to put the kernel's realtime packet stamps on
+ * the monotonic clock. Two reads side by side are off by however long the thread was
+ * preempted between them (a busy machine: milliseconds, which turned a wire latency into
+ * 0): the wall read is bracketed by two monotonic reads and set against their middle,
+ * tried again while the bracket is wider than DV_CLOCK_PAIR_NS (the narrowest of
+ * DV_CLOCK_PAIR_TRIES kept).
+ */
+#define DV_CLOCK_PAIR_NS    2000
+#define DV_CLOCK_PAIR_TRIES 16
+int64_t dv_wall_minus_mono_ns(void);
 
 #define DV_NS_PER_US 1000ULL
 #define DV_NS_PER_MS 1000000ULL

@@ -352,7 +352,10 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 		if (e->wire && s->wire_off_ns != DV_SLOT_NO_STAMP) {
 			uint64_t tx = s->sent_ns + s->wire_off_ns;
 			lat = now_ns > tx ? now_ns - tx : 0;
-			timed = e->rx_stamped;
+			/* An answer stamped as arriving before its query left: a stamp not on
+			 * the query's clock (a stepped wall clock between the two): untimed, not 0.
+			 */
+			timed = e->rx_stamped && now_ns > tx;
 			e->stats.c.wire_timed += timed;
 		}
 		if (b != NULL) {

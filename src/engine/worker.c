@@ -305,7 +305,7 @@ static void tx_sent(dv_worker_t *w, dv_sock_t *s, unsigned r, unsigned k)
 			rx_disarm(w, dv_wire_get16(b->sbuf[i]));
 	w->eng.stats.c.stamps_asked += asked;
 	if ((asked > 0 && !w->direct && !w->coalesce) || (r < k && b->asked[r]))
-		drain_tx_stamps(w, s, (int64_t)dv_wall_ns() - (int64_t)dv_now_ns());
+		drain_tx_stamps(w, s, dv_wall_minus_mono_ns());
 	if (r < k && b->asked[r] && stamp_flags(w, s->fd, false) == 0 &&
 	    stamp_flags(w, s->fd, true) == 0)
 		dv_txmap_restart(&s->tx);
@@ -789,7 +789,7 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 	 */
 	/* Stamps still to come (a NIC stamps later than loopback): before the answers they time */
 	if (w->wire && s->tx.pending > 0)
-		drain_tx_stamps(w, s, (int64_t)dv_wall_ns() - (int64_t)dv_now_ns());
+		drain_tx_stamps(w, s, dv_wall_minus_mono_ns());
 	for (round = 0; round < DV_RECV_ROUNDS; round++) {
 		int r, i;
 		uint64_t now;
@@ -811,7 +811,7 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 			continue;
 		}
 		now = dv_now_ns();
-		offset = (int64_t)dv_wall_ns() - (int64_t)now;
+		offset = dv_wall_minus_mono_ns();
 		for (i = 0; i < r; i++) {
 			if (w->rx_filter) {
 				receive_filtered(
@@ -985,7 +985,7 @@ static void on_poll(uv_poll_t *h, int status, int events)
 		/* The wire clock: a stamp nobody waits for any more (pending 0) would raise
 		 * EPOLLERR again and again until read. */
 		if (w->wire && s->tx.pending == 0)
-			drain_tx_stamps(w, s, (int64_t)dv_wall_ns() - (int64_t)dv_now_ns());
+			drain_tx_stamps(w, s, dv_wall_minus_mono_ns());
 		do_recv(w, s);
 		set_events(s, sock_events(w, s));
 	} else {

@@ -415,7 +415,7 @@ static uint64_t arrival_ns(worker_t *w, unsigned i, uint64_t now_ns)
 			int64_t t;
 			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
 			t = (int64_t)ts.tv_sec * (int64_t)DV_NS_PER_S + ts.tv_nsec -
-			    ((int64_t)dv_wall_ns() - (int64_t)now_ns);
+			    dv_wall_minus_mono_ns();
 			return t > 0 && (uint64_t)t <= now_ns ? (uint64_t)t : now_ns;
 		}
 	}

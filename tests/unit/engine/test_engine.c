@@ -313,6 +313,35 @@ static void test_wire_stamps(void **state)
 	assert_int_equal(f->e.win.slot[id1].wire_off_ns, DV_SLOT_NO_STAMP);
 }
 
+/* Wire clock: an answer whose receive stamp is not after its transmit stamp is completed
+ * and left untimed, never timed as 0 (a stamp put on the monotonic clock with a wrong
+ * offset did that under load). */
+static void test_wire_stamp_order(void **state)
+{
+	fixture_t *f = *state;
+	uint8_t r[DV_MAX_QUERY_LEN];
+	uint16_t id0, id1;
+	size_t n;
+
+	f->e.wire = true;
+	send_all(f, 2, 100);
+	id0 = dv_wire_get16(f->bufs[0]);
+	id1 = dv_wire_get16(f->bufs[1]);
+	f->e.win.slot[id0].tx_key = 0;
+	f->e.win.slot[id1].tx_key = 1;
+	f->e.win.slot[id0].tx_asked = f->e.win.slot[id1].tx_asked = 1;
+	dv_engine_tx_stamp(&f->e, 0, id0, 0, 130);
+	dv_engine_tx_stamp(&f->e, 0, id1, 1, 130);
+	f->e.rx_stamped = true;
+	n = answer(f, 0, r, 0);
+	dv_engine_receive(&f->e, 0, r, n, true, 125); /* before its query left */
+	n = answer(f, 1, r, 0);
+	dv_engine_receive(&f->e, 0, r, n, true, 130); /* the same nanosecond */
+	assert_int_equal(f->e.stats.c.completed, 2);
+	assert_int_equal(f->e.stats.c.wire_timed, 0);
+	assert_int_equal(f->e.stats.latency.count, 0);
+}
+
 /*
  * The sampled wire clock's bookkeeping, as the worker does it (engine/txstamp.h): of four
  * queries in flight the 2nd and 4th asked for stamps (keys 0 and 1). Each stamp lands on
@@ -404,6 +433,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_send_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_finish_counts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_striping, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_wire_stamp_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_wire_stamps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_sampled_stamps, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_send_time_buckets, setup, teardown),
