@@ -104,6 +104,7 @@ static bool print_what_came_back(FILE *out, const dv_counters_t *c)
 	    {c->conn_proto_errors, "connections ended by a protocol error"},
 	    {c->conn_refused, "connection attempts refused"},
 	    {c->conn_timeouts, "connection attempts timed out"},
+	    {c->conn_no_port, "connection attempts that found no local port"},
 	};
 	const char *sep = "";
 	size_t i;
@@ -399,9 +400,18 @@ void dv_report_connections(FILE *out, const dv_pass_result_t *r)
 	fprintf(out,
 	        "\n  Connections:          opened %" PRIu64 " (reopened %" PRIu64
 	        "), failed %" PRIu64 " (refused %" PRIu64 ", timed out %" PRIu64
-	        "), abandoned %" PRIu64 "\n",
+	        ", no local port %" PRIu64 "), abandoned %" PRIu64 "\n",
 	        c->conn_opened, c->conn_reopened, c->conn_failed, c->conn_refused, c->conn_timeouts,
-	        c->conn_abandoned);
+	        c->conn_no_port, c->conn_abandoned);
+	if (c->conn_no_port > 0)
+		fprintf(out,
+		        "  No local port:        %" PRIu64
+		        " attempts (EADDRNOTAVAIL: every port of net.ipv4.ip_local_port_range was "
+		        "in use toward the server, typically held in TIME_WAIT by connections "
+		        "closed before, this run's or earlier ones'): widen the range, open fewer "
+		        "connections (-c) or from more addresses (--client-range), reopen less "
+		        "(--queries-per-conn), or wait for TIME_WAIT to end (60 s)\n",
+		        c->conn_no_port);
 	fprintf(out,
 	        "  Connections ended:    reset %" PRIu64 ", closed by server %" PRIu64
 	        " (idle %" PRIu64 "), protocol errors %" PRIu64 ", by --queries-per-conn %" PRIu64
