@@ -31,7 +31,7 @@ INTEGRATION_TESTS += \
 	tests/integration/responder-tcp.sh \
 	tests/integration/responder-hostile.sh tests/integration/responder-doh-budget.sh \
 	tests/integration/streams.sh \
-	tests/integration/stream-sources.sh \
+	tests/integration/stream-sources.sh tests/integration/stream-no-port.sh \
 	tests/integration/capture.sh tests/integration/loss.sh tests/integration/verbose.sh \
 	tests/integration/terminal.sh \
 	tests/integration/closed-stdout.sh tests/integration/hostile-files.sh \

@@ -702,9 +702,13 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	             : p->w[0].wire ? DV_PASS_CLOCK_WIRE
 	                            : DV_PASS_CLOCK_APP;
 	res->stamp_every = p->w[0].wire ? p->w[0].stamp_every : 0;
-	res->rx_filter = p->w[0].wire;
-	for (uint32_t i = 0; i < p->nw; i++)
-		res->rx_filter = res->rx_filter && p->w[i].rx_filter;
+	/* A worker whose socket the filter could not be attached to took control messages:
+	 * counted apart, so a pass of both kinds says so. */
+	res->wire_workers = p->w[0].wire ? p->nw : 0;
+	res->rx_filter_workers = 0;
+	for (uint32_t i = 0; i < res->wire_workers; i++)
+		res->rx_filter_workers += p->w[i].rx_filter ? 1 : 0;
+	res->rx_filter = res->wire_workers > 0 && res->rx_filter_workers == res->wire_workers;
 	res->sockets = cfg->sockets;
 	res->threads = cfg->threads;
 	res->max_outstanding = cfg->max_outstanding;

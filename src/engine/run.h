@@ -82,8 +82,12 @@ typedef struct dv_pass_result {
 	dv_pass_clock_t clock; /* what timed the latency (--clock, --xdp) */
 	uint32_t stamp_every; /* wire clock: 1 in this many queries asked a transmit stamp; 0 app */
 	bool rx_filter;       /* wire clock: receive stamps by the socket filter, for the sample
-	                       * only (every worker); false: from every answer's control message */
-	dv_xdp_info_t xdp;    /* --xdp: the attach and bind modes, the queues */
+	                       * only (every worker); false: from every answer's control message
+	                       * on one worker at least (rx_filter_workers says how many not) */
+	uint32_t wire_workers;      /* workers on the wire clock (summed over merged ranks) */
+	uint32_t rx_filter_workers; /* of those, the ones whose receive stamps the socket filter
+	                             * took (the others': every answer's control message) */
+	dv_xdp_info_t xdp;          /* --xdp: the attach and bind modes, the queues */
 	/*
 	 * One entry per -S interval. While the pass runs they are recorded by arrival
 	 * (what was sent, answered and timed out in it); after the drain, sent,

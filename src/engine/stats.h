@@ -173,7 +173,10 @@ typedef struct dv_qtype_count {
 	/* wire clock, receive stamps by the socket filter: stamps a datagram took that was not    \
 	 * its query's answer in time (a duplicate, junk, a forged or stray answer with its ID, a  \
 	 * late answer): unused, and the query's answer, if it comes, left untimed */              \
-	X(rx_stamps_unused, NULL, NULL, DV_CTR_OPTIONAL)
+	X(rx_stamps_unused, NULL, NULL, DV_CTR_OPTIONAL)                                           \
+	/* connection attempts that found no local port left (EADDRNOTAVAIL: the ephemeral range   \
+	 * in use toward the server, often by TIME_WAIT; also in conn_failed; dv_sw_fail_cause) */ \
+	X(conn_no_port, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <uv.h>
 
+#include "base/sockaddr.h"
 #include "base/wire.h"
 #include "transport/transport.h"
 
@@ -367,15 +368,27 @@ static void reopen_after(dv_sw_t *sw, dv_sconn_t *c, bool answered, uint64_t now
 	c->backed_off = c->retry_ns != UINT64_MAX;
 }
 
-/* An attempt to open c failed before it was usable. */
-static void conn_fail(dv_sw_t *sw, dv_sconn_t *c, int err, bool timeout, uint64_t now,
+dv_sw_fail_t dv_sw_fail_cause(int err, dv_sw_stage_t stage)
+{
+	if (err == ECONNREFUSED)
+		return DV_SW_FAIL_REFUSED;
+	if ((stage == DV_SW_AT_CONNECT && (err == EADDRNOTAVAIL || err == EAGAIN)) ||
+	    (stage == DV_SW_AT_BIND_PORT0 && err == EADDRINUSE))
+		return DV_SW_FAIL_NO_PORT;
+	return DV_SW_FAIL_OTHER;
+}
+
+/* An attempt to open c failed before it was usable, with cause (dv_sw_fail_cause). */
+static void conn_fail(dv_sw_t *sw, dv_sconn_t *c, dv_sw_fail_t cause, bool timeout, uint64_t now,
                       const char *what)
 {
 	dv_counters_t *k = &sw->e->stats.c;
 
 	k->conn_failed++;
-	if (err == ECONNREFUSED)
+	if (cause == DV_SW_FAIL_REFUSED)
 		k->conn_refused++;
+	if (cause == DV_SW_FAIL_NO_PORT)
+		k->conn_no_port++;
 	if (timeout)
 		k->conn_timeouts++;
 	if (what != sw->why)
@@ -480,7 +493,7 @@ static void conn_down(dv_sw_t *sw, dv_sconn_t *c, dv_end_t why, int err, uint64_
 			snprintf(sw->why, sizeof(sw->why), "%s", what);
 		conn_end(sw, c, why, now);
 	} else {
-		conn_fail(sw, c, err, false, now, what);
+		conn_fail(sw, c, dv_sw_fail_cause(err, DV_SW_AT_LATER), false, now, what);
 	}
 }
 
@@ -553,6 +566,28 @@ static int conn_handles(dv_sw_t *sw, dv_sconn_t *c)
 	return 0;
 }
 
+/* Where bind_source's failure came: a bind to port 0 (-a: the kernel picks the port, so
+ * EADDRINUSE is a range used up; --client-range's port is picked at connect) or not. */
+static dv_sw_stage_t bind_stage(const dv_run_config_t *cfg)
+{
+	if (cfg->client_base.ss_family == AF_UNSPEC &&
+	    dv_sockaddr_port((const struct sockaddr *)&cfg->local) == 0)
+		return DV_SW_AT_BIND_PORT0;
+	return DV_SW_AT_SOCKET;
+}
+
+/* "cannot connect: ..." for errno e into what; no local port named as such, with the way out
+ * (the run's report says it again, with the count: report_text.c). */
+static void connect_failed(char *what, size_t cap, int e)
+{
+	if (dv_sw_fail_cause(e, DV_SW_AT_CONNECT) == DV_SW_FAIL_NO_PORT)
+		snprintf(what, cap,
+		         "cannot connect: no local port left (net.ipv4.ip_local_port_range all in "
+		         "use, e.g. by TIME_WAIT)");
+	else
+		snprintf(what, cap, "cannot connect: %s", strerror(e));
+}
+
 static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 {
 	const dv_run_config_t *cfg = sw->h.cfg;
@@ -580,22 +615,24 @@ static void conn_open(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 	timer_at(sw, now + cfg->timeout_ns);
 	fd = socket(cfg->server.ss_family, sw->desc->sock_type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		snprintf(what, sizeof(what), "cannot open a socket: %s", strerror(errno));
-		conn_fail(sw, c, errno, false, now, what);
+		int e = errno;
+		snprintf(what, sizeof(what), "cannot open a socket: %s", strerror(e));
+		conn_fail(sw, c, dv_sw_fail_cause(e, DV_SW_AT_SOCKET), false, now, what);
 		return;
 	}
 	c->fd = fd;
 	if (sw->desc->sock_type == SOCK_STREAM)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (bind_source(cfg, sw->h.first_conn + c->index, fd, what, sizeof(what)) != 0) {
-		conn_fail(sw, c, errno, false, now, what);
+		int e = errno;
+		conn_fail(sw, c, dv_sw_fail_cause(e, bind_stage(cfg)), false, now, what);
 		return;
 	}
 	if (connect(fd, (const struct sockaddr *)&cfg->server, cfg->server_len) != 0 &&
 	    errno != EINPROGRESS) {
 		int e = errno;
-		snprintf(what, sizeof(what), "cannot connect: %s", strerror(e));
-		conn_fail(sw, c, e, false, now, what);
+		connect_failed(what, sizeof(what), e);
+		conn_fail(sw, c, dv_sw_fail_cause(e, DV_SW_AT_CONNECT), false, now, what);
 		return;
 	}
 	c->gen++;
@@ -793,7 +830,7 @@ static void after_input(dv_sw_t *sw, dv_sconn_t *c, uint64_t now)
 			                     ? "the server sent GOAWAY before a query"
 			                     : "the server closed the connection before a query";
 		if (!is_up(c->state)) {
-			conn_fail(sw, c, 0, false, now,
+			conn_fail(sw, c, DV_SW_FAIL_OTHER, false, now,
 			          "the server closed the connection during the TLS handshake");
 		} else if (c->ev_goaway && c->inflight > 0 && dv_tp_in_flight(c->tp) > 0) {
 			if (c->state != C_DRAINING) /* streams below GOAWAY's last id may answer */
@@ -928,8 +965,8 @@ static void conn_connected(dv_sw_t *sw, dv_sconn_t *c, uint32_t events, uint64_t
 		err = errno;
 	count_syn_retries(sw, c, now);
 	if (err != 0) {
-		snprintf(what, sizeof(what), "cannot connect: %s", strerror(err));
-		conn_fail(sw, c, err, false, now, what);
+		connect_failed(what, sizeof(what), err);
+		conn_fail(sw, c, dv_sw_fail_cause(err, DV_SW_AT_CONNECT), false, now, what);
 		return;
 	}
 	dv_hist_add(&sw->e->stats.connect, now - c->open_ns);
@@ -1178,6 +1215,7 @@ void dv_sw_finish(dv_sw_t *sw, bool interrupted)
 	to->conn_failed += k->conn_failed;
 	to->conn_refused += k->conn_refused;
 	to->conn_timeouts += k->conn_timeouts;
+	to->conn_no_port += k->conn_no_port;
 	to->conn_reset += k->conn_reset;
 	to->conn_closed += k->conn_closed;
 	to->conn_idle_closed += k->conn_idle_closed;
@@ -1365,7 +1403,7 @@ static void conn_timers(dv_sw_t *sw, uint64_t now)
 			             ? "connect"
 			             : sw->desc->setup_what,
 			         (double)t / 1e9);
-			conn_fail(sw, c, 0, true, now, what);
+			conn_fail(sw, c, DV_SW_FAIL_OTHER, true, now, what);
 		} else if (c->state == C_IDLE && c->retry_ns <= now) {
 			set_state(sw, c, C_IDLE, now); /* clears the reopen time */
 			reopen(sw, c, now, now);

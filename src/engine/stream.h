@@ -40,6 +40,29 @@
 
 typedef struct dv_sw dv_sw_t;
 
+/* Where an attempt to open a connection failed (dv_sw_fail_cause). */
+typedef enum dv_sw_stage {
+	DV_SW_AT_SOCKET,     /* socket(), or bind() to an address with its port given */
+	DV_SW_AT_BIND_PORT0, /* bind() to a local address, port 0 (the kernel picks it) */
+	DV_SW_AT_CONNECT,    /* connect(), or the error it left (SO_ERROR) */
+	DV_SW_AT_LATER, /* the handshake, or a close or reset before the connection was usable */
+} dv_sw_stage_t;
+
+/* Why, for the counters: conn_refused, conn_no_port, or neither (conn_failed only). */
+typedef enum dv_sw_fail {
+	DV_SW_FAIL_OTHER = 0,
+	DV_SW_FAIL_REFUSED, /* ECONNREFUSED: nothing listening, or the server refused */
+	/* No local port left: connect()'s EADDRNOTAVAIL (EAGAIN for a datagram socket's
+	 * autobind), bind()'s EADDRINUSE for port 0: every port of the ephemeral range
+	 * (net.ipv4.ip_local_port_range) is in use toward the server, typically by TIME_WAIT
+	 * of connections closed moments before. Not bind()'s EADDRNOTAVAIL: that is an
+	 * address this host does not have. */
+	DV_SW_FAIL_NO_PORT,
+} dv_sw_fail_t;
+
+/* The cause of a failed attempt from its errno (0: none, e.g. a timeout) and stage. */
+dv_sw_fail_t dv_sw_fail_cause(int err, dv_sw_stage_t stage);
+
 /* What a worker lends its connections (all owned by the worker, outliving the dv_sw_t). */
 typedef struct dv_sw_host {
 	uv_loop_t *loop;            /* the worker's loop: the epoll set's uv_poll_t lives on it */

@@ -64,7 +64,12 @@ enum {
 	OPT_STREAM_DROP_EVERY,
 	OPT_REVERSE,
 	OPT_READ_AFTER_CONNS,
+	OPT_END_ /* not an option: one past the last */
 };
+
+/* The long-only options given, one bit each (opts_t.given). */
+#define GIVEN(c) (1ULL << ((c)-OPT_PORT_FILE))
+_Static_assert(OPT_END_ - OPT_PORT_FILE <= 64, "opts_t.given holds a bit per long option");
 
 static const struct option long_opts[] = {
     {"address", required_argument, NULL, 'a'},
@@ -141,7 +146,8 @@ static void usage(FILE *f)
 	    "      --reflect               echo queries back with QR set (fastest)\n"
 	    "      --no-gso                one datagram per send (no UDP GSO batching)\n"
 	    "      --xdp IFACE             answer UDP through AF_XDP sockets on IFACE, one a\n"
-	    "                              thread (root); --reflect: in XDP itself (XDP_TX)\n"
+	    "                              thread (root); --reflect: in XDP itself (XDP_TX),\n"
+	    "                              with --drop-every and --garbage-every only\n"
 	    "      --tcp-port PORT         also serve DNS over TCP on PORT (0 = any free port)\n"
 	    "      --tls-port PORT         also serve DNS over TLS on PORT (needs the next two)\n"
 	    "      --https-port PORT       also serve DNS over HTTPS (HTTP/2) on PORT (needs the "
@@ -386,6 +392,7 @@ typedef struct opts {
 	bool quiet;
 	const char *xdp_iface; /* --xdp: XDP sockets (or, with --reflect, the reflecting
 	                        * BPF program) on this interface */
+	uint64_t given;        /* GIVEN(c) of every long-only option c on the command line */
 } opts_t;
 
 /* addr with port (-1: left as it is, the listener is off). */
@@ -451,6 +458,55 @@ static int stream_setup(opts_t *o)
 	cfg->quic.addr = cfg->addr;
 	cfg->quic.addr_len = cfg->addr_len;
 	set_port(&cfg->quic.addr, o->doq_port);
+	return 0;
+}
+
+/* "--flag cannot be used with MODE: why", exit status 2. */
+static int conflict(int c, const char *mode, const char *why)
+{
+	fprintf(stderr, PROG ": %s cannot be used with %s: %s\nTry '" PROG " --help'.\n",
+	        opt_name(c), mode, why);
+	return 2;
+}
+
+/*
+ * Options the mode asked for would ignore: refused (exit status 2) before anything is
+ * opened, never taken and dropped in silence. --xdp --reflect: the BPF program answers in
+ * the driver with --drop-every and --garbage-every only. --xdp: the answers leave as XDP
+ * frames, never by UDP GSO. --capacity-backlog: --capacity's queue. The DoQ listener
+ * alone: the stream faults that have no meaning for it.
+ */
+static int mode_conflicts(const opts_t *o)
+{
+	static const int xdp_reflect_ignores[] = {
+	    OPT_DELAY,    OPT_CAPACITY,       OPT_CAPACITY_BACKLOG,     OPT_RCODE,
+	    OPT_TC_EVERY, OPT_WRONG_ID_EVERY, OPT_WRONG_QUESTION_EVERY, OPT_DUPLICATE_EVERY,
+	};
+	static const int doq_ignores[] = {OPT_HALF_CLOSE_AFTER, OPT_REVERSE, OPT_READ_AFTER_CONNS};
+	size_t i;
+
+	for (i = 0;
+	     o->xdp_iface != NULL && o->cfg.reflect && i < DV_ARRAY_SIZE(xdp_reflect_ignores);
+	     i++) {
+		if (o->given & GIVEN(xdp_reflect_ignores[i]))
+			return conflict(xdp_reflect_ignores[i], "--xdp --reflect",
+			                "the XDP program answers in the driver and applies only "
+			                "--drop-every and --garbage-every (--xdp without --reflect "
+			                "applies it)");
+	}
+	if (o->xdp_iface != NULL && (o->given & GIVEN(OPT_NO_GSO)))
+		return conflict(OPT_NO_GSO, "--xdp",
+		                "the answers leave as XDP frames, never by UDP GSO");
+	if ((o->given & GIVEN(OPT_CAPACITY_BACKLOG)) && !(o->given & GIVEN(OPT_CAPACITY)))
+		return usage_error("--capacity-backlog needs --capacity (it bounds its queue)");
+	for (i = 0; o->doq_port >= 0 && o->tcp_port < 0 && o->tls_port < 0 &&
+	            i < DV_ARRAY_SIZE(doq_ignores);
+	     i++) {
+		if (o->given & GIVEN(doq_ignores[i]))
+			return conflict(doq_ignores[i], "--doq-port alone",
+			                "DoQ has no half-close, answer order or read delay (it "
+			                "applies to --tcp-port and --tls-port)");
+	}
 	return 0;
 }
 
@@ -588,6 +644,8 @@ static int parse_opt(opts_t *o, int c, const char *flag)
 {
 	uint64_t *every = every_field(&o->cfg, c);
 
+	if (c >= OPT_PORT_FILE && c < OPT_END_)
+		o->given |= GIVEN(c);
 	if (every != NULL) {
 		if (dv_parse_u64(optarg, 0, UINT64_MAX / 2, every) != 0)
 			return bad(opt_name(c), optarg, "is not a whole number (0 = off)");
@@ -693,7 +751,8 @@ static int parse_args(opts_t *o, int argc, char **argv)
 	}
 	if (parse_address(o->address, (uint16_t)o->port, &o->cfg) != 0)
 		return bad("--address", o->address, "is not an IPv4 or IPv6 address");
-	return stream_setup(o);
+	rc = mode_conflicts(o);
+	return rc != 0 ? rc : stream_setup(o);
 }
 
 /* The start-up line on stderr and the port files. 0, or -errno in err. */

@@ -104,6 +104,7 @@ static bool print_what_came_back(FILE *out, const dv_counters_t *c)
 	    {c->conn_proto_errors, "connections ended by a protocol error"},
 	    {c->conn_refused, "connection attempts refused"},
 	    {c->conn_timeouts, "connection attempts timed out"},
+	    {c->conn_no_port, "connection attempts that found no local port"},
 	};
 	const char *sep = "";
 	size_t i;
@@ -159,18 +160,41 @@ static bool sampled(const dv_counters_t *c)
 	return c->stamps_asked > 0 && c->stamps_asked < c->sent;
 }
 
+/*
+ * Where the wire clock's receive stamps came from, after "receive": the socket filter's
+ * (the sample's answers only) on every worker, on none (every answer's control message),
+ * or on some: then how many of how many, never the one kind for the whole pass.
+ */
+static void print_rx_source(FILE *out, const dv_pass_result_t *r, bool sample)
+{
+	uint32_t n = r->rx_filter_workers, m = r->wire_workers;
+
+	if (n > 0 && n < m && sample)
+		fprintf(out,
+		        "on those by a socket filter on %" PRIu32 " of %" PRIu32
+		        " workers, on all on the other %" PRIu32,
+		        n, m, m - n);
+	else if (n > 0 && n < m)
+		fprintf(out, " by a socket filter on %" PRIu32 " of %" PRIu32 " workers", n, m);
+	else if (r->rx_filter)
+		fprintf(out, sample ? "on those by a socket filter" : " by a socket filter");
+	else if (sample)
+		fprintf(out, "on all");
+}
+
 /* The wire clock: its sample, where its receive stamps came from, the answers it timed. */
 static void print_wire_clock(FILE *out, const dv_pass_result_t *r)
 {
 	const dv_counters_t *c = &r->stats.c;
 
 	if (!sampled(c)) {
-		fprintf(
-		    out,
-		    "  Latency clock:        wire (kernel transmit and receive stamps%s), %" PRIu64
-		    " of %" PRIu64 " answers stamped at both ends\n",
-		    r->rx_filter ? ", receive by a socket filter" : "", c->wire_timed,
-		    c->completed);
+		fprintf(out, "  Latency clock:        wire (kernel transmit and receive stamps");
+		if (r->rx_filter || r->rx_filter_workers > 0) {
+			fprintf(out, ", receive");
+			print_rx_source(out, r, false);
+		}
+		fprintf(out, "), %" PRIu64 " of %" PRIu64 " answers stamped at both ends\n",
+		        c->wire_timed, c->completed);
 		return;
 	}
 	fprintf(out, "  Latency clock:        wire (kernel stamps: transmit on ");
@@ -178,11 +202,10 @@ static void print_wire_clock(FILE *out, const dv_pass_result_t *r)
 		fprintf(out, "1 in %" PRIu32, r->stamp_every);
 	else /* merged passes of different samples */
 		fprintf(out, "about 1 in %.0f", (double)c->sent / (double)c->stamps_asked);
-	fprintf(out,
-	        " queries, receive on %s), latency of %" PRIu64 " answers (%" PRIu64
-	        " asked) of %" PRIu64 "\n",
-	        r->rx_filter ? "those by a socket filter" : "all", c->wire_timed, c->stamps_asked,
-	        c->completed);
+	fprintf(out, " queries, receive ");
+	print_rx_source(out, r, true);
+	fprintf(out, "), latency of %" PRIu64 " answers (%" PRIu64 " asked) of %" PRIu64 "\n",
+	        c->wire_timed, c->stamps_asked, c->completed);
 }
 
 /*
@@ -377,9 +400,18 @@ void dv_report_connections(FILE *out, const dv_pass_result_t *r)
 	fprintf(out,
 	        "\n  Connections:          opened %" PRIu64 " (reopened %" PRIu64
 	        "), failed %" PRIu64 " (refused %" PRIu64 ", timed out %" PRIu64
-	        "), abandoned %" PRIu64 "\n",
+	        ", no local port %" PRIu64 "), abandoned %" PRIu64 "\n",
 	        c->conn_opened, c->conn_reopened, c->conn_failed, c->conn_refused, c->conn_timeouts,
-	        c->conn_abandoned);
+	        c->conn_no_port, c->conn_abandoned);
+	if (c->conn_no_port > 0)
+		fprintf(out,
+		        "  No local port:        %" PRIu64
+		        " attempts (EADDRNOTAVAIL: every port of net.ipv4.ip_local_port_range was "
+		        "in use toward the server, typically held in TIME_WAIT by connections "
+		        "closed before, this run's or earlier ones'): widen the range, open fewer "
+		        "connections (-c) or from more addresses (--client-range), reopen less "
+		        "(--queries-per-conn), or wait for TIME_WAIT to end (60 s)\n",
+		        c->conn_no_port);
 	fprintf(out,
 	        "  Connections ended:    reset %" PRIu64 ", closed by server %" PRIu64
 	        " (idle %" PRIu64 "), protocol errors %" PRIu64 ", by --queries-per-conn %" PRIu64

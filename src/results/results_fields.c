@@ -159,6 +159,8 @@ static const dv_jfield_t pass_fields[] = {
     JU(dv_pass_record_t, res.max_outstanding, "max_outstanding", UINT32_MAX),
     JOPT(dv_pass_record_t, res.stamp_every, "stamp_every", J_UINT, UINT32_MAX),
     JOPT(dv_pass_record_t, res.rx_filter, "rx_stamp_filter", J_BOOL, 0),
+    JOPT(dv_pass_record_t, res.wire_workers, "wire_workers", J_UINT, UINT32_MAX),
+    JOPT(dv_pass_record_t, res.rx_filter_workers, "rx_stamp_filter_workers", J_UINT, UINT32_MAX),
     JOPT(dv_pass_record_t, res.clock, "clock", J_CLOCK, 0),
 };
 /* "passes[i]"."xdp" (optional, --xdp passes; added with issue 27): how it ran over AF_XDP. */

@@ -765,6 +765,35 @@ static int r_pass_hists(rctx_t *r, json_t *o, dv_pass_result_t *res)
 	                  "tls_full + tls_resumed");
 }
 
+/*
+ * The wire clock's workers by where their receive stamps came from. A file from before
+ * "wire_workers" has "rx_stamp_filter" alone: its workers (threads) read as all of the one
+ * kind it names, so its Latency clock line is the one it had. A file with them must agree
+ * with "rx_stamp_filter" (true: every wire worker's by the filter).
+ */
+static int r_rx_workers(rctx_t *r, json_t *o, dv_pass_result_t *res)
+{
+	if (json_object_get(o, "wire_workers") == NULL &&
+	    json_object_get(o, "rx_stamp_filter_workers") == NULL) {
+		if (res->clock == DV_PASS_CLOCK_WIRE || res->rx_filter) {
+			res->wire_workers = res->threads > 0 ? res->threads : 1;
+			res->rx_filter_workers = res->rx_filter ? res->wire_workers : 0;
+		}
+		return 0;
+	}
+	if (res->rx_filter_workers > res->wire_workers)
+		return r_bad(r, "rx_stamp_filter_workers %u is above wire_workers %u",
+		             (unsigned)res->rx_filter_workers, (unsigned)res->wire_workers);
+	bool all = res->wire_workers > 0 && res->rx_filter_workers == res->wire_workers;
+	if (res->rx_filter ? !all : (all && res->clock == DV_PASS_CLOCK_WIRE))
+		return r_bad(r,
+		             "\"rx_stamp_filter\" is %s, but %u of %u wire workers took receive "
+		             "stamps by the filter",
+		             res->rx_filter ? "true" : "false", (unsigned)res->rx_filter_workers,
+		             (unsigned)res->wire_workers);
+	return 0;
+}
+
 static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p)
 {
 	dv_pass_result_t *res = &p->res;
@@ -773,7 +802,7 @@ static int r_pass(rctx_t *r, json_t *o, const dv_study_t *s, dv_pass_record_t *p
 
 	if (!json_is_object(o))
 		return r_bad(r, "must be an object");
-	if ((rc = r_fields(r, o, p, TABLE(dv_jf_pass))) != 0)
+	if ((rc = r_fields(r, o, p, TABLE(dv_jf_pass))) != 0 || (rc = r_rx_workers(r, o, res)) != 0)
 		return rc;
 	if (p->target >= s->n_targets)
 		return r_bad(r, "target %zu does not exist", p->target);

@@ -312,7 +312,8 @@ static void merge_xdp(dv_xdp_info_t *into, const dv_xdp_info_t *from)
  * The clock of several ranks' (or results files') pass: the same clock, or mixed; not
  * recorded if any side's was not. The wire clock's sample rate when all had the same (else
  * 0: the report then derives it from the counters), its receive stamps by the socket filter
- * only when every one's were (as over a pass's workers, run.c).
+ * only when every one's were (as over a pass's workers, run.c), with the workers of each kind
+ * summed so that a pass of both says so.
  */
 static void merge_clock(dv_pass_result_t *into, const dv_pass_result_t *from)
 {
@@ -323,6 +324,8 @@ static void merge_clock(dv_pass_result_t *into, const dv_pass_result_t *from)
 	if (into->stamp_every != from->stamp_every)
 		into->stamp_every = 0;
 	into->rx_filter = into->rx_filter && from->rx_filter;
+	into->wire_workers += from->wire_workers;
+	into->rx_filter_workers += from->rx_filter_workers;
 }
 
 int dv_dist_merge_pass(dv_pass_result_t *into, const dv_pass_result_t *from)

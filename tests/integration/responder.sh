@@ -62,6 +62,36 @@ for bad in "--drop-every x" "--delay -1" "--rcode BOGUS" "--rcode 16" "-p 65536"
 	[ -s "$TMP/bad.err" ] || fail "no message for '$bad'"
 done
 
+echo "== options a mode would ignore are refused, before anything is opened (no root, no XDP)"
+# refused WANT ARGS...: exit status 2 and WANT as the message's first line. The check comes
+# before any socket or XDP program; the interface named does not exist (were it looked up,
+# the status would be 1), so a regression cannot attach anything.
+refused() {
+	local want=$1 rc=0
+	shift
+	timeout 10 "$RESPONDER" -p 0 "$@" >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
+	assert_eq "exit status for '$*'" 2 "$rc"
+	assert_eq "message for '$*'" "$want" "$(head -1 "$TMP/bad.err")"
+}
+P="dnsvolley-responder:"
+for flag in "--delay 5" "--capacity 1000" "--capacity 1000 --capacity-backlog 8" "--rcode SERVFAIL" \
+	"--tc-every 2" "--wrong-id-every 3" "--wrong-question-every 3" "--duplicate-every 3"; do
+	# shellcheck disable=SC2086
+	refused "$P ${flag%% *} cannot be used with --xdp --reflect: the XDP program answers in the \
+driver and applies only --drop-every and --garbage-every (--xdp without --reflect applies it)" \
+		--xdp dv-none0 --reflect --drop-every 7 $flag
+done
+refused "$P --no-gso cannot be used with --xdp: the answers leave as XDP frames, never by UDP GSO" \
+	--xdp dv-none0 --no-gso
+refused "$P --no-gso cannot be used with --xdp: the answers leave as XDP frames, never by UDP GSO" \
+	--reflect --no-gso --xdp dv-none0
+refused "$P --capacity-backlog needs --capacity (it bounds its queue)" --capacity-backlog 8
+for flag in "--stream-half-close-after 1" "--stream-reverse 2" "--stream-read-after-conns 4"; do
+	# shellcheck disable=SC2086
+	refused "$P ${flag%% *} cannot be used with --doq-port alone: DoQ has no half-close, answer \
+order or read delay (it applies to --tcp-port and --tls-port)" --doq-port 0 $flag
+done
+
 echo "== plain answers, port file, start-up line"
 start_responder plain
 [ "$(cat "$TMP/plain.port")" = "$plain_PORT" ] || fail "port file"

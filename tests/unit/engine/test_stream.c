@@ -21,6 +21,8 @@
 
 #include "engine/engine.h"
 #include "engine/run.h"
+#include "engine/stream.h"
+#include "results/report.h"
 #include "input/querylist.h"
 #include "streampass.h"
 
@@ -334,6 +336,81 @@ static void test_refused_is_an_error(void **state)
 	dv_pass_result_free(&res);
 }
 
+/*
+ * A failed attempt's cause from its errno and where it came: no local port is connect()'s
+ * EADDRNOTAVAIL (a datagram socket's autobind: EAGAIN) or a port-0 bind()'s EADDRINUSE;
+ * bind()'s EADDRNOTAVAIL is an address the host lacks, and a handshake's or a socket()'s
+ * errors are neither; ECONNREFUSED is refused wherever it comes.
+ */
+static void test_fail_cause(void **state)
+{
+	static const struct {
+		int err;
+		dv_sw_stage_t stage;
+		dv_sw_fail_t want;
+	} rows[] = {
+	    {EADDRNOTAVAIL, DV_SW_AT_CONNECT, DV_SW_FAIL_NO_PORT},
+	    {EAGAIN, DV_SW_AT_CONNECT, DV_SW_FAIL_NO_PORT},
+	    {EADDRINUSE, DV_SW_AT_BIND_PORT0, DV_SW_FAIL_NO_PORT},
+	    {EADDRINUSE, DV_SW_AT_SOCKET, DV_SW_FAIL_OTHER}, /* a port asked for: taken */
+	    {EADDRNOTAVAIL, DV_SW_AT_BIND_PORT0, DV_SW_FAIL_OTHER},
+	    {EADDRNOTAVAIL, DV_SW_AT_SOCKET, DV_SW_FAIL_OTHER},
+	    {EADDRNOTAVAIL, DV_SW_AT_LATER, DV_SW_FAIL_OTHER},
+	    {EMFILE, DV_SW_AT_SOCKET, DV_SW_FAIL_OTHER},
+	    {ECONNREFUSED, DV_SW_AT_CONNECT, DV_SW_FAIL_REFUSED},
+	    {ECONNREFUSED, DV_SW_AT_LATER, DV_SW_FAIL_REFUSED},
+	    {ETIMEDOUT, DV_SW_AT_CONNECT, DV_SW_FAIL_OTHER},
+	    {ENETUNREACH, DV_SW_AT_CONNECT, DV_SW_FAIL_OTHER},
+	    {0, DV_SW_AT_LATER, DV_SW_FAIL_OTHER},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		assert_int_equal(dv_sw_fail_cause(rows[i].err, rows[i].stage), rows[i].want);
+}
+
+/* The Connections line counts them apart, and a line of their own says what to do. */
+static void test_no_port_report(void **state)
+{
+	dv_pass_result_t r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	dv_stats_init(&r.stats);
+	r.stats.c.conn_opened = 8;
+	r.stats.c.conn_failed = 45;
+	r.stats.c.conn_refused = 2;
+	r.stats.c.conn_timeouts = 1;
+	r.stats.c.conn_no_port = 42;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	dv_report_connections(f, &r);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text,
+	                       "\n  Connections:          opened 8 (reopened 0), failed 45 "
+	                       "(refused 2, timed out 1, no local port 42), abandoned 0\n"
+	                       "  No local port:        42 attempts (EADDRNOTAVAIL: every port "
+	                       "of net.ipv4.ip_local_port_range was in use toward the server, "
+	                       "typically held in TIME_WAIT by connections closed before, this "
+	                       "run's or earlier ones'): widen the range, open fewer "
+	                       "connections (-c) or from more addresses (--client-range), "
+	                       "reopen less (--queries-per-conn), or wait for TIME_WAIT to end "
+	                       "(60 s)\n"
+	                       "  Connections ended:"));
+	free(text);
+	r.stats.c.conn_no_port = 0; /* none: the count, no advice */
+	text = NULL;
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	dv_report_connections(f, &r);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "no local port 0), abandoned 0\n  Connections ended:"));
+	free(text);
+}
+
 static uint32_t tc_seen[8], n_tc_seen;
 
 static void tc_hook(void *ctx, uint32_t qidx)
@@ -379,6 +456,7 @@ int main(void)
 	    cmocka_unit_test(test_reset_reopens),    cmocka_unit_test(test_close_reopens),
 	    cmocka_unit_test(test_queries_per_conn), cmocka_unit_test(test_refused_is_an_error),
 	    cmocka_unit_test(test_tc_hook),          cmocka_unit_test(test_many_conns_recycled),
+	    cmocka_unit_test(test_fail_cause),       cmocka_unit_test(test_no_port_report),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -244,6 +244,8 @@ static void assert_same(const dv_study_t *a, const dv_study_t *b)
 		assert_int_equal(p->res.clock, q->res.clock);
 		assert_int_equal(p->res.stamp_every, q->res.stamp_every);
 		assert_int_equal(p->res.rx_filter, q->res.rx_filter);
+		assert_int_equal(p->res.wire_workers, q->res.wire_workers);
+		assert_int_equal(p->res.rx_filter_workers, q->res.rx_filter_workers);
 		assert_int_equal(p->res.xdp.used, q->res.xdp.used);
 		assert_int_equal(p->res.xdp.native, q->res.xdp.native);
 		assert_int_equal(p->res.xdp.zerocopy, q->res.xdp.zerocopy);
@@ -388,10 +390,11 @@ static void test_every_counter_distinct(void **state)
 		K(tsig_unsigned), K(tsig_badsig), K(tsig_badkey), K(tsig_badtime),
 		    K(tsig_other_error), K(conn_backoffs), K(tc_no_conn), K(tsig_badmac),
 		    K(conn_syn_retries), K(xdp_stamped), K(stamps_asked), K(rx_stamps_unused);
+		K(conn_no_port);
 #undef K
-		/* Those 60, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 60 + 3);
-		assert_int_equal(dv_counter_nfields, 60);
+		/* Those 61, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 61 + 3);
+		assert_int_equal(dv_counter_nfields, 61);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);
@@ -948,6 +951,8 @@ static void sample(dv_pass_result_t *r, uint32_t every, bool filter, uint64_t as
 	r->clock = DV_PASS_CLOCK_WIRE;
 	r->stamp_every = every;
 	r->rx_filter = filter;
+	r->wire_workers = r->threads; /* every worker of the one kind */
+	r->rx_filter_workers = filter ? r->threads : 0;
 	r->stats.c.stamps_asked = asked;
 	r->stats.c.wire_timed = timed;
 	r->stats.c.rx_stamps_unused = unused;
@@ -1075,6 +1080,97 @@ static void test_clock(void **state)
 	dv_study_free(&a);
 }
 
+/*
+ * A pass whose workers took their receive stamps both ways (the socket filter on some,
+ * every answer's control message on the others: the filter could not be attached to one
+ * worker's sockets, or ranks merged) says how many of each in its Latency clock line, and
+ * the results file keeps it: `dnsvolley report` prints the same line. A file from before
+ * the worker counts ("rx_stamp_filter" alone) reads as its threads all of that one kind,
+ * with the line it always had; counts that contradict "rx_stamp_filter" are refused.
+ */
+static void test_clock_rx_workers(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	json_error_t jerr;
+	build(&a);
+	sample(&a.passes[0].res, 16, false, 63, 60, 0); /* sampled: 1 worker of 3 by the filter */
+	a.passes[0].res.threads = a.passes[0].res.wire_workers = 3;
+	a.passes[0].res.rx_filter_workers = 1;
+	sample(&a.passes[1].res, 1, false, 1000, 989, 0); /* every query stamped: 1 of 2 */
+	a.passes[1].res.rx_filter_workers = 1;
+	sample(&a.passes[2].res, 16, true, 63, 60, 0);   /* all by the filter */
+	sample(&a.passes[3].res, 16, false, 63, 60, 0);  /* none */
+	sample(&a.passes[4].res, 1, true, 1000, 986, 0); /* every query, all by the filter */
+	const char *want[5] = {
+	    "  Latency clock:        wire (kernel stamps: transmit on 1 in 16 queries, receive on "
+	    "those by a socket filter on 1 of 3 workers, on all on the other 2), latency of 60 "
+	    "answers (63 asked) of 990\n",
+	    "  Latency clock:        wire (kernel transmit and receive stamps, receive by a socket "
+	    "filter on 1 of 2 workers), 989 of 989 answers stamped at both ends\n",
+	    "  Latency clock:        wire (kernel stamps: transmit on 1 in 16 queries, receive on "
+	    "those by a socket filter), latency of 60 answers (63 asked) of 988\n",
+	    "  Latency clock:        wire (kernel stamps: transmit on 1 in 16 queries, receive on "
+	    "all), latency of 60 answers (63 asked) of 987\n",
+	    "  Latency clock:        wire (kernel transmit and receive stamps, receive by a socket "
+	    "filter), 986 of 986 answers stamped at both ends\n",
+	};
+	char *text = dv_results_dump_json(&a, &err);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"wire_workers\": 3,\n"));
+	assert_non_null(strstr(text, "\"rx_stamp_filter_workers\": 1,\n"));
+	int rc = dv_results_read_buffer(text, strlen(text), "mem.json", &b, &err);
+	if (rc != 0)
+		fail_msg("%s", err.msg);
+	assert_same(&a, &b);
+	for (size_t i = 0; i < 5; i++) {
+		char *live = clock_text(&a, i), *back = clock_text(&b, i);
+		assert_string_equal(live, want[i]);
+		assert_string_equal(back, live);
+		free(live);
+		free(back);
+	}
+	dv_study_free(&b);
+
+	/* An older file: no worker counts; the all and none passes read with their lines. */
+	json_t *root = json_loads(text, 0, &jerr);
+	assert_non_null(root);
+	json_t *passes = json_object_get(root, "passes");
+	for (size_t i = 0; i < json_array_size(passes); i++) {
+		json_object_del(json_array_get(passes, i), "wire_workers");
+		json_object_del(json_array_get(passes, i), "rx_stamp_filter_workers");
+	}
+	char *old = json_dumps(root, 0);
+	assert_non_null(old);
+	json_decref(root);
+	rc = dv_results_read_buffer(old, strlen(old), "old.json", &b, &err);
+	if (rc != 0)
+		fail_msg("%s", err.msg);
+	for (size_t i = 2; i < 5; i++) {
+		char *back = clock_text(&b, i);
+		assert_string_equal(back, want[i]);
+		assert_int_equal(b.passes[i].res.wire_workers, 2);
+		assert_int_equal(b.passes[i].res.rx_filter_workers,
+		                 b.passes[i].res.rx_filter ? 2 : 0);
+		free(back);
+	}
+	assert_int_equal(b.passes[5].res.wire_workers, 0); /* not on the wire clock */
+	free(old);
+	dv_study_free(&b);
+
+	char *bad =
+	    subst(text, "\"rx_stamp_filter_workers\": 1,", "\"rx_stamp_filter_workers\": 4,");
+	expect_reject(bad, "passes[0]: rx_stamp_filter_workers 4 is above wire_workers 3");
+	free(bad);
+	bad = subst(text, "\"rx_stamp_filter\": false", "\"rx_stamp_filter\": true");
+	expect_reject(bad, "passes[0]: \"rx_stamp_filter\" is true, but 1 of 3 wire workers took "
+	                   "receive stamps by the filter");
+	free(bad);
+	free(text);
+	dv_study_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1089,6 +1185,7 @@ int main(void)
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_clock),
+	    cmocka_unit_test(test_clock_rx_workers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

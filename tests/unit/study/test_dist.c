@@ -176,16 +176,22 @@ static void test_merge_clock(void **state)
 	a.clock = b.clock = DV_PASS_CLOCK_WIRE;
 	a.stamp_every = b.stamp_every = 16;
 	a.rx_filter = b.rx_filter = true;
+	a.wire_workers = a.rx_filter_workers = b.wire_workers = b.rx_filter_workers = 2;
 	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
 	assert_int_equal(a.clock, DV_PASS_CLOCK_WIRE);
 	assert_int_equal(a.stamp_every, 16);
 	assert_true(a.rx_filter);
+	assert_int_equal(a.wire_workers, 4);
+	assert_int_equal(a.rx_filter_workers, 4);
 	b.stamp_every = 1;
-	b.rx_filter = false;
+	b.rx_filter = false; /* a rank whose stamps came from control messages: counted apart */
+	b.rx_filter_workers = 0;
 	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
 	assert_int_equal(a.clock, DV_PASS_CLOCK_WIRE);
 	assert_int_equal(a.stamp_every, 0);
 	assert_false(a.rx_filter);
+	assert_int_equal(a.wire_workers, 6);
+	assert_int_equal(a.rx_filter_workers, 4);
 	b.clock = DV_PASS_CLOCK_APP;
 	assert_int_equal(dv_dist_merge_pass(&a, &b), 0);
 	assert_int_equal(a.clock, DV_PASS_CLOCK_MIXED);

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# stream-no-port: TCP connections that find no local port left (connect's EADDRNOTAVAIL)
+# are named as such, counted apart (conn_no_port, the Connections line) and given a way
+# out in the report. The ephemeral range is made 8 ports wide (net.ipv4.ip_local_port_range
+# is per network namespace: each part runs in a namespace of its own, made by unshare,
+# with only lo; nothing leaves it). Skipped without root or network namespaces.
+. "$(dirname "$0")/lib.sh"
+
+[ -x "$DV" ] && [ -x "$RESPONDER" ] || fail "binaries not built"
+PORTS="40000 40007" # 8 ports
+NOPORT="cannot connect: no local port left (net.ipv4.ip_local_port_range all in use, e.g. by TIME_WAIT)"
+
+# in_netns PART: this script again, running PART in a new network namespace.
+in_netns() {
+	local rc=0
+	unshare -n -- env DV_NOPORT_PART="$1" bash "$0" || rc=$?
+	[ $rc = 0 ] || fail "part $1 failed (status $rc)"
+}
+
+# netns_setup: lo up, 8 local ports, TIME_WAIT never reused (on loopback the kernel's
+# default, tcp_tw_reuse 2, would reuse them), the responder's TCP port outside the range.
+netns_setup() {
+	ip link set lo up
+	sysctl -qw net.ipv4.ip_local_port_range="$PORTS"
+	sysctl -qw net.ipv4.tcp_tw_reuse=0
+	head -100 "$top_srcdir/querylists/soa.txt" >"$TMP/list.txt"
+	start_responder R -T 1 --tcp-port 5300
+}
+
+case "${DV_NOPORT_PART:-}" in
+"")
+	[ "$(id -u)" = 0 ] || skip_lacks "needs root for a network namespace"
+	command -v unshare >/dev/null && command -v ip >/dev/null && command -v sysctl >/dev/null ||
+		skip_lacks "unshare, ip or sysctl not installed"
+	unshare -n true 2>/dev/null || skip_lacks "cannot create a network namespace here"
+	in_netns first
+	in_netns reopen
+	exit 0
+	;;
+first)
+	echo "== -c 50 over 8 ports: the ninth connect finds none; no connection was ever up, so the pass fails with the cause"
+	netns_setup
+	rc=0
+	"$DV" -m tcp -s 127.0.0.1 -p 5300 -d "$TMP/list.txt" -c 50 -T 1 -n 1 >"$TMP/first.out" 2>&1 || rc=$?
+	assert_eq "exit status (the run failed)" 3 "$rc"
+	stop_responder R
+	grep -qF "worker 0: TCP connection to the server failed: $NOPORT" "$TMP/first.out" ||
+		fail "no 'no local port' message: $(tail -3 "$TMP/first.out")"
+	;;
+reopen)
+	echo "== 4 connections of 1 query each (--queries-per-conn 1) over 8 ports: 8 open, then every reopen finds no port"
+	netns_setup
+	rc=0
+	"$DV" -m tcp -s 127.0.0.1 -p 5300 -d "$TMP/list.txt" -c 4 -T 1 -l 2 --queries-per-conn 1 \
+		--json "$TMP/reopen.json" >"$TMP/reopen.out" 2>&1 || rc=$?
+	assert_eq "exit status" 0 "$rc"
+	stop_responder R
+	# Each port carried one connection, then sat in TIME_WAIT for the rest of the run.
+	assert_eq "sent completed opened recycled refused timeouts" "8 8 8 8 0 0" \
+		"$(jc "$TMP/reopen.json" sent completed conn_opened conn_recycled conn_refused conn_timeouts)"
+	assert_eq "the responder's connections" 8 "$(resp_count R tcp-connections)"
+	read -r failed noport <<<"$(jc "$TMP/reopen.json" conn_failed conn_no_port)"
+	assert_ge "no local port (the 4 reopens after the eighth answer, then their retries)" 4 "$noport"
+	assert_eq "every failure found no port" "$failed" "$noport"
+	grep -qF "failed $failed (refused 0, timed out 0, no local port $noport), abandoned 0" \
+		"$TMP/reopen.out" || fail "Connections line: $(grep 'Connections:' "$TMP/reopen.out")"
+	grep -qF "  No local port:        $noport attempts (EADDRNOTAVAIL: every port of net.ipv4.ip_local_port_range" \
+		"$TMP/reopen.out" || fail "no 'No local port' line: $(cat "$TMP/reopen.out")"
+	"$DV" report "$TMP/reopen.json" >"$TMP/re.out"
+	assert_eq "dnsvolley report's connection lines = the run's" \
+		"$(grep -E '^  (Connections|No local port):' "$TMP/reopen.out")" \
+		"$(grep -E '^  (Connections|No local port):' "$TMP/re.out")"
+	;;
+esac
