@@ -32,9 +32,11 @@
  *   failed attempt.
  * - At most 256 connections per worker are in connect or handshake at once; the others
  *   wait in a queue and open as those finish. No call walks every connection per event.
- * - Connect and TLS handshake must finish within -t. A worker whose connections
- *   all fail before any was ever usable, or that has had no usable connection
- *   for -t, stops with an error (the host's rc and err) instead of waiting forever.
+ * - Connect and TLS handshake must finish within -t. A worker stops with an error (the
+ *   host's rc and err) instead of waiting forever when an attempt fails before any of
+ *   its connections was ever usable (refused, unreachable, no local port, timed out:
+ *   the others would meet the same; a pass on fewer connections than -c would measure
+ *   another load), or when it has had no usable connection for -t.
  * doc/numbers.md defines the connection counters.
  */
 
