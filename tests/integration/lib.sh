@@ -118,7 +118,11 @@ wait_pcap() {
 		[ "$have" -ge "$n" ] && return 0
 		sleep 0.2
 	done
-	fail "wait_pcap: $f holds $have packets, not $n, after $secs s"
+	# tcpdump's own counts say where the rest went (dropped by the kernel: its buffer full)
+	if [ "${CAPTURE_FILE:-}" = "$f" ] && kill -INT "$CAPTURE_PID" 2>/dev/null; then
+		wait "$CAPTURE_PID" 2>/dev/null || true
+	fi
+	fail "wait_pcap: $f holds $have packets, not $n, after $secs s (tcpdump: $(grep -E 'captured|received by filter|dropped by kernel' "$TMP/tcpdump.err" 2>/dev/null | tr '\n' ';'))"
 }
 
 # realtime_prefix: prints "chrt -f 1" when this user may run a process at SCHED_FIFO
