@@ -272,6 +272,17 @@ static void test_striping(void **state)
 	dv_engine_free(&w1);
 }
 
+/* Wire clock: two queries sent at 100 ns holding transmit-stamp keys key and key + 1. */
+static void wire_pair(fixture_t *f, uint32_t key, uint16_t *id0, uint16_t *id1)
+{
+	f->e.wire = true;
+	send_all(f, 2, 100);
+	*id0 = dv_wire_get16(f->bufs[0]);
+	*id1 = dv_wire_get16(f->bufs[1]);
+	f->e.win.slot[*id0].tx_key = key;
+	f->e.win.slot[*id1].tx_key = key + 1;
+}
+
 /* Wire clock: a transmit stamp is kept only for its own slot, socket and key; latency runs from it.
  */
 static void test_wire_stamps(void **state)
@@ -281,12 +292,7 @@ static void test_wire_stamps(void **state)
 	uint16_t id0, id1;
 	size_t n;
 
-	f->e.wire = true;
-	send_all(f, 2, 100);
-	id0 = dv_wire_get16(f->bufs[0]);
-	id1 = dv_wire_get16(f->bufs[1]);
-	f->e.win.slot[id0].tx_key = 7;
-	f->e.win.slot[id1].tx_key = 8;
+	wire_pair(f, 7, &id0, &id1);
 	dv_engine_tx_stamp(&f->e, 0, id0, 7, 120); /* not asked for (tx_asked 0): ignored */
 	assert_int_equal(f->e.win.slot[id0].wire_off_ns, DV_SLOT_NO_STAMP);
 	f->e.win.slot[id0].tx_asked = f->e.win.slot[id1].tx_asked = 1;
@@ -323,12 +329,7 @@ static void test_wire_stamp_order(void **state)
 	uint16_t id0, id1;
 	size_t n;
 
-	f->e.wire = true;
-	send_all(f, 2, 100);
-	id0 = dv_wire_get16(f->bufs[0]);
-	id1 = dv_wire_get16(f->bufs[1]);
-	f->e.win.slot[id0].tx_key = 0;
-	f->e.win.slot[id1].tx_key = 1;
+	wire_pair(f, 0, &id0, &id1);
 	f->e.win.slot[id0].tx_asked = f->e.win.slot[id1].tx_asked = 1;
 	dv_engine_tx_stamp(&f->e, 0, id0, 0, 130);
 	dv_engine_tx_stamp(&f->e, 0, id1, 1, 130);
