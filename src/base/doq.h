@@ -1,14 +1,17 @@
 /* doq: what DNS over QUIC's two ends here share (RFC 9250): the application error codes,
- * the TLS 1.3 priorities both ends set in GnuTLS, and the random source handed to ngtcp2.
- * The client kind (src/transport/doq.c) and the responder's listener (src/responder/quic.c)
- * include it, so the two cannot drift apart. */
+ * the ngtcp2 callbacks, settings and transport parameters both ends start from, and the
+ * GnuTLS session both set up (TLS 1.3 priorities, ALPN, ngtcp2's crypto hooks). The client
+ * kind (src/transport/doq.c) and the responder's listener (src/responder/quic.c) include it,
+ * so the two cannot drift apart; what is left in them is their role's (client or server). */
 #ifndef DV_BASE_DOQ_H
 #define DV_BASE_DOQ_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gnutls/gnutls.h>
 #include <ngtcp2/ngtcp2.h>
+#include <ngtcp2/ngtcp2_crypto.h>
 
 /* RFC 9250 section 4.3: the application error codes of DoQ. */
 enum {
@@ -29,5 +32,18 @@ const char *dv_doq_code_name(uint64_t code);
 
 /* ngtcp2's rand callback: GnuTLS's nonce generator. */
 void dv_doq_rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx);
+
+/* The entries of an ngtcp2_callbacks table both ends fill alike: ngtcp2's crypto helpers
+ * (packet protection, key updates, the crypto stream, version negotiation's keys) and the
+ * random source. Each end's table starts with it and adds its role's: the Initial
+ * (client_initial or recv_client_initial), connection IDs, the handshake and streams. */
+#define DV_DOQ_CALLBACKS_SHARED                                                                    \
+	.recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,                                     \
+	.encrypt = ngtcp2_crypto_encrypt_cb, .decrypt = ngtcp2_crypto_decrypt_cb,                  \
+	.hp_mask = ngtcp2_crypto_hp_mask_cb, .update_key = ngtcp2_crypto_update_key_cb,            \
+	.delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,                         \
+	.delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,                     \
+	.get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,                       \
+	.version_negotiation = ngtcp2_crypto_version_negotiation_cb, .rand = dv_doq_rand_cb
 
 #endif

@@ -273,6 +273,10 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 	return ((qconn_t *)ref->user_data)->qc;
 }
 
+/* A connection ID of ours: the connection's tag, then random bytes (conn_find knows a
+ * connection by its tag), with its stateless reset token made from the listener's secret
+ * (send_stateless_reset makes it again from the ID alone). The client's (transport/doq.c)
+ * is all random: it finds its connection by its socket and sends no stateless reset. */
 static int new_cid_cb(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *user)
 {
 	qconn_t *c = user;
@@ -447,24 +451,16 @@ static int stream_reset_cb(ngtcp2_conn *qc, int64_t sid, uint64_t final_size, ui
 	return 0;
 }
 
+/* The server's half: the client's Initial, tagged connection IDs, streams the client opens. */
 static const ngtcp2_callbacks callbacks = {
+    DV_DOQ_CALLBACKS_SHARED,
     .recv_client_initial = ngtcp2_crypto_recv_client_initial_cb,
-    .recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
     .handshake_completed = handshake_completed_cb,
-    .encrypt = ngtcp2_crypto_encrypt_cb,
-    .decrypt = ngtcp2_crypto_decrypt_cb,
-    .hp_mask = ngtcp2_crypto_hp_mask_cb,
     .recv_stream_data = recv_stream_data_cb,
     .stream_open = stream_open_cb,
     .stream_close = stream_close_cb,
-    .rand = dv_doq_rand_cb,
     .get_new_connection_id = new_cid_cb,
-    .update_key = ngtcp2_crypto_update_key_cb,
     .stream_reset = stream_reset_cb,
-    .delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
-    .delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
-    .get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
-    .version_negotiation = ngtcp2_crypto_version_negotiation_cb,
 };
 
 /* --- connections --------------------------------------------------------------------------- */

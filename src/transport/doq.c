@@ -212,6 +212,10 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 	return ((doq_t *)ref->user_data)->qc;
 }
 
+/* A connection ID of ours and its stateless reset token, random: the connection is found by
+ * the engine's socket, and a client sends no stateless reset. The responder's
+ * (responder/quic.c) is tagged and derived: a server finds connections by their IDs and
+ * resets them. */
 static int new_cid_cb(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *user)
 {
 	(void)qc;
@@ -457,28 +461,21 @@ static int version_neg_cb(ngtcp2_conn *qc, const ngtcp2_pkt_hd *hd, const uint32
 	return 0;
 }
 
+/* The client's half: its Initial, a Retry, version negotiation, 0-RTT keys, random
+ * connection IDs, the streams it opens and the server's limit on them. */
 static const ngtcp2_callbacks doq_callbacks = {
+    DV_DOQ_CALLBACKS_SHARED,
     .client_initial = ngtcp2_crypto_client_initial_cb,
-    .recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
     .handshake_completed = handshake_completed_cb,
     .recv_version_negotiation = version_neg_cb,
     .recv_tx_key = recv_tx_key_cb,
-    .encrypt = ngtcp2_crypto_encrypt_cb,
-    .decrypt = ngtcp2_crypto_decrypt_cb,
-    .hp_mask = ngtcp2_crypto_hp_mask_cb,
     .recv_stream_data = recv_stream_data_cb,
     .stream_close = stream_close_cb,
     .recv_stateless_reset = stateless_reset_cb,
     .recv_retry = ngtcp2_crypto_recv_retry_cb,
     .extend_max_local_streams_bidi = extend_streams_cb,
-    .rand = dv_doq_rand_cb,
     .get_new_connection_id = new_cid_cb,
-    .update_key = ngtcp2_crypto_update_key_cb,
     .stream_reset = stream_reset_cb,
-    .delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
-    .delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
-    .get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
-    .version_negotiation = ngtcp2_crypto_version_negotiation_cb,
 };
 
 /* --- the connection's end -------------------------------------------------------------- */
