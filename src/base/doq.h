@@ -13,6 +13,8 @@
 #include <ngtcp2/ngtcp2.h>
 #include <ngtcp2/ngtcp2_crypto.h>
 
+#include "base/util.h"
+
 /* RFC 9250 section 4.3: the application error codes of DoQ. */
 enum {
 	DOQ_NO_ERROR = 0x0,
@@ -24,6 +26,15 @@ enum {
 	DOQ_ERROR_RESERVED = 0xd098ea5e,
 };
 
+/* A QUIC packet either end writes: the common path MTU's UDP payload (1500 - 40 - 8). */
+#define DV_DOQ_PKT_MAX 1452u
+/* The connection's flow-control window each end offers: the bytes the peer may send
+ * before it is opened again (each end does as it reads them). */
+#define DV_DOQ_CONN_WINDOW (16u << 20)
+/* The idle timeout each end offers: a connection nothing crosses this long ends (ngtcp2's
+ * timer). */
+#define DV_DOQ_IDLE_NS (30 * DV_NS_PER_S)
+
 /* TLS 1.3 only, the AEADs QUIC defines, no middlebox compatibility mode (RFC 9001). */
 extern const char dv_doq_priority[];
 
@@ -32,6 +43,20 @@ const char *dv_doq_code_name(uint64_t code);
 
 /* ngtcp2's rand callback: GnuTLS's nonce generator. */
 void dv_doq_rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx);
+
+/* ngtcp2's settings and transport parameters as both ends start them: ngtcp2's defaults,
+ * its clock at now, packets of at most DV_DOQ_PKT_MAX, DV_DOQ_CONN_WINDOW and
+ * DV_DOQ_IDLE_NS offered. Each end then sets its role's: the streams it allows, their
+ * windows, the server's connection IDs and token. */
+void dv_doq_params_init(ngtcp2_settings *set, ngtcp2_transport_params *tp, uint64_t now);
+
+/* A GnuTLS session for one QUIC connection of either end: gnutls_init with flags
+ * (GNUTLS_CLIENT or GNUTLS_SERVER and the role's others), dv_doq_priority, ngtcp2's crypto
+ * hooks for that role, cred's certificates, ALPN "doq" required of the peer (RFC 9250 4.1),
+ * and ref (how ngtcp2's crypto helpers find the connection) as its pointer. 0; -ENOMEM
+ * with no session made; -EINVAL with *tls made (the caller deinits it). */
+int dv_doq_tls_init(gnutls_session_t *tls, unsigned flags, gnutls_certificate_credentials_t cred,
+                    ngtcp2_crypto_conn_ref *ref);
 
 /* The entries of an ngtcp2_callbacks table both ends fill alike: ngtcp2's crypto helpers
  * (packet protection, key updates, the crypto stream, version negotiation's keys) and the

@@ -21,7 +21,6 @@
 #include <gnutls/gnutls.h>
 #include <ngtcp2/ngtcp2.h>
 #include <ngtcp2/ngtcp2_crypto.h>
-#include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
 #include "base/dns.h"
 #include "base/doq.h"
@@ -30,10 +29,7 @@
 
 #define CID_LEN 16
 #define TAG_LEN 8
-#define PKT_MAX 1452
 #define TICK_MS 50
-#define IDLE_NS (30 * DV_NS_PER_S)
-#define WINDOW  (16u << 20)
 
 typedef struct qstrm {
 	struct qstrm *next;          /* streams with answer bytes to send */
@@ -142,7 +138,7 @@ static void sendq_remove(qconn_t *c, qstrm_t *st)
 /* Everything ngtcp2 has to send on c. 0, or an ngtcp2 error (the connection ends). */
 static int conn_write(qconn_t *c)
 {
-	uint8_t pkt[PKT_MAX];
+	uint8_t pkt[DV_DOQ_PKT_MAX];
 	uint64_t ts = now_ns();
 
 	for (unsigned guard = 0; guard < 65536; guard++) {
@@ -183,7 +179,7 @@ static int conn_write(qconn_t *c)
 /* CONNECTION_CLOSE with an application code, then the connection is forgotten. */
 static void conn_close_app(qconn_t *c, uint64_t code)
 {
-	uint8_t pkt[PKT_MAX];
+	uint8_t pkt[DV_DOQ_PKT_MAX];
 	ngtcp2_connection_close_error cc;
 	ngtcp2_ssize n;
 
@@ -489,21 +485,18 @@ static void conn_end(dv_quic_t *l, size_t i)
 	l->conns[i] = l->conns[--l->nconns];
 }
 
+/* The server's TLS session: the shared QUIC setup (base/doq.h), then what only a server
+ * has: its session tickets, and with early_data 0-RTT's anti-replay and size. */
 static int tls_new(qconn_t *c)
 {
-	static const gnutls_datum_t alpn = {(unsigned char *)"doq", 3};
-
 	const dv_quic_t *l = c->l;
 	unsigned flags = GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA;
 
 	if (l->cfg.early_data)
 		flags |= GNUTLS_ENABLE_EARLY_DATA;
-	if (gnutls_init(&c->tls, flags) != 0)
-		return -1;
-	if (gnutls_priority_set_direct(c->tls, dv_doq_priority, NULL) != 0 ||
-	    ngtcp2_crypto_gnutls_configure_server_session(c->tls) != 0 ||
-	    gnutls_credentials_set(c->tls, GNUTLS_CRD_CERTIFICATE, l->cred) != 0 ||
-	    gnutls_alpn_set_protocols(c->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0 ||
+	c->ref.get_conn = get_conn;
+	c->ref.user_data = c;
+	if (dv_doq_tls_init(&c->tls, flags, l->cred, &c->ref) != 0 ||
 	    gnutls_session_ticket_enable_server(c->tls, &l->ticket_key) != 0)
 		return -1;
 	if (l->cfg.early_data) {
@@ -511,9 +504,6 @@ static int tls_new(qconn_t *c)
 		if (gnutls_record_set_max_early_data_size(c->tls, 0xffffffffu) != 0)
 			return -1;
 	}
-	c->ref.get_conn = get_conn;
-	c->ref.user_data = c;
-	gnutls_session_set_ptr(c->tls, &c->ref);
 	return 0;
 }
 
@@ -543,14 +533,9 @@ static qconn_t *conn_accept(dv_quic_t *l, const ngtcp2_pkt_hd *hd,
 	memcpy(scid.data, c->tag, TAG_LEN);
 	(void)gnutls_rnd(GNUTLS_RND_NONCE, scid.data + TAG_LEN, CID_LEN - TAG_LEN);
 	scid.datalen = CID_LEN;
-	ngtcp2_settings_default(&set);
-	set.initial_ts = now_ns();
-	set.max_tx_udp_payload_size = PKT_MAX;
-	ngtcp2_transport_params_default(&tp);
+	dv_doq_params_init(&set, &tp, now_ns());
 	tp.initial_max_streams_bidi = l->cfg.max_streams ? l->cfg.max_streams : 100;
 	tp.initial_max_stream_data_bidi_remote = 2 + 65535 + 1;
-	tp.initial_max_data = WINDOW;
-	tp.max_idle_timeout = IDLE_NS;
 	tp.original_dcid = hd->dcid;
 	tp.stateless_reset_token_present = 1;
 	if (ngtcp2_crypto_generate_stateless_reset_token(tp.stateless_reset_token, l->secret,
