@@ -68,3 +68,11 @@ int dv_doq_tls_init(gnutls_session_t *tls, unsigned flags, gnutls_certificate_cr
 	gnutls_session_set_ptr(*tls, ref);
 	return 0;
 }
+
+void dv_doq_conn_del(ngtcp2_conn *qc, gnutls_session_t tls)
+{
+	if (qc != NULL)
+		ngtcp2_conn_del(qc);
+	if (tls != NULL)
+		gnutls_deinit(tls);
+}

@@ -58,6 +58,11 @@ void dv_doq_params_init(ngtcp2_settings *set, ngtcp2_transport_params *tp, uint6
 int dv_doq_tls_init(gnutls_session_t *tls, unsigned flags, gnutls_certificate_credentials_t cred,
                     ngtcp2_crypto_conn_ref *ref);
 
+/* A connection's end, either end's: ngtcp2's state, then the GnuTLS session it used (ngtcp2
+ * does not own it). Either may be NULL (a connection given up half made). The stream
+ * records are the caller's to free: ngtcp2_conn_del calls no stream_close. */
+void dv_doq_conn_del(ngtcp2_conn *qc, gnutls_session_t tls);
+
 /* The entries of an ngtcp2_callbacks table both ends fill alike: ngtcp2's crypto helpers
  * (packet protection, key updates, the crypto stream, version negotiation's keys) and the
  * random source. Each end's table starts with it and adds its role's: the Initial

@@ -465,10 +465,7 @@ static void conn_free(qconn_t *c)
 {
 	if (c == NULL)
 		return;
-	if (c->qc != NULL)
-		ngtcp2_conn_del(c->qc);
-	if (c->tls != NULL)
-		gnutls_deinit(c->tls);
+	dv_doq_conn_del(c->qc, c->tls);
 	while (c->streams != NULL)
 		strm_free(c, c->streams);
 	free(c);

@@ -784,11 +784,7 @@ static void doq_detach(dv_tp_conn_t *c)
 
 	if (q == NULL)
 		return;
-	/* ngtcp2_conn_del calls no stream_close: the open records are freed here. */
-	if (q->qc != NULL)
-		ngtcp2_conn_del(q->qc);
-	if (q->tls != NULL)
-		gnutls_deinit(q->tls);
+	dv_doq_conn_del(q->qc, q->tls); /* the open records are freed here */
 	if (q->cred != NULL)
 		gnutls_certificate_free_credentials(q->cred);
 	while (q->opened != NULL)
