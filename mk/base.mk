@@ -13,7 +13,7 @@ endif
 libdnsvolley_la_SOURCES += src/base/procstat.c src/base/procstat.h src/base/syscount.c src/base/syscount.h
 libdnsvolley_la_SOURCES += src/base/escape.c src/base/escape.h src/base/capture.c src/base/capture.h
 libdnsvolley_la_SOURCES += src/base/b64url.c src/base/b64url.h
-# DNS over QUIC: what the client kind and the responder share (RFC 9250 codes, TLS priorities)
+# DNS over QUIC: what the client kind and the responder share (RFC 9250 codes, connection setup)
 libdnsvolley_la_SOURCES += src/base/doq.c src/base/doq.h
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/base/test_b64url tests/unit/base/test_sockaddr
