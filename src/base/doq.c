@@ -9,7 +9,8 @@
 
 #include "base/doq.h"
 
-const char dv_doq_priority[] =
+/* TLS 1.3 only, the AEADs QUIC defines, no middlebox compatibility mode (RFC 9001). */
+static const char priority[] =
     "NORMAL:-VERS-ALL:+VERS-TLS1.3:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:"
     "+AES-128-CCM:-GROUP-ALL:+GROUP-X25519:+GROUP-SECP256R1:+GROUP-SECP384R1:"
     "%DISABLE_TLS13_COMPAT_MODE";
@@ -59,7 +60,7 @@ int dv_doq_tls_init(gnutls_session_t *tls, unsigned flags, gnutls_certificate_cr
 
 	if (gnutls_init(tls, flags) != 0)
 		return -ENOMEM;
-	if (gnutls_priority_set_direct(*tls, dv_doq_priority, NULL) != 0 ||
+	if (gnutls_priority_set_direct(*tls, priority, NULL) != 0 ||
 	    ((flags & GNUTLS_SERVER) ? ngtcp2_crypto_gnutls_configure_server_session(*tls)
 	                             : ngtcp2_crypto_gnutls_configure_client_session(*tls)) != 0 ||
 	    gnutls_credentials_set(*tls, GNUTLS_CRD_CERTIFICATE, cred) != 0 ||

@@ -1,8 +1,9 @@
 /* doq: what DNS over QUIC's two ends here share (RFC 9250): the application error codes,
- * the ngtcp2 callbacks, settings and transport parameters both ends start from, and the
- * GnuTLS session both set up (TLS 1.3 priorities, ALPN, ngtcp2's crypto hooks). The client
- * kind (src/transport/doq.c) and the responder's listener (src/responder/quic.c) include it,
- * so the two cannot drift apart; what is left in them is their role's (client or server). */
+ * the ngtcp2 callbacks, settings and transport parameters both ends start from, the
+ * GnuTLS session both set up (TLS 1.3 priorities, ALPN, ngtcp2's crypto hooks) and the
+ * connection's deletion. The client kind (src/transport/doq.c) and the responder's
+ * listener (src/responder/quic.c) include it, so the two cannot drift apart; what is
+ * left in them is their role's (client or server). */
 #ifndef DV_BASE_DOQ_H
 #define DV_BASE_DOQ_H
 
@@ -35,9 +36,6 @@ enum {
  * timer). */
 #define DV_DOQ_IDLE_NS (30 * DV_NS_PER_S)
 
-/* TLS 1.3 only, the AEADs QUIC defines, no middlebox compatibility mode (RFC 9001). */
-extern const char dv_doq_priority[];
-
 /* "DOQ_PROTOCOL_ERROR" etc., or "an unknown code". */
 const char *dv_doq_code_name(uint64_t code);
 
@@ -51,16 +49,17 @@ void dv_doq_rand_cb(uint8_t *dest, size_t len, const ngtcp2_rand_ctx *ctx);
 void dv_doq_params_init(ngtcp2_settings *set, ngtcp2_transport_params *tp, uint64_t now);
 
 /* A GnuTLS session for one QUIC connection of either end: gnutls_init with flags
- * (GNUTLS_CLIENT or GNUTLS_SERVER and the role's others), dv_doq_priority, ngtcp2's crypto
- * hooks for that role, cred's certificates, ALPN "doq" required of the peer (RFC 9250 4.1),
- * and ref (how ngtcp2's crypto helpers find the connection) as its pointer. 0; -ENOMEM
- * with no session made; -EINVAL with *tls made (the caller deinits it). */
+ * (GNUTLS_CLIENT or GNUTLS_SERVER and the role's others), TLS 1.3 only with the AEADs
+ * QUIC defines and no middlebox compatibility mode (RFC 9001), ngtcp2's crypto hooks for
+ * that role, cred's certificates, ALPN "doq" required of the peer (RFC 9250 4.1), and ref
+ * (how ngtcp2's crypto helpers find the connection) as its pointer. 0; -ENOMEM with no
+ * session made; -EINVAL with *tls made (the caller deinits it). */
 int dv_doq_tls_init(gnutls_session_t *tls, unsigned flags, gnutls_certificate_credentials_t cred,
                     ngtcp2_crypto_conn_ref *ref);
 
-/* A connection's end, either end's: ngtcp2's state, then the GnuTLS session it used (ngtcp2
- * does not own it). Either may be NULL (a connection given up half made). The stream
- * records are the caller's to free: ngtcp2_conn_del calls no stream_close. */
+/* Deletes a connection of either end: ngtcp2's state, then the GnuTLS session it used
+ * (ngtcp2 does not own it). Either may be NULL (a connection given up half made). The
+ * stream records are the caller's to free: ngtcp2_conn_del calls no stream_close. */
 void dv_doq_conn_del(ngtcp2_conn *qc, gnutls_session_t tls);
 
 /* The entries of an ngtcp2_callbacks table both ends fill alike: ngtcp2's crypto helpers
