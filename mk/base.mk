@@ -15,7 +15,7 @@ libdnsvolley_la_SOURCES += src/base/escape.c src/base/escape.h src/base/capture.
 libdnsvolley_la_SOURCES += src/base/b64url.c src/base/b64url.h
 # The kernel's software receive stamps switched on before a run's load (the wire clock)
 libdnsvolley_la_SOURCES += src/base/netstamp.c src/base/netstamp.h
-# DNS over QUIC: what the client kind and the responder share (RFC 9250 codes, TLS priorities)
+# DNS over QUIC: what the client kind and the responder share (RFC 9250 codes, connection setup)
 libdnsvolley_la_SOURCES += src/base/doq.c src/base/doq.h
 if HAVE_CMOCKA
 check_PROGRAMS += tests/unit/base/test_b64url tests/unit/base/test_sockaddr tests/unit/base/test_netstamp

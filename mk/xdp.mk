@@ -10,7 +10,8 @@ check_PROGRAMS += tests/unit/base/test_netframe
 TESTS += tests/unit/base/test_netframe
 endif
 EXTRA_DIST += src/engine/xdp_steer.bpf.c src/responder/xdp_reflect.bpf.c \
-	src/responder/xdp_xsk.bpf.c src/engine/rx_stamp.bpf.c src/base/xdp_udp.bpf.h
+	src/responder/xdp_xsk.bpf.c src/engine/rx_stamp.bpf.c src/base/xdp_udp.bpf.h \
+	src/responder/xdp_conf.bpf.h
 dist_doc_DATA += doc/xdp.md
 if HAVE_XDP
 AM_CFLAGS += $(XDP_CFLAGS)
@@ -46,11 +47,12 @@ tests_unit_responder_test_xdp_reflect_SOURCES = tests/unit/responder/test_xdp_re
 tests_unit_responder_test_xdp_xsk_SOURCES = tests/unit/responder/test_xdp_xsk.c $(DV_BPFFRAME)
 tests_unit_engine_test_xdp_steer_SOURCES = tests/unit/engine/test_xdp_steer.c $(DV_BPFFRAME)
 endif
-src/responder/xdp_reflect.bpf.o: src/responder/xdp_reflect.bpf.c src/responder/xdp_counts.h src/base/dns.h
+src/responder/xdp_reflect.bpf.o: src/responder/xdp_reflect.bpf.c src/responder/xdp_counts.h \
+	src/responder/xdp_conf.bpf.h src/base/dns.h
 	@$(MKDIR_P) src/responder
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
-src/responder/xdp_xsk.bpf.o: src/responder/xdp_xsk.bpf.c src/responder/xdp_counts.h src/base/xdp_udp.bpf.h \
-	src/base/xdp_meta.h
+src/responder/xdp_xsk.bpf.o: src/responder/xdp_xsk.bpf.c src/responder/xdp_counts.h \
+	src/responder/xdp_conf.bpf.h src/base/xdp_udp.bpf.h src/base/xdp_meta.h
 	@$(MKDIR_P) src/responder
 	$(AM_V_GEN)$(BPF_CLANG) $(BPF_CFLAGS) -c $< -o $@
 # NAME_obj.h: "static const unsigned char NAME_obj[] = {...};" from NAME.bpf.o (od: coreutils).

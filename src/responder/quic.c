@@ -21,7 +21,6 @@
 #include <gnutls/gnutls.h>
 #include <ngtcp2/ngtcp2.h>
 #include <ngtcp2/ngtcp2_crypto.h>
-#include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
 #include "base/dns.h"
 #include "base/doq.h"
@@ -30,10 +29,7 @@
 
 #define CID_LEN 16
 #define TAG_LEN 8
-#define PKT_MAX 1452
 #define TICK_MS 50
-#define IDLE_NS (30 * DV_NS_PER_S)
-#define WINDOW  (16u << 20)
 
 typedef struct qstrm {
 	struct qstrm *next;          /* streams with answer bytes to send */
@@ -142,7 +138,7 @@ static void sendq_remove(qconn_t *c, qstrm_t *st)
 /* Everything ngtcp2 has to send on c. 0, or an ngtcp2 error (the connection ends). */
 static int conn_write(qconn_t *c)
 {
-	uint8_t pkt[PKT_MAX];
+	uint8_t pkt[DV_DOQ_PKT_MAX];
 	uint64_t ts = now_ns();
 
 	for (unsigned guard = 0; guard < 65536; guard++) {
@@ -183,7 +179,7 @@ static int conn_write(qconn_t *c)
 /* CONNECTION_CLOSE with an application code, then the connection is forgotten. */
 static void conn_close_app(qconn_t *c, uint64_t code)
 {
-	uint8_t pkt[PKT_MAX];
+	uint8_t pkt[DV_DOQ_PKT_MAX];
 	ngtcp2_connection_close_error cc;
 	ngtcp2_ssize n;
 
@@ -273,6 +269,10 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 	return ((qconn_t *)ref->user_data)->qc;
 }
 
+/* A connection ID of ours: the connection's tag, then random bytes (conn_find knows a
+ * connection by its tag), with its stateless reset token made from the listener's secret
+ * (send_stateless_reset makes it again from the ID alone). The client's (transport/doq.c)
+ * is all random: it finds its connection by its socket and sends no stateless reset. */
 static int new_cid_cb(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *user)
 {
 	qconn_t *c = user;
@@ -447,24 +447,16 @@ static int stream_reset_cb(ngtcp2_conn *qc, int64_t sid, uint64_t final_size, ui
 	return 0;
 }
 
+/* The server's half: the client's Initial, tagged connection IDs, streams the client opens. */
 static const ngtcp2_callbacks callbacks = {
+    DV_DOQ_CALLBACKS_SHARED,
     .recv_client_initial = ngtcp2_crypto_recv_client_initial_cb,
-    .recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
     .handshake_completed = handshake_completed_cb,
-    .encrypt = ngtcp2_crypto_encrypt_cb,
-    .decrypt = ngtcp2_crypto_decrypt_cb,
-    .hp_mask = ngtcp2_crypto_hp_mask_cb,
     .recv_stream_data = recv_stream_data_cb,
     .stream_open = stream_open_cb,
     .stream_close = stream_close_cb,
-    .rand = dv_doq_rand_cb,
     .get_new_connection_id = new_cid_cb,
-    .update_key = ngtcp2_crypto_update_key_cb,
     .stream_reset = stream_reset_cb,
-    .delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
-    .delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
-    .get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
-    .version_negotiation = ngtcp2_crypto_version_negotiation_cb,
 };
 
 /* --- connections --------------------------------------------------------------------------- */
@@ -473,10 +465,7 @@ static void conn_free(qconn_t *c)
 {
 	if (c == NULL)
 		return;
-	if (c->qc != NULL)
-		ngtcp2_conn_del(c->qc);
-	if (c->tls != NULL)
-		gnutls_deinit(c->tls);
+	dv_doq_conn_del(c->qc, c->tls);
 	while (c->streams != NULL)
 		strm_free(c, c->streams);
 	free(c);
@@ -493,21 +482,18 @@ static void conn_end(dv_quic_t *l, size_t i)
 	l->conns[i] = l->conns[--l->nconns];
 }
 
+/* The server's TLS session: the shared QUIC setup (base/doq.h), then what only a server
+ * has: its session tickets, and with early_data 0-RTT's anti-replay and size. */
 static int tls_new(qconn_t *c)
 {
-	static const gnutls_datum_t alpn = {(unsigned char *)"doq", 3};
-
 	const dv_quic_t *l = c->l;
 	unsigned flags = GNUTLS_SERVER | GNUTLS_NO_END_OF_EARLY_DATA;
 
 	if (l->cfg.early_data)
 		flags |= GNUTLS_ENABLE_EARLY_DATA;
-	if (gnutls_init(&c->tls, flags) != 0)
-		return -1;
-	if (gnutls_priority_set_direct(c->tls, dv_doq_priority, NULL) != 0 ||
-	    ngtcp2_crypto_gnutls_configure_server_session(c->tls) != 0 ||
-	    gnutls_credentials_set(c->tls, GNUTLS_CRD_CERTIFICATE, l->cred) != 0 ||
-	    gnutls_alpn_set_protocols(c->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0 ||
+	c->ref.get_conn = get_conn;
+	c->ref.user_data = c;
+	if (dv_doq_tls_init(&c->tls, flags, l->cred, &c->ref) != 0 ||
 	    gnutls_session_ticket_enable_server(c->tls, &l->ticket_key) != 0)
 		return -1;
 	if (l->cfg.early_data) {
@@ -515,9 +501,6 @@ static int tls_new(qconn_t *c)
 		if (gnutls_record_set_max_early_data_size(c->tls, 0xffffffffu) != 0)
 			return -1;
 	}
-	c->ref.get_conn = get_conn;
-	c->ref.user_data = c;
-	gnutls_session_set_ptr(c->tls, &c->ref);
 	return 0;
 }
 
@@ -547,14 +530,9 @@ static qconn_t *conn_accept(dv_quic_t *l, const ngtcp2_pkt_hd *hd,
 	memcpy(scid.data, c->tag, TAG_LEN);
 	(void)gnutls_rnd(GNUTLS_RND_NONCE, scid.data + TAG_LEN, CID_LEN - TAG_LEN);
 	scid.datalen = CID_LEN;
-	ngtcp2_settings_default(&set);
-	set.initial_ts = now_ns();
-	set.max_tx_udp_payload_size = PKT_MAX;
-	ngtcp2_transport_params_default(&tp);
+	dv_doq_params_init(&set, &tp, now_ns());
 	tp.initial_max_streams_bidi = l->cfg.max_streams ? l->cfg.max_streams : 100;
 	tp.initial_max_stream_data_bidi_remote = 2 + 65535 + 1;
-	tp.initial_max_data = WINDOW;
-	tp.max_idle_timeout = IDLE_NS;
 	tp.original_dcid = hd->dcid;
 	tp.stateless_reset_token_present = 1;
 	if (ngtcp2_crypto_generate_stateless_reset_token(tp.stateless_reset_token, l->secret,

@@ -26,14 +26,8 @@
 #include <bpf/bpf_endian.h>
 
 #include "base/dns.h"
+#include "responder/xdp_conf.bpf.h"
 #include "responder/xdp_counts.h"
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct dv_rxdp_conf);
-} conf SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

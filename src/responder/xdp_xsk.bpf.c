@@ -17,14 +17,8 @@
 #include "base/xdp_meta.h"
 #include "base/xdp_udp.bpf.h"
 
+#include "responder/xdp_conf.bpf.h"
 #include "responder/xdp_counts.h"
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct dv_rxdp_conf);
-} conf SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);

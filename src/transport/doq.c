@@ -16,24 +16,21 @@
 #include <gnutls/gnutls.h>
 #include <ngtcp2/ngtcp2.h>
 #include <ngtcp2/ngtcp2_crypto.h>
-#include <ngtcp2/ngtcp2_crypto_gnutls.h>
 
 #include "base/doq.h"
 #include "base/wire.h"
 
-/* A QUIC packet we write: under DV_TP_DGRAM_MAX, and the common path MTU's payload. */
-#define DOQ_PKT_MAX 1452u
+/* The packets written are of DV_DOQ_PKT_MAX bytes at most (base/doq.h): under
+ * DV_TP_DGRAM_MAX, the datagram the engine's socket takes. */
+
 /* A query's bytes kept in the stream record (its length prefix included) without a heap
  * buffer; and an answer's. Larger ones are allocated. */
 #define DOQ_INLINE 514u
 /* Spare stream records kept per connection for reuse. */
 #define DOQ_SPARE_MAX 256u
-/* Bytes of answers the server may send on the connection before we open the window again
- * (we do after each answer), and on one stream (one answer: 2 + 65535). */
-#define DOQ_CONN_WINDOW   (16u << 20)
+/* Bytes of answers the server may send on one stream (one answer: 2 + 65535); on the
+ * connection, DV_DOQ_CONN_WINDOW (we open it again after each answer). */
 #define DOQ_STREAM_WINDOW (2u + 65535u)
-/* Idle timeout offered: a connection nothing crosses this long ends (ngtcp2's timer). */
-#define DOQ_IDLE_NS (30 * DV_NS_PER_S)
 
 /* One query's stream: its bytes until the stream closes (ngtcp2 does not copy stream data
  * and may resend it), its answer as it comes. */
@@ -212,6 +209,10 @@ static ngtcp2_conn *get_conn(ngtcp2_crypto_conn_ref *ref)
 	return ((doq_t *)ref->user_data)->qc;
 }
 
+/* A connection ID of ours and its stateless reset token, random: the connection is found by
+ * the engine's socket, and a client sends no stateless reset. The responder's
+ * (responder/quic.c) is tagged and derived: a server finds connections by their IDs and
+ * resets them. */
 static int new_cid_cb(ngtcp2_conn *qc, ngtcp2_cid *cid, uint8_t *token, size_t cidlen, void *user)
 {
 	(void)qc;
@@ -457,28 +458,21 @@ static int version_neg_cb(ngtcp2_conn *qc, const ngtcp2_pkt_hd *hd, const uint32
 	return 0;
 }
 
+/* The client's half: its Initial, a Retry, version negotiation, 0-RTT keys, random
+ * connection IDs, the streams it opens and the server's limit on them. */
 static const ngtcp2_callbacks doq_callbacks = {
+    DV_DOQ_CALLBACKS_SHARED,
     .client_initial = ngtcp2_crypto_client_initial_cb,
-    .recv_crypto_data = ngtcp2_crypto_recv_crypto_data_cb,
     .handshake_completed = handshake_completed_cb,
     .recv_version_negotiation = version_neg_cb,
     .recv_tx_key = recv_tx_key_cb,
-    .encrypt = ngtcp2_crypto_encrypt_cb,
-    .decrypt = ngtcp2_crypto_decrypt_cb,
-    .hp_mask = ngtcp2_crypto_hp_mask_cb,
     .recv_stream_data = recv_stream_data_cb,
     .stream_close = stream_close_cb,
     .recv_stateless_reset = stateless_reset_cb,
     .recv_retry = ngtcp2_crypto_recv_retry_cb,
     .extend_max_local_streams_bidi = extend_streams_cb,
-    .rand = dv_doq_rand_cb,
     .get_new_connection_id = new_cid_cb,
-    .update_key = ngtcp2_crypto_update_key_cb,
     .stream_reset = stream_reset_cb,
-    .delete_crypto_aead_ctx = ngtcp2_crypto_delete_crypto_aead_ctx_cb,
-    .delete_crypto_cipher_ctx = ngtcp2_crypto_delete_crypto_cipher_ctx_cb,
-    .get_path_challenge_data = ngtcp2_crypto_get_path_challenge_data_cb,
-    .version_negotiation = ngtcp2_crypto_version_negotiation_cb,
 };
 
 /* --- the connection's end -------------------------------------------------------------- */
@@ -521,7 +515,7 @@ static int conn_failed(doq_t *q, int rv)
 		if (q->open == 0)
 			return dv_tp_emit_closed(c);
 		snprintf(q->what, sizeof(q->what), "the QUIC connection was idle for %u s",
-		         (unsigned)(DOQ_IDLE_NS / DV_NS_PER_S));
+		         (unsigned)(DV_DOQ_IDLE_NS / DV_NS_PER_S));
 	} else if (rv == NGTCP2_ERR_CRYPTO && !q->handshake_done) {
 		uint8_t alert = ngtcp2_conn_get_tls_alert(q->qc);
 		const char *a = gnutls_alert_get_name((gnutls_alert_description_t)alert);
@@ -683,22 +677,21 @@ static int doq_shared_init(dv_tp_shared_t *s, dv_err_t *err)
 	return 0;
 }
 
+/* The client's TLS session: the trust file, the shared QUIC setup (base/doq.h) with early
+ * data offered, then what only a client has: the name it asks for and checks. */
 static int tls_session(doq_t *q, const dv_tp_config_t *cfg)
 {
-	static const gnutls_datum_t alpn = {(unsigned char *)"doq", 3};
+	int rc;
 
 	if (gnutls_certificate_allocate_credentials(&q->cred) != 0 ||
 	    (cfg->ca_file != NULL && gnutls_certificate_set_x509_trust_file(
-	                                 q->cred, cfg->ca_file, GNUTLS_X509_FMT_PEM) <= 0) ||
-	    gnutls_init(&q->tls, GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA |
-	                             GNUTLS_ENABLE_EARLY_DATA) != 0)
+	                                 q->cred, cfg->ca_file, GNUTLS_X509_FMT_PEM) <= 0))
 		return -ENOMEM;
-	if (gnutls_priority_set_direct(q->tls, dv_doq_priority, NULL) != 0 ||
-	    ngtcp2_crypto_gnutls_configure_client_session(q->tls) != 0 ||
-	    gnutls_credentials_set(q->tls, GNUTLS_CRD_CERTIFICATE, q->cred) != 0 ||
-	    gnutls_alpn_set_protocols(q->tls, &alpn, 1, GNUTLS_ALPN_MANDATORY) != 0)
-		return -EINVAL;
-	gnutls_session_set_ptr(q->tls, &q->ref);
+	rc = dv_doq_tls_init(&q->tls,
+	                     GNUTLS_CLIENT | GNUTLS_NO_END_OF_EARLY_DATA | GNUTLS_ENABLE_EARLY_DATA,
+	                     q->cred, &q->ref);
+	if (rc != 0)
+		return rc;
 	if (cfg->sni != NULL &&
 	    gnutls_server_name_set(q->tls, GNUTLS_NAME_DNS, cfg->sni, strlen(cfg->sni)) != 0)
 		return -EINVAL;
@@ -768,16 +761,11 @@ static int doq_attach(dv_tp_conn_t *c)
 	if (gnutls_rnd(GNUTLS_RND_RANDOM, dcid.data, dcid.datalen) != 0 ||
 	    gnutls_rnd(GNUTLS_RND_RANDOM, scid.data, scid.datalen) != 0)
 		return -EIO;
-	ngtcp2_settings_default(&set);
-	set.initial_ts = dv_now_ns();
-	set.max_tx_udp_payload_size = DOQ_PKT_MAX;
+	dv_doq_params_init(&set, &tp, dv_now_ns());
 	set.handshake_timeout = UINT64_MAX; /* the engine's -t bounds the handshake */
-	ngtcp2_transport_params_default(&tp);
-	tp.initial_max_streams_bidi = 0; /* the server opens none (RFC 9250 4.2) */
+	tp.initial_max_streams_bidi = 0;    /* the server opens none (RFC 9250 4.2) */
 	tp.initial_max_streams_uni = 0;
 	tp.initial_max_stream_data_bidi_local = DOQ_STREAM_WINDOW;
-	tp.initial_max_data = DOQ_CONN_WINDOW;
-	tp.max_idle_timeout = DOQ_IDLE_NS;
 	tp.max_udp_payload_size = DV_TP_DGRAM_MAX;
 	fixed_path(q, &path);
 	if (ngtcp2_conn_client_new(&q->qc, &dcid, &scid, &path, NGTCP2_PROTO_VER_V1, &doq_callbacks,
@@ -796,11 +784,7 @@ static void doq_detach(dv_tp_conn_t *c)
 
 	if (q == NULL)
 		return;
-	/* ngtcp2_conn_del calls no stream_close: the open records are freed here. */
-	if (q->qc != NULL)
-		ngtcp2_conn_del(q->qc);
-	if (q->tls != NULL)
-		gnutls_deinit(q->tls);
+	dv_doq_conn_del(q->qc, q->tls); /* the open records are freed here */
 	if (q->cred != NULL)
 		gnutls_certificate_free_credentials(q->cred);
 	while (q->opened != NULL)
@@ -846,7 +830,7 @@ static int doq_submit(dv_tp_conn_t *c, const uint8_t *msg, size_t len, uint64_t 
 static int write_one(doq_t *q, uint64_t now, bool *no_streams)
 {
 	doq_strm_t *st = *no_streams ? NULL : q->sendq;
-	uint8_t *p = dv_bq_reserve(&q->c->out, DOQ_PKT_MAX + 2);
+	uint8_t *p = dv_bq_reserve(&q->c->out, DV_DOQ_PKT_MAX + 2);
 	ngtcp2_vec v;
 	ngtcp2_ssize n, taken = -1;
 	uint32_t flags = NGTCP2_WRITE_STREAM_FLAG_MORE;
@@ -858,7 +842,7 @@ static int write_one(doq_t *q, uint64_t now, bool *no_streams)
 		v.len = st->qlen - st->qsent;
 		flags |= NGTCP2_WRITE_STREAM_FLAG_FIN;
 	}
-	n = ngtcp2_conn_writev_stream(q->qc, NULL, NULL, p + 2, DOQ_PKT_MAX, &taken, flags,
+	n = ngtcp2_conn_writev_stream(q->qc, NULL, NULL, p + 2, DV_DOQ_PKT_MAX, &taken, flags,
 	                              st != NULL ? st->sid : -1, st != NULL ? &v : NULL,
 	                              st != NULL ? 1 : 0, now);
 	if (st != NULL && taken >= 0) {
@@ -994,10 +978,10 @@ static void doq_close(dv_tp_conn_t *c)
 	if (c->dead || q->quiet_end || ngtcp2_conn_is_in_closing_period(q->qc) ||
 	    ngtcp2_conn_is_in_draining_period(q->qc) || !q->handshake_done)
 		return;
-	if ((p = dv_bq_reserve(&c->out, DOQ_PKT_MAX + 2)) == NULL)
+	if ((p = dv_bq_reserve(&c->out, DV_DOQ_PKT_MAX + 2)) == NULL)
 		return;
 	ngtcp2_connection_close_error_set_application_error(&cc, DOQ_NO_ERROR, NULL, 0);
-	n = ngtcp2_conn_write_connection_close(q->qc, NULL, NULL, p + 2, DOQ_PKT_MAX, &cc,
+	n = ngtcp2_conn_write_connection_close(q->qc, NULL, NULL, p + 2, DV_DOQ_PKT_MAX, &cc,
 	                                       dv_now_ns());
 	if (n <= 0)
 		return;

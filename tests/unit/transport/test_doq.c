@@ -180,7 +180,7 @@ static void test_before_handshake(void **state)
 	assert_int_equal(dv_tp_conn_new(&c, s, on_event, NULL), 0);
 	n = dv_tp_output(c, iov, 16);
 	assert_int_equal(n, 1); /* the Initial: one datagram, padded to 1200 bytes at least */
-	assert_in_range(iov[0].iov_len, 1200, DOQ_PKT_MAX);
+	assert_in_range(iov[0].iov_len, 1200, DV_DOQ_PKT_MAX);
 	dv_tp_consume_dgrams(c, (size_t)n);
 	assert_int_equal(dv_tp_output(c, iov, 16), 0);
 	assert_false(dv_tp_ready(c));
