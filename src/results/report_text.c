@@ -84,8 +84,10 @@ static void print_tc(FILE *out, const dv_counters_t *c)
 	if (c->tc_no_conn > 0)
 		fprintf(out,
 		        "  Not asked over TCP:   %" PRIu64 " (--tc-tcp: no TCP connection to the "
-		        "server could be made; %" PRIu64 " attempts failed, %" PRIu64 " refused)\n",
-		        c->tc_no_conn, c->conn_failed, c->conn_refused);
+		        "server could be made; %" PRIu64 " attempts failed: refused %" PRIu64
+		        ", timed out %" PRIu64 ", no local port %" PRIu64 ")\n",
+		        c->tc_no_conn, c->conn_failed, c->conn_refused, c->conn_timeouts,
+		        c->conn_no_port);
 }
 
 /* No answer, but something came back: say what (false when nothing did). */

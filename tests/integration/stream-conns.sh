@@ -227,5 +227,5 @@ assert_eq "tc-tcp, no TCP: connections opened" 0 "$opened"
 assert_eq "tc-tcp, no TCP: every attempt refused" "$failed" "$refused"
 assert_ge "tc-tcp, no TCP: attempts" 1 "$failed"
 has_line "tc-tcp, no TCP: report line" "$TMP/tc.rep" \
-	"  Not asked over TCP:   100 (--tc-tcp: no TCP connection to the server could be made; $failed attempts failed, $refused refused)"
+	"  Not asked over TCP:   100 (--tc-tcp: no TCP connection to the server could be made; $failed attempts failed: refused $refused, timed out 0, no local port 0)"
 echo "PASS"
