@@ -861,6 +861,23 @@ static void coalesced_recv(dv_worker_t *w)
 static void close_all(dv_worker_t *w);
 static void reschedule(dv_worker_t *w, uint64_t now);
 
+/*
+ * The pass is over: read once more every UDP socket of the worker, without waiting, so
+ * what reached them during the pass is counted (a duplicate queued behind an answer
+ * already read, on a socket the last answer did not come on, went unread when the last
+ * answer ended the pass: CI under load counted 1,426 of 1,428 duplicates).
+ */
+static void sweep(dv_worker_t *w)
+{
+	uint32_t i;
+
+	if (w->interrupted || w->sw != NULL || w->xdp != NULL)
+		return;
+	for (i = 0; i < w->share.nsocks; i++)
+		if (w->socks[i].fd >= 0)
+			do_recv(w, &w->socks[i]);
+}
+
 /* True (and everything closed) when the pass is over for this worker. */
 static bool maybe_finish(dv_worker_t *w, uint64_t now)
 {
@@ -872,6 +889,7 @@ static bool maybe_finish(dv_worker_t *w, uint64_t now)
 	if (w->tc != NULL && dv_sw_busy(w->tc) && !w->interrupted &&
 	    now < w->drain_end_ns + w->cfg->timeout_ns)
 		return false;
+	sweep(w);
 	close_all(w);
 	return true;
 }
