@@ -80,8 +80,13 @@ EP=$(cat "$TMP/echo.port")
 assert_eq "echo answers" 6000 "$(server_field "$TMP/e.json" answers)"
 assert_eq "named" pid "$(server_field "$TMP/e.json" source)"
 if [ "$(server_field "$TMP/e.json" syscalls.ok)" = true ]; then
-	# the recvfrom it blocks in at each edge: one entered before the pass, one at its end
-	assert_eq "recv calls" 6000 "$(server_field "$TMP/e.json" syscalls.recv)"
+	# Its recvfrom calls: the one it blocks in at the pass's start was entered before the
+	# window; the one after the last answer's sendto is in it only if the server got back
+	# to it before dnsvolley read the end edge (on a loaded machine it may not have:
+	# 5,999 once). So the count is the sends, or one fewer.
+	recv=$(server_field "$TMP/e.json" syscalls.recv)
+	[ "$recv" = 6000 ] || [ "$recv" = 5999 ] || fail "recv calls: $recv, not 6000 or 5999"
+	echo "ok: recv calls = $recv (6000, or 5999 when the last was entered after the edge)"
 	assert_eq "send calls" 6000 "$(server_field "$TMP/e.json" syscalls.send)"
 	grep -q "Server system calls per answer: .* (recv 1.000, send 1.000" "$TMP/eout.txt" ||
 		fail "system calls per answer not in the report"
