@@ -357,6 +357,10 @@ void dv_engine_receive(dv_engine_t *e, uint16_t sock, const uint8_t *buf, size_t
 			 */
 			timed = e->rx_stamped && now_ns > tx;
 			e->stats.c.wire_timed += timed;
+			e->stats.c.untimed_no_rx += !e->rx_stamped;
+			e->stats.c.untimed_order += e->rx_stamped && !timed;
+		} else if (e->wire && s->tx_asked) {
+			e->stats.c.untimed_no_tx++; /* asked, and no transmit stamp came */
 		}
 		if (b != NULL) {
 			b->completed++;

@@ -176,7 +176,13 @@ typedef struct dv_qtype_count {
 	X(rx_stamps_unused, NULL, NULL, DV_CTR_OPTIONAL)                                           \
 	/* connection attempts that found no local port left (EADDRNOTAVAIL: the ephemeral range   \
 	 * in use toward the server, often by TIME_WAIT; also in conn_failed; dv_sw_fail_cause) */ \
-	X(conn_no_port, NULL, NULL, DV_CTR_OPTIONAL)
+	X(conn_no_port, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	/* wire clock: answers to queries that asked for a transmit stamp, left untimed because    \
+	 * that stamp never came, because the answer had no usable receive stamp (rx_stamps_unused \
+	 * among them), or because its receive stamp was not after the transmit stamp */           \
+	X(untimed_no_tx, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	X(untimed_no_rx, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	X(untimed_order, NULL, NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

@@ -272,6 +272,12 @@ void dv_report_clock(FILE *out, const dv_pass_result_t *r, bool stream)
 		        " (taken by a datagram that was not the query's answer: a duplicate, "
 		        "forged or stray answer; those queries untimed)\n",
 		        c->rx_stamps_unused);
+	if (c->untimed_no_tx + c->untimed_no_rx + c->untimed_order > 0)
+		fprintf(out,
+		        "  Sampled but untimed:  %" PRIu64 " (no transmit stamp %" PRIu64
+		        ", no receive stamp %" PRIu64 ", received before sent %" PRIu64 ")\n",
+		        c->untimed_no_tx + c->untimed_no_rx + c->untimed_order, c->untimed_no_tx,
+		        c->untimed_no_rx, c->untimed_order);
 }
 
 /* The wire clock's sample: each percentile's distribution-free 95% interval. */

@@ -250,7 +250,7 @@ resp_count() {
 # clock_lines FILE: a text report's lines on what timed the latency (report_text.c
 # dv_report_clock: Latency clock, AF_XDP, Receive stamps unused), the run's or `dnsvolley
 # report`'s, which must be the same for the same pass.
-clock_lines() { grep -E '^  (Latency clock|AF_XDP|Receive stamps unused):' "$1" || true; }
+clock_lines() { grep -E '^  (Latency clock|AF_XDP|Receive stamps unused|Sampled but untimed):' "$1" || true; }
 
 # report_field FILE "Queries sent": the first number after "LABEL:" in a text report.
 report_field() {

@@ -83,7 +83,9 @@ checks() {
 		shift
 		run "$name" "$@"
 		[ "$asked" -gt 0 ] && [ "$asked" -lt "$sent" ] || fail "$name: stamps asked $asked of $sent"
-		assert_eq "$name: every asked stamp timed its answer" "$asked" "$timed"
+		read -r ntx nrx nord < <(jc "$TMP/$name.json" untimed_no_tx untimed_no_rx untimed_order)
+		assert_eq "$name: every asked stamp timed its answer (untimed: no transmit stamp $ntx, no receive stamp $nrx, received before sent $nord)" "$asked" "$timed"
+		assert_eq "$name: asked = timed + untimed" "$asked" "$((timed + ntx + nrx + nord))"
 		assert_eq "$name: latency count = wire_timed" "$timed" "$count"
 		assert_eq "$name: percentile intervals in the results" 1 "$ci"
 		grep -q "transmit on 1 in 16 queries, receive on $rx), latency of $timed answers ($asked asked) of $completed\$" \

@@ -314,6 +314,8 @@ static void test_wire_stamps(void **state)
 	assert_int_equal(f->e.stats.latency.max_ns, 20);
 	assert_int_equal(f->e.stats.c.wire_timed, 1);
 	assert_int_equal(f->e.stats.c.completed, 2);
+	assert_int_equal(f->e.stats.c.untimed_no_tx, 1); /* asked, its stamp never came */
+	assert_int_equal(f->e.stats.c.untimed_no_rx + f->e.stats.c.untimed_order, 0);
 	/* A stamp for a slot no longer in flight is ignored. */
 	dv_engine_tx_stamp(&f->e, 0, id1, 8, 120);
 	assert_int_equal(f->e.win.slot[id1].wire_off_ns, DV_SLOT_NO_STAMP);
@@ -340,6 +342,8 @@ static void test_wire_stamp_order(void **state)
 	dv_engine_receive(&f->e, 0, r, n, true, 130); /* the same nanosecond */
 	assert_int_equal(f->e.stats.c.completed, 2);
 	assert_int_equal(f->e.stats.c.wire_timed, 0);
+	assert_int_equal(f->e.stats.c.untimed_order, 2);
+	assert_int_equal(f->e.stats.c.untimed_no_rx + f->e.stats.c.untimed_no_tx, 0);
 	assert_int_equal(f->e.stats.latency.count, 0);
 }
 

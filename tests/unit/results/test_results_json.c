@@ -390,11 +390,11 @@ static void test_every_counter_distinct(void **state)
 		K(tsig_unsigned), K(tsig_badsig), K(tsig_badkey), K(tsig_badtime),
 		    K(tsig_other_error), K(conn_backoffs), K(tc_no_conn), K(tsig_badmac),
 		    K(conn_syn_retries), K(xdp_stamped), K(stamps_asked), K(rx_stamps_unused);
-		K(conn_no_port);
+		K(conn_no_port), K(untimed_no_tx), K(untimed_no_rx), K(untimed_order);
 #undef K
-		/* Those 61, "rcode", "qtypes", "qtype_other": nothing else. */
-		assert_int_equal(json_object_size(cj), 61 + 3);
-		assert_int_equal(dv_counter_nfields, 61);
+		/* Those 64, "rcode", "qtypes", "qtype_other": nothing else. */
+		assert_int_equal(json_object_size(cj), 64 + 3);
+		assert_int_equal(dv_counter_nfields, 64);
 		json_t *qo = json_object_get(cj, "qtype_other");
 		assert_true(json_u64(qo, "sent") == c->qtype_other_sent);
 		assert_true(json_u64(qo, "completed") == c->qtype_other_completed);
