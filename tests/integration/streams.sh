@@ -162,12 +162,11 @@ print(s.getsockname()[1], flush=True); time.sleep(20)' >"$TMP/silent.port" &
 	[ "$rc" -ne 0 ] || fail "DoT to a $target port: exit 0"
 	grep -q "DNS over TLS connection to the server failed: TLS handshake not done within the timeout (-t 1 s)" \
 		"$TMP/pl.rep" || fail "DoT to a $target port: $(cat "$TMP/pl.rep")"
-	# The error comes from -t 1: never sooner than 1 s (load can only delay it), and
-	# well before the 20 s the silent listener would hold a client that had no timeout
-	# (15 s: the bound tells the timeout from its absence, not a fast machine from a slow
-	# one; how soon after 1 s the error comes idle is bench/timing-bounds.sh streams).
+	# The error comes from -t 1: never sooner than 1 s (load can only delay it). That it
+	# came from the timeout and not from the silent listener closing after its 20 s is
+	# the message above (a close would say so); how soon after 1 s the error comes idle is
+	# bench/timing-bounds.sh streams, not a test's business.
 	assert_ge "DoT to a $target port: ms until the error (-t 1)" 1000 "$ms"
-	assert_le "DoT to a $target port: ms until the error (the timeout, not the 20 s hold)" 15000 "$ms"
 done
 rc=0
 "$DV" -m tcp -s 127.0.0.1 -p "$pl_TCP" -d "$TMP/5k" -c 2 -q 1000 -t 30 --json "$TMP/ok.json" \
