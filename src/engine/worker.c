@@ -125,6 +125,16 @@ static int stamp_flags(const dv_worker_t *w, int fd, bool opt_id)
 	return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags, sizeof(flags)) == 0 ? 0 : -errno;
 }
 
+/* errno e of a socket's bind or connect at stage, for a message: a range of local ports used
+ * up is said as such (a datagram socket's connect autobinds: EAGAIN), where strerror's
+ * "Resource temporarily unavailable" would not name the cause. */
+static const char *sock_error(int e, dv_sw_stage_t stage)
+{
+	if (dv_sw_fail_cause(e, stage) == DV_SW_FAIL_NO_PORT)
+		return "no local port left (every port of net.ipv4.ip_local_port_range is in use)";
+	return strerror(e);
+}
+
 /*
  * The receive-stamp filter could not be attached to a socket: the worker takes every
  * receive stamp from control messages, as without the filter (its sockets so far
@@ -210,14 +220,15 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 			close(fd);
 			return dv_err_set(
 			    err, rc, "cannot bind socket %u to the local address%s: %s",
-			    global_index + 1, cfg->local_port ? " and port" : "", strerror(-rc));
+			    global_index + 1, cfg->local_port ? " and port" : "",
+			    sock_error(-rc, cfg->local_port ? DV_SW_AT_SOCKET : DV_SW_AT_BIND_PORT0));
 		}
 	}
 	if (connect(fd, (const struct sockaddr *)&cfg->server, cfg->server_len) != 0) {
 		rc = -errno;
 		close(fd);
 		return dv_err_set(err, rc, "cannot connect socket %u to the server: %s",
-		                  global_index + 1, strerror(-rc));
+		                  global_index + 1, sock_error(-rc, DV_SW_AT_CONNECT));
 	}
 	*out_fd = fd;
 	return 0;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stream-no-port: TCP connections that find no local port left (connect's EADDRNOTAVAIL)
-# are named as such, counted apart (conn_no_port, the Connections line) and given a way
+# are named as such (and UDP sockets that find none, connect's EAGAIN, fail the run naming it), counted apart (conn_no_port, the Connections line) and given a way
 # out in the report. The ephemeral range is made 8 ports wide (net.ipv4.ip_local_port_range
 # is per network namespace: each part runs in a namespace of its own, made by unshare,
 # with only lo; nothing leaves it). Skipped without root or network namespaces.
@@ -35,6 +35,7 @@ case "${DV_NOPORT_PART:-}" in
 	unshare -n true 2>/dev/null || skip_lacks "cannot create a network namespace here"
 	in_netns first
 	in_netns reopen
+	in_netns udp
 	exit 0
 	;;
 first)
@@ -70,5 +71,23 @@ reopen)
 	assert_eq "dnsvolley report's connection lines = the run's" \
 		"$(grep -E '^  (Connections|No local port):' "$TMP/reopen.out")" \
 		"$(grep -E '^  (Connections|No local port):' "$TMP/re.out")"
+	;;
+udp)
+	netns_setup
+	# The responder's UDP socket took a port of the range when the kernel picked one there.
+	free=8
+	[ "$R_PORT" -lt 40000 ] || [ "$R_PORT" -gt 40007 ] || free=7
+	echo "== UDP, -c 16 over $free free ports: socket $((free + 1))'s connect (its autobind) finds none; the run fails naming the cause"
+	rc=0
+	"$DV" -s 127.0.0.1 -p "$R_PORT" -d "$TMP/list.txt" -c 16 -T 1 -n 1 >"$TMP/udp.out" 2>&1 || rc=$?
+	assert_eq "exit status (the run failed)" 3 "$rc"
+	grep -qF "cannot connect socket $((free + 1)) to the server: no local port left (every port of net.ipv4.ip_local_port_range is in use)" \
+		"$TMP/udp.out" || fail "no 'no local port' message: $(tail -3 "$TMP/udp.out")"
+	echo "== UDP, -c $free: every socket has a port, every query answered"
+	rc=0
+	"$DV" -s 127.0.0.1 -p "$R_PORT" -d "$TMP/list.txt" -c "$free" -T 1 -n 1 --json "$TMP/udp.json" >"$TMP/udp8.out" 2>&1 || rc=$?
+	assert_eq "exit status" 0 "$rc"
+	assert_eq "sent completed" "100 100" "$(jc "$TMP/udp.json" sent completed)"
+	stop_responder R
 	;;
 esac
