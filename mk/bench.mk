@@ -8,7 +8,7 @@ bench_ql_load_SOURCES = bench/ql-load.c
 EXTRA_DIST += bench/replay.sh bench/responder-ceiling.sh bench/load-querylist.sh \
 	bench/gen-big-list.sh bench/mpi-cpu.sh bench/capacity-knot.sh bench/capture-compare.sh \
 	bench/clock-cost.sh bench/ab-cpu.sh bench/paced-cpu.sh bench/streams.sh bench/stream-conns.sh bench/rcvbuf.py \
-	bench/timing-bounds.sh bench/server-cost.sh bench/tsig-cpu.sh bench/knot-tcp.sh \
+	bench/timing-bounds.sh bench/server-cost.sh bench/tsig-cpu.sh bench/knot-tcp.sh bench/study-unbound.sh \
 	bench/xdp.sh bench/xdp-responder.sh bench/cpu-split.py \
 	bench/doq.sh bench/lib.sh bench/responder-tcp-ab.sh bench/load-pcap.sh bench/replay-capture.sh \
 	bench/rss-soak.sh
