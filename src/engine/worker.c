@@ -218,10 +218,11 @@ static int open_socket(dv_worker_t *w, uint32_t global_index, int *out_fd, dv_er
 		if (bind(fd, (struct sockaddr *)&local, llen) != 0) {
 			rc = -errno;
 			close(fd);
-			return dv_err_set(
-			    err, rc, "cannot bind socket %u to the local address%s: %s",
-			    global_index + 1, cfg->local_port ? " and port" : "",
-			    sock_error(-rc, cfg->local_port ? DV_SW_AT_SOCKET : DV_SW_AT_BIND_PORT0));
+			return dv_err_set(err, rc,
+			                  "cannot bind socket %u to the local address%s: %s",
+			                  global_index + 1, cfg->local_port ? " and port" : "",
+			                  sock_error(-rc, cfg->local_port ? DV_SW_AT_SOCKET
+			                                                  : DV_SW_AT_BIND_PORT0));
 		}
 	}
 	if (connect(fd, (const struct sockaddr *)&cfg->server, cfg->server_len) != 0) {
