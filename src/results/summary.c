@@ -224,12 +224,14 @@ static void cell_qps(const dv_study_t *s, const dv_pass_record_t *p, grid_t *g, 
 {
 	dv_qps_status_t st = dv_pass_qps_status(s, p);
 
+	const char *mark = p->res.interrupted ? "*" : dv_pass_cache_contradicts(p) ? "!" : "";
+
 	if (st == DV_QPS_SHORT || st == DV_QPS_FILL)
 		grid_set(g, row, col, "%s (lost %llu)%s", dv_qps_status_word(st),
-		         (unsigned long long)p->res.stats.c.lost, p->res.interrupted ? "*" : "");
+		         (unsigned long long)p->res.stats.c.lost, mark);
 	else
 		grid_set(g, row, col, "%.0f (lost %llu)%s", p->res.qps,
-		         (unsigned long long)p->res.stats.c.lost, p->res.interrupted ? "*" : "");
+		         (unsigned long long)p->res.stats.c.lost, mark);
 }
 
 /*
@@ -393,6 +395,15 @@ void dv_study_print_table(const dv_study_t *s, FILE *out)
 	print_pass_grid(s, cell_coverage, out);
 	if (any_interrupted)
 		fprintf(out, "* interrupted pass: partial figures\n");
+	for (size_t i = 0; i < s->n_passes; i++)
+		if (dv_pass_is_sample(&s->passes[i]) && dv_pass_cache_contradicts(&s->passes[i])) {
+			fprintf(out,
+			        "! the server's own cache counters (--server-stats) say the pass "
+			        "was not what its column says: a cold pass with cache hits (check "
+			        "--flush) or a hot pass with misses (the cache did not hold the "
+			        "list); the pass's warning gives the counts\n");
+			break;
+		}
 	print_qps_notes(s, out);
 	if (s->failed)
 		fprintf(out, "The study stopped early: %s\n", s->fail_msg);

@@ -473,16 +473,24 @@ const char *dv_qps_status_word(dv_qps_status_t st)
 	}
 }
 
+bool dv_pass_cache_contradicts(const dv_pass_record_t *p)
+{
+	const dv_server_cost_t *s = &p->res.server;
+
+	if (!s->stats_ok || !s->stats_cache || p->res.interrupted)
+		return false;
+	return (p->kind == DV_PASS_COLD && s->stats_hits > 0) ||
+	       (p->kind == DV_PASS_HOT && s->stats_misses > 0);
+}
+
 /* The server's own cache counters (--server-stats) against the pass's kind: a cold pass with
  * cache hits, or a hot pass with misses, is not what it says. */
 static void check_cache(const dv_study_t *st, const dv_pass_record_t *p)
 {
 	const dv_server_cost_t *s = &p->res.server;
-	bool cold = p->kind == DV_PASS_COLD, hot = p->kind == DV_PASS_HOT;
+	bool cold = p->kind == DV_PASS_COLD;
 
-	if (!s->stats_ok || !s->stats_cache || p->res.interrupted)
-		return;
-	if ((cold && s->stats_hits > 0) || (hot && s->stats_misses > 0))
+	if (dv_pass_cache_contradicts(p))
 		fprintf(stderr,
 		        "dnsvolley: warning: the %s pass of target %s, list %s, repeat %u: the "
 		        "server counted %" PRIu64 " cache hits and %" PRIu64 " misses in %" PRIu64

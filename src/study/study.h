@@ -192,6 +192,14 @@ dv_qps_status_t dv_pass_qps_status(const dv_study_t *s, const dv_pass_record_t *
 /* A short phrase for a table: "offered rate (-Q)", "too short", "window fill". */
 const char *dv_qps_status_word(dv_qps_status_t st);
 
+/*
+ * The server's own cache counters (--server-stats, a kind that has them) contradict the
+ * pass's kind: a cold pass the cache answered in part (hits), or a hot pass it did not
+ * (misses). False when the counters were not read, or the pass was interrupted. The
+ * study warns of such a pass, and its table cells are marked '!'.
+ */
+bool dv_pass_cache_contradicts(const dv_pass_record_t *p);
+
 /* The run configuration of a pass of this kind (cold: one run; hot: --hot-*; else as given). */
 dv_run_config_t dv_study_pass_config(const dv_study_t *s, dv_pass_kind_t kind);
 

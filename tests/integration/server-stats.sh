@@ -45,6 +45,7 @@ assert_eq "cold: cache hits" 0 "$(st "$TMP/r.json" 0 cache_hits)"
 assert_eq "hot: cache hits" "$N" "$(st "$TMP/r.json" 1 cache_hits)"
 assert_eq "hot: cache misses" 0 "$(st "$TMP/r.json" 1 cache_misses)"
 assert_eq "no cold/hot warning" 0 "$(grep -c "was not \(cold\|hot\)" "$TMP/err.txt" || true)"
+assert_eq "no table cell marked '!' (cache counters agree)" 0 "$(grep -c "(lost [0-9]*)!" "$TMP/out.txt" || true)"
 assert_eq "report: the counters' line per pass" 2 \
 	"$(grep -c "^  Server counters (unbound): $N queries counted by the server ($N answers here)$" "$TMP/out.txt")"
 grep -q "^  Server cache per query: hits 0.0000, misses 1.0000 (0 hits, $N misses)$" "$TMP/out.txt" ||
@@ -66,6 +67,10 @@ rc=0
 [ "$rc" = 0 ] || fail "warm cold pass exited $rc: $(cat "$TMP/werr.txt")"
 grep -q "^dnsvolley: warning: the cold pass of target u, list SOA, repeat 1: the server counted $N cache hits and 0 misses in $N queries (unbound): the pass was not cold (check --flush)$" "$TMP/werr.txt" ||
 	fail "no warning for a cold pass with hits: $(cat "$TMP/werr.txt")"
+grep -q "^u *SOA *\(too short\|[0-9]*\) (lost 0)!$" "$TMP/wout.txt" ||
+	fail "the table's cell is not marked '!': $(grep -A3 '^Comparison table' "$TMP/wout.txt")"
+grep -q "^! the server's own cache counters (--server-stats) say the pass was not what its column says" \
+	"$TMP/wout.txt" || fail "no '!' legend: $(cat "$TMP/wout.txt")"
 stop_nsd_unbound
 UNBOUND_PID= NSD_PID=
 

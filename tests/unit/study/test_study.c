@@ -222,6 +222,54 @@ static void test_table_server(void **state)
 	dv_study_free(&s);
 }
 
+/* --server-stats: a pass the server's cache counters contradict is marked '!', once explained;
+ * a pass that agrees, or was not read, or a kind without cache counters, is not. */
+static void test_table_cache_contradicts(void **state)
+{
+	(void)state;
+	static const char *const t[] = {"unbound"};
+	dv_study_t s;
+	build(&s, t, 1, 2);
+	free(s.lists[1].label);
+	s.n_lists = 1;
+	add_pass(&s, 0, 0, 0, DV_PASS_COLD, 5000, 0, 100000);
+	add_pass(&s, 0, 0, 0, DV_PASS_HOT, 9000, 0, 100000);
+	add_pass(&s, 0, 0, 1, DV_PASS_COLD, 5100, 0, 100000);
+	add_pass(&s, 0, 0, 1, DV_PASS_HOT, 9100, 0, 100000);
+	for (size_t i = 0; i < 4; i++) {
+		dv_server_cost_t *sv = &s.passes[i].res.server;
+		sv->stats_ok = sv->stats_cache = true;
+		sv->stats_queries = 100;
+		sv->stats_misses = s.passes[i].kind == DV_PASS_COLD ? 100 : 0;
+		sv->stats_hits = 100 - sv->stats_misses;
+	}
+	char *out = capture(&s, true);
+	assert_null(strstr(out, "!"));
+	free(out);
+	s.passes[1].res.server.stats_misses = 1; /* rep 1 hot: one miss */
+	s.passes[2].res.server.stats_hits = 3;   /* rep 2 cold: three hits */
+	assert_true(dv_pass_cache_contradicts(&s.passes[1]));
+	assert_true(dv_pass_cache_contradicts(&s.passes[2]));
+	assert_false(dv_pass_cache_contradicts(&s.passes[0]));
+	out = capture(&s, true);
+	assert_non_null(strstr(out, "unbound  SOA   5000 (lost 0)  9000 (lost 0)!  5100 (lost 0)!  "
+	                            "9100 (lost 0)\n"));
+	assert_int_equal(count_of(out, "! the server's own cache counters (--server-stats) say the "
+	                               "pass was not what its column says"),
+	                 1);
+	free(out);
+	/* Not read, no cache counters, or interrupted ('*' wins): no mark. */
+	s.passes[1].res.server.stats_ok = false;
+	s.passes[2].res.server.stats_cache = false;
+	out = capture(&s, true);
+	assert_null(strstr(out, "!"));
+	free(out);
+	s.passes[1].res.server.stats_ok = true;
+	s.passes[1].res.interrupted = true;
+	assert_false(dv_pass_cache_contradicts(&s.passes[1]));
+	dv_study_free(&s);
+}
+
 static void test_summary(void **state)
 {
 	(void)state;
@@ -796,6 +844,7 @@ int main(void)
 	    cmocka_unit_test(test_flush_failure_stops),
 	    cmocka_unit_test(test_never_ready_stops),
 	    cmocka_unit_test(test_table_server),
+	    cmocka_unit_test(test_table_cache_contradicts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
