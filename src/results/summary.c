@@ -463,6 +463,7 @@ typedef struct summary {
 	dv_series_t *lser;    /* the same, of ln x (latency changes are ratios: dv_diff_log) */
 	dv_qps_status_t *qst; /* [(t * n_lists + l) * n_plan + j]: what its qps is */
 	uint64_t *asked; /* [(t * n_lists + l) * n_plan + j]: fewest list entries a sample asked */
+	size_t *contra;  /* the same: its samples the server's cache counters contradict */
 	bool shortened;  /* a label was shortened */
 	FILE *out;
 } summary_t;
@@ -488,8 +489,10 @@ static void summary_cell(summary_t *sm, const dv_groups_t *gs, size_t t, size_t 
 		lm[k] = dv_group_log_series(g, summary_metric[k]);
 	}
 	sm->qst[cell_at(sm, t, l, j)] = dv_group_qps_status(sm->s, g);
-	for (size_t i = 0; g != NULL && i < g->n; i++)
+	for (size_t i = 0; g != NULL && i < g->n; i++) {
 		fewest = DV_MIN(fewest, dv_pass_names_asked(g->passes[i], size));
+		sm->contra[cell_at(sm, t, l, j)] += dv_pass_cache_contradicts(g->passes[i]);
+	}
 	sm->asked[cell_at(sm, t, l, j)] = fewest;
 }
 
@@ -499,9 +502,11 @@ static void summary_free(summary_t *sm)
 	free(sm->lser);
 	free(sm->qst);
 	free(sm->asked);
+	free(sm->contra);
 	sm->ser = sm->lser = NULL;
 	sm->qst = NULL;
 	sm->asked = NULL;
+	sm->contra = NULL;
 }
 
 /* The series of every (target, list, plan position), from the groups of study/groups.h. */
@@ -517,8 +522,9 @@ static int summary_init(summary_t *sm, const dv_study_t *s)
 	sm->lser = calloc(n_rows * sm->n_plan * M_COUNT + 1, sizeof(dv_series_t));
 	sm->qst = calloc(n_rows * sm->n_plan + 1, sizeof(dv_qps_status_t));
 	sm->asked = calloc(n_rows * sm->n_plan + 1, sizeof(uint64_t));
+	sm->contra = calloc(n_rows * sm->n_plan + 1, sizeof(size_t));
 	if (sm->ser == NULL || sm->lser == NULL || sm->qst == NULL || sm->asked == NULL ||
-	    dv_groups_build(s, DV_GROUP_BY_POSITION, &gs) != 0) {
+	    sm->contra == NULL || dv_groups_build(s, DV_GROUP_BY_POSITION, &gs) != 0) {
 		summary_free(sm);
 		return -ENOMEM;
 	}
@@ -568,6 +574,7 @@ static void print_series(summary_t *sm, FILE *out)
 	size_t n_rows = s->n_targets * s->n_lists * sm->n_plan;
 	grid_t g;
 	char name[32];
+	bool contra = false;
 
 	if (grid_init(&g, 1 + n_rows, 3 + DV_ARRAY_SIZE(heads), 3) != 0)
 		return;
@@ -582,11 +589,17 @@ static void print_series(summary_t *sm, FILE *out)
 				size_t row = 1 + cell_at(sm, t, l, j);
 				set_labels(&g, row, s, t, l, &sm->shortened);
 				plan_col_name(sm->plan, j, name, sizeof(name));
-				grid_set(&g, row, 2, "%s", name);
+				contra |= sm->contra[row - 1] > 0;
+				grid_set(&g, row, 2, "%s%s", name, sm->contra[row - 1] ? "!" : "");
 				fill_series(sm, t, l, j, &g, row, 3);
 			}
 	grid_print(&g, out);
 	print_legend(s, sm->shortened, out);
+	if (contra)
+		fprintf(out,
+		        "! the server's own cache counters contradict at least one repeat of "
+		        "this pass, and its figures are in the row (the comparison table's '!' "
+		        "cells say which)\n");
 	grid_free(&g);
 }
 

@@ -258,10 +258,21 @@ static void test_table_cache_contradicts(void **state)
 	                               "pass was not what its column says"),
 	                 1);
 	free(out);
+	/* The summary: each kind whose repeats include one marks its Pass name, once explained. */
+	out = capture(&s, false);
+	assert_non_null(strstr(out, "unbound  SOA   cold!  2"));
+	assert_non_null(strstr(out, "unbound  SOA   hot!   2"));
+	assert_int_equal(count_of(out, "! the server's own cache counters contradict at least one "
+	                               "repeat of this pass"),
+	                 1);
+	free(out);
 	/* Not read, no cache counters, or interrupted ('*' wins): no mark. */
 	s.passes[1].res.server.stats_ok = false;
 	s.passes[2].res.server.stats_cache = false;
 	out = capture(&s, true);
+	assert_null(strstr(out, "!"));
+	free(out);
+	out = capture(&s, false);
 	assert_null(strstr(out, "!"));
 	free(out);
 	s.passes[1].res.server.stats_ok = true;
