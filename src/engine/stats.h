@@ -97,21 +97,21 @@ typedef struct dv_qtype_count {
 	/* connection attempts that failed (refused, timed out, handshake failed) */               \
 	X(conn_failed, "conn_failed", NULL, DV_CTR_OPTIONAL)                                       \
 	/* connection attempts refused (ECONNREFUSED; also in conn_failed) */                      \
-	X(conn_refused, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	X(conn_refused, "conn_refused", NULL, DV_CTR_OPTIONAL)                                     \
 	/* connect or TLS handshake not done within -t (also in conn_failed) */                    \
-	X(conn_timeouts, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	X(conn_timeouts, "conn_timeouts", NULL, DV_CTR_OPTIONAL)                                   \
 	/* established connections reset by the peer (ECONNRESET, EPIPE) */                        \
 	X(conn_reset, "conn_reset", NULL, DV_CTR_OPTIONAL)                                         \
 	/* established connections closed by the server with queries in flight */                  \
 	X(conn_closed, "conn_closed", NULL, DV_CTR_OPTIONAL)                                       \
 	/* established connections closed by the server with none in flight (idle timeout) */      \
-	X(conn_idle_closed, NULL, NULL, DV_CTR_OPTIONAL)                                           \
+	X(conn_idle_closed, "conn_idle_closed", NULL, DV_CTR_OPTIONAL)                             \
 	/* established connections ended by a protocol error (framing, TLS, HTTP/2) */             \
 	X(conn_proto_errors, NULL, NULL, DV_CTR_OPTIONAL)                                          \
 	/* connections closed by dnsvolley after --queries-per-conn queries */                     \
 	X(conn_recycled, NULL, NULL, DV_CTR_OPTIONAL)                                              \
 	/* queries lost because their connection ended (also in lost) */                           \
-	X(conn_lost, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
+	X(conn_lost, "conn_lost", NULL, DV_CTR_OPTIONAL)                                           \
 	/* highest queries in flight on one connection (merged: the maximum) */                    \
 	X(conn_inflight_peak, NULL, NULL, DV_CTR_OPTIONAL | DV_CTR_MAX)                            \
 	/* most connections one worker had in connect or TLS handshake at once (the maximum) */    \
@@ -155,7 +155,7 @@ typedef struct dv_qtype_count {
 	X(tsig_other_error, NULL, NULL, DV_CTR_OPTIONAL)                                           \
 	/* reopens made after a backoff: the connection before ended, or the attempt failed,       \
 	 * without an answer (a jittered exponential delay, 50 ms to 2 s) */                       \
-	X(conn_backoffs, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	X(conn_backoffs, "conn_backoffs", NULL, DV_CTR_OPTIONAL)                                   \
 	/* truncated answers not asked again: no TCP connection to the server could be made */     \
 	X(tc_no_conn, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
 	/* -y: answers with TSIG error 0 whose MAC does not verify (another key or algorithm, a    \
@@ -163,7 +163,7 @@ typedef struct dv_qtype_count {
 	X(tsig_badmac, NULL, NULL, DV_CTR_OPTIONAL)                                                \
 	/* SYNs retransmitted before a connect ended (TCP_INFO): each a second or more lost, most  \
 	 * often to a server whose accept queue was full */                                        \
-	X(conn_syn_retries, NULL, NULL, DV_CTR_OPTIONAL)                                           \
+	X(conn_syn_retries, "conn_syn_retries", NULL, DV_CTR_OPTIONAL)                             \
 	/* --xdp: completed answers timed by the steering program's receive stamp (not the read    \
 	 * time; doc/xdp.md "Clock") */                                                            \
 	X(xdp_stamped, NULL, NULL, DV_CTR_OPTIONAL)                                                \
@@ -176,13 +176,13 @@ typedef struct dv_qtype_count {
 	X(rx_stamps_unused, NULL, NULL, DV_CTR_OPTIONAL)                                           \
 	/* connection attempts that found no local port left (EADDRNOTAVAIL: the ephemeral range   \
 	 * in use toward the server, often by TIME_WAIT; also in conn_failed; dv_sw_fail_cause) */ \
-	X(conn_no_port, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	X(conn_no_port, "conn_no_port", NULL, DV_CTR_OPTIONAL)                                     \
 	/* wire clock: answers to queries that asked for a transmit stamp, left untimed because    \
 	 * that stamp never came, because the answer had no usable receive stamp (rx_stamps_unused \
 	 * among them), or because its receive stamp was not after the transmit stamp */           \
-	X(untimed_no_tx, NULL, NULL, DV_CTR_OPTIONAL)                                              \
-	X(untimed_no_rx, NULL, NULL, DV_CTR_OPTIONAL)                                              \
-	X(untimed_order, NULL, NULL, DV_CTR_OPTIONAL)
+	X(untimed_no_tx, "untimed_no_tx", NULL, DV_CTR_OPTIONAL)                                   \
+	X(untimed_no_rx, "untimed_no_rx", NULL, DV_CTR_OPTIONAL)                                   \
+	X(untimed_order, "untimed_order", NULL, DV_CTR_OPTIONAL)
 
 typedef struct dv_counters {
 #define DV_COUNTER_MEMBER_(field, csv, metrics, flags) uint64_t field;

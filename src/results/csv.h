@@ -30,16 +30,23 @@
  *     server_cache_hits server_cache_misses server_misses_per_query (the
  *     counters empty unless --server-stats read them at both edges, the cache
  *     ones also when the server has no cache counters)
+ *   version 6 adds: conn_refused conn_timeouts conn_no_port conn_syn_retries
+ *     conn_backoffs conn_idle_closed conn_lost (why connection attempts
+ *     failed, how they were retried, how connections ended) untimed_no_tx
+ *     untimed_no_rx untimed_order (the wire clock's sampled answers left
+ *     untimed, by why)
  * They are listed once, in csv.c; the counter columns (sent completed lost
- * not_sent late, all of version 2's and version 3's conn_*, tls_* and
- * http_non200) take their values from the DV_COUNTERS entry with that csv
- * name (engine/stats.h; one table: a counter's column is named only there).
+ * not_sent late, all of version 2's, version 3's conn_*, tls_* and
+ * http_non200, all of version 6's) take their values from the DV_COUNTERS
+ * entry with that csv name (engine/stats.h; one table: a counter's column is
+ * named only there).
  */
-#define DV_CSV_VERSION    5  /* the header a new file gets */
+#define DV_CSV_VERSION    6  /* the header a new file gets */
 #define DV_CSV_V1_COLUMNS 25 /* columns of version 1 (before issue 10) */
 #define DV_CSV_V2_COLUMNS 30 /* columns of version 2 (before issues 12 and 13) */
 #define DV_CSV_V3_COLUMNS 45 /* columns of version 3 (before issue 23) */
 #define DV_CSV_V4_COLUMNS 52 /* columns of version 4 (before the server's counters) */
+#define DV_CSV_V5_COLUMNS 60 /* columns of version 5 (before the connection failure split) */
 /* Columns of the current version (DV_CSV_VERSION). */
 extern const size_t dv_csv_ncolumns;
 /* Columns of header version 1..DV_CSV_VERSION (a prefix of the current ones), else 0. */

@@ -136,9 +136,16 @@ static void conn_figures(json_t *conn, const dv_stats_t *st)
 	json_object_set_new(conn, "connections_opened", jint(c->conn_opened));
 	json_object_set_new(conn, "connections_reopened", jint(c->conn_reopened));
 	json_object_set_new(conn, "connections_failed", jint(c->conn_failed));
+	/* why they failed (each a subset of connections_failed), and how they were retried */
+	json_object_set_new(conn, "connections_refused", jint(c->conn_refused));
+	json_object_set_new(conn, "connections_timed_out", jint(c->conn_timeouts));
+	json_object_set_new(conn, "connections_no_port", jint(c->conn_no_port));
+	json_object_set_new(conn, "syn_retries", jint(c->conn_syn_retries));
+	json_object_set_new(conn, "backoffs", jint(c->conn_backoffs));
 	json_object_set_new(conn, "connections_reset", jint(c->conn_reset));
 	json_object_set_new(conn, "connections_closed", jint(c->conn_closed));
 	json_object_set_new(conn, "connections_idle_closed", jint(c->conn_idle_closed));
+	json_object_set_new(conn, "queries_lost_with_connection", jint(c->conn_lost));
 	json_object_set_new(conn, "handshakes_full", jint(c->tls_full));
 	json_object_set_new(conn, "handshakes_resumed", jint(c->tls_resumed));
 	json_object_set_new(conn, "http_non200", jint(c->http_non200));

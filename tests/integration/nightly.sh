@@ -76,17 +76,21 @@ assert_eq "history cold rows" 3 "$(awk -F, '$8 == "cold"' "$W/history.csv" | wc 
 # Every row: sent = completed + lost, nothing lost.
 bad=$(awk -F, 'NR > 1 && ($9 != $10 + $11 || $11 != 0)' "$W/history.csv" | wc -l | tr -d ' ')
 assert_eq "history rows with sent != completed + lost or losses" 0 "$bad"
-# Header version 5: the loss split follows interrupted (version 2), then the transport, the
+# Header version 6: the loss split follows interrupted (version 2), then the transport, the
 # connection figures and the capacity (version 3), then the server's figures (version 4) and
-# its split and counters (version 5); 60 fields a row, no client drops, udp, no connections,
-# no capacity search.
+# its split and counters (version 5), then the connection failure split and the wire clock's
+# untimed answers (version 6); 70 fields a row, no client drops, udp, no connections, no
+# capacity search, no connection failure.
 v3cols=transport,conn_opened,conn_failed,conn_reset,conn_closed,tls_full,tls_resumed,connect_p50_ms,connect_p99_ms,handshake_p50_ms,handshake_p99_ms,queries_per_conn,http_non200,capacity_qps,capacity_verdict
 v4cols=server_cpu_user_s,server_cpu_sys_s,server_us_per_answer,server_csw_per_answer,server_syscalls_per_answer,server_rss_end_kb,server_rss_peak_kb
 v5cols=server_user_us_per_answer,server_sys_us_per_answer,server_rss_start_kb,server_shares_cpu,server_queries,server_cache_hits,server_cache_misses,server_misses_per_query
-head -1 "$W/history.csv" | grep -q ",interrupted,client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed,$v3cols,$v4cols,$v5cols\$" ||
+v6cols=conn_refused,conn_timeouts,conn_no_port,conn_syn_retries,conn_backoffs,conn_idle_closed,conn_lost,untimed_no_tx,untimed_no_rx,untimed_order
+head -1 "$W/history.csv" | grep -q ",interrupted,client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed,$v3cols,$v4cols,$v5cols,$v6cols\$" ||
 	fail "history header: $(head -1 "$W/history.csv")"
-assert_eq "history rows without 60 fields or with client drops" 0 \
-	"$(awk -F, 'NF != 60 || (NR > 1 && $26 != 0)' "$W/history.csv" | wc -l | tr -d ' ')"
+assert_eq "history rows without 70 fields or with client drops" 0 \
+	"$(awk -F, 'NF != 70 || (NR > 1 && $26 != 0)' "$W/history.csv" | wc -l | tr -d ' ')"
+assert_eq "history rows with a connection failure" 0 \
+	"$(awk -F, 'NR > 1 && $61$62$63 != "000"' "$W/history.csv" | wc -l | tr -d ' ')"
 assert_eq "history rows not udp without connections or capacity" 0 \
 	"$(awk -F, 'NR > 1 && ($31 != "udp" || $32 != "0" || $38 != "" || $44 != "")' "$W/history.csv" | wc -l | tr -d ' ')"
 

@@ -3,7 +3,7 @@
 # each answered, SYNs a full accept queue dropped counted, reopens back off
 # against a server that accepts and closes, the NO ANSWERS diagnosis says what came back,
 # and --tc-tcp against a server without TCP finishes the UDP pass and counts the retries
-# it could not make (issue 28).
+# it could not make (issue 28); the CSV history and dns-metrics carry the same failure split.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 not installed"
@@ -15,6 +15,19 @@ make_cert
 has_line() { # NAME FILE LINE
 	grep -Fxq -- "$3" "$2" || fail "$1: no line '$3' in: $(cat "$2")"
 	echo "ok: $1"
+}
+
+# csv_is_json NAME RUN: the history's connection split (header version 6), read by column name,
+# equals the results file's counters of the same run.
+split="conn_failed conn_refused conn_timeouts conn_no_port conn_syn_retries conn_backoffs conn_idle_closed conn_lost"
+csv_is_json() {
+	assert_eq "$1: CSV = results file: $split" "$(jc "$TMP/$2.json" $split)" \
+		"$(python3 - "$TMP/$2.csv" $split <<'P'
+import csv, sys
+row = next(csv.DictReader(open(sys.argv[1], newline="")))
+print(" ".join(row[k] for k in sys.argv[2:]))
+P
+)"
 }
 
 for i in $(seq 2000); do echo "n$i.example A"; done >"$TMP/2k"
@@ -98,7 +111,7 @@ for _ in $(seq 200); do [ -s "$TMP/full.port" ] && break; sleep 0.05; done
 head -4 "$TMP/2k" >"$TMP/4"
 rc=0
 "$DV" -m tcp -s 127.0.0.1 -p "$(cat "$TMP/full.port")" -d "$TMP/4" -n 1 -c 4 -q 4 -t 2.5 -T 1 \
-	--json "$TMP/full.json" >"$TMP/full.rep" 2>&1 || rc=$?
+	--json "$TMP/full.json" --csv "$TMP/full.csv" >"$TMP/full.rep" 2>&1 || rc=$?
 assert_eq "full queue: exit status (no answers: 4)" 4 "$rc"
 read -r opened failed timeouts syn <<<"$(jc "$TMP/full.json" conn_opened conn_failed \
 	conn_timeouts conn_syn_retries)"
@@ -110,6 +123,7 @@ assert_le "full queue: SYNs sent again" "$((3 * timeouts))" "$syn"
 grep -q "^  SYNs sent again:      $syn " "$TMP/full.rep" ||
 	fail "full queue: no SYN line in $(cat "$TMP/full.rep")"
 echo "ok: full queue: $syn SYNs sent again"
+csv_is_json "full queue" full
 
 echo "== accept and close: reopens back off"
 cat >"$TMP/aac.py" <<'P'
@@ -131,7 +145,7 @@ for _ in $(seq 200); do [ -s "$TMP/aac.port" ] && break; sleep 0.05; done
 [ -s "$TMP/aac.port" ] || fail "the accept-and-close server did not start"
 rc=0
 "$DV" -m tcp -s 127.0.0.1 -p "$(cat "$TMP/aac.port")" -d "$TMP/2k" -c 1 -q 10 -l 2 -t 5 \
-	--json "$TMP/aac.json" >"$TMP/aac.rep" 2>&1 || rc=$?
+	--json "$TMP/aac.json" --csv "$TMP/aac.csv" >"$TMP/aac.rep" 2>&1 || rc=$?
 assert_eq "accept-and-close: exit status (no answers: 4)" 4 "$rc"
 read -r opened failed reopened backoffs closed idle reset completed <<<"$(jc "$TMP/aac.json" \
 	conn_opened conn_failed conn_reopened conn_backoffs conn_closed conn_idle_closed \
@@ -157,6 +171,7 @@ sep=""
 [ "$idle" -eq 0 ] || { line+="${sep}$idle connections closed by the server idle"; sep=", "; }
 [ "$reset" -eq 0 ] || line+="${sep}$reset connections reset"
 has_line "accept-and-close: NO ANSWERS says the connections ended" "$TMP/aac.rep" "$line"
+csv_is_json "accept-and-close" aac
 
 echo "== NO ANSWERS says what came back"
 # Wrong IDs and garbage: every answer comes back at once but completes nothing, so each
@@ -211,7 +226,7 @@ for i in $(seq 1000); do echo "n$i.example A"; done >"$TMP/1k"
 start_responder tc --tc-every 10
 rc=0
 "$DV" -s 127.0.0.1 -p "$tc_PORT" -d "$TMP/1k" -n 1 -c 4 -q 100 -t 30 --tc-tcp \
-	--json "$TMP/tc.json" >"$TMP/tc.rep" 2>&1 || rc=$?
+	--json "$TMP/tc.json" --csv "$TMP/tc.csv" --dns-metrics "$TMP/tc.jsonl" >"$TMP/tc.rep" 2>&1 || rc=$?
 stop_responder tc
 assert_eq "tc-tcp, no TCP: exit status" 0 "$rc"
 read -r sent completed truncated retried noconn notsent opened failed refused <<<"$(jc \
@@ -228,4 +243,13 @@ assert_eq "tc-tcp, no TCP: every attempt refused" "$failed" "$refused"
 assert_ge "tc-tcp, no TCP: attempts" 1 "$failed"
 has_line "tc-tcp, no TCP: report line" "$TMP/tc.rep" \
 	"  Not asked over TCP:   100 (--tc-tcp: no TCP connection to the server could be made; $failed attempts failed: refused $refused, timed out 0, no local port 0)"
+# The history (header version 6) and dns-metrics carry the same split.
+csv_is_json "tc-tcp, no TCP" tc
+assert_eq "tc-tcp, no TCP: dns-metrics connections failed, refused, timed out, no port" \
+	"$failed $refused 0 0" "$(python3 - "$TMP/tc.jsonl" <<'P'
+import json, sys
+c = next(o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "stats_sum")["conn_info"]
+print(c["connections_failed"], c["connections_refused"], c["connections_timed_out"], c["connections_no_port"])
+P
+)"
 echo "PASS"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # stream-outputs: -m tcp and -m dot runs against the responder carry the same connection
-# figures in the results JSON, the CSV history (version 3), dns-metrics, report and compare;
+# figures in the results JSON, the CSV history (versions 3 and 6), dns-metrics, report and compare;
 # the connection gates fail with exit 1 and their reason; a capacity search keeps its steps.
 . "$(dirname "$0")/lib.sh"
 
@@ -58,7 +58,7 @@ stop_responder so
 
 echo "== the same figures in JSON, CSV and dns-metrics"
 assert_eq "history rows (tcp, dot)" 3 "$(wc -l <"$TMP/h.csv" | tr -d ' ')"
-head -1 "$TMP/h.csv" | grep -q ',wire_timed,transport,conn_opened,.*,capacity_qps,capacity_verdict,server_cpu_user_s,.*,server_rss_peak_kb,server_user_us_per_answer,.*,server_misses_per_query$' ||
+head -1 "$TMP/h.csv" | grep -q ',wire_timed,transport,conn_opened,.*,capacity_qps,capacity_verdict,server_cpu_user_s,.*,server_rss_peak_kb,server_user_us_per_answer,.*,server_misses_per_query,conn_refused,.*,untimed_order$' ||
 	fail "history header: $(head -1 "$TMP/h.csv")"
 row=0
 for m in tcp dot; do
@@ -69,12 +69,20 @@ for m in tcp dot; do
 	assert_ge "$m: connections opened (500 queries each at most)" 10 "$opened"
 	assert_eq "$m: connect histogram count = conn_opened" "$opened" "$(py "$j" 'p["connect"]["count"]')"
 	assert_eq "$m: CSV transport" "$m" "$(csvf "$TMP/h.csv" $row transport)"
-	for k in conn_opened conn_failed conn_reset conn_closed tls_full tls_resumed http_non200; do
+	for k in conn_opened conn_failed conn_reset conn_closed tls_full tls_resumed http_non200 \
+		conn_refused conn_timeouts conn_no_port conn_syn_retries conn_backoffs conn_idle_closed \
+		conn_lost untimed_no_tx untimed_no_rx untimed_order; do
 		assert_eq "$m: $k JSON = CSV" "$(py "$j" "c['$k']")" "$(csvf "$TMP/h.csv" $row $k)"
 	done
 	assert_eq "$m: connections opened JSON = metrics" "$opened" "$(mf "$TMP/$m.jsonl" connections_opened)"
 	assert_eq "$m: connections failed JSON = metrics" "$(py "$j" 'c["conn_failed"]')" \
 		"$(mf "$TMP/$m.jsonl" connections_failed)"
+	for km in conn_refused=connections_refused conn_timeouts=connections_timed_out \
+		conn_no_port=connections_no_port conn_syn_retries=syn_retries conn_backoffs=backoffs \
+		conn_lost=queries_lost_with_connection; do
+		assert_eq "$m: ${km%%=*} JSON = metrics ${km#*=}" "$(py "$j" "c['${km%%=*}']")" \
+			"$(mf "$TMP/$m.jsonl" "${km#*=}")"
+	done
 	assert_eq "$m: metrics conn_info type" "$m" "$(mf "$TMP/$m.jsonl" type)"
 	assert_eq "$m: connect p99 JSON = CSV" "$(py "$j" '"%.6f" % (p["connect"]["p99_ns"] / 1e6)')" \
 		"$(csvf "$TMP/h.csv" $row connect_p99_ms)"

@@ -135,13 +135,17 @@ static void test_header_once(void **state)
 	                    "server_syscalls_per_answer,server_rss_end_kb,server_rss_peak_kb,"
 	                    "server_user_us_per_answer,server_sys_us_per_answer,"
 	                    "server_rss_start_kb,server_shares_cpu,server_queries,"
-	                    "server_cache_hits,server_cache_misses,server_misses_per_query");
-	assert_int_equal(DV_CSV_VERSION, 5);
-	assert_int_equal(dv_csv_ncolumns, 60);
+	                    "server_cache_hits,server_cache_misses,server_misses_per_query,"
+	                    "conn_refused,conn_timeouts,conn_no_port,conn_syn_retries,"
+	                    "conn_backoffs,conn_idle_closed,conn_lost,untimed_no_tx,untimed_no_rx,"
+	                    "untimed_order");
+	assert_int_equal(DV_CSV_VERSION, 6);
+	assert_int_equal(dv_csv_ncolumns, 70);
+	assert_int_equal(dv_csv_version_columns(5), 60);
 	assert_int_equal(dv_csv_version_columns(4), 52);
 	assert_int_equal(dv_csv_version_columns(3), 45);
 	assert_int_equal(dv_csv_version_columns(2), 30);
-	assert_string_equal(dv_csv_header_version(5), dv_csv_header());
+	assert_string_equal(dv_csv_header_version(6), dv_csv_header());
 	assert_string_equal(dv_csv_header_version(2) + strlen(dv_csv_header_version(2)) - 11,
 	                    ",wire_timed");
 	assert_int_equal(
@@ -155,7 +159,9 @@ static void test_header_once(void **state)
 	assert_null(dv_csv_header_version(0));
 	assert_string_equal(dv_csv_header_version(4) + strlen(dv_csv_header_version(4)) - 19,
 	                    ",server_rss_peak_kb");
-	assert_null(dv_csv_header_version(6));
+	assert_string_equal(dv_csv_header_version(5) + strlen(dv_csv_header_version(5)) - 24,
+	                    ",server_misses_per_query");
+	assert_null(dv_csv_header_version(7));
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_non_null(strstr(text, dv_csv_header()));
@@ -163,20 +169,20 @@ static void test_header_once(void **state)
 	                    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
 	                    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
 	                    "0.500000,0.500000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
-	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,,,,,,,,,\n"
+	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0\n"
 	                    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
 	                    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
 	                    "0.750000,0.750000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
-	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,,,,,,,,,\n");
+	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0\n");
 	/* Append again: the header is not repeated, rows follow. */
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	second = read_all(path);
 	assert_int_equal(strlen(second), 2 * strlen(text) - strlen(dv_csv_header()) - 1);
 	assert_ptr_equal(strstr(second + 1, "date,host"), NULL);
 
-	assert_int_equal(dv_csv_file_version(path, &err), 5);
+	assert_int_equal(dv_csv_file_version(path, &err), 6);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 5);
+	assert_int_equal(t.version, 6);
 	assert_int_equal(t.n, 4);
 	assert_string_equal(field(&t, 0, "pass"), "cold");
 	assert_string_equal(field(&t, 1, "pass"), "hot");
@@ -217,7 +223,7 @@ static void test_counter_columns(void **state)
 		snprintf(want, sizeof(want), "%zu", (size_t)(7000 + 11 * k));
 		assert_string_equal(field(&t, 0, f->csv), want);
 	}
-	assert_int_equal(with_csv, 17); /* version 1 and 2: 10, version 3: 7 */
+	assert_int_equal(with_csv, 27); /* version 1 and 2: 10, version 3: 7, version 6: 10 */
 	assert_string_equal(field(&t, 0, "sent"), "7000");
 	assert_string_equal(field(&t, 0, "not_sent"), "7011");
 	assert_string_equal(field(&t, 0, "completed"), "7022");
@@ -255,7 +261,8 @@ static void test_counter_columns(void **state)
 			           c == (size_t)dv_csv_column("handshake_p99_ms") ||
 			           c == (size_t)dv_csv_column("capacity_qps") ||
 			           c == (size_t)dv_csv_column("capacity_verdict") ||
-			           c >= DV_CSV_V3_COLUMNS || /* no server measured */
+			           (c >= DV_CSV_V3_COLUMNS && /* no server measured */
+			            c < DV_CSV_V5_COLUMNS) ||
 			           (r == 1 && c == (size_t)dv_csv_column("queries_per_conn"));
 			if (t.rows[r][c][0] == '\0' && !may)
 				fail_msg("row %zu column %zu is empty", r, c);
@@ -455,7 +462,7 @@ static void test_new_columns_round_trip(void **state)
 	assert_non_null(strstr(text, ",2.000,0,5,613,2,34,1988,udp,"));
 	free(text);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 5);
+	assert_int_equal(t.version, 6);
 	assert_int_equal(t.n, 2);
 	assert_string_equal(field(&t, 0, "client_drops"), "4");
 	assert_string_equal(field(&t, 0, "target_drops"), "612");
@@ -540,12 +547,12 @@ static void test_v3_streams_capacity(void **state)
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_non_null(strstr(text, ",0,0,0,0,0,0,dot,8,1,2,3,5,3,0.100000,0.100000,1.001472,"
-	                             "4.000000,250.000,4,,,,,,,,,,,,,,,,,\n"));
+	                             "4.000000,250.000,4,,,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0\n"));
 	assert_non_null(strstr(text, ",0,0,0,0,0,0,dot,0,0,0,0,0,0,,,,,,0,16000.000,"
-	                             "generator-bound,,,,,,,,,,,,,,,\n"));
+	                             "generator-bound,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0\n"));
 	free(text);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 5);
+	assert_int_equal(t.version, 6);
 	assert_string_equal(field(&t, 0, "transport"), "dot");
 	assert_string_equal(field(&t, 0, "conn_opened"), "8");
 	assert_string_equal(field(&t, 0, "handshake_p99_ms"), "4.000000");
@@ -667,7 +674,7 @@ static void test_v5_server(void **state)
 	    .measured = true, .stats = true, .stats_ok = true, .stats_queries = 3990};
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 5);
+	assert_int_equal(t.version, 6);
 	assert_string_equal(field(&t, 0, "server_user_us_per_answer"), "2.500");
 	assert_string_equal(field(&t, 0, "server_sys_us_per_answer"), "7.500");
 	assert_string_equal(field(&t, 0, "server_us_per_answer"), "10.000");
@@ -705,6 +712,131 @@ static void test_v5_server(void **state)
 	free_study(s);
 }
 
+/* Version 6's counters in file order, each the DV_COUNTERS entry of that name. */
+static const char *const v6_cols[] = {
+    "conn_refused",     "conn_timeouts", "conn_no_port",  "conn_syn_retries", "conn_backoffs",
+    "conn_idle_closed", "conn_lost",     "untimed_no_tx", "untimed_no_rx",    "untimed_order"};
+
+/* Fields of each line of text (no quoted fields in it): commas + 1. */
+static void assert_fields_per_line(const char *text, size_t want)
+{
+	size_t n = 1;
+
+	for (const char *q = text; *q != '\0'; q++) {
+		if (*q == ',')
+			n++;
+		else if (*q == '\n') {
+			assert_int_equal(n, want);
+			n = 1;
+		}
+	}
+}
+
+/*
+ * Header version 6: why connection attempts failed (refused, timed out, no local port; each a
+ * part of conn_failed), how they were retried (SYNs sent again, backoffs), how connections
+ * ended (idle, queries lost with them) and the wire clock's untimed answers by why, each its
+ * own counter's value, exactly. A version 5 file keeps its 60 columns: its rows carry none of
+ * them, and read back with them empty (not recorded), as plot reads every version.
+ */
+static void test_v6_conn_split(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t;
+	char old[1024], rows[4096], *text;
+	(void)state;
+
+	s->run.stream = true;
+	s->run.tp.kind = DV_TP_DOT;
+	dv_counters_t *c = &s->passes[1].res.stats.c; /* passes[0] is a warm-up: no row */
+	c->conn_opened = 40;
+	c->conn_refused = 3;
+	c->conn_timeouts = 5;
+	c->conn_no_port = 7;
+	c->conn_failed = 3 + 5 + 7 + 2; /* 2 handshakes failed: in none of the three */
+	c->conn_syn_retries = 11;
+	c->conn_backoffs = 13;
+	c->conn_idle_closed = 17;
+	c->conn_lost = 19;
+	c->untimed_no_tx = 23;
+	c->untimed_no_rx = 29;
+	c->untimed_order = 31;
+	c->wire_timed = 1990 - 23 - 29 - 31;
+	s->passes[2].res.stats.c.conn_no_port = 1000; /* the hot pass: only no port */
+	s->passes[2].res.stats.c.conn_failed = 1000;
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	text = read_all(path);
+	assert_fields_per_line(text, 70);
+	assert_non_null(strstr(text, ",dot,40,17,0,0,0,0,"));
+	assert_non_null(strstr(text, ",,,,,,,,,,,,,,,,,,3,5,7,11,13,17,19,23,29,31\n"));
+	assert_non_null(strstr(text, ",,,,,,,,,,,,,,,,,,0,0,1000,0,0,0,0,0,0,0\n"));
+	free(text);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 6);
+	assert_int_equal(t.n, 2);
+	for (size_t j = 0; j < DV_ARRAY_SIZE(v6_cols); j++) {
+		const dv_counter_field_t *f = dv_csv_counter(v6_cols[j]);
+		assert_non_null(f);
+		assert_string_equal(f->name, v6_cols[j]); /* its results-file key */
+		assert_int_equal(dv_csv_column(v6_cols[j]), DV_CSV_V5_COLUMNS + j);
+	}
+	assert_string_equal(field(&t, 0, "conn_failed"), "17");
+	assert_string_equal(field(&t, 0, "conn_refused"), "3");
+	assert_string_equal(field(&t, 0, "conn_timeouts"), "5");
+	assert_string_equal(field(&t, 0, "conn_no_port"), "7");
+	assert_string_equal(field(&t, 0, "conn_syn_retries"), "11");
+	assert_string_equal(field(&t, 0, "conn_backoffs"), "13");
+	assert_string_equal(field(&t, 0, "conn_idle_closed"), "17");
+	assert_string_equal(field(&t, 0, "conn_lost"), "19");
+	assert_string_equal(field(&t, 0, "wire_timed"), "1907");
+	assert_string_equal(field(&t, 0, "untimed_no_tx"), "23");
+	assert_string_equal(field(&t, 0, "untimed_no_rx"), "29");
+	assert_string_equal(field(&t, 0, "untimed_order"), "31");
+	assert_string_equal(field(&t, 1, "conn_failed"), "1000");
+	assert_string_equal(field(&t, 1, "conn_no_port"), "1000");
+	assert_string_equal(field(&t, 1, "conn_refused"), "0");
+	assert_string_equal(field(&t, 1, "conn_timeouts"), "0");
+	dv_csv_table_free(&t);
+
+	snprintf(old, sizeof(old), "%s\n", dv_csv_header_version(5));
+	write_all(path, old);
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	assert_int_equal(dv_csv_file_version(path, &err), 5);
+	text = read_all(path);
+	assert_int_equal(strncmp(text, old, strlen(old)), 0); /* its header kept */
+	assert_null(strstr(text, "conn_refused"));
+	assert_null(strstr(text, ",3,5,7,"));
+	assert_fields_per_line(text, 60);
+	assert_non_null(strstr(text, ",dot,40,17,0,0,0,0,"));
+	assert_non_null(strstr(text, ",,,,,,,,,,,,,,,,,\n")); /* ends with version 5's */
+	free(text);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 5);
+	assert_int_equal(t.n, 2);
+	assert_string_equal(field(&t, 0, "conn_failed"), "17");
+	for (size_t r = 0; r < t.n; r++)
+		for (size_t col = DV_CSV_V5_COLUMNS; col < dv_csv_ncolumns; col++)
+			assert_string_equal(t.rows[r][col], "");
+	dv_csv_table_free(&t);
+	/* A version 5 file appended to again: still its layout, rows added. */
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 5);
+	assert_int_equal(t.n, 4);
+	dv_csv_table_free(&t);
+	/* A version 6 row under the version 5 header is a wrong row (70 fields, not 60). */
+	unlink(path);
+	assert_int_equal(dv_csv_append(s, path, &err), 0); /* a new file: version 6 */
+	text = read_all(path);
+	snprintf(rows, sizeof(rows), "%s\n%s", dv_csv_header_version(5), strchr(text, '\n') + 1);
+	free(text);
+	write_all(path, rows);
+	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, ":2: wrong number of fields"));
+	free_study(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -721,6 +853,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_v4_server, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_v5_server, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_v6_conn_split, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

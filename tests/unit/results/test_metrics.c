@@ -204,6 +204,7 @@ static void test_lines(void **state)
 	assert_int_equal(geti(conn, "packets_received"), 996 + 1 + 2 + 3);
 	assert_int_equal(geti(conn, "socket_errors"), 5);
 	assert_null(json_object_get(conn, "connections_opened")); /* UDP: no connections */
+	assert_null(json_object_get(conn, "connections_no_port"));
 
 	assert_string_equal(gets(o[5], "pass"), "hot");
 	/* The total: no subid, both reported passes summed, spanning both. */
@@ -301,7 +302,8 @@ static size_t read_sums(const char *path, json_t **sums, size_t max, json_t **he
 	return n;
 }
 
-/* Stream transports (issue 12): conn_info carries the connection figures, exactly. */
+/* Stream transports (issue 12): conn_info carries the connection figures, and why attempts
+ * failed, exactly. */
 static void test_stream_conn_info(void **state)
 {
 	dv_study_t *s = make_study();
@@ -317,7 +319,13 @@ static void test_stream_conn_info(void **state)
 		dv_stats_t *st = &s->passes[i].res.stats;
 		st->c.conn_opened = 4 * i;
 		st->c.conn_reopened = i;
-		st->c.conn_failed = 2;
+		st->c.conn_failed = 10 * i + 1; /* one handshake failed: in none of the split */
+		st->c.conn_refused = 2 * i;
+		st->c.conn_timeouts = 3 * i;
+		st->c.conn_no_port = 5 * i;
+		st->c.conn_syn_retries = 7 * i;
+		st->c.conn_backoffs = 9 * i;
+		st->c.conn_lost = 13 * i;
 		st->c.conn_reset = 3 * i;
 		st->c.conn_closed = 1;
 		st->c.conn_idle_closed = 5;
@@ -343,7 +351,13 @@ static void test_stream_conn_info(void **state)
 	assert_string_equal(gets(c1, "type"), "dot");
 	assert_int_equal(geti(c1, "connections_opened"), 4);
 	assert_int_equal(geti(c1, "connections_reopened"), 1);
-	assert_int_equal(geti(c1, "connections_failed"), 2);
+	assert_int_equal(geti(c1, "connections_failed"), 11);
+	assert_int_equal(geti(c1, "connections_refused"), 2);
+	assert_int_equal(geti(c1, "connections_timed_out"), 3);
+	assert_int_equal(geti(c1, "connections_no_port"), 5);
+	assert_int_equal(geti(c1, "syn_retries"), 7);
+	assert_int_equal(geti(c1, "backoffs"), 9);
+	assert_int_equal(geti(c1, "queries_lost_with_connection"), 13);
 	assert_int_equal(geti(c1, "connections_reset"), 3);
 	assert_int_equal(geti(c1, "connections_closed"), 1);
 	assert_int_equal(geti(c1, "connections_idle_closed"), 5);
@@ -363,6 +377,13 @@ static void test_stream_conn_info(void **state)
 	assert_null(json_object_get(sums[2], "subid"));
 	assert_int_equal(geti(ct, "connections_opened"), 12);
 	assert_int_equal(geti(ct, "connections_reset"), 9);
+	assert_int_equal(geti(ct, "connections_failed"), 32);
+	assert_int_equal(geti(ct, "connections_refused"), 6);
+	assert_int_equal(geti(ct, "connections_timed_out"), 9);
+	assert_int_equal(geti(ct, "connections_no_port"), 15);
+	assert_int_equal(geti(ct, "syn_retries"), 21);
+	assert_int_equal(geti(ct, "backoffs"), 27);
+	assert_int_equal(geti(ct, "queries_lost_with_connection"), 39);
 	assert_int_equal(geti(ct, "handshakes_resumed"), 10);
 	/* 166.666666667: dns-metrics lines carry 12 significant digits */
 	assert_true(fabs(json_real_value(json_object_get(ct, "queries_per_connection")) -
