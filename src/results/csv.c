@@ -385,14 +385,14 @@ size_t dv_csv_version_columns(unsigned version)
 
 const char *dv_csv_header_version(unsigned version)
 {
-	static char hdr[DV_CSV_VERSION + 1][1024];
+	static char hdr[DV_CSV_VERSION + 1][2048];
 	size_t n = dv_csv_version_columns(version);
 
 	if (n == 0)
 		return NULL;
 	if (hdr[version][0] == '\0') {
-		/* Version 6's is 922 characters. A header that outgrew the buffer would be cut
-		 * here, never written past it; test_csv's exact header would then fail. */
+		/* Version 6's is 922 characters of 2,047. A header that outgrew the buffer would be
+		 * cut here, never written past it; test_csv's exact header would then fail. */
 		size_t off = 0;
 		for (size_t i = 0; i < n && off < sizeof(hdr[version]); i++)
 			off += (size_t)snprintf(hdr[version] + off, sizeof(hdr[version]) - off,
