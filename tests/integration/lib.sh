@@ -309,6 +309,32 @@ print(" ".join(str(c.get(k, 0)) for k in sys.argv[2:]))
 P
 }
 
+# csv_row FILE ROW COLUMN...: fields of a CSV history file (--csv) by column name, ROW 1 the
+# first row under the header, space-joined.
+csv_row() {
+	python3 - "$@" <<'P'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+print(" ".join(rows[int(sys.argv[2]) - 1][k] for k in sys.argv[3:]))
+P
+}
+
+# mconn FILE KEY...: conn_info of the first stats_sum record of a dns-metrics file
+# (--dns-metrics), a value per KEY ("a.b" for a nested one; "absent" when missing), space-joined.
+mconn() {
+	python3 - "$@" <<'P'
+import json, sys
+o = next(o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "stats_sum")
+out = []
+for k in sys.argv[2:]:
+    v = o["conn_info"]
+    for part in k.split("."):
+        v = v.get(part, "absent") if isinstance(v, dict) else "absent"
+    out.append(str(v))
+print(" ".join(out))
+P
+}
+
 # in_lab TARGET SCRIPT [LAB ARGS...]: SCRIPT runs inside scripts/lab's namespace with TARGET
 # started (the list $TMP/list.txt, the build's binaries); the lab's 77 (no namespaces, no
 # XDP, not root) is a skip with its reason, any other failure fails the test with the lab's

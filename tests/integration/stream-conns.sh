@@ -22,12 +22,7 @@ has_line() { # NAME FILE LINE
 split="conn_failed conn_refused conn_timeouts conn_no_port conn_syn_retries conn_backoffs conn_idle_closed conn_lost"
 csv_is_json() {
 	assert_eq "$1: CSV = results file: $split" "$(jc "$TMP/$2.json" $split)" \
-		"$(python3 - "$TMP/$2.csv" $split <<'P'
-import csv, sys
-row = next(csv.DictReader(open(sys.argv[1], newline="")))
-print(" ".join(row[k] for k in sys.argv[2:]))
-P
-)"
+		"$(csv_row "$TMP/$2.csv" 1 $split)"
 }
 
 for i in $(seq 2000); do echo "n$i.example A"; done >"$TMP/2k"
@@ -246,10 +241,6 @@ has_line "tc-tcp, no TCP: report line" "$TMP/tc.rep" \
 # The history (header version 6) and dns-metrics carry the same split.
 csv_is_json "tc-tcp, no TCP" tc
 assert_eq "tc-tcp, no TCP: dns-metrics connections failed, refused, timed out, no port" \
-	"$failed $refused 0 0" "$(python3 - "$TMP/tc.jsonl" <<'P'
-import json, sys
-c = next(o for o in map(json.loads, open(sys.argv[1])) if o["type"] == "stats_sum")["conn_info"]
-print(c["connections_failed"], c["connections_refused"], c["connections_timed_out"], c["connections_no_port"])
-P
-)"
+	"$failed $refused 0 0" \
+	"$(mconn "$TMP/tc.jsonl" connections_failed connections_refused connections_timed_out connections_no_port)"
 echo "PASS"

@@ -10,25 +10,6 @@
 PORTS="40000 40007" # 8 ports
 NOPORT="cannot connect: no local port left (net.ipv4.ip_local_port_range all in use, e.g. by TIME_WAIT)"
 
-# csvc FILE COLUMN...: the first row's fields of a history file, by column name.
-csvc() {
-	python3 - "$@" <<'P'
-import csv, sys
-row = next(csv.DictReader(open(sys.argv[1], newline="")))
-print(" ".join(row[k] for k in sys.argv[2:]))
-P
-}
-# mc FILE KEY...: conn_info of the first pass's stats_sum in a dns-metrics file, by keys.
-mc() {
-	python3 - "$@" <<'P'
-import json, sys
-for line in open(sys.argv[1]):
-    o = json.loads(line)
-    if o["type"] == "stats_sum":
-        print(" ".join(str(o["conn_info"].get(k, "absent")) for k in sys.argv[2:]))
-        break
-P
-}
 
 # in_netns PART: this script again, running PART in a new network namespace.
 in_netns() {
@@ -88,12 +69,12 @@ reopen)
 	# The history (header version 6) and dns-metrics carry the same split.
 	assert_eq "CSV conn_failed conn_no_port conn_refused conn_timeouts = the results file's" \
 		"$failed $noport 0 0" \
-		"$(csvc "$TMP/reopen.csv" conn_failed conn_no_port conn_refused conn_timeouts)"
+		"$(csv_row "$TMP/reopen.csv" 1 conn_failed conn_no_port conn_refused conn_timeouts)"
 	assert_eq "dns-metrics connections_failed, _no_port, _refused, _timed_out = the results file's" \
 		"$failed $noport 0 0" \
-		"$(mc "$TMP/reopen.jsonl" connections_failed connections_no_port connections_refused connections_timed_out)"
+		"$(mconn "$TMP/reopen.jsonl" connections_failed connections_no_port connections_refused connections_timed_out)"
 	v6="conn_syn_retries conn_backoffs conn_idle_closed conn_lost"
-	assert_eq "CSV $v6 = the results file's" "$(jc "$TMP/reopen.json" $v6)" "$(csvc "$TMP/reopen.csv" $v6)"
+	assert_eq "CSV $v6 = the results file's" "$(jc "$TMP/reopen.json" $v6)" "$(csv_row "$TMP/reopen.csv" 1 $v6)"
 	grep -qF "failed $failed (refused 0, timed out 0, no local port $noport), abandoned 0" \
 		"$TMP/reopen.out" || fail "Connections line: $(grep 'Connections:' "$TMP/reopen.out")"
 	grep -qF "  No local port:        $noport attempts (EADDRNOTAVAIL: every port of net.ipv4.ip_local_port_range" \

@@ -21,28 +21,6 @@ c = p["counters"]
 print(eval(sys.argv[2]))
 P
 }
-# csvf FILE ROW COLUMN: a field of the history file by column name (ROW 1 = the first row).
-csvf() {
-	python3 - "$@" <<'P'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-print(rows[int(sys.argv[2]) - 1][sys.argv[3]])
-P
-}
-# mf FILE KEY...: conn_info of the first pass's stats_sum in a dns-metrics file, by keys.
-mf() {
-	python3 - "$@" <<'P'
-import json, sys
-for line in open(sys.argv[1]):
-    o = json.loads(line)
-    if o["type"] == "stats_sum":
-        v = o["conn_info"]
-        for k in sys.argv[2:]:
-            v = v.get(k, "absent") if isinstance(v, dict) else "absent"
-        print(v)
-        break
-P
-}
 
 start_stream so
 # run MODE PORT NAME: 5000 queries over 4 connections, 500 a connection, all the outputs.
@@ -68,47 +46,47 @@ for m in tcp dot; do
 	assert_eq "$m: completed" 5000 "$(py "$j" 'c["completed"]')"
 	assert_ge "$m: connections opened (500 queries each at most)" 10 "$opened"
 	assert_eq "$m: connect histogram count = conn_opened" "$opened" "$(py "$j" 'p["connect"]["count"]')"
-	assert_eq "$m: CSV transport" "$m" "$(csvf "$TMP/h.csv" $row transport)"
+	assert_eq "$m: CSV transport" "$m" "$(csv_row "$TMP/h.csv" $row transport)"
 	for k in conn_opened conn_failed conn_reset conn_closed tls_full tls_resumed http_non200 \
 		conn_refused conn_timeouts conn_no_port conn_syn_retries conn_backoffs conn_idle_closed \
 		conn_lost untimed_no_tx untimed_no_rx untimed_order; do
-		assert_eq "$m: $k JSON = CSV" "$(py "$j" "c['$k']")" "$(csvf "$TMP/h.csv" $row $k)"
+		assert_eq "$m: $k JSON = CSV" "$(py "$j" "c['$k']")" "$(csv_row "$TMP/h.csv" $row $k)"
 	done
-	assert_eq "$m: connections opened JSON = metrics" "$opened" "$(mf "$TMP/$m.jsonl" connections_opened)"
+	assert_eq "$m: connections opened JSON = metrics" "$opened" "$(mconn "$TMP/$m.jsonl" connections_opened)"
 	assert_eq "$m: connections failed JSON = metrics" "$(py "$j" 'c["conn_failed"]')" \
-		"$(mf "$TMP/$m.jsonl" connections_failed)"
+		"$(mconn "$TMP/$m.jsonl" connections_failed)"
 	for km in conn_refused=connections_refused conn_timeouts=connections_timed_out \
 		conn_no_port=connections_no_port conn_syn_retries=syn_retries conn_backoffs=backoffs \
 		conn_lost=queries_lost_with_connection; do
 		assert_eq "$m: ${km%%=*} JSON = metrics ${km#*=}" "$(py "$j" "c['${km%%=*}']")" \
-			"$(mf "$TMP/$m.jsonl" "${km#*=}")"
+			"$(mconn "$TMP/$m.jsonl" "${km#*=}")"
 	done
-	assert_eq "$m: metrics conn_info type" "$m" "$(mf "$TMP/$m.jsonl" type)"
+	assert_eq "$m: metrics conn_info type" "$m" "$(mconn "$TMP/$m.jsonl" type)"
 	assert_eq "$m: connect p99 JSON = CSV" "$(py "$j" '"%.6f" % (p["connect"]["p99_ns"] / 1e6)')" \
-		"$(csvf "$TMP/h.csv" $row connect_p99_ms)"
+		"$(csv_row "$TMP/h.csv" $row connect_p99_ms)"
 	assert_eq "$m: connect p50 JSON = CSV" "$(py "$j" '"%.6f" % (p["connect"]["p50_ns"] / 1e6)')" \
-		"$(csvf "$TMP/h.csv" $row connect_p50_ms)"
+		"$(csv_row "$TMP/h.csv" $row connect_p50_ms)"
 	assert_eq "$m: connect p99 JSON = metrics" "$(py "$j" 'p["connect"]["p99_ns"]')" \
-		"$(mf "$TMP/$m.jsonl" connect_latency p99)"
+		"$(mconn "$TMP/$m.jsonl" connect_latency.p99)"
 	assert_eq "$m: queries per connection" "$(py "$j" '"%.3f" % (c["sent"] / c["conn_opened"])')" \
-		"$(csvf "$TMP/h.csv" $row queries_per_conn)"
-	assert_eq "$m: no capacity figure" "" "$(csvf "$TMP/h.csv" $row capacity_qps)"
+		"$(csv_row "$TMP/h.csv" $row queries_per_conn)"
+	assert_eq "$m: no capacity figure" "" "$(csv_row "$TMP/h.csv" $row capacity_qps)"
 done
 # TCP: no handshakes anywhere; DoT: one per connection, in every output.
 assert_eq "tcp: no handshake histogram" False "$(py "$TMP/tcp.json" '"handshake" in p')"
-assert_eq "tcp: CSV handshake p99 empty" "" "$(csvf "$TMP/h.csv" 1 handshake_p99_ms)"
-assert_eq "tcp: metrics handshake latency" absent "$(mf "$TMP/tcp.jsonl" handshake_latency)"
+assert_eq "tcp: CSV handshake p99 empty" "" "$(csv_row "$TMP/h.csv" 1 handshake_p99_ms)"
+assert_eq "tcp: metrics handshake latency" absent "$(mconn "$TMP/tcp.jsonl" handshake_latency)"
 dj="$TMP/dot.json"
 assert_eq "dot: a handshake per connection" "$(py "$dj" 'c["conn_opened"]')" \
 	"$(py "$dj" 'c["tls_full"] + c["tls_resumed"]')"
 assert_eq "dot: handshake count = full + resumed" "$(py "$dj" 'c["tls_full"] + c["tls_resumed"]')" \
 	"$(py "$dj" 'p["handshake"]["count"]')"
 assert_eq "dot: handshake p99 JSON = CSV" "$(py "$dj" '"%.6f" % (p["handshake"]["p99_ns"] / 1e6)')" \
-	"$(csvf "$TMP/h.csv" 2 handshake_p99_ms)"
+	"$(csv_row "$TMP/h.csv" 2 handshake_p99_ms)"
 assert_eq "dot: handshake p99 JSON = metrics" "$(py "$dj" 'p["handshake"]["p99_ns"]')" \
-	"$(mf "$TMP/dot.jsonl" handshake_latency p99)"
+	"$(mconn "$TMP/dot.jsonl" handshake_latency.p99)"
 assert_eq "dot: resumed JSON = metrics" "$(py "$dj" 'c["tls_resumed"]')" \
-	"$(mf "$TMP/dot.jsonl" handshakes_resumed)"
+	"$(mconn "$TMP/dot.jsonl" handshakes_resumed)"
 
 echo "== report reads the histograms back"
 "$DV" report "$dj" >"$TMP/dot.report" 2>&1 || fail "report: $(cat "$TMP/dot.report")"
@@ -195,8 +173,8 @@ assert_eq "capacity: offered rates" "$(grep -o 'offered [0-9]* qps' "$TMP/cap.re
 assert_eq "capacity: verdicts" "$(sed -n 's/^\[Capacity\] step .*: \([a-zA-Z-]*\) (.*/\1/p' "$TMP/cap.rep" | paste -sd' ')" \
 	"$(py "$cj" '" ".join(s["verdict"] for s in p["capacity"]["search"])')"
 assert_eq "capacity: CSV figure" "$(py "$cj" '"%.3f" % p["capacity"]["capacity_qps"]')" \
-	"$(csvf "$TMP/cap.csv" 1 capacity_qps)"
-verdict=$(csvf "$TMP/cap.csv" 1 capacity_verdict)
+	"$(csv_row "$TMP/cap.csv" 1 capacity_qps)"
+verdict=$(csv_row "$TMP/cap.csv" 1 capacity_verdict)
 case "$verdict" in to-reached | generator-bound | confirmed | unconfirmed | none) ;; *) fail "capacity verdict '$verdict'" ;; esac
 [ "$(py "$cj" 'p["capacity"]["hit_to"]')" = True ] && assert_eq "capacity: --to reached" to-reached "$verdict"
 "$DV" report "$cj" >/dev/null 2>&1 || fail "report of a capacity file"
