@@ -1128,7 +1128,8 @@ static void study_text(FILE *fp, const dv_study_t *s)
 static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, const dv_groups_t *gs)
 {
 	dv_atomicfile_t f;
-	char title[512], when[64] = "?";
+	char title[512], when[64] = "?", kind[32];
+	bool any_contra = false;
 	int rc = out_open(p, "index.html", &f);
 
 	if (rc != 0)
@@ -1169,7 +1170,12 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 		fputs("<tr>", f.fp);
 		td(f.fp, g->target, true);
 		td(f.fp, g->list, true);
-		td(f.fp, dv_pass_kind_name(g->kind), true);
+		bool contra = false;
+		for (size_t k = 0; k < g->n; k++)
+			contra |= dv_pass_cache_contradicts(g->passes[k]);
+		any_contra |= contra;
+		snprintf(kind, sizeof(kind), "%s%s", dv_pass_kind_name(g->kind), contra ? "!" : "");
+		td(f.fp, kind, true);
 		tdf(f.fp, "%.0f", (double)g->n);
 		dv_qps_status_t qs = dv_group_qps_status(s, g);
 		if (qs == DV_QPS_SHORT || qs == DV_QPS_FILL) /* doc/methodology.md */
@@ -1184,6 +1190,13 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 		fputs("</tr>\n", f.fp);
 	}
 	fputs("</table></div>\n", f.fp);
+	if (any_contra)
+		fputs("<p>!: the server's own cache counters (--server-stats) contradict at least "
+		      "one "
+		      "repeat of the pass (a cold pass with cache hits, or a hot pass with "
+		      "misses); its "
+		      "figures are in the means. The study table above marks which.</p>\n",
+		      f.fp);
 	if (dv_study_has_conns(s))
 		conn_table(f.fp, s, gs);
 	html_charts(f.fp, p);

@@ -71,6 +71,14 @@ grep -q "^u *SOA *\(too short\|[0-9]*\) (lost 0)!$" "$TMP/wout.txt" ||
 	fail "the table's cell is not marked '!': $(grep -A3 '^Comparison table' "$TMP/wout.txt")"
 grep -q "^! the server's own cache counters (--server-stats) say the pass was not what its column says" \
 	"$TMP/wout.txt" || fail "no '!' legend: $(cat "$TMP/wout.txt")"
+# ... and so do the summary and the page that plot makes from the results file.
+"$DV" report "$TMP/w.json" >"$TMP/wrep.txt" || fail "report of the warm cold pass failed"
+grep -q "^u *SOA *cold! *1 " "$TMP/wrep.txt" || fail "summary row not marked: $(cat "$TMP/wrep.txt")"
+"$DV" plot "$TMP/w.json" -o "$TMP/wplot" >/dev/null || fail "plot of the warm cold pass failed"
+grep -q "<td class=\"l\">cold!</td>" "$TMP/wplot/index.html" ||
+	fail "the page's summary row is not marked: $(grep -n 'cold' "$TMP/wplot/index.html" | head -5)"
+grep -q "^<p>!: the server's own cache counters (--server-stats) contradict" "$TMP/wplot/index.html" ||
+	fail "the page has no '!' note"
 stop_nsd_unbound
 UNBOUND_PID= NSD_PID=
 
