@@ -286,6 +286,19 @@ static void print_repeats_note(const dv_groups_t *gb, const dv_groups_t *gc, FIL
 	        fewest_b, fewest_c, DV_DIFF_MIN_N);
 }
 
+/* A group whose repeats include passes that were not what their kind says, on its own line. */
+static void print_contra_note(const dv_group_t *b, const dv_group_t *c, FILE *out)
+{
+	size_t nb = dv_group_cache_contradicts(b), nc = dv_group_cache_contradicts(c);
+
+	if (nb + nc > 0)
+		fprintf(out,
+		        "  ! the server's cache counters contradict the pass kind in %zu of base's "
+		        "and %zu of new's repeats (a cold pass with hits, a hot one with misses); "
+		        "they are in the figures below\n",
+		        nb, nc);
+}
+
 size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_study_t *cur,
                         const char *cur_name, FILE *out)
 {
@@ -319,6 +332,7 @@ size_t dv_compare_print(const dv_study_t *base, const char *base_name, const dv_
 		}
 		matched++;
 		fprintf(out, "\n%s (repeats: base %zu, new %zu)\n", name, b->n, c->n);
+		print_contra_note(b, c, out);
 		print_group_rows(base, b, cur, c, out);
 		print_capacity_row(b, c, out);
 		print_server_rows(b, c, out);

@@ -1170,9 +1170,7 @@ static int study_index(plot_ctx_t *p, const dv_study_t *s, const char *src, cons
 		fputs("<tr>", f.fp);
 		td(f.fp, g->target, true);
 		td(f.fp, g->list, true);
-		bool contra = false;
-		for (size_t k = 0; k < g->n; k++)
-			contra |= dv_pass_cache_contradicts(g->passes[k]);
+		bool contra = dv_group_cache_contradicts(g) > 0;
 		any_contra |= contra;
 		snprintf(kind, sizeof(kind), "%s%s", dv_pass_kind_name(g->kind), contra ? "!" : "");
 		td(f.fp, kind, true);

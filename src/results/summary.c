@@ -489,11 +489,10 @@ static void summary_cell(summary_t *sm, const dv_groups_t *gs, size_t t, size_t 
 		lm[k] = dv_group_log_series(g, summary_metric[k]);
 	}
 	sm->qst[cell_at(sm, t, l, j)] = dv_group_qps_status(sm->s, g);
-	for (size_t i = 0; g != NULL && i < g->n; i++) {
+	for (size_t i = 0; g != NULL && i < g->n; i++)
 		fewest = DV_MIN(fewest, dv_pass_names_asked(g->passes[i], size));
-		sm->contra[cell_at(sm, t, l, j)] += dv_pass_cache_contradicts(g->passes[i]);
-	}
 	sm->asked[cell_at(sm, t, l, j)] = fewest;
+	sm->contra[cell_at(sm, t, l, j)] = dv_group_cache_contradicts(g);
 }
 
 static void summary_free(summary_t *sm)

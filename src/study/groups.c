@@ -211,6 +211,15 @@ dv_qps_status_t dv_group_qps_status(const dv_study_t *s, const struct dv_group *
 	return DV_QPS_MEASURED;
 }
 
+size_t dv_group_cache_contradicts(const struct dv_group *g)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; g != NULL && i < g->n; i++)
+		n += dv_pass_cache_contradicts(g->passes[i]);
+	return n;
+}
+
 bool dv_metric_higher_is_better(dv_metric_t m)
 {
 	return m == DV_M_QPS;

@@ -96,6 +96,10 @@ dv_diff_t dv_diff_log(const dv_series_t *la, const dv_series_t *lb, double rel_f
 struct dv_group;
 dv_qps_status_t dv_group_qps_status(const dv_study_t *s, const struct dv_group *g);
 
+/* The group's samples the server's own cache counters contradict (dv_pass_cache_contradicts);
+ * 0 for NULL. */
+size_t dv_group_cache_contradicts(const struct dv_group *g);
+
 /* Whether a larger value of m is better (qps) or worse (latency, loss). */
 bool dv_metric_higher_is_better(dv_metric_t m);
 

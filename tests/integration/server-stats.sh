@@ -74,6 +74,9 @@ grep -q "^! the server's own cache counters (--server-stats) say the pass was no
 # ... and so do the summary and the page that plot makes from the results file.
 "$DV" report "$TMP/w.json" >"$TMP/wrep.txt" || fail "report of the warm cold pass failed"
 grep -q "^u *SOA *cold! *1 " "$TMP/wrep.txt" || fail "summary row not marked: $(cat "$TMP/wrep.txt")"
+"$DV" compare "$TMP/r.json" "$TMP/w.json" >"$TMP/wcmp.txt" || fail "compare with the warm cold pass failed"
+grep -q "^  ! the server's cache counters contradict the pass kind in 0 of base's and 1 of new's repeats" \
+	"$TMP/wcmp.txt" || fail "compare does not say which repeats: $(cat "$TMP/wcmp.txt")"
 "$DV" plot "$TMP/w.json" -o "$TMP/wplot" >/dev/null || fail "plot of the warm cold pass failed"
 grep -q "<td class=\"l\">cold!</td>" "$TMP/wplot/index.html" ||
 	fail "the page's summary row is not marked: $(grep -n 'cold' "$TMP/wplot/index.html" | head -5)"
