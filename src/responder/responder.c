@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -560,7 +559,9 @@ static void handle_batch(worker_t *w, int n, uint64_t now_ns)
 /*
  * Without --delay: a blocking recvmmsg (MSG_WAITFORONE: it returns as soon as one
  * datagram is there, with all that came with it) and one sendmmsg, two system calls
- * per batch. dv_responder_stop() wakes it with shutdown(); SO_RCVTIMEO is the net.
+ * per batch. Idle, the thread sleeps in recvmmsg without a timeout: dv_responder_stop()
+ * wakes it with shutdown(), which stays in force, so a recvmmsg entered after the stop
+ * returns at once too.
  */
 static void loop_direct(worker_t *w)
 {
@@ -652,7 +653,6 @@ static void set_buffer(int fd, int force_opt, int opt, int bytes)
 static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool reuseport, int *out,
                        dv_err_t *err)
 {
-	const struct timeval rcv_timeout = {.tv_sec = 0, .tv_usec = 100 * 1000};
 	int one = 1, fd;
 	char at[DV_SOCKADDR_TEXT_MAX];
 
@@ -664,7 +664,6 @@ static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool 
 		close(fd);
 		return dv_err_set(err, -e, "SO_REUSEPORT: %s", strerror(e));
 	}
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rcv_timeout, sizeof(rcv_timeout));
 	set_buffer(fd, SO_RCVBUFFORCE, SO_RCVBUF, SOCK_RCVBUF);
 	set_buffer(fd, SO_SNDBUFFORCE, SO_SNDBUF, SOCK_SNDBUF);
 	if (bind(fd, (const struct sockaddr *)addr, len) != 0) {
@@ -865,6 +864,11 @@ void dv_responder_stop(dv_responder_t *r)
 	for (i = 0; i < r->nw; i++)
 		if (r->w[i] != NULL && r->w[i]->fd >= 0)
 			(void)shutdown(r->w[i]->fd, SHUT_RD);
+}
+
+int dv_responder_stop_fd(const dv_responder_t *r)
+{
+	return r->stop_pipe[0];
 }
 
 bool dv_responder_failed(const dv_responder_t *r)

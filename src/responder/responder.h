@@ -125,6 +125,10 @@ int dv_responder_start(dv_responder_t *r, dv_err_t *err);
 /* Ask every thread to stop (async-signal-safe: a flag and a write to a pipe). */
 void dv_responder_stop(dv_responder_t *r);
 
+/* A descriptor that turns readable (for good) once dv_responder_stop() ran: a thread that
+ * failed runs it. For a poll() that sleeps until then. */
+int dv_responder_stop_fd(const dv_responder_t *r);
+
 /* True once a thread has ended on its own (a fatal socket error). */
 bool dv_responder_failed(const dv_responder_t *r);
 

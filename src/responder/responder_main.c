@@ -14,10 +14,12 @@
 #include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -510,16 +512,26 @@ static int mode_conflicts(const opts_t *o)
 	return 0;
 }
 
-/* Wait for SIGINT/SIGTERM (blocked in every thread) or a thread that failed. */
+/*
+ * Wait for SIGINT/SIGTERM (blocked in every thread) or a thread that failed, asleep: a
+ * signalfd and the responder's stop descriptor in one poll(), no timeout. Where no
+ * signalfd can be had (out of descriptors), a 100 ms sigtimedwait that looks at the
+ * threads between waits.
+ */
 static void wait_for_stop(dv_responder_t *r, const sigset_t *set)
 {
-	const struct timespec tick = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};
+	struct pollfd p[2] = {{.fd = signalfd(-1, set, SFD_CLOEXEC), .events = POLLIN},
+	                      {.fd = dv_responder_stop_fd(r), .events = POLLIN}};
 
-	for (;;) {
-		int sig = sigtimedwait(set, NULL, &tick);
-		if (sig > 0 || dv_responder_failed(r))
-			return;
+	if (p[0].fd < 0) {
+		const struct timespec tick = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};
+		while (sigtimedwait(set, NULL, &tick) < 0 && !dv_responder_failed(r))
+			;
+		return;
 	}
+	while (poll(p, 2, -1) < 0 && errno == EINTR)
+		;
+	close(p[0].fd);
 }
 
 /* The counter a "every N" style option sets (the --*-every faults, --stream-*), or NULL. */
