@@ -61,6 +61,9 @@ typedef struct dv_responder_counts {
 	uint64_t malformed;    /* datagrams that got no response at all (< 12 bytes, truncated) */
 	uint64_t send_errors;  /* datagrams the kernel refused */
 	uint64_t source_ports; /* distinct source ports seen */
+	/* --capacity: queries timed from their read, not their arrival: the kernel had not
+	 * stamped them (it switches its stamps on late, base/netstamp.h) */
+	uint64_t unstamped;
 	dv_stream_counts_t tcp, tls, https; /* the stream listeners (zero when off) */
 	dv_quic_counts_t doq;               /* the DoQ listener (zero when off) */
 } dv_responder_counts_t;

@@ -120,6 +120,7 @@ dv cap -c 4 -q 20
 term cap
 assert_eq "cap: received / answered / dropped" "300 300 0" \
 	"$(resp_count cap received) $(resp_count cap answered) $(resp_count cap dropped)"
+assert_eq "cap: answers timed without a kernel stamp" 0 "$(resp_count cap unstamped)"
 
 echo "== DoQ (poll on the socket and an eventfd; no connection, no timer)"
 start_responder doq -q --doq-port 0 --doq-port-file "$TMP/doq.doq" --tls-cert "$TMP/cert.pem" \
