@@ -28,7 +28,7 @@ INTEGRATION_TESTS += \
 	tests/integration/unsafe-outputs.sh tests/integration/flush-signal.sh \
 	tests/integration/capacity.sh tests/integration/resperf.sh \
 	tests/integration/capacity-streams.sh tests/integration/server-cost.sh tests/integration/server-stats.sh tests/integration/server-cost-cmd.sh \
-	tests/integration/responder-tcp.sh \
+	tests/integration/responder-tcp.sh tests/integration/responder-idle.sh \
 	tests/integration/responder-hostile.sh tests/integration/responder-doh-budget.sh \
 	tests/integration/streams.sh \
 	tests/integration/stream-sources.sh tests/integration/stream-no-port.sh \

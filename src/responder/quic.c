@@ -9,12 +9,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <gnutls/crypto.h>
@@ -29,7 +31,6 @@
 
 #define CID_LEN 16
 #define TAG_LEN 8
-#define TICK_MS 50
 
 typedef struct qstrm {
 	struct qstrm *next;          /* streams with answer bytes to send */
@@ -83,6 +84,7 @@ struct dv_quic {
 	pthread_t thread;
 	bool started;
 	atomic_bool stop;
+	int stop_fd; /* an eventfd, readable once stopped: wakes the thread's poll */
 };
 
 static bool every(uint64_t n, uint64_t i)
@@ -682,6 +684,8 @@ static uint64_t expire(dv_quic_t *l, uint64_t now)
 	return next;
 }
 
+/* Asleep in poll() until a datagram, the next timer of a connection (none: no timeout) or
+ * the stop. */
 static void *run(void *arg)
 {
 	dv_quic_t *l = arg;
@@ -689,13 +693,14 @@ static void *run(void *arg)
 
 	while (!atomic_load(&l->stop)) {
 		uint64_t now = now_ns(), next = expire(l, now);
-		int ms = TICK_MS;
-		struct pollfd p = {.fd = l->fd, .events = POLLIN};
+		int ms = -1;
+		struct pollfd p[2] = {{.fd = l->fd, .events = POLLIN},
+		                      {.fd = l->stop_fd, .events = POLLIN}};
 
 		if (next != UINT64_MAX)
 			ms =
-			    next <= now ? 0 : (int)DV_MIN((next - now) / DV_NS_PER_MS + 1, TICK_MS);
-		if (poll(&p, 1, ms) <= 0)
+			    next <= now ? 0 : (int)DV_MIN((next - now) / DV_NS_PER_MS + 1, INT_MAX);
+		if (poll(p, 2, ms) <= 0 || p[0].revents == 0) /* POLLERR too: recvfrom clears it */
 			continue;
 		for (int k = 0; k < 64; k++) {
 			struct sockaddr_storage peer;
@@ -759,6 +764,12 @@ int dv_quic_open(dv_quic_t **out, const dv_quic_config_t *cfg, dv_err_t *err)
 		return dv_err_set(err, -ENOMEM, "out of memory");
 	l->cfg = *cfg;
 	l->fd = -1;
+	l->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (l->stop_fd < 0) {
+		r = -errno;
+		dv_quic_free(l);
+		return dv_err_set(err, r, "DoQ listener: %s", strerror(-r));
+	}
 	if (gnutls_rnd(GNUTLS_RND_RANDOM, l->secret, sizeof(l->secret)) != 0 ||
 	    gnutls_certificate_allocate_credentials(&l->cred) != 0 || tickets_init(l, cfg) != 0) {
 		dv_quic_free(l);
@@ -810,7 +821,12 @@ int dv_quic_start(dv_quic_t *l, dv_err_t *err)
 
 void dv_quic_stop(dv_quic_t *l)
 {
+	uint64_t one = 1;
+	ssize_t rc;
+
 	atomic_store(&l->stop, true);
+	rc = write(l->stop_fd, &one, sizeof(one)); /* never read: stays readable */
+	(void)rc;
 }
 
 void dv_quic_join(dv_quic_t *l, dv_quic_counts_t *counts)
@@ -833,6 +849,8 @@ void dv_quic_free(dv_quic_t *l)
 	dv_quic_join(l, NULL);
 	if (l->fd >= 0)
 		close(l->fd);
+	if (l->stop_fd >= 0)
+		close(l->stop_fd);
 	if (l->cred != NULL)
 		gnutls_certificate_free_credentials(l->cred);
 	if (l->replay != NULL)

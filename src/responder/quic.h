@@ -78,7 +78,7 @@ typedef struct dv_quic dv_quic_t;
 int dv_quic_open(dv_quic_t **out, const dv_quic_config_t *cfg, dv_err_t *err);
 uint16_t dv_quic_port(const dv_quic_t *s);
 int dv_quic_start(dv_quic_t *s, dv_err_t *err);
-/* Async-signal-safe: a flag the thread reads at least every 50 ms. */
+/* Async-signal-safe: a flag and a write to an eventfd that wakes the thread. */
 void dv_quic_stop(dv_quic_t *s);
 /* Wait for the thread (stopped first); the counts. */
 void dv_quic_join(dv_quic_t *s, dv_quic_counts_t *counts);

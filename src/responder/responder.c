@@ -18,9 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/errqueue.h> /* after time.h: it needs struct timespec */
+#include <linux/net_tstamp.h>
 
 /*
  * Shape (NSD, wrk): one worker per thread owns its socket, its buffers (allocated
@@ -104,8 +106,8 @@ typedef struct worker {
 	uint8_t *abuf; /* RECV_BATCH * ABUF_LEN */
 	hold_fifo_t hold;
 	double busy_until_ns; /* --capacity: when the service queue empties (monotonic) */
-	union {               /* --capacity: SCM_TIMESTAMPNS, the kernel's arrival times */
-		char buf[CMSG_SPACE(sizeof(struct timespec))];
+	union {               /* --capacity: SCM_TIMESTAMPING, the kernel's arrival times */
+		char buf[CMSG_SPACE(sizeof(struct scm_timestamping))];
 		struct cmsghdr align;
 	} rctl[RECV_BATCH];
 } worker_t;
@@ -402,23 +404,31 @@ static void mark_port(worker_t *w, const dv_sockaddr_t *a)
 	w->ports[port >> 6] |= 1ULL << (port & 63);
 }
 
-/* --capacity: query i's arrival on the monotonic clock, from the kernel's stamp (a
- * thread descheduled for a while must not see a burst), else now. */
+/*
+ * --capacity: query i's arrival on the monotonic clock, from the kernel's software receive
+ * stamp (a thread descheduled for a while must not see a burst), else now, the batch's
+ * read. SO_TIMESTAMPING, not SO_TIMESTAMPNS: a datagram that came before the kernel
+ * switched its stamps on (base/netstamp.h) has none (SO_TIMESTAMPNS would hide that with
+ * a stamp of the read), and is counted as unstamped.
+ */
 static uint64_t arrival_ns(worker_t *w, unsigned i, uint64_t now_ns)
 {
 	struct msghdr *h = &w->rmsg[i].msg_hdr;
 	struct cmsghdr *c;
 
 	for (c = CMSG_FIRSTHDR(h); c != NULL; c = CMSG_NXTHDR(h, c)) {
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-			struct timespec ts;
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPING) {
+			struct scm_timestamping ts;
 			int64_t t;
 			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
-			t = (int64_t)ts.tv_sec * (int64_t)DV_NS_PER_S + ts.tv_nsec -
+			if (ts.ts[0].tv_sec == 0 && ts.ts[0].tv_nsec == 0)
+				break;
+			t = (int64_t)ts.ts[0].tv_sec * (int64_t)DV_NS_PER_S + ts.ts[0].tv_nsec -
 			    dv_wall_minus_mono_ns();
 			return t > 0 && (uint64_t)t <= now_ns ? (uint64_t)t : now_ns;
 		}
 	}
+	w->c.unstamped++;
 	return now_ns;
 }
 
@@ -560,7 +570,9 @@ static void handle_batch(worker_t *w, int n, uint64_t now_ns)
 /*
  * Without --delay: a blocking recvmmsg (MSG_WAITFORONE: it returns as soon as one
  * datagram is there, with all that came with it) and one sendmmsg, two system calls
- * per batch. dv_responder_stop() wakes it with shutdown(); SO_RCVTIMEO is the net.
+ * per batch. Idle, the thread sleeps in recvmmsg without a timeout: dv_responder_stop()
+ * wakes it with shutdown(), which stays in force, so a recvmmsg entered after the stop
+ * returns at once too.
  */
 static void loop_direct(worker_t *w)
 {
@@ -652,7 +664,6 @@ static void set_buffer(int fd, int force_opt, int opt, int bytes)
 static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool reuseport, int *out,
                        dv_err_t *err)
 {
-	const struct timeval rcv_timeout = {.tv_sec = 0, .tv_usec = 100 * 1000};
 	int one = 1, fd;
 	char at[DV_SOCKADDR_TEXT_MAX];
 
@@ -664,7 +675,6 @@ static int open_socket(const struct sockaddr_storage *addr, socklen_t len, bool 
 		close(fd);
 		return dv_err_set(err, -e, "SO_REUSEPORT: %s", strerror(e));
 	}
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rcv_timeout, sizeof(rcv_timeout));
 	set_buffer(fd, SO_RCVBUFFORCE, SO_RCVBUF, SOCK_RCVBUF);
 	set_buffer(fd, SO_SNDBUFFORCE, SO_SNDBUF, SOCK_SNDBUF);
 	if (bind(fd, (const struct sockaddr *)addr, len) != 0) {
@@ -786,8 +796,8 @@ int dv_responder_open(dv_responder_t **out, const dv_responder_config_t *cfg, dv
 	if (rc != 0)
 		goto fail;
 	for (i = 0; cfg->capacity_qps > 0 && i < r->nw; i++) {
-		int one = 1;
-		(void)setsockopt(r->w[i]->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+		int ts = SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE;
+		(void)setsockopt(r->w[i]->fd, SOL_SOCKET, SO_TIMESTAMPING, &ts, sizeof(ts));
 	}
 	if (cfg->stream.tcp || cfg->stream.tls || cfg->stream.https) {
 		r->cfg.stream.rcode = cfg->rcode;
@@ -867,6 +877,11 @@ void dv_responder_stop(dv_responder_t *r)
 			(void)shutdown(r->w[i]->fd, SHUT_RD);
 }
 
+int dv_responder_stop_fd(const dv_responder_t *r)
+{
+	return r->stop_pipe[0];
+}
+
 bool dv_responder_failed(const dv_responder_t *r)
 {
 	return atomic_load(&((dv_responder_t *)r)->failed) != 0;
@@ -896,6 +911,7 @@ int dv_responder_join(dv_responder_t *r, dv_responder_counts_t *counts, dv_err_t
 		counts->duplicates += w->c.duplicates;
 		counts->malformed += w->c.malformed;
 		counts->send_errors += w->c.send_errors;
+		counts->unstamped += w->c.unstamped;
 		for (j = 0; j < DV_ARRAY_SIZE(ports); j++)
 			ports[j] |= w->ports[j];
 	}

@@ -61,6 +61,9 @@ typedef struct dv_responder_counts {
 	uint64_t malformed;    /* datagrams that got no response at all (< 12 bytes, truncated) */
 	uint64_t send_errors;  /* datagrams the kernel refused */
 	uint64_t source_ports; /* distinct source ports seen */
+	/* --capacity: queries timed from their read, not their arrival: the kernel had not
+	 * stamped them (it switches its stamps on late, base/netstamp.h) */
+	uint64_t unstamped;
 	dv_stream_counts_t tcp, tls, https; /* the stream listeners (zero when off) */
 	dv_quic_counts_t doq;               /* the DoQ listener (zero when off) */
 } dv_responder_counts_t;
@@ -124,6 +127,10 @@ int dv_responder_start(dv_responder_t *r, dv_err_t *err);
 
 /* Ask every thread to stop (async-signal-safe: a flag and a write to a pipe). */
 void dv_responder_stop(dv_responder_t *r);
+
+/* A descriptor that turns readable (for good) once dv_responder_stop() ran: a thread that
+ * failed runs it. For a poll() that sleeps until then. */
+int dv_responder_stop_fd(const dv_responder_t *r);
 
 /* True once a thread has ended on its own (a fatal socket error). */
 bool dv_responder_failed(const dv_responder_t *r);

@@ -5,6 +5,7 @@
 #include "responder/responder.h"
 #include "responder/xdp.h"
 #include "responder/xsk.h"
+#include "base/netstamp.h"
 #include "base/sockaddr.h"
 #include "base/util.h"
 
@@ -14,10 +15,12 @@
 #include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -183,9 +186,10 @@ static void usage(FILE *f)
 	    "      --version               print the version\n"
 	    "\n"
 	    "Stops on SIGINT/SIGTERM and prints its counts on stdout: received, answered,\n"
-	    "dropped, faulty, duplicates, malformed, send-errors, source-ports; then the\n"
-	    "tcp-*, tls-*, https-* and doq-* counts of the stream listeners that are on; with\n"
-	    "--xdp, the xdp-* counts of the XDP sockets (or of the --reflect program).\n"
+	    "dropped, faulty, duplicates, malformed, send-errors, source-ports (unstamped\n"
+	    "too with --capacity); then the tcp-*, tls-*, https-* and doq-* counts of the\n"
+	    "stream listeners that are on; with --xdp, the xdp-* counts of the XDP sockets\n"
+	    "(or of the --reflect program).\n"
 	    "See dnsvolley-responder(1).\n");
 }
 
@@ -340,6 +344,8 @@ static void print_counts(const dv_responder_config_t *cfg, const dv_responder_co
 	printf("malformed %" PRIu64 "\n", c->malformed);
 	printf("send-errors %" PRIu64 "\n", c->send_errors);
 	printf("source-ports %" PRIu64 "\n", c->source_ports);
+	if (cfg->capacity_qps > 0)
+		printf("unstamped %" PRIu64 "\n", c->unstamped);
 	if (cfg->stream.tcp)
 		print_stream_counts("tcp", &c->tcp);
 	if (cfg->stream.tls)
@@ -510,16 +516,26 @@ static int mode_conflicts(const opts_t *o)
 	return 0;
 }
 
-/* Wait for SIGINT/SIGTERM (blocked in every thread) or a thread that failed. */
+/*
+ * Wait for SIGINT/SIGTERM (blocked in every thread) or a thread that failed, asleep: a
+ * signalfd and the responder's stop descriptor in one poll(), no timeout. Where no
+ * signalfd can be had (out of descriptors), a 100 ms sigtimedwait that looks at the
+ * threads between waits.
+ */
 static void wait_for_stop(dv_responder_t *r, const sigset_t *set)
 {
-	const struct timespec tick = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};
+	struct pollfd p[2] = {{.fd = signalfd(-1, set, SFD_CLOEXEC), .events = POLLIN},
+	                      {.fd = dv_responder_stop_fd(r), .events = POLLIN}};
 
-	for (;;) {
-		int sig = sigtimedwait(set, NULL, &tick);
-		if (sig > 0 || dv_responder_failed(r))
-			return;
+	if (p[0].fd < 0) {
+		const struct timespec tick = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};
+		while (sigtimedwait(set, NULL, &tick) < 0 && !dv_responder_failed(r))
+			;
+		return;
 	}
+	while (poll(p, 2, -1) < 0 && errno == EINTR)
+		;
+	close(p[0].fd);
 }
 
 /* The counter a "every N" style option sets (the --*-every faults, --stream-*), or NULL. */
@@ -792,6 +808,33 @@ static int announce(const opts_t *o, const dv_responder_t *r, dv_err_t *err)
 	return rc;
 }
 
+/*
+ * --capacity: the sockets asked for the kernel's receive stamps (dv_responder_open); it
+ * switches them on later (base/netstamp.h). Wait for them before the port file says the
+ * responder is ready, so that the first queries are timed from their arrival too; a
+ * query that still comes unstamped is timed from its read and counted (unstamped).
+ */
+static void stamps_ready(const opts_t *o)
+{
+	unsigned tries = 0;
+	int rc = dv_netstamp_wait(DV_NETSTAMP_WAIT_MS, &tries);
+
+	if (o->quiet || rc == 0)
+		return;
+	if (rc == -ETIMEDOUT)
+		fprintf(stderr,
+		        PROG ": note: the kernel did not stamp received packets within %u ms "
+		             "(%u tries): --capacity times the queries that come before it does "
+		             "from their read, not their arrival (counted as unstamped)\n",
+		        DV_NETSTAMP_WAIT_MS, tries);
+	else
+		fprintf(stderr,
+		        PROG ": note: cannot check that the kernel stamps received packets (%s): "
+		             "--capacity times the queries that come unstamped from their read "
+		             "(counted as unstamped)\n",
+		        strerror(-rc));
+}
+
 /* --xdp: what answers at the driver: the XDP sockets, or the reflecting program. */
 typedef struct xdp_mode {
 	dv_rxdp_t *reflect; /* --xdp --reflect */
@@ -870,6 +913,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return 1;
 	}
+	if (o.cfg.capacity_qps > 0)
+		stamps_ready(&o);
 	/* --xdp before the port file: a client that sees it is answered in XDP. */
 	if ((o.xdp_iface != NULL && xdp_open(&o, r, &xdp, &err) != 0) ||
 	    announce(&o, r, &err) != 0) {

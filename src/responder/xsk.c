@@ -9,7 +9,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -41,7 +43,6 @@
  * as the socket threads' full hold queue drops it (the FIFO holds as many as there are
  * transmit frames, DV_XSK_RING).
  */
-#define POLL_MS 100 /* the longest a thread waits before it looks at the stop flag */
 
 /* An answer (or its duplicate) waiting in its transmit frame until due. */
 typedef struct rxsk_held {
@@ -75,6 +76,7 @@ struct dv_rxsk {
 	dv_responder_config_t cfg;
 	bool held; /* --capacity or --delay */
 	atomic_int stop;
+	int stop_fd; /* an eventfd, readable once stopped: wakes the threads' ppoll */
 	rxsk_worker_t **w;
 	unsigned nw;
 	bool joined;
@@ -196,13 +198,15 @@ static void send_due(rxsk_worker_t *w, uint64_t now_ns)
 	}
 }
 
-/* Wait up to wait_ns for events on the socket (ppoll: --delay's fractions of a ms). */
-static void wait_fd(rxsk_worker_t *w, short events, uint64_t wait_ns)
+/* Wait up to wait_ns (UINT64_MAX: no timeout) for events on the socket, or the stop too
+ * with stop (ppoll: --delay's fractions of a ms). */
+static void wait_fd(rxsk_worker_t *w, short events, uint64_t wait_ns, bool stop)
 {
-	struct pollfd pfd = {.fd = w->s.fd, .events = events};
+	struct pollfd pfd[2] = {{.fd = w->s.fd, .events = events},
+	                        {.fd = w->r->stop_fd, .events = POLLIN}};
 	struct timespec ts = {(time_t)(wait_ns / DV_NS_PER_S), (long)(wait_ns % DV_NS_PER_S)};
 
-	ppoll(&pfd, 1, &ts, NULL);
+	ppoll(pfd, stop ? 2 : 1, wait_ns == UINT64_MAX ? NULL : &ts, NULL);
 }
 
 /* --capacity: when the frame at addr arrived, by its stamp if it has one (and it is not
@@ -221,12 +225,12 @@ static uint64_t arrival(rxsk_worker_t *w, uint64_t addr, uint64_t now_ns)
 }
 
 /* One turn: the held answers due sent, the queries waiting (a batch at most) answered;
- * with none waiting and wait set, wait up to POLL_MS (or until the first held answer is
- * due) for some. Returns the frames read. */
+ * with none waiting and wait set, wait for some (until the first held answer is due, else
+ * with no timeout: the stop wakes it). Returns the frames read. */
 static uint32_t turn(rxsk_worker_t *w, bool wait)
 {
 	uint32_t idx = 0, n, i, budget;
-	uint64_t now_ns = 0, wait_ns = (uint64_t)POLL_MS * DV_NS_PER_MS;
+	uint64_t now_ns = 0, wait_ns = UINT64_MAX;
 	unsigned k;
 
 	dv_xsk_reclaim(&w->s);
@@ -239,7 +243,8 @@ static uint32_t turn(rxsk_worker_t *w, bool wait)
 	}
 	if (budget == 0) { /* every transmit frame out: let the kernel send them */
 		dv_xsk_kick_tx(&w->s);
-		wait_fd(w, POLLOUT, DV_NS_PER_MS);
+		/* Not woken by the stop: the turns after it wait for these frames too. */
+		wait_fd(w, POLLOUT, DV_NS_PER_MS, false);
 		return 0;
 	}
 	n = xsk_ring_cons__peek(&w->s.rx, budget, &idx);
@@ -249,8 +254,15 @@ static uint32_t turn(rxsk_worker_t *w, bool wait)
 			uint64_t due = w->held[w->hfirst].due_ns;
 			wait_ns = DV_MIN(wait_ns, due > now_ns ? due - now_ns : 0);
 		}
+		/* Answers still in the transmit ring (neither free nor held): in copy mode a
+		 * kick, or a poll, sends a batch of them (the kernel's TX_BATCH_SIZE), so push on
+		 * and look again within 1 ms; sleep without a timeout only when all are back. */
+		if (DV_XSK_RING - w->s.ntx_free > w->hcount) {
+			dv_xsk_kick_tx(&w->s);
+			wait_ns = DV_MIN(wait_ns, DV_NS_PER_MS);
+		}
 		if (wait)
-			wait_fd(w, POLLIN, wait_ns);
+			wait_fd(w, POLLIN, wait_ns, true);
 		return 0;
 	}
 	if (w->r->held)
@@ -316,6 +328,12 @@ int dv_rxsk_open(dv_rxsk_t **out, const char *ifname, uint16_t port,
 	*out = NULL;
 	if (r == NULL)
 		return dv_err_set(err, -ENOMEM, "out of memory");
+	r->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (r->stop_fd < 0) {
+		rc = -errno;
+		free(r);
+		return dv_err_set(err, rc, "--xdp: eventfd: %s", strerror(-rc));
+	}
 	r->prog.link_fd = -1;
 	r->cfg = *cfg;
 	r->held = cfg->capacity_qps > 0 || cfg->delay_ns > 0;
@@ -377,6 +395,11 @@ void dv_rxsk_join(dv_rxsk_t *r, dv_rxsk_counts_t *c)
 	if (r == NULL)
 		return;
 	atomic_store(&r->stop, 1);
+	if (r->stop_fd >= 0) {
+		uint64_t one = 1;
+		ssize_t n = write(r->stop_fd, &one, sizeof(one)); /* never read: stays readable */
+		(void)n;
+	}
 	for (i = 0; i < r->nw; i++) {
 		rxsk_worker_t *w = r->w[i];
 		if (w->started && !r->joined)
@@ -419,5 +442,7 @@ void dv_rxsk_close(dv_rxsk_t *r)
 	}
 	free(r->w);
 	dv_xdp_prog_close(&r->prog);
+	if (r->stop_fd >= 0)
+		close(r->stop_fd);
 	free(r);
 }

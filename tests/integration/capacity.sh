@@ -39,6 +39,10 @@ assert_eq "plot data lines = steps" "$(grep -c '^\[Capacity\] step' "$TMP/loss")
 	"$(grep -vc '^#' "$TMP/plot/capacity-1.dat")"
 [ -s "$TMP/plot/capacity.png" ] || fail "no capacity.png"
 verdict "20000 loss SLO" 20000 "$TMP/loss"
+# Every query was timed from its arrival, by the kernel's stamp: the responder waited for
+# the kernel to switch its receive stamps on before it wrote its port file.
+stop_responder C20
+assert_eq "20000: queries without the kernel's arrival stamp" 0 "$(resp_count C20 unstamped)"
 # The p99 SLO: a deeper queue (1024 queries, 51 ms at 20,000 qps): a step offered over
 # the capacity fills it, and every answer then waits the queue's length, over the 20 ms
 # SLO, at any speed.
@@ -46,6 +50,8 @@ start_responder C20B -T 1 --capacity 20000 --capacity-backlog 1024
 "$DV" capacity --no-progress -s 127.0.0.1 -p "$C20B_PORT" -d "$LIST" --step 2 --settle 0.3 \
 	--from 8000 --max-loss 100% --max-p99 20ms >"$TMP/p99" 2>&1 || fail "capacity failed: $(cat "$TMP/p99")"
 verdict "20000 p99 SLO" 20000 "$TMP/p99"
+stop_responder C20B
+assert_eq "20000 p99: queries without the kernel's arrival stamp" 0 "$(resp_count C20B unstamped)"
 grep -q '^Capacity: generator-bound' "$TMP/p99" || grep -q 'FAIL (p99 ' "$TMP/p99" ||
 	fail "p99 SLO: no step failed on latency: $(cat "$TMP/p99")"
 start_responder FAST -T 1

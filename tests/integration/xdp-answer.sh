@@ -247,6 +247,45 @@ assert_eq "stall: xdp-answered" 150 "$(st xdp-answered)"
 assert_eq "stall: every query timed by its arrival stamp" 150 "$(st xdp-stamped)"
 kernel_drops "stall" "$TMP/stall.resp"
 
+# 3c. Idle: with nothing to do an XDP thread sleeps in ppoll without a timeout (the stop
+# wakes it through an eventfd; answers still in the transmit ring are pushed on every
+# 1 ms until all are back), as the socket threads do (responder-idle.sh). Once every
+# thread of the responder is asleep (state S), they make at most 4 context switches in
+# all over 2 s (0 seen; the old 100 ms ticks made ~20 per XDP thread), a count at any
+# load; after a pass (its answers all sent) the same; then it still answers.
+cat >"$TMP/idle" <<EOF
+#!/bin/bash
+# csw: every thread asleep (else exit status 1), then the sum of their context switches.
+csw() {
+	local i st
+	for i in \$(seq 400); do
+		st=\$(cat /proc/"\$LAB_PID"/task/*/stat | sed 's/.*) //' | cut -d' ' -f1 | sort -u)
+		[ "\$st" = S ] && break
+		sleep 0.025
+	done
+	[ "\$st" = S ] || return 1
+	cat /proc/"\$LAB_PID"/task/*/status | awk '/^(non)?voluntary_ctxt_switches/ { s += \$2 } END { print s }'
+}
+a=\$(csw) || exit 10
+sleep 2
+b=\$(csw) || exit 11
+echo \$((b - a)) >"$TMP/idle.before"
+$DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/idle1" 2>&1 || exit 12
+a=\$(csw) || exit 13
+sleep 2
+b=\$(csw) || exit 14
+echo \$((b - a)) >"$TMP/idle.after"
+$DVX -s "\$LAB_SERVER" -p "\$LAB_PORT" -n 1 -c 2 -q 100 >"$TMP/idle2" 2>&1 || exit 15
+"\$LAB_DIR/stop"
+cp "\$LAB_OUT" "$TMP/idle.resp"
+EOF
+in_lab responder-xsk "$TMP/idle"
+assert_le "idle: context switches in 2 s, every thread asleep" 4 "$(cat "$TMP/idle.before")"
+assert_le "idle after a pass: context switches in 2 s" 4 "$(cat "$TMP/idle.after")"
+every_answer "idle: the pass between" "$TMP/idle1" 2000
+every_answer "idle: the pass after" "$TMP/idle2" 2000
+assert_eq "idle: xdp-answered" 4000 "$(out "$TMP/idle.resp" xdp-answered)"
+
 # 4. Two queues, -T 2: a socket and a thread on each; every query answered by one of
 # them, none by the kernel's sockets.
 cat >"$TMP/two" <<EOF
