@@ -607,7 +607,7 @@ static void print_hot_cold(const summary_t *sm, FILE *out)
 {
 	const dv_study_t *s = sm->s;
 	size_t jc = SIZE_MAX, jh = SIZE_MAX;
-	bool shortened = false;
+	bool shortened = false, any_contra = false;
 	grid_t g;
 
 	for (size_t j = 0; j < sm->n_plan; j++) {
@@ -630,20 +630,29 @@ static void print_hot_cold(const summary_t *sm, FILE *out)
 		for (size_t l = 0; l < s->n_lists; l++) {
 			size_t row = 1 + t * s->n_lists + l;
 			const dv_series_t *mc = ser_at(sm, t, l, jc), *mh = ser_at(sm, t, l, jh);
+			bool contra =
+			    sm->contra[cell_at(sm, t, l, jc)] + sm->contra[cell_at(sm, t, l, jh)];
+			const char *mark = contra ? "!" : "";
+			any_contra |= contra;
 			set_labels(&g, row, s, t, l, &shortened);
 			if (mc[M_QPS].n && mh[M_QPS].n && mc[M_QPS].mean > 0 &&
 			    sm->qst[cell_at(sm, t, l, jc)] == DV_QPS_MEASURED &&
 			    sm->qst[cell_at(sm, t, l, jh)] == DV_QPS_MEASURED)
-				grid_set(&g, row, 2, "%.2f", mh[M_QPS].mean / mc[M_QPS].mean);
+				grid_set(&g, row, 2, "%.2f%s", mh[M_QPS].mean / mc[M_QPS].mean,
+				         mark);
 			else
 				grid_set(&g, row, 2, "-");
 			if (mc[M_P50].n && mh[M_P50].n && mh[M_P50].mean > 0)
-				grid_set(&g, row, 3, "%.2f", mc[M_P50].mean / mh[M_P50].mean);
+				grid_set(&g, row, 3, "%.2f%s", mc[M_P50].mean / mh[M_P50].mean,
+				         mark);
 			else
 				grid_set(&g, row, 3, "-");
 		}
 	grid_print(&g, out);
 	grid_free(&g);
+	if (any_contra)
+		fprintf(out, "! a ratio of means that include passes the server's cache counters "
+		             "contradict (the rows above marked cold! or hot!)\n");
 }
 
 /* ---------------------------------------------------------------- change */
@@ -792,8 +801,13 @@ static void print_changes(const summary_t *sm, FILE *out)
 				const dv_series_t *m0 = ser_at(sm, 0, l, j),
 				                  *m = ser_at(sm, t, l, j);
 				plan_col_name(sm->plan, j, name, sizeof(name));
-				fprintf(out, "  %s vs %s, list %s, %s:", s->targets[t].label,
-				        s->targets[0].label, s->lists[l].label, name);
+				fprintf(out, "  %s vs %s, list %s, %s%s:", s->targets[t].label,
+				        s->targets[0].label, s->lists[l].label, name,
+				        sm->contra[cell_at(sm, 0, l, j)] +
+				                sm->contra[cell_at(sm, t, l, j)]
+				            ? " (! passes the server's cache counters contradict "
+				              "are in it)"
+				            : "");
 				if (m0[M_QPS].n == 0 || m[M_QPS].n == 0) {
 					fprintf(out, " - (not measured)\n");
 					continue;

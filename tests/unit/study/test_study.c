@@ -265,6 +265,10 @@ static void test_table_cache_contradicts(void **state)
 	assert_int_equal(count_of(out, "! the server's own cache counters contradict at least one "
 	                               "repeat of this pass"),
 	                 1);
+	assert_non_null(strstr(out, "unbound  SOA          1.79!         1.00!\n"));
+	assert_int_equal(count_of(out, "! a ratio of means that include passes the server's cache "
+	                               "counters contradict"),
+	                 1);
 	free(out);
 	/* Not read, no cache counters, or interrupted ('*' wins): no mark. */
 	s.passes[1].res.server.stats_ok = false;
@@ -278,6 +282,31 @@ static void test_table_cache_contradicts(void **state)
 	s.passes[1].res.server.stats_ok = true;
 	s.passes[1].res.interrupted = true;
 	assert_false(dv_pass_cache_contradicts(&s.passes[1]));
+	dv_study_free(&s);
+}
+
+/* The change lines: a pair whose means include a contradicted pass says so; the others do not. */
+static void test_change_cache_contradicts(void **state)
+{
+	(void)state;
+	static const char *const t[] = {"old", "new"};
+	dv_study_t s;
+	build(&s, t, 2, 1);
+	free(s.lists[1].label);
+	s.n_lists = 1;
+	add_pass(&s, 0, 0, 0, DV_PASS_COLD, 5000, 0, 100000);
+	add_pass(&s, 0, 0, 0, DV_PASS_HOT, 9000, 0, 100000);
+	add_pass(&s, 1, 0, 0, DV_PASS_COLD, 5100, 0, 100000);
+	add_pass(&s, 1, 0, 0, DV_PASS_HOT, 5200, 0, 100000);
+	dv_server_cost_t *sv = &s.passes[3].res.server;
+	sv->stats_ok = sv->stats_cache = true;
+	sv->stats_queries = sv->stats_misses = 100; /* new's "hot" pass went upstream */
+	char *out = capture(&s, false);
+	assert_non_null(strstr(out, "  new vs old, list SOA, cold:"));
+	assert_non_null(strstr(out, "  new vs old, list SOA, hot (! passes the server's cache "
+	                            "counters contradict are in it):"));
+	assert_int_equal(count_of(out, "(! passes"), 1);
+	free(out);
 	dv_study_free(&s);
 }
 
@@ -856,6 +885,7 @@ int main(void)
 	    cmocka_unit_test(test_never_ready_stops),
 	    cmocka_unit_test(test_table_server),
 	    cmocka_unit_test(test_table_cache_contradicts),
+	    cmocka_unit_test(test_change_cache_contradicts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
