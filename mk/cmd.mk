@@ -2,7 +2,7 @@
 # The subcommands are in the library too, so unit tests link them (tests/unit/cmd/).
 libdnsvolley_la_SOURCES += src/cmd/cli.c src/cmd/cli.h src/cmd/cli_replay.c src/cmd/cli_replay.h src/cmd/cli_server.c src/cmd/cli_server.h src/cmd/target.c src/cmd/target.h \
 	src/cmd/cmd.h src/cmd/cmd_compare.c src/cmd/cmd_plot.c \
-	src/cmd/cmd_report.c src/cmd/cmd_merge.c src/cmd/cmd_capacity.c src/cmd/cmd_resperf.c
+	src/cmd/cmd_report.c src/cmd/cmd_merge.c src/cmd/cmd_history.c src/cmd/cmd_capacity.c src/cmd/cmd_resperf.c
 bin_PROGRAMS += dnsvolley
 dnsvolley_SOURCES = src/cmd/main.c
 dnsvolley_LDADD = $(DV_LIBS)

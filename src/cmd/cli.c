@@ -177,6 +177,7 @@ void dv_cli_usage(FILE *out)
 	    "       dnsvolley plot RESULTS.json|HISTORY.csv -o DIR",
 	    "       dnsvolley report RESULTS.json",
 	    "       dnsvolley merge A.json B.json... -o ALL.json",
+	    "       dnsvolley history-upgrade HISTORY.csv",
 	    "",
 	    "Target and list (dnsperf's letters):",
 	    "  -s, --server [LABEL=]ADDR[:PORT]  server, repeatable (127.0.0.1);",

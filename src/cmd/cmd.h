@@ -74,4 +74,12 @@ int dv_cmd_resperf(int argc, char **argv);
  */
 int dv_cmd_merge(int argc, char **argv);
 
+/*
+ * dnsvolley history-upgrade FILE.csv
+ * A --csv history of an earlier header version rewritten under the current one
+ * (results/csv.h, dv_csv_upgrade). 0 upgraded or already current, 2 usage or not a
+ * history file, 3 the new file could not be written.
+ */
+int dv_cmd_history_upgrade(int argc, char **argv);
+
 #endif

@@ -688,5 +688,7 @@ int main(int argc, char **argv)
 		return dv_cmd_report(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "merge") == 0)
 		return dv_cmd_merge(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "history-upgrade") == 0)
+		return dv_cmd_history_upgrade(argc - 1, argv + 1);
 	return run_main(argc, argv, NULL);
 }

@@ -543,6 +543,42 @@ int dv_csv_append(const dv_study_t *s, const char *path, dv_err_t *err)
 	return dv_atomicfile_commit(&f, err);
 }
 
+int dv_csv_upgrade(const char *path, unsigned *from, size_t *rows, dv_err_t *err)
+{
+	dv_csv_table_t t;
+	dv_atomicfile_t f;
+	struct stat st;
+	int rc;
+
+	*from = 0;
+	*rows = 0;
+	if (stat(path, &st) != 0)
+		return dv_err_set(err, -errno, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return dv_err_set(err, -EINVAL, "%s: not a regular file", path);
+	rc = dv_csv_read(path, &t, err);
+	if (rc != 0)
+		return rc;
+	*from = t.version;
+	*rows = t.n;
+	if (t.version == DV_CSV_VERSION) {
+		dv_csv_table_free(&t);
+		return 0;
+	}
+	rc = dv_atomicfile_open(&f, path, false, err);
+	if (rc == 0) {
+		fprintf(f.fp, "%s\n", dv_csv_header());
+		for (size_t i = 0; i < t.n; i++) {
+			for (size_t c = 0; c < dv_csv_ncolumns; c++)
+				put_field(f.fp, t.rows[i][c], c == 0);
+			fputc('\n', f.fp);
+		}
+		rc = dv_atomicfile_commit(&f, err);
+	}
+	dv_csv_table_free(&t);
+	return rc;
+}
+
 int dv_csv_file_version(const char *path, dv_err_t *err)
 {
 	bool nl_missing;

@@ -99,6 +99,17 @@ int dv_csv_read_buffer(const char *buf, size_t len, const char *path, dv_csv_tab
 /* The reader refuses larger history files (-EFBIG): memory stays bounded. */
 #define DV_CSV_MAX_BYTES (256 << 20)
 void dv_csv_table_free(dv_csv_table_t *t);
+/*
+ * Rewrite a history file of an earlier header version under the current header: every row
+ * kept, field for field, with the columns its version lacked left empty (not recorded).
+ * Atomic (a temporary file renamed over path; its permission bits kept): on any error path
+ * is untouched. *from gets the file's version (DV_CSV_VERSION: nothing to do, the file is
+ * not written) and *rows its rows. Only a regular file (-EINVAL otherwise: a FIFO or a
+ * device is not a history to rewrite); -EPROTO for a first line that is no version's
+ * header or a bad row (err "FILE:LINE: why"); other errors a negative errno, err filled.
+ */
+int dv_csv_upgrade(const char *path, unsigned *from, size_t *rows, dv_err_t *err);
+
 /* Index of a column by name, or -1. */
 int dv_csv_column(const char *name);
 /* The DV_COUNTERS entry written in the column of this name, or NULL (a derived column). */

@@ -174,15 +174,21 @@ if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
 	echo previous >full/r.json
 	"$DV" --no-progress --quiet -s "$S" -d l.txt --csv full/h.csv >/dev/null 2>&1 || fail "csv on tmpfs"
 	cp full/h.csv h.before
+	cut -d, -f1-25 full/h.csv >full/v1.csv # a version 1 history, for history-upgrade
+	cp full/v1.csv v1.before
 	dd if=/dev/zero of=full/fill bs=4k count=64 2>/dev/null || true # until the disk is full
 	expect 2 "--json: full/r.json:" --no-progress --quiet -s "$S" -d l.txt --json full/r.json
 	grep -qF "No space left on device" err.txt || fail "full disk json: $(cat err.txt)"
 	assert_eq "full disk: previous results file intact" previous "$(cat full/r.json)"
-	assert_eq "full disk: files on the tmpfs (r.json, h.csv, fill)" 3 "$(find full -type f | wc -l)"
+	assert_eq "full disk: files on the tmpfs (r.json, h.csv, v1.csv, fill)" 4 "$(find full -type f | wc -l)"
 	expect 2 "--csv: full/h.csv: write failed: No space left on device" --no-progress --quiet -s "$S" -d l.txt --csv full/h.csv
 	cmp -s full/h.csv h.before || fail "full disk: the history CSV changed"
 	expect 2 "--dns-metrics: full/m.jsonl: write failed: No space left on device" --no-progress --quiet -s "$S" -d l.txt --dns-metrics full/m.jsonl
 	[ ! -e full/m.jsonl ] || fail "full disk: a partial dns-metrics file was left"
+	expect 3 "No space left on device" history-upgrade full/v1.csv
+	grep -qF "dnsvolley history-upgrade: full/v1.csv" err.txt || fail "history-upgrade: $(cat err.txt)"
+	cmp -s full/v1.csv v1.before || fail "full disk: history-upgrade changed the old history"
+	assert_eq "full disk: no temporary file left by history-upgrade" 4 "$(find full -type f | wc -l)"
 	umount full
 	# plot on a full disk (issue 16 item 9): room for the scripts and data, not for every
 	# chart. The error names the disk, and no truncated or empty png/svg is left.

@@ -17,7 +17,7 @@ reply() { # WORDS...: the completion of the last word, space-separated
 	_dnsvolley
 	echo "${COMPREPLY[*]}"
 }
-assert_eq "subcommands" "capacity resperf compare plot report merge" "$(reply "$DV" "")"
+assert_eq "subcommands" "capacity resperf compare plot report merge history-upgrade" "$(reply "$DV" "")"
 assert_eq "-m" "udp tcp dot doh doq" "$(reply "$DV" -m "")"
 assert_eq "resperf -m (a rate)" "" "$(reply "$DV" resperf -m "")"
 assert_eq "--clock" "wire app auto wire:1/1 wire:1/16" "$(reply "$DV" --clock "")"

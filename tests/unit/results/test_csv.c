@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -611,6 +612,85 @@ static void test_quoting_round_trip(void **state)
 	free_study(s);
 }
 
+/*
+ * history-upgrade: a version 1 file (a quoted field with a comma, a quote and a line break
+ * among its rows) rewritten under the current header: every field kept, the newer columns
+ * empty, the permission bits kept; then appended to in the current layout. A current file
+ * is not written; a foreign or broken one is refused and left as it was.
+ */
+static void test_upgrade(void **state)
+{
+	dv_study_t *s = make_study("lab, \"x\"\nnext");
+	dv_err_t err = {{0}};
+	dv_csv_table_t before, after;
+	char old[4096], *text, *again;
+	unsigned from = 99;
+	size_t rows = 99;
+	struct stat st;
+	(void)state;
+
+	/* A version 1 file with our own quoting: two rows appended to its header. */
+	snprintf(old, sizeof(old), "%s\n" V1_ROW, dv_csv_header_version(1));
+	write_all(path, old);
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	assert_int_equal(chmod(path, 0640), 0);
+	assert_int_equal(dv_csv_read(path, &before, &err), 0);
+	assert_int_equal(before.version, 1);
+
+	assert_int_equal(dv_csv_upgrade(path, &from, &rows, &err), 0);
+	assert_int_equal(from, 1);
+	assert_int_equal(rows, 3);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	text = read_all(path);
+	assert_int_equal(strncmp(text, dv_csv_header(), strlen(dv_csv_header())), 0);
+	assert_int_equal(text[strlen(dv_csv_header())], '\n');
+	assert_non_null(strstr(text, ",\"lab, \"\"x\"\"\nnext\",127.0.0.1:5300,"));
+	assert_int_equal(dv_csv_read(path, &after, &err), 0);
+	assert_int_equal(after.version, DV_CSV_VERSION);
+	assert_int_equal(after.n, 3);
+	for (size_t r = 0; r < after.n; r++)
+		for (size_t c = 0; c < dv_csv_ncolumns; c++)
+			assert_string_equal(after.rows[r][c], before.rows[r][c]);
+	dv_csv_table_free(&before);
+	dv_csv_table_free(&after);
+
+	/* Current now: nothing to do, the file not rewritten. */
+	assert_int_equal(dv_csv_upgrade(path, &from, &rows, &err), 0);
+	assert_int_equal(from, DV_CSV_VERSION);
+	assert_int_equal(rows, 3);
+	again = read_all(path);
+	assert_string_equal(again, text);
+	free(again);
+	/* Appended to in the current layout from now on. */
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	assert_int_equal(dv_csv_read(path, &after, &err), 0);
+	assert_int_equal(after.n, 5);
+	assert_string_equal(field(&after, 4, "conn_no_port"), "0");
+	assert_string_equal(field(&after, 0, "conn_no_port"), "");
+	dv_csv_table_free(&after);
+	free(text);
+
+	/* Refused and untouched: a foreign first line, a broken row, not a regular file. */
+	write_all(path, "date,host\n1,2\n");
+	assert_int_equal(dv_csv_upgrade(path, &from, &rows, &err), -EPROTO);
+	assert_int_equal(from, 0);
+	text = read_all(path);
+	assert_string_equal(text, "date,host\n1,2\n");
+	free(text);
+	snprintf(old, sizeof(old), "%s\n" V1_ROW "a,b\n", dv_csv_header_version(1));
+	write_all(path, old);
+	assert_int_equal(dv_csv_upgrade(path, &from, &rows, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, ":3: wrong number of fields"));
+	text = read_all(path);
+	assert_string_equal(text, old);
+	free(text);
+	assert_int_equal(dv_csv_upgrade("/dev/null", &from, &rows, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "/dev/null: not a regular file"));
+	assert_int_equal(dv_csv_upgrade("/nonexistent/h.csv", &from, &rows, &err), -ENOENT);
+	free_study(s);
+}
+
 static void test_bad_rows(void **state)
 {
 	dv_err_t err = {{0}};
@@ -849,6 +929,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_v3_streams_capacity, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_new_columns_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_quoting_round_trip, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_upgrade, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unwritable, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_v4_server, setup, teardown),
