@@ -298,7 +298,6 @@ static int write_own(run_ctx_t *rc, const dv_study_t *st, const char *prefix, in
 	return r;
 }
 
-/* True when a reported pass sent queries and got not one answer back, not even late. */
 /*
  * After an append to a history file of an earlier header version (its layout
  * kept, doc/nightly.md): one line saying which columns its rows lack.
@@ -316,10 +315,11 @@ static void csv_old_version_note(const char *path)
 		h = strchr(h, ',') ? strchr(h, ',') + 1 : NULL;
 	fprintf(stderr,
 	        "dnsvolley: --csv: %s has the version %d header: rows appended without %s "
-	        "(doc/nightly.md says how to upgrade the file)\n",
-	        path, v, h ? h : "the new columns");
+	        "(to record them from now on: dnsvolley history-upgrade %s)\n",
+	        path, v, h ? h : "the new columns", path);
 }
 
+/* True when a reported pass sent queries and got not one answer back, not even late. */
 static bool any_pass_unanswered(const dv_study_t *st)
 {
 	size_t i;

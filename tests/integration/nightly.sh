@@ -129,6 +129,12 @@ assert_eq "version 1 history rows without 25 fields" 0 \
 	"$(awk -F, 'NF != 25' "$W/history.csv" | wc -l | tr -d ' ')"
 grep -q '<td class="l">r</td><td class="l">L</td><td class="l">hot</td><td>4</td>' \
 	"$W/www/history/index.html" || fail "version 1 history page: hot row should count 4 nights"
+# Without --quiet an append to it says what its rows lack, and how to stop that.
+cp "$W/history.csv" "$TMP/v1copy.csv"
+"$DV" --no-progress -s "127.0.0.1:$fast_PORT" -d "$TMP/list.txt" -n 1 --csv "$TMP/v1copy.csv" \
+	>/dev/null 2>"$TMP/v1copy.err" || fail "append to a version 1 copy: $(cat "$TMP/v1copy.err")"
+grep -q "^dnsvolley: --csv: $TMP/v1copy.csv has the version 1 header: rows appended without client_drops,target_drops,.*,untimed_order (to record them from now on: dnsvolley history-upgrade $TMP/v1copy.csv)$" \
+	"$TMP/v1copy.err" || fail "no note on the old header: $(cat "$TMP/v1copy.err")"
 # dnsvolley history-upgrade (doc/nightly.md): the version 1 file under the current header,
 # every old field kept (quoted ones too), the columns version 1 lacked empty; then the
 # next night appends rows of the current version, and plot still reads it all.
