@@ -129,7 +129,7 @@ complete_words() { # WORD...: what the completion offers for the last word
 		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _dnsvolley
 		[ ${#COMPREPLY[@]} -eq 0 ] || printf "%s " "${COMPREPLY[@]}"' complete "$comp/dnsvolley" "$@"
 }
-assert_eq "dnsvolley <TAB>" "capacity resperf compare plot report merge " "$(complete_words dnsvolley '')"
+assert_eq "dnsvolley <TAB>" "capacity resperf compare plot report merge history-upgrade " "$(complete_words dnsvolley '')"
 assert_eq "dnsvolley --pas<TAB>" "--passes-through-list --passes " "$(complete_words dnsvolley --pas)"
 assert_eq "dnsvolley -f <TAB>" "inet inet6 any " "$(complete_words dnsvolley -f '')"
 assert_eq "dnsvolley plot --<TAB>" "--gnuplot " "$(complete_words dnsvolley plot --)"
