@@ -106,6 +106,7 @@ typedef struct worker {
 	uint8_t *abuf; /* RECV_BATCH * ABUF_LEN */
 	hold_fifo_t hold;
 	double busy_until_ns; /* --capacity: when the service queue empties (monotonic) */
+	int64_t wall_off;     /* --capacity: realtime minus monotonic, read once per batch */
 	union {               /* --capacity: SCM_TIMESTAMPING, the kernel's arrival times */
 		char buf[CMSG_SPACE(sizeof(struct scm_timestamping))];
 		struct cmsghdr align;
@@ -424,7 +425,7 @@ static uint64_t arrival_ns(worker_t *w, unsigned i, uint64_t now_ns)
 			if (ts.ts[0].tv_sec == 0 && ts.ts[0].tv_nsec == 0)
 				break;
 			t = (int64_t)ts.ts[0].tv_sec * (int64_t)DV_NS_PER_S + ts.ts[0].tv_nsec -
-			    dv_wall_minus_mono_ns();
+			    w->wall_off;
 			return t > 0 && (uint64_t)t <= now_ns ? (uint64_t)t : now_ns;
 		}
 	}
@@ -561,6 +562,8 @@ static void handle_batch(worker_t *w, int n, uint64_t now_ns)
 {
 	int i;
 
+	if (w->r->cfg.capacity_qps > 0) /* the stamps are realtime: one offset for the batch */
+		w->wall_off = dv_wall_minus_mono_ns();
 	for (i = 0; i < n; i++)
 		handle(w, (unsigned)i, now_ns);
 	recv_reset(w, (unsigned)n);
