@@ -490,7 +490,7 @@ static void netstamp_ready(const dv_pass_t *p)
 	int rc;
 
 	for (i = 0; i < p->nw; i++)
-		if ((p->w[i].wire && !p->w[i].rx_filter) || p->w[i].coalesce)
+		if (dv_worker_kernel_rx_stamps(&p->w[i]))
 			break;
 	if (i == p->nw)
 		return;

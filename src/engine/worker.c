@@ -824,7 +824,7 @@ static void do_recv_wait(dv_worker_t *w, dv_sock_t *s, bool wait)
 		}
 		now = dv_now_ns();
 		/* Only the kernel's realtime stamps need it (the filter's are monotonic). */
-		offset = (w->wire || w->coalesce) && !w->rx_filter ? dv_wall_minus_mono_ns() : 0;
+		offset = dv_worker_kernel_rx_stamps(w) ? dv_wall_minus_mono_ns() : 0;
 		for (i = 0; i < r; i++) {
 			if (w->rx_filter) {
 				receive_filtered(

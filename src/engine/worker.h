@@ -120,4 +120,15 @@ void dv_worker_request_snapshot(dv_worker_t *w, uint64_t epoch);
 uint64_t dv_worker_epoch(dv_worker_t *w);
 void dv_worker_cleanup(dv_worker_t *w);
 
+/*
+ * The worker's sockets take the kernel's software receive stamps (realtime): the wire clock
+ * without the socket filter (every answer's control message), or answers read on ticks
+ * (coalesce) when the filter does not stamp them. Opened sockets decide it (a worker whose
+ * filter could not be attached has rx_filter false).
+ */
+static inline bool dv_worker_kernel_rx_stamps(const dv_worker_t *w)
+{
+	return (w->wire || w->coalesce) && !w->rx_filter;
+}
+
 #endif
