@@ -414,7 +414,7 @@ void dv_report_connections(FILE *out, const dv_pass_result_t *r)
 	if (c->conn_no_port > 0)
 		fprintf(out,
 		        "  No local port:        %" PRIu64
-		        " attempts (EADDRNOTAVAIL: every port of net.ipv4.ip_local_port_range was "
+		        " attempts (every port of net.ipv4.ip_local_port_range was "
 		        "in use toward the server, typically held in TIME_WAIT by connections "
 		        "closed before, this run's or earlier ones'): widen the range, open fewer "
 		        "connections (-c) or from more addresses (--client-range), reopen less "
