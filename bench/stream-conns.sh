@@ -29,10 +29,13 @@
 # -P: dnsvolley's closed-loop runs under `perf record -g` (the client task only; perf's own
 # CPU is not in the figures) and, after them, each one's CPU split into the client's own
 # work and the server end's kernel work done on the client's CPU (bench/cpu-split.py).
+# Each closed-loop -c also runs bench/tcp-floor ("floor"): the same connections and window
+# with nothing but the system calls a closed loop needs (one recv per event, one send of the
+# freed slots' queries on the connection just read, epoll): what the kernel costs any client.
 # -r ROUNDS: only the target's ratio, in ROUNDS interleaved rounds: each round runs
-# dnsvolley at the smallest and the largest -c, closed loop and paced at -Q RATE (which -c
-# goes first alternates), and prints the CPU per query at the largest ÷ at the smallest;
-# then the medians over the rounds.
+# dnsvolley at the smallest and the largest -c, closed loop and paced at -Q RATE, and the
+# floor at both (which goes first alternates), and prints the CPU per query at the largest ÷
+# at the smallest for each, and dnsvolley's ÷ the floor's at each -c; then the medians.
 # The figures in doc/performance.md ("Many connections") came from this script.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,8 +57,8 @@ done
 for t in dnsperf taskset /usr/bin/time python3 ${perf:+perf}; do
 	command -v "$t" >/dev/null || { echo "stream-conns.sh: needs $t" >&2; exit 2; }
 done
-DV="$build/dnsvolley" RESP="$build/dnsvolley-responder"
-[ -x "$DV" ] && [ -x "$RESP" ] || { echo "stream-conns.sh: build first ($build)" >&2; exit 2; }
+DV="$build/dnsvolley" RESP="$build/dnsvolley-responder" FLOOR="$build/bench/tcp-floor"
+[ -x "$DV" ] && [ -x "$RESP" ] && [ -x "$FLOOR" ] || { echo "stream-conns.sh: build first ($build)" >&2; exit 2; }
 [ -z "$other" ] || [ -x "$other" ] || { echo "stream-conns.sh: -D $other: not an executable" >&2; exit 2; }
 max=0 min=""
 for c in $conns; do
@@ -135,6 +138,27 @@ print("%s %s %d %.0f %.2f %d %.3f %s %d %s %s" % (sys.argv[2], sys.argv[3], done
 P
 }
 
+# fl CONNS: one bench/tcp-floor run (closed loop, -q twice -c): the kernel's floor for the same
+# connections and window, in dv's columns (p50 and SYN retries "-"), then "steady" and the
+# floor's CPU µs per query from the last connection up to the end of sending (no opening or
+# closing in it).
+fl() {
+	local c=$1 o0 d
+	o0=$(tcpstat)
+	/usr/bin/time -f "%U %S" -o "$tmp/time" "${rt[@]}" taskset -c 0 "$FLOOR" -p "$port" -c "$c" \
+		-q $((2 * c)) -l "${dv_secs:-$secs}" -t 2000 >"$tmp/fl.out" 2>&1 || true
+	d=($(deltas "$o0" "$(tcpstat)"))
+	awk -v c="$c" -v t="$(cat "$tmp/time")" -v o="${d[0]}" -v sg="${d[1]}" -v da="${d[3]}" '
+		/^Connections opened:/ { op = $3 }
+		/^Queries completed:/ { done = $3 }
+		/^Queries per second:/ { qps = $4 }
+		/^Steady CPU per query/ { st = $6 }
+		END { split(t, a, " "); printf "floor %s %d %.0f %.2f %s - %s - %s %s steady %s\n", c, done, qps,
+			done ? (a[1] + a[2]) * 1e6 / done : 0, op, o,
+			sg != "-" && done ? sprintf("%.2f", sg / done) : "-",
+			da != "-" && done ? sprintf("%.2f", da / done) : "-", st == "" ? "-" : st }' "$tmp/fl.out"
+}
+
 # dp CONNS [ARGS...]: one dnsperf run.
 dp() {
 	local c=$1 o0 d
@@ -174,29 +198,39 @@ if [ -n "$rounds" ]; then
 		shift 2
 		dv "$name" "$DV" "$c" -q $((2 * c)) "$@" | tee -a "$tmp/rounds.log" | awk '{ print $5 }'
 	}
-	echo "# ratio rounds: dnsvolley CPU µs per query at -c $max ÷ at -c $min, closed loop and paced at -Q $rate"
+	# floor C: bench/tcp-floor's CPU µs per completed query at -c C, closed loop.
+	floor() { fl "$1" | tee -a "$tmp/rounds.log" | awk '{ print $5 }'; }
+	x() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", b / a }'; }
+	echo "# ratio rounds: CPU µs per query at -c $max ÷ at -c $min: dnsvolley closed loop and paced at"
+	echo "# -Q $rate, and bench/tcp-floor (the same connections and window with nothing but the system"
+	echo "# calls) closed loop; last, dnsvolley ÷ floor at each -c (what dnsvolley adds per query)"
 	echo "# (each run's line: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query delayed_acks_per_query)"
 	for r in $(seq "$rounds"); do
 		if [ $((r % 2)) = 1 ]; then
-			s1=$(one closed "$min") s2=$(one closed "$max") p1=$(one paced "$min" -Q "$rate") p2=$(one paced "$max" -Q "$rate")
+			s1=$(one closed "$min") s2=$(one closed "$max") f1=$(floor "$min") f2=$(floor "$max")
+			p1=$(one paced "$min" -Q "$rate") p2=$(one paced "$max" -Q "$rate")
 		else
-			s2=$(one closed "$max") s1=$(one closed "$min") p2=$(one paced "$max" -Q "$rate") p1=$(one paced "$min" -Q "$rate")
+			f2=$(floor "$max") f1=$(floor "$min") s2=$(one closed "$max") s1=$(one closed "$min")
+			p2=$(one paced "$max" -Q "$rate") p1=$(one paced "$min" -Q "$rate")
 		fi
-		echo "round $r: closed $s1 -> $s2 µs/q ($(awk -v a="$s1" -v b="$s2" 'BEGIN { printf "%.2fx", b / a }'))," \
-			"paced $p1 -> $p2 µs/q ($(awk -v a="$p1" -v b="$p2" 'BEGIN { printf "%.2fx", b / a }'))" | tee -a "$tmp/ratios"
+		echo "round $r: closed $s1 -> $s2 µs/q ($(x "$s1" "$s2")), paced $p1 -> $p2 µs/q ($(x "$p1" "$p2"))," \
+			"floor $f1 -> $f2 µs/q ($(x "$f1" "$f2")); dnsvolley/floor ($(x "$f1" "$s1")) ($(x "$f2" "$s2"))" |
+			tee -a "$tmp/ratios"
 	done
 	cat "$tmp/rounds.log"
-	python3 - "$tmp/ratios" <<'P'
+	python3 - "$tmp/ratios" "$min" "$max" <<'P'
 import re, statistics, sys
-r = [re.findall(r"\(([0-9.]+)x\)", line) for line in open(sys.argv[1])]
-print("median over %d rounds: closed %.2fx, paced %.2fx" % (len(r),
-      statistics.median(float(x[0]) for x in r), statistics.median(float(x[1]) for x in r)))
+r = [[float(v) for v in re.findall(r"\(([0-9.]+)x\)", line)] for line in open(sys.argv[1])]
+m = lambda k: statistics.median(x[k] for x in r)
+print("median over %d rounds: closed %.2fx, paced %.2fx, floor %.2fx; dnsvolley/floor %.2fx at -c %s, "
+      "%.2fx at -c %s" % (len(r), m(0), m(1), m(2), m(3), sys.argv[2], m(4), sys.argv[3]))
 P
 	exit 0
 fi
 echo "# closed loop, -q twice -c: tool conns completed qps cpu_us_per_query opened p50_ms listen_overflows syn_retries segs_per_query delayed_acks_per_query"
 for c in $conns; do
 	perf_out=${perf:+$tmp/perf.$c} dv dnsvolley "$DV" "$c" -q $((2 * c))
+	fl "$c"
 	[ -z "$other" ] || dv dvother "$other" "$c" -q $((2 * c))
 	dp "$c" -q $((2 * c))
 	same_as_dnsperf "$c" -q $((2 * c))

@@ -1,8 +1,10 @@
 # bench: benchmark programs and scripts (speed is measured here, never in tests).
-# bench/floor is the kernel-floor client for bench/replay.sh; bench/ql-load times
-# list loading for bench/load-querylist.sh.
-noinst_PROGRAMS = bench/floor
+# bench/floor is the kernel-floor client for bench/replay.sh, bench/tcp-floor the same
+# over TCP with many connections for bench/stream-conns.sh; bench/ql-load times list
+# loading for bench/load-querylist.sh.
+noinst_PROGRAMS = bench/floor bench/tcp-floor
 bench_floor_SOURCES = bench/floor.c
+bench_tcp_floor_SOURCES = bench/tcp-floor.c
 check_PROGRAMS += bench/ql-load
 bench_ql_load_SOURCES = bench/ql-load.c
 EXTRA_DIST += bench/replay.sh bench/responder-ceiling.sh bench/load-querylist.sh \
