@@ -30,7 +30,7 @@ INTEGRATION_TESTS += \
 	tests/integration/capacity-streams.sh tests/integration/server-cost.sh tests/integration/server-stats.sh tests/integration/server-cost-cmd.sh \
 	tests/integration/responder-tcp.sh tests/integration/responder-idle.sh \
 	tests/integration/responder-hostile.sh tests/integration/responder-doh-budget.sh \
-	tests/integration/streams.sh \
+	tests/integration/streams.sh tests/integration/ipv6-transports.sh \
 	tests/integration/stream-sources.sh tests/integration/stream-no-port.sh \
 	tests/integration/capture.sh tests/integration/loss.sh tests/integration/verbose.sh \
 	tests/integration/terminal.sh \
