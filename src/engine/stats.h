@@ -59,13 +59,13 @@ typedef struct dv_qtype_count {
 	/* in flight when an interrupted run gave up waiting */                                    \
 	X(interrupted, NULL, "interrupted", 0)                                                     \
 	/* parseable responses matching no query (ID, question, socket, source) */                 \
-	X(unexpected, NULL, "unexpected", 0)                                                       \
+	X(unexpected, "unexpected", "unexpected", 0)                                               \
 	/* datagrams that are not a parseable DNS response */                                      \
-	X(malformed, NULL, "discarded", 0)                                                         \
+	X(malformed, "malformed", "discarded", 0)                                                  \
 	/* completed answers with TC set */                                                        \
-	X(truncated, NULL, NULL, 0)                                                                \
+	X(truncated, "truncated", NULL, 0)                                                         \
 	/* ICMP errors reported on our sockets (ECONNREFUSED etc.) */                              \
-	X(icmp_errors, NULL, NULL, 0)                                                              \
+	X(icmp_errors, "icmp_errors", NULL, 0)                                                     \
 	/* DNS payload bytes */                                                                    \
 	X(bytes_sent, NULL, NULL, 0)                                                               \
 	/* DNS payload bytes of completed answers */                                               \
@@ -91,9 +91,9 @@ typedef struct dv_qtype_count {
 	/* stream connections established (TCP connect done) */                                    \
 	X(conn_opened, "conn_opened", NULL, DV_CTR_OPTIONAL)                                       \
 	/* connections opened again after a close, reset, failure or --queries-per-conn */         \
-	X(conn_reopened, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	X(conn_reopened, "conn_reopened", NULL, DV_CTR_OPTIONAL)                                   \
 	/* connection attempts still in connect() when the pass ended (never opened or failed) */  \
-	X(conn_abandoned, NULL, NULL, DV_CTR_OPTIONAL)                                             \
+	X(conn_abandoned, "conn_abandoned", NULL, DV_CTR_OPTIONAL)                                 \
 	/* connection attempts that failed (refused, timed out, handshake failed) */               \
 	X(conn_failed, "conn_failed", NULL, DV_CTR_OPTIONAL)                                       \
 	/* connection attempts refused (ECONNREFUSED; also in conn_failed) */                      \
@@ -107,9 +107,9 @@ typedef struct dv_qtype_count {
 	/* established connections closed by the server with none in flight (idle timeout) */      \
 	X(conn_idle_closed, "conn_idle_closed", NULL, DV_CTR_OPTIONAL)                             \
 	/* established connections ended by a protocol error (framing, TLS, HTTP/2) */             \
-	X(conn_proto_errors, NULL, NULL, DV_CTR_OPTIONAL)                                          \
+	X(conn_proto_errors, "conn_proto_errors", NULL, DV_CTR_OPTIONAL)                           \
 	/* connections closed by dnsvolley after --queries-per-conn queries */                     \
-	X(conn_recycled, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	X(conn_recycled, "conn_recycled", NULL, DV_CTR_OPTIONAL)                                   \
 	/* queries lost because their connection ended (also in lost) */                           \
 	X(conn_lost, "conn_lost", NULL, DV_CTR_OPTIONAL)                                           \
 	/* highest queries in flight on one connection (merged: the maximum) */                    \
@@ -123,57 +123,57 @@ typedef struct dv_qtype_count {
 	/* DoH queries answered with an HTTP status other than 200 (also in lost) */               \
 	X(http_non200, "http_non200", NULL, DV_CTR_OPTIONAL)                                       \
 	/* of those, 4xx statuses */                                                               \
-	X(http_4xx, NULL, NULL, DV_CTR_OPTIONAL)                                                   \
+	X(http_4xx, "http_4xx", NULL, DV_CTR_OPTIONAL)                                             \
 	/* of those, 5xx statuses */                                                               \
-	X(http_5xx, NULL, NULL, DV_CTR_OPTIONAL)                                                   \
+	X(http_5xx, "http_5xx", NULL, DV_CTR_OPTIONAL)                                             \
 	/* DoH streams reset or refused, or answered with a body that is not DNS (also in lost) */ \
-	X(stream_errors, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	X(stream_errors, "stream_errors", NULL, DV_CTR_OPTIONAL)                                   \
 	/* --tc-tcp: truncated UDP answers whose query was asked again over TCP */                 \
-	X(tc_retried, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
+	X(tc_retried, "tc_retried", NULL, DV_CTR_OPTIONAL)                                         \
 	/* of those, answered over TCP within the timeout */                                       \
-	X(tc_completed, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	X(tc_completed, "tc_completed", NULL, DV_CTR_OPTIONAL)                                     \
 	/* of those, not answered (timed out, connection ended, or in flight at the end) */        \
-	X(tc_lost, NULL, NULL, DV_CTR_OPTIONAL)                                                    \
+	X(tc_lost, "tc_lost", NULL, DV_CTR_OPTIONAL)                                               \
 	/* truncated answers not asked again: the retry queue (65536) was full */                  \
-	X(tc_not_sent, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(tc_not_sent, "tc_not_sent", NULL, DV_CTR_OPTIONAL)                                       \
 	/* paced: queries the schedule had due that were never sent (over 1 s behind) */           \
-	X(forfeited, NULL, NULL, DV_CTR_OPTIONAL)                                                  \
+	X(forfeited, "forfeited", NULL, DV_CTR_OPTIONAL)                                           \
 	/* paced: queries sent over DV_SEND_BEHIND_NS after their intended time */                 \
-	X(sent_behind, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(sent_behind, "sent_behind", NULL, DV_CTR_OPTIONAL)                                       \
 	/* paced, stream transports: sends the server held back (its stream limit, an unread       \
 	 * send buffer): times a connection with room in -q's share took fewer queries than due */ \
-	X(server_holds, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	X(server_holds, "server_holds", NULL, DV_CTR_OPTIONAL)                                     \
 	/* -y (TSIG): answers with no TSIG RR (also in completed, never signed-OK) */              \
-	X(tsig_unsigned, NULL, NULL, DV_CTR_OPTIONAL)                                              \
+	X(tsig_unsigned, "tsig_unsigned", NULL, DV_CTR_OPTIONAL)                                   \
 	/* -y: answers whose TSIG says BADSIG (RFC 8945 error 16; also in completed) */            \
-	X(tsig_badsig, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(tsig_badsig, "tsig_badsig", NULL, DV_CTR_OPTIONAL)                                       \
 	/* -y: answers whose TSIG says BADKEY (17) */                                              \
-	X(tsig_badkey, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(tsig_badkey, "tsig_badkey", NULL, DV_CTR_OPTIONAL)                                       \
 	/* -y: answers whose TSIG says BADTIME (18) */                                             \
-	X(tsig_badtime, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	X(tsig_badtime, "tsig_badtime", NULL, DV_CTR_OPTIONAL)                                     \
 	/* -y: answers with another TSIG error */                                                  \
-	X(tsig_other_error, NULL, NULL, DV_CTR_OPTIONAL)                                           \
+	X(tsig_other_error, "tsig_other_error", NULL, DV_CTR_OPTIONAL)                             \
 	/* reopens made after a backoff: the connection before ended, or the attempt failed,       \
 	 * without an answer (a jittered exponential delay, 50 ms to 2 s) */                       \
 	X(conn_backoffs, "conn_backoffs", NULL, DV_CTR_OPTIONAL)                                   \
 	/* truncated answers not asked again: no TCP connection to the server could be made */     \
-	X(tc_no_conn, NULL, NULL, DV_CTR_OPTIONAL)                                                 \
+	X(tc_no_conn, "tc_no_conn", NULL, DV_CTR_OPTIONAL)                                         \
 	/* -y: answers with TSIG error 0 whose MAC does not verify (another key or algorithm, a    \
 	 * forged or altered answer; also in completed, never signed-OK) */                        \
-	X(tsig_badmac, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(tsig_badmac, "tsig_badmac", NULL, DV_CTR_OPTIONAL)                                       \
 	/* SYNs retransmitted before a connect ended (TCP_INFO): each a second or more lost, most  \
 	 * often to a server whose accept queue was full */                                        \
 	X(conn_syn_retries, "conn_syn_retries", NULL, DV_CTR_OPTIONAL)                             \
 	/* --xdp: completed answers timed by the steering program's receive stamp (not the read    \
 	 * time; doc/xdp.md "Clock") */                                                            \
-	X(xdp_stamped, NULL, NULL, DV_CTR_OPTIONAL)                                                \
+	X(xdp_stamped, "xdp_stamped", NULL, DV_CTR_OPTIONAL)                                       \
 	/* wire clock: queries sent asking for a kernel transmit stamp (its sample; wire_timed of  \
 	 * them answered and stamped at both ends are the latency's sample) */                     \
-	X(stamps_asked, NULL, NULL, DV_CTR_OPTIONAL)                                               \
+	X(stamps_asked, "stamps_asked", NULL, DV_CTR_OPTIONAL)                                     \
 	/* wire clock, receive stamps by the socket filter: stamps a datagram took that was not    \
 	 * its query's answer in time (a duplicate, junk, a forged or stray answer with its ID, a  \
 	 * late answer): unused, and the query's answer, if it comes, left untimed */              \
-	X(rx_stamps_unused, NULL, NULL, DV_CTR_OPTIONAL)                                           \
+	X(rx_stamps_unused, "rx_stamps_unused", NULL, DV_CTR_OPTIONAL)                             \
 	/* connection attempts that found no local port left (EADDRNOTAVAIL: the ephemeral range   \
 	 * in use toward the server, often by TIME_WAIT; also in conn_failed; dv_sw_fail_cause) */ \
 	X(conn_no_port, "conn_no_port", NULL, DV_CTR_OPTIONAL)                                     \

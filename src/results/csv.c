@@ -366,6 +366,40 @@ static const struct csv_col {
     {"untimed_no_tx", NULL},
     {"untimed_no_rx", NULL},
     {"untimed_order", NULL},
+    /* header version 7: every other counter that says what went wrong or how a figure is to
+     * be read: answers that were none (unexpected, malformed, truncated, ICMP errors),
+     * connections (reopened, abandoned, protocol errors, recycled, stream errors, HTTP 4xx
+     * and 5xx), --tc-tcp's retries, a paced run's honesty (forfeited, sent behind, held by
+     * the server), TSIG's errors, and the wire clock's sample (asked, receive stamps
+     * unused, XDP-stamped) */
+    {"unexpected", NULL},
+    {"malformed", NULL},
+    {"truncated", NULL},
+    {"icmp_errors", NULL},
+    {"conn_reopened", NULL},
+    {"conn_abandoned", NULL},
+    {"conn_proto_errors", NULL},
+    {"conn_recycled", NULL},
+    {"stream_errors", NULL},
+    {"http_4xx", NULL},
+    {"http_5xx", NULL},
+    {"tc_retried", NULL},
+    {"tc_completed", NULL},
+    {"tc_lost", NULL},
+    {"tc_not_sent", NULL},
+    {"tc_no_conn", NULL},
+    {"forfeited", NULL},
+    {"sent_behind", NULL},
+    {"server_holds", NULL},
+    {"tsig_unsigned", NULL},
+    {"tsig_badsig", NULL},
+    {"tsig_badkey", NULL},
+    {"tsig_badtime", NULL},
+    {"tsig_badmac", NULL},
+    {"tsig_other_error", NULL},
+    {"stamps_asked", NULL},
+    {"rx_stamps_unused", NULL},
+    {"xdp_stamped", NULL},
 };
 const size_t dv_csv_ncolumns = DV_ARRAY_SIZE(cols);
 
@@ -376,6 +410,7 @@ static const size_t ncols_of[DV_CSV_VERSION + 1] = {0,
                                                     DV_CSV_V3_COLUMNS,
                                                     DV_CSV_V4_COLUMNS,
                                                     DV_CSV_V5_COLUMNS,
+                                                    DV_CSV_V6_COLUMNS,
                                                     DV_ARRAY_SIZE(cols)};
 
 size_t dv_csv_version_columns(unsigned version)

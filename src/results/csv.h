@@ -35,18 +35,26 @@
  *     failed, how they were retried, how connections ended) untimed_no_tx
  *     untimed_no_rx untimed_order (the wire clock's sampled answers left
  *     untimed, by why)
+ *   version 7 adds: unexpected malformed truncated icmp_errors conn_reopened
+ *     conn_abandoned conn_proto_errors conn_recycled stream_errors http_4xx
+ *     http_5xx tc_retried tc_completed tc_lost tc_not_sent tc_no_conn
+ *     forfeited sent_behind server_holds tsig_unsigned tsig_badsig tsig_badkey
+ *     tsig_badtime tsig_badmac tsig_other_error stamps_asked rx_stamps_unused
+ *     xdp_stamped (every other counter that says what went wrong or how a
+ *     figure is to be read)
  * They are listed once, in csv.c; the counter columns (sent completed lost
  * not_sent late, all of version 2's, version 3's conn_*, tls_* and
- * http_non200, all of version 6's) take their values from the DV_COUNTERS
+ * http_non200, all of version 6's and 7's) take their values from the DV_COUNTERS
  * entry with that csv name (engine/stats.h; one table: a counter's column is
  * named only there).
  */
-#define DV_CSV_VERSION    6  /* the header a new file gets */
+#define DV_CSV_VERSION    7  /* the header a new file gets */
 #define DV_CSV_V1_COLUMNS 25 /* columns of version 1 (before issue 10) */
 #define DV_CSV_V2_COLUMNS 30 /* columns of version 2 (before issues 12 and 13) */
 #define DV_CSV_V3_COLUMNS 45 /* columns of version 3 (before issue 23) */
 #define DV_CSV_V4_COLUMNS 52 /* columns of version 4 (before the server's counters) */
 #define DV_CSV_V5_COLUMNS 60 /* columns of version 5 (before the connection failure split) */
+#define DV_CSV_V6_COLUMNS 70 /* columns of version 6 (before every other counter) */
 /* Columns of the current version (DV_CSV_VERSION). */
 extern const size_t dv_csv_ncolumns;
 /* Columns of header version 1..DV_CSV_VERSION (a prefix of the current ones), else 0. */

@@ -76,19 +76,23 @@ assert_eq "history cold rows" 3 "$(awk -F, '$8 == "cold"' "$W/history.csv" | wc 
 # Every row: sent = completed + lost, nothing lost.
 bad=$(awk -F, 'NR > 1 && ($9 != $10 + $11 || $11 != 0)' "$W/history.csv" | wc -l | tr -d ' ')
 assert_eq "history rows with sent != completed + lost or losses" 0 "$bad"
-# Header version 6: the loss split follows interrupted (version 2), then the transport, the
+# Header version 7: the loss split follows interrupted (version 2), then the transport, the
 # connection figures and the capacity (version 3), then the server's figures (version 4) and
 # its split and counters (version 5), then the connection failure split and the wire clock's
-# untimed answers (version 6); 70 fields a row, no client drops, udp, no connections, no
-# capacity search, no connection failure.
+# untimed answers (version 6), then every other counter of what went wrong (version 7); 98
+# fields a row, no client drops, udp, no connections, no capacity search, no connection
+# failure, no unexpected or malformed answer.
 v3cols=transport,conn_opened,conn_failed,conn_reset,conn_closed,tls_full,tls_resumed,connect_p50_ms,connect_p99_ms,handshake_p50_ms,handshake_p99_ms,queries_per_conn,http_non200,capacity_qps,capacity_verdict
 v4cols=server_cpu_user_s,server_cpu_sys_s,server_us_per_answer,server_csw_per_answer,server_syscalls_per_answer,server_rss_end_kb,server_rss_peak_kb
 v5cols=server_user_us_per_answer,server_sys_us_per_answer,server_rss_start_kb,server_shares_cpu,server_queries,server_cache_hits,server_cache_misses,server_misses_per_query
 v6cols=conn_refused,conn_timeouts,conn_no_port,conn_syn_retries,conn_backoffs,conn_idle_closed,conn_lost,untimed_no_tx,untimed_no_rx,untimed_order
-head -1 "$W/history.csv" | grep -q ",interrupted,client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed,$v3cols,$v4cols,$v5cols,$v6cols\$" ||
+v7cols=unexpected,malformed,truncated,icmp_errors,conn_reopened,conn_abandoned,conn_proto_errors,conn_recycled,stream_errors,http_4xx,http_5xx,tc_retried,tc_completed,tc_lost,tc_not_sent,tc_no_conn,forfeited,sent_behind,server_holds,tsig_unsigned,tsig_badsig,tsig_badkey,tsig_badtime,tsig_badmac,tsig_other_error,stamps_asked,rx_stamps_unused,xdp_stamped
+head -1 "$W/history.csv" | grep -q ",interrupted,client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed,$v3cols,$v4cols,$v5cols,$v6cols,$v7cols\$" ||
 	fail "history header: $(head -1 "$W/history.csv")"
-assert_eq "history rows without 70 fields or with client drops" 0 \
-	"$(awk -F, 'NF != 70 || (NR > 1 && $26 != 0)' "$W/history.csv" | wc -l | tr -d ' ')"
+assert_eq "history rows without 98 fields or with client drops" 0 \
+	"$(awk -F, 'NF != 98 || (NR > 1 && $26 != 0)' "$W/history.csv" | wc -l | tr -d ' ')"
+assert_eq "history rows with an unexpected or malformed answer" 0 \
+	"$(awk -F, 'NR > 1 && $71$72 != "00"' "$W/history.csv" | wc -l | tr -d ' ')"
 assert_eq "history rows with a connection failure" 0 \
 	"$(awk -F, 'NR > 1 && $61$62$63 != "000"' "$W/history.csv" | wc -l | tr -d ' ')"
 assert_eq "history rows not udp without connections or capacity" 0 \
@@ -133,7 +137,7 @@ grep -q '<td class="l">r</td><td class="l">L</td><td class="l">hot</td><td>4</td
 cp "$W/history.csv" "$TMP/v1copy.csv"
 "$DV" --no-progress -s "127.0.0.1:$fast_PORT" -d "$TMP/list.txt" -n 1 --csv "$TMP/v1copy.csv" \
 	>/dev/null 2>"$TMP/v1copy.err" || fail "append to a version 1 copy: $(cat "$TMP/v1copy.err")"
-grep -q "^dnsvolley: --csv: $TMP/v1copy.csv has the version 1 header: rows appended without client_drops,target_drops,.*,untimed_order (to record them from now on: dnsvolley history-upgrade $TMP/v1copy.csv)$" \
+grep -q "^dnsvolley: --csv: $TMP/v1copy.csv has the version 1 header: rows appended without client_drops,target_drops,.*,untimed_order,unexpected,.*,xdp_stamped (to record them from now on: dnsvolley history-upgrade $TMP/v1copy.csv)$" \
 	"$TMP/v1copy.err" || fail "no note on the old header: $(cat "$TMP/v1copy.err")"
 # dnsvolley history-upgrade (doc/nightly.md): the version 1 file under the current header,
 # every old field kept (quoted ones too), the columns version 1 lacked empty; then the
@@ -142,21 +146,21 @@ cut -d, -f1-25 "$W/history.csv" >"$TMP/v1-before.csv"
 rc=0
 "$DV" history-upgrade "$W/history.csv" >"$TMP/up.out" 2>&1 || rc=$?
 assert_eq "history-upgrade status" 0 "$rc"
-assert_eq "history-upgrade says" "$W/history.csv: header version 1 -> 6, 8 rows, each with 45 empty fields (columns that version did not record)" \
+assert_eq "history-upgrade says" "$W/history.csv: header version 1 -> 7, 8 rows, each with 73 empty fields (columns that version did not record)" \
 	"$(cat "$TMP/up.out")"
-assert_eq "upgraded header" "$(head -1 "$TMP/v1.csv"),client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed,$v3cols,$v4cols,$v5cols,$v6cols" \
+assert_eq "upgraded header" "$(head -1 "$TMP/v1.csv"),client_drops,target_drops,target_sockets,icmp_port_unreachable,wire_timed,$v3cols,$v4cols,$v5cols,$v6cols,$v7cols" \
 	"$(head -1 "$W/history.csv")"
 assert_eq "upgraded rows: the first 25 fields as they were" "$(tail -n +2 "$TMP/v1-before.csv")" \
 	"$(tail -n +2 "$W/history.csv" | cut -d, -f1-25)"
-assert_eq "upgraded rows with 70 fields, the last 45 empty" 8 \
-	"$(awk -F, 'NR > 1 && NF == 70 { e = ""; for (i = 26; i <= 70; i++) e = e $i; if (e == "") n++ } END { print n + 0 }' "$W/history.csv")"
+assert_eq "upgraded rows with 98 fields, the last 73 empty" 8 \
+	"$(awk -F, 'NR > 1 && NF == 98 { e = ""; for (i = 26; i <= 98; i++) e = e $i; if (e == "") n++ } END { print n + 0 }' "$W/history.csv")"
 "$DV" history-upgrade "$W/history.csv" >"$TMP/up2.out" 2>&1 || fail "history-upgrade again: $(cat "$TMP/up2.out")"
-assert_eq "history-upgrade again" "$W/history.csv: already header version 6 (8 rows); nothing to do" "$(cat "$TMP/up2.out")"
+assert_eq "history-upgrade again" "$W/history.csv: already header version 7 (8 rows); nothing to do" "$(cat "$TMP/up2.out")"
 assert_eq "night 5 status (upgraded history)" 0 "$(night n5 "$fast_PORT")"
 stop_responder fast
 assert_eq "upgraded history rows" 11 "$(wc -l <"$W/history.csv" | tr -d ' ')"
 assert_eq "night 5 rows of the current version, transport recorded" 2 \
-	"$(tail -2 "$W/history.csv" | awk -F, 'NF == 70 && $26 == "0" && $31 == "udp"' | wc -l | tr -d ' ')"
+	"$(tail -2 "$W/history.csv" | awk -F, 'NF == 98 && $26 == "0" && $31 == "udp"' | wc -l | tr -d ' ')"
 # The four older nights did not record their transport, so they stay a line of their own
 # (doc/nightly.md): 4 hot nights there, 1 in the udp line.
 grep -q '<td class="l">r</td><td class="l">L</td><td class="l">hot</td><td>4</td>' \

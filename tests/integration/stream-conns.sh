@@ -17,7 +17,7 @@ has_line() { # NAME FILE LINE
 	echo "ok: $1"
 }
 
-# csv_is_json NAME RUN: the history's connection split (header version 6), read by column name,
+# csv_is_json NAME RUN: the history's connection split (header version 6 and later), read by column name,
 # equals the results file's counters of the same run.
 split="conn_failed conn_refused conn_timeouts conn_no_port conn_syn_retries conn_backoffs conn_idle_closed conn_lost"
 csv_is_json() {
@@ -238,7 +238,7 @@ assert_eq "tc-tcp, no TCP: every attempt refused" "$failed" "$refused"
 assert_ge "tc-tcp, no TCP: attempts" 1 "$failed"
 has_line "tc-tcp, no TCP: report line" "$TMP/tc.rep" \
 	"  Not asked over TCP:   100 (--tc-tcp: no TCP connection to the server could be made; $failed attempts failed: refused $refused, timed out 0, no local port 0)"
-# The history (header version 6) and dns-metrics carry the same split.
+# The history (header version 6 and later) and dns-metrics carry the same split.
 csv_is_json "tc-tcp, no TCP" tc
 assert_eq "tc-tcp, no TCP: dns-metrics connections failed, refused, timed out, no port" \
 	"$failed $refused 0 0" \

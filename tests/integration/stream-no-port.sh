@@ -66,7 +66,7 @@ reopen)
 	read -r failed noport <<<"$(jc "$TMP/reopen.json" conn_failed conn_no_port)"
 	assert_ge "no local port (the 4 reopens after the eighth answer, then their retries)" 4 "$noport"
 	assert_eq "every failure found no port" "$failed" "$noport"
-	# The history (header version 6) and dns-metrics carry the same split.
+	# The history (header version 6 and later) and dns-metrics carry the same split.
 	assert_eq "CSV conn_failed conn_no_port conn_refused conn_timeouts = the results file's" \
 		"$failed $noport 0 0" \
 		"$(csv_row "$TMP/reopen.csv" 1 conn_failed conn_no_port conn_refused conn_timeouts)"

@@ -36,7 +36,7 @@ stop_responder so
 
 echo "== the same figures in JSON, CSV and dns-metrics"
 assert_eq "history rows (tcp, dot)" 3 "$(wc -l <"$TMP/h.csv" | tr -d ' ')"
-head -1 "$TMP/h.csv" | grep -q ',wire_timed,transport,conn_opened,.*,capacity_qps,capacity_verdict,server_cpu_user_s,.*,server_rss_peak_kb,server_user_us_per_answer,.*,server_misses_per_query,conn_refused,.*,untimed_order$' ||
+head -1 "$TMP/h.csv" | grep -q ',wire_timed,transport,conn_opened,.*,capacity_qps,capacity_verdict,server_cpu_user_s,.*,server_rss_peak_kb,server_user_us_per_answer,.*,server_misses_per_query,conn_refused,.*,untimed_order,unexpected,.*,xdp_stamped$' ||
 	fail "history header: $(head -1 "$TMP/h.csv")"
 row=0
 for m in tcp dot; do
@@ -49,7 +49,11 @@ for m in tcp dot; do
 	assert_eq "$m: CSV transport" "$m" "$(csv_row "$TMP/h.csv" $row transport)"
 	for k in conn_opened conn_failed conn_reset conn_closed tls_full tls_resumed http_non200 \
 		conn_refused conn_timeouts conn_no_port conn_syn_retries conn_backoffs conn_idle_closed \
-		conn_lost untimed_no_tx untimed_no_rx untimed_order; do
+		conn_lost untimed_no_tx untimed_no_rx untimed_order unexpected malformed truncated \
+		icmp_errors conn_reopened conn_abandoned conn_proto_errors conn_recycled stream_errors \
+		http_4xx http_5xx tc_retried tc_completed tc_lost tc_not_sent tc_no_conn forfeited \
+		sent_behind server_holds tsig_unsigned tsig_badsig tsig_badkey tsig_badtime tsig_badmac \
+		tsig_other_error stamps_asked rx_stamps_unused xdp_stamped; do
 		assert_eq "$m: $k JSON = CSV" "$(py "$j" "c['$k']")" "$(csv_row "$TMP/h.csv" $row $k)"
 	done
 	assert_eq "$m: connections opened JSON = metrics" "$opened" "$(mconn "$TMP/$m.jsonl" connections_opened)"

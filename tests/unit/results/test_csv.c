@@ -17,6 +17,11 @@
 
 #include "results/csv.h"
 
+/* Version 7's 28 counters of a pass that had none of them. */
+#define V7_ZEROS                                                                                   \
+	",0,0,0,0,0,0,0,0,0,0,0,0,0,0"                                                             \
+	",0,0,0,0,0,0,0,0,0,0,0,0,0,0"
+
 static char dir[64];
 static char path[128];
 
@@ -139,14 +144,20 @@ static void test_header_once(void **state)
 	                    "server_cache_hits,server_cache_misses,server_misses_per_query,"
 	                    "conn_refused,conn_timeouts,conn_no_port,conn_syn_retries,"
 	                    "conn_backoffs,conn_idle_closed,conn_lost,untimed_no_tx,untimed_no_rx,"
-	                    "untimed_order");
-	assert_int_equal(DV_CSV_VERSION, 6);
-	assert_int_equal(dv_csv_ncolumns, 70);
+	                    "untimed_order,unexpected,malformed,truncated,icmp_errors,"
+	                    "conn_reopened,conn_abandoned,conn_proto_errors,conn_recycled,"
+	                    "stream_errors,http_4xx,http_5xx,tc_retried,tc_completed,tc_lost,"
+	                    "tc_not_sent,tc_no_conn,forfeited,sent_behind,server_holds,"
+	                    "tsig_unsigned,tsig_badsig,tsig_badkey,tsig_badtime,tsig_badmac,"
+	                    "tsig_other_error,stamps_asked,rx_stamps_unused,xdp_stamped");
+	assert_int_equal(DV_CSV_VERSION, 7);
+	assert_int_equal(dv_csv_ncolumns, 98);
+	assert_int_equal(dv_csv_version_columns(6), 70);
 	assert_int_equal(dv_csv_version_columns(5), 60);
 	assert_int_equal(dv_csv_version_columns(4), 52);
 	assert_int_equal(dv_csv_version_columns(3), 45);
 	assert_int_equal(dv_csv_version_columns(2), 30);
-	assert_string_equal(dv_csv_header_version(6), dv_csv_header());
+	assert_string_equal(dv_csv_header_version(7), dv_csv_header());
 	assert_string_equal(dv_csv_header_version(2) + strlen(dv_csv_header_version(2)) - 11,
 	                    ",wire_timed");
 	assert_int_equal(
@@ -162,28 +173,31 @@ static void test_header_once(void **state)
 	                    ",server_rss_peak_kb");
 	assert_string_equal(dv_csv_header_version(5) + strlen(dv_csv_header_version(5)) - 24,
 	                    ",server_misses_per_query");
-	assert_null(dv_csv_header_version(7));
+	assert_string_equal(dv_csv_header_version(6) + strlen(dv_csv_header_version(6)) - 14,
+	                    ",untimed_order");
+	assert_null(dv_csv_header_version(8));
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
 	assert_non_null(strstr(text, dv_csv_header()));
-	assert_string_equal(strstr(text, "\n") + 1,
-	                    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
-	                    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
-	                    "0.500000,0.500000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
-	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0\n"
-	                    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
-	                    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
-	                    "0.750000,0.750000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
-	                    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0\n");
+	assert_string_equal(
+	    strstr(text, "\n") + 1,
+	    "2024-06-01T00:01:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,cold,2000,"
+	    "1990,10,0.500000,0,0,2000.000,0.500000,0.500000,0.500000,0.500000,"
+	    "0.500000,0.500000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
+	    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0" V7_ZEROS "\n"
+	    "2024-06-01T00:02:00Z,bench1,0.1.0,t1,127.0.0.1:5300,SOA,0,hot,2000,"
+	    "1980,20,1.000000,0,0,3000.000,0.750000,0.750000,0.750000,0.750000,"
+	    "0.750000,0.750000,0.000000,2.500000,2.000,0,0,0,0,0,0,"
+	    "udp,0,0,0,0,0,0,,,,,,0,,,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0" V7_ZEROS "\n");
 	/* Append again: the header is not repeated, rows follow. */
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	second = read_all(path);
 	assert_int_equal(strlen(second), 2 * strlen(text) - strlen(dv_csv_header()) - 1);
 	assert_ptr_equal(strstr(second + 1, "date,host"), NULL);
 
-	assert_int_equal(dv_csv_file_version(path, &err), 6);
+	assert_int_equal(dv_csv_file_version(path, &err), 7);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 6);
+	assert_int_equal(t.version, 7);
 	assert_int_equal(t.n, 4);
 	assert_string_equal(field(&t, 0, "pass"), "cold");
 	assert_string_equal(field(&t, 1, "pass"), "hot");
@@ -224,7 +238,7 @@ static void test_counter_columns(void **state)
 		snprintf(want, sizeof(want), "%zu", (size_t)(7000 + 11 * k));
 		assert_string_equal(field(&t, 0, f->csv), want);
 	}
-	assert_int_equal(with_csv, 27); /* version 1 and 2: 10, version 3: 7, version 6: 10 */
+	assert_int_equal(with_csv, 55); /* versions 1 and 2: 10, 3: 7, 6: 10, 7: 28 */
 	assert_string_equal(field(&t, 0, "sent"), "7000");
 	assert_string_equal(field(&t, 0, "not_sent"), "7011");
 	assert_string_equal(field(&t, 0, "completed"), "7022");
@@ -463,7 +477,7 @@ static void test_new_columns_round_trip(void **state)
 	assert_non_null(strstr(text, ",2.000,0,5,613,2,34,1988,udp,"));
 	free(text);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 6);
+	assert_int_equal(t.version, 7);
 	assert_int_equal(t.n, 2);
 	assert_string_equal(field(&t, 0, "client_drops"), "4");
 	assert_string_equal(field(&t, 0, "target_drops"), "612");
@@ -547,13 +561,15 @@ static void test_v3_streams_capacity(void **state)
 	    .searched = true, .capacity_qps = 16000, .generator_bound = true, .steps = 4};
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
-	assert_non_null(strstr(text, ",0,0,0,0,0,0,dot,8,1,2,3,5,3,0.100000,0.100000,1.001472,"
-	                             "4.000000,250.000,4,,,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0\n"));
-	assert_non_null(strstr(text, ",0,0,0,0,0,0,dot,0,0,0,0,0,0,,,,,,0,16000.000,"
-	                             "generator-bound,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0\n"));
+	assert_non_null(
+	    strstr(text, ",0,0,0,0,0,0,dot,8,1,2,3,5,3,0.100000,0.100000,1.001472,"
+	                 "4.000000,250.000,4,,,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0" V7_ZEROS "\n"));
+	assert_non_null(strstr(text,
+	                       ",0,0,0,0,0,0,dot,0,0,0,0,0,0,,,,,,0,16000.000,"
+	                       "generator-bound,,,,,,,,,,,,,,,,0,0,0,0,0,0,0,0,0,0" V7_ZEROS "\n"));
 	free(text);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 6);
+	assert_int_equal(t.version, 7);
 	assert_string_equal(field(&t, 0, "transport"), "dot");
 	assert_string_equal(field(&t, 0, "conn_opened"), "8");
 	assert_string_equal(field(&t, 0, "handshake_p99_ms"), "4.000000");
@@ -754,7 +770,7 @@ static void test_v5_server(void **state)
 	    .measured = true, .stats = true, .stats_ok = true, .stats_queries = 3990};
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 6);
+	assert_int_equal(t.version, 7);
 	assert_string_equal(field(&t, 0, "server_user_us_per_answer"), "2.500");
 	assert_string_equal(field(&t, 0, "server_sys_us_per_answer"), "7.500");
 	assert_string_equal(field(&t, 0, "server_us_per_answer"), "10.000");
@@ -847,13 +863,13 @@ static void test_v6_conn_split(void **state)
 	s->passes[2].res.stats.c.conn_failed = 1000;
 	assert_int_equal(dv_csv_append(s, path, &err), 0);
 	text = read_all(path);
-	assert_fields_per_line(text, 70);
+	assert_fields_per_line(text, 98);
 	assert_non_null(strstr(text, ",dot,40,17,0,0,0,0,"));
-	assert_non_null(strstr(text, ",,,,,,,,,,,,,,,,,,3,5,7,11,13,17,19,23,29,31\n"));
-	assert_non_null(strstr(text, ",,,,,,,,,,,,,,,,,,0,0,1000,0,0,0,0,0,0,0\n"));
+	assert_non_null(strstr(text, ",,,,,,,,,,,,,,,,,,3,5,7,11,13,17,19,23,29,31" V7_ZEROS "\n"));
+	assert_non_null(strstr(text, ",,,,,,,,,,,,,,,,,,0,0,1000,0,0,0,0,0,0,0" V7_ZEROS "\n"));
 	free(text);
 	assert_int_equal(dv_csv_read(path, &t, &err), 0);
-	assert_int_equal(t.version, 6);
+	assert_int_equal(t.version, 7);
 	assert_int_equal(t.n, 2);
 	for (size_t j = 0; j < DV_ARRAY_SIZE(v6_cols); j++) {
 		const dv_counter_field_t *f = dv_csv_counter(v6_cols[j]);
@@ -905,15 +921,100 @@ static void test_v6_conn_split(void **state)
 	assert_int_equal(t.version, 5);
 	assert_int_equal(t.n, 4);
 	dv_csv_table_free(&t);
-	/* A version 6 row under the version 5 header is a wrong row (70 fields, not 60). */
+	/* A version 7 row under the version 5 header is a wrong row (98 fields, not 60). */
 	unlink(path);
-	assert_int_equal(dv_csv_append(s, path, &err), 0); /* a new file: version 6 */
+	assert_int_equal(dv_csv_append(s, path, &err), 0); /* a new file: version 7 */
 	text = read_all(path);
 	snprintf(rows, sizeof(rows), "%s\n%s", dv_csv_header_version(5), strchr(text, '\n') + 1);
 	free(text);
 	write_all(path, rows);
 	assert_int_equal(dv_csv_read(path, &t, &err), -EPROTO);
 	assert_non_null(strstr(err.msg, ":2: wrong number of fields"));
+	free_study(s);
+}
+
+/* Version 7's counters in file order, each the DV_COUNTERS entry of that name. */
+static const char *const v7_cols[] = {
+    "unexpected",     "malformed",         "truncated",     "icmp_errors",   "conn_reopened",
+    "conn_abandoned", "conn_proto_errors", "conn_recycled", "stream_errors", "http_4xx",
+    "http_5xx",       "tc_retried",        "tc_completed",  "tc_lost",       "tc_not_sent",
+    "tc_no_conn",     "forfeited",         "sent_behind",   "server_holds",  "tsig_unsigned",
+    "tsig_badsig",    "tsig_badkey",       "tsig_badtime",  "tsig_badmac",   "tsig_other_error",
+    "stamps_asked",   "rx_stamps_unused",  "xdp_stamped"};
+
+/*
+ * Header version 7: every other counter that says what went wrong or how a figure is to be
+ * read, each its own counter's value, in file order after version 6's. A version 6 file keeps
+ * its 70 columns (its rows carry none of them and read back with them empty), and
+ * history-upgrade takes it to version 7 with every field kept and the new ones empty.
+ */
+static void test_v7_counters(void **state)
+{
+	dv_study_t *s = make_study("t1");
+	dv_err_t err = {{0}};
+	dv_csv_table_t t, up;
+	char old[2048], want[32], *text;
+	unsigned from = 0;
+	size_t rows = 0;
+	(void)state;
+
+	assert_int_equal(DV_ARRAY_SIZE(v7_cols), 28);
+	for (size_t j = 0; j < DV_ARRAY_SIZE(v7_cols); j++) {
+		const dv_counter_field_t *f = dv_csv_counter(v7_cols[j]);
+		assert_non_null(f);
+		assert_string_equal(f->name, v7_cols[j]); /* its results-file key */
+		assert_int_equal(dv_csv_column(v7_cols[j]), DV_CSV_V6_COLUMNS + j);
+		/* the cold pass (passes[1]; passes[0] is a warm-up: no row) gets 100 + j */
+		*dv_counter_ptr(&s->passes[1].res.stats.c, f) = 100 + j;
+	}
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	text = read_all(path);
+	assert_fields_per_line(text, 98);
+	assert_non_null(strstr(text, ",100,101,102,103,104,105,106,107,108,109,110,111,112,113,114,"
+	                             "115,116,117,118,119,120,121,122,123,124,125,126,127\n"));
+	assert_non_null(strstr(text, ",0,0,0,0,0,0,0,0,0,0" V7_ZEROS "\n")); /* the hot pass */
+	free(text);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 7);
+	assert_int_equal(t.n, 2);
+	for (size_t j = 0; j < DV_ARRAY_SIZE(v7_cols); j++) {
+		snprintf(want, sizeof(want), "%zu", 100 + j);
+		assert_string_equal(field(&t, 0, v7_cols[j]), want);
+		assert_string_equal(field(&t, 1, v7_cols[j]), "0");
+	}
+	dv_csv_table_free(&t);
+
+	/* A version 6 file: appended to in its own layout, read back with version 7's empty. */
+	snprintf(old, sizeof(old), "%s\n", dv_csv_header_version(6));
+	write_all(path, old);
+	assert_int_equal(dv_csv_append(s, path, &err), 0);
+	assert_int_equal(dv_csv_file_version(path, &err), 6);
+	text = read_all(path);
+	assert_int_equal(strncmp(text, old, strlen(old)), 0);
+	assert_null(strstr(text, "malformed"));
+	assert_fields_per_line(text, 70);
+	free(text);
+	assert_int_equal(dv_csv_read(path, &t, &err), 0);
+	assert_int_equal(t.version, 6);
+	for (size_t r = 0; r < t.n; r++)
+		for (size_t col = DV_CSV_V6_COLUMNS; col < dv_csv_ncolumns; col++)
+			assert_string_equal(t.rows[r][col], "");
+
+	/* history-upgrade: version 6 -> 7, every field kept, version 7's columns empty. */
+	assert_int_equal(dv_csv_upgrade(path, &from, &rows, &err), 0);
+	assert_int_equal(from, 6);
+	assert_int_equal(rows, 2);
+	assert_int_equal(dv_csv_read(path, &up, &err), 0);
+	assert_int_equal(up.version, 7);
+	assert_int_equal(up.n, t.n);
+	for (size_t r = 0; r < up.n; r++)
+		for (size_t c = 0; c < dv_csv_ncolumns; c++)
+			assert_string_equal(up.rows[r][c], t.rows[r][c]);
+	text = read_all(path);
+	assert_fields_per_line(text, 98);
+	free(text);
+	dv_csv_table_free(&t);
+	dv_csv_table_free(&up);
 	free_study(s);
 }
 
@@ -935,6 +1036,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_v4_server, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_v5_server, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_v6_conn_split, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_v7_counters, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
