@@ -44,6 +44,8 @@ INTEGRATION_TESTS += tests/integration/resperf-flags.sh tests/integration/captur
 	tests/integration/query-flags.sh tests/integration/tsig.sh tests/integration/update.sh
 # issue 23: --server-stats against real PowerDNS Authoritative, Recursor and BIND
 INTEGRATION_TESTS += tests/integration/server-stats-pdns-bind.sh tests/integration/plot-server.sh
+# the man pages, the usage texts and the completion name exactly the options the code accepts
+INTEGRATION_TESTS += tests/integration/man-options.sh
 # issue 22: scripts/check-rules fails on hand-written DNS wire and on dead functions
 INTEGRATION_TESTS += tests/integration/check-rules.sh
 # issues 25 and 27: scripts/lab, a network namespace with the responder or knotd (XDP)

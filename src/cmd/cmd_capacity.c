@@ -92,7 +92,8 @@ static void usage(FILE *f)
 	        "  --factor F              growth per step until the SLO breaks (2)\n"
 	        "  --precision P%%          stop bisecting at this bracket (2%%)\n"
 	        "  --plot DIR              draw the hockey stick (loss, latency against offered "
-	        "qps) into DIR\n\n"
+	        "qps) into DIR\n"
+	        "  -h, --help              this help\n\n"
 	        "Run and study options as for a plain run (--passes, --repeat, --flush, --json,\n"
 	        "--baseline, --max-capacity-drop PCT...); -l and -n are set per step, -q\n"
 	        "defaults to 65536 per thread and -t to 1 s here. See dnsvolley(1).\n");

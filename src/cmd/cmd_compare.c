@@ -24,6 +24,7 @@ static void compare_usage(FILE *out)
 	      "  --max-handshake-p99 50ms   --max-conn-failures N (stream transports)\n"
 	      "  --max-server-cpu-rise 10%   --max-server-rss-rise 10% (server figures)\n"
 	      "  --junit FILE (JUnit XML)\n"
+	      "  -h, --help  this help\n"
 	      "exit status: 0 all gates hold, 1 a gate failed, 2 usage or input error\n",
 	      out);
 }

@@ -18,6 +18,7 @@ static void history_usage(FILE *out)
 	        "(not recorded), the file replaced atomically. A file already at version %d is\n"
 	        "left alone. Until a file is upgraded, the rows appended to it keep its own\n"
 	        "layout, without the newer columns (doc/nightly.md).\n"
+	        "  -h, --help  this help\n"
 	        "Exit status 0 (upgraded, or nothing to do), 2 when the file is no history file\n"
 	        "or cannot be read (it is untouched), 3 when the new file could not be written\n"
 	        "(the old one is untouched).\n",

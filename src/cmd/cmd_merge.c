@@ -19,6 +19,8 @@ static void merge_usage(FILE *out)
 	             "together with --start-at) into one: counters and latency histograms added\n"
 	             "exactly, with a per-generator section. Files of different lists, flags,\n"
 	             "transports or passes are refused, and so is a file given twice.\n"
+	             "  -o ALL.json   the merged results file ('-': standard output)\n"
+	             "  -h, --help    this help\n"
 	             "Exit status 0, or 2 when nothing was written.\n");
 }
 

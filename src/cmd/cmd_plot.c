@@ -43,6 +43,9 @@ static void plot_usage(FILE *out)
 	fputs("usage: dnsvolley plot RESULTS.json|HISTORY.csv -o DIR [--gnuplot PROG]\n"
 	      "  Draws with gnuplot, into DIR: PNG and SVG charts, their data files and .gp\n"
 	      "  scripts, and index.html with the study table, the verdicts and the charts.\n"
+	      "  -o, --output DIR   the directory (made when missing)\n"
+	      "  --gnuplot PROG     the gnuplot to run (gnuplot, from PATH)\n"
+	      "  -h, --help         this help\n"
 	      "exit status: 0 done, 2 usage or input error (also: gnuplot missing or failing)\n",
 	      out);
 }

@@ -20,7 +20,10 @@ static void report_usage(FILE *out)
 	             "Print the comparison table and the summary of a results file again,\n"
 	             "then each pass's latency clock (and, for stream transports, its\n"
 	             "connection figures).\n"
-	             "--server-table: the table's cells add the server's CPU us per answer.\n");
+	             "  --table         the table only (no summary, no per-pass lines)\n"
+	             "  --summary       the summary and per-pass lines only (no table)\n"
+	             "  --server-table  the table's cells add the server's CPU us per answer\n"
+	             "  -h, --help      this help\n");
 }
 
 /*

@@ -132,7 +132,7 @@ complete_words() { # WORD...: what the completion offers for the last word
 assert_eq "dnsvolley <TAB>" "capacity resperf compare plot report merge history-upgrade " "$(complete_words dnsvolley '')"
 assert_eq "dnsvolley --pas<TAB>" "--passes-through-list --passes " "$(complete_words dnsvolley --pas)"
 assert_eq "dnsvolley -f <TAB>" "inet inet6 any " "$(complete_words dnsvolley -f '')"
-assert_eq "dnsvolley plot --<TAB>" "--gnuplot " "$(complete_words dnsvolley plot --)"
+assert_eq "dnsvolley plot --<TAB>" "--gnuplot --output --help " "$(complete_words dnsvolley plot --)"
 assert_eq "dnsvolley -c <TAB>" "" "$(complete_words dnsvolley -c '')"
 assert_eq "dnsvolley-responder --rc<TAB>" "--rcode " "$(complete_words dnsvolley-responder --rc)"
 assert_eq "dnsvolley-genlist --s<TAB>" "--soa --shuffle --seed " "$(complete_words dnsvolley-genlist --s)"
