@@ -292,6 +292,20 @@ static int parse_other(rp_opts_t *o, int c, const char *v)
 	}
 }
 
+/*
+ * A "--NAME" argument: resperf has single-letter flags only, so name the whole argument
+ * (getopt would report its second '-') and say where its long settings go instead.
+ */
+static int long_flag(const char *arg)
+{
+	fprintf(stderr,
+	        PFX "'%s' is not a resperf flag: resperf's flags are single letters%s, and its "
+	            "settings with names go through -O NAME=VALUE\nTry 'dnsvolley resperf -h' for "
+	            "more information.\n",
+	        arg, strcmp(arg, "--help") == 0 ? " (-h for help)" : "");
+	return DV_EXIT_USAGE;
+}
+
 /* After the flags: what they mean together. */
 static int check(rp_opts_t *o)
 {
@@ -345,6 +359,8 @@ static int parse(int argc, char **argv, rp_opts_t *o)
 	opterr = 0;
 	while ((c = getopt(argc, argv, ":f:M:s:p:a:x:d:t:b:eE:Dy:i:m:P:r:c:L:C:q:vWRF:hHO:T:o:")) !=
 	       -1) {
+		if (c == '?' && optopt == '-') /* getopt saw "--NAME" as the flag '-' */
+			return long_flag(argv[optind]);
 		rc = parse_net(o, c, optarg);
 		if (rc == 1)
 			rc = parse_load(o, c, optarg);

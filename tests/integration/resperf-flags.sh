@@ -21,6 +21,9 @@ refused "-P /nonexistent/x: No such file" -P /nonexistent/x -m 10 -r 1
 refused "-F: dnsvolley does not end the ramp" -F 1000
 refused "-y: 'hmac-x' is not a TSIG algorithm" -y hmac-x:key:YWJjZA==
 refused "-Z is not a resperf flag" -Z
+refused "'--json' is not a resperf flag: resperf's flags are single letters, and its settings with names go through -O" \
+	-m 10 --json x.json
+refused "'--help' is not a resperf flag: resperf's flags are single letters (-h for help)" --help
 refused "-O: 'nope=1' is not a long option" -O nope=1
 refused "-M: 'quic' is not a mode" -M quic
 refused "-O num-queries-per-conn needs -M tcp" -O num-queries-per-conn=5
