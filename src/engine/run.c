@@ -715,6 +715,17 @@ static void finish_result(dv_pass_t *p, uint64_t first, uint64_t last, uint64_t 
 	res->end = end_reason(cfg, res, p->end_seq);
 }
 
+bool dv_pass_times_sample(const dv_pass_result_t *r)
+{
+	return r->stats.c.stamps_asked > 0 ||
+	       (r->clock == DV_PASS_CLOCK_WIRE && r->stamp_every > 0);
+}
+
+bool dv_pass_sample_partial(const dv_pass_result_t *r)
+{
+	return dv_pass_times_sample(r) && r->stats.c.stamps_asked < r->stats.c.sent;
+}
+
 const char *dv_pass_clock_name(dv_pass_clock_t clock)
 {
 	switch (clock) {

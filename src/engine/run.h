@@ -106,6 +106,15 @@ typedef struct dv_pass_result {
 } dv_pass_result_t;
 
 /*
+ * The pass's latency timed the wire clock's sample only, so its histograms count wire_timed
+ * answers, not every completed one: stamps were asked, or the pass ran on the wire clock
+ * with a sample rate (a sample can draw no query: a list shorter than 1 in stamp_every).
+ */
+bool dv_pass_times_sample(const dv_pass_result_t *r);
+/* ... and that sample was part of the queries sent: its percentiles have a sampling error. */
+bool dv_pass_sample_partial(const dv_pass_result_t *r);
+
+/*
  * Run one pass. Blocks until done. A list with clients (ql->client) is replayed
  * with a socket per client: cfg->sockets is taken as ql->clients, and it needs
  * one thread (-EINVAL otherwise). The first pass installs a process-wide

@@ -156,12 +156,6 @@ static void print_no_answer(FILE *out, const dv_pass_result_t *r)
 		        "answer)\n");
 }
 
-/* The wire clock timed a sample (stamps asked on fewer queries than were sent). */
-static bool sampled(const dv_counters_t *c)
-{
-	return c->stamps_asked > 0 && c->stamps_asked < c->sent;
-}
-
 /*
  * Where the wire clock's receive stamps came from, after "receive": the socket filter's
  * (the sample's answers only) on every worker, on none (every answer's control message),
@@ -189,7 +183,7 @@ static void print_wire_clock(FILE *out, const dv_pass_result_t *r)
 {
 	const dv_counters_t *c = &r->stats.c;
 
-	if (!sampled(c)) {
+	if (!dv_pass_sample_partial(r)) {
 		fprintf(out, "  Latency clock:        wire (kernel transmit and receive stamps");
 		if (r->rx_filter || r->rx_filter_workers > 0) {
 			fprintf(out, ", receive");
@@ -286,7 +280,7 @@ static void print_sampling_error(FILE *out, const dv_pass_result_t *r)
 	static const double qs[] = {0.50, 0.90, 0.99, 0.999};
 	static const char *names[] = {"p50", "p90", "p99", "p99.9"};
 
-	if (!sampled(&r->stats.c) || r->stats.latency.count == 0)
+	if (!dv_pass_sample_partial(r) || r->stats.latency.count == 0)
 		return;
 	fprintf(out, "  Sampling error (95%%):");
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {

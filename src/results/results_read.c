@@ -730,8 +730,8 @@ static int r_capacity(rctx_t *r, json_t *o, dv_pass_record_t *p)
 	return 0;
 }
 
-/* The histograms of a pass: "latency" (count = completed; = wire_timed when the wire clock
- * sampled, stamps_asked > 0), the optional "latency_intended"
+/* The histograms of a pass: "latency" (count = completed; = wire_timed on the sampled wire
+ * clock: stamps_asked > 0, or "clock" wire with a "stamp_every"), the optional "latency_intended"
  * (the same), "connect" (= conn_opened) and "handshake" (= tls_full + tls_resumed). */
 static int r_pass_hists(rctx_t *r, json_t *o, dv_pass_result_t *res)
 {
@@ -748,8 +748,8 @@ static int r_pass_hists(rctx_t *r, json_t *o, dv_pass_result_t *res)
 		return r_bad(r, "latency count %llu is not from wire_timed %llu to completed %llu",
 		             (unsigned long long)n, (unsigned long long)c->wire_timed,
 		             (unsigned long long)c->completed);
-	/* The sampled wire clock (stamps_asked > 0) times its sample only: wire_timed answers. */
-	bool sample = c->stamps_asked > 0;
+	/* The sampled wire clock times its sample only: wire_timed answers. */
+	bool sample = dv_pass_times_sample(res);
 	if (res->clock != DV_PASS_CLOCK_MIXED && n != (sample ? c->wire_timed : c->completed))
 		return r_bad(r, "latency count %llu differs from %s %llu", (unsigned long long)n,
 		             sample ? "wire_timed" : "completed",

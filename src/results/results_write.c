@@ -319,8 +319,7 @@ static void w_latency_ci(wctx_t *w, json_t *lat, const dv_pass_result_t *r)
 	          {"p99_ci95_ns", 0.99},
 	          {"p999_ci95_ns", 0.999}};
 
-	if (lat == NULL || r->stats.c.stamps_asked == 0 ||
-	    r->stats.c.stamps_asked >= r->stats.c.sent)
+	if (lat == NULL || !dv_pass_sample_partial(r) || r->stats.latency.count == 0)
 		return;
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		uint64_t lo, hi;

@@ -265,6 +265,23 @@ for src in filter cmsg; do
 done
 stop_responder P
 
+# A sample that draws no query: one query at 1 in 16 (stamps_asked 0, latency count 0, 1
+# completed: the sample is seeded, so with -T 1 -c 1 the same query is drawn or not every
+# run). The run's own results file reads back in report and compare, as any other.
+echo "example.com A" >"$TMP/one.txt"
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$TMP/one.txt" -n 1 -T 1 -c 1 --clock wire:1/16 \
+	--json "$TMP/one.json" >"$TMP/one.out" 2>&1 || fail "one query: $(cat "$TMP/one.out")"
+assert_eq "one query at 1/16: sent completed stamps_asked wire_timed" "1 1 0 0" \
+	"$(jc "$TMP/one.json" sent completed stamps_asked wire_timed)"
+assert_eq "one query at 1/16: latency count" 0 "$(lat "$TMP/one.json" | cut -d' ' -f1)"
+rc=0
+"$DV" report "$TMP/one.json" >"$TMP/one.rep" 2>&1 || rc=$?
+assert_eq "report of a sample that drew no query: exit ($(head -2 "$TMP/one.rep"))" 0 "$rc"
+grep -qF "latency of 0 answers (0 asked) of 1" "$TMP/one.rep" || fail "one query: $(cat "$TMP/one.rep")"
+rc=0
+"$DV" compare "$TMP/one.json" "$TMP/one.json" >"$TMP/one.cmp" 2>&1 || rc=$?
+assert_eq "compare of it: exit ($(head -2 "$TMP/one.cmp"))" 0 "$rc"
+
 # Bad rates are refused before anything is sent.
 for bad in wire:1/0 wire:1/x wire:2/3 wire:1/65537; do
 	rc=0

@@ -1093,6 +1093,41 @@ static void test_clock(void **state)
 }
 
 /*
+ * A pass on the sampled wire clock whose sample drew no query (a list shorter than 1 in
+ * stamp_every: stamps_asked 0, nothing timed, answers completed) is what the run wrote:
+ * report, compare and --baseline read it back. A pass that claims no sample (the app
+ * clock) with the same empty latency is still refused.
+ */
+static void test_clock_empty_sample(void **state)
+{
+	(void)state;
+	dv_study_t a, b;
+	dv_err_t err;
+	build(&a);
+	for (size_t i = 0; i < a.n_passes; i++)
+		a.passes[i].res.clock =
+		    a.passes[i].res.xdp.used ? DV_PASS_CLOCK_XDP : DV_PASS_CLOCK_APP;
+	sample(&a.passes[0].res, 16, true, 0, 0, 0); /* completed 990, none timed */
+	char *text = dv_results_dump_json(&a, &err);
+	assert_non_null(text);
+	if (dv_results_read_buffer(text, strlen(text), "mem.json", &b, &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_same(&a, &b);
+	char *back = clock_text(&b, 0);
+	assert_string_equal(back,
+	                    "  Latency clock:        wire (kernel stamps: transmit on 1 in 16 "
+	                    "queries, receive on those by a socket filter), latency of 0 "
+	                    "answers (0 asked) of 990\n");
+	free(back);
+	dv_study_free(&b);
+	char *bad = subst(text, "\"clock\": \"wire\"", "\"clock\": \"app\"");
+	expect_reject(bad, "passes[0]: latency count 0 differs from completed 990");
+	free(bad);
+	free(text);
+	dv_study_free(&a);
+}
+
+/*
  * A pass whose workers took their receive stamps both ways (the socket filter on some,
  * every answer's control message on the others: the filter could not be attached to one
  * worker's sockets, or ranks merged) says how many of each in its Latency clock line, and
@@ -1185,6 +1220,7 @@ int main(void)
 	    cmocka_unit_test(test_limits),
 	    cmocka_unit_test(test_mutations),
 	    cmocka_unit_test(test_clock),
+	    cmocka_unit_test(test_clock_empty_sample),
 	    cmocka_unit_test(test_clock_rx_workers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
