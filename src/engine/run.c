@@ -805,7 +805,7 @@ int dv_run_pass(const dv_run_config_t *cfg, const dv_querylist_t *ql, dv_pass_re
 	netstamp_ready(&p);
 	rc = start_workers(&p, &started);
 	if (cfg->server_cost != NULL)
-		dv_srvcost_begin(cfg->server_cost, &cfg->server, cfg->stream);
+		dv_srvcost_begin(cfg->server_cost, &cfg->server, dv_run_over_tcp(cfg));
 	sample_host(cfg, &h0);
 	p.gate.t0_ns = dv_now_ns();
 	open_gate(&p.gate, started == p.nw ? 1 : -1);

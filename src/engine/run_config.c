@@ -27,6 +27,16 @@ void dv_run_config_init(dv_run_config_t *cfg)
 	dv_tp_config_init(&cfg->tp);
 }
 
+const char *dv_run_transport(const dv_run_config_t *cfg)
+{
+	return cfg->stream ? dv_tp_kind_name(cfg->tp.kind) : "udp";
+}
+
+bool dv_run_over_tcp(const dv_run_config_t *cfg)
+{
+	return cfg->stream && dv_tp_desc(cfg->tp.kind)->sock_type == SOCK_STREAM;
+}
+
 /* n divided over T as evenly as possible: the first n % T shares get one more. */
 uint32_t dv_run_stamp_every(const dv_run_config_t *cfg, double rate_qps)
 {

@@ -94,6 +94,12 @@ void dv_run_config_init(dv_run_config_t *cfg);
  */
 uint32_t dv_run_stamp_every(const dv_run_config_t *cfg, double rate_qps);
 
+/* The run's packets ride TCP (TCP, DoT, DoH): the server listens on a TCP socket. Not for
+ * UDP, nor DoQ, whose connections are QUIC over UDP. */
+bool dv_run_over_tcp(const dv_run_config_t *cfg);
+/* The run's transport by name, as -m and the results' "transport" give it: "udp", "tcp"... */
+const char *dv_run_transport(const dv_run_config_t *cfg);
+
 /*
  * The work split of a pass: worker `worker` (0 <= worker < cfg->threads) of a
  * pass over a list of list_count queries gets

@@ -161,14 +161,14 @@ static void generator_cpus(dv_cpumask_t *ran, dv_cpumask_t *allowed)
 }
 
 /* Which process serves the target: the one named, or the owner of its socket. */
-static pid_t find_server(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool stream)
+static pid_t find_server(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool tcp)
 {
 	uint64_t inodes[MAX_INODES];
 	size_t n;
 	unsigned unreadable = 0;
 	pid_t owner;
 
-	n = dv_sockstat_inodes(server, stream ? 1 : 0, inodes, MAX_INODES);
+	n = dv_sockstat_inodes(server, tcp ? 1 : 0, inodes, MAX_INODES);
 	if (sc->pid > 0) {
 		snprintf(sc->out.source, sizeof(sc->out.source), "pid");
 		/* a named process must be the target's server when the target is on this host */
@@ -220,11 +220,11 @@ static void open_syscalls(dv_srvcost_t *sc)
 	sc->sys_open = true;
 }
 
-static void proc_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool stream)
+static void proc_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool tcp)
 {
 	int rc;
 
-	sc->cur = find_server(sc, server, stream);
+	sc->cur = find_server(sc, server, tcp);
 	if (sc->cur == 0) {
 		sc->out.measured = sc->out.error[0] != '\0';
 		return;
@@ -344,7 +344,7 @@ static void stats_end(dv_srvcost_t *sc)
 	sc->st0_ok = false;
 }
 
-void dv_srvcost_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool stream)
+void dv_srvcost_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool tcp)
 {
 	if (sc->sys_open) /* a pass that failed before its end edge left them open */
 		dv_syscount_close(&sc->sc);
@@ -355,7 +355,7 @@ void dv_srvcost_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, b
 	if (sc->cmd != NULL)
 		cmd_begin(sc);
 	else if (sc->proc)
-		proc_begin(sc, server, stream);
+		proc_begin(sc, server, tcp);
 }
 
 void dv_srvcost_end(dv_srvcost_t *sc, uint64_t answers, dv_server_cost_t *out)

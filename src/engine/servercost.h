@@ -93,11 +93,11 @@ void dv_srvcost_free(dv_srvcost_t *sc);
 /*
  * The pass's start edge (after the workers are started, before they are let go): reads
  * the server's own counters (--server-stats) first, then finds the server (server: the
- * target address; stream: TCP listeners, else UDP), opens its system-call counters and
- * takes the first reading. Never fails: a server that cannot be read is recorded in the
- * result's error (stats_error for its counters).
+ * target address; tcp: TCP listeners, else UDP sockets, DoQ's too), opens its system-call
+ * counters and takes the first reading. Never fails: a server that cannot be read is recorded in
+ * the result's error (stats_error for its counters).
  */
-void dv_srvcost_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool stream);
+void dv_srvcost_begin(dv_srvcost_t *sc, const struct sockaddr_storage *server, bool tcp);
 /* The end edge (after the workers are joined): the second reading, the deltas into *out;
  * the process is read before the control tool runs, so its work is outside the window. */
 void dv_srvcost_end(dv_srvcost_t *sc, uint64_t answers, dv_server_cost_t *out);

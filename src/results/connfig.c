@@ -75,7 +75,7 @@ bool dv_pass_has_conns(const dv_pass_result_t *r)
 
 const char *dv_study_transport(const dv_study_t *s)
 {
-	return s->run.stream ? dv_tp_kind_name(s->run.tp.kind) : "udp";
+	return dv_run_transport(&s->run);
 }
 
 bool dv_study_has_conns(const dv_study_t *s)

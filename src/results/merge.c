@@ -50,11 +50,6 @@ static int check_inputs(const dv_study_t *a, const char *an, const dv_study_t *b
 	return 0;
 }
 
-static const char *transport_name(const dv_run_config_t *r)
-{
-	return r->stream ? dv_tp_kind_name(r->tp.kind) : "udp";
-}
-
 /* The flags that change what a pass means (not the load, which adds up). */
 static int check_flags(const dv_study_t *a, const char *an, const dv_study_t *b, const char *bn,
                        dv_err_t *err)
@@ -72,11 +67,11 @@ static int check_flags(const dv_study_t *a, const char *an, const dv_study_t *b,
 	if (strcmp(x, y) != 0)
 		return differs(err, bn, an, "flags", x, y);
 	/* A UDP run and a TCP run measure different things: the sum would be neither. */
-	snprintf(x, sizeof(x), "%s, %llu queries per connection", transport_name(ra),
+	snprintf(x, sizeof(x), "%s, %llu queries per connection", dv_run_transport(ra),
 	         (unsigned long long)ra->queries_per_conn);
-	snprintf(y, sizeof(y), "%s, %llu queries per connection", transport_name(rb),
+	snprintf(y, sizeof(y), "%s, %llu queries per connection", dv_run_transport(rb),
 	         (unsigned long long)rb->queries_per_conn);
-	if (strcmp(transport_name(ra), transport_name(rb)) != 0 ||
+	if (strcmp(dv_run_transport(ra), dv_run_transport(rb)) != 0 ||
 	    ra->queries_per_conn != rb->queries_per_conn)
 		return differs(err, bn, an, "transport (-m, --queries-per-conn)", x, y);
 	snprintf(x, sizeof(x), "rd %d edns %d bufsize %u do %d options %u", qa->rd, qa->edns,

@@ -61,7 +61,7 @@ static json_t *header_obj(const dv_study_t *s, const char *runid)
 		json_object_set_new(info, "kernel", json_string(s->kernel));
 	json_object_set_new(info, "ncpu", json_integer(s->ncpu));
 	json_object_set_new(info, "transport_layer_proto",
-	                    json_string(s->run.stream ? "TCP" : "UDP"));
+	                    json_string(dv_run_over_tcp(&s->run) ? "TCP" : "UDP"));
 	json_object_set_new(info, "transport", json_string(dv_study_transport(s)));
 	for (size_t i = 0; i < s->n_targets; i++) {
 		const dv_target_t *t = &s->targets[i];

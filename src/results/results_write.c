@@ -137,7 +137,7 @@ static void w_fields(wctx_t *w, json_t *o, const void *base, const dv_jfield_t *
 			break;
 		case J_MODE: {
 			const dv_run_config_t *rc = base;
-			w_str(w, o, f->key, rc->stream ? dv_tp_kind_name(rc->tp.kind) : "udp");
+			w_str(w, o, f->key, dv_run_transport(rc));
 			break;
 		}
 		}

@@ -37,6 +37,28 @@ assert_eq "CSV: server peak RSS" "$(server_field "$TMP/r.json" rss_peak_kb)" \
 	"$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "server_rss_peak_kb") c = i } NR == 2 { print $c }' "$TMP/h.csv")"
 grep -q "^  Server memory (kB):   RSS " "$TMP/out.txt" || fail "no Server memory line"
 
+# --- over connections, found by the socket its kind listens on: TCP's listener for -m tcp,
+# the UDP socket of QUIC for -m doq (dns-metrics says which layer each rode)
+command -v openssl >/dev/null || skip "openssl not installed"
+make_cert
+start_responder conn --tcp-port 0 --tcp-port-file "$TMP/conn.tcp" --doq-port 0 \
+	--doq-port-file "$TMP/conn.doq" --tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem"
+for kind in tcp doq; do
+	port=$(cat "$TMP/conn.$kind") tls=()
+	[ "$kind" = tcp ] || tls=(--tls-ca "$TMP/cert.pem" --tls-sni dnsvolley.test)
+	"$DV" -m "$kind" -s "127.0.0.1:$port" -d "$TMP/list.txt" -n 1 -c 2 --no-progress "${tls[@]}" \
+		--json "$TMP/$kind.json" --dns-metrics "$TMP/$kind.jsonl" >"$TMP/$kind.out" 2>&1 ||
+		fail "-m $kind exited $?: $(cat "$TMP/$kind.out")"
+	[ "$kind" = tcp ] && layer=TCP || layer=UDP
+	assert_eq "-m $kind: server found by its socket" "true auto $conn_PID" \
+		"$(server_field "$TMP/$kind.json" ok) $(server_field "$TMP/$kind.json" source) $(server_field "$TMP/$kind.json" pid)"
+	assert_eq "-m $kind: the server's answers" 3000 "$(server_field "$TMP/$kind.json" answers)"
+	grep -q "^  Server CPU per answer (us): " "$TMP/$kind.out" || fail "-m $kind: no Server block"
+	assert_eq "-m $kind: dns-metrics transport_layer_proto" "$layer" \
+		"$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["additional_info"]["transport_layer_proto"])' "$TMP/$kind.jsonl")"
+done
+stop_responder conn
+
 # --- the gates: the same file with the server's CPU doubled and its peak RSS up 5%
 python3 - "$TMP/r.json" "$TMP/r2.json" <<'P'
 import json, sys
