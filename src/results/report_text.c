@@ -587,7 +587,7 @@ void dv_report_pass_body(FILE *out, const dv_study_t *s, const dv_pass_record_t 
 	if (c->icmp_errors > 0)
 		fprintf(out, "  ICMP errors:          %" PRIu64 " (%" PRIu64 " port unreachable)\n",
 		        c->icmp_errors, c->icmp_port_unreachable);
-	if (r->udp.valid && !s->run.stream)
+	if (r->udp.valid && !dv_run_over_tcp(&s->run)) /* UDP, and DoQ over it */
 		fprintf(out,
 		        "  Kernel UDP counters:  receive-buffer errors %" PRIu64
 		        ", send-buffer errors %" PRIu64 ", no-port %" PRIu64

@@ -82,6 +82,9 @@ assert_eq "clean: doq-received" 2000 "$(hc clean received)"
 assert_eq "clean: doq-answered" 2000 "$(hc clean answered)"
 assert_eq "clean: doq-unanswered" 0 "$(hc clean unanswered)"
 assert_eq "clean: doq-cancelled" 0 "$(hc clean cancelled)"
+# QUIC rides UDP: the host's UDP buffer errors over the pass are in the report.
+grep -q "^  Kernel UDP counters:  receive-buffer errors " "$TMP/clean.txt" ||
+	fail "clean: no Kernel UDP counters line: $(cat "$TMP/clean.txt")"
 
 echo "== --tls-ca: the right name is answered; another name fails the handshake (exit 3)"
 start_doq ca
