@@ -90,9 +90,10 @@ static int parse_stats(dv_cli_server_t *cs, dv_study_t *st,
 		if (stats[j] == NULL && (stats[j] = calloc(1, sizeof(*stats[j]))) == NULL)
 			return dv_err_set(err, -ENOMEM, "out of memory");
 		dv_srvstats_cfg_free(stats[j]);
-		if (dv_srvstats_cfg_parse(text, stats[j], why, sizeof(why)) != 0)
-			return dv_err_set(err, -EINVAL, "--server-stats '%s': %s",
-			                  cs->stats_args[i], why);
+		int rc = dv_srvstats_cfg_parse(text, stats[j], why, sizeof(why));
+		if (rc != 0)
+			return dv_err_set(err, rc, "--server-stats '%s': %s", cs->stats_args[i],
+			                  why);
 	}
 	return 0;
 }

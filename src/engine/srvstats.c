@@ -121,8 +121,10 @@ int dv_srvstats_cfg_parse(const char *spec, dv_srvstats_cfg_t *cfg, char *why, s
 	}
 	cfg->kind = (dv_srvstats_kind_t)k;
 	cfg->spec = strdup(spec);
-	if (cfg->spec == NULL)
-		abort();
+	if (cfg->spec == NULL) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
 	for (p = spec[nlen] == ':' ? spec + nlen + 1 : spec + nlen; *p != '\0';) {
 		size_t blank = strspn(p, " \t"), len;
 		p += blank;
@@ -134,8 +136,12 @@ int dv_srvstats_cfg_parse(const char *spec, dv_srvstats_cfg_t *cfg, char *why, s
 			dv_srvstats_cfg_free(cfg);
 			return -EINVAL;
 		}
-		if ((cfg->args[cfg->n_args++] = strndup(p, len)) == NULL)
-			abort();
+		if ((cfg->args[cfg->n_args] = strndup(p, len)) == NULL) {
+			snprintf(why, why_len, "out of memory");
+			dv_srvstats_cfg_free(cfg);
+			return -ENOMEM;
+		}
+		cfg->n_args++;
 		p += len;
 	}
 	if (cfg->kind == DV_SRVSTATS_BIND && cfg->n_args > 1) {
@@ -366,8 +372,10 @@ static int http_get(const dv_srvstats_cfg_t *cfg, char **body, char *why, size_t
 		snprintf(why, why_len, "bind: '%s' is not ADDRESS:PORT", where);
 		return -EINVAL;
 	}
-	if ((buf = malloc(DV_SRVSTATS_MAX_OUT + 1)) == NULL)
-		abort();
+	if ((buf = malloc(DV_SRVSTATS_MAX_OUT + 1)) == NULL) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	rc = fd < 0 ? -errno : 0;
 	if (rc == 0 && connect(fd, (struct sockaddr *)&ss, len) != 0 && errno != EINPROGRESS)
