@@ -20,7 +20,7 @@
 # Exit 1 when any target found something, 2 for bad usage, 143/130 when stopped.
 set -euo pipefail
 minutes=5 jobs=1 runs= mset=
-targets="querylist response results answer csv compare plot stream rstream"
+targets="querylist response results answer csv compare plot stream rstream pcap dnstap"
 while getopts m:n:j:t: o; do
 	case $o in
 	m) minutes=$OPTARG mset=1 ;;

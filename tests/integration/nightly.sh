@@ -3,7 +3,8 @@
 # the bundled responder: a first night makes the baseline, a second holds its gates (exit 0), a
 # night with an injected delay fails them (exit 1, report with figures, JUnit); history, plots
 # and the HTML pages are left behind and are valid. Then a history of header version 1 goes on
-# being appended to in its own layout, and doc/nightly.md's upgrade command makes it version 2.
+# being appended to in its own layout, and doc/nightly.md's upgrade command makes it the
+# current version (7).
 source "$(dirname "$0")/lib.sh"
 [ -x "$DV" ] || skip "no dnsvolley binary"
 [ -x "$RESPONDER" ] || skip "no responder"
