@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floor-query.h"
+
 /*
  * What a replay client cannot beat on this machine: one connected UDP socket,
  * the same small query (only its ID changes), up to -b datagrams per sendmmsg
@@ -40,13 +42,6 @@ struct opts {
 	const char *qname;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -54,33 +49,6 @@ static void usage(FILE *f)
 	        "             [-t LOSS_TIMEOUT_MS=100] [-n QNAME=d1.example]\n"
 	        "Sends SOA queries for QNAME on one connected UDP socket with batched\n"
 	        "sendmmsg/recvmmsg and prints qps, CPU and system calls per answer.\n");
-}
-
-/* A DNS query for qname/SOA/IN with RD set; returns its length or -1. */
-static int build_query(uint8_t *buf, size_t cap, const char *qname)
-{
-	static const uint8_t hdr[12] = {0, 0, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0};
-	size_t n = sizeof(hdr);
-	memcpy(buf, hdr, n);
-	const char *p = qname;
-	while (*p) {
-		const char *dot = strchr(p, '.');
-		size_t len = dot ? (size_t)(dot - p) : strlen(p);
-		if (len == 0 || len > 63 || n + 1 + len + 5 > cap)
-			return -1;
-		buf[n++] = (uint8_t)len;
-		memcpy(buf + n, p, len);
-		n += len;
-		p += len;
-		if (*p == '.')
-			p++;
-	}
-	buf[n++] = 0;
-	buf[n++] = 0;
-	buf[n++] = 6; /* SOA */
-	buf[n++] = 0;
-	buf[n++] = 1; /* IN */
-	return (int)n;
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -180,7 +148,7 @@ int main(int argc, char **argv)
 	static struct mmsghdr smsg[MAX_BATCH], rmsg[MAX_BATCH];
 	static struct iovec siov[MAX_BATCH], riov[MAX_BATCH];
 	uint8_t q[PKT_MAX];
-	int qlen = build_query(q, sizeof(q), o.qname);
+	int qlen = floor_build_query(q, sizeof(q), o.qname, 6 /* SOA */);
 	if (qlen < 0) {
 		fprintf(stderr, "floor: bad query name %s\n", o.qname);
 		close(fd);
@@ -203,7 +171,7 @@ int main(int argc, char **argv)
 	uint16_t id = 0;
 	struct rusage ru0, ru1;
 	getrusage(RUSAGE_SELF, &ru0);
-	const uint64_t t0 = now_ns();
+	const uint64_t t0 = floor_now_ns();
 	const uint64_t end = t0 + (uint64_t)(o.seconds * 1e9);
 	uint64_t t = t0;
 	/* Bounded by time; the iteration cap is a backstop against a stuck clock. */
@@ -245,7 +213,7 @@ int main(int argc, char **argv)
 			failed = 1;
 			break;
 		}
-		t = now_ns();
+		t = floor_now_ns();
 	}
 	getrusage(RUSAGE_SELF, &ru1);
 	close(fd);

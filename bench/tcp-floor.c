@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "floor-query.h"
+
 /*
  * What a TCP replay client with -c connections and -q queries in flight cannot
  * beat on this machine: the same system calls dnsvolley makes per query, with
@@ -56,13 +58,6 @@ struct conn {
 	uint8_t carry[CARRY];
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static double cpu_us(void)
 {
 	struct rusage ru;
@@ -78,35 +73,6 @@ static void usage(FILE *f)
 	           "[-n QNAME=www1.example]\n"
 	           "Keeps WINDOW A queries for QNAME in flight over CONNS TCP connections\n"
 	           "(closed loop) and prints answers, q/s, CPU and system calls per answer.\n");
-}
-
-/* A DNS query for qname/A/IN with RD set, behind its 2-byte length; its size or -1. */
-static int build_query(uint8_t *buf, size_t cap, const char *qname)
-{
-	static const uint8_t hdr[12] = {0, 0, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0};
-	size_t n = 2 + sizeof(hdr);
-	memcpy(buf + 2, hdr, sizeof(hdr));
-	const char *p = qname;
-	while (*p) {
-		const char *dot = strchr(p, '.');
-		size_t len = dot ? (size_t)(dot - p) : strlen(p);
-		if (len == 0 || len > 63 || n + 1 + len + 5 > cap)
-			return -1;
-		buf[n++] = (uint8_t)len;
-		memcpy(buf + n, p, len);
-		n += len;
-		p += len;
-		if (*p == '.')
-			p++;
-	}
-	buf[n++] = 0;
-	buf[n++] = 0;
-	buf[n++] = 1; /* A */
-	buf[n++] = 0;
-	buf[n++] = 1; /* IN */
-	buf[0] = (uint8_t)((n - 2) >> 8);
-	buf[1] = (uint8_t)(n - 2);
-	return (int)n;
 }
 
 static int number(const char *s, unsigned lo, unsigned hi, unsigned *out)
@@ -307,7 +273,12 @@ static int setup(struct floor *f)
 		        f->o.server);
 		return -1;
 	}
-	f->qlen = build_query(f->q, sizeof(f->q), f->o.qname);
+	f->qlen = floor_build_query(f->q + 2, sizeof(f->q) - 2, f->o.qname, 1 /* A */);
+	if (f->qlen >= 0) { /* behind its 2-byte length, as TCP carries it */
+		f->q[0] = (uint8_t)(f->qlen >> 8);
+		f->q[1] = (uint8_t)f->qlen;
+		f->qlen += 2;
+	}
 	if (f->qlen < 0) {
 		fprintf(stderr, "tcp-floor: bad query name %s\n", f->o.qname);
 		return -1;
@@ -335,7 +306,7 @@ int main(int argc, char **argv)
 	if (setup(&f) < 0)
 		return 2;
 	struct epoll_event ev[MAXEV];
-	const uint64_t t0 = now_ns(), end = t0 + (uint64_t)f.o.seconds_ms * 1000000;
+	const uint64_t t0 = floor_now_ns(), end = t0 + (uint64_t)f.o.seconds_ms * 1000000;
 	uint64_t drain_end = 0, t = t0, steady_answers = 0;
 	double steady_cpu = -1;
 	int failed = 0;
@@ -368,7 +339,7 @@ int main(int argc, char **argv)
 			else
 				failed = on_connected(&f, i, ev[k].events) < 0;
 		}
-		t = now_ns();
+		t = floor_now_ns();
 	}
 	double secs = (double)((t < end ? t : end) - t0) / 1e9;
 	for (unsigned i = 0; i < f.o.conns; i++)

@@ -3,8 +3,8 @@
 # over TCP with many connections for bench/stream-conns.sh; bench/ql-load times list
 # loading for bench/load-querylist.sh.
 noinst_PROGRAMS = bench/floor bench/tcp-floor
-bench_floor_SOURCES = bench/floor.c
-bench_tcp_floor_SOURCES = bench/tcp-floor.c
+bench_floor_SOURCES = bench/floor.c bench/floor-query.h
+bench_tcp_floor_SOURCES = bench/tcp-floor.c bench/floor-query.h
 check_PROGRAMS += bench/ql-load
 bench_ql_load_SOURCES = bench/ql-load.c
 EXTRA_DIST += bench/replay.sh bench/responder-ceiling.sh bench/load-querylist.sh \
