@@ -37,7 +37,6 @@ bool dv_run_over_tcp(const dv_run_config_t *cfg)
 	return cfg->stream && dv_tp_desc(cfg->tp.kind)->sock_type == SOCK_STREAM;
 }
 
-/* n divided over T as evenly as possible: the first n % T shares get one more. */
 uint32_t dv_run_stamp_every(const dv_run_config_t *cfg, double rate_qps)
 {
 	if (cfg->stamp_every > 0)
@@ -45,6 +44,7 @@ uint32_t dv_run_stamp_every(const dv_run_config_t *cfg, double rate_qps)
 	return cfg->verbose || cfg->every_latency || rate_qps > 0 ? 1 : DV_STAMP_EVERY_DEFAULT;
 }
 
+/* n divided over T as evenly as possible: the first n % T shares get one more. */
 static uint32_t even_share(uint32_t n, uint32_t t, uint32_t i)
 {
 	return n / t + (i < n % t ? 1 : 0);
