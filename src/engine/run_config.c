@@ -37,11 +37,13 @@ bool dv_run_over_tcp(const dv_run_config_t *cfg)
 	return cfg->stream && dv_tp_desc(cfg->tp.kind)->sock_type == SOCK_STREAM;
 }
 
-uint32_t dv_run_stamp_every(const dv_run_config_t *cfg, double rate_qps)
+uint32_t dv_run_stamp_every(const dv_run_config_t *cfg, double rate_qps, uint64_t end_seq)
 {
 	if (cfg->stamp_every > 0)
 		return cfg->stamp_every;
-	return cfg->verbose || cfg->every_latency || rate_qps > 0 ? 1 : DV_STAMP_EVERY_DEFAULT;
+	return cfg->verbose || cfg->every_latency || rate_qps > 0 || end_seq <= DV_STAMP_ALL_MAX
+	           ? 1
+	           : DV_STAMP_EVERY_DEFAULT;
 }
 
 /* n divided over T as evenly as possible: the first n % T shares get one more. */

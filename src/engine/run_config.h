@@ -27,10 +27,13 @@ typedef enum dv_clock {
  * The wire clock's sample: unpaced, 1 in DV_STAMP_EVERY_DEFAULT queries asks for a
  * transmit stamp; paced (-Q), every query; --clock wire:1/N says otherwise for both
  * (doc/performance.md "The wire clock's cost" chose it: CPU per query against the
- * percentiles' sampling error). dv_run_stamp_every() is the rule.
+ * percentiles' sampling error). A pass of at most DV_STAMP_ALL_MAX queries (-n over a
+ * short list) stamps every query: its sample would be a few hundred answers or none, and
+ * stamping all of them costs well under a millisecond. dv_run_stamp_every() is the rule.
  */
 #define DV_STAMP_EVERY_DEFAULT 16u
 #define DV_STAMP_EVERY_MAX     65536u
+#define DV_STAMP_ALL_MAX       4096u
 
 typedef struct dv_run_config {
 	struct sockaddr_storage server; /* target address and port */
@@ -86,13 +89,15 @@ typedef struct dv_run_config {
 void dv_run_config_init(dv_run_config_t *cfg);
 
 /*
- * The wire clock's sample for a worker sending at rate_qps (0: unpaced): 1 in this many
- * queries asks for a transmit stamp. --clock wire:1/N's N; else every query where each
- * answer's own latency is printed (-v) or counted (--latency-histogram, whose counts are
- * every answer's, as dnsperf's are) or where a rate, not our CPU, sets the pace (a
- * capacity step's p99 comes from few queries); else DV_STAMP_EVERY_DEFAULT.
+ * The wire clock's sample for a worker sending at rate_qps (0: unpaced) in a pass whose
+ * sequence numbers stay below end_seq (dv_run_share_t: the pass's queries at most): 1 in
+ * this many queries asks for a transmit stamp. --clock wire:1/N's N; else every query
+ * where each answer's own latency is printed (-v) or counted (--latency-histogram, whose
+ * counts are every answer's, as dnsperf's are), where a rate, not our CPU, sets the pace
+ * (a capacity step's p99 comes from few queries), or where the pass has at most
+ * DV_STAMP_ALL_MAX queries; else DV_STAMP_EVERY_DEFAULT.
  */
-uint32_t dv_run_stamp_every(const dv_run_config_t *cfg, double rate_qps);
+uint32_t dv_run_stamp_every(const dv_run_config_t *cfg, double rate_qps, uint64_t end_seq);
 
 /* The run's packets ride TCP (TCP, DoT, DoH): the server listens on a TCP socket. Not for
  * UDP, nor DoQ, whose connections are QUIC over UDP. */

@@ -265,9 +265,18 @@ for src in filter cmsg; do
 done
 stop_responder P
 
-# A sample that draws no query: one query at 1 in 16 (stamps_asked 0, latency count 0, 1
-# completed: the sample is seeded, so with -T 1 -c 1 the same query is drawn or not every
-# run). The run's own results file reads back in report and compare, as any other.
+# A short pass (at most 4,096 queries: -n 1 over 100) stamps every query by default.
+head -100 "$LIST" >"$TMP/100.txt"
+"$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$TMP/100.txt" -n 1 -c 1 -q 10 \
+	--json "$TMP/short.json" >"$TMP/short.out" 2>&1 || fail "short pass: $(cat "$TMP/short.out")"
+assert_eq "short pass: sent completed stamps_asked wire_timed" "100 100 100 100" \
+	"$(jc "$TMP/short.json" sent completed stamps_asked wire_timed)"
+grep -q "^  Latency clock:        wire (kernel transmit and receive stamps.*), 100 of 100 answers stamped at both ends\$" \
+	"$TMP/short.out" || fail "short pass: $(grep 'Latency clock' "$TMP/short.out")"
+
+# A sample that draws no query: one query at an explicit 1 in 16 (stamps_asked 0, latency
+# count 0, 1 completed: the sample is seeded, so with -T 1 -c 1 the same query is drawn or
+# not every run). The run's own results file reads back in report and compare, as any other.
 echo "example.com A" >"$TMP/one.txt"
 "$DV" --no-progress -s 127.0.0.1 -p "$R_PORT" -d "$TMP/one.txt" -n 1 -T 1 -c 1 --clock wire:1/16 \
 	--json "$TMP/one.json" >"$TMP/one.out" 2>&1 || fail "one query: $(cat "$TMP/one.out")"

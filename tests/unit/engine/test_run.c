@@ -109,6 +109,32 @@ static void test_end_of_sequence(void **state)
 	assert_true(s.end_seq == UINT64_MAX);
 }
 
+/*
+ * The wire clock's sample (dv_run_stamp_every): 1 in 16 unpaced; every query paced, with -v
+ * or --latency-histogram, and in a pass of at most DV_STAMP_ALL_MAX queries (its sequence
+ * end: -n over a short list); --clock wire:1/N over all of these.
+ */
+static void test_stamp_every(void **state)
+{
+	dv_run_config_t cfg;
+
+	(void)state;
+	dv_run_config_init(&cfg);
+	assert_int_equal(dv_run_stamp_every(&cfg, 0, UINT64_MAX), DV_STAMP_EVERY_DEFAULT);
+	assert_int_equal(dv_run_stamp_every(&cfg, 0, DV_STAMP_ALL_MAX + 1), DV_STAMP_EVERY_DEFAULT);
+	assert_int_equal(dv_run_stamp_every(&cfg, 0, DV_STAMP_ALL_MAX), 1);
+	assert_int_equal(dv_run_stamp_every(&cfg, 0, 1), 1);
+	assert_int_equal(dv_run_stamp_every(&cfg, 500, UINT64_MAX), 1); /* paced */
+	cfg.verbose = true;
+	assert_int_equal(dv_run_stamp_every(&cfg, 0, UINT64_MAX), 1);
+	cfg.verbose = false;
+	cfg.every_latency = true;
+	assert_int_equal(dv_run_stamp_every(&cfg, 0, UINT64_MAX), 1);
+	cfg.stamp_every = 16; /* --clock wire:1/16 wins, a short pass too */
+	assert_int_equal(dv_run_stamp_every(&cfg, 0, 1), 16);
+	assert_int_equal(dv_run_stamp_every(&cfg, 500, UINT64_MAX), 16);
+}
+
 /* Every split of n over t: exact totals, contiguous sockets, larger shares first, off by one at
  * most. */
 static void test_totals_exact(void **state)
@@ -218,7 +244,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_awkward_examples), cmocka_unit_test(test_end_of_sequence),
 	    cmocka_unit_test(test_totals_exact),     cmocka_unit_test(test_sequences_disjoint),
-	    cmocka_unit_test(test_client_addr),
+	    cmocka_unit_test(test_client_addr),      cmocka_unit_test(test_stamp_every),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
