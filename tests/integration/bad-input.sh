@@ -192,7 +192,7 @@ if mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
 	umount full
 	# plot on a full disk (issue 16 item 9): room for the scripts and data, not for every
 	# chart. The error names the disk, and no truncated or empty png/svg is left.
-	if command -v gnuplot >/dev/null; then
+	if have_setup gnuplot "gnuplot not installed (gnuplot-nox): plot on a full disk not run"; then
 		mount -t tmpfs -o size=256k tmpfs full
 		dd if=/dev/zero of=full/fill bs=4k count=54 2>/dev/null || true # ~40 KiB left
 		rc=0

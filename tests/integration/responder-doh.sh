@@ -116,7 +116,7 @@ start_doh e --https-record-each
 	>"$TMP/e.rep" 2>&1 || fail "record-each: $(cat "$TMP/e.rep")"
 assert_eq "record-each: sent completed lost" "20000 20000 0" "$(jc "$TMP/e.json" sent completed lost)"
 n=20000
-if command -v dnsperf >/dev/null; then
+if have_setup dnsperf "dnsperf not installed: dnsperf -m doh against the listener not run"; then
 	dnsperf -m doh -s 127.0.0.1 -p "$e_HTTPS" -d "$TMP/1k" -c 2 -q 20 -t 5 \
 		-O "doh-uri=https://127.0.0.1:$e_HTTPS/dns-query" >"$TMP/dp.rep" 2>&1 ||
 		fail "dnsperf: $(cat "$TMP/dp.rep")"
