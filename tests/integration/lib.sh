@@ -46,7 +46,9 @@ skip_setup() {
 skip() { skip_setup "$@"; }
 # have_setup CMD REASON: true when CMD is installed. Else the part of a test that needs it
 # is skipped as skip_setup skips a whole test: a FAILURE when DV_STRICT_SKIPS=1 (the
-# project's set-up provides CMD), a line "SKIP part (setup): REASON" and false otherwise.
+# project's set-up provides CMD), a line "note: part skipped (setup): REASON" and false
+# otherwise (not "SKIP ...": quickstart's skips() takes a log's first such line for the
+# reason a whole test skipped).
 # For a check a test makes only where a tool is there (`if have_setup gnuplot ...; then`),
 # which would otherwise vanish unseen from a set-up that lost the tool.
 have_setup() {
@@ -56,7 +58,7 @@ have_setup() {
 		echo "FAIL: (scripts/packages.txt; DV_STRICT_SKIPS=1)" >&2
 		exit 1
 	fi
-	echo "SKIP part (setup): $2" >&2
+	echo "note: part skipped (setup): $2" >&2
 	return 1
 }
 # cpu_ticks PID: the process's CPU time so far (utime + stime of /proc/PID/stat, ticks).
