@@ -6,7 +6,7 @@
 # capture is a query; a bad value is a usage error.
 . "$(dirname "$0")/lib.sh"
 command -v tcpdump >/dev/null || skip "tcpdump not installed (scripts/packages.txt)"
-[ "$(id -u)" -eq 0 ] || skip "capturing on lo needs root"
+[ "$(id -u)" -eq 0 ] || skip_lacks "capturing on lo needs root"
 
 start_responder R -T 1
 head -500 "$top_srcdir/querylists/soa.txt" >"$TMP/list.txt"

@@ -13,6 +13,9 @@ command -v knotd >/dev/null || skip "knotd not installed (scripts/packages.txt)"
 
 # gone NS LINK: neither the namespace nor the host's end of the veth is left.
 gone() {
+	# Named: with an empty name (LAB_NS or LAB_IFACE missing from the command's
+	# environment) both checks below hold for anything.
+	[ -n "$1" ] && [ -n "$2" ] || fail "gone: no namespace or link name ('$1', '$2'): $(cat "$TMP/env" 2>&1)"
 	assert_eq "namespace $1 removed" "" "$(ip netns list | awk -v n="$1" '$1 == n')"
 	ip link show "$2" >/dev/null 2>&1 && fail "link $2 left behind"
 	echo "ok: link $2 removed"

@@ -44,6 +44,23 @@ skip_setup() {
 	exit 77
 }
 skip() { skip_setup "$@"; }
+# have_setup CMD REASON: true when CMD is installed. Else the part of a test that needs it
+# is skipped as skip_setup skips a whole test: a FAILURE when DV_STRICT_SKIPS=1 (the
+# project's set-up provides CMD), a line "note: part skipped (setup): REASON" and false
+# otherwise (not "SKIP ...": quickstart's skips() takes a log's first such line for the
+# reason a whole test skipped).
+# For a check a test makes only where a tool is there (`if have_setup gnuplot ...; then`),
+# which would otherwise vanish unseen from a set-up that lost the tool.
+have_setup() {
+	command -v "$1" >/dev/null && return 0
+	if [ "${DV_STRICT_SKIPS:-0}" = 1 ]; then
+		echo "FAIL: would skip a part, but the project's set-up should provide it: $2" >&2
+		echo "FAIL: (scripts/packages.txt; DV_STRICT_SKIPS=1)" >&2
+		exit 1
+	fi
+	echo "note: part skipped (setup): $2" >&2
+	return 1
+}
 # cpu_ticks PID: the process's CPU time so far (utime + stime of /proc/PID/stat, ticks).
 # csw PID: its context switches so far (voluntary and not, summed over its threads).
 # The server-cost tests read a server the way --server-pid does, to compare.

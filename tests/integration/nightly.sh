@@ -27,12 +27,12 @@ night() { # NAME PORT: one night; prints its status
 
 png_ok() { # FILE: PNG magic bytes (and file(1) when present)
 	[ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e47" ] || fail "$1: not a PNG"
-	if command -v file >/dev/null; then
+	if have_setup file "file(1) not installed: PNGs checked by their magic only"; then
 		file "$1" | grep -q 'PNG image data' || fail "$1: file(1) says $(file "$1")"
 	fi
 }
 svg_ok() { # FILE: well-formed XML with an <svg> root
-	if command -v xmllint >/dev/null; then
+	if have_setup xmllint "xmllint not installed (libxml2-utils): SVGs not parsed"; then
 		xmllint --noout "$1" || fail "$1: not well-formed XML"
 	fi
 	grep -q '<svg' "$1" || fail "$1: no <svg> element"

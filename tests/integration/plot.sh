@@ -23,12 +23,14 @@ assert_eq "history rows" 5 "$(wc -l <"$TMP/h.csv" | tr -d ' ')"
 
 png_ok() {
 	[ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "89504e47" ] || fail "$1: not a PNG"
-	if command -v file >/dev/null; then
+	if have_setup file "file(1) not installed: PNGs checked by their magic only"; then
 		file "$1" | grep -q 'PNG image data' || fail "$1: $(file "$1")"
 	fi
 }
 svg_ok() {
-	if command -v xmllint >/dev/null; then xmllint --noout "$1" || fail "$1: not XML"; fi
+	if have_setup xmllint "xmllint not installed (libxml2-utils): SVGs not parsed"; then
+		xmllint --noout "$1" || fail "$1: not XML"
+	fi
 	grep -q '<svg' "$1" || fail "$1: no <svg>"
 }
 
@@ -75,7 +77,7 @@ done
 grep -q '<td class="l">a&lt;&amp;&gt;</td><td class="l">L</td><td class="l">cold</td><td>2</td>' \
 	"$out/index.html" || fail "index: summary row missing or unescaped"
 grep -q 'a<&>' "$out/index.html" && fail "index: raw label"
-if command -v xmllint >/dev/null; then
+if have_setup xmllint "xmllint not installed (libxml2-utils): index.html not parsed"; then
 	xmllint --html --noout "$out/index.html" 2>"$TMP/lint" || fail "index.html: $(cat "$TMP/lint")"
 fi
 
@@ -107,7 +109,7 @@ assert_eq "trend-1 points" 2 "$(grep -vc '^#' "$TMP/hist/trend-1.dat")"
 # dns-metrics: header first, stats_sum last, every line one JSON object.
 assert_eq "metrics first type" header "$(head -1 "$TMP/m.jsonl" | sed 's/.*"type":"\([a-z_]*\)".*/\1/')"
 assert_eq "metrics stats_sum lines" 5 "$(grep -c '"type":"stats_sum"' "$TMP/m.jsonl")"
-if command -v python3 >/dev/null; then
+if have_setup python3 "python3 not installed: metrics lines not parsed"; then
 	python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$TMP/m.jsonl" ||
 		fail "metrics: a line is not JSON"
 fi

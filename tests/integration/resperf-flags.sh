@@ -53,7 +53,7 @@ for l in "${lines[@]}"; do
 	(cd "$TMP" && "$DV" resperf "${BASE[@]}" $l -P "$TMP/dv.plot") >"$TMP/dv" 2>&1 ||
 		fail "dnsvolley resperf $l: exit $?: $(cat "$TMP/dv")"
 	grep -q '^  Maximum throughput: ' "$TMP/dv" || fail "dnsvolley resperf $l: no summary"
-	if command -v resperf >/dev/null; then
+	if have_setup resperf "resperf not installed (dnsperf): the lines not checked against it"; then
 		# shellcheck disable=SC2086
 		(cd "$TMP" && resperf "${BASE[@]}" $l -P "$TMP/rp.plot") >"$TMP/rp" 2>&1 ||
 			fail "resperf $l: exit $? (the line is not resperf's): $(cat "$TMP/rp")"
@@ -95,7 +95,7 @@ dvrows=$(check_plot "$TMP/dv.plot" dnsvolley) || fail "$dvrows"
 assert_eq "dnsvolley plot rows (intervals while sending)" 6 "$dvrows"
 assert_eq "dnsvolley last row: the interval that ends when sending stops" "2.750" \
 	"$(awk 'END { print $1 }' "$TMP/dv.plot")"
-if command -v resperf >/dev/null; then
+if have_setup resperf "resperf not installed (dnsperf): its plot not compared"; then
 	resperf "${PL[@]}" -P "$TMP/rp.plot" >"$TMP/rp" 2>&1 || fail "resperf: $(cat "$TMP/rp")"
 	rprows=$(check_plot "$TMP/rp.plot" resperf) || fail "$rprows"
 	# resperf leaves out the bucket in which it entered its wait phase, which is the last

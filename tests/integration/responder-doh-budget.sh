@@ -67,5 +67,8 @@ rc=0
 "$RESPONDER" -p 0 --https-port 0 --tls-cert "$TMP/cert.pem" --tls-key "$TMP/key.pem" \
 	--https-budget 100 >"$TMP/bad.out" 2>&1 || rc=$?
 assert_eq "--https-budget 100: exit status" 2 "$rc"
-grep -q "https-budget" "$TMP/bad.out" || fail "--https-budget 100: $(cat "$TMP/bad.out")"
+# the message exactly (a grep for "https-budget" passed "unknown option '--https-budget'" too)
+assert_eq "--https-budget 100: message" \
+	"dnsvolley-responder: --https-budget: '100' is not a number of bytes, 4096 or more" \
+	"$(head -1 "$TMP/bad.out")"
 echo "PASS"

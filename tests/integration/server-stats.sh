@@ -138,6 +138,7 @@ hostile refused "$TMP/bin" "nsd:-c /nowhere.conf" "nsd-control exited 1 (refused
 hostile missing "$TMP/empty" nsd "nsd-control: no such program (not installed, or not on PATH)"
 hostile hang "$TMP/bin" unbound "unbound-control did not end in 5 s (killed)"
 # the hung tool's group was killed: no sleep of ours is left
+[ -s "$TMP/hang.pid" ] || fail "hang: the tool never ran (no $TMP/hang.pid)"
 kill -0 "$(cat "$TMP/hang.pid")" 2>/dev/null && fail "hang: the tool still runs"
 echo "ok: hang: the tool was killed"
 

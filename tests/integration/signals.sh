@@ -38,11 +38,14 @@ ignore_int() { trap '' INT; exec "$@"; } # runs in the background subshell
 during_load "SIGINT inherited as ignored" INT ignore_int
 
 echo "== --flush-timeout"
-for bad in 0 -1 soon; do
+# each value's own message exactly (a grep for "--flush-timeout" passed "unknown option" too)
+for bad in "0:'0' must be greater than zero" "-1:'-1' is out of range (0 to 10000000 s)" \
+	"soon:'soon' is not a duration in seconds (e.g. 5, 0.5, 250ms)"; do
 	rc=0
-	"$DV" -s "$S" -d l.txt --flush-timeout "$bad" >out.txt 2>err.txt || rc=$?
-	assert_eq "--flush-timeout $bad: exit status" 2 "$rc"
-	grep -q -- "--flush-timeout" err.txt || fail "--flush-timeout $bad: message: $(cat err.txt)"
+	"$DV" -s "$S" -d l.txt --flush-timeout "${bad%%:*}" >out.txt 2>err.txt || rc=$?
+	assert_eq "--flush-timeout ${bad%%:*}: exit status" 2 "$rc"
+	assert_eq "--flush-timeout ${bad%%:*}: message" "dnsvolley: --flush-timeout: ${bad#*:}" \
+		"$(head -1 err.txt)"
 done
 start=$(date +%s%N)
 rc=0

@@ -32,7 +32,7 @@ case "${DV_NOPORT_PART:-}" in
 "")
 	[ "$(id -u)" = 0 ] || skip_lacks "needs root for a network namespace"
 	command -v unshare >/dev/null && command -v ip >/dev/null && command -v sysctl >/dev/null ||
-		skip_lacks "unshare, ip or sysctl not installed"
+		skip "unshare, ip or sysctl not installed (util-linux, iproute2, procps: scripts/packages.txt)"
 	command -v python3 >/dev/null || skip "python3 not installed"
 	unshare -n true 2>/dev/null || skip_lacks "cannot create a network namespace here"
 	in_netns first

@@ -58,6 +58,10 @@ echo "ok: full progress line at 200 columns"
 COLUMNS=30 "$DV" -s "$S" -d l.txt -Q 1000 -l 1.2 --progress >/dev/null 2>cols.err
 n=$(tr '\r' '\n' <cols.err | sed 's/\x1b\[K//g' | awk 'length > 29' | wc -l)
 assert_eq "progress segments wider than COLUMNS-1" 0 "$n"
+# ... and there are segments: a 1.2 s run updates its progress at 0.5 s and 1 s (without
+# any, e.g. --progress ignored when standard error is a file, the check above held too).
+assert_ge "progress segments ('[0.5s] ...')" 1 \
+	"$(tr '\r' '\n' <cols.err | sed 's/\x1b\[K//g' | grep -c '^\[[0-9.]*s\] ' || true)"
 
 # dnsperf's interval lines: the regex of a dnsperf script, 2 whole intervals in 2.5 s at 1 s.
 # Their rates are not checked against -Q (a busy machine paces below it; bench/ measures it).

@@ -59,7 +59,8 @@ check_server() { # NAME PORT
 }
 
 ran=0
-if command -v knotd >/dev/null && command -v knotc >/dev/null; then
+if have_setup knotd "knotd not installed (knot): not run against knotd" &&
+	have_setup knotc "knotc not installed (knot): not run against knotd"; then
 	kd="$TMP/knot"
 	mkdir -p "$kd"
 	kport=$(free_port)
@@ -78,7 +79,7 @@ if command -v knotd >/dev/null && command -v knotc >/dev/null; then
 	check_server knotd "$kport"
 	ran=1
 fi
-if command -v nsd >/dev/null; then
+if have_setup nsd "nsd not installed: not run against nsd"; then
 	nd="$TMP/nsd"
 	mkdir -p "$nd"
 	cp "$TMP/example.com.zone" "$nd/"

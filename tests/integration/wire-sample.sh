@@ -292,11 +292,15 @@ rc=0
 assert_eq "compare of it: exit ($(head -2 "$TMP/one.cmp"))" 0 "$rc"
 
 # Bad rates are refused before anything is sent.
-for bad in wire:1/0 wire:1/x wire:2/3 wire:1/65537; do
+# A bad flag exits 2 with what is wrong (exit 1 was accepted, and any line naming --clock).
+for bad in "wire:1/0|--clock wire:1/N: '0' is out of range (1-65536)" \
+	"wire:1/x|--clock wire:1/N: 'x' is not a whole number" \
+	"wire:2/3|--clock: 'wire:2/3' is not wire, wire:1/N, app or auto" \
+	"wire:1/65537|--clock wire:1/N: '65537' is out of range (1-65536)"; do
 	rc=0
-	"$DV" -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 1 --clock "$bad" >"$TMP/bad.out" 2>&1 || rc=$?
-	[ "$rc" = 2 ] || [ "$rc" = 1 ] || fail "--clock $bad: exit $rc: $(cat "$TMP/bad.out")"
-	grep -q -- "--clock" "$TMP/bad.out" || fail "--clock $bad: $(cat "$TMP/bad.out")"
+	"$DV" -s 127.0.0.1 -p "$R_PORT" -d "$LIST" -n 1 --clock "${bad%%|*}" >"$TMP/bad.out" 2>&1 || rc=$?
+	assert_eq "--clock ${bad%%|*}: exit status" 2 "$rc"
+	assert_eq "--clock ${bad%%|*}: message" "dnsvolley: ${bad#*|}" "$(head -1 "$TMP/bad.out")"
 done
 stop_responder R
 echo "ok: wire clock sample"
