@@ -3,8 +3,9 @@
 # listens on [::1] with all five listeners (UDP, TCP, DoT, DoH, DoQ); dnsvolley replays 300
 # queries over each (-s [::1]:PORT, -c 3) and the counts agree exactly on both sides: sent =
 # completed = the listener's received = answered, lost 0, 3 connections for each stream
-# kind. Then the source address given with -a ::1 (TCP and UDP: the responder sees one
-# source address), and the result file's target. The other tests run over 127.0.0.1; an
+# kind. Then -a ::1 for TCP and UDP: an IPv6 source binds and the passes run (::1 is also
+# the default source on loopback, so this shows the bind works, not that it chose the
+# source), and the result file's target. The other tests run over 127.0.0.1; an
 # address family the client or a listener got wrong would pass them all.
 . "$(dirname "$0")/lib.sh"
 
