@@ -2,7 +2,7 @@
 # man-options: every option a program accepts is documented in its man page, under its
 # own command, and every option a page documents is accepted there; the bash completion
 # offers each command exactly the options it accepts, and its value cases name real
-# options that take a value.
+# options that take a value. Each page renders without a groff warning.
 #
 # What a program accepts is read from its source, not from its --help: the getopt
 # strings, the struct option tables (with the DV_*_LONG_OPTS macros they include), the
@@ -17,6 +17,15 @@ for p in "$DV" "$RESPONDER" "$GENLIST"; do
 	[ -x "$p" ] || skip "$p not built"
 done
 command -v python3 >/dev/null || skip "python3"
+
+# Each page renders without a warning (groff -ww: an unknown escape or character, such as
+# a form feed where "\fB" was meant, a bad request or macro argument).
+if have_setup groff "groff (groff-base) checks that the man pages render"; then
+	for page in "$top_srcdir"/doc/*.1; do
+		warn=$(LC_ALL=C.UTF-8 groff -ww -z -man "$page" 2>&1)
+		[ -z "$warn" ] || fail "$(basename "$page") renders with warnings: $warn"
+	done
+fi
 
 # What the completion offers after "-" (flags), one file per command, and the commands.
 (
