@@ -167,3 +167,5 @@ grep -q "NXDOMAIN 2000 (100.00%)" "$TMP/nx" || fail "nsec3.test: not 2,000 NXDOM
 setup "nsec3 (NXDOMAIN, NSEC3 $iter iterations, DO set)"
 resperf_rounds "nsec3 ($iter iterations)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+kill "$kpid" 2>/dev/null || true
+wait "$kpid" 2>/dev/null || true
