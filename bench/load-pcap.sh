@@ -8,7 +8,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}
 n=${2:-1000000}
 dump="$build/tests/helpers/input-dump"
-[ -x "$dump" ] || { echo "load-pcap: $dump not built (make check builds it)" >&2; exit 2; }
+[ -x "$dump" ] || make -C "$build" -s tests/helpers/input-dump ||
+	{ echo "load-pcap: cannot build $dump (make check builds it)" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Ethernet/IPv4/UDP, 10,000 clients, names from a 50,000-name pool, A/AAAA/HTTPS, one

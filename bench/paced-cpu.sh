@@ -62,3 +62,5 @@ start=$(date +%s.%N)
 	>"$tmp/cap" 2>&1 || true
 end=$(date +%s.%N)
 echo "capacity search, defaults, --capacity 100000: $(grep -c '^\[Capacity\] step' "$tmp/cap") steps, $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s wall: $(grep '^Capacity' "$tmp/cap")"
+kill -INT "$rpid"; wait "$rpid" 2>/dev/null || true
+rpid=""

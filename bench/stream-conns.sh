@@ -2,7 +2,7 @@
 # stream-conns.sh: the cost of many TCP connections, dnsvolley and dnsperf in the same run.
 #
 # usage: bench/stream-conns.sh [-B BUILDDIR] [-l SECONDS] [-c "16 256 1000 4000 10000"]
-#                              [-Q RATE] [-D OTHER_DNSVOLLEY] [-n] [-P]
+#                              [-Q RATE] [-D OTHER_DNSVOLLEY] [-n] [-P] [-r ROUNDS]
 # Starts dnsvolley-responder (TCP listener) pinned to CPU 1 and runs each client pinned to
 # CPU 0 (taskset), for each -c: -q twice -c, -l SECONDS (default 4), -t 2, against the same
 # responder; then the same -c paced at -Q RATE (default 20000 q/s) for the latency at a
