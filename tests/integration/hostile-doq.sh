@@ -82,7 +82,17 @@ assert_eq "mute: the server read every query" 1000 "$(hc mute received)"
 # run ends (it ends -t after its last query without cancelling, and closes the connection)
 assert_le "mute: cancelled" 1000 "$(hc mute cancelled)"
 assert_ge "mute: cancelled (all but the last window at most)" 900 "$(hc mute cancelled)"
-assert_eq "mute: one connection" 1 "$(phrase mute 'opened')"
+# One connection carries them all, unless a window's streams were all cancelled and the
+# server's MAX_STREAMS had not come back within a PTO (a slow server: ASan beside other
+# work): the client then ends that connection, counted closed by the server, and another
+# carries on (src/transport/doq.c, spent_check). How often is the machine's timing (a CI
+# run under ASan saw 2); the accounting is exact: each connection after the first is one
+# so ended, and the server saw every one.
+opened=$(phrase mute 'opened')
+assert_ge "mute: connections opened" 1 "$opened"
+assert_eq "mute: connections after the first, each ended as spent (closed by server)" \
+	$((opened - 1)) "$(phrase mute 'closed by server')"
+assert_eq "mute: the server's connections = the client's" "$opened" "$(hc mute connections)"
 rss_within mute ctl
 
 echo "== stream reset: every query's stream reset (DOQ_INTERNAL_ERROR): all lost as stream errors, exit 4"
