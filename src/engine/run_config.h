@@ -29,7 +29,7 @@ typedef enum dv_clock {
  * (doc/performance.md "The wire clock's cost" chose it: CPU per query against the
  * percentiles' sampling error). A pass of at most DV_STAMP_ALL_MAX queries (-n over a
  * short list) stamps every query: its sample would be a few hundred answers or none, and
- * stamping all of them costs well under a millisecond. dv_run_stamp_every() is the rule.
+ * stamping all of them costs about a millisecond of CPU at most. dv_run_stamp_every() is the rule.
  */
 #define DV_STAMP_EVERY_DEFAULT 16u
 #define DV_STAMP_EVERY_MAX     65536u

@@ -446,7 +446,8 @@ int dv_worker_open(dv_worker_t *w, dv_err_t *err)
 	w->direct = !w->cfg->stream && w->share.rate_qps <= 0 && w->share.nsocks == 1;
 	/* The clock (--clock): auto is the wire clock on UDP sockets (doc/performance.md). */
 	w->wire = !w->cfg->stream && w->cfg->clock != DV_CLOCK_APP;
-	/* The sample (run_config.h: every query paced, with -v or --latency-histogram). */
+	/* The sample (run_config.h's rule: every query paced, with -v or --latency-histogram,
+	 * or in a short pass). */
 	w->stamp_every = dv_run_stamp_every(w->cfg, w->share.rate_qps, w->share.end_seq);
 	dv_sampler_init(&w->sampler,
 	                0x64766f6c6c657921ULL ^ ((uint64_t)w->share.first_sock << 32) ^ w->id,

@@ -46,15 +46,7 @@ stopped() { # NAME: stop it; exit 0 and no sanitizer report
 hc() { resp_count "$1" "doq-$2"; }
 
 echo "== flags"
-# badflag ARGS MESSAGE: exit 2, MESSAGE the first line (any message passed before: an
-# option dropped from the parser, "unknown option", passed too).
-badflag() {
-	local rc=0
-	# shellcheck disable=SC2086
-	"$RESPONDER" -p 0 $1 >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
-	assert_eq "exit status for '$1'" 2 "$rc"
-	assert_eq "message for '$1'" "dnsvolley-responder: $2" "$(head -1 "$TMP/bad.err")"
-}
+badflag() { resp_badflag "$1" "$2" -p 0; } # lib.sh
 CK="--tls-cert $TMP/cert.pem --tls-key $TMP/key.pem"
 NEED="--doq-port-file, --doq-max-streams and --doq-0rtt need --doq-port"
 badflag "--doq-port 0" "--doq-port needs --tls-cert FILE and --tls-key FILE"

@@ -61,6 +61,17 @@ have_setup() {
 	echo "note: part skipped (setup): $2" >&2
 	return 1
 }
+# resp_badflag "ARGS" MESSAGE [FIRST...]: dnsvolley-responder FIRST... ARGS exits 2 with
+# "dnsvolley-responder: MESSAGE" as its first line (exactly: an option dropped from the
+# parser says "unknown option" with the same exit status).
+resp_badflag() {
+	local args=$1 want=$2 rc=0
+	shift 2
+	# shellcheck disable=SC2086
+	"$RESPONDER" "$@" $args >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
+	assert_eq "exit status for '$args'" 2 "$rc"
+	assert_eq "message for '$args'" "dnsvolley-responder: $want" "$(head -1 "$TMP/bad.err")"
+}
 # cpu_ticks PID: the process's CPU time so far (utime + stime of /proc/PID/stat, ticks).
 # csw PID: its context switches so far (voluntary and not, summed over its threads).
 # The server-cost tests read a server the way --server-pid does, to compare.

@@ -43,15 +43,7 @@ for i in $(seq 20000); do echo "n$i.example A"; done >"$TMP/20k"
 head -1000 "$TMP/20k" >"$TMP/1k"
 
 echo "== flags"
-# badflag ARGS MESSAGE: exit 2, MESSAGE the first line (any message passed before: an
-# option dropped from the parser says "unknown option" with the same exit status).
-badflag() {
-	local rc=0
-	# shellcheck disable=SC2086
-	"$RESPONDER" -p 0 $1 >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
-	assert_eq "exit status for '$1'" 2 "$rc"
-	assert_eq "message for '$1'" "dnsvolley-responder: $2" "$(head -1 "$TMP/bad.err")"
-}
+badflag() { resp_badflag "$1" "$2" -p 0; } # lib.sh
 CK="--tls-cert $TMP/cert.pem --tls-key $TMP/key.pem"
 NEED="--https-port-file, --doh-path, --https-record-each, --https-max-streams and the budgets need --https-port"
 PATHMSG="is not a path starting with '/' (no '?')"

@@ -38,15 +38,7 @@ client() {
 }
 
 echo "== flags"
-# badflag ARGS MESSAGE: exit 2, MESSAGE the first line (any message passed before: an
-# option dropped from the parser says "unknown option" with the same exit status).
-badflag() {
-	local rc=0
-	# shellcheck disable=SC2086
-	"$RESPONDER" -p 0 $1 >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
-	assert_eq "exit status for '$1'" 2 "$rc"
-	assert_eq "message for '$1'" "dnsvolley-responder: $2" "$(head -1 "$TMP/bad.err")"
-}
+badflag() { resp_badflag "$1" "$2" -p 0; } # lib.sh
 badflag "--tls-port 0" "--tls-port needs --tls-cert FILE and --tls-key FILE"
 badflag "--tls-cert $TMP/cert.pem" "--tls-cert and --tls-key need --tls-port, --https-port or --doq-port"
 badflag "--stream-reset-after 3" "--stream-reset-after needs --tcp-port, --tls-port or --doq-port"

@@ -53,15 +53,7 @@ echo "== flags"
 "$RESPONDER" --help >"$TMP/help.txt"
 grep -q -- '--wrong-question-every' "$TMP/help.txt" || fail "--help lacks a flag"
 "$RESPONDER" --version | grep -q '^dnsvolley-responder ' || fail "--version"
-# badflag ARGS MESSAGE: exit 2, MESSAGE the first line (not just any message: an option
-# dropped from the parser says "unknown option" with the same exit status).
-badflag() {
-	local rc=0
-	# shellcheck disable=SC2086
-	"$RESPONDER" $1 >"$TMP/bad.out" 2>"$TMP/bad.err" || rc=$?
-	assert_eq "exit status for '$1'" 2 "$rc"
-	assert_eq "message for '$1'" "dnsvolley-responder: $2" "$(head -1 "$TMP/bad.err")"
-}
+badflag() { resp_badflag "$1" "$2"; } # lib.sh
 RCODES="is not an rcode name (NOERROR, FORMERR, SERVFAIL, NXDOMAIN, NOTIMP, REFUSED, ...) or a number from 0 to 15"
 badflag "--drop-every x" "--drop-every: 'x' is not a whole number (0 = off)"
 badflag "--delay -1" "--delay: '-1' is not a number of milliseconds from 0 to 3600000"
