@@ -84,6 +84,7 @@ check_replay() {
 	python3 "$top/tests/helpers/write-capture.py" --clients 20 --duration 2 --queries 2000 "$TMP/cap.pcap"
 	start_responder R -T 1
 	for s in 1 2; do
+		rm -f "$TMP/td.err" # the previous round's "listening on" must not be read (lib.sh, capture_lo)
 		tcpdump -i lo -n -U --immediate-mode -B 65536 -s 1500 --time-stamp-precision=nano -w "$TMP/r$s.pcap" \
 			"udp and dst host 127.0.0.1 and dst port $R_PORT" 2>"$TMP/td.err" &
 		local td=$!

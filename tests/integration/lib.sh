@@ -202,6 +202,10 @@ started() {
 # stops tcpdump and asserts it dropped nothing.
 capture_lo() {
 	local pcap=$1 filter=$2 i
+	# The redirection below truncates tcpdump.err in the background child, maybe after the
+	# loop's first grep: a previous capture's "listening on" would then start the load
+	# before this tcpdump listens (CI lost a replay's first 184 queries so). Clear it here.
+	rm -f "$TMP/tcpdump.err" "$pcap"
 	nice -n -10 tcpdump -i lo -n -U --immediate-mode -B 65536 -s 1500 \
 		--time-stamp-precision=nano -w "$pcap" "$filter" 2>"$TMP/tcpdump.err" &
 	CAPTURE_PID=$!

@@ -220,6 +220,7 @@ hostile() { # NAME EXPECT_UNEXPECTED EXPECT_MALFORMED SERVER-MODE...
 	unused_line "$name" "$unused"
 }
 start_hostile_udp() { # MODE...: the hostile helper as H (the responder's slot in lib.sh)
+	rm -f "$TMP/H.port" # the previous helper's port must not be read
 	"$HOSTILE" -a 127.0.0.1 -p 0 --port-file "$TMP/H.port" --max-seconds 60 "$@" \
 		>"$TMP/H.out" 2>"$TMP/H.err" &
 	started H $! "$TMP/H.port" hostile
