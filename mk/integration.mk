@@ -19,6 +19,7 @@ INTEGRATION_TESTS += \
 	tests/integration/engine-rate.sh tests/integration/engine-errors.sh \
 	tests/integration/genlist.sh tests/integration/responder.sh \
 	tests/integration/study-responder.sh tests/integration/study-real-servers.sh \
+	tests/integration/study-streams.sh \
 	tests/integration/nightly.sh tests/integration/plot.sh tests/integration/report-browser.sh \
 	tests/integration/plot-panels.sh \
 	tests/integration/completion.sh \

@@ -3,7 +3,7 @@ libdnsvolley_la_SOURCES += src/study/study.c src/study/study.h src/study/groups.
 	src/study/dist.c src/study/dist.h \
 	src/study/capacity.c src/study/capacity.h
 # The readiness probe and version.bind (only the study asks them).
-libdnsvolley_la_SOURCES += src/study/probe.c src/study/probe.h
+libdnsvolley_la_SOURCES += src/study/probe.c src/study/probe.h src/study/probe_stream.c
 # The MPI distribution (dist_mpi.c) only with configure --with-mpi.
 if HAVE_MPI
 libdnsvolley_la_SOURCES += src/study/dist_mpi.c

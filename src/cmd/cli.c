@@ -1140,11 +1140,13 @@ static int apply_defaults(parse_state_t *ps, dv_err_t *err)
 	st->run.every_latency = cfg->latency_histogram;
 	/* Hidden: the wire clock's fallback receive stamps where the filter would load (tests). */
 	st->run.no_rx_filter = getenv("DV_NO_RX_FILTER") != NULL;
-	/* The server's version is metadata for results files; a plain run sends nothing extra. */
-	st->query_version =
-	    ps->query_version >= 0
-	        ? ps->query_version == 1
-	        : (cfg->json_path != NULL || cfg->csv_path != NULL || cfg->metrics_path != NULL);
+	/* The server's version is metadata for results files; a plain run sends nothing extra.
+	 * Over a connection kind only when asked: it costs the server a connection (and a
+	 * source port of a narrow -a range), which would show in its counts. */
+	st->query_version = ps->query_version >= 0 ? ps->query_version == 1
+	                                           : !st->run.stream && (cfg->json_path != NULL ||
+	                                                                 cfg->csv_path != NULL ||
+	                                                                 cfg->metrics_path != NULL);
 	return 0;
 }
 

@@ -180,35 +180,72 @@ static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, ui
 	return -ETIMEDOUT;
 }
 
-int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const uint8_t *query,
-                   size_t query_len, uint64_t timeout_ns, uint64_t attempt_ns,
-                   dv_probe_result_t *res, dv_err_t *err)
+/* The exchange over UDP (tp NULL) or tp's connection kind. A failure but -ETIMEDOUT is
+ * said in err: "ADDR: WHAT: why". */
+static ssize_t ask(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_config_t *tp,
+                   const char *what, uint8_t *q, size_t qlen, uint64_t timeout_ns, uint64_t step_ns,
+                   unsigned max_sends, uint8_t *ans, size_t cap, dv_probe_result_t *res,
+                   dv_err_t *err)
 {
-	uint8_t q[65535], ans[65535];
 	char at[DV_SOCKADDR_TEXT_MAX];
 	ssize_t n;
 	int fd;
+
+	res->why[0] = '\0';
+	res->connections = 0;
+	if (tp != NULL) {
+		n = dv_probe_stream_exchange(sa, sa_len, tp, q, qlen, timeout_ns, step_ns,
+		                             max_sends, ans, cap, res);
+	} else {
+		fd = open_connected(sa, sa_len, err);
+		if (fd < 0)
+			return fd;
+		n = exchange(fd, q, qlen, timeout_ns, step_ns, max_sends, ans, cap, res);
+		close(fd);
+	}
+	if (n < 0 && n != -ETIMEDOUT) {
+		dv_sockaddr_text(sa, at, sizeof(at));
+		dv_err_set(err, (int)n, "%s: %s: %s", at, what,
+		           res->why[0] != '\0' ? res->why : strerror((int)-n));
+	}
+	return n;
+}
+
+/* " over 3 connections; the last: connection refused" for a connection kind, else "". */
+static const char *over_conns(const dv_tp_config_t *tp, const dv_probe_result_t *res, char *buf,
+                              size_t cap)
+{
+	buf[0] = '\0';
+	if (tp != NULL)
+		snprintf(buf, cap, " over %u connection%s%s%s", res->connections,
+		         res->connections == 1 ? "" : "s", res->why[0] ? "; the last: " : "",
+		         res->why);
+	return buf;
+}
+
+int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_config_t *tp,
+                   const uint8_t *query, size_t query_len, uint64_t timeout_ns, uint64_t attempt_ns,
+                   dv_probe_result_t *res, dv_err_t *err)
+{
+	uint8_t q[65535], ans[65535];
+	char at[DV_SOCKADDR_TEXT_MAX], conns[256];
+	ssize_t n;
 
 	memset(res, 0, sizeof(*res));
 	res->rcode = -1;
 	dv_sockaddr_text(sa, at, sizeof(at));
 	if (query_len > sizeof(q) || dv_wire_single_question_len(query, query_len) == 0)
 		return dv_err_set(err, -EINVAL, "%s: readiness probe: not a valid query", at);
-	fd = open_connected(sa, sa_len, err);
-	if (fd < 0)
-		return fd;
 	memcpy(q, query, query_len);
-	n = exchange(fd, q, query_len, timeout_ns, attempt_ns, PROBE_MAX_SENDS, ans, sizeof(ans),
-	             res);
-	close(fd);
+	n = ask(sa, sa_len, tp, "readiness probe", q, query_len, timeout_ns, attempt_ns,
+	        PROBE_MAX_SENDS, ans, sizeof(ans), res, err);
 	if (n == -ETIMEDOUT)
 		return dv_err_set(err, -ETIMEDOUT,
 		                  "%s: target not ready: no answer to the readiness probe after "
-		                  "%.1f s (%u queries)",
-		                  at, res->wait_s, res->attempts);
-	if (n < 0)
-		return dv_err_set(err, (int)n, "%s: readiness probe: %s", at, strerror((int)-n));
-	return 0;
+		                  "%.1f s (%u quer%s%s)",
+		                  at, res->wait_s, res->attempts, res->attempts == 1 ? "y" : "ies",
+		                  over_conns(tp, res, conns, sizeof(conns)));
+	return n < 0 ? (int)n : 0;
 }
 
 /* TXT rdata (length-prefixed strings) -> printable text joined by spaces. */
@@ -238,8 +275,8 @@ static char *txt_text(const uint8_t *d, size_t len)
 	return out;
 }
 
-int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, unsigned attempts,
-                     uint64_t attempt_ns, char **version, dv_err_t *err)
+int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_config_t *tp,
+                     unsigned attempts, uint64_t attempt_ns, char **version, dv_err_t *err)
 {
 	uint8_t q[512], ans[65535];
 	dv_probe_result_t res;
@@ -247,7 +284,7 @@ int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, unsigned attem
 	char at[DV_SOCKADDR_TEXT_MAX];
 	ssize_t n;
 	size_t qlen;
-	int fd, rc = -ENOENT;
+	int rc = -ENOENT;
 
 	*version = NULL;
 	dv_sockaddr_text(sa, at, sizeof(at));
@@ -255,19 +292,15 @@ int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, unsigned attem
 	                            LDNS_RR_CLASS_CH, false);
 	if (qlen == 0)
 		return dv_err_set(err, -EINVAL, "version.bind: cannot build the query");
-	fd = open_connected(sa, sa_len, err);
-	if (fd < 0)
-		return fd;
 	if (attempts == 0)
 		attempts = 1;
 	/* Fixed step: the exchange doubles it, so give the whole budget as the total. */
-	n = exchange(fd, q, qlen, attempt_ns * attempts, attempt_ns, attempts, ans, sizeof(ans),
-	             &res);
-	close(fd);
+	n = ask(sa, sa_len, tp, "version.bind", q, qlen, attempt_ns * attempts, attempt_ns,
+	        attempts, ans, sizeof(ans), &res, err);
 	if (n == -ETIMEDOUT)
 		return dv_err_set(err, -ETIMEDOUT, "%s: no answer to version.bind", at);
 	if (n < 0)
-		return dv_err_set(err, (int)n, "%s: version.bind: %s", at, strerror((int)-n));
+		return (int)n;
 	if (ldns_wire2pkt(&pkt, ans, (size_t)n) != LDNS_STATUS_OK)
 		return dv_err_set(err, -EBADMSG, "%s: version.bind: malformed answer", at);
 	ldns_rr_list *an = ldns_pkt_answer(pkt);

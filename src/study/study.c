@@ -245,6 +245,12 @@ static void probe_query(dv_study_t *s)
 	(void)dv_study_set_probe(s, DV_PROBE_DEFAULT, false, &err);
 }
 
+/* How the probes reach a target: the passes' connection kind, or NULL for UDP. */
+static const dv_tp_config_t *study_tp(const dv_study_t *s)
+{
+	return s->run.stream ? &s->run.tp : NULL;
+}
+
 static int wait_ready(dv_study_t *s, size_t ti, dv_probe_result_t *pr)
 {
 	const dv_target_t *t = &s->targets[ti];
@@ -252,8 +258,8 @@ static int wait_ready(dv_study_t *s, size_t ti, dv_probe_result_t *pr)
 	int rc;
 
 	probe_query(s);
-	rc = dv_probe_ready((const struct sockaddr *)&t->addr, t->addr_len, s->probe_wire,
-	                    s->probe_len,
+	rc = dv_probe_ready((const struct sockaddr *)&t->addr, t->addr_len, study_tp(s),
+	                    s->probe_wire, s->probe_len,
 	                    s->ready_timeout_ns ? s->ready_timeout_ns : DV_READY_DEFAULT_NS,
 	                    DV_PROBE_FIRST_TRY_NS, pr, &err);
 	if (rc != 0)
@@ -744,14 +750,17 @@ static void check_probe(const dv_study_t *s)
 
 static void ask_versions(dv_study_t *s)
 {
-	/* Ask each target once who it is; silence is fine (many hide their version). */
-	/* Over UDP only: a stream transport's port (853, 443) answers no datagram. */
-	for (size_t t = 0;
-	     s->query_version && commands_here(s) && !s->run.stream && t < s->n_targets; t++) {
+	/* Ask each target once who it is, the way the passes ask (a DoT or DoH port answers
+	 * no datagram); silence is fine (many hide their version). Over a connection kind one
+	 * query in up to 2 s: a TLS handshake on a loaded machine takes more than UDP's
+	 * 2 x 250 ms. */
+	const dv_tp_config_t *tp = study_tp(s);
+	for (size_t t = 0; s->query_version && commands_here(s) && t < s->n_targets; t++) {
 		dv_target_t *tg = &s->targets[t];
 		if (tg->server_version == NULL && tg->addr.ss_family != AF_UNSPEC)
-			(void)dv_probe_version((const struct sockaddr *)&tg->addr, tg->addr_len, 2,
-			                       250 * DV_NS_PER_MS, &tg->server_version, NULL);
+			(void)dv_probe_version(
+			    (const struct sockaddr *)&tg->addr, tg->addr_len, tp, tp ? 1 : 2,
+			    tp ? 2 * DV_NS_PER_S : 250 * DV_NS_PER_MS, &tg->server_version, NULL);
 	}
 }
 

@@ -723,7 +723,7 @@ static void test_probe_ready_retries(void **state)
 	peer_start(&p, 3, 0);
 	loopback(&ss, &len, p.port);
 	/* Tries every 10, 20, 40 ms...: the third is answered. */
-	int rc = dv_probe_ready((struct sockaddr *)&ss, len, q, qlen, 3 * DV_NS_PER_S,
+	int rc = dv_probe_ready((struct sockaddr *)&ss, len, NULL, q, qlen, 3 * DV_NS_PER_S,
 	                        10 * DV_NS_PER_MS, &res, &err);
 	peer_stop(&p);
 	if (rc != 0)
@@ -735,7 +735,7 @@ static void test_probe_ready_retries(void **state)
 	/* A peer that never answers: a bounded wait and a clear message. */
 	peer_start(&p, 0, 0);
 	loopback(&ss, &len, p.port);
-	rc = dv_probe_ready((struct sockaddr *)&ss, len, q, qlen, 300 * DV_NS_PER_MS,
+	rc = dv_probe_ready((struct sockaddr *)&ss, len, NULL, q, qlen, 300 * DV_NS_PER_MS,
 	                    20 * DV_NS_PER_MS, &res, &err);
 	peer_stop(&p);
 	assert_int_equal(rc, -ETIMEDOUT);
@@ -757,7 +757,8 @@ static void test_probe_version(void **state)
 
 	peer_start(&p, 1, 1);
 	loopback(&ss, &len, p.port);
-	int rc = dv_probe_version((struct sockaddr *)&ss, len, 2, 500 * DV_NS_PER_MS, &v, &err);
+	int rc =
+	    dv_probe_version((struct sockaddr *)&ss, len, NULL, 2, 500 * DV_NS_PER_MS, &v, &err);
 	peer_stop(&p);
 	if (rc != 0)
 		fail_msg("%s", err.msg);
@@ -766,10 +767,133 @@ static void test_probe_version(void **state)
 	/* Answered without a TXT: -ENOENT, no version. */
 	peer_start(&p, 1, 0);
 	loopback(&ss, &len, p.port);
-	rc = dv_probe_version((struct sockaddr *)&ss, len, 2, 500 * DV_NS_PER_MS, &v, &err);
+	rc = dv_probe_version((struct sockaddr *)&ss, len, NULL, 2, 500 * DV_NS_PER_MS, &v, &err);
 	peer_stop(&p);
 	assert_int_equal(rc, -ENOENT);
 	assert_null(v);
+}
+
+/* A TCP peer: accepts one connection, reads one framed query, answers it with a
+ * version.bind TXT (wrong_id_first: a REFUSED to the ID + 1 first, then the answer). */
+typedef struct tcp_peer {
+	int lfd;
+	uint16_t port;
+	bool wrong_id_first;
+	int queries;
+	pthread_t th;
+} tcp_peer_t;
+
+static void *tcp_peer_main(void *arg)
+{
+	tcp_peer_t *p = arg;
+	uint8_t buf[600];
+	struct pollfd pfd = {.fd = p->lfd, .events = POLLIN};
+	if (poll(&pfd, 1, 5000) <= 0)
+		return NULL;
+	int fd = accept(p->lfd, NULL, NULL);
+	size_t have = 0;
+	while (fd >= 0 && have < sizeof(buf)) { /* one 2-byte length and its query */
+		pfd.fd = fd;
+		if (poll(&pfd, 1, 5000) <= 0)
+			break;
+		ssize_t n = recv(fd, buf + have, sizeof(buf) - have, 0);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		if (have >= 2 && have >= 2 + (size_t)(buf[0] << 8 | buf[1]))
+			break;
+	}
+	size_t qlen = have >= 2 ? (size_t)(buf[0] << 8 | buf[1]) : 0;
+	if (fd >= 0 && qlen >= 12 && have >= 2 + qlen) {
+		static const uint8_t rr[] = {0xc0, 0x0c, 0, 16, 0, 3,   0,   0,
+		                             0,    0,    0, 4,  3, 'v', '9', '9'};
+		uint8_t out[2 * 700];
+		size_t alen = qlen + sizeof(rr);
+		p->queries++;
+		memcpy(out + 2, buf + 2, qlen);
+		memcpy(out + 2 + qlen, rr, sizeof(rr));
+		out[0] = (uint8_t)(alen >> 8);
+		out[1] = (uint8_t)alen;
+		out[4] |= 0x80; /* QR */
+		out[9] = 1;     /* ANCOUNT */
+		memcpy(out + 2 + alen, out, 2 + alen);
+		if (p->wrong_id_first) {
+			out[3]++;    /* the first copy answers another ID: not the answer */
+			out[5] |= 5; /* and says REFUSED, so taking it would show in the rcode */
+		}
+		send(fd, out, p->wrong_id_first ? 2 * (2 + alen) : 2 + alen, MSG_NOSIGNAL);
+		pfd.fd = fd;
+		(void)poll(&pfd, 1, 2000); /* until the client closes */
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static void tcp_peer_start(tcp_peer_t *p, bool wrong_id_first)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t al = sizeof(a);
+	memset(p, 0, sizeof(*p));
+	p->wrong_id_first = wrong_id_first;
+	p->lfd = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(p->lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(p->lfd, 4), 0);
+	getsockname(p->lfd, (struct sockaddr *)&a, &al);
+	p->port = ntohs(a.sin_port);
+	assert_int_equal(pthread_create(&p->th, NULL, tcp_peer_main, p), 0);
+}
+
+/* Over TCP: the probe and version.bind ask the way the passes will; an answer to another
+ * ID is not the answer; a port nobody listens on is waited out and said. */
+static void test_probe_over_tcp(void **state)
+{
+	(void)state;
+	tcp_peer_t p;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	dv_tp_config_t tp;
+	dv_probe_result_t res;
+	dv_err_t err;
+	uint8_t q[512];
+	char *v = NULL;
+	size_t qlen = dv_probe_build_query(q, sizeof(q), "version.bind", 16, 3, false);
+
+	dv_tp_config_init(&tp);
+	tp.kind = DV_TP_TCP;
+	for (int wrong = 0; wrong < 2; wrong++) {
+		tcp_peer_start(&p, wrong);
+		loopback(&ss, &len, p.port);
+		int rc = dv_probe_ready((struct sockaddr *)&ss, len, &tp, q, qlen, 5 * DV_NS_PER_S,
+		                        10 * DV_NS_PER_MS, &res, &err);
+		pthread_join(p.th, NULL);
+		close(p.lfd);
+		if (rc != 0)
+			fail_msg("%s", err.msg);
+		assert_int_equal(res.attempts, 1);
+		assert_int_equal(res.connections, 1);
+		assert_int_equal(res.rcode, 0);
+		assert_int_equal(p.queries, 1);
+	}
+	tcp_peer_start(&p, false);
+	loopback(&ss, &len, p.port);
+	int rc = dv_probe_version((struct sockaddr *)&ss, len, &tp, 1, 5 * DV_NS_PER_S, &v, &err);
+	pthread_join(p.th, NULL);
+	close(p.lfd);
+	if (rc != 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(v, "v99");
+	free(v);
+
+	/* Nobody listens (the peer's port, closed): connections refused, no query sent. */
+	rc = dv_probe_ready((struct sockaddr *)&ss, len, &tp, q, qlen, 300 * DV_NS_PER_MS,
+	                    20 * DV_NS_PER_MS, &res, &err);
+	assert_int_equal(rc, -ETIMEDOUT);
+	assert_int_equal(res.attempts, 0);
+	assert_true(res.connections >= 2);
+	assert_non_null(strstr(err.msg, "(0 queries over "));
+	assert_non_null(strstr(err.msg, "connections; the last: connection refused)"));
 }
 
 /* A one-target, one-list study whose list is never sent (the flush or probe fails first). */
@@ -881,6 +1005,7 @@ int main(void)
 	    cmocka_unit_test(test_probe_parse),
 	    cmocka_unit_test(test_probe_ready_retries),
 	    cmocka_unit_test(test_probe_version),
+	    cmocka_unit_test(test_probe_over_tcp),
 	    cmocka_unit_test(test_flush_failure_stops),
 	    cmocka_unit_test(test_never_ready_stops),
 	    cmocka_unit_test(test_table_server),
