@@ -7,13 +7,14 @@
 # authoritative query per name (the default probe, version.bind CH TXT, is answered by
 # unbound itself), each hot pass none; a p50 per pass (hot below cold: a bench figure). Then: -l 5, -l 1
 # and a mistyped flush label are refused before any query (nsd and unbound count 0); with
-# --probe NAME the probe's name is the only extra authoritative query of a cold pass.
+# --probe NAME the probe's name is the only extra authoritative query of a cold pass; the
+# same study over DoT (unbound's TLS port) with the version asked over TLS.
 . "$(dirname "$0")/lib.sh"
 [ -x "$DV" ] || skip "dnsvolley not built"
 . "$(dirname "$0")/servers/nsd-unbound.sh"
 require_nsd_unbound
 make_zone_lists
-start_nsd_unbound
+UNBOUND_TLS=1 start_nsd_unbound
 
 # The flush empties unbound's cache for the zones; the after-pass hook notes nsd's own
 # query counter after every pass, so each pass's cost at the authoritative server is known.
@@ -118,4 +119,24 @@ assert_eq "--probe: nsd queries per pass (cold: names + the probe; hot: none)" \
 grep -q '^  "probe": "probe.z0.test A",$' "$TMP/p.json" || fail "results file lacks the probe"
 assert_ge "--probe: probe queries recorded (one per cold pass at least)" 2 \
 	"$(awk -F': ' '/^   "probe_queries"/ { s += $2 } END { print s + 0 }' "$TMP/p.json")"
+
+# Over DNS over TLS (unbound's DoT port): the probe and version.bind go over TLS (before
+# 2026-12-03 both were UDP or nothing: unbound's DoT port happens to answer datagrams too,
+# but the version was never asked over a stream; study-streams.sh shows the probe against
+# a port with no datagram listener). The ground truth is the same: each cold pass costs
+# nsd one query per name and the probe's name, each hot pass none.
+echo "start $(nsd_queries)" >"$TMP/dot-counts"
+rc=0
+"$DV" -s "unbound=127.0.0.1:$UTLS" -m dot --tls-sni dnsvolley.test -d "A=$TMP/a.txt" \
+	--passes cold,hot --hot-runs 1 --repeat 2 --flush "$FLUSH" --probe "probe.z0.test A" \
+	--server-version --after-pass "$(nsd_count_hook "$TMP/dot-counts")" --json "$TMP/dot.json" \
+	-q 50 -t 5 --no-progress >"$TMP/dot.txt" 2>&1 || rc=$?
+[ "$rc" = 0 ] || fail "DoT study exited $rc: $(tail -n 5 "$TMP/dot.txt")"
+awk 'NR > 1 { print $1, $2 - prev } { prev = $2 }' "$TMP/dot-counts" >"$TMP/ddeltas"
+assert_eq "DoT: nsd queries per pass (cold: names + the probe; hot: none)" \
+	"cold $((N_PER_ZONE * 4 + 1)),hot 0,cold $((N_PER_ZONE * 4 + 1)),hot 0," "$(awk '{ printf "%s %s,", $1, $2 }' "$TMP/ddeltas")"
+grep -q '^   "server_version": "unbound ' "$TMP/dot.json" || fail "DoT: server version not recorded"
+grep -q '^   "transport": "dot",$' "$TMP/dot.json" || fail "DoT: results file does not say dot"
+assert_ge "DoT: probe queries recorded (one per cold pass at least)" 2 \
+	"$(awk -F': ' '/^   "probe_queries"/ { s += $2 } END { print s + 0 }' "$TMP/dot.json")"
 echo "PASS"

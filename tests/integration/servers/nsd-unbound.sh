@@ -5,7 +5,9 @@
 #   make_zone_lists      the names and the zones: sets N_PER_ZONE, ZONES, N; writes
 #                        $TMP/soa.txt ("LABEL.ZONE SOA") and $TMP/a.txt ("www.LABEL.ZONE A")
 #   start_nsd_unbound    starts both, waits until they answer control; sets NPORT, UPORT,
-#                        UNBOUND_FLUSH; both are stopped on exit (then lib.sh's cleanup)
+#                        UNBOUND_FLUSH; both are stopped on exit (then lib.sh's cleanup);
+#                        with UNBOUND_TLS=1 unbound serves DoT too, on UTLS (SNI
+#                        dnsvolley.test, make_cert's certificate)
 # Then: nsd_queries, unbound_queries (their own counters), nsd_count_hook FILE.
 _NSD_UNBOUND_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
@@ -77,8 +79,14 @@ start_nsd_unbound() {
 	[ "$NPORT" != "$UPORT" ] || UPORT=$((NPORT + 1))
 	# shellcheck disable=SC2086
 	bash "$_NSD_UNBOUND_DIR/nsd.conf.sh" "$TMP" "$NPORT" $ZONES >"$TMP/nsd.conf"
+	if [ "${UNBOUND_TLS:-0}" = 1 ]; then
+		make_cert
+		UTLS=$(free_port)
+		while [ "$UTLS" = "$NPORT" ] || [ "$UTLS" = "$UPORT" ]; do UTLS=$(free_port); done
+	fi
 	# shellcheck disable=SC2086
-	bash "$_NSD_UNBOUND_DIR/unbound.conf.sh" "$TMP" "$UPORT" "$NPORT" $ZONES >"$TMP/unbound.conf"
+	UNBOUND_TLS_PORT=${UTLS:-} bash "$_NSD_UNBOUND_DIR/unbound.conf.sh" "$TMP" "$UPORT" "$NPORT" $ZONES \
+		>"$TMP/unbound.conf"
 	nsd-checkconf "$TMP/nsd.conf" || fail "nsd.conf rejected"
 	unbound-checkconf "$TMP/unbound.conf" >/dev/null || fail "unbound.conf rejected"
 

@@ -5,6 +5,8 @@
 # minimisation, no validator, no prefetch, no fetching of name-server addresses, no
 # retransmits within 3 s.
 # Control over a unix socket in DIR (no certificates): unbound-control -c CONF ...
+# With UNBOUND_TLS_PORT set it also serves DNS over TLS on 127.0.0.1:UNBOUND_TLS_PORT,
+# with DIR/cert.pem and DIR/key.pem (lib.sh's make_cert).
 set -euo pipefail
 dir=$1 port=$2 auth=$3
 shift 3
@@ -41,6 +43,10 @@ remote-control:
 	control-enable: yes
 	control-interface: "$dir/unbound.ctl"
 C
+if [ -n "${UNBOUND_TLS_PORT:-}" ]; then
+	printf 'server:\n\tinterface: 127.0.0.1@%s\n\ttls-port: %s\n' "$UNBOUND_TLS_PORT" "$UNBOUND_TLS_PORT"
+	printf '\ttls-service-pem: "%s/cert.pem"\n\ttls-service-key: "%s/key.pem"\n' "$dir" "$dir"
+fi
 for z in "$@"; do
 	printf 'stub-zone:\n\tname: "%s"\n\tstub-addr: 127.0.0.1@%s\n' "$z" "$auth"
 done
