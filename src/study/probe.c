@@ -99,8 +99,12 @@ static int open_connected(const struct sockaddr *sa, socklen_t sa_len, dv_err_t 
 	return fd;
 }
 
-/* A 16-bit ID from a small xorshift seeded by the clock (not security relevant). */
-static uint16_t next_id(uint64_t *state)
+uint64_t dv_probe_id_seed(void)
+{
+	return dv_now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
+}
+
+uint16_t dv_probe_next_id(uint64_t *state)
 {
 	uint64_t x = *state;
 	x ^= x << 13;
@@ -119,7 +123,7 @@ static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, ui
 {
 	uint16_t ids[PROBE_MAX_IDS];
 	unsigned n_ids = 0;
-	uint64_t seed = dv_now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
+	uint64_t seed = dv_probe_id_seed();
 	uint64_t start = dv_now_ns(), deadline = start + timeout_ns, next_send = start;
 	size_t question = dv_wire_single_question_len(q, qlen);
 
@@ -134,7 +138,7 @@ static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, ui
 		if (now >= deadline)
 			break;
 		if (now >= next_send && res->attempts < max_sends) {
-			uint16_t id = next_id(&seed);
+			uint16_t id = dv_probe_next_id(&seed);
 			dv_wire_set16(q, id); /* the ID */
 			ids[n_ids++ % PROBE_MAX_IDS] = id;
 			/* A failed send (ECONNREFUSED from an earlier ICMP) is a try too. */

@@ -65,6 +65,11 @@ int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_conf
 int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_config_t *tp,
                      unsigned attempts, uint64_t attempt_ns, char **version, dv_err_t *err);
 
+/* The probes' DNS IDs: a small xorshift seeded by the clock and the pid (not security
+ * relevant: a probe's answer must also ask its question). */
+uint64_t dv_probe_id_seed(void);
+uint16_t dv_probe_next_id(uint64_t *state);
+
 /*
  * probe_stream.c, the exchange dv_probe_ready and dv_probe_version use over a connection
  * kind. Ask q (qlen octets, one question; its DNS ID is rewritten) over tp's kind until an

@@ -258,24 +258,13 @@ static void silent(pconn_t *c, double secs)
 		snprintf(c->why, c->why_cap, "no answer in %.1f s", secs);
 }
 
-/* A 16-bit ID from a small xorshift (not security relevant). */
-static uint16_t next_id(uint64_t *state)
-{
-	uint64_t x = *state;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return (uint16_t)(x >> 24);
-}
-
 ssize_t dv_probe_stream_exchange(const struct sockaddr *sa, socklen_t sa_len,
                                  const dv_tp_config_t *tp, uint8_t *q, size_t qlen,
                                  uint64_t timeout_ns, uint64_t step_ns, unsigned max_sends,
                                  uint8_t *ans, size_t cap, dv_probe_result_t *res)
 {
 	uint8_t rbuf[65536];
-	uint64_t seed = dv_now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
+	uint64_t seed = dv_probe_id_seed();
 	uint64_t start = dv_now_ns(), deadline = start + timeout_ns, next_open = start;
 	uint64_t patience = DV_PROBE_STREAM_PATIENCE_NS, give_up = 0, opened = 0;
 	pconn_t c = {.fd = -1,
@@ -333,7 +322,7 @@ ssize_t dv_probe_stream_exchange(const struct sockaddr *sa, socklen_t sa_len,
 			patience = DV_MIN(patience * 2, PATIENCE_MAX_NS);
 			continue;
 		}
-		submit(&c, q, next_id(&seed), turns + 1, &res->attempts);
+		submit(&c, q, dv_probe_next_id(&seed), turns + 1, &res->attempts);
 		flush_out(&c);
 		rc = turn(&c, DV_MIN(deadline, give_up), rbuf, sizeof(rbuf));
 	}

@@ -97,36 +97,27 @@ refused() {
 	[ -s "$TMP/$name.json" ] || fail "$name: no results file"
 	echo "ok: $name: $n queries over $m connections; the last: ${BASH_REMATCH[4]}"
 }
+# against NAME KIND MODE TIMEOUT WHY: a study against hostile-stream in MODE that must stop
+# at its probe after TIMEOUT s, the last connection ended as WHY; counts compared.
+against() {
+	hs "$1" "$2" "$3"
+	local port="${1}_PORT"
+	study "$1" "${!port}" "$2" --ready-timeout "$4" --no-server-version
+	stop_responder "$1"
+	refused "$1" "$5" queries connections
+}
 # Silent: every query read, none answered; a connection is given up after 1 s, then 2 s.
-hs silent tcp silent
-study silent "$silent_PORT" tcp --ready-timeout 2.5 --no-server-version
-stop_responder silent
-refused silent "no answer in *" queries connections
+against silent tcp silent 2.5 "no answer in *"
 # Answers to another ID, and with QR clear, are not answers.
-hs wrongid dot wrong-id
-study wrongid "$wrongid_PORT" dot --ready-timeout 2.5 --no-server-version
-stop_responder wrongid
-refused wrongid "no answer in *" queries connections
-hs qr0 doh qr0
-study qr0 "$qr0_PORT" doh --ready-timeout 2.5 --no-server-version
-stop_responder qr0
-refused qr0 "no answer in *" queries connections
+against wrongid dot wrong-id 2.5 "no answer in *"
+against qr0 doh qr0 2.5 "no answer in *"
 # Closed at accept: reopened after 100, 200, 400 ms...; a TLS one never takes a query.
-hs aclose dot accept-close
-study aclose "$aclose_PORT" dot --ready-timeout 1.5 --no-server-version
-stop_responder aclose
-refused aclose "*" queries connections
+against aclose dot accept-close 1.5 "*"
 assert_eq "aclose: the peer read no query" 0 "$(resp_count aclose queries)"
 # DoH: GOAWAY at once, and a stream limit of 0: nothing can be asked.
-hs goaway doh goaway
-study goaway "$goaway_PORT" doh --ready-timeout 1.5 --no-server-version
-stop_responder goaway
-refused goaway "the server sent GOAWAY" queries connections
+against goaway doh goaway 1.5 "the server sent GOAWAY"
 assert_eq "goaway: one GOAWAY per connection" "$(resp_count goaway connections)" "$(resp_count goaway goaways)"
-hs zero doh zero-streams
-study zero "$zero_PORT" doh --ready-timeout 2.5 --no-server-version
-stop_responder zero
-refused zero "no query taken in * s: the server allows no stream*" queries connections
+against zero doh zero-streams 2.5 "no query taken in * s: the server allows no stream*"
 # DoQ (hostile-doq): a reset stream, a closed connection, a peer that never answers.
 for mode in stream-reset close silent; do
 	name=doq_${mode%%-*}
