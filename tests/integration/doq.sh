@@ -65,6 +65,10 @@ if command -v kdig >/dev/null && kdig -h 2>&1 | grep -q quic; then
 	assert_eq "kdig: doq-received" 1 "$(hc kq received)"
 	assert_eq "kdig: doq-answered" 1 "$(hc kq answered)"
 	assert_eq "kdig: doq-handshakes" 1 "$(hc kq handshakes)"
+else
+	# Debian 12's kdig (Knot 3.2) has no +quic; knotd's own DoQ is the independent peer
+	# of doq-knot.sh. Said, so the part's absence shows in the log.
+	echo "part not run: this kdig has no +quic ($(kdig -V 2>&1 | head -1))"
 fi
 
 echo "== clean: 2,000 queries over 2 connections, 50 streams each"
