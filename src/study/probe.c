@@ -99,6 +99,12 @@ static int open_connected(const struct sockaddr *sa, socklen_t sa_len, dv_err_t 
 	return fd;
 }
 
+int dv_probe_wait_ms(int ms, bool (*stop)(void))
+{
+	return stop != NULL && (ms < 0 || ms > DV_PROBE_STOP_CHECK_MS) ? DV_PROBE_STOP_CHECK_MS
+	                                                               : ms;
+}
+
 uint64_t dv_probe_id_seed(void)
 {
 	return dv_now_ns() ^ ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
@@ -119,7 +125,8 @@ uint16_t dv_probe_next_id(uint64_t *state)
  * On success copies the answer into ans (cap bytes) and returns its length.
  */
 static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, uint64_t step_ns,
-                        unsigned max_sends, uint8_t *ans, size_t cap, dv_probe_result_t *res)
+                        unsigned max_sends, bool (*stop)(void), uint8_t *ans, size_t cap,
+                        dv_probe_result_t *res)
 {
 	uint16_t ids[PROBE_MAX_IDS];
 	unsigned n_ids = 0;
@@ -137,6 +144,8 @@ static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, ui
 		uint64_t now = dv_now_ns();
 		if (now >= deadline)
 			break;
+		if (stop != NULL && stop())
+			return -EINTR;
 		if (now >= next_send && res->attempts < max_sends) {
 			uint16_t id = dv_probe_next_id(&seed);
 			dv_wire_set16(q, id); /* the ID */
@@ -152,7 +161,7 @@ static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, ui
 		uint64_t until = DV_MIN(next_send, deadline);
 		int wait_ms = (int)((until - now + DV_NS_PER_MS - 1) / DV_NS_PER_MS);
 		struct pollfd pfd = {.fd = fd, .events = POLLIN};
-		int pr = poll(&pfd, 1, wait_ms > 0 ? wait_ms : 1);
+		int pr = poll(&pfd, 1, dv_probe_wait_ms(wait_ms > 0 ? wait_ms : 1, stop));
 		if (pr < 0 && errno != EINTR)
 			return -errno;
 		if (pr <= 0)
@@ -188,8 +197,8 @@ static ssize_t exchange(int fd, uint8_t *q, size_t qlen, uint64_t timeout_ns, ui
  * said in err: "ADDR: WHAT: why". */
 static ssize_t ask(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_config_t *tp,
                    const char *what, uint8_t *q, size_t qlen, uint64_t timeout_ns, uint64_t step_ns,
-                   unsigned max_sends, uint8_t *ans, size_t cap, dv_probe_result_t *res,
-                   dv_err_t *err)
+                   unsigned max_sends, bool (*stop)(void), uint8_t *ans, size_t cap,
+                   dv_probe_result_t *res, dv_err_t *err)
 {
 	char at[DV_SOCKADDR_TEXT_MAX];
 	ssize_t n;
@@ -199,15 +208,18 @@ static ssize_t ask(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_conf
 	res->connections = 0;
 	if (tp != NULL) {
 		n = dv_probe_stream_exchange(sa, sa_len, tp, q, qlen, timeout_ns, step_ns,
-		                             max_sends, ans, cap, res);
+		                             max_sends, stop, ans, cap, res);
 	} else {
 		fd = open_connected(sa, sa_len, err);
 		if (fd < 0)
 			return fd;
-		n = exchange(fd, q, qlen, timeout_ns, step_ns, max_sends, ans, cap, res);
+		n = exchange(fd, q, qlen, timeout_ns, step_ns, max_sends, stop, ans, cap, res);
 		close(fd);
 	}
-	if (n < 0 && n != -ETIMEDOUT) {
+	if (n == -EINTR) {
+		dv_sockaddr_text(sa, at, sizeof(at));
+		dv_err_set(err, (int)n, "%s: %s: interrupted", at, what);
+	} else if (n < 0 && n != -ETIMEDOUT) {
 		dv_sockaddr_text(sa, at, sizeof(at));
 		dv_err_set(err, (int)n, "%s: %s: %s", at, what,
 		           res->why[0] != '\0' ? res->why : strerror((int)-n));
@@ -229,7 +241,7 @@ static const char *over_conns(const dv_tp_config_t *tp, const dv_probe_result_t 
 
 int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_config_t *tp,
                    const uint8_t *query, size_t query_len, uint64_t timeout_ns, uint64_t attempt_ns,
-                   dv_probe_result_t *res, dv_err_t *err)
+                   bool (*stop)(void), dv_probe_result_t *res, dv_err_t *err)
 {
 	uint8_t q[65535], ans[65535];
 	char at[DV_SOCKADDR_TEXT_MAX], conns[256];
@@ -242,7 +254,7 @@ int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_conf
 		return dv_err_set(err, -EINVAL, "%s: readiness probe: not a valid query", at);
 	memcpy(q, query, query_len);
 	n = ask(sa, sa_len, tp, "readiness probe", q, query_len, timeout_ns, attempt_ns,
-	        PROBE_MAX_SENDS, ans, sizeof(ans), res, err);
+	        PROBE_MAX_SENDS, stop, ans, sizeof(ans), res, err);
 	if (n == -ETIMEDOUT)
 		return dv_err_set(err, -ETIMEDOUT,
 		                  "%s: target not ready: no answer to the readiness probe after "
@@ -300,7 +312,7 @@ int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_co
 		attempts = 1;
 	/* Fixed step: the exchange doubles it, so give the whole budget as the total. */
 	n = ask(sa, sa_len, tp, "version.bind", q, qlen, attempt_ns * attempts, attempt_ns,
-	        attempts, ans, sizeof(ans), &res, err);
+	        attempts, NULL, ans, sizeof(ans), &res, err);
 	if (n == -ETIMEDOUT)
 		return dv_err_set(err, -ETIMEDOUT, "%s: no answer to version.bind", at);
 	if (n < 0)

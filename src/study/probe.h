@@ -48,11 +48,13 @@ bool dv_probe_same_question(const uint8_t *a, size_t alen, const uint8_t *b, siz
  * refused" while a server restarts is waited out. Returns 0 with res filled, -ETIMEDOUT
  * with err filled ("ADDR: target not ready: no answer to the readiness probe after 30.0 s
  * (12 queries)", and over a connection kind " over N connections; the last: why"), or
- * another negative errno (said in err).
+ * another negative errno (said in err). stop, when not NULL, is asked at least every
+ * DV_PROBE_STOP_CHECK_MS (a SIGINT during the wait): true ends the wait with -EINTR.
  */
+#define DV_PROBE_STOP_CHECK_MS 100
 int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_config_t *tp,
                    const uint8_t *query, size_t query_len, uint64_t timeout_ns, uint64_t attempt_ns,
-                   dv_probe_result_t *res, dv_err_t *err);
+                   bool (*stop)(void), dv_probe_result_t *res, dv_err_t *err);
 
 /*
  * Ask "version.bind CH TXT" (RD clear) over UDP (tp NULL) or tp's connection kind, at
@@ -64,6 +66,10 @@ int dv_probe_ready(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_conf
  */
 int dv_probe_version(const struct sockaddr *sa, socklen_t sa_len, const dv_tp_config_t *tp,
                      unsigned attempts, uint64_t attempt_ns, char **version, dv_err_t *err);
+
+/* A poll's wait of ms (-1: none) shortened to DV_PROBE_STOP_CHECK_MS when there is a stop
+ * hook to ask. */
+int dv_probe_wait_ms(int ms, bool (*stop)(void));
 
 /* The probes' DNS IDs: a small xorshift seeded by the clock and the pid (not security
  * relevant: a probe's answer must also ask its question). */
@@ -82,12 +88,13 @@ uint16_t dv_probe_next_id(uint64_t *state);
  * sent, and it all ends at timeout_ns. The answer goes to ans (cap octets; its question
  * is q's, its ID q's, or its stream q's where the kind matches answers so); returns its length,
  * -ETIMEDOUT, or another negative errno. res gets the queries sent, the connections opened, the
- * time and, when none came, why the last connection ended.
+ * time and, when none came, why the last connection ended. stop as for dv_probe_ready (-EINTR).
  */
 #define DV_PROBE_STREAM_PATIENCE_NS (1000 * DV_NS_PER_MS)
 ssize_t dv_probe_stream_exchange(const struct sockaddr *sa, socklen_t sa_len,
                                  const dv_tp_config_t *tp, uint8_t *q, size_t qlen,
                                  uint64_t timeout_ns, uint64_t step_ns, unsigned max_sends,
-                                 uint8_t *ans, size_t cap, dv_probe_result_t *res);
+                                 bool (*stop)(void), uint8_t *ans, size_t cap,
+                                 dv_probe_result_t *res);
 
 #endif

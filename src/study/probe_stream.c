@@ -218,7 +218,7 @@ static void connected(pconn_t *c)
 
 /* One wait on the connection until `until` (or its machine's own deadline) and what the
  * wait brought. -errno when poll fails. */
-static int turn(pconn_t *c, uint64_t until, uint8_t *buf, size_t cap)
+static int turn(pconn_t *c, uint64_t until, bool (*stop)(void), uint8_t *buf, size_t cap)
 {
 	uint64_t now = dv_now_ns(), due = c->desc->timers ? dv_tp_next_deadline(c->tp) : UINT64_MAX;
 	uint64_t at = DV_MIN(until, due);
@@ -226,7 +226,7 @@ static int turn(pconn_t *c, uint64_t until, uint8_t *buf, size_t cap)
 	struct pollfd pfd = {
 	    .fd = c->fd,
 	    .events = c->connecting ? POLLOUT : (short)(POLLIN | (c->want_out ? POLLOUT : 0))};
-	int pr = poll(&pfd, 1, wait_ms);
+	int pr = poll(&pfd, 1, dv_probe_wait_ms(wait_ms, stop));
 
 	if (pr < 0)
 		return errno == EINTR ? 0 : -errno;
@@ -261,7 +261,8 @@ static void silent(pconn_t *c, double secs)
 ssize_t dv_probe_stream_exchange(const struct sockaddr *sa, socklen_t sa_len,
                                  const dv_tp_config_t *tp, uint8_t *q, size_t qlen,
                                  uint64_t timeout_ns, uint64_t step_ns, unsigned max_sends,
-                                 uint8_t *ans, size_t cap, dv_probe_result_t *res)
+                                 bool (*stop)(void), uint8_t *ans, size_t cap,
+                                 dv_probe_result_t *res)
 {
 	uint8_t rbuf[65536];
 	uint64_t seed = dv_probe_id_seed();
@@ -297,6 +298,10 @@ ssize_t dv_probe_stream_exchange(const struct sockaddr *sa, socklen_t sa_len,
 		uint64_t now = dv_now_ns();
 		if (now >= deadline)
 			break;
+		if (stop != NULL && stop()) {
+			rc = -EINTR;
+			break;
+		}
 		if (c.fd >= 0 && (c.dead || now >= give_up)) {
 			if (!c.dead)
 				silent(&c, (double)(now - opened) / 1e9);
@@ -310,6 +315,8 @@ ssize_t dv_probe_stream_exchange(const struct sockaddr *sa, socklen_t sa_len,
 				break;
 			if (now < next_open) {
 				uint64_t ns = DV_MIN(next_open, deadline) - now;
+				if (stop != NULL)
+					ns = DV_MIN(ns, DV_PROBE_STOP_CHECK_MS * DV_NS_PER_MS);
 				struct timespec ts = {(time_t)(ns / DV_NS_PER_S),
 				                      (long)(ns % DV_NS_PER_S)};
 				nanosleep(&ts, NULL);
@@ -324,7 +331,7 @@ ssize_t dv_probe_stream_exchange(const struct sockaddr *sa, socklen_t sa_len,
 		}
 		submit(&c, q, dv_probe_next_id(&seed), turns + 1, &res->attempts);
 		flush_out(&c);
-		rc = turn(&c, DV_MIN(deadline, give_up), rbuf, sizeof(rbuf));
+		rc = turn(&c, DV_MIN(deadline, give_up), stop, rbuf, sizeof(rbuf));
 	}
 	conn_close(&c);
 	dv_tp_shared_free(sh);

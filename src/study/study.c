@@ -261,7 +261,11 @@ static int wait_ready(dv_study_t *s, size_t ti, dv_probe_result_t *pr)
 	rc = dv_probe_ready((const struct sockaddr *)&t->addr, t->addr_len, study_tp(s),
 	                    s->probe_wire, s->probe_len,
 	                    s->ready_timeout_ns ? s->ready_timeout_ns : DV_READY_DEFAULT_NS,
-	                    DV_PROBE_FIRST_TRY_NS, pr, &err);
+	                    DV_PROBE_FIRST_TRY_NS, dv_run_stop_requested, pr, &err);
+	if (rc == -EINTR) { /* a SIGINT or SIGTERM while waiting: the study ends as interrupted */
+		s->interrupted = true;
+		return 0;
+	}
 	if (rc != 0)
 		return fail(s, rc, "target %s: %s", t->label, err.msg);
 	return 0;

@@ -156,3 +156,42 @@ assert_eq "late server: probe queries" 1 "$(sums "$TMP/late.json" probe_queries)
 assert_eq "late server: answered = passes + probe" "$(($(sums "$TMP/late.json" sent) + 1))" \
 	"$(awk '$1 == "tcp-answered" { print $2 }' "$TMP/late.out")"
 echo "ok: late server: one probe query, waited $(sums "$TMP/late.json" ready_wait_s) s"
+
+# --- 4. SIGINT while the probe waits ends the study at once as interrupted (exit 3, the
+# results file written, "interrupted": true), over UDP and over TCP: before 2026-12-03 the
+# wait ran on to --ready-timeout. Here that is 600 s, and the guard kills at 60 s (exit
+# 124): a probe that does not heed the signal fails on its exit status.
+for kind in udp tcp; do
+	rm -f "$TMP/heard.$kind" "$TMP/silent.$kind"
+	python3 - "$kind" "$TMP/silent.$kind" "$TMP/heard.$kind" <<'P' &
+import os, socket, sys, time
+kind, port_file, heard = sys.argv[1:4]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM if kind == "udp" else socket.SOCK_STREAM)
+s.bind(("127.0.0.1", 0))
+if kind == "tcp":
+    s.listen(8)
+with open(port_file + ".tmp", "w") as f:
+    f.write("%d\n" % s.getsockname()[1])
+os.rename(port_file + ".tmp", port_file)
+c = s if kind == "udp" else s.accept()[0]
+c.settimeout(120)
+c.recv(2048)  # the first probe query: never answered
+open(heard, "w").close()
+time.sleep(120)
+P
+	_pids+=("$!")
+	for _ in $(seq 600); do [ -s "$TMP/silent.$kind" ] && break; sleep 0.05; done
+	rc=0
+	timeout 60 "$DV" -s "127.0.0.1:$(cat "$TMP/silent.$kind")" -m "$kind" -d "L=$TMP/l.txt" \
+		--passes cold,hot --flush true --ready-timeout 600 --no-progress --no-server-version \
+		--json "$TMP/int.$kind.json" >"$TMP/int.$kind.out" 2>&1 &
+	dv=$!
+	for _ in $(seq 1200); do [ -e "$TMP/heard.$kind" ] && break; sleep 0.05; done
+	[ -e "$TMP/heard.$kind" ] || fail "$kind: the probe never reached the silent server"
+	kill -INT "$dv"
+	wait "$dv" || rc=$?
+	assert_eq "$kind: SIGINT in the probe's wait: exit" 3 "$rc"
+	grep -q "^The study was interrupted" "$TMP/int.$kind.out" || fail "$kind: $(tail -3 "$TMP/int.$kind.out")"
+	grep -q '"interrupted": true' "$TMP/int.$kind.json" || fail "$kind: results file not marked interrupted"
+	echo "ok: $kind: SIGINT in the probe's wait ended the study as interrupted"
+done

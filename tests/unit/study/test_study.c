@@ -724,7 +724,7 @@ static void test_probe_ready_retries(void **state)
 	loopback(&ss, &len, p.port);
 	/* Tries every 10, 20, 40 ms...: the third is answered. */
 	int rc = dv_probe_ready((struct sockaddr *)&ss, len, NULL, q, qlen, 3 * DV_NS_PER_S,
-	                        10 * DV_NS_PER_MS, &res, &err);
+	                        10 * DV_NS_PER_MS, NULL, &res, &err);
 	peer_stop(&p);
 	if (rc != 0)
 		fail_msg("%s", err.msg);
@@ -736,7 +736,7 @@ static void test_probe_ready_retries(void **state)
 	peer_start(&p, 0, 0);
 	loopback(&ss, &len, p.port);
 	rc = dv_probe_ready((struct sockaddr *)&ss, len, NULL, q, qlen, 300 * DV_NS_PER_MS,
-	                    20 * DV_NS_PER_MS, &res, &err);
+	                    20 * DV_NS_PER_MS, NULL, &res, &err);
 	peer_stop(&p);
 	assert_int_equal(rc, -ETIMEDOUT);
 	assert_true(res.attempts >= 3 && res.attempts <= 6);
@@ -866,7 +866,7 @@ static void test_probe_over_tcp(void **state)
 		tcp_peer_start(&p, wrong);
 		loopback(&ss, &len, p.port);
 		int rc = dv_probe_ready((struct sockaddr *)&ss, len, &tp, q, qlen, 5 * DV_NS_PER_S,
-		                        10 * DV_NS_PER_MS, &res, &err);
+		                        10 * DV_NS_PER_MS, NULL, &res, &err);
 		pthread_join(p.th, NULL);
 		close(p.lfd);
 		if (rc != 0)
@@ -888,7 +888,7 @@ static void test_probe_over_tcp(void **state)
 
 	/* Nobody listens (the peer's port, closed): connections refused, no query sent. */
 	rc = dv_probe_ready((struct sockaddr *)&ss, len, &tp, q, qlen, 300 * DV_NS_PER_MS,
-	                    20 * DV_NS_PER_MS, &res, &err);
+	                    20 * DV_NS_PER_MS, NULL, &res, &err);
 	assert_int_equal(rc, -ETIMEDOUT);
 	assert_int_equal(res.attempts, 0);
 	assert_true(res.connections >= 2);
