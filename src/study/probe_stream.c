@@ -128,12 +128,12 @@ static void flush_out(pconn_t *c)
 	}
 }
 
-/* Once the machine takes queries: the query, with a new ID. */
-static void submit(pconn_t *c, uint8_t *q, uint16_t dns_id, uint64_t id, unsigned *attempts)
+/* Once the machine takes queries: the query, with a new ID from seed. */
+static void submit(pconn_t *c, uint8_t *q, uint64_t *seed, uint64_t id, unsigned *attempts)
 {
 	if (c->sent || c->dead || c->connecting || !dv_tp_ready(c->tp))
 		return;
-	dv_wire_set16(q, dns_id);
+	dv_wire_set16(q, dv_probe_next_id(seed));
 	c->id = id;
 	if (dv_tp_submit(c->tp, q, c->qlen, id) != 0)
 		return; /* no room yet (DoH's SETTINGS said 0 streams): the patience ends it */
@@ -329,7 +329,7 @@ ssize_t dv_probe_stream_exchange(const struct sockaddr *sa, socklen_t sa_len,
 			patience = DV_MIN(patience * 2, PATIENCE_MAX_NS);
 			continue;
 		}
-		submit(&c, q, dv_probe_next_id(&seed), turns + 1, &res->attempts);
+		submit(&c, q, &seed, turns + 1, &res->attempts);
 		flush_out(&c);
 		rc = turn(&c, DV_MIN(deadline, give_up), stop, rbuf, sizeof(rbuf));
 	}

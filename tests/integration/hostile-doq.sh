@@ -14,14 +14,6 @@ awk 'BEGIN { for (i = 1; i <= 2000; i++) print "n" i ".example A" }' >"$TMP/2k"
 head -50 "$TMP/2k" >"$TMP/50"
 
 clean() { ! grep -Eq 'Sanitizer|runtime error' "$1" || fail "sanitizer report: $(cat "$1")"; }
-# hd NAME MODE: start the helper; sets NAME_PORT, NAME_PID, NAME_OUT.
-hd() {
-	local name=$1 mode=$2 pf="$TMP/$1.port"
-	rm -f "$pf"
-	"$HD" --mode "$mode" --port-file "$pf" --cert "$TMP/cert.pem" --key "$TMP/key.pem" \
-		--max-seconds 120 >"$TMP/$name.out" 2>"$TMP/$name.err" &
-	started "$name" $! "$pf" hostile-doq
-}
 # dv NAME WANT_RC ARGS...: dnsvolley -m doq under maxrss and a guard; report $TMP/NAME.txt.
 dv() {
 	local name=$1 want=$2 rc=0 t0=$SECONDS
@@ -45,7 +37,7 @@ rss_within() {
 }
 
 echo "== control: a DoQ server, 2,000 queries"
-hd ctl serve
+start_hostile_doq ctl serve
 dv ctl 0 -p "$ctl_PORT" -d "$TMP/2k" -c 1 -q 10 -t 10
 gone ctl
 assert_eq "control: completed" 2000 "$(rf ctl 'Queries completed')"
@@ -54,7 +46,7 @@ assert_eq "control: server received" 2000 "$(hc ctl received)"
 echo "== silent: nothing comes back, not even the handshake: the connection fails at -t"
 # Exit 3: the connection failed, its handshake not done within -t (while a first
 # connection is opening, "nothing could be sent for -t" waits for its outcome).
-hd sil silent
+start_hostile_doq sil silent
 rc=0
 timeout 100 "$DV" --no-progress -s 127.0.0.1 -m doq -p "$sil_PORT" -d "$TMP/50" -c 1 -q 10 \
 	-t 0.5 >"$TMP/sil.txt" 2>"$TMP/sil.err" || rc=$?
@@ -72,7 +64,7 @@ echo "== mute: the handshake, then no answer: every query lost, its stream cance
 # or "nothing could be sent for -t" ends the run (exit 5: seen at -t 0.2 under ASan and a
 # hog). -t 1, over 1,000 queries: 10 windows, ~10 s (20 windows at -t 0.2 took ~4 s).
 head -1000 "$TMP/2k" >"$TMP/1k"
-hd mute mute
+start_hostile_doq mute mute
 dv mute 4 -p "$mute_PORT" -d "$TMP/1k" -c 1 -q 100 -t 1
 gone mute
 assert_eq "mute: sent" 1000 "$(rf mute 'Queries sent')"
@@ -99,7 +91,7 @@ echo "== stream reset: every query's stream reset (DOQ_INTERNAL_ERROR): all lost
 # Here and below the server's reply (a reset, a CONNECTION_CLOSE, a version negotiation)
 # comes at once and ends each query or connection; the counts need it to come before
 # -t, so -t 30 only bounds the wait (a busy machine could stall a reply past 2 s).
-hd rst stream-reset
+start_hostile_doq rst stream-reset
 dv rst 4 -p "$rst_PORT" -d "$TMP/2k" -c 1 -q 10 -t 30
 gone rst
 assert_eq "stream-reset: sent" 2000 "$(rf rst 'Queries sent')"
@@ -112,7 +104,7 @@ assert_eq "stream-reset: server connections" 1 "$(hc rst connections)"
 rss_within rst ctl
 
 echo "== close: CONNECTION_CLOSE DOQ_PROTOCOL_ERROR at each first query: a protocol error per connection, exit 4"
-hd cls close
+start_hostile_doq cls close
 dv cls 4 -p "$cls_PORT" -d "$TMP/50" -c 1 -q 10 -t 30
 gone cls
 assert_eq "close: sent" 50 "$(rf cls 'Queries sent')"
@@ -123,7 +115,7 @@ assert_eq "close: server's closes" 5 "$(hc cls conn-closes)"
 assert_eq "close: server handshakes" 5 "$(hc cls handshakes)"
 
 echo "== version negotiation offering no version 1: the connection fails, exit 3"
-hd vn version-neg
+start_hostile_doq vn version-neg
 dv vn 3 -p "$vn_PORT" -d "$TMP/50" -c 1 -q 10 -t 30
 gone vn
 grep -q "does not speak QUIC version 1" "$TMP/vn.err" || fail "version-neg: $(cat "$TMP/vn.err")"
@@ -131,7 +123,7 @@ assert_eq "version-neg: VN packets" 1 "$(hc vn version-negs)"
 assert_eq "version-neg: server connections" 0 "$(hc vn connections)"
 
 echo "== stateless reset at each first query: a protocol error per connection, exit 4"
-hd sr stateless-reset
+start_hostile_doq sr stateless-reset
 dv sr 4 -p "$sr_PORT" -d "$TMP/50" -c 1 -q 10 -t 30
 gone sr
 assert_eq "stateless-reset: sent" 50 "$(rf sr 'Queries sent')"

@@ -7,9 +7,8 @@
 # hostile-streams-KIND.sh wrappers).
 . "$(dirname "$0")/lib.sh"
 KIND=${1:?usage: hostile-streams.sh tcp|dot|doh}
-HS="$top_builddir/tests/helpers/hostile-stream"
 MAXRSS="$top_builddir/tests/helpers/maxrss"
-[ -x "$DV" ] && [ -x "$HS" ] && [ -x "$MAXRSS" ] || fail "binaries not built"
+[ -x "$DV" ] && [ -x "$top_builddir/tests/helpers/hostile-stream" ] && [ -x "$MAXRSS" ] || fail "binaries not built"
 command -v openssl >/dev/null || skip "openssl not installed"
 command -v python3 >/dev/null || skip "python3 not installed"
 make_cert
@@ -20,21 +19,6 @@ awk 'BEGIN { l = sprintf("%060d", 0); for (i = 1; i <= 5000; i++) print l "." l 
 
 clean() { # no sanitizer report, no crash
 	! grep -Eq 'Sanitizer|runtime error' "$1" || fail "sanitizer report: $(cat "$1")"
-}
-
-# hs NAME KIND MODE [flags...]: start the helper; sets NAME_PORT, NAME_PID, NAME_OUT.
-hs() {
-	local name=$1 kind=$2 mode=$3 pf="$TMP/$1.port"
-	shift 3
-	rm -f "$pf"
-	# Leak checks off for the helper alone: over DoH it does not free the stream state of
-	# streams still open when it closes a connection (nghttp2_session_del calls no stream
-	# close callback), and LeakSanitizer's exit would then lose its counts. dnsvolley itself
-	# runs with leak checks on.
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-	"$HS" --kind "$kind" --mode "$mode" --port-file "$pf" --cert "$TMP/cert.pem" \
-		--key "$TMP/key.pem" --max-seconds 120 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
-	started "$name" $! "$pf" hostile-stream
 }
 
 # dv NAME WANT_RC ARGS...: dnsvolley under maxrss and a timeout guard; its report in
@@ -78,7 +62,7 @@ for kind in $KIND; do
 	echo "=== $kind"
 
 	# The control: every query answered, over the same window.
-	hs A "$kind" answer
+	start_hostile_stream A "$kind" answer
 	dv "$kind-answer" 0 -p "$A_PORT" "${m[@]}" -d "$TMP/2k" -t $ta
 	gone A
 	read -r sent completed lost < <(jc "$TMP/$kind-answer.json" sent completed lost)
@@ -88,7 +72,7 @@ for kind in $KIND; do
 
 	# silent: every query read and lost; nothing answered (exit 4). DoH resets each lost
 	# query's stream: the server saw exactly one RST_STREAM CANCEL per lost query.
-	hs S "$kind" silent
+	start_hostile_stream S "$kind" silent
 	dv "$kind-silent" 4 -p "$S_PORT" "${m[@]}" -d "$TMP/2k" -t $t -l 1
 	gone S
 	read -r sent completed lost < <(jc "$TMP/$kind-silent.json" sent completed lost)
@@ -102,7 +86,7 @@ for kind in $KIND; do
 	# 200 queries: the 20 dropped fit the window at once, so the run lasts one -t. One
 	# connection: the helper counts every 10th per connection, and how 200 queries split
 	# over two depends on timing.
-	hs D "$kind" drop --every 10
+	start_hostile_stream D "$kind" drop --every 10
 	dv "$kind-drop" 0 -p "$D_PORT" "${m[@]}" -c 1 -q 80 -d "$TMP/200" -t $ta
 	gone D
 	read -r sent completed lost < <(jc "$TMP/$kind-drop.json" sent completed lost)
@@ -113,7 +97,7 @@ for kind in $KIND; do
 	[ "$kind" != doh ] || assert_eq "doh drop: streams reset = lost" "$lost" "$(hc D cancelled)"
 
 	# one-byte: answers in 1-byte writes / TLS records / DATA frames: all complete.
-	hs O "$kind" one-byte
+	start_hostile_stream O "$kind" one-byte
 	dv "$kind-one" 0 -p "$O_PORT" "${m[@]}" -d "$TMP/200" -t $ta
 	gone O
 	assert_eq "$kind one-byte: completed" 200 "$(jc "$TMP/$kind-one.json" completed)"
@@ -126,7 +110,7 @@ for kind in $KIND; do
 	for mode in wrong-id qr0; do
 		key=unexpected
 		[ "$mode" = qr0 ] && key=malformed
-		hs W "$kind" "$mode"
+		start_hostile_stream W "$kind" "$mode"
 		dv "$kind-$mode" 4 -p "$W_PORT" "${m[@]}" -q 200 -d "$TMP/200" -t 5
 		gone W
 		read -r sent completed lost bad < <(jc "$TMP/$kind-$mode.json" sent completed lost "$key")
@@ -141,7 +125,7 @@ for kind in $KIND; do
 	# server's flow-control window holds each POST's body inside the client, whose stream
 	# is reset at -t: nothing answered, exit 4. Peak RSS: the control's bound plus the
 	# window's queries (20,000 of at most 512 bytes).
-	hs N "$kind" never-read
+	start_hostile_stream N "$kind" never-read
 	if [ "$kind" = doh ]; then
 		dv "$kind-never-read" 4 -p "$N_PORT" "${m[@]}" -q 20000 -d "$TMP/long" -n 20 -t $t -l 2
 		read -r sent lost < <(jc "$TMP/$kind-never-read.json" sent lost)
@@ -157,7 +141,7 @@ for kind in $KIND; do
 		$(($(cat "$TMP/$kind-answer.rss") * 5 / 4 + 4096 + 10000)) "$(cat "$TMP/$kind-never-read.rss")"
 
 	# close: the server ends each connection after 10 answers (TLS: close_notify).
-	hs C "$kind" close --after 10
+	start_hostile_stream C "$kind" close --after 10
 	dv "$kind-close" 0 -p "$C_PORT" "${m[@]}" -d "$TMP/2k" -t $ta
 	gone C
 	read -r sent completed lost < <(jc "$TMP/$kind-close.json" sent completed lost)
@@ -172,7 +156,7 @@ for kind in $KIND; do
 	m=(-m "$kind" -c 2 -q 40)
 	[ "$kind" = tcp ] || m+=(--tls-sni dnsvolley.test)
 	# duplicate: every answer twice: the copy is unexpected, every query completes.
-	hs U "$kind" duplicate
+	start_hostile_stream U "$kind" duplicate
 	dv "$kind-dup" 0 -p "$U_PORT" "${m[@]}" -d "$TMP/2k" -t $ta
 	gone U
 	read -r completed unexpected < <(jc "$TMP/$kind-dup.json" completed unexpected)
@@ -181,7 +165,7 @@ for kind in $KIND; do
 
 	# length-lie: the prefix says 100 bytes more, then the server ends its side: a protocol
 	# error per connection, nothing completed, every query lost.
-	hs L "$kind" length-lie
+	start_hostile_stream L "$kind" length-lie
 	dv "$kind-lie" 4 -p "$L_PORT" "${m[@]}" -d "$TMP/2k" -t $t -l 1
 	gone L
 	read -r sent completed lost perr < <(jc "$TMP/$kind-lie.json" sent completed lost \
@@ -198,7 +182,7 @@ for kind in $KIND; do
 	# accept-close: closed at once, every time: nothing answered. TLS: the first handshake
 	# fails, exit 3. TCP: connections come up; 4 if a query was written before the close
 	# was seen (all of them lost), else 5 (nothing could be sent for -t).
-	hs X "$kind" accept-close
+	start_hostile_stream X "$kind" accept-close
 	rc=0
 	timeout 100 "$DV" --no-progress -s 127.0.0.1 -p "$X_PORT" "${m[@]}" -d "$TMP/2k" -t $t \
 		-l 1 >"$TMP/$kind-ac.txt" 2>"$TMP/$kind-ac.err" || rc=$?
@@ -221,7 +205,7 @@ fi
 d=(-m doh --tls-sni dnsvolley.test -c 2)
 # goaway: GOAWAY right after SETTINGS on every connection: exit 5, the cause named; also
 # with --max-loss (a loss gate over nothing sent never passes) and a -l shorter than -t.
-hs G doh goaway
+start_hostile_stream G doh goaway
 dv doh-goaway 5 -p "$G_PORT" "${d[@]}" -d "$TMP/2k" -t $t
 grep -q "nothing could be sent over DNS over HTTPS .*: the server sent GOAWAY before a query" \
 	"$TMP/doh-goaway.err" || fail "goaway: $(cat "$TMP/doh-goaway.err")"
@@ -231,7 +215,7 @@ gone G
 assert_eq "goaway: the server read no query" 0 "$(hc G queries)"
 
 # zero-streams: SETTINGS_MAX_CONCURRENT_STREAMS 0: exit 5, the cause named.
-hs Z doh zero-streams
+start_hostile_stream Z doh zero-streams
 dv doh-zero 5 -p "$Z_PORT" "${d[@]}" -d "$TMP/2k" -t $t
 gone Z
 grep -q "the server allows no stream (SETTINGS_MAX_CONCURRENT_STREAMS 0)" "$TMP/doh-zero.err" ||
@@ -242,7 +226,7 @@ grep -q "the server allows no stream (SETTINGS_MAX_CONCURRENT_STREAMS 0)" "$TMP/
 # queries over one connection (the helper counts per connection): the 10 dropped hold
 # 10 of its 20 streams for one -t, the rest go on beside.
 head -1000 "$TMP/2k" >"$TMP/1k"
-hs T doh drop --every 100 --streams 20
+start_hostile_stream T doh drop --every 100 --streams 20
 dv doh-limit20 0 -p "$T_PORT" "${d[@]}" -c 1 -q 100 -d "$TMP/1k" -t $ta
 gone T
 read -r sent completed lost < <(jc "$TMP/doh-limit20.json" sent completed lost)
@@ -253,7 +237,7 @@ assert_eq "limit 20: streams reset = lost" "$lost" "$(hc T cancelled)"
 
 # wrong-id with -t 30 and no -l: each stream ended, so its query ends at once (it held
 # its slot for -t); 200 queries, 10 at a time, end well inside the guard.
-hs I doh wrong-id
+start_hostile_stream I doh wrong-id
 dv doh-wrong-id-t30 4 -p "$I_PORT" "${d[@]}" -q 10 -d "$TMP/200" -t 30
 gone I
 read -r sent lost unexpected < <(jc "$TMP/doh-wrong-id-t30.json" sent lost unexpected)
@@ -263,7 +247,7 @@ assert_eq "wrong-id -t 30: unexpected" 200 "$unexpected"
 
 # length-lie: content-length 100 bytes more than the body: a stream error each, lost at
 # once (-t 30: nothing waits for it).
-hs L doh length-lie
+start_hostile_stream L doh length-lie
 dv doh-lie 4 -p "$L_PORT" "${d[@]}" -q 10 -d "$TMP/200" -t 30
 gone L
 read -r sent lost serr < <(jc "$TMP/doh-lie.json" sent lost stream_errors)
@@ -273,7 +257,7 @@ assert_eq "doh length-lie: stream errors = lies" "$(hc L spoiled)" "$serr"
 # Memory under a silent server with a large stream limit (3,000 lost a second): 4x the run, the same peak (a
 # timed-out query's stream is reset and freed; it was ~1.4 KB per lost query).
 for l in 1 4; do
-	hs M doh silent --streams 100000
+	start_hostile_stream M doh silent --streams 100000
 	dv "doh-silent-$l" 4 -p "$M_PORT" "${d[@]}" -q 4000 -Q 3000 -d "$TMP/2k" -n 100 -t 1 -l "$l"
 	gone M
 	assert_eq "silent -l $l: streams reset = lost" "$(jc "$TMP/doh-silent-$l.json" lost)" \

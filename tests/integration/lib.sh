@@ -263,6 +263,34 @@ start_stream() {
 	printf -v "${name}_TLS" '%s' "$(cat "$TMP/$name.tls")"
 }
 
+# start_hostile_stream NAME KIND MODE [flags...]: tests/helpers/hostile-stream (KIND tcp,
+# dot or doh; make_cert's certificate) on a free port, for 120 s at most; sets NAME_PORT,
+# NAME_PID and NAME_OUT (its counts once stopped: stop_responder).
+start_hostile_stream() {
+	local name=$1 kind=$2 mode=$3 pf="$TMP/$1.port"
+	shift 3
+	rm -f "$pf"
+	# Leak checks off for the helper alone: over DoH it does not free the stream state of
+	# streams still open when it closes a connection (nghttp2_session_del calls no stream
+	# close callback), and LeakSanitizer's exit would then lose its counts. dnsvolley itself
+	# runs with leak checks on.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	"$top_builddir/tests/helpers/hostile-stream" --kind "$kind" --mode "$mode" --port-file "$pf" \
+		--cert "$TMP/cert.pem" --key "$TMP/key.pem" --max-seconds 120 "$@" >"$TMP/$name.out" \
+		2>"$TMP/$name.err" &
+	started "$name" $! "$pf" hostile-stream
+}
+
+# start_hostile_doq NAME MODE: tests/helpers/hostile-doq the same way.
+start_hostile_doq() {
+	local name=$1 mode=$2 pf="$TMP/$1.port"
+	rm -f "$pf"
+	"$top_builddir/tests/helpers/hostile-doq" --mode "$mode" --port-file "$pf" \
+		--cert "$TMP/cert.pem" --key "$TMP/key.pem" --max-seconds 120 >"$TMP/$name.out" \
+		2>"$TMP/$name.err" &
+	started "$name" $! "$pf" hostile-doq
+}
+
 # stop_responder NAME: SIGINT, wait; its final counts are then in ${NAME}_OUT.
 stop_responder() {
 	local name=$1 pidvar="${1}_PID" p keep=()

@@ -8,9 +8,8 @@
 # queries and connections are the peer's own counts, with why the last one ended. A
 # server that starts while the probe waits is waited for, and no query is lost to it.
 . "$(dirname "$0")/lib.sh"
-HS="$top_builddir/tests/helpers/hostile-stream"
-HD="$top_builddir/tests/helpers/hostile-doq"
-[ -x "$DV" ] && [ -x "$RESPONDER" ] && [ -x "$HS" ] && [ -x "$HD" ] || fail "binaries not built"
+[ -x "$DV" ] && [ -x "$RESPONDER" ] && [ -x "$top_builddir/tests/helpers/hostile-stream" ] &&
+	[ -x "$top_builddir/tests/helpers/hostile-doq" ] || fail "binaries not built"
 command -v openssl >/dev/null || skip "openssl not installed"
 command -v python3 >/dev/null || skip "python3 not installed"
 make_cert
@@ -26,7 +25,7 @@ print(" ".join(str(sum(p.get(k, p["counters"].get(k, 0)) for p in ps)) for k in 
 P
 }
 
-# study NAME PORT KIND [flags...]: a two-repeat cold/hot study; report in $TMP/NAME.out,
+# study NAME PORT KIND [flags...]: a two-repeat cold/hot study; report in $TMP/NAME.txt,
 # results in $TMP/NAME.json; the exit status in NAME_RC.
 study() {
 	local name=$1 port=$2 kind=$3 rc=0 sni=()
@@ -34,7 +33,7 @@ study() {
 	[ "$kind" = tcp ] || sni=(--tls-sni dnsvolley.test)
 	timeout 100 "$DV" -s "127.0.0.1:$port" -m "$kind" "${sni[@]}" -d "L=$TMP/l.txt" \
 		--passes cold,hot --repeat 2 --hot-runs 2 --flush true --no-progress \
-		--json "$TMP/$name.json" "$@" >"$TMP/$name.out" 2>&1 || rc=$?
+		--json "$TMP/$name.json" "$@" >"$TMP/$name.txt" 2>&1 || rc=$?
 	[ "$rc" != 124 ] || fail "$name: no end within the guard"
 	printf -v "${name}_RC" '%s' "$rc"
 }
@@ -46,7 +45,7 @@ declare -A port=([tcp]=$R_TCP [dot]=$R_TLS [doh]=$(cat "$TMP/R.https") [doq]=$(c
 for kind in tcp dot doh doq; do
 	study "$kind" "${port[$kind]}" "$kind" --server-version
 	rc_var="${kind}_RC"
-	[ "${!rc_var}" = 0 ] || fail "$kind: exit ${!rc_var}: $(tail -5 "$TMP/$kind.out")"
+	[ "${!rc_var}" = 0 ] || fail "$kind: exit ${!rc_var}: $(tail -5 "$TMP/$kind.txt")"
 	read -r sent opened probes <<<"$(sums "$TMP/$kind.json" sent conn_opened probe_queries)"
 	# A probe query per cold pass at least (one more each time a handshake took over the
 	# probe's 1 s patience), each on a connection of its own: counted below either way.
@@ -69,24 +68,14 @@ done
 
 # --- 2. Hostile peers: exit 3 at --ready-timeout, the message's counts are the peer's (no
 # version query: it would be one more of each).
-# hs NAME KIND MODE: tests/helpers/hostile-stream (hostile-streams.sh's helper).
-hs() {
-	local name=$1 kind=$2 mode=$3 pf="$TMP/$1.port"
-	rm -f "$pf"
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
-	"$HS" --kind "$kind" --mode "$mode" --port-file "$pf" --cert "$TMP/cert.pem" \
-		--key "$TMP/key.pem" --max-seconds 60 >"$TMP/$name.hs" 2>"$TMP/$name.err" &
-	started "$name" $! "$pf" hostile-stream
-	printf -v "${name}_OUT" '%s' "$TMP/$name.hs"
-}
 # refused NAME WHY QUERIES_KEY CONNS_KEY: the study NAME stopped at its probe, saying WHY
 # (a glob) of the last connection; its "N queries over M connections" are the helper's
 # counts of those keys ("-": not compared).
 refused() {
 	local name=$1 why=$2 qk=$3 ck=$4 line n m rc_var="${1}_RC"
 	assert_eq "$name: exit (target not ready)" 3 "${!rc_var}"
-	line=$(grep -m1 "target not ready: no answer to the readiness probe after" "$TMP/$name.out") ||
-		fail "$name: no readiness message: $(tail -3 "$TMP/$name.out")"
+	line=$(grep -m1 "target not ready: no answer to the readiness probe after" "$TMP/$name.txt") ||
+		fail "$name: no readiness message: $(tail -3 "$TMP/$name.txt")"
 	[[ "$line" =~ \(([0-9]+)\ quer(y|ies)\ over\ ([0-9]+)\ connections?\;\ the\ last:\ (.*)\)$ ]] ||
 		fail "$name: message not as expected: $line"
 	n=${BASH_REMATCH[1]} m=${BASH_REMATCH[3]}
@@ -100,7 +89,7 @@ refused() {
 # against NAME KIND MODE TIMEOUT WHY: a study against hostile-stream in MODE that must stop
 # at its probe after TIMEOUT s, the last connection ended as WHY; counts compared.
 against() {
-	hs "$1" "$2" "$3"
+	start_hostile_stream "$1" "$2" "$3"
 	local port="${1}_PORT"
 	study "$1" "${!port}" "$2" --ready-timeout "$4" --no-server-version
 	stop_responder "$1"
@@ -121,22 +110,18 @@ against zero doh zero-streams 2.5 "no query taken in * s: the server allows no s
 # DoQ (hostile-doq): a reset stream, a closed connection, a peer that never answers.
 for mode in stream-reset close silent; do
 	name=doq_${mode%%-*}
-	rm -f "$TMP/hd.port"
-	"$HD" --mode "$mode" --port-file "$TMP/hd.port" --cert "$TMP/cert.pem" --key "$TMP/key.pem" \
-		--max-seconds 60 >"$TMP/hd.out" 2>"$TMP/hd.err" &
-	started hd $! "$TMP/hd.port" hostile-doq
-	study "$name" "$hd_PORT" doq --ready-timeout 2.5 --no-server-version
-	stop_responder hd
-	cp "$TMP/hd.out" "$TMP/$name.hs"
-	printf -v "${name}_OUT" '%s' "$TMP/$name.hs"
+	start_hostile_doq "$name" "$mode"
+	port="${name}_PORT"
+	study "$name" "${!port}" doq --ready-timeout 2.5 --no-server-version
+	stop_responder "$name"
 done
 refused doq_stream "the server reset the stream with DOQ_INTERNAL_ERROR (0x1)" - doq-connections
 assert_eq "stream-reset: one reset per query" "$(resp_count doq_stream doq-stream-resets)" \
-	"$(grep -o '([0-9]* quer' "$TMP/doq_stream.out" | head -1 | tr -dc 0-9)"
+	"$(grep -o '([0-9]* quer' "$TMP/doq_stream.txt" | head -1 | tr -dc 0-9)"
 refused doq_close "the server closed the QUIC connection with DOQ_PROTOCOL_ERROR (0x2)" - doq-conn-closes
 # A silent QUIC server completes no handshake: no query, no connection on its side.
 refused doq_silent "the QUIC handshake did not finish in * s" - -
-assert_eq "doq silent: queries" 0 "$(grep -o '([0-9]* quer' "$TMP/doq_silent.out" | head -1 | tr -dc 0-9)"
+assert_eq "doq silent: queries" 0 "$(grep -o '([0-9]* quer' "$TMP/doq_silent.txt" | head -1 | tr -dc 0-9)"
 assert_eq "doq silent: handshakes on the peer's side" 0 "$(resp_count doq_silent doq-handshakes)"
 
 # --- 3. A server that starts while the probe waits: the flush starts it 0.5 s late, so the
@@ -146,7 +131,7 @@ tport=$(free_port)
 flush="(sleep 0.5; exec '$RESPONDER' -a 127.0.0.1 -p 0 --tcp-port $tport >'$TMP/late.out' 2>&1) &"
 flush="$flush echo \$! >'$TMP/late.pid'"
 study late "$tport" tcp --no-server-version --ready-timeout 60 --repeat 1 --hot-runs 1 --flush "$flush"
-[ -s "$TMP/late.pid" ] || fail "late server: the flush did not start it: $(tail -3 "$TMP/late.out")"
+[ -s "$TMP/late.pid" ] || fail "late server: the flush did not start it: $(tail -3 "$TMP/late.txt")"
 late=$(cat "$TMP/late.pid")
 _pids+=("$late")
 kill -INT "$late" 2>/dev/null || true
